@@ -1,0 +1,39 @@
+// swift-tools-version:6.0
+// Layers, lowest first; each target depends only on targets above it in this list.
+//   1 wire      BluesiftWire        byte reader/writer, UUIDs, typed errors, field sinks
+//   2 capture   BluesiftCapture     btsnoop / pcap / pcapng / PacketLogger readers and writers
+//   3 protocols BluesiftProtocols   HCI, ACL->L2CAP, L2CAP, ATT, SMP, advertising, link layer
+//   5 dissect   BluesiftDissect     field trees, renderers, capture statistics
+//   8 CLI       bluesift
+import PackageDescription
+
+let package = Package(
+    name: "bluesift",
+    platforms: [.macOS(.v13)],
+    products: [
+        // The analyzer as a library: it never imports a transport, so it runs anywhere.
+        .library(name: "Bluesift", targets: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftDissect"]),
+        .executable(name: "bluesift", targets: ["bluesift"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CPcap", path: "Sources/CPcap", pkgConfig: "libpcap",
+                       providers: [.apt(["libpcap-dev"])]),
+        .target(name: "BluesiftWire"),
+        .target(name: "BluesiftCapture", dependencies: ["BluesiftWire", "CPcap"]),
+        .target(name: "BluesiftProtocols", dependencies: ["BluesiftWire", "BluesiftCapture"]),
+        .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols"]),
+        .executableTarget(name: "bluesift", dependencies: [
+            "BluesiftDissect", "BluesiftCapture",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "BluesiftWireTests", dependencies: ["BluesiftWire"]),
+        .testTarget(name: "BluesiftCaptureTests", dependencies: ["BluesiftCapture"]),
+        .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols"]),
+        .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect"]),
+        .testTarget(name: "BluesiftCLITests", dependencies: []),
+    ],
+    swiftLanguageModes: [.v6]
+)

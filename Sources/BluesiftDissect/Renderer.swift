@@ -1,0 +1,3 @@
+import BluesiftWire
+import BluesiftCapture
+import BluesiftProtocols

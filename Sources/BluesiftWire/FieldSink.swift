@@ -1,0 +1,53 @@
+/// A key for a decoded field. Literal keys cost nothing; dynamic keys (plugin fields) are Strings.
+public enum FieldKey: ExpressibleByStringLiteral, Sendable {
+    case literal(StaticString)
+    case dynamic(String)
+    public init(stringLiteral value: StaticString) { self = .literal(value) }
+
+    public var string: String {
+        switch self {
+        case .literal(let s): s.description
+        case .dynamic(let s): s
+        }
+    }
+}
+
+/// Where decoded fields go. Every decoded PDU describes itself once, through
+/// `describe(into:)`, and the same description feeds JSON Lines, the `-v` text tree and
+/// anything else (see JSONFieldWriter, TextFieldWriter). Inside arrays the key is ignored.
+public protocol FieldSink {
+    mutating func int(_ key: FieldKey, _ value: Int)
+    mutating func uint(_ key: FieldKey, _ value: UInt64)
+    mutating func bool(_ key: FieldKey, _ value: Bool)
+    mutating func string(_ key: FieldKey, _ value: String)
+    mutating func hex(_ key: FieldKey, _ bytes: UnsafeRawBufferPointer)
+    mutating func null(_ key: FieldKey)
+    mutating func beginObject(_ key: FieldKey)
+    mutating func endObject()
+    mutating func beginArray(_ key: FieldKey)
+    mutating func endArray()
+}
+
+extension FieldSink {
+    /// `key: "name"` only when the name is known.
+    public mutating func optionalString(_ key: FieldKey, _ value: String?) {
+        if let value { string(key, value) }
+    }
+
+    public mutating func hex(_ key: FieldKey, _ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { hex(key, $0) }
+    }
+
+    public mutating func object(_ key: FieldKey, _ body: (inout Self) -> Void) {
+        beginObject(key); body(&self); endObject()
+    }
+
+    public mutating func array(_ key: FieldKey, _ body: (inout Self) -> Void) {
+        beginArray(key); body(&self); endArray()
+    }
+}
+
+/// Something decoded that can describe its fields.
+public protocol FieldDescribable {
+    func describe<S: FieldSink>(into sink: inout S)
+}
