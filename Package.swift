@@ -34,6 +34,7 @@ let package = Package(
         .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols"]),
         .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect"]),
         .testTarget(name: "BluesiftCLITests", dependencies: []),
+        .testTarget(name: "BluesiftConformanceTests", dependencies: ["BluesiftCapture", "BluesiftProtocols"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,50 @@
+import BluesiftWire
+import BluesiftCapture
+import BluesiftProtocols
+
+/// Writes one DecodedFrame as one JSON Lines object (schema: README, "JSON Lines").
+public enum FrameJSON {
+    public static func write(_ f: DecodedFrame, into w: inout JSONFieldWriter) {
+        let r = f.record
+        w.beginTopLevel()
+        w.int("frame", r.frame)
+        w.appendRaw(",\"ts\":\"")
+        TimeFormat.rfc3339(r.timestamp, into: &w.out)
+        w.appendRaw("\"")
+        if let d = r.direction { w.string("dir", d.name) } else { w.null("dir") }
+        w.string("kind", r.kind.name)
+        if let c = f.connection { w.int("conn", Int(c)) }
+        if r.isTruncated {
+            w.bool("truncated", true)
+            w.int("original_length", r.originalLength)
+        }
+        if let hci = f.hci { w.beginObject("hci"); hci.describe(into: &w); w.endObject() }
+        if let ll = f.ll { w.beginObject("ll"); ll.describe(into: &w); w.endObject() }
+        if let l2 = f.l2cap { w.beginObject("l2cap"); l2.describe(into: &w); w.endObject() }
+        if let att = f.att {
+            w.beginObject("att")
+            att.describe(into: &w)
+            if let t = f.attTransaction {
+                w.int("request_frame", t.requestFrame)
+                w.int("latency_us", Int(t.latencyMicroseconds))
+            }
+            w.endObject()
+        }
+        if let smp = f.smp { w.beginObject("smp"); smp.describe(into: &w); w.endObject() }
+        if let adv = f.adv { w.beginObject("adv"); adv.describe(into: &w); w.endObject() }
+        if let note = f.note { w.string("note", note) }
+        if !f.errors.isEmpty {
+            w.beginArray("errors")
+            for e in f.errors {
+                w.beginObject("")
+                w.string("layer", e.layer); w.string("code", e.code.rawValue)
+                w.int("offset", e.offset); w.string("message", e.message)
+                w.endObject()
+            }
+            w.endArray()
+            w.hex("raw", r.bytes)
+        }
+        w.endTopLevel()
+        w.out.append(0x0A)
+    }
+}

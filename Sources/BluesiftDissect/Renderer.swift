@@ -1,3 +1,0 @@
-import BluesiftWire
-import BluesiftCapture
-import BluesiftProtocols

@@ -1,0 +1,75 @@
+import BluesiftCapture
+
+/// RFC 3339 formatting without Foundation (it is on the per-record path).
+public enum TimeFormat {
+    /// Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    static func civil(_ days: Int64) -> (year: Int64, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = Int(doy - (153 * mp + 2) / 5 + 1)
+        let m = Int(mp < 10 ? mp + 3 : mp - 9)
+        return (m <= 2 ? y + 1 : y, m, d)
+    }
+
+    @inline(__always)
+    static func digits(_ out: inout [UInt8], _ v: Int64, _ width: Int) {
+        var div: Int64 = 1
+        for _ in 1..<width { div *= 10 }
+        var x = v
+        while div > 0 { out.append(0x30 + UInt8((x / div) % 10)); x %= div; div /= 10 }
+    }
+
+    /// `2024-05-01T12:34:56.123456Z`
+    public static func rfc3339(_ t: Timestamp, into out: inout [UInt8]) {
+        var days = t.seconds / 86_400
+        var secs = t.seconds % 86_400
+        if secs < 0 { secs += 86_400; days -= 1 }
+        let (y, m, d) = civil(days)
+        if y < 0 { out.append(UInt8(ascii: "-")) }
+        digits(&out, abs(y), 4); out.append(UInt8(ascii: "-"))
+        digits(&out, Int64(m), 2); out.append(UInt8(ascii: "-"))
+        digits(&out, Int64(d), 2); out.append(UInt8(ascii: "T"))
+        digits(&out, secs / 3600, 2); out.append(UInt8(ascii: ":"))
+        digits(&out, (secs / 60) % 60, 2); out.append(UInt8(ascii: ":"))
+        digits(&out, secs % 60, 2); out.append(UInt8(ascii: "."))
+        digits(&out, Int64(t.nanoseconds / 1000), 6); out.append(UInt8(ascii: "Z"))
+    }
+
+    public static func rfc3339(_ t: Timestamp) -> String {
+        var out: [UInt8] = []
+        rfc3339(t, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `12:34:56.123456`, for the summary line.
+    public static func timeOfDay(_ t: Timestamp, into out: inout [UInt8]) {
+        var secs = t.seconds % 86_400
+        if secs < 0 { secs += 86_400 }
+        digits(&out, secs / 3600, 2); out.append(UInt8(ascii: ":"))
+        digits(&out, (secs / 60) % 60, 2); out.append(UInt8(ascii: ":"))
+        digits(&out, secs % 60, 2); out.append(UInt8(ascii: "."))
+        digits(&out, Int64(t.nanoseconds / 1000), 6)
+    }
+
+    /// Human duration: "2 h 03 min", "12.345 s".
+    public static func duration(microseconds us: Int64) -> String {
+        let s = Double(us) / 1e6
+        if s < 60 { return String(format3(s)) + " s" }
+        let total = us / 1_000_000
+        if total < 3600 { return "\(total / 60) min \(pad2(total % 60)) s" }
+        return "\(total / 3600) h \(pad2((total / 60) % 60)) min"
+    }
+
+    static func pad2(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+
+    static func format3(_ v: Double) -> String {
+        let ms = Int64((v * 1000).rounded())
+        let frac = ms % 1000
+        return "\(ms / 1000)." + (frac < 10 ? "00" : frac < 100 ? "0" : "") + "\(frac)"
+    }
+}

@@ -1,0 +1,19 @@
+import ArgumentParser
+
+@main
+struct Bluesift: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bluesift",
+        abstract: "Read Bluetooth captures: decode HCI, L2CAP, ATT, SMP and advertising data.",
+        discussion: """
+        Reads btsnoop (Android, btmon), pcap/pcapng (H4, Linux monitor, LE link-layer sniffers) \
+        and Apple PacketLogger files, detected by content.
+
+        Exit codes:
+          0   success (a damaged capture is decoded as far as it goes; warnings go to stderr)
+          2   unusable input: missing, unreadable, a directory, not a capture, unsupported link type
+          64  bad command-line usage
+        """,
+        subcommands: [Info.self, Dump.self, Convert.self]
+    )
+}

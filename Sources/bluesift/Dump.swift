@@ -1,0 +1,108 @@
+import ArgumentParser
+import BluesiftWire
+import BluesiftCapture
+import BluesiftProtocols
+import BluesiftDissect
+
+struct Dump: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Decode every record: one summary line each, a layered tree with -v, or JSON Lines.",
+        discussion: """
+        JSON Lines: one object per record, in file order: frame, ts (RFC 3339 UTC, µs), dir \
+        ("sent" | "received" | null), kind, conn, then one object per decoded layer (hci, ll, \
+        l2cap, att, smp, adv), each with at least opcode and name. See README.
+        """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, jsonl }
+
+    @Argument(help: "Capture file.")
+    var file: String
+
+    @Option(help: "Output format: text or jsonl.")
+    var format: Format = .text
+
+    @Flag(name: .shortAndLong, help: "Layered detail under each summary line.")
+    var verbose = false
+
+    @Option(help: "Only this connection handle (e.g. 0x0040).")
+    var connection: String?
+
+    @Option(name: .customLong("protocol"), help: "Only records with this layer: hci, l2cap, att, smp, adv, ll, note (repeatable).")
+    var protocols: [String] = []
+
+    @Option(name: .customLong("att-opcode"), help: "Only ATT PDUs with this opcode (e.g. 0x12; repeatable).")
+    var attOpcodes: [String] = []
+
+    @Option(name: .customLong("handle"), help: "Only ATT PDUs addressing this attribute handle (repeatable).")
+    var handles: [String] = []
+
+    @Option(help: "Frame range, e.g. 100-200, 100- or 42.")
+    var frames: String?
+
+    @Flag(help: "Colour the text output (default: when stdout is a terminal).")
+    var color = false
+
+    @Flag(help: "Never colour.")
+    var noColor = false
+
+    func makeFilter() throws -> FrameFilter {
+        var filter = FrameFilter()
+        if let c = connection {
+            guard let v = parseInteger(c), v >= 0, v <= 0xFFFF else { throw ValidationError("bad --connection \(c)") }
+            filter.connection = UInt16(v)
+        }
+        for p in protocols {
+            guard FrameFilter.protocolNames.contains(p) else {
+                throw ValidationError("unknown --protocol \(p); use one of \(FrameFilter.protocolNames.sorted().joined(separator: ", "))")
+            }
+            filter.protocols.insert(p)
+        }
+        for o in attOpcodes {
+            guard let v = parseInteger(o), v >= 0, v <= 0xFF else { throw ValidationError("bad --att-opcode \(o)") }
+            filter.attOpcodes.insert(UInt8(v))
+        }
+        for h in handles {
+            guard let v = parseInteger(h), v >= 0, v <= 0xFFFF else { throw ValidationError("bad --handle \(h)") }
+            filter.handles.insert(UInt16(v))
+        }
+        if let f = frames {
+            let parts = f.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+            if parts.count == 1, let a = Int(parts[0]) { filter.frames = a...a }
+            else if parts.count == 2, let a = Int(parts[0]) {
+                let b = parts[1].isEmpty ? Int.max : Int(parts[1])
+                guard let b, b >= a else { throw ValidationError("bad --frames \(f)") }
+                filter.frames = a...b
+            } else { throw ValidationError("bad --frames \(f)") }
+        }
+        return filter
+    }
+
+    func run() throws {
+        let filter = try makeFilter()
+        let reader = try openOrExit(file)
+        let decoder = ProtocolDecoder()
+        var out = Output()
+        let text = FrameText(color: !noColor && (color || stdoutIsTerminal), verbose: verbose)
+        var json = JSONFieldWriter(capacity: 1 << 17)
+        while let record = reader.next() {
+            let frame = decoder.decode(record)
+            if filter.isEmpty || filter.matches(frame) {
+                switch format {
+                case .jsonl:
+                    FrameJSON.write(frame, into: &json)
+                    if json.out.count >= 1 << 16 {
+                        out.buffer.append(contentsOf: json.out)
+                        json.out.removeAll(keepingCapacity: true)
+                    }
+                case .text:
+                    text.render(frame, into: &out.buffer)
+                }
+                out.flushIfNeeded()
+            }
+            if filter.isExhausted(after: record.frame) { break }
+        }
+        out.buffer.append(contentsOf: json.out)
+        out.flush()
+        printWarnings(reader, path: file)
+    }
+}

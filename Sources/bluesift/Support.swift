@@ -1,0 +1,68 @@
+import ArgumentParser
+import BluesiftCapture
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Documented exit codes.
+enum Exit {
+    static let unusableInput = ExitCode(2)
+}
+
+/// Buffered stdout: whole chunks, never a write(2) per record.
+struct Output {
+    var buffer: [UInt8] = []
+    let limit = 1 << 16
+
+    init() { buffer.reserveCapacity(limit + 4096) }
+
+    mutating func flushIfNeeded() { if buffer.count >= limit { flush() } }
+
+    mutating func flush() {
+        guard !buffer.isEmpty else { return }
+        buffer.withUnsafeBytes { p in
+            var off = 0
+            while off < p.count {
+                let n = write(1, p.baseAddress! + off, p.count - off)
+                if n <= 0 {
+                    if n < 0 && errno == EINTR { continue }
+                    // Reader went away (e.g. `| head`): stop quietly.
+                    exit(0)
+                }
+                off += n
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    mutating func line(_ s: String) { buffer.append(contentsOf: s.utf8); buffer.append(0x0A) }
+}
+
+func stderrLine(_ s: String) {
+    var line = s + "\n"
+    line.withUTF8 { p in _ = write(2, p.baseAddress, p.count) }
+}
+
+var stdoutIsTerminal: Bool { isatty(1) == 1 }
+
+/// Opens a capture or exits 2 with a one-line message.
+func openOrExit(_ path: String) throws -> any CaptureReader {
+    do {
+        return try CaptureFile.open(path: path)
+    } catch {
+        stderrLine("bluesift: \(error.description)")
+        throw Exit.unusableInput
+    }
+}
+
+func printWarnings(_ reader: any CaptureReader, path: String) {
+    for w in reader.warnings { stderrLine("bluesift: warning: \(path): \(w)") }
+}
+
+/// "0x0040", "64" → 64
+func parseInteger(_ s: String) -> Int? {
+    if s.hasPrefix("0x") || s.hasPrefix("0X") { return Int(s.dropFirst(2), radix: 16) }
+    return Int(s)
+}

@@ -1,0 +1,60 @@
+import Testing
+import Foundation
+
+/// Runs the built `bluesift` binary the way a user does.
+struct CLI {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let binary = root.appendingPathComponent(".build/debug/bluesift").path
+    static let captures = root.appendingPathComponent("Captures")
+    static let corpus = root.deletingLastPathComponent().appendingPathComponent("shared/captures/public")
+
+    struct Result { var status: Int32; var stdout: String; var stderr: String }
+
+    static func run(_ args: [String]) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        // Files, not pipes: a large output can never block the child.
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-cli-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: tmp.path + ".out", contents: nil)
+        FileManager.default.createFile(atPath: tmp.path + ".err", contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: tmp.path + ".out"); try? FileManager.default.removeItem(atPath: tmp.path + ".err") }
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: tmp.path + ".out"))
+        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: tmp.path + ".err"))
+        try p.run()
+        p.waitUntilExit()
+        let o = FileManager.default.contents(atPath: tmp.path + ".out") ?? Data()
+        let e = FileManager.default.contents(atPath: tmp.path + ".err") ?? Data()
+        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    static func capture(_ name: String) -> String { captures.appendingPathComponent(name).path }
+}
+
+@Suite struct CLIExitCodeTests {
+    @Test func missingFileExits2WithOneLine() throws {
+        let r = try CLI.run(["info", "/nonexistent/file.log"])
+        #expect(r.status == 2)
+        #expect(r.stderr.split(separator: "\n").count == 1)
+        #expect(r.stderr.contains("/nonexistent/file.log"))
+    }
+
+    @Test func directoryExits2() throws {
+        let r = try CLI.run(["dump", CLI.captures.path])
+        #expect(r.status == 2)
+        #expect(r.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func nonCaptureExits2() throws {
+        let r = try CLI.run(["dump", "--format", "jsonl", CLI.root.appendingPathComponent("Package.swift").path])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("not a capture"))
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func emptyCaptureIsFine() throws {
+        let r = try CLI.run(["info", CLI.capture("oppo_empty_BT_HCI_2026_0719_110549.cfa")])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("records:     0"))
+    }
+}
