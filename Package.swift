@@ -3,6 +3,7 @@
 //   1 wire      BluesiftWire        byte reader/writer, UUIDs, typed errors, field sinks
 //   2 capture   BluesiftCapture     btsnoop / pcap / pcapng / PacketLogger readers and writers
 //   3 protocols BluesiftProtocols   HCI, ACL->L2CAP, L2CAP, ATT, SMP, advertising, link layer
+//   4 GATT      BluesiftGATT        per-device databases rebuilt from discovery, naming
 //   5 dissect   BluesiftDissect     field trees, renderers, capture statistics
 //   8 CLI       bluesift
 import PackageDescription
@@ -12,7 +13,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         // The analyzer as a library: it never imports a transport, so it runs anywhere.
-        .library(name: "Bluesift", targets: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftDissect"]),
+        .library(name: "Bluesift", targets: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
         .executable(name: "bluesift", targets: ["bluesift"]),
     ],
     dependencies: [
@@ -24,7 +25,8 @@ let package = Package(
         .target(name: "BluesiftWire"),
         .target(name: "BluesiftCapture", dependencies: ["BluesiftWire", "CPcap"]),
         .target(name: "BluesiftProtocols", dependencies: ["BluesiftWire", "BluesiftCapture"]),
-        .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols"]),
+        .target(name: "BluesiftGATT", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols"]),
+        .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT"]),
         .executableTarget(name: "bluesift", dependencies: [
             "BluesiftDissect", "BluesiftCapture",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,10 +1,12 @@
 import BluesiftWire
 import BluesiftCapture
 import BluesiftProtocols
+import BluesiftGATT
 
 /// Writes one DecodedFrame as one JSON Lines object (schema: README, "JSON Lines").
 public enum FrameJSON {
-    public static func write(_ f: DecodedFrame, into w: inout JSONFieldWriter) {
+    public static func write(_ a: AnalyzedFrame, into w: inout JSONFieldWriter) {
+        let f = a.decoded
         let r = f.record
         w.beginTopLevel()
         w.int("frame", r.frame)
@@ -24,6 +26,7 @@ public enum FrameJSON {
         if let att = f.att {
             w.beginObject("att")
             att.describe(into: &w)
+            FrameNaming.describe(a, into: &w)
             if let t = f.attTransaction {
                 w.int("request_frame", t.requestFrame)
                 w.int("latency_us", Int(t.latencyMicroseconds))

@@ -1,6 +1,7 @@
 import BluesiftWire
 import BluesiftCapture
 import BluesiftProtocols
+import BluesiftGATT
 
 /// Text rendering of decoded frames: one summary line (btmon's direction marks:
 /// `<` host→controller, `>` controller→host, `=` notes), or a layered tree with `-v`.
@@ -16,9 +17,11 @@ public struct FrameText {
                yellow = "\u{1B}[33m", dim = "\u{1B}[2m"
 
     /// The most specific layer's one-line summary.
-    public static func summary(_ f: DecodedFrame) -> String {
+    public static func summary(_ a: AnalyzedFrame) -> String {
+        let f = a.decoded
         if let att = f.att {
             var s = att.summary
+            if let n = FrameNaming.summary(a) { s += " " + n }
             if let t = f.attTransaction {
                 s += " (reply to #\(t.requestFrame), \(formatLatency(t.latencyMicroseconds)))"
             }
@@ -37,7 +40,8 @@ public struct FrameText {
         us < 10_000 ? "\(us) µs" : "\(us / 1000) ms"
     }
 
-    public func render(_ f: DecodedFrame, into out: inout [UInt8]) {
+    public func render(_ a: AnalyzedFrame, into out: inout [UInt8]) {
+        let f = a.decoded
         let r = f.record
         var line = ""
         let frame = String(r.frame)
@@ -55,7 +59,7 @@ public struct FrameText {
         if let c = f.connection {
             line += "[" + Hex.fixed(UInt64(c), width: 4) + "] "
         }
-        line += Self.summary(f)
+        line += Self.summary(a)
         if r.isTruncated {
             line += color ? " \(Self.yellow)[truncated \(r.bytes.count)/\(r.originalLength)]\(Self.reset)"
                           : " [truncated \(r.bytes.count)/\(r.originalLength)]"
@@ -73,6 +77,7 @@ public struct FrameText {
         if let l2 = f.l2cap { tree.beginObject("l2cap"); l2.describe(into: &tree); tree.endObject() }
         if let att = f.att {
             tree.beginObject("att"); att.describe(into: &tree)
+            FrameNaming.describe(a, into: &tree)
             if let t = f.attTransaction {
                 tree.int("request_frame", t.requestFrame)
                 tree.int("latency_us", Int(t.latencyMicroseconds))

@@ -45,6 +45,12 @@ struct Dump: ParsableCommand {
     @Flag(help: "Never colour.")
     var noColor = false
 
+    @Option(help: "Import a GATT database (JSON, as written by `bluesift gatt --format json`) to name handles whose discovery was not captured.")
+    var gatt: String?
+
+    @Flag(help: "Skip GATT reconstruction and handle naming.")
+    var noNaming = false
+
     func makeFilter() throws -> FrameFilter {
         var filter = FrameFilter()
         if let c = connection {
@@ -80,13 +86,14 @@ struct Dump: ParsableCommand {
     func run() throws {
         let filter = try makeFilter()
         let reader = try openOrExit(file)
-        let decoder = ProtocolDecoder()
+        let analyzer = Analyzer(naming: !noNaming)
+        if let gatt { try importGATT(gatt, into: analyzer) }
         var out = Output()
         let text = FrameText(color: !noColor && (color || stdoutIsTerminal), verbose: verbose)
         var json = JSONFieldWriter(capacity: 1 << 17)
         while let record = reader.next() {
-            let frame = decoder.decode(record)
-            if filter.isEmpty || filter.matches(frame) {
+            let frame = analyzer.analyze(record)
+            if filter.isEmpty || filter.matches(frame.decoded) {
                 switch format {
                 case .jsonl:
                     FrameJSON.write(frame, into: &json)

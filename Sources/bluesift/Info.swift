@@ -13,7 +13,8 @@ struct Info: ParsableCommand {
 
     func run() throws {
         let reader = try openOrExit(file)
-        let decoder = ProtocolDecoder()
+        let analyzer = Analyzer(naming: false)
+        let decoder = analyzer.decoder
         var summary = CaptureSummary()
         while let record = reader.next() {
             summary.add(decoder.decode(record))

@@ -1,0 +1,122 @@
+import Foundation
+import BluesiftWire
+
+/// The `gatt --format json` schema, also accepted by `--gatt FILE`:
+/// {"devices": [{"address", "services": [{"uuid","name","start","end","primary",
+///   "characteristics": [{"uuid","name","handle","value_handle","properties",
+///     "descriptors": [{"handle","uuid","name"}]}]}]}]}
+public enum GATTJSON {
+    public struct Device: Sendable, Equatable {
+        /// "c0:ba:0d:00:00:01", or "connection 0x0040" when the capture never said.
+        public var address: String
+        public var database: GATTDatabase
+        public init(address: String, database: GATTDatabase) { self.address = address; self.database = database }
+    }
+
+    public static func encode(_ devices: [Device]) -> String {
+        var s = "{\"devices\": ["
+        for (di, d) in devices.enumerated() {
+            s += di == 0 ? "\n" : ",\n"
+            s += "  {\"address\": \(quote(d.address)), \"services\": ["
+            for (si, svc) in d.database.services.enumerated() {
+                s += si == 0 ? "\n" : ",\n"
+                s += "    {\"uuid\": \(quote(svc.uuid.description)), \"name\": \(name(svc.uuid)), \"start\": \(svc.start), \"end\": \(svc.end), \"primary\": \(svc.primary)"
+                if !svc.includes.isEmpty { s += ", \"includes\": [\(svc.includes.map(String.init).joined(separator: ", "))]" }
+                s += ",\n     \"characteristics\": ["
+                for (ci, c) in svc.characteristics.enumerated() {
+                    s += ci == 0 ? "\n" : ",\n"
+                    let props = GATTDatabase.propertyNames.filter { c.properties & $0.bit != 0 }.map { quote($0.name) }
+                    s += "      {\"uuid\": \(quote(c.uuid.description)), \"name\": \(name(c.uuid)), \"handle\": \(c.handle), \"value_handle\": \(c.valueHandle), \"properties\": [\(props.joined(separator: ", "))]"
+                    s += ", \"descriptors\": ["
+                    s += c.descriptors.map { "{\"handle\": \($0.handle), \"uuid\": \(quote($0.uuid.description)), \"name\": \(name($0.uuid))}" }.joined(separator: ", ")
+                    s += "]}"
+                }
+                s += svc.characteristics.isEmpty ? "]}" : "\n     ]}"
+            }
+            s += d.database.services.isEmpty ? "]}" : "\n  ]}"
+        }
+        s += devices.isEmpty ? "]}\n" : "\n]}\n"
+        return s
+    }
+
+    static func quote(_ s: String) -> String {
+        var w = JSONFieldWriter(capacity: s.utf8.count + 2)
+        w.out.append(UInt8(ascii: "\"")); w.appendEscaped(s); w.out.append(UInt8(ascii: "\""))
+        return String(decoding: w.out, as: UTF8.self)
+    }
+
+    static func name(_ uuid: BluetoothUUID) -> String {
+        GATTNames.name(uuid).map(quote) ?? "null"
+    }
+
+    public struct ImportError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// Parses the schema above; handles may be integers or "0x…" strings, names are ignored.
+    public static func decode(_ data: Data) throws -> [Device] {
+        let root: Any
+        do { root = try JSONSerialization.jsonObject(with: data) } catch {
+            throw ImportError(message: "not valid JSON: \(error.localizedDescription)")
+        }
+        guard let top = root as? [String: Any], let devs = top["devices"] as? [[String: Any]] else {
+            throw ImportError(message: "expected {\"devices\": [...]} at the top level")
+        }
+        var out: [Device] = []
+        for (di, d) in devs.enumerated() {
+            let address = d["address"] as? String ?? "device \(di)"
+            var db = GATTDatabase()
+            for (si, s) in ((d["services"] as? [[String: Any]]) ?? []).enumerated() {
+                let here = "devices[\(di)].services[\(si)]"
+                let uuid = try uuidField(s, "uuid", here)
+                let start = try handleField(s, "start", here)
+                let end = try handleField(s, "end", here)
+                var svc = GATTDatabase.Service(start: start, end: end, uuid: uuid, primary: s["primary"] as? Bool ?? true)
+                for (ci, c) in ((s["characteristics"] as? [[String: Any]]) ?? []).enumerated() {
+                    let chere = "\(here).characteristics[\(ci)]"
+                    let handle = try handleField(c, "handle", chere)
+                    let valueHandle = (try? handleField(c, "value_handle", chere)) ?? handle &+ 1
+                    var props: UInt8 = 0
+                    for p in (c["properties"] as? [String]) ?? [] {
+                        guard let bit = GATTDatabase.propertyNames.first(where: { $0.name == p })?.bit else {
+                            throw ImportError(message: "\(chere): unknown property \"\(p)\"")
+                        }
+                        props |= bit
+                    }
+                    var ch = GATTDatabase.Characteristic(handle: handle, valueHandle: valueHandle,
+                                                         uuid: try uuidField(c, "uuid", chere), properties: props)
+                    for (xi, x) in ((c["descriptors"] as? [[String: Any]]) ?? []).enumerated() {
+                        let xhere = "\(chere).descriptors[\(xi)]"
+                        ch.descriptors.append(.init(handle: try handleField(x, "handle", xhere), uuid: try uuidField(x, "uuid", xhere)))
+                    }
+                    svc.characteristics.append(ch)
+                }
+                db.services.append(svc)
+            }
+            db.services.sort { $0.start < $1.start }
+            out.append(Device(address: address, database: db))
+        }
+        return out
+    }
+
+    static func handleField(_ o: [String: Any], _ key: String, _ here: String) throws -> UInt16 {
+        if let n = o[key] as? Int, n >= 0, n <= 0xFFFF { return UInt16(n) }
+        if let s = o[key] as? String, s.hasPrefix("0x"), let n = UInt16(s.dropFirst(2), radix: 16) { return n }
+        throw ImportError(message: "\(here).\(key): expected a handle (0…65535)")
+    }
+
+    static func uuidField(_ o: [String: Any], _ key: String, _ here: String) throws -> BluetoothUUID {
+        guard let s = o[key] as? String, let u = BluetoothUUID(string: s) else {
+            throw ImportError(message: "\(here).\(key): expected a UUID string such as \"180f\"")
+        }
+        return u
+    }
+}
+
+/// Names for UUIDs: assigned numbers first.
+public enum GATTNames {
+    public static func name(_ uuid: BluetoothUUID) -> String? {
+        AssignedNumbers.uuidName(uuid)
+    }
+}

@@ -1,0 +1,154 @@
+import BluesiftWire
+import BluesiftCapture
+import BluesiftProtocols
+
+/// Where a handle's name came from.
+public enum NamingSource: String, Sendable {
+    case discovery   // discovery traffic in this capture
+    case imported    // --gatt FILE
+    case plugin      // a plugin's match rule named the handle
+}
+
+/// Rebuilds each peer's GATT database from the discovery traffic it sees (Core 5.4 Vol 3
+/// Part G §4.4–4.7), keeps it across reconnections, and names handles.
+/// Memory: one database per device and one pending request per connection and direction.
+public final class GATTTracker {
+    public struct DeviceKey: Hashable, Sendable, CustomStringConvertible {
+        public var text: String
+        public var description: String { text }
+    }
+
+    struct Pending {
+        var opcode: UInt8
+        var start: UInt16
+        var end: UInt16
+        var type: BluetoothUUID?
+        var value: BluetoothUUID?
+    }
+
+    struct ConnKey: Hashable { var adapter: UInt16; var handle: UInt16 }
+
+    public private(set) var databases: [DeviceKey: GATTDatabase] = [:]
+    /// Devices in order of first appearance, for stable output.
+    public private(set) var deviceOrder: [DeviceKey] = []
+    var imported: GATTDatabase?
+    var deviceOfConnection: [ConnKey: DeviceKey] = [:]
+    var pending: [ConnKey: [Direction?: Pending]] = [:]
+    var databaseHash: [DeviceKey: [UInt8]] = [:]
+
+    public init() {}
+
+    /// A database from `--gatt FILE`, used for any device whose discovery was not captured.
+    public func importDatabase(_ db: GATTDatabase) { imported = db }
+
+    func deviceKey(_ f: DecodedFrame, _ conn: ConnKey, peer: BDAddr?) -> DeviceKey {
+        if let k = deviceOfConnection[conn], peer == nil || k.text == peer!.description { return k }
+        let k = DeviceKey(text: peer?.description ?? "connection " + Hex.fixed(UInt64(conn.handle), width: 4))
+        deviceOfConnection[conn] = k
+        if databases[k] == nil { databases[k] = GATTDatabase(); deviceOrder.append(k) }
+        return k
+    }
+
+    /// Feed every decoded frame, in order. `peer` is the connection's peer address if known.
+    public func observe(_ f: DecodedFrame, peer: BDAddr?) {
+        guard let att = f.att, let handle = f.connection, let op = att.bytes.first else { return }
+        let conn = ConnKey(adapter: f.record.adapter, handle: handle)
+        let key = deviceKey(f, conn, peer: peer)
+        var r = ByteReader(att.bytes, at: 1)
+        let dir = f.record.direction
+        switch op {
+        case 0x04, 0x06, 0x08, 0x10:  // discovery requests
+            guard let start = try? r.readUInt16(), let end = try? r.readUInt16() else { return }
+            var p = Pending(opcode: op, start: start, end: end)
+            if op == 0x08 || op == 0x10 { p.type = BluetoothUUID(littleEndian: r.remaining) }
+            if op == 0x06 {
+                p.type = (try? r.readBytes(2)).flatMap { BluetoothUUID(littleEndian: $0) }
+                p.value = BluetoothUUID(littleEndian: r.remaining)
+            }
+            pending[conn, default: [:]][dir] = p
+        case 0x05, 0x07, 0x09, 0x11:
+            let reqDir: Direction? = dir.map { $0 == .sent ? .received : .sent }
+            guard let p = pending[conn]?[reqDir], p.opcode + 1 == op else { return }
+            pending[conn]?[reqDir] = nil
+            var db = databases[key] ?? GATTDatabase()
+            Self.apply(response: op, reader: &r, pending: p, to: &db)
+            databases[key] = db
+        case 0x01:
+            pending[conn]?[dir.map { $0 == .sent ? .received : .sent }] = nil
+        case 0x1D:  // Service Changed indication invalidates the range it names
+            guard let h = att.handle, let v = att.value, v.count >= 4,
+                  databases[key]?.locate(h)?.characteristic == BluetoothUUID(0x2A05) else { return }
+            let start = UInt16(v[0]) | UInt16(v[1]) << 8, end = UInt16(v[2]) | UInt16(v[3]) << 8
+            databases[key]?.invalidate(from: start, to: end)
+        case 0x0B:  // a changed Database Hash means the cached database is stale
+            guard let v = att.value, v.count == 16 else { return }
+            let hashHandle = pendingReadHandle[conn]
+            guard let h = hashHandle, databases[key]?.locate(h)?.characteristic == BluetoothUUID(0x2B2A) else { return }
+            let new = Array(v)
+            if let old = databaseHash[key], old != new { databases[key] = GATTDatabase() }
+            databaseHash[key] = new
+        default:
+            break
+        }
+        if op == 0x0A, let h = att.handle { pendingReadHandle[conn] = h }
+    }
+
+    var pendingReadHandle: [ConnKey: UInt16] = [:]
+
+    static func apply(response op: UInt8, reader r: inout ByteReader, pending p: Pending, to db: inout GATTDatabase) {
+        switch op {
+        case 0x11:  // Read By Group Type Response (§3.4.4.10)
+            guard let len = try? r.readUInt8(), len >= 6 else { return }
+            let primary = p.type != BluetoothUUID(0x2801)
+            while let e = try? r.readBytes(Int(len)) {
+                var er = ByteReader(e)
+                guard let h = try? er.readUInt16(), let end = try? er.readUInt16(),
+                      let uuid = BluetoothUUID(littleEndian: er.remaining) else { return }
+                db.addService(.init(start: h, end: end, uuid: uuid, primary: primary))
+            }
+        case 0x07:  // Find By Type Value Response (§3.4.3.4)
+            guard p.type == BluetoothUUID(0x2800) || p.type == BluetoothUUID(0x2801), let uuid = p.value else { return }
+            while let h = try? r.readUInt16(), let end = try? r.readUInt16() {
+                db.addService(.init(start: h, end: end, uuid: uuid, primary: p.type == BluetoothUUID(0x2800)))
+            }
+        case 0x09:  // Read By Type Response (§3.4.4.2)
+            guard let len = try? r.readUInt8(), len >= 2 else { return }
+            while let e = try? r.readBytes(Int(len)) {
+                var er = ByteReader(e)
+                guard let h = try? er.readUInt16() else { return }
+                if p.type == BluetoothUUID(0x2803) {
+                    guard let props = try? er.readUInt8(), let vh = try? er.readUInt16(),
+                          let uuid = BluetoothUUID(littleEndian: er.remaining) else { return }
+                    db.addCharacteristic(.init(handle: h, valueHandle: vh, uuid: uuid, properties: props))
+                } else if p.type == BluetoothUUID(0x2802), let start = try? er.readUInt16() {
+                    db.addInclude(serviceHandle: h, includedStart: start)
+                }
+            }
+        case 0x05:  // Find Information Response (§3.4.3.2): format 1 = 16-bit, 2 = 128-bit UUIDs
+            guard let format = try? r.readUInt8() else { return }
+            let size = format == 2 ? 16 : 2
+            while let h = try? r.readUInt16(), let u = try? r.readBytes(size) {
+                if let uuid = BluetoothUUID(littleEndian: u) { db.addAttribute(handle: h, uuid: uuid) }
+            }
+        default: break
+        }
+    }
+
+    /// Names a handle on a connection: the device's rebuilt database, else the imported one.
+    public func locate(adapter: UInt16, connection: UInt16, handle: UInt16) -> (GATTDatabase.Location, NamingSource)? {
+        if let k = deviceOfConnection[ConnKey(adapter: adapter, handle: connection)],
+           let loc = databases[k]?.locate(handle) {
+            return (loc, .discovery)
+        }
+        if let loc = imported?.locate(handle) { return (loc, .imported) }
+        return nil
+    }
+
+    /// Every device with a non-empty database, in order of appearance.
+    public var devices: [GATTJSON.Device] {
+        deviceOrder.compactMap { k in
+            guard let db = databases[k], !db.isEmpty else { return nil }
+            return GATTJSON.Device(address: k.text, database: db)
+        }
+    }
+}
