@@ -5,6 +5,7 @@
 //   3 protocols BluesiftProtocols   HCI, ACL->L2CAP, L2CAP, ATT, SMP, advertising, link layer
 //   4 GATT      BluesiftGATT        per-device databases rebuilt from discovery, naming
 //   5 dissect   BluesiftDissect     field trees, renderers, capture statistics
+//   7 replay    BluesiftReplay      replay scripts, live replay, capture diff
 //   8 CLI       bluesift
 import PackageDescription
 
@@ -27,7 +28,9 @@ let package = Package(
         .target(name: "BluesiftProtocols", dependencies: ["BluesiftWire", "BluesiftCapture"]),
         .target(name: "BluesiftGATT", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols"]),
         .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT"]),
+        .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
         .executableTarget(name: "bluesift", dependencies: [
+            "BluesiftReplay",
             "BluesiftDissect", "BluesiftCapture",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

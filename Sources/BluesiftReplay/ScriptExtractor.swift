@@ -1,0 +1,134 @@
+import BluesiftWire
+import BluesiftCapture
+import BluesiftProtocols
+import BluesiftGATT
+import BluesiftDissect
+
+/// Builds a ReplayScript from one connection of a capture, streaming.
+/// Discovery is not replayed (the replayer discovers the live device itself); MTU exchange,
+/// CCCD writes, writes (request/command/signed/prepared) and reads become steps, and every
+/// answer until the next step is recorded as what to expect.
+public final class ScriptExtractor {
+    public let connection: UInt16
+    public let adapter: UInt16
+    public private(set) var steps: [ReplayScript.Step] = []
+    var lastStepTime: Timestamp?
+    var currentStepTime: Timestamp?
+    /// Prepared writes queued until Execute Write: (target, offset, bytes, frame, truncated).
+    var prepared: [(ReplayScript.Target, Int, [UInt8], Int, Bool)] = []
+    var clientDirection: Direction?
+    public private(set) var mtu: Int?
+
+    public init(adapter: UInt16 = 0, connection: UInt16) {
+        self.adapter = adapter
+        self.connection = connection
+    }
+
+    static func target(_ a: AnalyzedFrame, handle: UInt16) -> ReplayScript.Target {
+        var t = ReplayScript.Target(handle: Int(handle))
+        if let loc = a.location {
+            t.service = loc.service.description
+            t.characteristic = loc.characteristic?.description
+            t.instance = loc.characteristic == nil ? nil : loc.instance
+            t.descriptor = loc.descriptor?.description
+        }
+        return t
+    }
+
+    func newStep(_ a: AnalyzedFrame, kind: String) -> ReplayScript.Step {
+        let ts = a.record.timestamp
+        let delay = lastStepTime.map { Double(ts.microseconds - $0.microseconds) / 1000 } ?? 0
+        lastStepTime = ts
+        currentStepTime = ts
+        var s = ReplayScript.Step(kind: kind, delayMs: max(0, delay), frame: a.record.frame, expect: .init())
+        if a.record.isTruncated {
+            s.refuse = "frame \(a.record.frame) was truncated by the capture (\(a.record.bytes.count) of \(a.record.originalLength) bytes kept)"
+        }
+        return s
+    }
+
+    /// Feed every analyzed frame in file order.
+    public func observe(_ a: AnalyzedFrame) {
+        let f = a.decoded
+        guard f.connection == connection, f.record.adapter == adapter, let att = f.att, let op = att.bytes.first else { return }
+        let dir = f.record.direction
+        switch op {
+        case 0x02:  // Exchange MTU Request
+            clientDirection = dir
+            var s = newStep(a, kind: "mtu")
+            if att.bytes.count >= 3 { s.mtu = Int(att.bytes[1]) | Int(att.bytes[2]) << 8 }
+            steps.append(s)
+        case 0x03:
+            if let i = steps.indices.last, steps[i].kind == "mtu", att.bytes.count >= 3 {
+                let server = Int(att.bytes[1]) | Int(att.bytes[2]) << 8
+                steps[i].expect.response = "ok"
+                steps[i].expect.mtu = server
+                mtu = min(server, steps[i].mtu ?? server)
+            }
+        case 0x12, 0x52, 0xD2:  // Write Request / Command / Signed Write
+            clientDirection = dir
+            guard let h = att.handle else { return }
+            let t = Self.target(a, handle: h)
+            let isCCCD = t.descriptor == "2902"
+            var s = newStep(a, kind: isCCCD ? "subscribe" : "write")
+            s.op = op == 0x12 ? "request" : op == 0x52 ? "command" : "signed"
+            if op == 0xD2 { s.signed = true }
+            s.target = t
+            s.value = att.value.map { Hex.string($0) } ?? ""
+            steps.append(s)
+        case 0x16:  // Prepare Write Request: queue until Execute Write
+            clientDirection = dir
+            guard let h = att.handle, att.bytes.count >= 5 else { return }
+            let offset = Int(att.bytes[3]) | Int(att.bytes[4]) << 8
+            prepared.append((Self.target(a, handle: h), offset, att.value.map { Array($0) } ?? [], f.record.frame, f.record.isTruncated))
+        case 0x18:  // Execute Write Request: flags 1 writes the queue as one logical step
+            let flags = att.bytes.count >= 2 ? att.bytes[1] : 0
+            defer { prepared.removeAll() }
+            guard flags == 1, let first = prepared.first else { return }
+            var s = newStep(a, kind: "write")
+            s.op = "prepared"
+            s.frame = first.3
+            s.target = first.0
+            var value: [UInt8] = []
+            for p in prepared where p.0.handle == first.0.handle {
+                if p.1 > value.count { value += Array(repeating: 0, count: p.1 - value.count) }
+                value.replaceSubrange(p.1..<min(value.count, p.1 + p.2.count), with: p.2)
+            }
+            if let bad = prepared.first(where: { $0.4 }) {
+                s.refuse = "prepared write fragment in frame \(bad.3) was truncated by the capture"
+            }
+            s.value = Hex.string(value)
+            steps.append(s)
+        case 0x0A, 0x0C:  // Read / Read Blob
+            clientDirection = dir
+            guard let h = att.handle else { return }
+            var s = newStep(a, kind: "read")
+            s.target = Self.target(a, handle: h)
+            steps.append(s)
+        case 0x13, 0x19:  // Write Response / Execute Write Response
+            if let i = steps.indices.last, steps[i].expect.response == nil,
+               steps[i].kind == "write" || steps[i].kind == "subscribe" {
+                steps[i].expect.response = "ok"
+            }
+        case 0x0B, 0x0D:  // Read Response / Read Blob Response
+            if let i = steps.indices.last, steps[i].kind == "read" {
+                steps[i].expect.response = "ok"
+                steps[i].expect.value = (steps[i].expect.value ?? "") + (att.value.map { Hex.string($0) } ?? "")
+            }
+        case 0x01:  // Error Response answers the last request
+            if let i = steps.indices.last, att.bytes.count >= 5 {
+                steps[i].expect.response = "error"
+                steps[i].expect.errorCode = Int(att.bytes[4])
+                steps[i].expect.errorName = att.summary
+            }
+        case 0x1B, 0x1D:  // Notification / Indication: expected after the current step
+            guard let i = steps.indices.last, let h = att.handle, let start = currentStepTime else { return }
+            let after = Double(f.record.timestamp.microseconds - start.microseconds) / 1000
+            steps[i].expect.notifications.append(.init(
+                target: Self.target(a, handle: h), value: att.value.map { Hex.string($0) } ?? "",
+                indication: op == 0x1D ? true : nil, afterMs: after))
+        default:
+            break
+        }
+    }
+}

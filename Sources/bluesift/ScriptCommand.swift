@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import BluesiftWire
+import BluesiftCapture
+import BluesiftDissect
+import BluesiftReplay
+
+struct Script: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Extract a replay script (MTU, subscriptions, writes, reads and the answers recorded) from one connection.",
+        discussion: "The script is editable JSON; its schema is in docs/replay-script.md.")
+
+    @Argument(help: "Capture file.") var file: String
+    @Option(help: "Connection handle (default: the connection with the most ATT writes).") var connection: String?
+    @Option(name: .shortAndLong, help: "Output file (default: stdout).") var output: String?
+    @Option(help: "GATT database JSON, when the capture has no discovery.") var gatt: String?
+
+    func run() throws {
+        var handle: UInt16?
+        if let c = connection {
+            guard let v = parseInteger(c), v >= 0, v <= 0xFFFF else { throw ValidationError("bad --connection \(c)") }
+            handle = UInt16(v)
+        }
+        if handle == nil { handle = try busiestConnection() }
+        guard let handle else {
+            stderrLine("bluesift: \(file): no connection with ATT writes in this capture")
+            throw Exit.unusableInput
+        }
+        let reader = try openOrExit(file)
+        let analyzer = Analyzer(naming: true)
+        if let gatt { try importGATT(gatt, into: analyzer) }
+        let extractor = ScriptExtractor(connection: handle)
+        while let r = reader.next() { extractor.observe(analyzer.analyze(r)) }
+        let info = analyzer.decoder.connections.last(where: { $0.handle == handle })
+        let source = ReplayScript.Source(capture: (file as NSString).lastPathComponent, connection: Int(handle),
+                                         peer: info?.peer?.description, peerAddressType: info?.peerAddressType?.name,
+                                         peerName: nil, mtu: extractor.mtu)
+        let script = ReplayScript(source: source, steps: extractor.steps)
+        let data = try script.encoded()
+        if let output {
+            try writeAtomically(data, to: output)
+            let refused = script.steps.filter { $0.refuse != nil }.count
+            stderrLine("bluesift: \(script.steps.count) steps from connection \(Hex.fixed(UInt64(handle), width: 4)) written to \(output)"
+                       + (refused > 0 ? " (\(refused) refuse to replay: truncated records)" : ""))
+        } else {
+            FileHandle.standardOutput.write(data)
+        }
+    }
+
+    /// The connection with the most ATT writes.
+    func busiestConnection() throws -> UInt16? {
+        let reader = try openOrExit(file)
+        let analyzer = Analyzer(naming: false)
+        var counts: [UInt16: Int] = [:]
+        while let r = reader.next() {
+            let f = analyzer.analyze(r).decoded
+            if let c = f.connection, let op = f.att?.bytes.first, op == 0x12 || op == 0x52 || op == 0x16 || op == 0xD2 {
+                counts[c, default: 0] += 1
+            }
+        }
+        return counts.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
+    }
+}
+
+/// Writes to a temporary file beside `path`, then renames it into place.
+func writeAtomically(_ data: Data, to path: String) throws {
+    let tmp = path + ".tmp-\(getpid())"
+    guard FileManager.default.createFile(atPath: tmp, contents: data) else {
+        stderrLine("bluesift: \(path): cannot write")
+        throw Exit.unusableInput
+    }
+    if rename(tmp, path) != 0 {
+        unlink(tmp)
+        stderrLine("bluesift: \(path): cannot write")
+        throw Exit.unusableInput
+    }
+}
