@@ -14,6 +14,12 @@ public struct ReplayScript: Codable, Sendable, Equatable {
         public var peerAddressType: String?
         public var peerName: String?
         public var mtu: Int?
+
+        public init(capture: String, connection: Int, peer: String? = nil, peerAddressType: String? = nil,
+                    peerName: String? = nil, mtu: Int? = nil) {
+            self.capture = capture; self.connection = connection; self.peer = peer
+            self.peerAddressType = peerAddressType; self.peerName = peerName; self.mtu = mtu
+        }
     }
 
     /// The GATT identity of a handle, so it can be remapped on a device whose handles moved.
