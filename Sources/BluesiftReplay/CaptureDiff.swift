@@ -1,0 +1,96 @@
+import BluesiftWire
+import BluesiftCapture
+import BluesiftDissect
+
+/// A semantic diff of two captures: ATT operations are aligned by characteristic identity
+/// (service, characteristic, instance, descriptor) and by order within that identity, so
+/// handle numbers do not matter.
+public struct CaptureDiff {
+    /// One ATT operation reduced to what is compared.
+    public struct Operation: Sendable, Equatable {
+        public var frame: Int
+        public var kind: String          // write, command, read-value, notify, indicate, error
+        public var identity: String      // "fee7/36f5#0" or "handle 0x0019"
+        public var value: [UInt8]
+        public var vendor: String?       // decoded vendor message, for display
+    }
+
+    public enum Entry: Sendable, Equatable {
+        case same(Operation, Operation)
+        case changed(Operation, Operation)
+        case onlyInA(Operation)
+        case onlyInB(Operation)
+    }
+
+    public var entries: [Entry] = []
+
+    public var summary: (same: Int, changed: Int, onlyA: Int, onlyB: Int) {
+        var s = (0, 0, 0, 0)
+        for e in entries {
+            switch e {
+            case .same: s.0 += 1
+            case .changed: s.1 += 1
+            case .onlyInA: s.2 += 1
+            case .onlyInB: s.3 += 1
+            }
+        }
+        return s
+    }
+
+    public var firstDivergence: Entry? {
+        entries.first { if case .same = $0 { return false } else { return true } }
+    }
+
+    public static func identity(_ a: AnalyzedFrame, handle: UInt16) -> String {
+        guard let loc = a.location, let c = loc.characteristic else { return "handle " + Hex.fixed(UInt64(handle), width: 4) }
+        var s = "\(loc.service)/\(c)#\(loc.instance)"
+        if let d = loc.descriptor { s += "/\(d)" }
+        return s
+    }
+
+    /// The operations worth comparing, in file order. Discovery is left out: it differs
+    /// whenever handles move.
+    public static func operation(_ a: AnalyzedFrame, lastReadHandle: inout [UInt16: UInt16]) -> Operation? {
+        let f = a.decoded
+        guard let att = f.att, let op = att.bytes.first else { return nil }
+        let conn = f.connection ?? 0
+        let kind: String
+        var handle = att.handle
+        switch op {
+        case 0x12: kind = "write"
+        case 0x52: kind = "command"
+        case 0xD2: kind = "signed-write"
+        case 0x1B: kind = "notify"
+        case 0x1D: kind = "indicate"
+        case 0x0A: lastReadHandle[conn] = att.handle; return nil
+        case 0x0B: kind = "read-value"; handle = lastReadHandle[conn]
+        case 0x01 where att.bytes.count >= 5 && [0x0A, 0x12, 0x16, 0x18].contains(att.bytes[1]):
+            kind = "error"; handle = att.errorHandle
+        default: return nil
+        }
+        let h = handle ?? 0
+        return Operation(frame: f.record.frame, kind: kind, identity: identity(a, handle: h),
+                         value: att.value.map { Array($0) } ?? (op == 0x01 ? [att.bytes[4]] : []), vendor: nil)
+    }
+
+    /// Pairs the i-th operation of each (kind, identity) in A with the i-th in B; entries
+    /// follow A's order, and operations only B has come last, in B's order.
+    public static func align(_ a: [Operation], _ b: [Operation]) -> CaptureDiff {
+        var queues: [String: [Int]] = [:]
+        for (i, op) in b.enumerated() { queues[op.kind + " " + op.identity, default: []].append(i) }
+        var cursor: [String: Int] = [:]
+        var usedB = Array(repeating: false, count: b.count)
+        var diff = CaptureDiff()
+        for op in a {
+            let key = op.kind + " " + op.identity
+            let n = cursor[key, default: 0]
+            guard let q = queues[key], n < q.count else { diff.entries.append(.onlyInA(op)); continue }
+            cursor[key] = n + 1
+            let j = q[n]
+            usedB[j] = true
+            diff.entries.append(op.value == b[j].value ? .same(op, b[j]) : .changed(op, b[j]))
+        }
+        for (j, op) in b.enumerated() where !usedB[j] { diff.entries.append(.onlyInB(op)) }
+        return diff
+    }
+}

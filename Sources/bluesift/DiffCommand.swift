@@ -1,0 +1,57 @@
+import ArgumentParser
+import BluesiftWire
+import BluesiftCapture
+import BluesiftDissect
+import BluesiftReplay
+
+struct Diff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Semantic diff of two captures: ATT operations aligned by characteristic and order, handles ignored.",
+        discussion: "Exit codes: 0 no differences, 1 differences, 2 unusable input.")
+
+    @Argument(help: "Reference capture (e.g. a good run).") var a: String
+    @Argument(help: "Capture to compare (e.g. a failing run).") var b: String
+    @Option(help: "How many differing operations to list.") var limit = 20
+
+    func operations(_ path: String) throws -> [CaptureDiff.Operation] {
+        let reader = try openOrExit(path)
+        let analyzer = Analyzer(naming: true)
+        var reads: [UInt16: UInt16] = [:]
+        var ops: [CaptureDiff.Operation] = []
+        while let r = reader.next() {
+            if let op = CaptureDiff.operation(analyzer.analyze(r), lastReadHandle: &reads) { ops.append(op) }
+        }
+        return ops
+    }
+
+    func run() throws {
+        let diff = CaptureDiff.align(try operations(a), try operations(b))
+        var out = Output()
+        func show(_ op: CaptureDiff.Operation) -> String {
+            "#\(op.frame) \(op.kind) \(op.identity) \(Hex.string(op.value))" + (op.vendor.map { " (\($0))" } ?? "")
+        }
+        let s = diff.summary
+        if let first = diff.firstDivergence {
+            out.line("first divergence:")
+            switch first {
+            case .changed(let x, let y): out.line("  A \(show(x))\n  B \(show(y))")
+            case .onlyInA(let x): out.line("  only in A: \(show(x))")
+            case .onlyInB(let y): out.line("  only in B: \(show(y))")
+            case .same: break
+            }
+            var listed = 0
+            out.line("differences:")
+            for e in diff.entries where listed < limit {
+                switch e {
+                case .changed(let x, let y): out.line("  ~ \(show(x))  →  \(Hex.string(y.value)) (B #\(y.frame))"); listed += 1
+                case .onlyInA(let x): out.line("  - \(show(x))"); listed += 1
+                case .onlyInB(let y): out.line("  + \(show(y))"); listed += 1
+                case .same: break
+                }
+            }
+        }
+        out.line("summary: \(s.same) same, \(s.changed) changed, \(s.onlyA) only in A, \(s.onlyB) only in B")
+        out.flush()
+        if diff.firstDivergence != nil { throw ExitCode(1) }
+    }
+}
