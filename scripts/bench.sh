@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Benchmarks bluesift against tshark and btmon on the same input, in one run.
+#   scripts/bench.sh [SIZE_MB]      (default 100; BENCH_1G=1 adds a 1 GB run for peak RSS)
+# Prints records/s, MB/s, peak RSS and ratios to the references. Needs ../shared or
+# BENCH_SOURCE=path/to/btsnoop.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+size=${1:-100}
+src=${BENCH_SOURCE:-../shared/captures/public/lightctl_btsnoop_hci.log}
+[ -f "$src" ] || src=Captures/pongbot_btsnoop_hci.log
+out=bench-out; mkdir -p "$out"
+swift build -c release >/dev/null
+bin=.build/release/bluesift
+big="$out/big-${size}MB.btsnoop"
+[ -f "$big" ] || python3 scripts/make_big_capture.py "$src" "$big" "$size"
+records=$($bin info "$big" | awk '/^records:/ {print $2}')
+bytes=$(stat -c %s "$big")
+echo "machine: $(nproc) cores, $(awk '/model name/ {$1=$2=$3=""; print; exit}' /proc/cpuinfo | sed 's/^ *//'), $(free -g | awk '/Mem:/ {print $2}') GiB"
+echo "input:   $big, $((bytes / 1000000)) MB, $records records (from $(basename "$src"))"
+printf "%-44s %10s %12s %9s %10s\n" tool seconds records/s MB/s peakRSS
+run() {  # name, command...
+    local name=$1; shift
+    local t0 t1 rss
+    /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" >/dev/null 2>"$out/stderr.txt" || true
+    read -r secs rss < <(tail -1 "$out/time.txt")
+    awk -v n="$name" -v s="$secs" -v r="$records" -v b="$bytes" -v m="$rss" \
+        'BEGIN { if (s < 0.01) s = 0.01; printf "%-44s %10.2f %12.0f %9.1f %8.0fMB\n", n, s, r/s, b/s/1e6, m/1024 }'
+    echo "$name $secs $rss" >> "$out/results.txt"
+}
+: > "$out/results.txt"
+run "bluesift info" $bin info "$big"
+run "bluesift dump --format jsonl" $bin dump --format jsonl "$big"
+run "bluesift dump (text)" $bin dump --no-color "$big"
+if [ -d Plugins ] && ls Plugins/*.yaml >/dev/null 2>&1; then
+    run "bluesift dump --format jsonl (plugins, GATT)" $bin dump --format jsonl --plugins Plugins "$big"
+fi
+if command -v tshark >/dev/null; then
+    run "tshark -T fields" tshark -r "$big" -T fields -e frame.number -e btatt.opcode -e btatt.handle -e btatt.value
+    run "tshark -T json" tshark -r "$big" -T json
+fi
+command -v btmon >/dev/null && run "btmon -r" btmon -r "$big"
+awk '{t[$1" "$2" "$3" "$4" "$5" "$6]=$0} END{}' "$out/results.txt" >/dev/null
+python3 - "$out/results.txt" <<'PY'
+import sys
+rows = [l.rsplit(" ", 2) for l in open(sys.argv[1]).read().splitlines() if l.strip()]
+t = {name: float(s) for name, s, _ in rows}
+ours = t.get("bluesift dump --format jsonl")
+for ref in ("tshark -T json", "tshark -T fields", "btmon -r"):
+    if ours and ref in t:
+        print(f"bluesift dump --format jsonl is {t[ref] / max(ours, 0.01):.0f}x faster than {ref}")
+PY
+if [ "${BENCH_1G:-0}" = 1 ]; then
+    big1g="$out/big-1000MB.btsnoop"
+    [ -f "$big1g" ] || python3 scripts/make_big_capture.py "$src" "$big1g" 1000
+    records=$($bin info "$big1g" | awk '/^records:/ {print $2}'); bytes=$(stat -c %s "$big1g")
+    run "bluesift dump --format jsonl (1 GB)" $bin dump --format jsonl "$big1g"
+    run "bluesift info (1 GB)" $bin info "$big1g"
+fi
