@@ -35,6 +35,13 @@ public struct AdvertisingLayer: FieldDescribable {
         self.opcode = opcode; self.name = name; self.reports = reports
     }
 
+    /// Reports carried by an HCI LE Meta event: subevents 0x02 (Advertising Report),
+    /// 0x0B (Directed Advertising Report), 0x0D (Extended Advertising Report).
+    /// `parameters` start after the subevent code. Never traps; damage sets `error`.
+    public init(leMetaSubevent: UInt8, parameters: UnsafeRawBufferPointer) {
+        self.init(opcode: Int(leMetaSubevent), name: "Unknown", reports: [])  // STUB: codecs helper
+    }
+
     public func describe<S: FieldSink>(into sink: inout S) {
         sink.int("opcode", opcode); sink.string("name", name)
     }
