@@ -1,0 +1,59 @@
+import BluesiftWire
+import BluesiftGATT
+
+/// What the replayer needs from a live device. The LE central in BluesiftHost implements it
+/// over a real HCI transport; tests may implement it over anything. Every call has a timeout
+/// inside the implementation and throws `ReplayFault` instead of hanging.
+public protocol ReplayDevice: AnyObject {
+    /// The connected peer's address, as "c0:ba:0d:00:00:01".
+    var peerAddress: String? { get }
+    func discover() throws(ReplayFault) -> GATTDatabase
+    /// Returns the MTU the server answered.
+    func exchangeMTU(_ mtu: Int) throws(ReplayFault) -> Int
+    func write(handle: UInt16, value: [UInt8], op: WriteOp) throws(ReplayFault) -> ATTOutcome
+    func read(handle: UInt16) throws(ReplayFault) -> ATTOutcome
+    /// Notifications and indications received so far or until `deadline`, oldest first;
+    /// returns early once at least `atLeast` are available.
+    func notifications(until deadline: ContinuousClock.Instant, atLeast: Int) throws(ReplayFault) -> [ReceivedNotification]
+    func disconnect()
+}
+
+public enum WriteOp: String, Sendable {
+    case request, command, signed, prepared
+}
+
+/// The answer to one request.
+public enum ATTOutcome: Sendable, Equatable {
+    /// Write Response, Execute Write Response, or nothing due (Write Command).
+    case ok
+    case value([UInt8])
+    case error(code: UInt8)
+}
+
+public struct ReceivedNotification: Sendable, Equatable {
+    public var handle: UInt16
+    public var value: [UInt8]
+    public var indication: Bool
+    public var at: ContinuousClock.Instant
+    public init(handle: UInt16, value: [UInt8], indication: Bool, at: ContinuousClock.Instant) {
+        self.handle = handle; self.value = value; self.indication = indication; self.at = at
+    }
+}
+
+/// A transport or device failure: the run ends with exit code 3 and a partial report.
+public struct ReplayFault: Error, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let deviceNotFound = Code(rawValue: "device_not_found")
+        public static let connectionLost = Code(rawValue: "connection_lost")
+        public static let timeout = Code(rawValue: "timeout")
+        public static let commandRejected = Code(rawValue: "command_rejected")
+        public static let transportClosed = Code(rawValue: "transport_closed")
+        public static let wrongDevice = Code(rawValue: "wrong_device")
+    }
+    public var code: Code
+    public var message: String
+    public init(_ code: Code, _ message: String) { self.code = code; self.message = message }
+    public var description: String { message }
+}

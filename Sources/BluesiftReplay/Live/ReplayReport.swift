@@ -1,0 +1,93 @@
+import Foundation
+
+/// What a replay found, step by step. Written with `--report FILE.json`; also when the run
+/// ends early (exit 3), with `complete: false` and the fault.
+public struct ReplayReport: Codable, Sendable {
+    public struct Summary: Codable, Sendable, Equatable {
+        /// Steps run (refused and not-run steps are not counted).
+        public var steps = 0
+        public var matched = 0
+        public var mismatched = 0
+        public var missing = 0
+        public var unexpected = 0
+    }
+
+    public struct Difference: Codable, Sendable, Equatable {
+        /// mismatch, missing or unexpected.
+        public var status: String
+        /// response, value, mtu or notification.
+        public var what: String
+        public var handle: Int?
+        /// Vendor message and field, when a plugin decoded the answer.
+        public var message: String?
+        public var field: String?
+        public var expected: String?
+        public var got: String?
+    }
+
+    public struct Step: Codable, Sendable {
+        public var index: Int
+        public var frame: Int
+        public var kind: String
+        public var op: String?
+        public var handle: Int?
+        public var liveHandle: Int?
+        public var service: String?
+        public var characteristic: String?
+        public var sent: String?
+        /// The sent frame decoded by a plugin ("sport_count month=6 day=20").
+        public var vendor: String?
+        /// match, mismatch, missing, unexpected, refused, not_run.
+        public var status: String
+        public var reason: String?
+        public var differences: [Difference] = []
+        /// Answers seen, decoded where a plugin knows them.
+        public var answers: [String] = []
+        public var elapsedMs: Double?
+    }
+
+    public struct Fault: Codable, Sendable {
+        public var code: String
+        public var message: String
+        public var step: Int?
+    }
+
+    public var summary = Summary()
+    public var remapped: [Remapper.Remap] = []
+    public var steps: [Step] = []
+    public var device: String?
+    public var fault: Fault?
+    public var complete = false
+
+    public init() {}
+
+    /// 0 every step matched, 1 differences, 2 the script cannot be replayed, 3 transport or device failure.
+    public var exitCode: Int32 {
+        if let f = fault { return f.code == "refused" ? 2 : 3 }
+        return summary.mismatched + summary.missing + summary.unexpected == 0 ? 0 : 1
+    }
+
+    public func encoded() throws -> Data {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        e.keyEncodingStrategy = .convertToSnakeCase
+        var d = try e.encode(self)
+        d.append(0x0A)
+        return d
+    }
+
+    mutating func tally() {
+        var s = Summary()
+        for st in steps {
+            switch st.status {
+            case "match": s.matched += 1
+            case "mismatch": s.mismatched += 1
+            case "missing": s.missing += 1
+            case "unexpected": s.unexpected += 1
+            default: continue
+            }
+            s.steps += 1
+        }
+        summary = s
+    }
+}
