@@ -8,18 +8,28 @@ struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Summarise a capture: format, records, time span, controllers, connections, protocols, warnings.")
 
-    @Argument(help: "Capture file (btsnoop, pcap, pcapng or PacketLogger).")
-    var file: String
+    @Argument(help: "Capture files (btsnoop, pcap, pcapng or PacketLogger), or folders of them.")
+    var files: [String]
+
+    @Option(help: "Files decoded in parallel (default: the number of cores).")
+    var jobs: Int = FileJobs.defaultJobs
 
     func run() throws {
-        let reader = try openOrExit(file)
-        let analyzer = Analyzer(naming: false)
-        let decoder = analyzer.decoder
+        let code = FileJobs.run(files, jobs: jobs) { path, fd in Info.report(path, fd: fd) }
+        if code != 0 { throw ExitCode(code) }
+    }
+
+    static func report(_ file: String, fd: Int32) -> Int32 {
+        guard let reader = openCapture(file) else { return 2 }
+        let decoder = ProtocolDecoder()
         var summary = CaptureSummary()
+        var progress = Progress(file)
         while let record = reader.next() {
             summary.add(decoder.decode(record))
+            if record.frame & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
         }
-        var out = Output()
+        progress.finish()
+        var out = Output(fd: fd)
         let f = reader.format
         out.line("file:        \(file)")
         out.line("format:      \(f.container.rawValue), \(f.datalinkName)" + (f.datalink != 0 ? " (link type \(f.datalink))" : ""))
@@ -63,7 +73,9 @@ struct Info: ParsableCommand {
             warnings.append("\(summary.recordsWithErrors) records with malformed data (see dump)")
         }
         out.line("warnings:    \(warnings.isEmpty ? "none" : warnings.joined(separator: "; "))")
+        out.line("")
         out.flush()
         printWarnings(reader, path: file)
+        return 0
     }
 }

@@ -15,8 +15,9 @@ enum Exit {
 struct Output {
     var buffer: [UInt8] = []
     let limit = 1 << 16
+    let fd: Int32
 
-    init() { buffer.reserveCapacity(limit + 4096) }
+    init(fd: Int32 = 1) { self.fd = fd; buffer.reserveCapacity(limit + 4096) }
 
     mutating func flushIfNeeded() { if buffer.count >= limit { flush() } }
 
@@ -25,7 +26,7 @@ struct Output {
         buffer.withUnsafeBytes { p in
             var off = 0
             while off < p.count {
-                let n = write(1, p.baseAddress! + off, p.count - off)
+                let n = write(fd, p.baseAddress! + off, p.count - off)
                 if n <= 0 {
                     if n < 0 && errno == EINTR { continue }
                     // Reader went away (e.g. `| head`): stop quietly.
@@ -46,6 +47,16 @@ func stderrLine(_ s: String) {
 }
 
 var stdoutIsTerminal: Bool { isatty(1) == 1 }
+
+/// Opens a capture, or prints a one-line message and returns nil (the caller exits 2).
+func openCapture(_ path: String) -> (any CaptureReader)? {
+    do {
+        return try CaptureFile.open(path: path)
+    } catch {
+        stderrLine("bluesift: \(error.description)")
+        return nil
+    }
+}
 
 /// Opens a capture or exits 2 with a one-line message.
 func openOrExit(_ path: String) throws -> any CaptureReader {

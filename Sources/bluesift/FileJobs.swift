@@ -1,0 +1,139 @@
+import Foundation
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs one command over many captures (files or folders), on `jobs` threads, keeping each
+/// file's output whole and in argument order. Workers write to unlinked temporary files, so
+/// memory stays flat whatever the outputs' size; the main thread copies them out in order.
+enum FileJobs {
+    /// Files named, and the regular files of folders named (sorted, not recursive, dot-files skipped).
+    static func expand(_ paths: [String]) -> [String] {
+        var out: [String] = []
+        for p in paths {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: p, isDirectory: &isDir), isDir.boolValue,
+               let names = try? FileManager.default.contentsOfDirectory(atPath: p) {
+                let base = p.hasSuffix("/") ? p : p + "/"
+                for n in names.sorted() where !n.hasPrefix(".") {
+                    var sub: ObjCBool = false
+                    if FileManager.default.fileExists(atPath: base + n, isDirectory: &sub), !sub.boolValue { out.append(base + n) }
+                }
+            } else {
+                out.append(p)
+            }
+        }
+        return out
+    }
+
+    static var defaultJobs: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
+    /// `body(path, fd)` writes the file's output to fd and returns its exit code. The result
+    /// is the worst exit code (2 over 1 over 0).
+    static func run(_ paths: [String], jobs: Int, body: @escaping @Sendable (String, Int32) -> Int32) -> Int32 {
+        let files = expand(paths)
+        if files.count == 1 || jobs <= 1 {
+            var worst: Int32 = 0
+            for f in files { worst = max(worst, body(f, 1)) }
+            return worst
+        }
+        let state = JobState(count: files.count)
+        let workers = min(jobs, files.count)
+        for _ in 0..<workers {
+            let t = Thread {
+                while let i = state.take() {
+                    var name = Array("/tmp/bluesift-job-XXXXXX".utf8CString)
+                    let fd = name.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+                    if fd >= 0 { name.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
+                    let code = fd >= 0 ? body(files[i], fd) : 2
+                    state.finish(i, fd: fd, code: code)
+                }
+            }
+            t.stackSize = 8 << 20
+            t.start()
+        }
+        var worst: Int32 = 0
+        for i in files.indices {
+            let (fd, code) = state.wait(i)
+            worst = max(worst, code)
+            guard fd >= 0 else { continue }
+            copyOut(fd)
+            close(fd)
+        }
+        return worst
+    }
+
+    static func copyOut(_ fd: Int32) {
+        _ = lseek(fd, 0, SEEK_SET)
+        var buf = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            var off = 0
+            while off < n {
+                let w = buf.withUnsafeBytes { write(1, $0.baseAddress! + off, n - off) }
+                if w <= 0 { if errno == EINTR { continue }; exit(0) }
+                off += w
+            }
+        }
+    }
+}
+
+/// Work queue and completion slots, guarded by one condition variable.
+final class JobState: @unchecked Sendable {
+    let cond = NSCondition()
+    var nextIndex = 0
+    let count: Int
+    var results: [(fd: Int32, code: Int32)?]
+
+    init(count: Int) { self.count = count; results = Array(repeating: nil, count: count) }
+
+    func take() -> Int? {
+        cond.lock(); defer { cond.unlock() }
+        guard nextIndex < count else { return nil }
+        nextIndex += 1
+        return nextIndex - 1
+    }
+
+    func finish(_ i: Int, fd: Int32, code: Int32) {
+        cond.lock(); results[i] = (fd, code); cond.broadcast(); cond.unlock()
+    }
+
+    func wait(_ i: Int) -> (Int32, Int32) {
+        cond.lock(); defer { cond.unlock() }
+        while results[i] == nil { cond.wait() }
+        return results[i]!
+    }
+}
+
+/// Progress on stderr, only when stderr is a terminal; at most ~10 updates a second.
+struct Progress {
+    let enabled = isatty(2) == 1
+    let label: String
+    var last = ContinuousClock.now
+    var shown = false
+
+    init(_ label: String) { self.label = label }
+
+    mutating func update(done: Int, total: Int, unit: String = "bytes") {
+        guard enabled, total > 0 else { return }
+        let now = ContinuousClock.now
+        guard now - last > .milliseconds(100) else { return }
+        last = now
+        shown = true
+        let pct = Int(Double(done) / Double(total) * 100)
+        let text = unit == "bytes" ? "\(done >> 20)/\(total >> 20) MB" : "\(done)/\(total) \(unit)"
+        stderrRaw("\r\u{1B}[K\(label): \(pct)% \(text)")
+    }
+
+    mutating func finish() {
+        if shown { stderrRaw("\r\u{1B}[K") }
+        shown = false
+    }
+}
+
+func stderrRaw(_ s: String) {
+    var s = s
+    s.withUTF8 { p in _ = write(2, p.baseAddress, p.count) }
+}
