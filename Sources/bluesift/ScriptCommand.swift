@@ -16,12 +16,26 @@ struct Script: ParsableCommand {
     @Option(help: "GATT database JSON, when the capture has no discovery.") var gatt: String?
 
     func run() throws {
+        let script = try Script.extract(file: file, connection: connection, gatt: gatt)
+        let data = try script.encoded()
+        if let output {
+            try writeAtomically(data, to: output)
+            let refused = script.steps.filter { $0.refuse != nil }.count
+            stderrLine("bluesift: \(script.steps.count) steps from connection \(Hex.fixed(UInt64(script.source.connection), width: 4)) written to \(output)"
+                       + (refused > 0 ? " (\(refused) refuse to replay: truncated records)" : ""))
+        } else {
+            FileHandle.standardOutput.write(data)
+        }
+    }
+
+    /// Extracts the script of one connection (default: the one with the most ATT writes).
+    static func extract(file: String, connection: String?, gatt: String?) throws -> ReplayScript {
         var handle: UInt16?
         if let c = connection {
             guard let v = parseInteger(c), v >= 0, v <= 0xFFFF else { throw ValidationError("bad --connection \(c)") }
             handle = UInt16(v)
         }
-        if handle == nil { handle = try busiestConnection() }
+        if handle == nil { handle = try busiestConnection(file) }
         guard let handle else {
             stderrLine("bluesift: \(file): no connection with ATT writes in this capture")
             throw Exit.unusableInput
@@ -35,20 +49,11 @@ struct Script: ParsableCommand {
         let source = ReplayScript.Source(capture: (file as NSString).lastPathComponent, connection: Int(handle),
                                          peer: info?.peer?.description, peerAddressType: info?.peerAddressType?.name,
                                          peerName: nil, mtu: extractor.mtu)
-        let script = ReplayScript(source: source, steps: extractor.steps)
-        let data = try script.encoded()
-        if let output {
-            try writeAtomically(data, to: output)
-            let refused = script.steps.filter { $0.refuse != nil }.count
-            stderrLine("bluesift: \(script.steps.count) steps from connection \(Hex.fixed(UInt64(handle), width: 4)) written to \(output)"
-                       + (refused > 0 ? " (\(refused) refuse to replay: truncated records)" : ""))
-        } else {
-            FileHandle.standardOutput.write(data)
-        }
+        return ReplayScript(source: source, steps: extractor.steps)
     }
 
     /// The connection with the most ATT writes.
-    func busiestConnection() throws -> UInt16? {
+    static func busiestConnection(_ file: String) throws -> UInt16? {
         let reader = try openOrExit(file)
         let analyzer = Analyzer(naming: false)
         var counts: [UInt16: Int] = [:]

@@ -50,6 +50,7 @@ public struct ReplayReport: Codable, Sendable {
         public var code: String
         public var message: String
         public var step: Int?
+        public init(code: String, message: String, step: Int?) { self.code = code; self.message = message; self.step = step }
     }
 
     public var summary = Summary()

@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import BluesiftWire
+import BluesiftReplay
+
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay a recorded write sequence to a live device and diff its answers against the recording.",
+        discussion: """
+        INPUT is a replay script (bluesift script … -o FILE.json) or a capture, from which the \
+        script of one connection is extracted. The device's GATT database is discovered and \
+        each step's handle remapped by (service, characteristic, instance).
+
+        Transports: tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD], hci:N (Linux HCI user channel; \
+        the adapter must be down).
+
+        Exit codes:
+          0   every step matched
+          1   differences
+          2   unusable input (not a script or capture, a step that cannot be replayed)
+          3   transport or device failure: connection lost, device not found, request timed out,
+              another device at the address (a partial report is still written)
+        """)
+
+    @Argument(help: "Replay script (JSON) or capture.") var input: String
+    @Option(help: "Transport to the controller: tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD], hci:N.") var transport: String?
+    @Option(help: "Connection to extract when INPUT is a capture.") var connection: String?
+    @Option(help: "Device address (default: the peer recorded).") var device: String?
+    @Option(help: "Match the device by its advertised name instead.") var name: String?
+    @Option(help: "Pacing: recorded, asap or fixed:MS.") var timing = "recorded"
+    @Option(help: "Milliseconds to wait for notifications after a step.") var window = 1000
+    @Option(help: "Seconds to wait for any one answer.") var timeout = 5.0
+    @Option(help: "Ignore differences: handle=H, bytes=H:A-B, field=NAME or MESSAGE.FIELD (repeatable).") var ignore: [String] = []
+    @Option(help: "Folder of dissector plugins, for field-aware diffs and vendor decoding.") var plugins: [String] = []
+    @Option(help: "Write the replay session as a btsnoop capture.") var record: String?
+    @Option(help: "Write the report as JSON (also on exit 3).") var report: String?
+    @Flag(help: "Print what would be sent, send nothing.") var dryRun = false
+    @Flag(help: "Replay even when the device's address or GATT database does not match the recording.") var force = false
+
+    func loadScript() throws -> ReplayScript {
+        guard let data = FileManager.default.contents(atPath: input) else {
+            stderrLine("bluesift: \(input): cannot read")
+            throw Exit.unusableInput
+        }
+        if data.first == UInt8(ascii: "{") {
+            do { return try ReplayScript.decode(data) } catch {
+                stderrLine("bluesift: \(input): not a replay script: \(error)")
+                throw Exit.unusableInput
+            }
+        }
+        return try Script.extract(file: input, connection: connection, gatt: nil)
+    }
+
+    func run() throws {
+        var options = ReplayRunner.Options()
+        guard let t = ReplayRunner.Timing(parsing: timing) else { throw ValidationError("bad --timing \(timing); use recorded, asap or fixed:MS") }
+        options.timing = t
+        options.window = .milliseconds(max(0, window))
+        options.force = force
+        for i in ignore {
+            guard let r = IgnoreRule(parsing: i) else { throw ValidationError("bad --ignore \(i); use handle=H, bytes=H:A-B or field=NAME") }
+            options.ignore.append(r)
+        }
+        let script = try loadScript()
+        let runner = ReplayRunner(script: script, options: options, interpreter: try vendorInterpreter(plugins))
+        if dryRun {
+            var out = Output()
+            out.line("dry run: \(script.steps.count) steps from \(script.source.capture) connection \(Hex.fixed(UInt64(script.source.connection), width: 4))"
+                     + (script.source.peer.map { " to \($0)" } ?? ""))
+            for l in runner.plan() { out.line("  " + l) }
+            out.flush()
+            return
+        }
+        guard let transport else { throw ValidationError("--transport is required (or use --dry-run)") }
+        let target = device ?? script.source.peer
+        var progress = Progress("replay")
+        runner.progress = { i, n, _ in progress.update(done: i, total: n, unit: "steps") }
+        let result: ReplayReport
+        do {
+            let dev = try openLiveDevice(transport: transport, address: target, name: name,
+                                         addressType: script.source.peerAddressType, timeout: timeout, record: record)
+            result = runner.run(device: dev)
+        } catch {
+            var r = ReplayReport()
+            r.fault = .init(code: error.code.rawValue, message: error.message, step: nil)
+            result = r
+        }
+        progress.finish()
+        printReport(result, script: script)
+        if let report { try writeAtomically(try result.encoded(), to: report) }
+        if let f = result.fault { stderrLine("bluesift: replay: \(f.message)") }
+        if result.exitCode != 0 { throw ExitCode(result.exitCode) }
+    }
+
+    func printReport(_ r: ReplayReport, script: ReplayScript) {
+        var out = Output()
+        if let d = r.device { out.line("device \(d)") }
+        for m in r.remapped {
+            let what = [m.service, m.characteristic, m.descriptor].compactMap { $0 }.joined(separator: "/")
+            out.line("remapped \(Hex.fixed(UInt64(m.from), width: 4)) → \(Hex.fixed(UInt64(m.to), width: 4)) (\(what))")
+        }
+        for s in r.steps {
+            var line = "step \(s.index) frame \(s.frame) \(s.kind)"
+            if let op = s.op { line += " (\(op))" }
+            if let h = s.handle { line += " " + Hex.fixed(UInt64(h), width: 4) }
+            if let c = s.characteristic { line += " \(s.service ?? "?")/\(c)" }
+            if let v = s.vendor { line += " \(v)" } else if let v = s.sent { line += " \(v)" }
+            line += ": " + s.status.uppercased().replacingOccurrences(of: "_", with: " ")
+            if let why = s.reason { line += " (\(why))" }
+            out.line(line)
+            for d in s.differences {
+                var l = "    \(d.status) \(d.what)"
+                if let h = d.handle { l += " " + Hex.fixed(UInt64(h), width: 4) }
+                if let m = d.message { l += " \(m)" + (d.field.map { ".\($0)" } ?? "") }
+                if let e = d.expected { l += " expected \(e)" }
+                if let g = d.got { l += (d.expected == nil ? " " : ", ") + "got \(g)" }
+                out.line(l)
+            }
+        }
+        let s = r.summary
+        out.line("summary: \(s.steps) steps, \(s.matched) matched, \(s.mismatched) mismatched, \(s.missing) missing, \(s.unexpected) unexpected"
+                 + (r.complete ? "" : " (incomplete)"))
+        out.flush()
+    }
+}
