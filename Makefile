@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/debug/bluesift
 DEMO_CAPTURE := Captures/pongbot_btsnoop_hci.log
 
-.PHONY: deps-build deps-test build demo test clean
+.PHONY: deps-build deps-test build demo test bench clean
 
 # Installs only what is missing; apt-get update runs once, only when something is.
 define apt_install
@@ -38,6 +38,9 @@ demo: build
 test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+bench: deps-test
+	scripts/bench.sh
 
 clean:
 	rm -rf .build
