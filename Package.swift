@@ -7,6 +7,8 @@
 //   5 dissect   BluesiftDissect     field trees, renderers, capture statistics
 //   7 replay    BluesiftReplay      replay scripts, live replay, capture diff
 //   8 CLI       bluesift
+//   fuzzing     BluesiftFuzz (harness library) + FuzzCapture (layer 2), FuzzStack (layers 3-5),
+//               FuzzPlugins (plugin engine): libFuzzer under `make fuzz`, file replay otherwise
 import PackageDescription
 
 let package = Package(
@@ -34,6 +36,12 @@ let package = Package(
             "BluesiftDissect", "BluesiftCapture",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Fuzzing (docs/fuzzing.md). CFuzzer only declares libFuzzer's driver entry point.
+        .systemLibrary(name: "CFuzzer", path: "Sources/CFuzzer"),
+        .target(name: "BluesiftFuzz", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
+        .executableTarget(name: "FuzzCapture", dependencies: ["BluesiftFuzz", "CFuzzer"]),
+        .executableTarget(name: "FuzzStack", dependencies: ["BluesiftFuzz", "CFuzzer"]),
+        .executableTarget(name: "FuzzPlugins", dependencies: ["BluesiftFuzz", "CFuzzer"]),
         .testTarget(name: "BluesiftWireTests", dependencies: ["BluesiftWire"]),
         .testTarget(name: "BluesiftCaptureTests", dependencies: ["BluesiftCapture"]),
         .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols"]),
@@ -41,6 +49,7 @@ let package = Package(
         .testTarget(name: "BluesiftReplayTests", dependencies: ["BluesiftReplay"]),
         .testTarget(name: "BluesiftCLITests", dependencies: []),
         .testTarget(name: "BluesiftConformanceTests", dependencies: ["BluesiftCapture", "BluesiftProtocols"]),
+        .testTarget(name: "BluesiftMalformedTests", dependencies: ["BluesiftFuzz", "BluesiftCapture", "BluesiftProtocols", "BluesiftDissect"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,35 @@
+import BluesiftWire
+import BluesiftCapture
+import BluesiftProtocols
+import BluesiftGATT
+import BluesiftDissect
+
+/// Layers 3–5 target: records split from raw H4 bytes (see `H4Framing`) go through the
+/// `Analyzer` (protocol decoding, GATT rebuilding, naming) and both renderers; the JSON Lines
+/// output and the GATT export must stay valid JSON whatever the input.
+public enum StackFuzz {
+    public static func run(_ input: UnsafeRawBufferPointer) {
+        let analyzer = Analyzer(naming: true)
+        let text = FrameText(color: false, verbose: true)
+        var json = JSONFieldWriter(capacity: 1 << 12)
+        var out: [UInt8] = []
+        var summary = CaptureSummary()
+        H4Framing.forEachRecord(in: input) { record in
+            let a = analyzer.analyze(record)
+            summary.add(a.decoded)
+            json.out.removeAll(keepingCapacity: true)
+            FrameJSON.write(a, into: &json)
+            if let bad = JSONCheck.firstError(json.out) {
+                preconditionFailure("invalid JSON Lines at byte \(bad) for frame \(record.frame): \(String(decoding: json.out, as: UTF8.self))")
+            }
+            out.removeAll(keepingCapacity: true)
+            text.render(a, into: &out)
+            Sink.value &+= out.count &+ FrameText.summary(a).utf8.count
+        }
+        Sink.value &+= analyzer.decoder.connections.count &+ summary.records
+        let gatt = Array(GATTJSON.encode(analyzer.gatt.devices).utf8)
+        if let bad = JSONCheck.firstError(gatt) {
+            preconditionFailure("invalid GATT JSON at byte \(bad): \(String(decoding: gatt, as: UTF8.self))")
+        }
+    }
+}
