@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/debug/bluesift
 DEMO_CAPTURE := Captures/pongbot_btsnoop_hci.log
 
-.PHONY: deps-build deps-test build demo test bench clean
+.PHONY: deps-build deps-test build demo test bench fuzz clean
 
 # Installs only what is missing; apt-get update runs once, only when something is.
 define apt_install
@@ -42,5 +42,9 @@ test: deps-test
 bench: deps-test
 	scripts/bench.sh
 
+# libFuzzer targets, FUZZ_SECONDS (default 60) each; see docs/fuzzing.md.
+fuzz: deps-build
+	scripts/fuzz.sh
+
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz

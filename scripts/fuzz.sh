@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# `make fuzz`: builds the libFuzzer targets and runs each for FUZZ_SECONDS (docs/fuzzing.md).
+#   FUZZ_SECONDS=60  FUZZ_TARGETS="FuzzCapture FuzzStack FuzzPlugins"  FUZZ_SANITIZE=fuzzer[,address]
+# Exit status 1 when any target found a crash, hang or leak (artifacts in .build-fuzz/artifacts/).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-swift}
+SECS=${FUZZ_SECONDS:-60}
+TARGETS=${FUZZ_TARGETS:-"FuzzCapture FuzzStack FuzzPlugins"}
+SANITIZE=${FUZZ_SANITIZE:-fuzzer}
+DIR=.build-fuzz
+SCRATCH=$DIR/build-${SANITIZE//,/-}
+PUBLIC=../shared/captures/public
+
+python3 scripts/fuzz-seeds.py "$DIR/seeds" Captures $([ -d "$PUBLIC" ] && echo "$PUBLIC") || exit 2
+for t in $TARGETS; do
+  # gold crashes linking libFuzzer into Swift executables; lld ships with the toolchain.
+  "$SWIFT" build -c release --product "$t" --scratch-path "$SCRATCH" \
+    -Xswiftc -sanitize="$SANITIZE" -Xswiftc -DFUZZING -Xswiftc -use-ld=lld || exit 2
+done
+
+status=0
+summary=""
+for t in $TARGETS; do
+  case $t in
+    FuzzCapture) seeds="$DIR/seeds/capture Tests/FuzzRegressions/capture"; maxlen=16500 ;;
+    FuzzStack)   seeds="$DIR/seeds/stack Tests/FuzzRegressions/stack"; maxlen=4096 ;;
+    FuzzPlugins) seeds="Tests/FuzzRegressions/plugins $([ -d Plugins ] && echo Plugins)"; maxlen=8192 ;;
+    *) seeds=""; maxlen=4096 ;;
+  esac
+  corpus=$DIR/corpus/$t; art=$DIR/artifacts/$t; log=$DIR/logs/$t.log
+  mkdir -p "$corpus" "$art" "$DIR/logs"
+  existing=""; for s in $seeds; do [ -d "$s" ] && existing="$existing $s"; done
+  echo "== $t: ${SECS}s, corpus $corpus, seeds:$existing"
+  # Swift's own backtracer would fight libFuzzer's signal handlers and slow every crash.
+  SWIFT_BACKTRACE=enable=no "$SCRATCH/release/$t" "$corpus" $existing \
+    -max_total_time="$SECS" -timeout=10 -rss_limit_mb=1024 -max_len="$maxlen" \
+    -artifact_prefix="$art/" -print_final_stats=1 >"$log" 2>&1
+  rc=$?
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$')
+  cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)
+  line="$t: ${execs:-?} runs, ${rate:-?} exec/s, $cov, exit $rc"
+  if [ $rc -ne 0 ]; then
+    status=1
+    line="$line  FINDING: $(grep -m1 -E 'ERROR|Fatal error|deadly signal|timeout' "$log")"
+    line="$line (artifact: $(ls -t "$art" | head -1); log: $log)"
+  fi
+  echo "$line"; summary="$summary$line"$'\n'
+done
+echo; echo "== fuzz summary"; printf "%s" "$summary"
+exit $status
