@@ -5,7 +5,37 @@ public enum CaptureFile {
     /// Opens `path`, sniffs the magic and returns the matching streaming reader.
     /// Throws `.notFound`, `.isDirectory`, `.unreadable`, `.notACapture` or `.unsupported`.
     public static func open(path: String) throws(CaptureError) -> any CaptureReader {
-        throw CaptureError(.unsupported, path: path, "not implemented yet")  // STUB: capture helper
+        let file = try MappedFile(path: path)
+        switch sniff(file.bytes) {
+        case .btsnoop:
+            return try BTSnoopReader(file: file)
+        case .truncatedMagic(let what, let need):
+            throw CaptureError(.notACapture, path: path, "not a capture: \(what) header cut short (\(file.size) of \(need) bytes)")
+        case .empty:
+            throw CaptureError(.notACapture, path: path, "not a capture: the file is empty")
+        case .unknown:
+            let head = file.bytes.prefix(8).map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined(separator: " ")
+            throw CaptureError(.notACapture, path: path,
+                               "not a capture: no btsnoop, pcap, pcapng or PacketLogger signature (starts with \(head))")
+        }
+    }
+
+    enum Sniffed: Equatable {
+        case btsnoop
+        case truncatedMagic(String, Int)
+        case empty
+        case unknown
+    }
+
+    static let btsnoopMagic: [UInt8] = Array("btsnoop\0".utf8)
+
+    /// Content sniffing; the extension is never consulted (the corpus has pcap files named
+    /// .pcapng and btsnoop files named .cfa).
+    static func sniff(_ b: UnsafeRawBufferPointer) -> Sniffed {
+        if b.isEmpty { return .empty }
+        if b.count >= 8, b.prefix(8).elementsEqual(btsnoopMagic) { return .btsnoop }
+        if b.count < 8, btsnoopMagic.starts(with: b) { return .truncatedMagic("btsnoop", 16) }
+        return .unknown
     }
 }
 
