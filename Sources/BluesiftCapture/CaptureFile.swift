@@ -9,6 +9,8 @@ public enum CaptureFile {
         switch sniff(file.bytes) {
         case .btsnoop:
             return try BTSnoopReader(file: file)
+        case .packetlogger(let endian):
+            return PacketLoggerReader(file: file, endian: endian)
         case .truncatedMagic(let what, let need):
             throw CaptureError(.notACapture, path: path, "not a capture: \(what) header cut short (\(file.size) of \(need) bytes)")
         case .empty:
@@ -22,6 +24,7 @@ public enum CaptureFile {
 
     enum Sniffed: Equatable {
         case btsnoop
+        case packetlogger(Endian)
         case truncatedMagic(String, Int)
         case empty
         case unknown
@@ -35,6 +38,7 @@ public enum CaptureFile {
         if b.isEmpty { return .empty }
         if b.count >= 8, b.prefix(8).elementsEqual(btsnoopMagic) { return .btsnoop }
         if b.count < 8, btsnoopMagic.starts(with: b) { return .truncatedMagic("btsnoop", 16) }
+        if let e = PacketLoggerReader.detect(b) { return .packetlogger(e) }
         return .unknown
     }
 }
