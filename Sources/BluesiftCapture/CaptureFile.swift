@@ -6,11 +6,15 @@ public enum CaptureFile {
     /// Throws `.notFound`, `.isDirectory`, `.unreadable`, `.notACapture` or `.unsupported`.
     public static func open(path: String) throws(CaptureError) -> any CaptureReader {
         let file = try MappedFile(path: path)
-        switch sniff(file.bytes) {
+        let sniffed = sniff(file.bytes)
+        switch sniffed {
         case .btsnoop:
             return try BTSnoopReader(file: file)
         case .packetlogger(let endian):
             return PacketLoggerReader(file: file, endian: endian)
+        case .pcap, .pcapng:
+            let container: CaptureFormat.Container = sniffed == .pcap ? .pcap : .pcapng
+            return try PcapReader(path: path, size: file.size, container: container)
         case .truncatedMagic(let what, let need):
             throw CaptureError(.notACapture, path: path, "not a capture: \(what) header cut short (\(file.size) of \(need) bytes)")
         case .empty:
@@ -25,6 +29,7 @@ public enum CaptureFile {
     enum Sniffed: Equatable {
         case btsnoop
         case packetlogger(Endian)
+        case pcap, pcapng
         case truncatedMagic(String, Int)
         case empty
         case unknown
@@ -38,6 +43,18 @@ public enum CaptureFile {
         if b.isEmpty { return .empty }
         if b.count >= 8, b.prefix(8).elementsEqual(btsnoopMagic) { return .btsnoop }
         if b.count < 8, btsnoopMagic.starts(with: b) { return .truncatedMagic("btsnoop", 16) }
+        if b.count >= 4 {
+            let m = UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3])
+            switch m {
+            case 0xA1B2_C3D4, 0xD4C3_B2A1, 0xA1B2_3C4D, 0x4D3C_B2A1:
+                return b.count >= 24 ? .pcap : .truncatedMagic("pcap", 24)
+            case 0x0A0D_0D0A:
+                return b.count >= 28 ? .pcapng : .truncatedMagic("pcapng", 28)
+            default: break
+            }
+        } else if [[0xA1, 0xB2], [0xD4, 0xC3], [0x4D, 0x3C], [0x0A, 0x0D]].contains(where: { $0.starts(with: b.prefix(2)) && b.count >= 2 }) {
+            return .truncatedMagic("pcap", 24)
+        }
         if let e = PacketLoggerReader.detect(b) { return .packetlogger(e) }
         return .unknown
     }
