@@ -79,6 +79,11 @@ public protocol CaptureWriter: AnyObject {
 
 extension CaptureFile {
     public static func writer(path: String, format: CaptureOutputFormat) throws(CaptureError) -> any CaptureWriter {
-        throw CaptureError(.unsupported, path: path, "not implemented yet")  // STUB: capture helper
+        switch format {
+        case .btsnoop: try BTSnoopWriter(path: path, monitor: false)
+        case .btsnoopMonitor: try BTSnoopWriter(path: path, monitor: true)
+        case .pcap: try PcapWriter(path: path, pcapng: false)
+        case .pcapng: try PcapWriter(path: path, pcapng: true)
+        }
     }
 }

@@ -68,6 +68,10 @@ enum Corpus {
         b.prefix(n).map { String(format: "%02x", $0) }.joined()
     }
 
+    static func hex(_ b: [UInt8], _ n: Int = .max) -> String {
+        b.prefix(n).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// All records of a file, copied (for tests only).
     struct Rec: Equatable {
         var frame: Int; var ts: Timestamp; var dir: Direction?; var kind: PacketKind
@@ -95,7 +99,7 @@ enum Temp {
 
     static func file(_ bytes: [UInt8], name: String = "x.bin") -> String {
         let p = dir().appendingPathComponent(name).path
-        FileManager.default.createFile(atPath: p, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: p, contents: Data(bytes))
         return p
     }
 }
