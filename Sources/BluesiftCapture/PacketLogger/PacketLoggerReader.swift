@@ -21,7 +21,9 @@ public final class PacketLoggerReader: CaptureReader {
                                datalinkName: "Apple PacketLogger")
     }
 
-    /// Byte order whose first records (up to five) look like PacketLogger records, or nil.
+    /// Byte order whose first records (up to five) look like PacketLogger records, or nil:
+    /// lengths 8…65535 chaining through the file, microseconds below a million, and a known
+    /// type on the first record (later ones may be types nobody documented).
     static func detect(_ b: UnsafeRawBufferPointer) -> Endian? {
         for e in [Endian.big, .little] where plausible(b, e) { return e }
         return nil
@@ -34,7 +36,7 @@ public final class PacketLoggerReader: CaptureReader {
             guard len >= 8, len < 65536, usec < 1_000_000 else { return false }
             if len > 8 {
                 guard o + 12 < b.count else { return checked > 0 }
-                guard knownType(b[o + 12]) else { return false }
+                guard checked > 0 || knownType(b[o + 12]) else { return false }
             }
             o += 4 + len
             checked += 1
