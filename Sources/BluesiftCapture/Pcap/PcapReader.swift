@@ -1,0 +1,66 @@
+import CPcap
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// pcap and pcapng through libpcap (`pcap_next_ex` reuses libpcap's own buffer, so records
+/// never allocate). Timestamps are read at nanosecond precision whatever the file holds.
+public final class PcapReader: CaptureReader {
+    public let format: CaptureFormat
+    public private(set) var warnings: [String] = []
+    public var bytesRead: Int {
+        guard let p = handle, let f = pcap_file(p) else { return fileSize }
+        return max(0, ftell(f))
+    }
+    public let fileSize: Int
+
+    private var handle: OpaquePointer?
+    private let decoder: LinkDecoder
+    private var frame = 0
+    private var done = false
+
+    /// Opens with libpcap; returns nil (with libpcap's message) when libpcap refuses the file.
+    init(path: String, size: Int, container: CaptureFormat.Container) throws(CaptureError) {
+        var err = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+        guard let p = pcap_open_offline_with_tstamp_precision(path, UInt32(PCAP_TSTAMP_PRECISION_NANO), &err) else {
+            let msg = String(cString: err)
+            throw CaptureError(.unsupported, path: path, "libpcap cannot read this \(container.rawValue) file: \(msg)")
+        }
+        handle = p
+        fileSize = size
+        let dlt = UInt32(bitPattern: pcap_datalink(p))
+        decoder = LinkDecoder(linktype: dlt)
+        let swapped = pcap_is_swapped(p) != 0
+        let little = swapped ? !Self.hostIsLittle : Self.hostIsLittle
+        format = CaptureFormat(container: container, datalink: dlt, byteOrder: little ? .little : .big,
+                               datalinkName: LinkType.name(dlt))
+    }
+
+    private static var hostIsLittle: Bool { 1.littleEndian == 1 }
+
+    deinit { if let handle { pcap_close(handle) } }
+
+    public func next() -> CaptureRecord? {
+        guard !done, let p = handle else { return nil }
+        var hdr: UnsafeMutablePointer<pcap_pkthdr>?
+        var data: UnsafePointer<UInt8>?
+        let before = bytesRead
+        let rc = pcap_next_ex(p, &hdr, &data)
+        switch rc {
+        case 1:
+            guard let h = hdr?.pointee else { return nil }
+            frame += 1
+            let ts = Timestamp(seconds: Int64(h.ts.tv_sec), nanoseconds: Int32(h.ts.tv_usec))
+            let bytes = UnsafeRawBufferPointer(start: data, count: Int(h.caplen))
+            return decoder.record(frame: frame, timestamp: ts, data: bytes, originalLength: Int(h.len))
+        case PCAP_ERROR_BREAK:
+            done = true
+            return nil
+        default:
+            let msg = String(cString: pcap_geterr(p))
+            warnings.append("file ends mid-record at offset \(before): \(msg)")
+            done = true
+            return nil
+        }
+    }
+}

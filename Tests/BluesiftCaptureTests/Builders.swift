@@ -1,0 +1,40 @@
+/// Hand-built capture bytes for malformed-input and byte-order tests.
+enum Build {
+    static func btsnoopHeader(datalink: UInt32 = 1002) -> [UInt8] {
+        var b = Array("btsnoop\0".utf8)
+        b.be32(1); b.be32(datalink)
+        return b
+    }
+
+    /// One btsnoop record; `us` is µs since the Unix epoch.
+    static func btsnoopRecord(_ data: [UInt8], flags: UInt32, us: Int64 = 1_000_000, original: UInt32? = nil, included: UInt32? = nil) -> [UInt8] {
+        var b: [UInt8] = []
+        b.be32(original ?? UInt32(data.count)); b.be32(included ?? UInt32(data.count)); b.be32(flags); b.be32(0)
+        b.be64(UInt64(us + BTSnoopReaderOffset.value))
+        return b + data
+    }
+
+    /// One PacketLogger record, big- or little-endian.
+    static func pklg(_ type: UInt8?, _ payload: [UInt8], secs: UInt32, usecs: UInt32, big: Bool) -> [UInt8] {
+        var b: [UInt8] = []
+        let len = UInt32(8 + (type == nil ? 0 : 1) + payload.count)
+        for v in [len, secs, usecs] { if big { b.be32(v) } else { b.le32(v) } }
+        if let type { b.append(type) }
+        return b + payload
+    }
+
+    static func pcapHeader(linktype: UInt32 = 201) -> [UInt8] {
+        var b: [UInt8] = []
+        b.le32(0xA1B2_C3D4); b.le16(2); b.le16(4); b.le32(0); b.le32(0); b.le32(65535); b.le32(linktype)
+        return b
+    }
+
+    static func pcapRecord(_ data: [UInt8], secs: UInt32 = 10, usecs: UInt32 = 5, original: UInt32? = nil, included: UInt32? = nil) -> [UInt8] {
+        var b: [UInt8] = []
+        b.le32(secs); b.le32(usecs); b.le32(included ?? UInt32(data.count)); b.le32(original ?? UInt32(data.count))
+        return b + data
+    }
+}
+
+import BluesiftCapture
+enum BTSnoopReaderOffset { static let value = BTSnoopReader.epochOffsetMicroseconds }
