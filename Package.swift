@@ -5,6 +5,7 @@
 //   3 protocols BluesiftProtocols   HCI, ACL->L2CAP, L2CAP, ATT, SMP, advertising, link layer
 //   4 GATT      BluesiftGATT        per-device databases rebuilt from discovery, naming
 //   5 dissect   BluesiftDissect     field trees, renderers, capture statistics
+//   6 live      BluesiftTransport   H4 over TCP/UNIX/serial, HCI user channel (+ CBluetooth headers)
 //   7 replay    BluesiftReplay      replay scripts, live replay, capture diff
 //   8 CLI       bluesift
 import PackageDescription
@@ -16,6 +17,8 @@ let package = Package(
         // The analyzer as a library: it never imports a transport, so it runs anywhere.
         .library(name: "Bluesift", targets: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
         .executable(name: "bluesift", targets: ["bluesift"]),
+        // Live links to controllers (layer 6): transports and a minimal LE central.
+        .library(name: "BluesiftLive", targets: ["BluesiftTransport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -28,6 +31,9 @@ let package = Package(
         .target(name: "BluesiftProtocols", dependencies: ["BluesiftWire", "BluesiftCapture"]),
         .target(name: "BluesiftGATT", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols"]),
         .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT"]),
+        // Header-only (constants and struct layouts): no libbluetooth at run time.
+        .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth"),
+        .target(name: "BluesiftTransport", dependencies: ["BluesiftWire", "BluesiftCapture", "CBluetooth"]),
         .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
         .executableTarget(name: "bluesift", dependencies: [
             "BluesiftReplay",
@@ -39,6 +45,7 @@ let package = Package(
         .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols"]),
         .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect"]),
         .testTarget(name: "BluesiftReplayTests", dependencies: ["BluesiftReplay"]),
+        .testTarget(name: "BluesiftTransportTests", dependencies: ["BluesiftTransport"]),
         .testTarget(name: "BluesiftCLITests", dependencies: []),
         .testTarget(name: "BluesiftConformanceTests", dependencies: ["BluesiftCapture", "BluesiftProtocols"]),
     ],
