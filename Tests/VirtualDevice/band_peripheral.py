@@ -82,6 +82,12 @@ class Band:
         ]
         return services
 
+    def uptime(self) -> int:
+        # Frozen by default so captures and replays against the rig are reproducible.
+        if self.args.clock == 'real':
+            return int(time.monotonic() - self.started)
+        return 3600
+
     def session(self, connection) -> tuple[bp.Reassembler, bp.BandState]:
         key = connection.handle
         if key not in self.sessions:
@@ -97,7 +103,7 @@ class Band:
             return
         reassembler, state = self.session(connection)
         for data in reassembler.feed(bytes(value)):
-            reply = state.answer(data, int(time.monotonic() - self.started))
+            reply = state.answer(data, self.uptime())
             # Reply after returning, so a Write Response precedes the notification.
             asyncio.get_running_loop().create_task(self.notify(connection, reply))
         if self.args.vanish_after and count >= self.args.vanish_after:
@@ -250,6 +256,8 @@ def main() -> None:
     parser.add_argument('--regression', default='', help='commands (hex, comma separated) answering differently, e.g. 03')
     parser.add_argument('--vanish-after', type=int, default=0, help='power off after N vendor writes')
     parser.add_argument('--silent-after', type=int, default=0, help='stop answering after N vendor writes')
+    parser.add_argument('--clock', choices=['frozen', 'real'], default='frozen',
+                        help='ping uptime: frozen at 3600 s, or real seconds since start')
     parser.add_argument('--dump-gatt', metavar='FILE', help='write the GATT database as bluesift gatt JSON')
     parser.add_argument('--timeout', type=float, default=0, help='exit after this many seconds (0: never)')
     parser.add_argument('--watch-pid', type=int, default=0, help='exit when this process is gone')

@@ -106,6 +106,35 @@ class RigController(Controller):
         self.le_event_mask = 0
         return super().on_hci_reset_command(command)
 
+    def on_hci_le_create_connection_cancel_command(self, command):
+        # Stock cancel answers success but keeps the pending connection: no LE Connection
+        # Complete ever comes and every later Create Connection is "Command Disallowed".
+        # Core Vol 4 Part E §7.8.13: Command Complete, then LE Connection Complete 0x02.
+        pending = self.pending_le_connection
+        if pending is None:
+            return hci.HCI_StatusReturnParameters(hci.HCI_ErrorCode.COMMAND_DISALLOWED_ERROR)
+        self.pending_le_connection = None
+        asyncio.get_running_loop().call_soon(lambda: self.send_hci_packet(
+            hci.HCI_LE_Connection_Complete_Event(
+                status=hci.HCI_ErrorCode.UNKNOWN_CONNECTION_IDENTIFIER_ERROR,
+                connection_handle=0, role=hci.Role.CENTRAL,
+                peer_address_type=pending.peer_address.address_type,
+                peer_address=pending.peer_address, connection_interval=0,
+                peripheral_latency=0, supervision_timeout=0, central_clock_accuracy=0)))
+        return hci.HCI_StatusReturnParameters(hci.HCI_ErrorCode.SUCCESS)
+
+    def on_hci_disconnect_command(self, command):
+        # Stock answers "pending" for an unknown handle and then never completes, so the
+        # host waits forever. Answer Unknown Connection Identifier (0x02) at once.
+        handle = command.connection_handle
+        if (self.find_connection_by_handle(handle) is None
+                and self.find_classic_sco_link_by_handle(handle) is None
+                and self.find_iso_link_by_handle(handle) is None):
+            self._send_hci_command_status(
+                hci.HCI_ErrorCode.UNKNOWN_CONNECTION_IDENTIFIER_ERROR, command.op_code)
+            return None
+        return super().on_hci_disconnect_command(command)
+
     def drop_all_links(self) -> None:
         for connection in list(self.le_connections.values()):
             connection.send_ll_control_pdu(ll.TerminateInd(REASON_CONNECTION_TIMEOUT))

@@ -27,7 +27,7 @@ import band_protocol as bp
 log = logging.getLogger('rig.record')
 
 CENTRAL_ADDRESS = 'D0:5E:55:10:00:02'  # random static (two top bits set)
-USER_NAME = b'Ada Lovelace-Byron, Countess!'[:29] + b'X'  # 30 characters
+USER_NAME = b'Augusta Ada King-Noel Lovelace'  # 30 characters: a frame over several writes
 assert len(USER_NAME) == 30
 
 
@@ -64,8 +64,18 @@ async def session(args, device: Device) -> None:
         await device.stop_scanning()
 
     band = hci.Address(args.band, hci.Address.RANDOM_DEVICE_ADDRESS)
-    connection = await device.connect(band, own_address_type=hci.OwnAddressType.RANDOM, timeout=3)
+    own = hci.OwnAddressType.PUBLIC if args.public else hci.OwnAddressType.RANDOM
+    connection = await device.connect(band, own_address_type=own, timeout=3)
     peer = Peer(connection)
+    # Fail at once, not at the overall timeout, when the band goes away mid-session.
+    session_task = asyncio.current_task()
+    closing = False
+
+    def on_disconnection(reason: int) -> None:
+        if not closing:
+            log.error('band disconnected, reason %#04x', reason)
+            session_task.cancel()
+    connection.on('disconnection', on_disconnection)
     mtu = await peer.request_mtu(args.mtu)
     log.info('mtu %d', mtu)
     await peer.discover_all()
@@ -103,6 +113,7 @@ async def session(args, device: Device) -> None:
         await replies.expect(reply)
         await asyncio.sleep(args.delay)
 
+    closing = True
     await connection.disconnect()
 
 
@@ -120,7 +131,7 @@ async def amain(args) -> int:
         await asyncio.wait_for(device.power_on(), 5)
         await asyncio.wait_for(session(args, device), args.timeout)
         return 0
-    except Exception as error:  # noqa: BLE001 - report and fail, never hang
+    except (Exception, asyncio.CancelledError) as error:  # noqa: BLE001 - report and fail, never hang
         log.error('session failed: %r', error)
         return 1
     finally:
@@ -136,6 +147,7 @@ def main() -> None:
     parser.add_argument('--snoop', metavar='FILE', help='write this host\'s HCI traffic as btsnoop')
     parser.add_argument('--scan', type=float, default=0.3, help='seconds of active scanning first (0: none)')
     parser.add_argument('--delay', type=float, default=0.05, help='pause between commands (s)')
+    parser.add_argument('--public', action='store_true', help='connect with the public address (routing check)')
     parser.add_argument('--timeout', type=float, default=8)
     parser.add_argument('--log-level', default='INFO')
     args = parser.parse_args()
