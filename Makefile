@@ -7,6 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/debug/bluesift
 DEMO_CAPTURE := Captures/pongbot_btsnoop_hci.log
 
+.DEFAULT_GOAL := build
 include Tests/VirtualDevice/venv.mk
 
 .PHONY: deps-build deps-test build demo test bench clean
