@@ -47,6 +47,7 @@ let package = Package(
         .testTarget(name: "BluesiftReplayTests", dependencies: ["BluesiftReplay"]),
         .testTarget(name: "BluesiftTransportTests", dependencies: ["BluesiftTransport"]),
         .testTarget(name: "BluesiftCLITests", dependencies: []),
+        .testTarget(name: "BluesiftE2ETests", dependencies: []),
         .testTarget(name: "BluesiftConformanceTests", dependencies: ["BluesiftCapture", "BluesiftProtocols"]),
     ],
     swiftLanguageModes: [.v6]
