@@ -21,7 +21,7 @@ import BluesiftCapture
         #expect(HCICommandNames.name(0x1009) == "Read BD_ADDR")
         #expect(HCICommandNames.name(0xFD53) == "Vendor")
         #expect(HCICommandNames.name(0x0C84) == "Set Min Encryption Key Size")
-        #expect(HCICommandNames.name(0x0C5F) == "Unknown")
+        #expect(HCICommandNames.name(0x0CFF) == "Unknown")
         #expect(HCIEventNames.name(0x0E) == "Command Complete")
         #expect(HCIEventNames.name(0x3E) == "LE Meta")
         #expect(HCIEventNames.name(0x05) == "Disconnection Complete")
