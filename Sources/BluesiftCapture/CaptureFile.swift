@@ -14,7 +14,10 @@ public enum CaptureFile {
             return PacketLoggerReader(file: file, endian: endian)
         case .pcap, .pcapng:
             let container: CaptureFormat.Container = sniffed == .pcap ? .pcap : .pcapng
-            return try PcapReader(path: path, size: file.size, container: container)
+            do { return try PcapReader(file: file, container: container) } catch {
+                if container == .pcapng { return try PcapngReader(file: file) }
+                throw error
+            }
         case .truncatedMagic(let what, let need):
             throw CaptureError(.notACapture, path: path, "not a capture: \(what) header cut short (\(file.size) of \(need) bytes)")
         case .empty:

@@ -7,8 +7,13 @@ import Glibc
 /// never allocate). Timestamps are read at nanosecond precision whatever the file holds.
 public final class PcapReader: CaptureReader {
     public let format: CaptureFormat
-    public private(set) var warnings: [String] = []
+    public var warnings: [String] { fallback?.warnings ?? ownWarnings }
+    private var ownWarnings: [String] = []
+    /// Native pcapng reader taking over where libpcap gave up (see PcapngReader).
+    private var fallback: PcapngReader?
+    private let file: MappedFile
     public var bytesRead: Int {
+        if let fallback { return fallback.bytesRead }
         guard let p = handle, let f = pcap_file(p) else { return fileSize }
         return max(0, ftell(f))
     }
@@ -19,15 +24,17 @@ public final class PcapReader: CaptureReader {
     private var frame = 0
     private var done = false
 
-    /// Opens with libpcap; returns nil (with libpcap's message) when libpcap refuses the file.
-    init(path: String, size: Int, container: CaptureFormat.Container) throws(CaptureError) {
+    /// Opens with libpcap; throws `.unsupported` with libpcap's message when it refuses the file.
+    init(file: MappedFile, container: CaptureFormat.Container) throws(CaptureError) {
+        let path = file.path
+        self.file = file
         var err = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
         guard let p = pcap_open_offline_with_tstamp_precision(path, UInt32(PCAP_TSTAMP_PRECISION_NANO), &err) else {
-            let msg = String(cString: err)
+            let msg = String(decoding: err.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw CaptureError(.unsupported, path: path, "libpcap cannot read this \(container.rawValue) file: \(msg)")
         }
         handle = p
-        fileSize = size
+        fileSize = file.size
         let dlt = UInt32(bitPattern: pcap_datalink(p))
         decoder = LinkDecoder(linktype: dlt)
         let swapped = pcap_is_swapped(p) != 0
@@ -41,6 +48,7 @@ public final class PcapReader: CaptureReader {
     deinit { if let handle { pcap_close(handle) } }
 
     public func next() -> CaptureRecord? {
+        if let fallback { return fallback.next() }
         guard !done, let p = handle else { return nil }
         var hdr: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?
@@ -58,7 +66,16 @@ public final class PcapReader: CaptureReader {
             return nil
         default:
             let msg = String(cString: pcap_geterr(p))
-            warnings.append("file ends mid-record at offset \(before): \(msg)")
+            if format.container == .pcapng, let native = try? PcapngReader(file: file) {
+                // libpcap stops at an interface of another link type; the native reader
+                // re-reads the blocks, skips what was delivered, and goes on.
+                native.skipPackets(frame)
+                fallback = native
+                pcap_close(p)
+                handle = nil
+                return native.next()
+            }
+            ownWarnings.append("file ends mid-record at offset \(before): \(msg)")
             done = true
             return nil
         }
