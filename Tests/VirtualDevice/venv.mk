@@ -1,31 +1,41 @@
 # Python virtual environment for the virtual Bluetooth rig (Tests/VirtualDevice).
-# Included by the top-level Makefile. `make venv` creates .venv at the repo root
-# and (re)installs requirements only when the requirements file is newer than the stamp.
-# pip does not reach the index for a pinned requirement that is already installed.
-PYTHON ?= python3
-VENV := .venv
-VENV_PY := $(VENV)/bin/python
+# Included by the top-level Makefile.
+#   make venv            .venv at the repo root with Tests/VirtualDevice/requirements.txt
+#   make rig-selftest    starts the rig, checks it end to end (< 20 s)
+#   make band-captures   regenerates Captures/band_*
+# Requirements are (re)installed only when requirements.txt is newer than the stamp; pip
+# does not reach the index for a pinned requirement that is already installed.
+VDEV_PYTHON ?= python3
+VDEV_VENV := .venv
+VDEV_PY := $(VDEV_VENV)/bin/python
 VDEV_DIR := Tests/VirtualDevice
-VENV_STAMP := $(VENV)/.requirements.stamp
+VDEV_STAMP := $(VDEV_VENV)/.requirements.stamp
 VDEV_SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: venv venv-clean
+.PHONY: venv venv-clean rig-selftest band-captures
 
-venv: $(VENV_STAMP)
+venv: $(VDEV_STAMP)
 
-# A fresh Debian python3 lacks ensurepip until python3-venv is installed:
-# try first, install the package only when creating the venv fails.
-$(VENV_PY):
-	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { \
-	  rm -rf $(VENV); \
-	  echo "python3 -m venv failed: installing python3-venv"; \
+# A fresh Debian may lack python3, and its python3 lacks ensurepip until python3-venv is
+# installed: try first, install the packages only when creating the venv fails.
+$(VDEV_PY):
+	@$(VDEV_PYTHON) -m venv $(VDEV_VENV) >/dev/null 2>&1 || { \
+	  rm -rf $(VDEV_VENV); \
+	  echo "python3 -m venv failed: installing python3 python3-venv"; \
 	  $(VDEV_SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(VDEV_SUDO) apt-get install -y -qq --no-install-recommends python3-venv >/dev/null && \
-	  $(PYTHON) -m venv $(VENV); }
+	  DEBIAN_FRONTEND=noninteractive $(VDEV_SUDO) apt-get install -y -qq --no-install-recommends \
+	    python3 python3-venv >/dev/null && \
+	  $(VDEV_PYTHON) -m venv $(VDEV_VENV); }
 
-$(VENV_STAMP): $(VDEV_DIR)/requirements.txt | $(VENV_PY)
-	$(VENV_PY) -m pip install -q --disable-pip-version-check -r $(VDEV_DIR)/requirements.txt
+$(VDEV_STAMP): $(VDEV_DIR)/requirements.txt | $(VDEV_PY)
+	$(VDEV_PY) -m pip install -q --disable-pip-version-check -r $(VDEV_DIR)/requirements.txt
 	@touch $@
 
 venv-clean:
-	rm -rf $(VENV)
+	rm -rf $(VDEV_VENV)
+
+rig-selftest: venv
+	$(VDEV_DIR)/selftest.sh
+
+band-captures: venv
+	$(VDEV_DIR)/make_captures.sh
