@@ -28,6 +28,7 @@ log = logging.getLogger('rig.controllers')
 # Reason code the peer sees when a host resets or goes away: from the radio's point of
 # view the link just stops answering, so the peer's supervision timer fires.
 REASON_CONNECTION_TIMEOUT = hci.HCI_ErrorCode.CONNECTION_TIMEOUT_ERROR  # 0x08
+HOST_NUMBER_OF_COMPLETED_PACKETS = 0x0C35
 
 
 def default_bd_addr(index: int) -> str:
@@ -86,11 +87,21 @@ class RigController(Controller):
         # Bumble knows to be "sync": an unknown or asynchronous unsupported command got no
         # answer at all and the host waited forever. Answer Command Status 0x01 instead
         # (Core Vol 4 Part E §4.5 allows Command Status for unknown commands).
+        if command.op_code == HOST_NUMBER_OF_COMPLETED_PACKETS:
+            return None  # never answered unless in error (Core Vol 4 Part E §7.3.40)
         log.warning('[%s] unsupported command %s', self.name, command.name)
         if isinstance(command, hci.HCI_SyncCommand):
             return hci.HCI_StatusReturnParameters(hci.HCI_ErrorCode.UNKNOWN_HCI_COMMAND_ERROR)
         self._send_hci_command_status(hci.HCI_ErrorCode.UNKNOWN_HCI_COMMAND_ERROR, command.op_code)
         return None
+
+    def on_hci_read_rssi_command(self, command):
+        # Listed as supported but answered "Unknown HCI Command" by the stock controller.
+        # There is no radio: every link is at -50 dBm, as the advertising reports say.
+        connection = self.find_connection_by_handle(command.handle)
+        return hci.HCI_Read_RSSI_ReturnParameters(
+            status=hci.HCI_ErrorCode.SUCCESS if connection else hci.HCI_ErrorCode.UNKNOWN_CONNECTION_IDENTIFIER_ERROR,
+            handle=command.handle, rssi=-50 if connection else 0)
 
     def on_hci_reset_command(self, command):
         # Stock reset leaves links up: a host that restarts left the peer connected and

@@ -4,7 +4,8 @@
     raw_h4_smoke.py 127.0.0.1:9001            HCI_Reset + Read BD_ADDR
     raw_h4_smoke.py 127.0.0.1:9001 --scan     + legacy active scan: expects LE Advertising Reports
     raw_h4_smoke.py 127.0.0.1:9001 --cancel   + Create Connection to nobody, cancel (expects LE
-                                               Connection Complete 0x02), Disconnect unknown handle
+                                               Connection Complete 0x02); Disconnect and Read RSSI
+                                               on an unknown handle; an unknown vendor command
 
 Exit 0 when every check passed.
 """
@@ -103,6 +104,8 @@ def run(args) -> bool:
         complete = h4.wait_le_meta(0x01, 2)
         good &= check(complete is not None and complete[1] == 0x02, 'LE Connection Complete status 0x02')
         good &= check(h4.command(0x0406, b'\x77\x00\x13')[0] == 0x02, 'Disconnect unknown handle: 0x02')
+        good &= check(h4.command(0x1405, b'\x77\x00')[0] == 0x02, 'Read RSSI unknown handle: 0x02')
+        good &= check(h4.command(0xFC01, b'\x00')[0] == 0x01, 'vendor command 0xFC01: Unknown HCI Command')
     return good
 
 

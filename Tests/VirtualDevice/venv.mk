@@ -5,6 +5,8 @@
 #   make band-captures   regenerates Captures/band_*
 # Requirements are (re)installed only when requirements.txt is newer than the stamp; pip
 # does not reach the index for a pinned requirement that is already installed.
+# Included anywhere, this file does not change the including Makefile's default goal.
+VDEV_SAVED_GOAL := $(.DEFAULT_GOAL)
 VDEV_PYTHON ?= python3
 VDEV_VENV := .venv
 VDEV_PY := $(VDEV_VENV)/bin/python
@@ -39,3 +41,5 @@ rig-selftest: venv
 
 band-captures: venv
 	$(VDEV_DIR)/make_captures.sh
+
+.DEFAULT_GOAL := $(VDEV_SAVED_GOAL)
