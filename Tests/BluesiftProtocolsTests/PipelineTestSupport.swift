@@ -30,12 +30,6 @@ final class RecordStore {
 
 func hx(_ s: String) -> [UInt8] { Hex.parse(s)! }
 
-func json<D: FieldDescribable>(_ d: D) -> String {
-    var w = JSONFieldWriter(capacity: 256)
-    w.beginTopLevel(); d.describe(into: &w); w.endTopLevel()
-    return String(decoding: w.out, as: UTF8.self)
-}
-
 /// The public corpus, when present next to the repository.
 enum Corpus {
     static let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
