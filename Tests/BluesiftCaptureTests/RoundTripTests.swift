@@ -79,6 +79,30 @@ extension CaptureTests {
             }
         }
 
+        /// A file larger than the reader's page-release step (8 MB) and the writer's flush size.
+        @Test func largeFileThroughWriterAndReader() throws {
+            let out = Temp.dir().appendingPathComponent("big.log").path
+            let w = try CaptureFile.writer(path: out, format: .btsnoop)
+            let payload = UnsafeMutableRawBufferPointer.allocate(byteCount: 100, alignment: 1)
+            defer { payload.deallocate() }
+            payload.initializeMemory(as: UInt8.self, repeating: 0)
+            for i in 0..<120_000 {
+                payload[0] = UInt8(i & 0xff); payload[1] = UInt8(i >> 8 & 0xff)
+                try w.write(CaptureRecord(frame: i + 1, timestamp: Timestamp(microseconds: Int64(i)), direction: .received,
+                                          kind: .acl, bytes: UnsafeRawBufferPointer(payload)))
+            }
+            try w.finish()
+            let r = try CaptureFile.open(path: out)
+            #expect(r.fileSize == 16 + 120_000 * (24 + 101))
+            var n = 0, ok = true
+            while let rec = r.next() {
+                ok = ok && rec.bytes[0] == UInt8(n & 0xff) && rec.bytes[1] == UInt8(n >> 8 & 0xff)
+                    && rec.timestamp.microseconds == Int64(n) && rec.kind == .acl && rec.direction == .received
+                n += 1
+            }
+            #expect(n == 120_000 && ok && r.warnings.isEmpty && r.bytesRead == r.fileSize)
+        }
+
         @Test func skipsWhatTheFormatCannotHold() throws {
             guard Corpus.available else { return }
             let (kept, skipped, back) = try Self.convert(Corpus.path("tesible_mouse.pcapng"), .pcap)
