@@ -1,3 +1,4 @@
+import Testing
 import Foundation
 @testable import BluesiftCapture
 
@@ -110,3 +111,6 @@ extension Array where Element == UInt8 {
     mutating func be64(_ v: UInt64) { be32(UInt32(v >> 32)); be32(UInt32(v & 0xffff_ffff)) }
     mutating func le16(_ v: UInt16) { append(contentsOf: [UInt8(v & 0xff), UInt8(v >> 8)]) }
 }
+
+/// All capture suites, run one at a time: the heap-growth test reads a process-wide counter.
+@Suite(.serialized) struct CaptureTests {}

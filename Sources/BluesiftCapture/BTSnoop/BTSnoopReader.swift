@@ -59,9 +59,9 @@ public final class BTSnoopReader: CaptureReader {
         if included > available {
             return stop("file ends mid-record at offset \(offset): \(available) of \(included) bytes")
         }
+        file.release(upTo: offset) // earlier records are no longer borrowed
         let data = file.slice(offset + Self.recordHeaderSize, included)
         offset += Self.recordHeaderSize + included
-        file.release(upTo: offset)
         frame += 1
         let ts = Timestamp(microseconds: raw &- Self.epochOffsetMicroseconds)
         let received: Direction = flags & 1 == 1 ? .received : .sent

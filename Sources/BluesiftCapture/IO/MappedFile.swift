@@ -69,8 +69,8 @@ final class MappedFile {
         UInt64(bigEndian: base!.loadUnaligned(fromByteOffset: o, as: UInt64.self))
     }
 
-    /// Drops pages before `offset` from memory (they are file-backed and clean); records
-    /// before it are no longer referenced once the reader has moved past them.
+    /// Drops pages before `offset` from memory (file-backed and clean, so a later touch
+    /// would only re-read them); called with the start of the record being returned.
     func release(upTo offset: Int) {
         guard let base, offset - released >= Self.releaseStep else { return }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))

@@ -95,9 +95,9 @@ public final class PacketLoggerReader: CaptureReader {
         let secs = file.u32(offset + 4, endian), usecs = file.u32(offset + 8, endian)
         if len < 8 { return stop("record at offset \(offset) has length \(len), less than its 8-byte timestamp") }
         if len > remaining - 4 { return stop("file ends mid-record at offset \(offset): \(remaining - 4) of \(len) bytes") }
+        file.release(upTo: offset) // earlier records are no longer borrowed
         let body = file.slice(offset + 12, len - 8)
         offset += 4 + len
-        file.release(upTo: offset)
         frame += 1
         // usecs beyond a second are kept as-is (added), never trapped on.
         let ts = Timestamp(microseconds: Int64(secs) * 1_000_000 + Int64(usecs))

@@ -49,7 +49,7 @@ struct LinkDecoder {
             let dirWord = UInt32(d[0]) << 24 | UInt32(d[1]) << 16 | UInt32(d[2]) << 8 | UInt32(d[3])
             return make(H4.kind(d[4]), d.dropping(5), dir: dirWord & 1 == 1 ? .received : .sent, type: UInt16(d[4]))
         case LinkType.linuxMonitor:
-            // adapter BE16, opcode BE16 (libpcap pcap_bluetooth_linux_monitor_header).
+            // adapter BE16, opcode BE16 (pcap/bluetooth.h pcap_bluetooth_linux_monitor_header).
             guard d.count >= 4 else { return raw }
             let adapter = UInt16(d[0]) << 8 | UInt16(d[1]), op = UInt16(d[2]) << 8 | UInt16(d[3])
             let (kind, dir) = LinuxMonitorOpcode.classify(op)

@@ -14,6 +14,12 @@ public final class PcapReader: CaptureReader {
     private let file: MappedFile
     public var bytesRead: Int {
         if let fallback { return fallback.bytesRead }
+        if done { return fileSize }
+        return format.container == .pcap ? consumed : filePosition
+    }
+    /// Classic pcap: 24-byte header plus 16 + caplen per record (no syscall per record).
+    private var consumed = 24
+    private var filePosition: Int {
         guard let p = handle, let f = pcap_file(p) else { return fileSize }
         return max(0, ftell(f))
     }
@@ -52,12 +58,12 @@ public final class PcapReader: CaptureReader {
         guard !done, let p = handle else { return nil }
         var hdr: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?
-        let before = bytesRead
         let rc = pcap_next_ex(p, &hdr, &data)
         switch rc {
         case 1:
             guard let h = hdr?.pointee else { return nil }
             frame += 1
+            consumed += 16 + Int(h.caplen)
             let ts = Timestamp(seconds: Int64(h.ts.tv_sec), nanoseconds: Int32(h.ts.tv_usec))
             let bytes = UnsafeRawBufferPointer(start: data, count: Int(h.caplen))
             return decoder.record(frame: frame, timestamp: ts, data: bytes, originalLength: Int(h.len))
@@ -75,7 +81,8 @@ public final class PcapReader: CaptureReader {
                 handle = nil
                 return native.next()
             }
-            ownWarnings.append("file ends mid-record at offset \(before): \(msg)")
+            let at = format.container == .pcap ? consumed : filePosition
+            ownWarnings.append("file ends mid-record at offset \(at): \(msg)")
             done = true
             return nil
         }

@@ -67,8 +67,8 @@ final class PcapngReader: CaptureReader {
             if len < 12 { return stop("block at offset \(offset) has length \(len), less than 12") }
             if len > remaining { return stop("file ends mid-record at offset \(offset): \(remaining) of \(len) bytes") }
             let start = offset
+            file.release(upTo: start) // earlier records are no longer borrowed
             offset += len
-            file.release(upTo: offset)
             switch type {
             case 1 where len >= 20:
                 addInterface(start, len)
