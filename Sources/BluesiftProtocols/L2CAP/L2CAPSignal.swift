@@ -25,6 +25,8 @@ public struct L2CAPSignal {
     /// Offset in `data` of a trailing list: config options (0x04/0x05), CIDs (0x17-0x19),
     /// information data (0x0B), reject data (0x01).
     public var listOffset: Int?
+    /// False for commands whose data is only shown raw (echo, AMP, unknown codes).
+    public var decoded = true
     public var error: DecodeError?
 
     /// Parses the command at the reader's position; consumes the header and declared data.
@@ -88,7 +90,7 @@ public struct L2CAPSignal {
         case 0x1A:   // §4.28 Credit Based Reconfigure Response
             result = try u16("result")
         default:
-            break
+            decoded = false
         }
     }
 
@@ -166,8 +168,7 @@ public struct L2CAPSignal {
         if let v = latency { sink.int("latency", Int(v)) }
         if let v = timeout { sink.int("timeout", Int(v)) }
         guard let off = listOffset, off <= data.count else {
-            if listOffset == nil, code == 0x08 || code == 0x09 || psm == nil && sourceCID == nil && result == nil && infoType == nil,
-               !data.isEmpty { sink.hex("data", data) }
+            if !decoded, !data.isEmpty { sink.hex("data", data) }
             return
         }
         switch code {

@@ -25,9 +25,9 @@ extension ProtocolDecoder {
             l2.psm = ch.psm
             let isATT = ch.psm == 0x001F || ch.psm == 0x0027
             if !ch.creditBased {
-                if isATT { decodeATT(l2.payload, cid: l2.cid, state: s, side: side, record, &f) }
+                if isATT { decodeATT(l2.payload, cid: ch.bearer, state: s, side: side, record, &f) }
             } else if let sdu = kFrame(&l2, side: side, state: s, truncated: truncated, &f), isATT {
-                decodeATT(sdu, cid: l2.cid, state: s, side: side, record, &f)
+                decodeATT(sdu, cid: ch.bearer, state: s, side: side, record, &f)
             }
         default:
             break
@@ -85,6 +85,7 @@ extension ProtocolDecoder {
         return out
     }
 
+    /// `cid`: the bearer (0x0004, or the dynamic channel's `bearer`, equal in both directions).
     func decodeATT(_ payload: UnsafeRawBufferPointer, cid: UInt16, state s: ConnState, side: UInt8,
                    _ record: CaptureRecord, _ f: inout DecodedFrame) {
         let att = ATTPDU(bytes: payload)
