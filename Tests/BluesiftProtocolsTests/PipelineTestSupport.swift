@@ -75,3 +75,20 @@ struct TestBTSnoop {
         }
     }
 }
+
+/// ACL packet bytes (without H4 indicator): handle, PB flag, data.
+func acl(_ handle: UInt16, pb: UInt8, _ data: [UInt8]) -> [UInt8] {
+    [UInt8(handle & 0xFF), UInt8(handle >> 8) | pb << 4, UInt8(data.count & 0xFF), UInt8(data.count >> 8)] + data
+}
+
+/// L2CAP basic frame: length, CID, payload.
+func l2(_ cid: UInt16, _ payload: [UInt8]) -> [UInt8] {
+    [UInt8(payload.count & 0xFF), UInt8(payload.count >> 8), UInt8(cid & 0xFF), UInt8(cid >> 8)] + payload
+}
+
+/// Splits an L2CAP PDU into ACL packets of at most `size` data bytes (PB 0b10 then 0b01).
+func fragments(_ handle: UInt16, _ pdu: [UInt8], size: Int) -> [[UInt8]] {
+    stride(from: 0, to: pdu.count, by: size).map { i in
+        acl(handle, pb: i == 0 ? 0b10 : 0b01, Array(pdu[i..<min(i + size, pdu.count)]))
+    }
+}
