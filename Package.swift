@@ -4,6 +4,7 @@
 //   2 capture   BluesiftCapture     btsnoop / pcap / pcapng / PacketLogger readers and writers
 //   3 protocols BluesiftProtocols   HCI, ACL->L2CAP, L2CAP, ATT, SMP, advertising, link layer
 //   4 GATT      BluesiftGATT        per-device databases rebuilt from discovery, naming
+//   5 plugins   BluesiftPlugins     declarative vendor dissectors (YAML), frame assembly, checksums
 //   5 dissect   BluesiftDissect     field trees, renderers, capture statistics
 //   7 replay    BluesiftReplay      replay scripts, live replay, capture diff
 //   8 CLI       bluesift
@@ -14,11 +15,12 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         // The analyzer as a library: it never imports a transport, so it runs anywhere.
-        .library(name: "Bluesift", targets: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
+        .library(name: "Bluesift", targets: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
         .executable(name: "bluesift", targets: ["bluesift"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
         .systemLibrary(name: "CPcap", path: "Sources/CPcap", pkgConfig: "libpcap",
@@ -27,17 +29,19 @@ let package = Package(
         .target(name: "BluesiftCapture", dependencies: ["BluesiftWire", "CPcap"]),
         .target(name: "BluesiftProtocols", dependencies: ["BluesiftWire", "BluesiftCapture"]),
         .target(name: "BluesiftGATT", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols"]),
-        .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT"]),
-        .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
+        .target(name: "BluesiftPlugins", dependencies: ["BluesiftWire", .product(name: "Yams", package: "Yams")]),
+        .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins"]),
+        .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
         .executableTarget(name: "bluesift", dependencies: [
             "BluesiftReplay",
-            "BluesiftDissect", "BluesiftCapture",
+            "BluesiftDissect", "BluesiftCapture", "BluesiftPlugins",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "BluesiftWireTests", dependencies: ["BluesiftWire"]),
         .testTarget(name: "BluesiftCaptureTests", dependencies: ["BluesiftCapture"]),
         .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols"]),
         .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect"]),
+        .testTarget(name: "BluesiftPluginsTests", dependencies: ["BluesiftPlugins", "BluesiftWire"]),
         .testTarget(name: "BluesiftCLITests", dependencies: []),
         .testTarget(name: "BluesiftConformanceTests", dependencies: ["BluesiftCapture", "BluesiftProtocols"]),
     ],
