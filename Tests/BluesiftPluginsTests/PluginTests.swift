@@ -101,3 +101,35 @@ enum Fixtures {
         #expect(!p.equalIgnoringVolatile(a, c))
     }
 }
+
+@Suite struct LegoPluginTests {
+    static func lego() throws -> Plugin { try PluginLoader.load(file: Fixtures.pluginsDir + "/lego-lwp3.yaml") }
+
+    @Test func everyExamplePasses() throws {
+        let p = try Self.lego()
+        #expect(p.examples.count == 10)
+        for r in p.runExamples() { #expect(r.passed, "line \(r.line): \(r.problems)") }
+    }
+
+    @Test func attachedIO() throws {
+        let m = try Self.lego().decode(Fixtures.bytes("0f 00 04 01 01 25 00 00 00 00 10 00 00 00 10"))
+        #expect(m.message == "hub_attached_io")
+        #expect(m["io_type"] == .named(0x25, "vision_sensor"))
+        #expect(m["sw_revision"]?["version"]?["major"] == .int(1))
+        #expect(m.checksum == nil)
+    }
+
+    /// §3.2: a 130-byte message takes a 2-byte length, 0x82 0x01.
+    @Test func longLengthEncoding() throws {
+        let p = try Self.lego()
+        let name = String(repeating: "x", count: 125)
+        let b = try p.encode(message: "hub_properties", fields: ["property": "advertising_name", "operation": "set", "value": ["text": .string(name)]])
+        #expect(b.count == 131)
+        #expect(Array(b.prefix(4)) == [0x83, 0x01, 0x00, 0x01])
+        let m = p.decode(b)
+        #expect(m.error == nil)
+        #expect(m["value"]?["text"] == .string(name))
+        let short = try p.encode(message: "generic_error", fields: ["command_type": 0x81, "error_code": "ack"])
+        #expect(short == [0x05, 0x00, 0x05, 0x81, 0x01])
+    }
+}
