@@ -6,6 +6,7 @@
 //   4 GATT      BluesiftGATT        per-device databases rebuilt from discovery, naming
 //   5 dissect   BluesiftDissect     field trees, renderers, capture statistics
 //   6 live      BluesiftTransport   H4 over TCP/UNIX/serial, HCI user channel (+ CBluetooth headers)
+//               BluesiftHost        minimal LE central: scan, connect, L2CAP, ATT client
 //   7 replay    BluesiftReplay      replay scripts, live replay, capture diff
 //   8 CLI       bluesift
 import PackageDescription
@@ -18,7 +19,7 @@ let package = Package(
         .library(name: "Bluesift", targets: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
         .executable(name: "bluesift", targets: ["bluesift"]),
         // Live links to controllers (layer 6): transports and a minimal LE central.
-        .library(name: "BluesiftLive", targets: ["BluesiftTransport"]),
+        .library(name: "BluesiftLive", targets: ["BluesiftTransport", "BluesiftHost"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -34,6 +35,7 @@ let package = Package(
         // Header-only (constants and struct layouts): no libbluetooth at run time.
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth"),
         .target(name: "BluesiftTransport", dependencies: ["BluesiftWire", "BluesiftCapture", "CBluetooth"]),
+        .target(name: "BluesiftHost", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftTransport"]),
         .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
         .executableTarget(name: "bluesift", dependencies: [
             "BluesiftReplay",
@@ -45,6 +47,7 @@ let package = Package(
         .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols"]),
         .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect"]),
         .testTarget(name: "BluesiftTransportTests", dependencies: ["BluesiftTransport"]),
+        .testTarget(name: "BluesiftHostTests", dependencies: ["BluesiftHost"], exclude: ["Fixtures"]),
         .testTarget(name: "BluesiftCLITests", dependencies: []),
         .testTarget(name: "BluesiftConformanceTests", dependencies: ["BluesiftCapture", "BluesiftProtocols"]),
     ],
