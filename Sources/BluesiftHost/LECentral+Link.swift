@@ -85,7 +85,7 @@ extension LECentral {
             guard case .timeout = error else { throw error }
             // Cancel; the controller then reports the attempt with status 0x02 (§7.8.13).
             _ = try? command(HCICommand.packet(HCIOpcode.leCreateConnectionCancel))
-            let late = try? wait("cancelled connection", timeout: .seconds(2)) {
+            let late = try? wait("cancelled connection", timeout: options.commandTimeout) {
                 () throws(HostError) -> (status: UInt8, LEConnection)? in connectResult
             }
             if let late, late.status == 0 {
