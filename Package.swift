@@ -7,6 +7,7 @@
 //   5 plugins   BluesiftPlugins     declarative vendor dissectors (YAML), frame assembly, checksums
 //   5 dissect   BluesiftDissect     field trees, renderers, capture statistics
 //   6 live      BluesiftTransport   H4 over TCP/UNIX/serial, HCI user channel (+ CBluetooth headers)
+//               BluesiftHost        minimal LE central: scan, connect, L2CAP, ATT client
 //   7 replay    BluesiftReplay      replay scripts, live replay, capture diff
 //   8 CLI       bluesift
 import PackageDescription
@@ -19,7 +20,7 @@ let package = Package(
         .library(name: "Bluesift", targets: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
         .executable(name: "bluesift", targets: ["bluesift"]),
         // Live links to controllers (layer 6): transports and a minimal LE central.
-        .library(name: "BluesiftLive", targets: ["BluesiftTransport"]),
+        .library(name: "BluesiftLive", targets: ["BluesiftTransport", "BluesiftHost"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -37,7 +38,8 @@ let package = Package(
         // Header-only (constants and struct layouts): no libbluetooth at run time.
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth"),
         .target(name: "BluesiftTransport", dependencies: ["BluesiftWire", "BluesiftCapture", "CBluetooth"]),
-        .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
+        .target(name: "BluesiftHost", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftTransport"]),
+        .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftHost"]),
         .executableTarget(name: "bluesift", dependencies: [
             "BluesiftReplay",
             "BluesiftDissect", "BluesiftCapture", "BluesiftPlugins",
@@ -50,6 +52,7 @@ let package = Package(
         .testTarget(name: "BluesiftReplayTests", dependencies: ["BluesiftReplay"]),
         .testTarget(name: "BluesiftTransportTests", dependencies: ["BluesiftTransport"]),
         .testTarget(name: "BluesiftPluginsTests", dependencies: ["BluesiftPlugins", "BluesiftWire"]),
+        .testTarget(name: "BluesiftHostTests", dependencies: ["BluesiftHost"], exclude: ["Fixtures"]),
         .testTarget(name: "BluesiftCLITests", dependencies: []),
         .testTarget(name: "BluesiftE2ETests", dependencies: []),
         .testTarget(name: "BluesiftConformanceTests", dependencies: ["BluesiftCapture", "BluesiftProtocols"]),
