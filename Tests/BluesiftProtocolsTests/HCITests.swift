@@ -165,3 +165,17 @@ import BluesiftCapture
         }
     }
 }
+
+extension HCITests {
+    @Test func jsonOfDataAndMetaPackets() {
+        packet("02 41 20 08 00 04 00 04 00 09 02 07 00") { h in
+            #expect(json(h) == #"{"opcode":2,"name":"ACL Data","handle":65,"pb":2,"bc":0,"length":8}"#)
+        }
+        packet("04 3e 1f 0a 00 41 00 00 00 73 49 06 60 b2 5c 00 00 00 00 00 00 00 00 00 00 00 00 0f 00 00 00 f4 01 00") { h in
+            #expect(json(h) == #"{"opcode":62,"name":"LE Meta","subevent":10,"subevent_name":"LE Enhanced Connection Complete","status":0,"status_name":"Success","handle":65,"role":"central","peer":"5c:b2:60:06:49:73","peer_type":"public","interval":15,"latency":0,"supervision_timeout":500}"#)
+        }
+        packet("04 ff 03 57 01 02") { h in   // vendor event: parameters raw
+            #expect(json(h) == #"{"opcode":255,"name":"Vendor","parameters":"570102"}"#)
+        }
+    }
+}

@@ -89,6 +89,14 @@ import BluesiftCapture
         #expect(next.errors.isEmpty && next.l2cap?.truncated == false && next.att?.bytes.count == 2)
     }
 
+    @Test func truncatedHeaderIsNotAnError() {
+        let bytes = hx("0c 00")
+        bytes.withUnsafeBytes { p in
+            #expect(L2CAPLayer(pdu: p, truncated: true).error == nil)
+            #expect(L2CAPLayer(pdu: p).error?.code == .truncated)
+        }
+    }
+
     @Test func connectionParameterUpdateRequest() {
         let bytes = hx("0c 00 05 00 12 01 08 00 18 00 28 00 00 00 f4 01")
         bytes.withUnsafeBytes { p in

@@ -50,7 +50,8 @@ public struct L2CAPLayer: FieldDescribable {
             }
             if isSignalling { try decodeSignals() }
         } catch {
-            self.error = error.inLayer("l2cap")
+            // A capture cut is not a protocol error: the fields read so far stand.
+            if !(truncated && error.code == .truncated) { self.error = error.inLayer("l2cap") }
         }
     }
 
