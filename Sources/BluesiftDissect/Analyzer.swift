@@ -28,7 +28,7 @@ public final class Analyzer {
         let d = decoder.decode(record)
         var a = AnalyzedFrame(decoded: d)
         guard naming, let att = d.att, let conn = d.connection else { return a }
-        let peer = decoder.connections.last(where: { $0.adapter == record.adapter && $0.handle == conn })?.peer
+        let peer = decoder.connection(adapter: record.adapter, handle: conn)?.peer
         gatt.observe(d, peer: peer)
         if let h = att.handle ?? att.errorHandle,
            let (loc, source) = gatt.locate(adapter: record.adapter, connection: conn, handle: h) {
