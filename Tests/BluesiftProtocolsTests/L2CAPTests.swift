@@ -83,7 +83,7 @@ import BluesiftCapture
         _ = d.decode(store.record(2, .acl, .received, Array(frags[0][0..<10]), originalLength: frags[0].count))
         let mid = d.decode(store.record(3, .acl, .received, Array(frags[1][0..<6]), originalLength: frags[1].count))
         let end = d.decode(store.record(4, .acl, .received, frags[2]))
-        #expect(mid.errors.isEmpty && end.errors.isEmpty)
+        #expect(mid.errors.isEmpty && end.errors.isEmpty, "\(end.errors)")
         #expect(end.l2cap?.truncated == true && end.l2cap?.fragments == 3 && end.l2cap?.payload.count == 2)
         let next = d.decode(store.record(5, .acl, .received, acl(0x0040, pb: 0b10, l2(0x0004, [0x0b, 0x01]))))
         #expect(next.errors.isEmpty && next.l2cap?.truncated == false && next.att?.bytes.count == 2)

@@ -15,19 +15,19 @@ extension ProtocolDecoder {
                 if l2.cid == 0x0005 { break }
             }
         case 0x0004:
-            decodeATT(l2.payload, cid: 0x0004, state: s, side: side, record, &f)
+            decodeATT(l2.payload, cid: 0x0004, truncated: truncated, state: s, side: side, record, &f)
         case 0x0006, 0x0007:
             let smp = SMPPDU(bytes: l2.payload)
-            if let e = smp.error { f.errors.append(e.inLayer("smp")) }
+            if let e = smp.error, !(e.code == .truncated && l2.truncated) { f.errors.append(e.inLayer("smp")) }
             f.smp = smp
         case 0x0040...:
             guard let ch = s.channels.channel(sentBy: side, cid: l2.cid) else { break }
             l2.psm = ch.psm
             let isATT = ch.psm == 0x001F || ch.psm == 0x0027
             if !ch.creditBased {
-                if isATT { decodeATT(l2.payload, cid: ch.bearer, state: s, side: side, record, &f) }
+                if isATT { decodeATT(l2.payload, cid: ch.bearer, truncated: truncated, state: s, side: side, record, &f) }
             } else if let sdu = kFrame(&l2, side: side, state: s, truncated: truncated, &f), isATT {
-                decodeATT(sdu, cid: ch.bearer, state: s, side: side, record, &f)
+                decodeATT(sdu, cid: ch.bearer, truncated: truncated, state: s, side: side, record, &f)
             }
         default:
             break
@@ -86,10 +86,13 @@ extension ProtocolDecoder {
     }
 
     /// `cid`: the bearer (0x0004, or the dynamic channel's `bearer`, equal in both directions).
-    func decodeATT(_ payload: UnsafeRawBufferPointer, cid: UInt16, state s: ConnState, side: UInt8,
+    func decodeATT(_ payload: UnsafeRawBufferPointer, cid: UInt16, truncated: Bool, state s: ConnState, side: UInt8,
                    _ record: CaptureRecord, _ f: inout DecodedFrame) {
         let att = ATTPDU(bytes: payload)
-        if let e = att.error { f.errors.append(e.inLayer("att")) }
+        // A PDU the capture cut short is flagged truncated, not malformed.
+        if let e = att.error, !(e.code == .truncated && truncated) {
+            f.errors.append(e.inLayer("att"))
+        }
         f.att = att
         f.attTransaction = s.att.observe(payload, cid: cid, side: side, frame: record.frame, timestamp: record.timestamp)
     }
