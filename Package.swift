@@ -41,7 +41,7 @@ let package = Package(
         .testTarget(name: "BluesiftCaptureTests", dependencies: ["BluesiftCapture"]),
         .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols"]),
         .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect"]),
-        .testTarget(name: "BluesiftPluginsTests", dependencies: ["BluesiftPlugins", "BluesiftWire"]),
+        .testTarget(name: "BluesiftPluginsTests", dependencies: ["BluesiftPlugins", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
         .testTarget(name: "BluesiftCLITests", dependencies: []),
         .testTarget(name: "BluesiftConformanceTests", dependencies: ["BluesiftCapture", "BluesiftProtocols"]),
     ],
