@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect"]),
         .testTarget(name: "BluesiftReplayTests", dependencies: ["BluesiftReplay"]),
         .testTarget(name: "BluesiftTransportTests", dependencies: ["BluesiftTransport"]),
-        .testTarget(name: "BluesiftPluginsTests", dependencies: ["BluesiftPlugins", "BluesiftWire"]),
+        .testTarget(name: "BluesiftPluginsTests", dependencies: ["BluesiftPlugins", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
         .testTarget(name: "BluesiftHostTests", dependencies: ["BluesiftHost"], exclude: ["Fixtures"]),
         .testTarget(name: "BluesiftCLITests", dependencies: []),
         .testTarget(name: "BluesiftE2ETests", dependencies: []),

@@ -199,6 +199,7 @@ struct PluginCompiler {
                 let v = try integer(h, "handle")
                 guard (1...0xFFFF).contains(v) else { throw fail(h, "handle out of range") }
                 handle = UInt16(v)
+                guard service != nil else { throw fail(h, "a handle override needs 'service' too (it names the handle)") }
             }
             var dirs = Set<PluginDirection>()
             for dn in [m["direction"], m["directions"]].compactMap({ $0 }) {

@@ -46,6 +46,8 @@ public final class PluginSet: @unchecked Sendable {
     public struct Result: Sendable {
         public var plugin: String
         public var match: PluginMatch
+        public var handle: UInt16
+        public var direction: PluginDirection
         /// The plugin's handle override named the characteristic (no discovery in the capture).
         public var namedByHandle: Bool
         /// Complete frames ending in this value (usually one; none while a frame is incomplete).
@@ -64,7 +66,7 @@ public final class PluginSet: @unchecked Sendable {
             return nil
         }
         let p = plugins[i]
-        var r = Result(plugin: p.id, match: m, namedByHandle: byHandle, messages: [], pending: 0, pendingNeed: nil, dropped: [])
+        var r = Result(plugin: p.id, match: m, handle: handle, direction: direction, namedByHandle: byHandle, messages: [], pending: 0, pendingNeed: nil, dropped: [])
         if let a = assemblers[i] {
             let out = a.push(FrameAssembler.StreamKey(device: device, handle: handle, direction: direction), value,
                              atMicroseconds: timeMicroseconds)

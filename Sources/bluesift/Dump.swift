@@ -10,7 +10,8 @@ struct Dump: ParsableCommand {
         discussion: """
         JSON Lines: one object per record, in file order: frame, ts (RFC 3339 UTC, µs), dir \
         ("sent" | "received" | null), kind, conn, then one object per decoded layer (hci, ll, \
-        l2cap, att, smp, adv), each with at least opcode and name. See README.
+        l2cap, att, smp, adv), each with at least opcode and name; ATT values a plugin decodes \
+        add "vendor": {"plugin","message","fields","checksum"}. See README.
         """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, jsonl }
@@ -51,6 +52,8 @@ struct Dump: ParsableCommand {
     @Flag(help: "Skip GATT reconstruction and handle naming.")
     var noNaming = false
 
+    @OptionGroup var plugins: PluginOptions
+
     func makeFilter() throws -> FrameFilter {
         var filter = FrameFilter()
         if let c = connection {
@@ -88,6 +91,7 @@ struct Dump: ParsableCommand {
         let reader = try openOrExit(file)
         let analyzer = Analyzer(naming: !noNaming)
         if let gatt { try importGATT(gatt, into: analyzer) }
+        analyzer.plugins = plugins.load()
         var out = Output()
         let text = FrameText(color: !noColor && (color || stdoutIsTerminal), verbose: verbose)
         var json = JSONFieldWriter(capacity: 1 << 17)
