@@ -21,36 +21,47 @@ struct Frames: ParsableCommand {
     @Option(help: "Import a GATT database (JSON) to name handles whose discovery was not captured.") var gatt: String?
     @OptionGroup var plugins: PluginOptions
 
+    @Option(help: "Files decoded in parallel (default: the number of cores); each file's output stays whole and in order.")
+    var jobs: Int = FileJobs.defaultJobs
+
     func run() throws {
-        guard let set = plugins.load() else {
+        guard let list = plugins.loadPlugins() else {
             stderrLine("bluesift: no vendor plugins found (search path: \(plugins.searchPath().joined(separator: ", ")))")
             throw Exit.unusableInput
         }
-        var out = Output()
-        if format == .csv { out.line("file,frame,time,direction,characteristic,plugin,message,fields,checksum") }
-        for file in files {
-            let reader = try openOrExit(file)
+        let db = try gatt.map(loadGATT)
+        if format == .csv {
+            var out = Output()
+            out.line("file,frame,time,direction,characteristic,plugin,message,fields,checksum")
+            out.flush()
+        }
+        let many = files.count > 1 || FileJobs.expand(files).count > 1
+        let code = FileJobs.run(files, jobs: jobs) { file, fd in
+            guard let reader = openCapture(file) else { return 2 }
             let analyzer = Analyzer(naming: true)
-            analyzer.plugins = set
-            if let gatt { try importGATT(gatt, into: analyzer) }
+            analyzer.plugins = PluginSet(list)
+            if let db { analyzer.gatt.importDatabase(db) }
+            var out = Output(fd: fd)
             while let record = reader.next() {
                 let a = analyzer.analyze(record)
                 guard let v = a.vendor, !v.messages.isEmpty else { continue }
                 let ch = a.location?.characteristic?.description ?? Hex.fixed(UInt64(v.handle), width: 4)
-                for m in v.messages { write(m, v, ch, a.record, file, &out) }
+                for m in v.messages { write(m, v, ch, a.record, file, many, &out) }
                 out.flushIfNeeded()
             }
+            out.flush()
             printWarnings(reader, path: file)
+            return 0
         }
-        out.flush()
+        if code != 0 { throw ExitCode(code) }
     }
 
-    func write(_ m: DecodedMessage, _ v: PluginSet.Result, _ ch: String, _ r: CaptureRecord, _ file: String, _ out: inout Output) {
+    func write(_ m: DecodedMessage, _ v: PluginSet.Result, _ ch: String, _ r: CaptureRecord, _ file: String, _ many: Bool, _ out: inout Output) {
         switch format {
         case .text:
             var t: [UInt8] = []
             TimeFormat.timeOfDay(r.timestamp, into: &t)
-            let prefix = files.count > 1 ? file + ": " : ""
+            let prefix = many ? file + ": " : ""
             let frame = String(r.frame)
             out.line(prefix + String(repeating: " ", count: max(0, 6 - frame.count)) + frame + " " + String(decoding: t, as: UTF8.self)
                      + " " + v.direction.rawValue.padding(8) + ch + "  " + v.plugin + " " + m.summary)

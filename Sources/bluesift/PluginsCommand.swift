@@ -19,6 +19,15 @@ struct PluginOptions: ParsableArguments {
         return loaded.plugins.isEmpty ? nil : PluginSet(loaded.plugins)
     }
 
+    /// The compiled plugins, loaded once; give each capture its own `PluginSet` (it holds
+    /// per-stream reassembly state).
+    func loadPlugins() -> [Plugin]? {
+        if noPlugins { return nil }
+        let loaded = PluginLoader.load(directories: searchPath())
+        for e in loaded.errors { stderrLine("bluesift: warning: \(e.description) (plugin skipped)") }
+        return loaded.plugins.isEmpty ? nil : loaded.plugins
+    }
+
     func searchPath() -> [String] {
         PluginLoader.searchPath(executable: executablePath(), extra: directories)
     }
