@@ -18,6 +18,8 @@ enum FileJobs {
             if FileManager.default.fileExists(atPath: p, isDirectory: &isDir), isDir.boolValue,
                let names = try? FileManager.default.contentsOfDirectory(atPath: p) {
                 let base = p.hasSuffix("/") ? p : p + "/"
+                let before = out.count
+                defer { if out.count == before { out.append(p) } }  // no capture inside: opening it says why
                 for n in names.sorted() where !n.hasPrefix(".") {
                     var sub: ObjCBool = false
                     if FileManager.default.fileExists(atPath: base + n, isDirectory: &sub), !sub.boolValue,
