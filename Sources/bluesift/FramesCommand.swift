@@ -31,7 +31,7 @@ struct Frames: ParsableCommand {
         for file in files {
             let reader = try openOrExit(file)
             let analyzer = Analyzer(naming: true)
-            analyzer.plugins = set
+            analyzer.plugins = PluginSet(set.plugins)   // reassembly state is per capture
             if let gatt { try importGATT(gatt, into: analyzer) }
             while let record = reader.next() {
                 let a = analyzer.analyze(record)
