@@ -140,6 +140,7 @@ struct Plugins: ParsableCommand {
                 frames = o.frames
                 for d in o.dropped { out.line("note: \(d)") }
                 if o.pending > 0 { out.line("incomplete frame: \(o.pending) bytes" + (o.pendingNeed.map { " of \($0)" } ?? "")) }
+                if frames.isEmpty { frames = [bytes] }   // show how far the bytes decode anyway
             }
             for f in frames {
                 let m = p.decode(f)
