@@ -230,6 +230,13 @@ extension PluginCompiler {
 
     static let specials: Set<String> = ["_remaining", "_size", "_offset", "_index"]
 
+    /// `name._length` / `name._count` refer to field `name`.
+    static func baseName(_ r: String) -> String {
+        if r.hasSuffix("._length") { return String(r.dropLast(8)) }
+        if r.hasSuffix("._count") { return String(r.dropLast(7)) }
+        return r
+    }
+
     /// Every reference must name an earlier field of the same type or a field of a type that
     /// (transitively) contains it.
     func checkReferences(frame: Int) throws(PluginError) {
@@ -279,13 +286,13 @@ extension PluginCompiler {
                     if let e = c.to { exprs.append((e, true)) }
                 }
                 for (e, _) in exprs {
-                    for r in e.references where !visible.contains(r) && !(f.value != nil || f.checksum != nil) {
+                    for r in e.references.map(Self.baseName) where !visible.contains(r) && !(f.value != nil || f.checksum != nil) {
                         throw PluginError(path: path, line: f.line, message: "'\(r)' is not a field defined before '\(f.id)'")
                     }
                     // Computed values and checksum ranges are evaluated once the frame is complete.
                     if f.value != nil || f.checksum != nil {
                         let all = Set(types.flatMap { $0.fields.map(\.id) }).union(Self.specials)
-                        for r in e.references where !all.contains(r) {
+                        for r in e.references.map(Self.baseName) where !all.contains(r) {
                             throw PluginError(path: path, line: f.line, message: "'\(r)' is not a field of this plugin")
                         }
                     }

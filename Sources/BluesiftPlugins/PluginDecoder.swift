@@ -28,6 +28,9 @@ final class DecodeRun {
     var index: Int64 = 0
     var pos = 0
     var end = 0
+    /// `FIELD._length` (bytes) and `FIELD._count` (list items) of fields decoded so far.
+    var lengths: [String: Int64] = [:]
+    var counts: [String: Int64] = [:]
 
     static let maxDepth = 16
     static let maxElements = 65_536
@@ -45,6 +48,8 @@ final class DecodeRun {
         default:
             var i = scopeNames.count - 1
             while i >= 0 { if scopeNames[i] == name { return scopeValues[i] }; i -= 1 }
+            if name.hasSuffix("._length") { return lengths[String(name.dropLast(8))] }
+            if name.hasSuffix("._count") { return counts[String(name.dropLast(7))] }
             return nil
         }
     }
@@ -108,6 +113,8 @@ final class DecodeRun {
         for f in plugin.types[t].fields {
             if top { partial = out }
             if let c = f.condition, try eval(c) == 0 { continue }
+            let start = pos
+            defer { lengths[f.id] = Int64(pos - start) }
             switch f.repeatSpec {
             case .none:
                 let v = try decodeOne(f, top: top)
@@ -120,6 +127,7 @@ final class DecodeRun {
                     index = i
                     if let v = try decodeOne(f, top: false) { list.append(v) }
                 }
+                counts[f.id] = Int64(list.count)
                 if !f.hidden { out.append(PluginField(name: f.id, value: .list(list))) }
             case .eos:
                 var list: [PluginValue] = []
@@ -130,6 +138,7 @@ final class DecodeRun {
                     if let v = try decodeOne(f, top: false) { list.append(v) }
                     if pos == before { break }   // zero-width element: stop, never spin
                 }
+                counts[f.id] = Int64(list.count)
                 if !f.hidden { out.append(PluginField(name: f.id, value: .list(list))) }
             }
         }

@@ -38,6 +38,8 @@ final class EncodeRun {
     var computed: [(f: FieldDef, offset: Int, size: Int)] = []
     var checksums: [(f: FieldDef, offset: Int)] = []
     var messageSwitchDone = false
+    var lengths: [String: Int64] = [:]
+    var counts: [String: Int64] = [:]
     var depth = 0
 
     init(plugin: Plugin, message: String, guesses: [String: Int64]) {
@@ -53,6 +55,8 @@ final class EncodeRun {
         default:
             var i = scopeNames.count - 1
             while i >= 0 { if scopeNames[i] == name { return scopeValues[i] }; i -= 1 }
+            if name.hasSuffix("._length") { return lengths[String(name.dropLast(8))] }
+            if name.hasSuffix("._count") { return counts[String(name.dropLast(7))] }
             return header[name]
         }
     }
@@ -138,12 +142,16 @@ final class EncodeRun {
         defer { scopeNames.removeSubrange(mark...); scopeValues.removeSubrange(mark...) }
         for f in plugin.types[t].fields {
             if let c = f.condition, try eval(c) == 0 { continue }
+            let start = out.count
             if case .none = f.repeatSpec {
                 try encodeOne(f, fields[f.id], fields, top: top)
+                lengths[f.id] = Int64(out.count - start)
                 continue
             }
             guard case .list(let items) = fields[f.id] ?? .list([]) else { throw fail("\(f.id): expected a list") }
             for item in items { try encodeOne(f, item, fields, top: false) }
+            lengths[f.id] = Int64(out.count - start)
+            counts[f.id] = Int64(items.count)
         }
     }
 

@@ -1,8 +1,9 @@
 import BluesiftWire
 
 /// Loaded plugins indexed for the dump hot path: a record that no plugin matches costs one
-/// dictionary lookup and no allocation.
-public final class PluginSet: @unchecked Sendable {
+/// dictionary lookup and no allocation. Holds the reassembly state of one capture: use one
+/// set per capture (`PluginSet(other.plugins)`, or `reset()` in between).
+public final class PluginSet {
     public let plugins: [Plugin]
     struct Entry { var plugin: Int; var match: PluginMatch }
     var byCharacteristic: [BluetoothUUID: [Entry]] = [:]
@@ -21,6 +22,9 @@ public final class PluginSet: @unchecked Sendable {
     }
 
     public var isEmpty: Bool { plugins.isEmpty }
+
+    /// Drops partial frames (start of another capture).
+    public func reset() { for a in assemblers.values { a.reset() } }
 
     public func plugin(id: String) -> Plugin? { plugins.first { $0.id == id } }
 

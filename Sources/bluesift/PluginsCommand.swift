@@ -46,7 +46,7 @@ struct Plugins: ParsableCommand {
         $BLUESIFT_PLUGINS (colon-separated), <prefix>/share/bluesift/Plugins and, when running \
         from a build directory, the repository's Plugins/.
         """,
-        subcommands: [List.self, Check.self, Test.self, Decode.self, Encode.self])
+        subcommands: [List.self, Check.self, Test.self, Decode.self, Encode.self, Bench.self])
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the plugins found, with what they match.")
@@ -149,6 +149,7 @@ struct Plugins: ParsableCommand {
                 frames = o.frames
                 for d in o.dropped { out.line("note: \(d)") }
                 if o.pending > 0 { out.line("incomplete frame: \(o.pending) bytes" + (o.pendingNeed.map { " of \($0)" } ?? "")) }
+                if frames.isEmpty { frames = [bytes] }   // show how far the bytes decode anyway
             }
             for f in frames {
                 let m = p.decode(f)
@@ -197,6 +198,35 @@ struct Plugins: ParsableCommand {
                 stderrLine("bluesift: \(p.id): \(error.description)")
                 throw ExitCode(1)
             }
+        }
+    }
+}
+
+extension Plugins {
+    /// Decode cost for plugin authors (hidden): N decodes of one frame, N lookups that match nothing.
+    struct Bench: ParsableCommand {
+        static let configuration = CommandConfiguration(shouldDisplay: false)
+        @Option(help: "Plugin id.") var plugin: String
+        @Option(help: "Iterations.") var count = 1_000_000
+        @Argument(help: "Frame bytes in hex.") var hex: [String]
+        @OptionGroup var options: PluginOptions
+
+        func run() throws {
+            guard let bytes = Hex.parse(hex.joined()) else { throw ValidationError("not hex") }
+            let p = try findPlugin(plugin, options)
+            let set = PluginSet([p])
+            var clock = timespec()
+            func now() -> Double { clock_gettime(CLOCK_MONOTONIC, &clock); return Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 }
+            var n = 0
+            let t0 = now()
+            for _ in 0..<count { n &+= p.decode(bytes).fields.count }
+            let t1 = now()
+            let other = BluetoothUUID(0x2a19)
+            for i in 0..<count where set.match(service: nil, characteristic: other, handle: UInt16(truncatingIfNeeded: i), direction: .notify) != nil { n &+= 1 }
+            let t2 = now()
+            var out = Output()
+            out.line("decode: \(Int(Double(count) / (t1 - t0))) frames/s; no-match lookup: \(Int(Double(count) / (t2 - t1))) /s (\(n))")
+            out.flush()
         }
     }
 }

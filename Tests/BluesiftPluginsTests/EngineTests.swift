@@ -244,3 +244,39 @@ import BluesiftWire
         #expect(r2?.messages.map(\.message) == ["sport_data_reply"])
     }
 }
+
+@Suite struct LengthAndCountTests {
+    /// A length-prefixed name and a counted list: both counts computed on encode.
+    static let yaml = """
+    id: tlv
+    endian: be
+    match:
+      - { characteristic: ffe1 }
+    frame:
+      - { id: name_len, type: u1, value: name._length }
+      - { id: name, type: str, size: name_len }
+      - { id: n, type: u1, value: items._count }
+      - { id: items, type: u2, repeat: n }
+      - { id: tail, type: bytes, size: _remaining }
+    """
+
+    @Test func computedLengthAndCountRoundTrip() throws {
+        let p = try PluginLoader.compile(yaml: Self.yaml, path: "tlv.yaml")
+        let b = try p.encode(message: "frame", fields: ["name": "hi", "items": [1, 0x0203], "tail": .bytes([9])])
+        #expect(b == [2, 0x68, 0x69, 2, 0x00, 0x01, 0x02, 0x03, 9])
+        let m = p.decode(b)
+        #expect(m.error == nil)
+        #expect(m["name"] == .string("hi"))
+        #expect(m["items"] == [1, 0x0203])
+        #expect(try p.encode(m) == b)
+        // A count larger than the data is an error on that frame, not a crash.
+        let bad = p.decode([0, 9, 0x00])
+        #expect(bad.error != nil)
+    }
+
+    @Test func lengthOfAnUnknownFieldIsRejected() {
+        #expect(throws: PluginError.self) {
+            try PluginLoader.compile(yaml: Self.yaml.replacingOccurrences(of: "value: name._length", with: "value: nope._length"), path: "x")
+        }
+    }
+}
