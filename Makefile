@@ -7,6 +7,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/debug/bluesift
 DEMO_CAPTURE := Captures/pongbot_btsnoop_hci.log
 
+.DEFAULT_GOAL := build
+include Tests/VirtualDevice/venv.mk
+
 .PHONY: deps-build deps-test build demo test bench fuzz clean
 
 # Installs only what is missing; apt-get update runs once, only when something is.
@@ -35,7 +38,7 @@ demo: build
 	@echo "== bluesift dump $(DEMO_CAPTURE) --protocol att (first 25 lines)"
 	@$(BIN) dump $(DEMO_CAPTURE) --protocol att | head -25
 
-test: deps-test
+test: deps-test venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -4,7 +4,10 @@
 //   2 capture   BluesiftCapture     btsnoop / pcap / pcapng / PacketLogger readers and writers
 //   3 protocols BluesiftProtocols   HCI, ACL->L2CAP, L2CAP, ATT, SMP, advertising, link layer
 //   4 GATT      BluesiftGATT        per-device databases rebuilt from discovery, naming
+//   5 plugins   BluesiftPlugins     declarative vendor dissectors (YAML), frame assembly, checksums
 //   5 dissect   BluesiftDissect     field trees, renderers, capture statistics
+//   6 live      BluesiftTransport   H4 over TCP/UNIX/serial, HCI user channel (+ CBluetooth headers)
+//               BluesiftHost        minimal LE central: scan, connect, L2CAP, ATT client
 //   7 replay    BluesiftReplay      replay scripts, live replay, capture diff
 //   8 CLI       bluesift
 //   fuzzing     BluesiftFuzz (harness library) + FuzzCapture (layer 2), FuzzStack (layers 3-5),
@@ -16,11 +19,14 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         // The analyzer as a library: it never imports a transport, so it runs anywhere.
-        .library(name: "Bluesift", targets: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
+        .library(name: "Bluesift", targets: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
         .executable(name: "bluesift", targets: ["bluesift"]),
+        // Live links to controllers (layer 6): transports and a minimal LE central.
+        .library(name: "BluesiftLive", targets: ["BluesiftTransport", "BluesiftHost"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
         .systemLibrary(name: "CPcap", path: "Sources/CPcap", pkgConfig: "libpcap",
@@ -29,11 +35,16 @@ let package = Package(
         .target(name: "BluesiftCapture", dependencies: ["BluesiftWire", "CPcap"]),
         .target(name: "BluesiftProtocols", dependencies: ["BluesiftWire", "BluesiftCapture"]),
         .target(name: "BluesiftGATT", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols"]),
-        .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT"]),
-        .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
+        .target(name: "BluesiftPlugins", dependencies: ["BluesiftWire", .product(name: "Yams", package: "Yams")]),
+        .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins"]),
+        // Header-only (constants and struct layouts): no libbluetooth at run time.
+        .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth"),
+        .target(name: "BluesiftTransport", dependencies: ["BluesiftWire", "BluesiftCapture", "CBluetooth"]),
+        .target(name: "BluesiftHost", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftTransport"]),
+        .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftHost"]),
         .executableTarget(name: "bluesift", dependencies: [
             "BluesiftReplay",
-            "BluesiftDissect", "BluesiftCapture",
+            "BluesiftDissect", "BluesiftCapture", "BluesiftPlugins", "BluesiftGATT",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Fuzzing (docs/fuzzing.md). CFuzzer only declares libFuzzer's driver entry point.
@@ -47,7 +58,11 @@ let package = Package(
         .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols"]),
         .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect"]),
         .testTarget(name: "BluesiftReplayTests", dependencies: ["BluesiftReplay"]),
+        .testTarget(name: "BluesiftTransportTests", dependencies: ["BluesiftTransport"]),
+        .testTarget(name: "BluesiftPluginsTests", dependencies: ["BluesiftPlugins", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
+        .testTarget(name: "BluesiftHostTests", dependencies: ["BluesiftHost"], exclude: ["Fixtures"]),
         .testTarget(name: "BluesiftCLITests", dependencies: []),
+        .testTarget(name: "BluesiftE2ETests", dependencies: []),
         .testTarget(name: "BluesiftConformanceTests", dependencies: ["BluesiftCapture", "BluesiftProtocols"]),
         .testTarget(name: "BluesiftMalformedTests", dependencies: ["BluesiftFuzz", "BluesiftCapture", "BluesiftProtocols", "BluesiftDissect"]),
     ],

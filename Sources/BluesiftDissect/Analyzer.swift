@@ -2,6 +2,7 @@ import BluesiftWire
 import BluesiftCapture
 import BluesiftProtocols
 import BluesiftGATT
+import BluesiftPlugins
 
 /// A decoded frame plus what the upper layers add: the GATT name of the handle it addresses.
 public struct AnalyzedFrame {
@@ -9,6 +10,10 @@ public struct AnalyzedFrame {
     /// Service/characteristic/descriptor of the ATT handle, when known.
     public var location: GATTDatabase.Location?
     public var namedBy: NamingSource?
+    /// Vendor frames a plugin decoded from this ATT value (nil when no plugin matched).
+    public var vendor: PluginSet.Result?
+
+    public init(decoded: DecodedFrame) { self.decoded = decoded }
 
     public var record: CaptureRecord { decoded.record }
 }
@@ -22,19 +27,26 @@ public final class Analyzer {
     /// Name handles (off for plain protocol dumps, where it is wasted work).
     public var naming: Bool
 
+    /// Vendor dissectors (nil: none loaded, and no cost per record).
+    public var plugins: PluginSet?
+    var pluginState = VendorState()
+
     public init(naming: Bool = true) { self.naming = naming }
 
     public func analyze(_ record: CaptureRecord) -> AnalyzedFrame {
         let d = decoder.decode(record)
         var a = AnalyzedFrame(decoded: d)
-        guard naming, let att = d.att, let conn = d.connection else { return a }
-        let peer = decoder.connections.last(where: { $0.adapter == record.adapter && $0.handle == conn })?.peer
-        gatt.observe(d, peer: peer)
-        if let h = att.handle ?? att.errorHandle,
-           let (loc, source) = gatt.locate(adapter: record.adapter, connection: conn, handle: h) {
-            a.location = loc
-            a.namedBy = source
+        guard let att = d.att, let conn = d.connection else { return a }
+        if naming {
+            let peer = decoder.connection(adapter: record.adapter, handle: conn)?.peer
+            gatt.observe(d, peer: peer)
+            if let h = att.handle ?? att.errorHandle,
+               let (loc, source) = gatt.locate(adapter: record.adapter, connection: conn, handle: h) {
+                a.location = loc
+                a.namedBy = source
+            }
         }
+        if plugins != nil { applyPlugins(&a) }
         return a
     }
 }

@@ -35,6 +35,7 @@ public enum FrameJSON {
         }
         if let smp = f.smp { w.beginObject("smp"); smp.describe(into: &w); w.endObject() }
         if let adv = f.adv { w.beginObject("adv"); adv.describe(into: &w); w.endObject() }
+        if let v = a.vendor { VendorRendering.json(v, into: &w) }
         if let note = f.note { w.string("note", note) }
         if !f.errors.isEmpty {
             w.beginArray("errors")

@@ -23,7 +23,7 @@ enum FrameNaming {
             w.string("descriptor", d.description)
             w.optionalString("descriptor_name", GATTNames.name(d))
         }
-        if let by = a.namedBy { w.string("named_by", by.rawValue) }
+        if let by = a.namedBy { w.string("named_by", by == .plugin ? "plugin:" + (a.vendor?.plugin ?? "") : by.rawValue) }
         if let uuid = valueUUID(loc), let value = a.decoded.att?.value,
            let short = uuid.shortValue, StandardCharacteristics.supported.contains(short) {
             w.beginObject("decoded")

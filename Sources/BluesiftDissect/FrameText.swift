@@ -22,6 +22,7 @@ public struct FrameText {
         if let att = f.att {
             var s = att.summary
             if let n = FrameNaming.summary(a) { s += " " + n }
+            if let v = a.vendor { s += VendorRendering.summary(v) }
             if let t = f.attTransaction {
                 s += " (reply to #\(t.requestFrame), \(formatLatency(t.latencyMicroseconds)))"
             }
@@ -86,6 +87,7 @@ public struct FrameText {
         }
         if let smp = f.smp { tree.beginObject("smp"); smp.describe(into: &tree); tree.endObject() }
         if let adv = f.adv { tree.beginObject("adv"); adv.describe(into: &tree); tree.endObject() }
+        if let v = a.vendor { VendorRendering.tree(v, into: &tree) }
         for l in tree.lines { out.append(contentsOf: l.utf8); out.append(0x0A) }
         if !f.errors.isEmpty || r.kind == .unknown {
             out.append(contentsOf: Hex.dump(r.bytes, indent: "    ").utf8)

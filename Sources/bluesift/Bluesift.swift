@@ -14,6 +14,6 @@ struct Bluesift: ParsableCommand {
           2   unusable input: missing, unreadable, a directory, not a capture, unsupported link type
           64  bad command-line usage
         """,
-        subcommands: [Info.self, Dump.self, GATT.self, Script.self, Replay.self, Diff.self, Convert.self]
+        subcommands: [Info.self, Dump.self, Frames.self, GATT.self, Plugins.self, Script.self, Replay.self, Diff.self, Convert.self]
     )
 }

@@ -3,6 +3,8 @@ import BluesiftWire
 import BluesiftCapture
 import BluesiftProtocols
 import BluesiftDissect
+import BluesiftGATT
+import BluesiftPlugins
 
 struct Dump: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,13 +12,17 @@ struct Dump: ParsableCommand {
         discussion: """
         JSON Lines: one object per record, in file order: frame, ts (RFC 3339 UTC, µs), dir \
         ("sent" | "received" | null), kind, conn, then one object per decoded layer (hci, ll, \
-        l2cap, att, smp, adv), each with at least opcode and name. See README.
+        l2cap, att, smp, adv), each with at least opcode and name; ATT values a plugin decodes \
+        add "vendor": {"plugin","message","fields","checksum"}. See README.
         """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, jsonl }
 
-    @Argument(help: "Capture file.")
-    var file: String
+    @Argument(help: "Capture files, or folders of them.")
+    var files: [String]
+
+    @Option(help: "Files decoded in parallel (default: the number of cores); each file's output stays whole and in order.")
+    var jobs: Int = FileJobs.defaultJobs
 
     @Option(help: "Output format: text or jsonl.")
     var format: Format = .text
@@ -50,6 +56,8 @@ struct Dump: ParsableCommand {
 
     @Flag(help: "Skip GATT reconstruction and handle naming.")
     var noNaming = false
+
+    @OptionGroup var plugins: PluginOptions
 
     func makeFilter() throws -> FrameFilter {
         var filter = FrameFilter()
@@ -85,12 +93,24 @@ struct Dump: ParsableCommand {
 
     func run() throws {
         let filter = try makeFilter()
-        let reader = try openOrExit(file)
+        let db = try gatt.map(loadGATT)
+        let pluginList = plugins.loadPlugins()
+        let color = !noColor && (color || stdoutIsTerminal)
+        let code = FileJobs.run(files, jobs: jobs) { path, fd in
+            dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: color)
+        }
+        if code != 0 { throw ExitCode(code) }
+    }
+
+    func dump(_ file: String, fd: Int32, filter: FrameFilter, gatt: GATTDatabase?, plugins: [Plugin]?, color: Bool) -> Int32 {
+        guard let reader = openCapture(file) else { return 2 }
         let analyzer = Analyzer(naming: !noNaming)
-        if let gatt { try importGATT(gatt, into: analyzer) }
-        var out = Output()
-        let text = FrameText(color: !noColor && (color || stdoutIsTerminal), verbose: verbose)
+        if let gatt { analyzer.gatt.importDatabase(gatt) }
+        analyzer.plugins = plugins.map { PluginSet($0) }
+        var out = Output(fd: fd)
+        let text = FrameText(color: color, verbose: verbose)
         var json = JSONFieldWriter(capacity: 1 << 17)
+        var progress = Progress(file)
         while let record = reader.next() {
             let frame = analyzer.analyze(record)
             if filter.isEmpty || filter.matches(frame.decoded) {
@@ -106,10 +126,13 @@ struct Dump: ParsableCommand {
                 }
                 out.flushIfNeeded()
             }
+            if record.frame & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
             if filter.isExhausted(after: record.frame) { break }
         }
+        progress.finish()
         out.buffer.append(contentsOf: json.out)
         out.flush()
         printWarnings(reader, path: file)
+        return 0
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ArgumentParser
+import BluesiftCapture
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,7 +9,8 @@ import Glibc
 /// file's output whole and in argument order. Workers write to unlinked temporary files, so
 /// memory stays flat whatever the outputs' size; the main thread copies them out in order.
 enum FileJobs {
-    /// Files named, and the regular files of folders named (sorted, not recursive, dot-files skipped).
+    /// Files named, and the captures in folders named (sorted, not recursive; other files in
+    /// a folder are skipped quietly, while a named non-capture is an error).
     static func expand(_ paths: [String]) -> [String] {
         var out: [String] = []
         for p in paths {
@@ -16,9 +18,12 @@ enum FileJobs {
             if FileManager.default.fileExists(atPath: p, isDirectory: &isDir), isDir.boolValue,
                let names = try? FileManager.default.contentsOfDirectory(atPath: p) {
                 let base = p.hasSuffix("/") ? p : p + "/"
+                let before = out.count
+                defer { if out.count == before { out.append(p) } }  // no capture inside: opening it says why
                 for n in names.sorted() where !n.hasPrefix(".") {
                     var sub: ObjCBool = false
-                    if FileManager.default.fileExists(atPath: base + n, isDirectory: &sub), !sub.boolValue { out.append(base + n) }
+                    if FileManager.default.fileExists(atPath: base + n, isDirectory: &sub), !sub.boolValue,
+                       (try? CaptureFile.open(path: base + n)) != nil { out.append(base + n) }
                 }
             } else {
                 out.append(p)
@@ -31,7 +36,7 @@ enum FileJobs {
 
     /// `body(path, fd)` writes the file's output to fd and returns its exit code. The result
     /// is the worst exit code (2 over 1 over 0).
-    static func run(_ paths: [String], jobs: Int, body: @escaping @Sendable (String, Int32) -> Int32) -> Int32 {
+    static func run(_ paths: [String], jobs: Int, body: @escaping (String, Int32) -> Int32) -> Int32 {
         let files = expand(paths)
         if files.count == 1 || jobs <= 1 {
             var worst: Int32 = 0
@@ -39,6 +44,8 @@ enum FileJobs {
             return worst
         }
         let state = JobState(count: files.count)
+        // The body only reads what the command parsed; each call builds its own analyzer.
+        let work = UncheckedBox(body)
         let workers = min(jobs, files.count)
         for _ in 0..<workers {
             let t = Thread {
@@ -46,7 +53,7 @@ enum FileJobs {
                     var name = Array("/tmp/bluesift-job-XXXXXX".utf8CString)
                     let fd = name.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
                     if fd >= 0 { name.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
-                    let code = fd >= 0 ? body(files[i], fd) : 2
+                    let code = fd >= 0 ? work.value(files[i], fd) : 2
                     state.finish(i, fd: fd, code: code)
                 }
             }
@@ -78,6 +85,11 @@ enum FileJobs {
             }
         }
     }
+}
+
+final class UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }
 
 /// Work queue and completion slots, guarded by one condition variable.

@@ -56,6 +56,11 @@ struct GATT: ParsableCommand {
 
 /// Reads `--gatt FILE` or exits 2 with one line.
 func importGATT(_ path: String, into analyzer: Analyzer) throws {
+    analyzer.gatt.importDatabase(try loadGATT(path))
+}
+
+/// Reads a GATT database JSON file, or exits 2 with a one-line message.
+func loadGATT(_ path: String) throws -> GATTDatabase {
     guard let data = FileManager.default.contents(atPath: path) else {
         stderrLine("bluesift: \(path): cannot read the GATT file")
         throw Exit.unusableInput
@@ -66,7 +71,7 @@ func importGATT(_ path: String, into analyzer: Analyzer) throws {
             stderrLine("bluesift: \(path): no device in the GATT file")
             throw Exit.unusableInput
         }
-        analyzer.gatt.importDatabase(first.database)
+        return first.database
     } catch let e as GATTJSON.ImportError {
         stderrLine("bluesift: \(path): \(e.message)")
         throw Exit.unusableInput

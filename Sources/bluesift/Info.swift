@@ -65,7 +65,7 @@ struct Info: ParsableCommand {
                 s += "  open at end of capture"
             }
             if let fr = c.startFrame { s += "  frames \(fr)…" + (c.endFrame.map { String($0) } ?? "") }
-            if let reason = c.disconnectReason { s += "  ended: reason \(Hex.fixed(UInt64(reason), width: 2))" }
+            if let reason = c.disconnectReason { s += "  ended: \(HCIStatus(reason).name) (\(Hex.fixed(UInt64(reason), width: 2)))" }
             out.line(s)
         }
         var warnings = reader.warnings

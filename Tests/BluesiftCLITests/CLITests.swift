@@ -39,10 +39,27 @@ struct CLI {
         #expect(r.stderr.contains("/nonexistent/file.log"))
     }
 
-    @Test func directoryExits2() throws {
-        let r = try CLI.run(["dump", CLI.captures.path])
+    @Test func folderWithoutCapturesExits2() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-empty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try CLI.run(["dump", dir.path])
         #expect(r.status == 2)
         #expect(r.stderr.split(separator: "\n").count == 1)
+        #expect(r.stderr.contains(dir.path))
+    }
+
+    /// A folder is a fleet of captures: each file's output whole, in name order, whatever --jobs.
+    @Test func folderDumpsEveryCaptureInOrder() throws {
+        let one = try CLI.run(["info", "--jobs", "1", CLI.captures.path])
+        let two = try CLI.run(["info", "--jobs", "2", CLI.captures.path])
+        #expect(one.status == 0 && two.status == 0)
+        #expect(one.stdout == two.stdout)
+        let files = one.stdout.split(separator: "\n").filter { $0.hasPrefix("file:") }.map { $0.split(separator: "/").last.map(String.init) ?? "" }
+        #expect(files == ["band_moved_mtu517.btsnoop", "band_mtu185.btsnoop", "band_mtu23.btsnoop", "btsnooprs_btsnoop_btmon.log",
+                          "crackle_le_secure_connections.pcapng", "crackle_pairing_and_ltk_exchange.pcap", "hciparse_test00.pklg",
+                          "oppo_BT_HCI_2026_0719_110149.cfa", "oppo_empty_BT_HCI_2026_0719_110549.cfa", "pongbot_btsnoop_hci.log",
+                          "revcar_btsnoop_hci.log"])
     }
 
     @Test func nonCaptureExits2() throws {

@@ -1,7 +1,5 @@
 import BluesiftWire
 
-// STUB — owned by the codecs helper; signatures are the contract (DESIGN.md).
-
 /// One advertiser's report, from an HCI LE (Extended) Advertising Report or an LL adv PDU.
 public struct AdvertisingReport {
     public var eventType: UInt16
@@ -16,6 +14,9 @@ public struct AdvertisingReport {
     public var directAddress: BDAddr?
     /// AD structures (Core 5.4 Vol 3 Part C §11; CSS Part A).
     public var data: UnsafeRawBufferPointer
+    public var directAddressType: AddressType?
+    /// Extended reports: Periodic_Advertising_Interval (1.25 ms units), nil when 0 (none).
+    public var periodicInterval: UInt16?
 
     public init(eventType: UInt16, data: UnsafeRawBufferPointer) {
         self.eventType = eventType
@@ -39,12 +40,156 @@ public struct AdvertisingLayer: FieldDescribable {
     /// 0x0B (Directed Advertising Report), 0x0D (Extended Advertising Report).
     /// `parameters` start after the subevent code. Never traps; damage sets `error`.
     public init(leMetaSubevent: UInt8, parameters: UnsafeRawBufferPointer) {
-        self.init(opcode: Int(leMetaSubevent), name: "Unknown", reports: [])  // STUB: codecs helper
+        self.init(opcode: Int(leMetaSubevent), name: Self.subeventName(leMetaSubevent), reports: [])
+        var r = ByteReader(parameters)
+        do throws(DecodeError) {
+            switch leMetaSubevent {
+            case 0x02: try parseLegacy(&r)
+            case 0x0B: try parseDirected(&r)
+            case 0x0D: try parseExtended(&r)
+            default:
+                throw DecodeError(code: .unsupported, offset: 0, message: "LE Meta subevent \(leMetaSubevent) carries no advertising reports")
+            }
+            if !r.isAtEnd {
+                throw DecodeError(code: .invalidLength, offset: r.readerIndex, message: "\(r.readableBytes) bytes after the reports")
+            }
+        } catch {
+            self.error = error.inLayer("adv")
+        }
+        if self.error == nil {
+            for rep in reports { if let e = ADStructures.validate(rep.data) { self.error = e; break } }
+        }
     }
 
-    public func describe<S: FieldSink>(into sink: inout S) {
-        sink.int("opcode", opcode); sink.string("name", name)
+    static func subeventName(_ s: UInt8) -> String {
+        switch s {
+        case 0x02: "LE Advertising Report"
+        case 0x0B: "LE Directed Advertising Report"
+        case 0x0D: "LE Extended Advertising Report"
+        default: "Unknown"
+        }
     }
 
-    public var summary: String { name }
+    /// Core 5.4 Vol 4 Part E §7.7.65.2 (arrayed parameters interleaved per report, §5.2).
+    private mutating func parseLegacy(_ r: inout ByteReader) throws(DecodeError) {
+        let n = try r.readUInt8("num reports")
+        reports.reserveCapacity(Int(n))
+        for _ in 0..<n {
+            let et = try r.readUInt8("event type")
+            var rep = AdvertisingReport(eventType: UInt16(et), data: UnsafeRawBufferPointer(start: nil, count: 0))
+            rep.eventTypeName = Self.legacyEventTypeName(et)
+            rep.addressType = AddressType(rawValue: try r.readUInt8("address type"))
+            rep.address = try r.readAddress()
+            let len = try r.readUInt8("data length")
+            rep.data = try r.readBytes(Int(len), "data")
+            rep.rssi = Self.rssi(try r.readInt8("rssi"))
+            reports.append(rep)
+        }
+    }
+
+    /// Core 5.4 Vol 4 Part E §7.7.65.11
+    private mutating func parseDirected(_ r: inout ByteReader) throws(DecodeError) {
+        let n = try r.readUInt8("num reports")
+        reports.reserveCapacity(Int(n))
+        for _ in 0..<n {
+            let et = try r.readUInt8("event type")
+            var rep = AdvertisingReport(eventType: UInt16(et), data: UnsafeRawBufferPointer(start: nil, count: 0))
+            rep.eventTypeName = Self.legacyEventTypeName(et)
+            rep.addressType = AddressType(rawValue: try r.readUInt8("address type"))
+            rep.address = try r.readAddress()
+            rep.directAddressType = AddressType(rawValue: try r.readUInt8("direct address type"))
+            rep.directAddress = try r.readAddress("direct address")
+            rep.rssi = Self.rssi(try r.readInt8("rssi"))
+            reports.append(rep)
+        }
+    }
+
+    /// Core 5.4 Vol 4 Part E §7.7.65.13
+    private mutating func parseExtended(_ r: inout ByteReader) throws(DecodeError) {
+        let n = try r.readUInt8("num reports")
+        reports.reserveCapacity(Int(n))
+        for _ in 0..<n {
+            let et = try r.readUInt16(.little, "event type")
+            var rep = AdvertisingReport(eventType: et, data: UnsafeRawBufferPointer(start: nil, count: 0))
+            rep.eventTypeName = Self.extendedEventTypeName(et)
+            rep.addressType = AddressType(rawValue: try r.readUInt8("address type"))
+            rep.address = try r.readAddress()
+            rep.primaryPHY = try r.readUInt8("primary phy")
+            rep.secondaryPHY = try r.readUInt8("secondary phy")
+            let sid = try r.readUInt8("advertising sid")
+            rep.sid = sid == 0xFF ? nil : sid
+            let tx = try r.readInt8("tx power")
+            rep.txPower = tx == 127 ? nil : tx
+            rep.rssi = Self.rssi(try r.readInt8("rssi"))
+            let pi = try r.readUInt16(.little, "periodic advertising interval")
+            rep.periodicInterval = pi == 0 ? nil : pi
+            let dat = try r.readUInt8("direct address type")
+            let da = try r.readAddress("direct address")
+            if et & 0x04 != 0 { rep.directAddressType = AddressType(rawValue: dat); rep.directAddress = da }
+            let len = try r.readUInt8("data length")
+            rep.data = try r.readBytes(Int(len), "data")
+            reports.append(rep)
+        }
+    }
+
+    /// 127 means "not available" (§7.7.65.2).
+    static func rssi(_ v: Int8) -> Int8? { v == 127 ? nil : v }
+
+    /// Legacy Event_Type (§7.7.65.2).
+    public static func legacyEventTypeName(_ t: UInt8) -> String {
+        switch t {
+        case 0: "ADV_IND"
+        case 1: "ADV_DIRECT_IND"
+        case 2: "ADV_SCAN_IND"
+        case 3: "ADV_NONCONN_IND"
+        case 4: "SCAN_RSP"
+        default: "Unknown"
+        }
+    }
+
+    /// Extended Event_Type bits (§7.7.65.13): legacy PDUs by name (Table 7.1), others by
+    /// their connectable/scannable/directed/scan-response bits.
+    public static func extendedEventTypeName(_ t: UInt16) -> String {
+        if t & 0x10 != 0 {
+            switch t & 0x1F {
+            case 0x13: return "ADV_IND"
+            case 0x15: return "ADV_DIRECT_IND"
+            case 0x12: return "ADV_SCAN_IND"
+            case 0x10: return "ADV_NONCONN_IND"
+            case 0x1B: return "SCAN_RSP to ADV_IND"
+            case 0x1A: return "SCAN_RSP to ADV_SCAN_IND"
+            default: return "Unknown"
+            }
+        }
+        switch t & 0x0F {
+        case 0x00: return "Non-connectable Non-scannable Undirected"
+        case 0x01: return "Connectable Undirected"
+        case 0x02: return "Scannable Undirected"
+        case 0x04: return "Non-connectable Non-scannable Directed"
+        case 0x05: return "Connectable Directed"
+        case 0x06: return "Scannable Directed"
+        case 0x08...0x0F: return "Scan Response"
+        default: return "Unknown"
+        }
+    }
+
+    /// Data status, Event_Type bits 5-6 (§7.7.65.13).
+    public static func dataStatusName(_ s: UInt16) -> String {
+        switch s {
+        case 0: "Complete"
+        case 1: "Incomplete, more data to come"
+        case 2: "Incomplete, data truncated"
+        default: "Reserved"
+        }
+    }
+
+    public static func phyName(_ p: UInt8) -> String {
+        switch p {
+        case 0: "None"
+        case 1: "LE 1M"
+        case 2: "LE 2M"
+        case 3: "LE Coded"
+        default: "Unknown"
+        }
+    }
 }

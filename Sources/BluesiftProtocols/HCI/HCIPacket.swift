@@ -1,9 +1,9 @@
 import BluesiftWire
 import BluesiftCapture
 
-// STUB — owned by the HCI/pipeline helper; signatures are the contract (DESIGN.md).
-
 /// The `hci` layer: a command, event, ACL/SCO/ISO header (Core 5.4 Vol 4 Part E §5.4).
+/// Parameters that analysis needs are decoded into the optional fields below; the rest stay
+/// in `parameters` (borrowed). Never traps: damage sets `error`, fields decoded so far stay.
 public struct HCIPacket: FieldDescribable {
     public var kind: PacketKind
     /// Command opcode, event code, or the H4 indicator for data packets.
@@ -11,14 +11,181 @@ public struct HCIPacket: FieldDescribable {
     public var name: String
     public var bytes: UnsafeRawBufferPointer
     public var error: DecodeError?
+    /// Command/event parameters, or the data of an ACL/SCO/ISO packet (borrowed).
+    public var parameters: UnsafeRawBufferPointer
+    /// The capture cut this packet: length mismatches are not errors.
+    public var truncated = false
+
+    /// LE Meta subevent code (§7.7.65).
+    public var subevent: UInt8?
+    /// Command Complete/Status: the command answered, and the credits returned.
+    public var commandOpcode: UInt16?
+    public var numPackets: UInt8?
+    /// Command Complete: everything after the opcode (status first for most commands).
+    public var returnParameters: UnsafeRawBufferPointer?
+    public var status: HCIStatus?
+    public var handle: UInt16?
+    /// Disconnect / Disconnection Complete reason.
+    public var reason: HCIStatus?
+    public var peer: BDAddr?
+    public var peerAddressType: AddressType?
+    /// 0 = central, 1 = peripheral (LE Connection Complete, Role Change).
+    public var role: UInt8?
+    /// Connection Complete link type: 0 SCO, 1 ACL, 2 eSCO.
+    public var linkType: UInt8?
+    /// Connection interval (1.25 ms units), latency (events), supervision timeout (10 ms units).
+    public var interval: UInt16?
+    public var intervalMin: UInt16?
+    public var intervalMax: UInt16?
+    public var latency: UInt16?
+    public var supervisionTimeout: UInt16?
+    /// Encryption Change: 0 off, 1 on (E0 / AES-CCM), 2 AES-CCM on BR/EDR.
+    public var encryption: UInt8?
+    public var keySize: UInt8?
+    public var txPHY: UInt8?
+    public var rxPHY: UInt8?
+    public var maxTxOctets: UInt16?
+    public var maxTxTime: UInt16?
+    public var maxRxOctets: UInt16?
+    public var maxRxTime: UInt16?
+    /// LE Read Remote Features Complete: feature bits, little-endian.
+    public var features: UInt64?
+    /// ACL: packet boundary and broadcast flags; SCO: packet status; ISO: PB and TS flags.
+    public var pbFlag: UInt8?
+    public var bcFlag: UInt8?
+    /// Length field of the data packet header.
+    public var dataLength: Int?
+    /// False for packets whose parameters are only shown raw.
+    public var parametersDecoded = false
 
     public init(kind: PacketKind, opcode: Int, name: String, bytes: UnsafeRawBufferPointer) {
         self.kind = kind; self.opcode = opcode; self.name = name; self.bytes = bytes
+        self.parameters = UnsafeRawBufferPointer(start: nil, count: 0)
     }
 
-    public func describe<S: FieldSink>(into sink: inout S) {
-        sink.int("opcode", opcode); sink.string("name", name)
+    /// Decodes an HCI packet without its H4 indicator. `truncated`: the capture cut it.
+    public init(kind: PacketKind, bytes: UnsafeRawBufferPointer, truncated: Bool = false) {
+        self.init(kind: kind, opcode: Int(kind.rawValue), name: "Unknown", bytes: bytes)
+        self.truncated = truncated
+        var r = ByteReader(bytes)
+        do throws(DecodeError) {
+            switch kind {
+            case .command: try decodeCommand(&r)
+            case .event: try decodeEvent(&r)
+            case .acl: try decodeACL(&r)
+            case .sco: try decodeSCO(&r)
+            case .iso: try decodeISO(&r)
+            default: name = "Unknown"
+            }
+        } catch {
+            if !(truncated && error.code == .truncated) { self.error = error.inLayer("hci") }
+        }
     }
 
-    public var summary: String { name }
+    /// Reads the declared parameter/data length and takes that many bytes (fewer when the
+    /// capture cut the packet). Bytes beyond the declared length are reported after the
+    /// parameters are decoded.
+    private mutating func takeParameters(_ r: inout ByteReader, declared: Int) throws(DecodeError) {
+        if r.readableBytes < declared {
+            parameters = r.readRemaining()
+            if !truncated {
+                throw DecodeError(code: .truncated, offset: r.readerIndex,
+                                  message: "parameters: need \(declared) bytes, \(parameters.count) left")
+            }
+        } else {
+            parameters = try r.readBytes(declared)
+        }
+    }
+
+    private func checkEnd(_ r: ByteReader) throws(DecodeError) {
+        if !r.isAtEnd {
+            throw DecodeError(code: .invalidLength, offset: r.readerIndex,
+                              message: "\(r.readableBytes) bytes after the declared length")
+        }
+    }
+
+    /// Core 5.4 Vol 4 Part E §5.4.1
+    private mutating func decodeCommand(_ r: inout ByteReader) throws(DecodeError) {
+        let op = try r.readUInt16(.little, "opcode")
+        opcode = Int(op)
+        name = HCICommandNames.name(op)
+        let plen = Int(try r.readUInt8("parameter length"))
+        let base = r.readerIndex
+        try takeParameters(&r, declared: plen)
+        var p = ByteReader(parameters)
+        do throws(DecodeError) { try decodeCommandParameters(op, &p) } catch { throw error.shifted(base) }
+        try checkEnd(r)
+    }
+
+    /// Core 5.4 Vol 4 Part E §5.4.4
+    private mutating func decodeEvent(_ r: inout ByteReader) throws(DecodeError) {
+        let code = try r.readUInt8("event code")
+        opcode = Int(code)
+        name = HCIEventNames.name(code)
+        let plen = Int(try r.readUInt8("parameter length"))
+        let base = r.readerIndex
+        try takeParameters(&r, declared: plen)
+        var p = ByteReader(parameters)
+        do throws(DecodeError) { try decodeEventParameters(code, &p) } catch { throw error.shifted(base) }
+        try checkEnd(r)
+    }
+
+    /// Core 5.4 Vol 4 Part E §5.4.2
+    private mutating func decodeACL(_ r: inout ByteReader) throws(DecodeError) {
+        name = "ACL Data"
+        let h = try r.readUInt16(.little, "handle")
+        handle = h & 0x0FFF
+        pbFlag = UInt8((h >> 12) & 3)
+        bcFlag = UInt8(h >> 14)
+        let len = Int(try r.readUInt16(.little, "data length"))
+        dataLength = len
+        try takeParameters(&r, declared: len)
+        parametersDecoded = true
+        try checkEnd(r)
+    }
+
+    /// Core 5.4 Vol 4 Part E §5.4.3
+    private mutating func decodeSCO(_ r: inout ByteReader) throws(DecodeError) {
+        name = "SCO Data"
+        let h = try r.readUInt16(.little, "handle")
+        handle = h & 0x0FFF
+        pbFlag = UInt8((h >> 12) & 3)   // packet status flag
+        let len = Int(try r.readUInt8("data length"))
+        dataLength = len
+        try takeParameters(&r, declared: len)
+        parametersDecoded = true
+        try checkEnd(r)
+    }
+
+    /// Core 5.4 Vol 4 Part E §5.4.5
+    private mutating func decodeISO(_ r: inout ByteReader) throws(DecodeError) {
+        name = "ISO Data"
+        let h = try r.readUInt16(.little, "handle")
+        handle = h & 0x0FFF
+        pbFlag = UInt8((h >> 12) & 3)
+        bcFlag = UInt8((h >> 14) & 1)   // TS flag
+        let len = Int(try r.readUInt16(.little, "data length") & 0x3FFF)
+        dataLength = len
+        try takeParameters(&r, declared: len)
+        parametersDecoded = true
+        try checkEnd(r)
+    }
+
+    /// "LE Connection Complete" for LE Meta events, nil otherwise.
+    public var subeventName: String? { subevent.map(HCIEventNames.leSubeventName) }
+
+    /// Name of the command a Command Complete/Status answers.
+    public var commandName: String? { commandOpcode.map(HCICommandNames.name) }
+
+    /// The opcode is in the vendor-specific group (OGF 0x3F).
+    public var isVendorCommand: Bool { kind == .command && opcode >> 10 == 0x3F }
+}
+
+extension DecodeError {
+    /// Moves an offset from a parameter view to the packet's own bytes.
+    func shifted(_ base: Int) -> DecodeError {
+        var e = self
+        e.offset += base
+        return e
+    }
 }

@@ -1,15 +1,15 @@
 import BluesiftWire
 import BluesiftCapture
 
-// STUB — owned by the codecs helper; signatures are the contract (DESIGN.md).
-
-/// An over-the-air LE link-layer packet (Core 5.4 Vol 6 Part B §2), DLT 251 layout.
+/// An over-the-air LE link-layer packet (Core 5.4 Vol 6 Part B §2), DLT 251 layout:
+/// Access Address (4), PDU header (2), payload, then the CRC (3) when `sniffer.hasCRC`.
 public struct LLPacket: FieldDescribable {
     public var accessAddress: UInt32
     public var isAdvertising: Bool
     /// Data channel: LLID (1 = L2CAP continuation/empty, 2 = L2CAP start, 3 = LL control).
     public var llid: UInt8?
     /// Data channel payload (without MIC/CRC), for L2CAP reassembly when llid is 1 or 2.
+    /// Advertising channel: the PDU payload after the header. Encrypted: the ciphertext + MIC.
     public var payload: UnsafeRawBufferPointer
     /// Payload is encrypted (sniffer said so, or the connection is encrypted): not decoded.
     public var encrypted: Bool
@@ -17,14 +17,129 @@ public struct LLPacket: FieldDescribable {
     public var advertising: AdvertisingLayer?
     public var error: DecodeError?
 
+    /// The whole record.
+    public var bytes: UnsafeRawBufferPointer
+    /// First PDU header byte (flags and type/LLID) and the Length field.
+    public var header: UInt8 = 0
+    public var length: Int = 0
+    /// Advertising channel PDU Type (§2.3 Table 2.3).
+    public var pduType: UInt8?
+    /// The sniffer saw it on a secondary advertising channel (AUX_* names).
+    public var secondaryChannel = false
+    /// Data channel CTEInfo when CP is set (§2.4).
+    public var cteInfo: UInt8?
+    public var controlOpcode: LLControlOpcode?
+    /// CRC as sent (24 bits, transmitted LSB first; stored as read little-endian).
+    public var crc: UInt32?
+    public var sniffer: SnifferInfo?
+
+    public static let advertisingAccessAddress: UInt32 = 0x8E89_BED6
+
     public init(bytes: UnsafeRawBufferPointer, sniffer: SnifferInfo?) {
-        accessAddress = 0; isAdvertising = false; llid = nil; payload = bytes; encrypted = false
+        self.bytes = bytes; self.sniffer = sniffer
+        accessAddress = 0; isAdvertising = false; llid = nil
+        payload = UnsafeRawBufferPointer(rebasing: bytes[bytes.count...]); encrypted = false
+        do throws(DecodeError) { try parse() } catch { self.error = error.inLayer("ll") }
     }
 
-    /// Fields of the `ll` JSON object: opcode (PDU type or control opcode), name, fields.
-    public func describe<S: FieldSink>(into sink: inout S) {
-        sink.int("opcode", 0); sink.string("name", "Unknown")
+    private mutating func parse() throws(DecodeError) {
+        var r = ByteReader(bytes)
+        accessAddress = try r.readUInt32(.little, "access address")
+        isAdvertising = accessAddress == Self.advertisingAccessAddress
+        header = try r.readUInt8("pdu header")
+        length = Int(try r.readUInt8("length"))
+        var end = bytes.count
+        if sniffer?.hasCRC ?? true, end - r.readerIndex >= 3 {
+            end -= 3
+            crc = UInt32(bytes[end]) | UInt32(bytes[end + 1]) << 8 | UInt32(bytes[end + 2]) << 16
+        }
+        if !isAdvertising, header & 0x20 != 0, r.readerIndex < end {  // CP: CTEInfo follows the header
+            cteInfo = try r.readUInt8("cte info")
+        }
+        let available = end - r.readerIndex
+        let n = min(length, available)
+        payload = try r.readBytes(n, "payload")
+        if isAdvertising {
+            pduType = header & 0x0F
+            if let ch = sniffer?.channel { secondaryChannel = ch < 37 }
+            advertising = makeAdvertising()
+        } else {
+            llid = header & 0x03
+            encrypted = sniffer?.encrypted == true
+            if llid == 3, !encrypted, let op = payload.first { controlOpcode = LLControlOpcode(rawValue: op) }
+        }
+        if length > available {
+            throw DecodeError(code: .truncated, offset: r.readerIndex, message: "payload: length \(length), \(available) bytes there")
+        }
+        if available > length {
+            throw DecodeError(code: .invalidLength, offset: r.readerIndex, message: "\(available - length) bytes after the PDU")
+        }
     }
 
-    public var summary: String { "LL" }
+    // MARK: header bits (§2.3, §2.4)
+
+    public var chSel: Bool { isAdvertising && header & 0x20 != 0 }
+    public var txAdd: Bool { isAdvertising && header & 0x40 != 0 }
+    public var rxAdd: Bool { isAdvertising && header & 0x80 != 0 }
+    public var nesn: Bool { !isAdvertising && header & 0x04 != 0 }
+    public var sn: Bool { !isAdvertising && header & 0x08 != 0 }
+    public var md: Bool { !isAdvertising && header & 0x10 != 0 }
+    public var cp: Bool { !isAdvertising && header & 0x20 != 0 }
+
+    /// PDU type or control opcode name.
+    public var name: String {
+        if let pduType { return LLNames.advPDUTypeName(pduType, secondary: secondaryChannel) }
+        if encrypted { return "Encrypted" }
+        if let controlOpcode { return controlOpcode.name }
+        return LLNames.dataName(llid: llid ?? 0, length: length)
+    }
+
+    /// `opcode` of the `ll` object: PDU type, control opcode, or the LLID for other data PDUs.
+    public var opcode: Int {
+        if let pduType { return Int(pduType) }
+        if let controlOpcode { return Int(controlOpcode.rawValue) }
+        return Int(llid ?? 0)
+    }
+
+    /// Control PDU parameters (after the opcode); nil unless an unencrypted LL control PDU.
+    public var controlData: UnsafeRawBufferPointer? {
+        guard controlOpcode != nil else { return nil }
+        return UnsafeRawBufferPointer(rebasing: payload[1...])
+    }
+
+    /// AdvA (the first 6 payload bytes) of ADV_IND, ADV_DIRECT_IND, ADV_NONCONN_IND,
+    /// SCAN_RSP, ADV_SCAN_IND; ScanA of SCAN_REQ; InitA of CONNECT_IND.
+    func address(at offset: Int) -> BDAddr? {
+        guard offset + 6 <= payload.count else { return nil }
+        return BDAddr(littleEndian: UnsafeRawBufferPointer(rebasing: payload[offset..<offset + 6]))
+    }
+
+    private func makeAdvertising() -> AdvertisingLayer? {
+        guard let t = pduType else { return nil }
+        var rep = AdvertisingReport(eventType: UInt16(t), data: UnsafeRawBufferPointer(rebasing: payload[payload.count...]))
+        rep.eventTypeName = LLNames.advPDUTypeName(t, secondary: secondaryChannel)
+        rep.rssi = sniffer?.rssi
+        switch t {
+        case 0x0, 0x2, 0x4, 0x6:
+            guard let a = address(at: 0) else { return nil }
+            rep.address = a; rep.addressType = txAdd ? .random : .public
+            rep.data = UnsafeRawBufferPointer(rebasing: payload[6...])
+        case 0x1:
+            guard let a = address(at: 0) else { return nil }
+            rep.address = a; rep.addressType = txAdd ? .random : .public
+            rep.directAddress = address(at: 6); rep.directAddressType = rxAdd ? .random : .public
+        case 0x7, 0x8:
+            guard let x = extendedHeader, x.advA != nil || !x.advData.isEmpty else { return nil }
+            rep.address = x.advA; rep.addressType = x.advA == nil ? nil : (txAdd ? .random : .public)
+            rep.directAddress = x.targetA; rep.directAddressType = x.targetA == nil ? nil : (rxAdd ? .random : .public)
+            rep.sid = x.adi.map { UInt8($0 >> 12) }
+            rep.txPower = x.txPower
+            rep.data = x.advData
+        default:
+            return nil
+        }
+        var layer = AdvertisingLayer(opcode: Int(t), name: rep.eventTypeName!, reports: [rep])
+        layer.error = ADStructures.validate(rep.data)
+        return layer
+    }
 }

@@ -50,5 +50,7 @@ public struct ConnectionInfo: Sendable, Hashable {
     public var endFrame: Int?
     /// Disconnection reason (HCI error code), when seen.
     public var disconnectReason: UInt8?
+    /// Sniffed LE connections: the access address that identifies them.
+    public var accessAddress: UInt32?
     public init(adapter: UInt16, handle: UInt16) { self.adapter = adapter; self.handle = handle }
 }

@@ -1,17 +1,103 @@
 import BluesiftWire
 import BluesiftCapture
 
-// STUB — owned by the HCI/pipeline helper; signatures are the contract (DESIGN.md).
-
 /// The stateful decoder: feed records in file order, get one DecodedFrame each.
 /// State (connections, reassembly, dynamic channels, pending ATT requests) is bounded.
 public final class ProtocolDecoder {
-    public init() {}
+    /// Per-connection protocol state; dropped at disconnection.
+    final class ConnState {
+        var reassembly: [Reassembler?] = [nil, nil, nil]   // by side: 0, 1, unknown
+        var channels = L2CAPChannels()
+        var att = ATTPairing()
+    }
+    struct StateKey: Hashable { var adapter: UInt16; var connection: UInt32 }
 
-    public func decode(_ record: CaptureRecord) -> DecodedFrame {
-        DecodedFrame(record: record)
+    var table: ConnectionTable
+    var states: [StateKey: ConnState] = [:]
+    /// Sniffed LE connections: access address → small stable connection number.
+    var sniffed: [UInt32: UInt16] = [:]
+    var nextSniffedNumber: UInt16 = 1
+    /// Reassemblers of closed connections, kept for reuse.
+    var pool: [Reassembler] = []
+    /// Peer of the last Create Connection per adapter: its Connection Complete makes us central.
+    var pendingCreate: [UInt16: BDAddr] = [:]
+    static let maxStates = 1024
+
+    public init(connectionHistoryCapacity: Int = 4096) {
+        table = ConnectionTable(capacity: connectionHistoryCapacity)
     }
 
-    /// Every connection seen so far, in order of first appearance.
-    public var connections: [ConnectionInfo] { [] }
+    /// Every connection seen so far, in order of first appearance (the oldest are dropped
+    /// past the history capacity, see `droppedConnections`).
+    public var connections: [ConnectionInfo] { table.history }
+
+    /// Connections dropped from `connections` to keep it bounded.
+    public var droppedConnections: Int { table.dropped }
+
+    /// The latest connection on (adapter, handle): O(1). For sniffed connections `handle`
+    /// is the connection number of `DecodedFrame.connection`.
+    public func connection(adapter: UInt16, handle: UInt16) -> ConnectionInfo? {
+        table.info(.init(adapter: adapter, handle: handle))
+    }
+
+    public func decode(_ record: CaptureRecord) -> DecodedFrame {
+        var f = DecodedFrame(record: record)
+        switch record.kind {
+        case .command, .event, .acl, .sco, .iso: decodeHCI(record, &f)
+        case .ll: decodeLL(record, &f)
+        case .note: f.note = String(decoding: record.bytes, as: UTF8.self)
+        case .index, .control: f.note = Self.monitorNote(record.sourceType)
+        default: break
+        }
+        return f
+    }
+
+    /// Linux monitor opcodes (BlueZ monitor/bt.h) of index and control records.
+    static func monitorNote(_ opcode: UInt16) -> String {
+        switch opcode {
+        case 0: "New Index"
+        case 1: "Delete Index"
+        case 8: "Open Index"
+        case 9: "Close Index"
+        case 10: "Index Info"
+        case 11: "Vendor Diagnostic"
+        case 14: "Control Open"
+        case 15: "Control Close"
+        case 16: "Control Command"
+        case 17: "Control Event"
+        default: "Monitor Record"
+        }
+    }
+
+    static func side(_ d: Direction?) -> UInt8 {
+        switch d {
+        case .sent: 0
+        case .received: 1
+        case nil: 2
+        }
+    }
+
+    func state(_ key: StateKey) -> ConnState {
+        if let s = states[key] { return s }
+        if states.count >= Self.maxStates, let victim = states.first { release(victim.key) }
+        let s = ConnState()
+        states[key] = s
+        return s
+    }
+
+    /// Drops a connection's protocol state; its reassembly buffers go back to the pool.
+    func release(_ key: StateKey) {
+        guard let s = states.removeValue(forKey: key) else { return }
+        for case let r? in s.reassembly where pool.count < 8 {
+            r.reset()
+            pool.append(r)
+        }
+    }
+
+    func reassembler(_ s: ConnState, side: UInt8) -> Reassembler {
+        if let r = s.reassembly[Int(side)] { return r }
+        let r = pool.popLast() ?? Reassembler()
+        s.reassembly[Int(side)] = r
+        return r
+    }
 }

@@ -1,4 +1,5 @@
 import BluesiftWire
+import BluesiftProtocols
 
 /// Compares what the live device answered with what the recording says it answered.
 /// Byte-exact by default; field-aware where a plugin decodes the characteristic.
@@ -109,17 +110,9 @@ struct AnswerMatcher {
     }
 }
 
-/// ATT error names for the report (Core 5.4 Vol 3 Part F §3.4.1.1).
+/// "0x0e (Unlikely Error)" for the report.
 enum ATTErrorNames {
     static func describe(_ c: UInt8) -> String {
-        let names: [UInt8: String] = [
-            0x01: "Invalid Handle", 0x02: "Read Not Permitted", 0x03: "Write Not Permitted", 0x04: "Invalid PDU",
-            0x05: "Insufficient Authentication", 0x06: "Request Not Supported", 0x07: "Invalid Offset",
-            0x08: "Insufficient Authorization", 0x09: "Prepare Queue Full", 0x0A: "Attribute Not Found",
-            0x0B: "Attribute Not Long", 0x0C: "Encryption Key Size Too Short", 0x0D: "Invalid Attribute Value Length",
-            0x0E: "Unlikely Error", 0x0F: "Insufficient Encryption", 0x10: "Unsupported Group Type",
-            0x11: "Insufficient Resources", 0x12: "Database Out Of Sync", 0x13: "Value Not Allowed",
-        ]
-        return Hex.fixed(UInt64(c), width: 2) + (names[c].map { " (\($0))" } ?? "")
+        Hex.fixed(UInt64(c), width: 2) + " (\(ATTErrorCode(rawValue: c).name))"
     }
 }

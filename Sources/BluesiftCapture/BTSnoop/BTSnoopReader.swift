@@ -1,0 +1,100 @@
+/// btsnoop version 1 (RFC 1761 layout, big-endian): 16-byte file header ("btsnoop\0",
+/// version, datalink), then records of original length, included length, flags, drops and
+/// a 64-bit timestamp in microseconds since 0000-01-01.
+public final class BTSnoopReader: CaptureReader {
+    /// Microseconds from 0000-01-01 to 1970-01-01 (btsnoop's epoch offset).
+    public static let epochOffsetMicroseconds: Int64 = 0x00dc_ddb3_0f2f_8000
+    static let headerSize = 16
+    static let recordHeaderSize = 24
+
+    public let format: CaptureFormat
+    public private(set) var warnings: [String] = []
+    public var bytesRead: Int { offset }
+    public var fileSize: Int { file.size }
+
+    private let file: MappedFile
+    private let datalink: UInt32
+    private var offset = BTSnoopReader.headerSize
+    private var frame = 0
+    private var done = false
+    private let scratch = Scratch()
+
+    init(file: MappedFile) throws(CaptureError) {
+        self.file = file
+        guard file.size >= Self.headerSize else {
+            throw CaptureError(.notACapture, path: file.path,
+                               "not a capture: btsnoop header cut short (\(file.size) of 16 bytes)")
+        }
+        let version = file.u32(8, .big)
+        datalink = file.u32(12, .big)
+        guard version == 1 else {
+            throw CaptureError(.unsupported, path: file.path, "btsnoop version \(version) is not supported (only version 1)")
+        }
+        let name: String
+        switch datalink {
+        case 1001: name = "HCI UART H1"
+        case 1002: name = "HCI UART H4"
+        case 2001: name = "Linux monitor"
+        case 1003, 1004:
+            throw CaptureError(.unsupported, path: file.path,
+                               "btsnoop datalink \(datalink) (\(datalink == 1003 ? "BCSP" : "H5 3-wire")) is not supported: only 1001, 1002 and 2001 are")
+        default:
+            throw CaptureError(.unsupported, path: file.path, "btsnoop datalink \(datalink) is not supported: only 1001, 1002 and 2001 are")
+        }
+        format = CaptureFormat(container: .btsnoop, datalink: datalink, byteOrder: .big, datalinkName: name)
+    }
+
+    public func next() -> CaptureRecord? {
+        guard !done else { return nil }
+        let remaining = file.size - offset
+        if remaining == 0 { done = true; return nil }
+        if remaining < Self.recordHeaderSize {
+            return stop("file ends mid-record at offset \(offset): \(remaining) of \(Self.recordHeaderSize) header bytes")
+        }
+        let original = Int(file.u32(offset, .big))
+        let included = Int(file.u32(offset + 4, .big))
+        let flags = file.u32(offset + 8, .big)
+        let raw = Int64(bitPattern: file.be64(offset + 16))
+        let available = remaining - Self.recordHeaderSize
+        if included > available {
+            return stop("file ends mid-record at offset \(offset): \(available) of \(included) bytes")
+        }
+        file.release(upTo: offset) // earlier records are no longer borrowed
+        let data = file.slice(offset + Self.recordHeaderSize, included)
+        offset += Self.recordHeaderSize + included
+        frame += 1
+        let ts = Timestamp(microseconds: raw &- Self.epochOffsetMicroseconds)
+        let received: Direction = flags & 1 == 1 ? .received : .sent
+
+        switch datalink {
+        case 1002:
+            guard included > 0 else {
+                return CaptureRecord(frame: frame, timestamp: ts, direction: received, kind: .unknown,
+                                     bytes: data, originalLength: original, sourceType: 0)
+            }
+            let indicator = data[0]
+            let body = data.dropping(1)
+            return CaptureRecord(frame: frame, timestamp: ts, direction: received, kind: H4.kind(indicator),
+                                 bytes: body, originalLength: max(original - 1, body.count), sourceType: UInt16(indicator))
+        case 1001:
+            let kind: PacketKind = flags & 2 != 0 ? (received == .received ? .event : .command) : .acl
+            return CaptureRecord(frame: frame, timestamp: ts, direction: received, kind: kind,
+                                 bytes: data, originalLength: max(original, included), sourceType: UInt16(flags & 3))
+        default: // 2001: adapter index in the high 16 bits, opcode in the low 16 (BlueZ btsnoop.c)
+            let op = UInt16(truncatingIfNeeded: flags)
+            let adapter = UInt16(truncatingIfNeeded: flags >> 16)
+            let (kind, dir) = LinuxMonitorOpcode.classify(op)
+            let bytes = kind == .note ? LinuxMonitorOpcode.payload(op, data, scratch: scratch) : data
+            return CaptureRecord(frame: frame, timestamp: ts, direction: dir, adapter: adapter, kind: kind,
+                                 bytes: bytes, originalLength: kind == .note ? bytes.count : max(original, included),
+                                 sourceType: op)
+        }
+    }
+
+    private func stop(_ warning: String) -> CaptureRecord? {
+        warnings.append(warning)
+        done = true
+        offset = file.size
+        return nil
+    }
+}

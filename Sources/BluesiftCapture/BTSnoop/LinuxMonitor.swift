@@ -1,0 +1,102 @@
+/// Linux monitor opcodes (BlueZ src/shared/btsnoop.h, "BTSNOOP_OPCODE_*"), used by btsnoop
+/// datalink 2001 and pcap DLT 254.
+public enum LinuxMonitorOpcode {
+    public static func name(_ op: UInt16) -> String {
+        switch op {
+        case 0: "New Index"
+        case 1: "Delete Index"
+        case 2: "Command"
+        case 3: "Event"
+        case 4: "ACL TX"
+        case 5: "ACL RX"
+        case 6: "SCO TX"
+        case 7: "SCO RX"
+        case 8: "Open Index"
+        case 9: "Close Index"
+        case 10: "Index Info"
+        case 11: "Vendor Diag"
+        case 12: "System Note"
+        case 13: "User Logging"
+        case 14: "Control Open"
+        case 15: "Control Close"
+        case 16: "Control Command"
+        case 17: "Control Event"
+        case 18: "ISO TX"
+        case 19: "ISO RX"
+        default: "Unknown"
+        }
+    }
+
+    /// Kind and direction of a monitor record. Commands and TX data are host→controller.
+    static func classify(_ op: UInt16) -> (PacketKind, Direction?) {
+        switch op {
+        case 2: (.command, .sent)
+        case 3: (.event, .received)
+        case 4: (.acl, .sent)
+        case 5: (.acl, .received)
+        case 6: (.sco, .sent)
+        case 7: (.sco, .received)
+        case 18: (.iso, .sent)
+        case 19: (.iso, .received)
+        case 0, 1, 8, 9, 10: (.index, nil)
+        case 12, 13: (.note, nil)
+        case 14, 15, 16, 17: (.control, nil)
+        default: (.unknown, nil)
+        }
+    }
+
+    /// The opcode that carries `kind` in `direction`, for writers; nil if none does.
+    static func opcode(for kind: PacketKind, _ direction: Direction?) -> UInt16? {
+        let rx = direction == .received
+        switch kind {
+        case .command: return 2
+        case .event: return 3
+        case .acl: return rx ? 5 : 4
+        case .sco: return rx ? 7 : 6
+        case .iso: return rx ? 19 : 18
+        default: return nil
+        }
+    }
+
+    /// Record bytes for a monitor payload. System notes are NUL-terminated text; user
+    /// logging is priority(1) ident_len(1) ident message, rendered as "ident: message".
+    static func payload(_ op: UInt16, _ data: UnsafeRawBufferPointer, scratch: Scratch) -> UnsafeRawBufferPointer {
+        switch op {
+        case 12:
+            return data.trimmingNUL()
+        case 13:
+            guard data.count >= 2 else { return data }
+            let identLen = Int(data[1])
+            guard 2 + identLen <= data.count else { return data.dropping(2).trimmingNUL() }
+            let ident = UnsafeRawBufferPointer(rebasing: data[2..<(2 + identLen)]).trimmingNUL()
+            let message = data.dropping(2 + identLen).trimmingNUL()
+            scratch.reset()
+            if ident.count > 0 { scratch.append(ident); scratch.append(": ") }
+            var msg = message
+            while msg.count > 0 && msg[msg.count - 1] == 0x0A { msg = UnsafeRawBufferPointer(rebasing: msg[0..<(msg.count - 1)]) }
+            scratch.append(msg)
+            return scratch.bytes
+        default:
+            return data
+        }
+    }
+}
+
+/// H4 packet indicators (Core 5.4 Vol 4 Part A §2).
+enum H4 {
+    static func kind(_ indicator: UInt8) -> PacketKind {
+        switch indicator {
+        case 1: .command
+        case 2: .acl
+        case 3: .sco
+        case 4: .event
+        case 5: .iso
+        default: .unknown
+        }
+    }
+
+    /// Commands always go host→controller and events the other way; data needs the file's word.
+    static func impliedDirection(_ kind: PacketKind) -> Direction? {
+        kind == .command ? .sent : kind == .event ? .received : nil
+    }
+}

@@ -1,0 +1,64 @@
+import BluesiftWire
+import BluesiftProtocols
+import BluesiftGATT
+import BluesiftPlugins
+
+/// Per-capture state of vendor decoding: the handle of each connection's pending Read
+/// Request (a Read Response does not repeat it) and the locations plugins named.
+struct VendorState {
+    var lastRead: [UInt32: UInt16] = [:]
+    var pluginLocations: [UInt16: GATTDatabase.Location] = [:]
+}
+
+extension Analyzer {
+    /// Runs the plugins over an ATT value: Write Request/Command and Signed Write (write),
+    /// Notification (notify), Indication (indicate), Read Response (read). Uses the GATT
+    /// location already set on `a`; without one, a plugin's handle override may name it.
+    public func applyPlugins(_ a: inout AnalyzedFrame) {
+        guard let plugins, let att = a.decoded.att, let conn = a.decoded.connection else { return }
+        let b = att.bytes
+        guard let op = b.first else { return }
+        let key = UInt32(a.record.adapter) << 16 | UInt32(conn)
+        let handle: UInt16
+        let value: UnsafeRawBufferPointer
+        let direction: PluginDirection
+        switch op {
+        case 0x12, 0x52, 0x1B, 0x1D, 0xD2:
+            guard b.count >= 3 + (op == 0xD2 ? 12 : 0) else { return }
+            handle = UInt16(b[1]) | UInt16(b[2]) << 8
+            value = UnsafeRawBufferPointer(rebasing: b[3..<(op == 0xD2 ? b.count - 12 : b.count)])
+            direction = op == 0x1B ? .notify : op == 0x1D ? .indicate : .write
+        case 0x0A:
+            if b.count >= 3 { pluginState.lastRead[key] = UInt16(b[1]) | UInt16(b[2]) << 8 }
+            return
+        case 0x0B:
+            guard let h = pluginState.lastRead.removeValue(forKey: key) else { return }
+            handle = h
+            value = UnsafeRawBufferPointer(rebasing: b[1...])
+            direction = .read
+        default:
+            return
+        }
+        let loc = a.location
+        if let loc, loc.descriptor != nil || loc.isDeclaration { return }
+        guard let r = plugins.process(service: loc?.service, characteristic: loc?.characteristic, handle: handle,
+                                      direction: direction, device: UInt64(key), value: value,
+                                      timeMicroseconds: a.record.timestamp.microseconds) else { return }
+        if r.namedByHandle, a.location == nil, let service = r.match.service {
+            a.location = pluginLocation(handle: handle, service: service, characteristic: r.match.characteristic)
+            a.namedBy = .plugin
+        }
+        a.vendor = r
+    }
+
+    /// A one-characteristic database answers `locate` the way discovery would have.
+    func pluginLocation(handle: UInt16, service: BluetoothUUID, characteristic: BluetoothUUID) -> GATTDatabase.Location? {
+        if let l = pluginState.pluginLocations[handle] { return l }
+        guard handle > 0 else { return nil }
+        var s = GATTDatabase.Service(start: handle - 1, end: handle, uuid: service, primary: true)
+        s.characteristics = [GATTDatabase.Characteristic(handle: handle - 1, valueHandle: handle, uuid: characteristic, properties: 0)]
+        let l = GATTDatabase(services: [s]).locate(handle)
+        pluginState.pluginLocations[handle] = l
+        return l
+    }
+}

@@ -1,0 +1,50 @@
+import BluesiftWire
+import BluesiftPlugins
+
+/// How vendor frames decoded by plugins appear in `dump`.
+public enum VendorRendering {
+    /// `"vendor": {"plugin","message","fields","checksum"}`; frames after the first that end
+    /// in the same ATT value go to `vendor_more`; a value that only starts a frame gives
+    /// `"message": null` with `pending` (bytes buffered) and `need` (frame size, when known).
+    public static func json<S: FieldSink>(_ v: PluginSet.Result, into w: inout S) {
+        w.beginObject("vendor")
+        if let first = v.messages.first {
+            first.describe(into: &w)
+        } else {
+            w.string("plugin", v.plugin)
+            w.null("message")
+            w.int("pending", v.pending)
+            if let n = v.pendingNeed { w.int("need", n) }
+        }
+        if !v.dropped.isEmpty {
+            w.beginArray("dropped")
+            for d in v.dropped { w.string("", d) }
+            w.endArray()
+        }
+        w.endObject()
+        if v.messages.count > 1 {
+            w.beginArray("vendor_more")
+            for m in v.messages.dropFirst() { w.beginObject(""); m.describe(into: &w); w.endObject() }
+            w.endArray()
+        }
+    }
+
+    /// " band sport_count month=6 day=20 checksum ok", or " band (fragment: 20 of 30 bytes)".
+    public static func summary(_ v: PluginSet.Result) -> String {
+        if v.messages.isEmpty {
+            return " \(v.plugin) (fragment: \(v.pending)" + (v.pendingNeed.map { " of \($0)" } ?? "") + " bytes)"
+        }
+        var s = ""
+        for m in v.messages { s += " " + v.plugin + " " + m.summary }
+        return s
+    }
+
+    public static func tree<S: FieldSink>(_ v: PluginSet.Result, into w: inout S) {
+        if v.messages.isEmpty { json(v, into: &w); return }
+        for m in v.messages {
+            w.beginObject("vendor")
+            m.describe(into: &w)
+            w.endObject()
+        }
+    }
+}

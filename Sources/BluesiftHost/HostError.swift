@@ -1,0 +1,47 @@
+import BluesiftProtocols
+import BluesiftTransport
+import BluesiftWire
+
+/// Why a host operation failed. Every wait has a timeout, so every failure ends up here.
+public enum HostError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Scanning ended without a matching advertiser.
+    case deviceNotFound(String)
+    /// The link dropped (Disconnection Complete); `reason` is the HCI error code.
+    case connectionLost(reason: UInt8)
+    /// LE Connection Complete came back with a non-zero status.
+    case connectionFailed(status: UInt8)
+    /// Nothing came in time; `what` names the step.
+    case timeout(String)
+    /// The controller answered a command with a non-zero status.
+    case commandRejected(opcode: UInt16, status: UInt8)
+    /// The peer answered an ATT request with an Error Response.
+    case attError(request: ATTOpcode, handle: UInt16, error: ATTErrorCode)
+    case notConnected
+    /// The transport went away (peer closed, device unplugged).
+    case transportClosed(String)
+    /// Any other transport failure.
+    case transport(TransportError)
+    /// The peer or controller sent something this host cannot make sense of.
+    case protocolError(String)
+
+    public var description: String {
+        switch self {
+        case .deviceNotFound(let what): "device not found: \(what)"
+        case .connectionLost(let r): "connection lost (reason \(Hex.fixed(UInt64(r), width: 2)))"
+        case .connectionFailed(let s): "connection failed (status \(Hex.fixed(UInt64(s), width: 2)))"
+        case .timeout(let what): "timed out waiting for \(what)"
+        case .commandRejected(let op, let s):
+            "HCI command \(Hex.fixed(UInt64(op), width: 4)) rejected with status \(Hex.fixed(UInt64(s), width: 2))"
+        case .attError(let req, let h, let e):
+            "ATT \(req.name) on handle \(Hex.fixed(UInt64(h), width: 4)) failed: \(e.name) (\(Hex.fixed(UInt64(e.rawValue), width: 2)))"
+        case .notConnected: "not connected"
+        case .transportClosed(let m): "transport closed: \(m)"
+        case .transport(let e): e.message
+        case .protocolError(let m): "protocol error: \(m)"
+        }
+    }
+
+    init(_ e: TransportError) {
+        self = e.code == .closed ? .transportClosed(e.message) : .transport(e)
+    }
+}

@@ -1,0 +1,204 @@
+import BluesiftTransport
+import BluesiftWire
+
+/// What to look for while scanning.
+public enum DeviceMatch: Sendable, Hashable, CustomStringConvertible {
+    case address(BDAddr)
+    /// Complete or shortened local name, exact.
+    case name(String)
+
+    func matches(_ a: Advertisement) -> Bool {
+        switch self {
+        case .address(let x): a.address == x
+        case .name(let n): a.localName == n
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .address(let a): "address \(a)"
+        case .name(let n): "name '\(n)'"
+        }
+    }
+}
+
+extension LECentral {
+    static let ownAddressRandom: UInt8 = 1
+
+    /// Active scan until an advertiser matches, then stops scanning.
+    /// Legacy commands; both legacy and extended reports are accepted.
+    public func scan(for match: DeviceMatch, timeout: Duration = .seconds(10)) throws(HostError) -> Advertisement {
+        guard controller != nil else { throw .protocolError("scan before setUp()") }
+        try command(HCICommand.leSetScanParameters(active: true, interval: 0x0030, window: 0x0030,
+                                                   ownAddressType: Self.ownAddressRandom))
+        advertisements.removeAll()
+        try command(HCICommand.leSetScanEnable(true))
+        scanning = true
+        let found: Advertisement
+        do {
+            found = try wait("advertisement from \(match)", timeout: timeout) { () throws(HostError) -> Advertisement? in
+                defer { advertisements.removeAll() }
+                return advertisements.first(where: match.matches)
+            }
+        } catch {
+            try? stopScan()
+            if case .timeout = error { throw .deviceNotFound("no advertiser with \(match) within \(timeout)") }
+            throw error
+        }
+        try stopScan()
+        return found
+    }
+
+    /// Everything heard during `duration` (a plain active scan).
+    public func scanAll(duration: Duration) throws(HostError) -> [Advertisement] {
+        try command(HCICommand.leSetScanParameters(active: true, interval: 0x0030, window: 0x0030,
+                                                   ownAddressType: Self.ownAddressRandom))
+        advertisements.removeAll()
+        try command(HCICommand.leSetScanEnable(true))
+        scanning = true
+        defer { advertisements.removeAll() }
+        do { try pump(for: duration) } catch { try? stopScan(); throw error }
+        let heard = advertisements
+        try stopScan()
+        return heard
+    }
+
+    func stopScan() throws(HostError) {
+        scanning = false
+        try command(HCICommand.leSetScanEnable(false))
+    }
+
+    /// LE Create Connection; on timeout the attempt is cancelled and `.timeout` thrown.
+    @discardableResult
+    public func connect(to peer: BDAddr, type: AddressType, timeout: Duration? = nil) throws(HostError) -> LEConnection {
+        guard let info = controller else { throw .protocolError("connect before setUp()") }
+        guard connection == nil else { throw .protocolError("already connected") }
+        connectResult = nil
+        try command(HCICommand.leCreateConnection(peer: peer, peerType: type.rawValue, ownAddressType: Self.ownAddressRandom,
+                                                  params: options.connectionParameters))
+        let result: (status: UInt8, LEConnection)
+        do {
+            result = try wait("connection to \(peer)", timeout: timeout ?? options.connectTimeout) {
+                () throws(HostError) -> (status: UInt8, LEConnection)? in connectResult
+            }
+        } catch {
+            guard case .timeout = error else { throw error }
+            // Cancel; the controller then reports the attempt with status 0x02 (§7.8.13).
+            _ = try? command(HCICommand.packet(HCIOpcode.leCreateConnectionCancel))
+            let late = try? wait("cancelled connection", timeout: options.commandTimeout) {
+                () throws(HostError) -> (status: UInt8, LEConnection)? in connectResult
+            }
+            if let late, late.status == 0 {
+                connection = late.1
+                try? disconnect()
+            }
+            throw error
+        }
+        guard result.status == 0 else { throw .connectionFailed(status: result.status) }
+        connection = result.1
+        lostReason = nil
+        aclCredits = info.aclPackets
+        reassembly.removeAll()
+        attResponse = nil; attRequestPending = false
+        mtu = 23
+        return result.1
+    }
+
+    /// Scans for `match` and connects to it.
+    @discardableResult
+    public func connect(_ match: DeviceMatch, scanTimeout: Duration = .seconds(10)) throws(HostError) -> LEConnection {
+        let adv = try scan(for: match, timeout: scanTimeout)
+        return try connect(to: adv.address, type: adv.addressType)
+    }
+
+    /// HCI Disconnect (reason 0x13, remote user terminated) and wait for the link to drop.
+    public func disconnect(reason: UInt8 = 0x13) throws(HostError) {
+        guard let c = connection else { return }
+        try command(HCICommand.disconnect(handle: c.handle, reason: reason))
+        do {
+            try wait("disconnection", timeout: options.disconnectTimeout) { () throws(HostError) -> Bool? in
+                connection == nil ? true : nil
+            }
+        } catch {
+            connection = nil  // forget the link either way
+            throw error
+        }
+    }
+
+    // MARK: ACL and L2CAP (Core 5.4 Vol 3 Part A)
+
+    /// Sends one L2CAP basic frame, split to the controller's LE ACL buffer size, each
+    /// fragment waiting for a buffer credit (Number Of Completed Packets).
+    func sendL2CAP(cid: UInt16, _ payload: [UInt8]) throws(HostError) {
+        guard let c = connection, let info = controller else { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
+        var frame = ByteWriter(capacity: payload.count + 4)
+        frame.writeUInt16(UInt16(payload.count)); frame.writeUInt16(cid); frame.writeBytes(payload)
+        var offset = 0
+        while offset < frame.count {
+            let n = min(info.aclDataLength, frame.count - offset)
+            try wait("ACL buffer credit", timeout: options.attTimeout, linkRequired: true) { () throws(HostError) -> Bool? in
+                aclCredits > 0 ? true : nil
+            }
+            // PB flag: 0b00 first non-flushable, 0b01 continuation (Vol 4 Part E §5.4.2).
+            var acl = ByteWriter(capacity: n + 4)
+            acl.writeUInt16(c.handle | (offset == 0 ? 0x0000 : 0x1000))
+            acl.writeUInt16(UInt16(n))
+            acl.writeBytes(frame.bytes[offset..<(offset + n)])
+            do { try transport.send(.acl, acl.bytes) } catch { throw HostError(error) }
+            aclCredits -= 1
+            offset += n
+        }
+    }
+
+    /// Reassembles ACL fragments into L2CAP frames and routes them by channel.
+    func handleACL(_ bytes: [UInt8]) throws(HostError) {
+        guard bytes.count >= 4, let c = connection else { return }
+        let hf = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
+        guard hf & 0x0FFF == c.handle else { return }
+        let length = Int(bytes[2]) | Int(bytes[3]) << 8
+        let data = bytes[4..<min(bytes.count, 4 + length)]
+        if (hf >> 12) & 0x3 == 0x1 {
+            guard !reassembly.isEmpty else { return }  // continuation without a start: drop
+            reassembly.append(contentsOf: data)
+        } else {
+            reassembly = Array(data)
+        }
+        guard reassembly.count >= 4 else { return }
+        let l2len = Int(reassembly[0]) | Int(reassembly[1]) << 8
+        guard reassembly.count >= l2len + 4 else { return }
+        let cid = UInt16(reassembly[2]) | UInt16(reassembly[3]) << 8
+        let payload = Array(reassembly[4..<(4 + l2len)])
+        reassembly.removeAll(keepingCapacity: true)
+        switch cid {
+        case 0x0004: try handleATT(payload)
+        case 0x0005: try handleSignalling(payload)
+        case 0x0006: try handleSMP(payload)
+        default: break
+        }
+    }
+
+    /// LE signalling (Vol 3 Part A §4): accept Connection Parameter Update, reject other requests.
+    func handleSignalling(_ p: [UInt8]) throws(HostError) {
+        guard p.count >= 4, let c = connection else { return }
+        let code = p[0], id = p[1]
+        switch code {
+        case 0x12 where p.count >= 12:  // Connection Parameter Update Request §4.20
+            func u16(_ i: Int) -> UInt16 { UInt16(p[i]) | UInt16(p[i + 1]) << 8 }
+            let params = ConnectionParameters(intervalMin: u16(4), intervalMax: u16(6), latency: u16(8), supervisionTimeout: u16(10))
+            try sendL2CAP(cid: 0x0005, [0x13, id, 0x02, 0x00, 0x00, 0x00])  // result: accepted
+            // Not waited for: the Command Status lands while another wait is running.
+            do { try transport.send(.command, HCICommand.leConnectionUpdate(handle: c.handle, params: params)) } catch { throw HostError(error) }
+        case 0x01, 0x07, 0x13, 0x15, 0x16, 0x18, 0x1A:  // rejects, responses, credits: nothing to answer
+            break
+        default:  // Command Reject, reason 0x0000 "command not understood" §4.1
+            try sendL2CAP(cid: 0x0005, [0x01, id, 0x02, 0x00, 0x00, 0x00])
+        }
+    }
+
+    /// This host does not pair: Pairing Request / Security Request get Pairing Failed,
+    /// reason 0x05 Pairing Not Supported (Vol 3 Part H §3.5.5).
+    func handleSMP(_ p: [UInt8]) throws(HostError) {
+        guard let code = p.first, code == 0x01 || code == 0x0B else { return }
+        try sendL2CAP(cid: 0x0006, [0x05, 0x05])
+    }
+}

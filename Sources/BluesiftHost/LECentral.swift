@@ -1,0 +1,219 @@
+import BluesiftCapture
+import BluesiftProtocols
+import BluesiftTransport
+import BluesiftWire
+
+/// What set-up learned about the controller.
+public struct ControllerInfo: Sendable, Hashable {
+    public var hciVersion: UInt8
+    public var manufacturer: UInt16
+    public var publicAddress: BDAddr
+    /// The random static address this host uses on air.
+    public var randomAddress: BDAddr
+    public var leFeatures: UInt64
+    /// LE ACL buffer: payload bytes per packet and number of packets.
+    public var aclDataLength: Int
+    public var aclPackets: Int
+
+    /// LE Extended Advertising (Core 5.4 Vol 6 Part B §4.6, bit 12).
+    public var supportsExtendedAdvertising: Bool { leFeatures & (1 << 12) != 0 }
+}
+
+/// Timeouts and choices for a `LECentral`.
+public struct HostOptions: Sendable {
+    public var commandTimeout: Duration = .seconds(5)
+    public var connectTimeout: Duration = .seconds(10)
+    /// Core 5.4 Vol 3 Part F §3.3.3 allows 30 s; shorter fails faster.
+    public var attTimeout: Duration = .seconds(10)
+    public var disconnectTimeout: Duration = .seconds(5)
+    /// nil: a fresh random static address per set-up.
+    public var randomAddress: BDAddr?
+    public var connectionParameters = ConnectionParameters()
+    /// The ATT MTU this host asks for.
+    public var preferredMTU: UInt16 = 517
+    public init() {}
+}
+
+/// A notification or indication as it arrived.
+public struct GATTNotification: Sendable, Hashable {
+    public var handle: UInt16
+    public var value: [UInt8]
+    public var isIndication: Bool
+    public var timestamp: Timestamp
+}
+
+/// A minimal LE central over any HCI transport. Blocking and single-threaded: every call
+/// pumps the transport until its answer arrives or its timeout passes.
+public final class LECentral {
+    public let transport: any HCITransport
+    public var options: HostOptions
+    public internal(set) var controller: ControllerInfo?
+    public internal(set) var connection: LEConnection?
+    /// The ATT MTU in force (23 until exchanged).
+    public internal(set) var mtu: UInt16 = 23
+    /// Called for each notification/indication, also buffered in `notifications`.
+    public var onNotification: ((GATTNotification) -> Void)?
+    /// Notifications received and not yet taken with `takeNotifications()`.
+    public internal(set) var notifications: [GATTNotification] = []
+    /// Set once a link has dropped; cleared by the next connection.
+    public internal(set) var lostReason: UInt8?
+
+    // Command in flight and its answer.
+    var pendingOpcode: UInt16?
+    var commandResult: HostEvent?
+    // Link state.
+    var aclCredits = 0
+    var reassembly: [UInt8] = []
+    var attResponse: [UInt8]?
+    var attRequestPending = false
+    var scanning = false
+    var advertisements: [Advertisement] = []
+    var connectResult: (status: UInt8, LEConnection)?
+
+    public init(transport: any HCITransport, options: HostOptions = HostOptions()) {
+        self.transport = transport
+        self.options = options
+    }
+
+    /// Returns and clears the buffered notifications.
+    public func takeNotifications() -> [GATTNotification] {
+        defer { notifications.removeAll() }
+        return notifications
+    }
+
+    // MARK: pumping
+
+    /// Processes incoming packets until `done` returns a value or `timeout` passes.
+    /// With `linkRequired`, a disconnection ends the wait with `.connectionLost`.
+    @discardableResult
+    func wait<T>(_ what: String, timeout: Duration, linkRequired: Bool = false,
+                 until done: () throws(HostError) -> T?) throws(HostError) -> T {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let v = try done() { return v }
+            if linkRequired, connection == nil { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { throw .timeout(what) }
+            let packet: H4Packet?
+            do { packet = try transport.receive(timeout: left) } catch { throw HostError(error) }
+            if let packet { try dispatch(packet) }
+        }
+    }
+
+    /// Processes whatever arrives for `duration` (notifications, link events).
+    public func pump(for duration: Duration) throws(HostError) {
+        let deadline = ContinuousClock.now + duration
+        while ContinuousClock.now < deadline {
+            let packet: H4Packet?
+            do { packet = try transport.receive(timeout: deadline - ContinuousClock.now) } catch { throw HostError(error) }
+            if let packet { try dispatch(packet) }
+        }
+    }
+
+    /// Waits until at least `count` notifications are buffered; returns them all (taken).
+    public func waitForNotifications(count: Int = 1, timeout: Duration) throws(HostError) -> [GATTNotification] {
+        try wait("\(count) notification(s)", timeout: timeout, linkRequired: true) { () throws(HostError) -> Bool? in
+            notifications.count >= count ? true : nil
+        }
+        return takeNotifications()
+    }
+
+    func dispatch(_ packet: H4Packet) throws(HostError) {
+        switch packet.kind {
+        case .event: try handleEvent(packet.bytes)
+        case .acl: try handleACL(packet.bytes)
+        default: break
+        }
+    }
+
+    func handleEvent(_ bytes: [UInt8]) throws(HostError) {
+        guard let event = HostEvent.parse(bytes) else { return }
+        switch event {
+        case .commandComplete(let op, _), .commandStatus(let op, _):
+            if op == pendingOpcode { commandResult = event }
+        case .disconnectionComplete(let status, let handle, let reason):
+            if status == 0, handle == connection?.handle {
+                connection = nil; lostReason = reason; attRequestPending = false; reassembly.removeAll()
+            }
+        case .numberOfCompletedPackets(let list):
+            for e in list where e.handle == connection?.handle { aclCredits += Int(e.count) }
+            if let max = controller?.aclPackets { aclCredits = min(aclCredits, max) }
+        case .hardwareError(let code):
+            throw .protocolError("controller hardware error \(Hex.fixed(UInt64(code), width: 2))")
+        case .leConnectionComplete(let status, let c):
+            connectResult = (status, c)
+        case .advertisingReports(let reports):
+            if scanning { advertisements.append(contentsOf: reports) }
+        case .leConnectionUpdateComplete(let status, let handle, let interval, let latency, let timeout):
+            if status == 0, handle == connection?.handle {
+                connection?.interval = interval; connection?.latency = latency; connection?.supervisionTimeout = timeout
+            }
+        case .other: break
+        }
+    }
+
+    // MARK: commands
+
+    /// Sends a command and waits for its Command Complete (returning the return parameters,
+    /// status first) or Command Status. A non-zero status throws `.commandRejected`.
+    @discardableResult
+    func command(_ packet: [UInt8], timeout: Duration? = nil) throws(HostError) -> [UInt8] {
+        let opcode = UInt16(packet[0]) | UInt16(packet[1]) << 8
+        pendingOpcode = opcode; commandResult = nil
+        defer { pendingOpcode = nil }
+        do { try transport.send(.command, packet) } catch { throw HostError(error) }
+        let result = try wait("command \(Hex.fixed(UInt64(opcode), width: 4))", timeout: timeout ?? options.commandTimeout) {
+            () throws(HostError) -> HostEvent? in commandResult
+        }
+        switch result {
+        case .commandComplete(_, let params):
+            if let status = params.first, status != 0 { throw .commandRejected(opcode: opcode, status: status) }
+            return params
+        case .commandStatus(_, let status):
+            if status != 0 { throw .commandRejected(opcode: opcode, status: status) }
+            return [status]
+        default:
+            throw .protocolError("unexpected answer to command \(Hex.fixed(UInt64(opcode), width: 4))")
+        }
+    }
+
+    /// Reset and configure the controller for an LE central with a random static address.
+    @discardableResult
+    public func setUp() throws(HostError) -> ControllerInfo {
+        connection = nil; lostReason = nil; scanning = false
+        try command(HCICommand.packet(HCIOpcode.reset))
+        let version = try command(HCICommand.packet(HCIOpcode.readLocalVersion))
+        let bdaddr = try command(HCICommand.packet(HCIOpcode.readBDAddr))
+        try command(HCICommand.setEventMask(HCICommand.eventMask))
+        let features = try command(HCICommand.packet(HCIOpcode.leReadLocalFeatures))
+        try command(HCICommand.leSetEventMask(HCICommand.leEventMask))
+        var (length, count) = (0, 0)
+        let le = try command(HCICommand.packet(HCIOpcode.leReadBufferSize))
+        if le.count >= 4 { length = Int(le[1]) | Int(le[2]) << 8; count = Int(le[3]) }
+        if length == 0 || count == 0 {  // shared with BR/EDR: Core 5.4 Vol 4 Part E §7.8.2
+            let b = try command(HCICommand.packet(HCIOpcode.readBufferSize))
+            guard b.count >= 8 else { throw .protocolError("short Read Buffer Size answer") }
+            length = Int(b[1]) | Int(b[2]) << 8; count = Int(b[4]) | Int(b[5]) << 8
+        }
+        guard length > 0, count > 0 else { throw .protocolError("controller reports no ACL buffers") }
+        let random = options.randomAddress ?? Self.makeRandomStaticAddress()
+        try command(HCICommand.leSetRandomAddress(random))
+        func u16(_ b: [UInt8], _ i: Int) -> UInt16 { b.count > i + 1 ? UInt16(b[i]) | UInt16(b[i + 1]) << 8 : 0 }
+        let info = ControllerInfo(
+            hciVersion: version.count > 1 ? version[1] : 0, manufacturer: u16(version, 5),
+            publicAddress: bdaddr.count >= 7 ? bdaddr.withUnsafeBytes { BDAddr(littleEndian: UnsafeRawBufferPointer(rebasing: $0[1..<7])) } : BDAddr(0),
+            randomAddress: random,
+            leFeatures: features.count >= 9 ? features[1...8].reversed().reduce(0) { $0 << 8 | UInt64($1) } : 0,
+            aclDataLength: length, aclPackets: count)
+        controller = info
+        return info
+    }
+
+    /// Core 5.4 Vol 6 Part B §1.3.2.1: the two top bits set, the rest neither all 0 nor all 1.
+    public static func makeRandomStaticAddress() -> BDAddr {
+        while true {
+            let v = UInt64.random(in: 0...0x3FFF_FFFF_FFFF)
+            if v != 0 && v != 0x3FFF_FFFF_FFFF { return BDAddr(v | 0xC000_0000_0000) }
+        }
+    }
+}

@@ -1,0 +1,244 @@
+import BluesiftWire
+import Yams
+
+/// YAML → `Plugin`. Everything is checked here, once: unknown keys and types, undefined
+/// field references, cycles between types. Errors carry the YAML line (Yams node marks).
+struct PluginCompiler {
+    let path: String
+    var endian: Endianness = .little
+    var typeIndex: [String: Int] = [:]
+    var typeNodes: [(String, Node)] = []
+    var types: [TypeDef] = []
+    var enums: [EnumDef] = []
+    var enumIndex: [String: Int] = [:]
+
+    init(path: String) { self.path = path }
+
+    func fail(_ node: Node?, _ message: String) -> PluginError {
+        PluginError(path: path, line: node?.mark?.line ?? 0, message: message)
+    }
+
+    static func yamlError(_ error: Error, path: String) -> PluginError {
+        if let y = error as? YamlError {
+            switch y {
+            case .scanner(let ctx, let problem, let mark, _), .parser(let ctx, let problem, let mark, _),
+                 .composer(let ctx, let problem, let mark, _):
+                let c = ctx.map { "\($0.text) " } ?? ""
+                return PluginError(path: path, line: mark.line, message: "malformed YAML: \(c)\(problem)")
+            case .reader(let problem, _, _, _):
+                return PluginError(path: path, line: 0, message: "malformed YAML: \(problem)")
+            default: break
+            }
+        }
+        return PluginError(path: path, line: 0, message: "malformed YAML: \(error)")
+    }
+
+    // MARK: scalar helpers
+
+    func mapping(_ n: Node, _ what: String) throws(PluginError) -> Node.Mapping {
+        guard let m = n.mapping else { throw fail(n, "\(what) must be a mapping") }
+        return m
+    }
+
+    func string(_ n: Node, _ what: String) throws(PluginError) -> String {
+        guard let s = n.scalar?.string else { throw fail(n, "\(what) must be a scalar") }
+        return s
+    }
+
+    func integer(_ n: Node, _ what: String) throws(PluginError) -> Int64 {
+        guard let s = n.scalar?.string, let v = parseIntegerLiteral(s) else { throw fail(n, "\(what) must be an integer") }
+        return v
+    }
+
+    func bool(_ n: Node, _ what: String) throws(PluginError) -> Bool {
+        switch n.scalar?.string.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default: throw fail(n, "\(what) must be true or false")
+        }
+    }
+
+    func expr(_ n: Node, _ what: String) throws(PluginError) -> Expr {
+        let s = try string(n, what)
+        do { return try Expr.parse(s) } catch { throw fail(n, "\(what): \(error.message)") }
+    }
+
+    /// "a5 06", "a506", or a list of integers.
+    func byteList(_ n: Node, _ what: String) throws(PluginError) -> [UInt8] {
+        if let seq = n.sequence {
+            var out: [UInt8] = []
+            for item in seq {
+                let v = try integer(item, what)
+                guard (0...255).contains(v) else { throw fail(item, "\(what): \(v) is not a byte") }
+                out.append(UInt8(v))
+            }
+            return out
+        }
+        let s = try string(n, what)
+        guard let b = Hex.parse(s.hasPrefix("0x") ? String(s.dropFirst(2)) : s) else { throw fail(n, "\(what): bad hex '\(s)'") }
+        return b
+    }
+
+    func checkKeys(_ m: Node.Mapping, _ allowed: Set<String>, _ what: String) throws(PluginError) {
+        for (k, _) in m {
+            let key = k.scalar?.string ?? ""
+            if !allowed.contains(key) {
+                throw fail(k, "unknown key '\(key)' in \(what) (expected one of: \(allowed.sorted().joined(separator: ", ")))")
+            }
+        }
+    }
+
+    // MARK: top level
+
+    static let topKeys: Set<String> = ["id", "name", "doc", "reference", "endian", "match", "framing", "frame",
+                                       "types", "enums", "rules", "examples", "message"]
+
+    mutating func compile(yaml: String) throws(PluginError) -> Plugin {
+        let root: Node
+        do {
+            guard let r = try Yams.compose(yaml: yaml) else { throw fail(nil, "empty plugin file") }
+            root = r
+        } catch let e as PluginError { throw e } catch { throw Self.yamlError(error, path: path) }
+        let top = try mapping(root, "a plugin")
+        try checkKeys(top, Self.topKeys, "the plugin")
+        guard let idNode = top["id"] else { throw fail(root, "missing 'id'") }
+        let id = try string(idNode, "id")
+        guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }) else {
+            throw fail(idNode, "id must be letters, digits, '_', '-' or '.'")
+        }
+        if let e = top["endian"] {
+            switch try string(e, "endian") {
+            case "le": endian = .little
+            case "be": endian = .big
+            default: throw fail(e, "endian must be le or be")
+            }
+        }
+        if let en = top["enums"] { try compileEnums(en) }
+        guard let matchNode = top["match"] else { throw fail(root, "missing 'match'") }
+        let matches = try compileMatches(matchNode)
+
+        // Types: names first (so fields may reference types declared later), then bodies.
+        if let tn = top["types"] {
+            for (k, v) in try mapping(tn, "types") {
+                let name = try string(k, "type name")
+                if typeIndex[name] != nil || Self.builtinType(name) { throw fail(k, "type '\(name)' is defined twice or shadows a built-in type") }
+                typeIndex[name] = typeNodes.count
+                typeNodes.append((name, v))
+            }
+        }
+        guard let frameNode = top["frame"] else { throw fail(root, "missing 'frame' (the frame layout)") }
+        let frameIndex = typeNodes.count
+        typeIndex["_frame"] = frameIndex
+        typeNodes.append(("_frame", frameNode))
+        types = typeNodes.map { TypeDef(name: $0.0, line: $0.1.mark?.line ?? 0, fields: []) }
+        for (i, (name, node)) in typeNodes.enumerated() {
+            types[i].fields = try compileFields(node, typeName: name)
+        }
+        try checkCycles()
+        try markSelectors()
+        try checkReferences(frame: frameIndex)
+
+        var plugin = Plugin(id: id, name: try top["name"].map { n throws(PluginError) in try string(n, "name") } ?? id,
+                            path: path, reference: try top["reference"].map { n throws(PluginError) in try string(n, "reference") },
+                            matches: matches, framing: nil, rules: [], examples: [], types: types, enums: enums,
+                            frameType: frameIndex,
+                            defaultMessage: try top["message"].map { n throws(PluginError) in try string(n, "message") } ?? "frame")
+        if let f = top["framing"] { plugin.framing = try compileFraming(f) }
+        if let r = top["rules"] { plugin.rules = try compileRules(r, plugin: plugin) }
+        if let e = top["examples"] { plugin.examples = try compileExamples(e) }
+        return plugin
+    }
+
+    static func builtinType(_ name: String) -> Bool {
+        parseIntType(name, default: .little) != nil || ["str", "strz", "bytes", "vlq"].contains(name)
+    }
+
+    /// u1…u8 / s1…s8 with optional le/be suffix.
+    static func parseIntType(_ name: String, default e: Endianness) -> IntKind? {
+        if name == "vlq" { return .vlq }
+        let c = Array(name.utf8)
+        guard c.count >= 2, c[0] == 0x75 || c[0] == 0x73, (0x31...0x38).contains(c[1]) else { return nil }
+        var endian = e
+        if c.count == 4 {
+            switch name.suffix(2) {
+            case "le": endian = .little
+            case "be": endian = .big
+            default: return nil
+            }
+        } else if c.count != 2 { return nil }
+        return .fixed(size: Int(c[1] - 0x30), signed: c[0] == 0x73, endian: endian)
+    }
+
+    mutating func compileEnums(_ n: Node) throws(PluginError) {
+        for (k, v) in try mapping(n, "enums") {
+            let name = try string(k, "enum name")
+            var values: [(Int64, String)] = []
+            for (vk, vv) in try mapping(v, "enum '\(name)'") {
+                values.append((try integer(vk, "enum value"), try string(vv, "enum label")))
+            }
+            enumIndex[name] = enums.count
+            enums.append(EnumDef(name: name, values: values))
+        }
+    }
+
+    func compileMatches(_ n: Node) throws(PluginError) -> [PluginMatch] {
+        guard let seq = n.sequence else { throw fail(n, "match must be a list") }
+        var out: [PluginMatch] = []
+        for item in seq {
+            let m = try mapping(item, "a match rule")
+            try checkKeys(m, ["service", "characteristic", "handle", "direction", "directions"], "a match rule")
+            var service: BluetoothUUID?
+            if let s = m["service"] {
+                guard let u = BluetoothUUID(string: try string(s, "service")) else { throw fail(s, "bad service UUID") }
+                service = u
+            }
+            guard let cn = m["characteristic"] else { throw fail(item, "a match rule needs 'characteristic'") }
+            guard let c = BluetoothUUID(string: try string(cn, "characteristic")) else { throw fail(cn, "bad characteristic UUID") }
+            var handle: UInt16?
+            if let h = m["handle"] {
+                let v = try integer(h, "handle")
+                guard (1...0xFFFF).contains(v) else { throw fail(h, "handle out of range") }
+                handle = UInt16(v)
+                guard service != nil else { throw fail(h, "a handle override needs 'service' too (it names the handle)") }
+            }
+            var dirs = Set<PluginDirection>()
+            for dn in [m["direction"], m["directions"]].compactMap({ $0 }) {
+                for d in dn.sequence.map(Array.init) ?? [dn] {
+                    guard let dir = PluginDirection(rawValue: try string(d, "direction")) else {
+                        throw fail(d, "direction must be write, notify, indicate or read")
+                    }
+                    dirs.insert(dir)
+                }
+            }
+            if dirs.isEmpty { dirs = Set(PluginDirection.allCases) }
+            out.append(PluginMatch(service: service, characteristic: c, handle: handle, directions: dirs))
+        }
+        if out.isEmpty { throw fail(n, "match is empty") }
+        return out
+    }
+
+    func compileFraming(_ n: Node) throws(PluginError) -> FramingSpec {
+        let m = try mapping(n, "framing")
+        try checkKeys(m, ["length", "terminator", "start", "timeout_ms", "max_size"], "framing")
+        var f = FramingSpec()
+        if let l = m["length"] {
+            let lm = try mapping(l, "framing.length")
+            try checkKeys(lm, ["offset", "type", "adjust"], "framing.length")
+            let offset = try lm["offset"].map { n throws(PluginError) in try integer(n, "offset") } ?? 0
+            let typeName = try lm["type"].map { n throws(PluginError) in try string(n, "type") } ?? "u1"
+            guard let k = Self.parseIntType(typeName, default: endian), case let kind = k else { throw fail(lm["type"], "framing.length.type must be an integer type") }
+            let adjust = try lm["adjust"].map { n throws(PluginError) in try integer(n, "adjust") } ?? 0
+            guard (0...64).contains(offset) else { throw fail(l, "framing.length.offset out of range") }
+            switch kind {
+            case .vlq: f.length = .field(offset: Int(offset), size: 0, endian: .little, adjust: Int(adjust))
+            case .fixed(let size, _, let e): f.length = .field(offset: Int(offset), size: size, endian: e, adjust: Int(adjust))
+            }
+        }
+        if let t = m["terminator"] { f.terminator = try byteList(t, "terminator") }
+        if let s = m["start"] { f.start = try byteList(s, "start") }
+        if let t = m["timeout_ms"] { f.timeoutMicroseconds = try integer(t, "timeout_ms") * 1000 }
+        if let s = m["max_size"] { f.maxSize = Int(max(1, min(1 << 20, try integer(s, "max_size")))) }
+        if f.length == nil && f.terminator == nil { throw fail(n, "framing needs 'length' or 'terminator'") }
+        return f
+    }
+}

@@ -1,0 +1,377 @@
+import BluesiftWire
+import Yams
+
+/// Field layouts, cross-checks (cycles, references), rules and examples.
+extension PluginCompiler {
+    static let fieldKeys: Set<String> = ["id", "type", "size", "terminator", "contents", "enum", "bits", "if", "repeat",
+                                         "switch-on", "cases", "hidden", "volatile", "value", "default", "checksum", "doc"]
+
+    func compileFields(_ node: Node, typeName: String) throws(PluginError) -> [FieldDef] {
+        var list = node
+        if let m = node.mapping {
+            try checkKeys(m, ["seq", "doc"], "type '\(typeName)'")
+            guard let s = m["seq"] else { throw fail(node, "type '\(typeName)' needs 'seq' (a list of fields)") }
+            list = s
+        }
+        if list.scalar?.string == "" || list.scalar?.string == "~" { return [] }
+        guard let seq = list.sequence else { throw fail(list, "type '\(typeName)' must be a list of fields") }
+        var out: [FieldDef] = []
+        var ids = Set<String>()
+        for item in seq {
+            let f = try compileField(item)
+            if !ids.insert(f.id).inserted { throw fail(item, "field '\(f.id)' is defined twice in '\(typeName)'") }
+            for b in f.bits where !ids.insert(b.id).inserted { throw fail(item, "bit field '\(b.id)' is defined twice") }
+            out.append(f)
+        }
+        return out
+    }
+
+    func sizeSpec(_ m: Node.Mapping) throws(PluginError) -> SizeSpec? {
+        if let t = m["terminator"] {
+            let b = try byteList(t, "terminator")
+            guard b.count == 1 else { throw fail(t, "terminator must be one byte") }
+            return .terminator(b[0])
+        }
+        guard let s = m["size"] else { return nil }
+        let text = try string(s, "size")
+        if text == "eos" { return .eos }
+        if let v = parseIntegerLiteral(text) {
+            guard (0...65536).contains(v) else { throw fail(s, "size \(v) out of range") }
+            return .fixed(Int(v))
+        }
+        return .expr(try expr(s, "size"))
+    }
+
+    func compileField(_ item: Node) throws(PluginError) -> FieldDef {
+        let m = try mapping(item, "a field")
+        try checkKeys(m, Self.fieldKeys, "a field")
+        let line = item.mark?.line ?? 0
+        let id: String
+        if let i = m["id"] { id = try string(i, "id") } else if m["contents"] != nil { id = "_magic\(line)" } else {
+            throw fail(item, "a field needs 'id'")
+        }
+        guard !id.isEmpty, id.first.map({ $0.isLetter || $0 == "_" }) == true,
+              id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+            throw fail(m["id"] ?? item, "field id '\(id)' must be letters, digits and '_'")
+        }
+        var f = FieldDef(id: id, line: line, kind: .bytes(.eos))
+        let size = try sizeSpec(m)
+        if let c = m["contents"] {
+            f.kind = .contents(try byteList(c, "contents"))
+            f.hidden = true
+        } else if let sw = m["switch-on"] {
+            let on = try expr(sw, "switch-on")
+            guard let casesNode = m["cases"] else { throw fail(item, "switch-on needs 'cases'") }
+            var cases: [(Int64, Int)] = []
+            var def: Int?
+            for (k, v) in try mapping(casesNode, "cases") {
+                let tn = try string(v, "case type")
+                guard let t = typeIndex[tn], tn != "_frame" else { throw fail(v, "unknown type '\(tn)'") }
+                if k.scalar?.string == "_" { def = t; continue }
+                let key: Int64
+                if let ks = k.scalar?.string, let v = parseIntegerLiteral(ks) { key = v } else {
+                    throw fail(k, "case key must be an integer or '_'")
+                }
+                cases.append((key, t))
+            }
+            f.kind = .switchOn(on, cases: cases, default: def, size: size)
+        } else if let tn = m["type"] {
+            let t = try string(tn, "type")
+            if let k = Self.parseIntType(t, default: endian) {
+                f.kind = .integer(k)
+            } else if t == "str" {
+                f.kind = .string(size ?? .eos)
+            } else if t == "strz" {
+                f.kind = .string(.terminator(0))
+            } else if t == "bytes" {
+                f.kind = .bytes(size ?? .eos)
+            } else if let idx = typeIndex[t], t != "_frame" {
+                f.kind = .type(idx, size)
+            } else {
+                throw fail(tn, "unknown type '\(t)' (built-in: u1…u8, s1…s8 with le/be, vlq, str, strz, bytes; or a name under types)")
+            }
+        } else {
+            f.kind = .bytes(size ?? .eos)
+        }
+        if let c = m["if"] { f.condition = try expr(c, "if") }
+        if let r = m["repeat"] {
+            f.repeatSpec = r.scalar?.string == "eos" ? .eos : .count(try expr(r, "repeat"))
+        }
+        if let h = m["hidden"] { f.hidden = try bool(h, "hidden") }
+        if let v = m["volatile"] { f.volatile = try bool(v, "volatile") }
+        if let v = m["value"] { f.value = try expr(v, "value") }
+        if let d = m["default"] {
+            let s = try string(d, "default")
+            f.defaultValue = parseIntegerLiteral(s).map { .int($0) } ?? .string(s)
+        }
+        let isInt: Bool
+        if case .integer = f.kind { isInt = true } else { isInt = false }
+        if let e = m["enum"] {
+            let name = try string(e, "enum")
+            guard let idx = enumIndex[name] else { throw fail(e, "unknown enum '\(name)'") }
+            guard isInt else { throw fail(e, "enum needs an integer type") }
+            f.enumIndex = idx
+        }
+        if let b = m["bits"] {
+            guard isInt, case .integer(.fixed(let size, _, _)) = f.kind else { throw fail(b, "bits need a fixed-size integer type") }
+            f.bits = try compileBits(b, totalBits: size * 8)
+        }
+        if let c = m["checksum"] {
+            guard isInt, case .integer(.fixed(let size, _, _)) = f.kind else { throw fail(c, "a checksum needs a fixed-size integer type") }
+            let spec = try compileChecksum(c)
+            guard spec.algorithm.byteWidth <= size else { throw fail(c, "checksum is wider than its \(size)-byte field") }
+            f.checksum = spec
+            f.hidden = true
+        }
+        if f.value != nil { f.hidden = m["hidden"].map { (try? bool($0, "hidden")) ?? true } ?? true }
+        return f
+    }
+
+    func compileBits(_ n: Node, totalBits: Int) throws(PluginError) -> [BitDef] {
+        guard let seq = n.sequence else { throw fail(n, "bits must be a list") }
+        var out: [BitDef] = []
+        for item in seq {
+            let m = try mapping(item, "a bit field")
+            try checkKeys(m, ["id", "bit", "bits", "enum"], "a bit field")
+            guard let idn = m["id"] else { throw fail(item, "a bit field needs 'id'") }
+            var lo = 0, hi = 0
+            if let b = m["bit"] {
+                lo = Int(try integer(b, "bit")); hi = lo
+            } else if let r = m["bits"] {
+                let parts = try string(r, "bits").split(separator: "-").map { parseIntegerLiteral(String($0)) }
+                guard parts.count == 2, let a = parts[0], let b = parts[1] else { throw fail(r, "bits must look like 4-7") }
+                lo = Int(min(a, b)); hi = Int(max(a, b))
+            } else { throw fail(item, "a bit field needs 'bit' or 'bits'") }
+            guard lo >= 0, hi < totalBits else { throw fail(item, "bit range \(lo)-\(hi) outside a \(totalBits)-bit field") }
+            var e: Int?
+            if let en = m["enum"] {
+                let name = try string(en, "enum")
+                guard let idx = enumIndex[name] else { throw fail(en, "unknown enum '\(name)'") }
+                e = idx
+            }
+            out.append(BitDef(id: try string(idn, "id"), shift: lo, width: hi - lo + 1, enumIndex: e))
+        }
+        return out
+    }
+
+    func compileChecksum(_ n: Node) throws(PluginError) -> ChecksumSpec {
+        if let s = n.scalar?.string {
+            guard let a = ChecksumAlgorithm.named(s) else {
+                throw fail(n, "unknown checksum '\(s)' (known: \(ChecksumAlgorithm.names.joined(separator: ", ")))")
+            }
+            return ChecksumSpec(algorithm: a)
+        }
+        let m = try mapping(n, "checksum")
+        try checkKeys(m, ["algorithm", "from", "to", "width", "poly", "init", "refin", "refout", "xorout"], "checksum")
+        guard let an = m["algorithm"] else { throw fail(n, "checksum needs 'algorithm'") }
+        let name = try string(an, "algorithm")
+        var alg: ChecksumAlgorithm
+        if name == "crc" {
+            guard let w = m["width"], let p = m["poly"] else { throw fail(n, "a generic crc needs 'width' and 'poly'") }
+            let width = Int(try integer(w, "width"))
+            guard (3...64).contains(width) else { throw fail(w, "crc width must be 3…64") }
+            alg = ChecksumAlgorithm(kind: .crc, width: width, poly: UInt64(bitPattern: try integer(p, "poly")))
+        } else {
+            guard let a = ChecksumAlgorithm.named(name) else {
+                throw fail(an, "unknown checksum '\(name)' (known: \(ChecksumAlgorithm.names.joined(separator: ", ")))")
+            }
+            alg = a
+        }
+        if alg.kind == .crc {
+            if let v = m["poly"] { alg.poly = UInt64(bitPattern: try integer(v, "poly")) }
+            if let v = m["init"] { alg.initial = UInt64(bitPattern: try integer(v, "init")) }
+            if let v = m["refin"] { alg.refin = try bool(v, "refin") }
+            if let v = m["refout"] { alg.refout = try bool(v, "refout") }
+            if let v = m["xorout"] { alg.xorout = UInt64(bitPattern: try integer(v, "xorout")) }
+        }
+        return ChecksumSpec(algorithm: alg, from: try m["from"].map { n throws(PluginError) in try expr(n, "from") },
+                            to: try m["to"].map { n throws(PluginError) in try expr(n, "to") })
+    }
+
+    // MARK: cross-checks
+
+    func usedTypes(_ f: FieldDef) -> [Int] {
+        switch f.kind {
+        case .type(let t, _): [t]
+        case .switchOn(_, let cases, let def, _): cases.map(\.1) + (def.map { [$0] } ?? [])
+        default: []
+        }
+    }
+
+    /// Nested types must form a tree (a DAG): a cycle would recurse forever.
+    func checkCycles() throws(PluginError) {
+        var state = [UInt8](repeating: 0, count: types.count)   // 0 new, 1 on stack, 2 done
+        func visit(_ t: Int) throws(PluginError) {
+            state[t] = 1
+            for f in types[t].fields {
+                for u in usedTypes(f) {
+                    if state[u] == 1 {
+                        throw PluginError(path: path, line: f.line, message: "cycle in nested types: '\(types[t].name)' uses '\(types[u].name)', which contains '\(types[t].name)'")
+                    }
+                    if state[u] == 0 { try visit(u) }
+                }
+            }
+            state[t] = 2
+        }
+        for t in types.indices where state[t] == 0 { try visit(t) }
+    }
+
+    /// Fields read by a top-level switch are selectors: hidden from the message's fields.
+    mutating func markSelectors() throws(PluginError) {
+        let frame = types.count - 1
+        for f in types[frame].fields {
+            guard case .switchOn(let on, _, _, _) = f.kind, case .ref(let name) = on else { continue }
+            if let i = types[frame].fields.firstIndex(where: { $0.id == name }) {
+                types[frame].fields[i].isSelector = true
+                types[frame].fields[i].hidden = true
+            }
+        }
+    }
+
+    static let specials: Set<String> = ["_remaining", "_size", "_offset", "_index"]
+
+    /// `name._length` / `name._count` refer to field `name`.
+    static func baseName(_ r: String) -> String {
+        if r.hasSuffix("._length") { return String(r.dropLast(8)) }
+        if r.hasSuffix("._count") { return String(r.dropLast(7)) }
+        return r
+    }
+
+    /// Every reference must name an earlier field of the same type or a field of a type that
+    /// (transitively) contains it.
+    func checkReferences(frame: Int) throws(PluginError) {
+        var outer = [Set<String>](repeating: [], count: types.count)
+        var order: [Int] = [frame]
+        var seen: Set<Int> = [frame]
+        var i = 0
+        while i < order.count {
+            let t = order[i]; i += 1
+            var names = outer[t]
+            for f in types[t].fields { names.insert(f.id); for b in f.bits { names.insert(b.id) } }
+            for f in types[t].fields {
+                for u in usedTypes(f) {
+                    outer[u].formUnion(names)
+                    if seen.insert(u).inserted { order.append(u) }
+                }
+            }
+        }
+        // A type reachable through several parents may be visited before all are merged: iterate.
+        for _ in 0..<types.count {
+            var changed = false
+            for t in types.indices {
+                var names = outer[t]
+                for f in types[t].fields { names.insert(f.id); for b in f.bits { names.insert(b.id) } }
+                for f in types[t].fields {
+                    for u in usedTypes(f) where !names.isSubset(of: outer[u]) { outer[u].formUnion(names); changed = true }
+                }
+            }
+            if !changed { break }
+        }
+        for t in types.indices {
+            var visible = outer[t].union(Self.specials)
+            for f in types[t].fields {
+                var exprs: [(Expr, Bool)] = []   // (expression, may see the field itself)
+                if let c = f.condition { exprs.append((c, false)) }
+                if case .count(let e) = f.repeatSpec { exprs.append((e, false)) }
+                if let v = f.value { exprs.append((v, true)) }
+                switch f.kind {
+                case .bytes(.expr(let e)), .string(.expr(let e)), .type(_, .expr(let e)): exprs.append((e, false))
+                case .switchOn(let on, _, _, let size):
+                    exprs.append((on, false))
+                    if case .expr(let e)? = size { exprs.append((e, false)) }
+                default: break
+                }
+                if let c = f.checksum {
+                    if let e = c.from { exprs.append((e, true)) }
+                    if let e = c.to { exprs.append((e, true)) }
+                }
+                for (e, _) in exprs {
+                    for r in e.references.map(Self.baseName) where !visible.contains(r) && !(f.value != nil || f.checksum != nil) {
+                        throw PluginError(path: path, line: f.line, message: "'\(r)' is not a field defined before '\(f.id)'")
+                    }
+                    // Computed values and checksum ranges are evaluated once the frame is complete.
+                    if f.value != nil || f.checksum != nil {
+                        let all = Set(types.flatMap { $0.fields.map(\.id) }).union(Self.specials)
+                        for r in e.references.map(Self.baseName) where !all.contains(r) {
+                            throw PluginError(path: path, line: f.line, message: "'\(r)' is not a field of this plugin")
+                        }
+                    }
+                }
+                visible.insert(f.id)
+                for b in f.bits { visible.insert(b.id) }
+            }
+        }
+    }
+
+    // MARK: rules and examples
+
+    func compileRules(_ n: Node, plugin: Plugin) throws(PluginError) -> [ResponseRule] {
+        guard let seq = n.sequence else { throw fail(n, "rules must be a list") }
+        var out: [ResponseRule] = []
+        let header = Set(types[plugin.frameType].fields.map(\.id))
+        for item in seq {
+            let m = try mapping(item, "a rule")
+            try checkKeys(m, ["request", "response", "match", "within_ms", "messages", "doc"], "a rule")
+            func dir(_ key: String, _ def: PluginDirection) throws(PluginError) -> PluginDirection {
+                guard let d = m[key] else { return def }
+                guard let v = PluginDirection(rawValue: try string(d, key)) else { throw fail(d, "\(key) must be write, notify, indicate or read") }
+                return v
+            }
+            guard let mn = m["match"] else { throw fail(item, "a rule needs 'match'") }
+            let e = try expr(mn, "match")
+            for r in e.references {
+                let parts = r.split(separator: ".", maxSplits: 1).map(String.init)
+                guard parts.count == 2, parts[0] == "request" || parts[0] == "response", header.contains(parts[1]) else {
+                    throw fail(mn, "'\(r)' must be request.FIELD or response.FIELD with a top-level frame field")
+                }
+            }
+            var names = Set<String>()
+            if let ms = m["messages"], let s = ms.sequence { for x in s { names.insert(try string(x, "message")) } }
+            let within = try m["within_ms"].map { n throws(PluginError) in try integer(n, "within_ms") } ?? 1000
+            out.append(ResponseRule(requestDirection: try dir("request", .write), responseDirection: try dir("response", .notify),
+                                    requests: names, match: e, withinMicroseconds: within * 1000, line: item.mark?.line ?? 0))
+        }
+        return out
+    }
+
+    func exampleValue(_ n: Node) throws(PluginError) -> PluginValue {
+        if let seq = n.sequence {
+            var l: [PluginValue] = []
+            for x in seq { l.append(try exampleValue(x)) }
+            return .list(l)
+        }
+        if let m = n.mapping {
+            var fs: [PluginField] = []
+            for (k, v) in m { fs.append(PluginField(name: try string(k, "field"), value: try exampleValue(v))) }
+            return .object(fs)
+        }
+        let s = try string(n, "value")
+        if n.scalar?.style == .plain, let v = parseIntegerLiteral(s) { return .int(v) }
+        return .string(s)
+    }
+
+    func compileExamples(_ n: Node) throws(PluginError) -> [PluginExample] {
+        guard let seq = n.sequence else { throw fail(n, "examples must be a list") }
+        var out: [PluginExample] = []
+        for item in seq {
+            let m = try mapping(item, "an example")
+            try checkKeys(m, ["direction", "hex", "message", "fields", "checksum", "doc"], "an example")
+            guard let h = m["hex"] else { throw fail(item, "an example needs 'hex'") }
+            let dir = try m["direction"].map { d throws(PluginError) -> PluginDirection in
+                guard let v = PluginDirection(rawValue: try string(d, "direction")) else { throw fail(d, "bad direction") }
+                return v
+            } ?? .write
+            var fields: [PluginField] = []
+            if let f = m["fields"], case .object(let fs) = try exampleValue(f) { fields = fs }
+            var verdict: ChecksumVerdict?
+            if let c = m["checksum"] {
+                guard let v = ChecksumVerdict(rawValue: try string(c, "checksum")) else { throw fail(c, "checksum must be ok or bad") }
+                verdict = v
+            }
+            out.append(PluginExample(direction: dir, bytes: try byteList(h, "hex"),
+                                     message: try m["message"].map { n throws(PluginError) in try string(n, "message") },
+                                     fields: fields, checksum: verdict, line: item.mark?.line ?? 0))
+        }
+        return out
+    }
+}

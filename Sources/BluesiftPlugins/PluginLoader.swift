@@ -1,0 +1,68 @@
+import Foundation
+
+/// Finds, reads and compiles plugins. A broken plugin is reported and skipped; it never
+/// stops the others from loading.
+public enum PluginLoader {
+    public static func compile(yaml: String, path: String) throws(PluginError) -> Plugin {
+        var c = PluginCompiler(path: path)
+        return try c.compile(yaml: yaml)
+    }
+
+    public static func load(file path: String) throws(PluginError) -> Plugin {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PluginError(path: path, line: 0, message: "cannot read the plugin file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw PluginError(path: path, line: 0, message: "not UTF-8 text")
+        }
+        return try compile(yaml: text, path: path)
+    }
+
+    public struct Loaded: Sendable {
+        public var plugins: [Plugin] = []
+        public var errors: [PluginError] = []
+    }
+
+    /// `*.yaml` / `*.yml` files of each directory, sorted by name. Directories earlier in the
+    /// list win when two plugins share an id; missing directories are ignored.
+    public static func load(directories: [String]) -> Loaded {
+        var out = Loaded()
+        var ids = Set<String>()
+        var seenFiles = Set<String>()
+        for dir in directories {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { continue }
+            for name in names.sorted() where name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
+                let path = (dir as NSString).appendingPathComponent(name)
+                let real = (path as NSString).resolvingSymlinksInPath
+                guard seenFiles.insert(real).inserted else { continue }
+                do {
+                    let p = try load(file: path)
+                    if ids.insert(p.id).inserted { out.plugins.append(p) }
+                } catch {
+                    out.errors.append(error)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Where plugins are looked for, first wins: `extra` (--plugins), $BLUESIFT_PLUGINS
+    /// (colon-separated), `<exe dir>/../share/bluesift/Plugins`, and the repository's
+    /// Plugins/ when the executable runs from `.build`.
+    public static func searchPath(executable: String, extra: [String] = [],
+                                  environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        var dirs = extra
+        if let env = environment["BLUESIFT_PLUGINS"] {
+            dirs += env.split(separator: ":").map(String.init).filter { !$0.isEmpty }
+        }
+        let exe = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
+        let exeDir = exe.deletingLastPathComponent()
+        dirs.append(exeDir.deletingLastPathComponent().appendingPathComponent("share/bluesift/Plugins").path)
+        let comps = exe.pathComponents
+        if let i = comps.lastIndex(where: { $0 == ".build" || $0.hasPrefix(".build-") || $0.hasPrefix(".build_") }) {
+            let repo = NSString.path(withComponents: Array(comps[0..<i]))
+            dirs.append((repo as NSString).appendingPathComponent("Plugins"))
+        }
+        return dirs
+    }
+}

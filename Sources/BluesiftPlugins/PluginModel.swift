@@ -1,0 +1,180 @@
+import BluesiftWire
+
+/// ATT operations a plugin can match: Write Request/Command (host → device), Notification,
+/// Indication, Read Response.
+public enum PluginDirection: String, Sendable, CaseIterable {
+    case write, notify, indicate, read
+}
+
+/// Where a plugin applies: a characteristic (by service and characteristic UUID), and for
+/// captures without discovery, an optional handle override.
+public struct PluginMatch: Sendable, Equatable {
+    public var service: BluetoothUUID?
+    public var characteristic: BluetoothUUID
+    public var handle: UInt16?
+    public var directions: Set<PluginDirection>
+}
+
+/// How frames are cut out of a byte stream spanning several ATT values.
+public struct FramingSpec: Sendable, Equatable {
+    public enum Length: Sendable, Equatable {
+        /// Integer at `offset` (size bytes, or VLQ when size == 0); total frame length = value + adjust.
+        case field(offset: Int, size: Int, endian: Endianness, adjust: Int)
+    }
+    public var length: Length?
+    public var terminator: [UInt8]?
+    /// Bytes a frame starts with; garbage before it is dropped.
+    public var start: [UInt8]?
+    public var timeoutMicroseconds: Int64 = 1_000_000
+    public var maxSize = 4096
+}
+
+/// Request → response pairing: `response` matches `request` when `match` holds within `within`.
+public struct ResponseRule: Sendable {
+    public var requestDirection: PluginDirection
+    public var responseDirection: PluginDirection
+    /// Request message names the rule applies to (empty: all).
+    public var requests: Set<String>
+    /// Expression over `request.FIELD` and `response.FIELD` (top-level frame fields).
+    public var match: Expr
+    public var withinMicroseconds: Int64
+    public var line: Int
+}
+
+/// Example frame in the plugin (bytes → expected fields), run by `bluesift plugins test`.
+public struct PluginExample: Sendable {
+    public var direction: PluginDirection
+    public var bytes: [UInt8]
+    public var message: String?
+    public var fields: [PluginField]
+    public var checksum: ChecksumVerdict?
+    public var line: Int
+}
+
+enum SizeSpec: Sendable {
+    case fixed(Int)
+    case expr(Expr)
+    /// The rest of the current stream.
+    case eos
+    /// Up to and including this byte (not part of the value).
+    case terminator(UInt8)
+}
+
+enum IntKind: Sendable, Equatable {
+    case fixed(size: Int, signed: Bool, endian: Endianness)
+    /// Unsigned LEB128 (7 bits a byte, least significant group first), up to 9 bytes.
+    case vlq
+}
+
+struct BitDef: Sendable {
+    var id: String
+    var shift: Int
+    var width: Int
+    var enumIndex: Int?
+}
+
+struct ChecksumSpec: Sendable {
+    var algorithm: ChecksumAlgorithm
+    /// Range of frame bytes covered; defaults: from 0 to the checksum's own offset.
+    var from: Expr?
+    var to: Expr?
+}
+
+enum FieldKind: Sendable {
+    case integer(IntKind)
+    case contents([UInt8])
+    case bytes(SizeSpec)
+    case string(SizeSpec)
+    case type(Int, SizeSpec?)
+    /// Switch on an expression: case value → type index; `default` type when none matches.
+    case switchOn(Expr, cases: [(Int64, Int)], default: Int?, size: SizeSpec?)
+}
+
+enum RepeatSpec: Sendable {
+    case none
+    case count(Expr)
+    case eos
+}
+
+struct FieldDef: Sendable {
+    var id: String
+    var line: Int
+    var kind: FieldKind
+    var condition: Expr?
+    var repeatSpec: RepeatSpec = .none
+    var hidden = false
+    var volatile = false
+    /// Computed on encode (e.g. a length: `_size`).
+    var value: Expr?
+    var defaultValue: PluginValue?
+    var checksum: ChecksumSpec?
+    var enumIndex: Int?
+    var bits: [BitDef] = []
+
+    var isSelector = false
+}
+
+struct TypeDef: Sendable {
+    var name: String
+    var line: Int
+    var fields: [FieldDef]
+}
+
+struct EnumDef: Sendable {
+    var name: String
+    var values: [(Int64, String)]
+    func name(of v: Int64) -> String? { values.first { $0.0 == v }?.1 }
+    func value(of n: String) -> Int64? { values.first { $0.1 == n }?.0 }
+}
+
+/// A compiled plugin: the YAML is parsed and checked once at load time into this program.
+public struct Plugin: Sendable {
+    public var id: String
+    public var name: String
+    public var path: String
+    public var reference: String?
+    public var matches: [PluginMatch]
+    public var framing: FramingSpec?
+    public var rules: [ResponseRule]
+    public var examples: [PluginExample]
+
+    var types: [TypeDef]
+    var enums: [EnumDef]
+    /// Index of the frame layout in `types`.
+    var frameType: Int
+    /// Message name when the frame has no top-level switch.
+    var defaultMessage: String
+
+    /// Message names (switch case types), in declaration order.
+    public var messageNames: [String] {
+        guard let sw = types[frameType].fields.first(where: { if case .switchOn = $0.kind { true } else { false } }),
+              case .switchOn(_, let cases, let def, _) = sw.kind else { return [defaultMessage] }
+        var names = cases.map { types[$0.1].name }
+        if let def { names.append(types[def].name) }
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }
+    }
+
+    /// Fields marked `volatile` (timestamps, counters) in a message: the diff ignores them.
+    public func volatileFields(message: String) -> Set<String> {
+        var out = Set<String>()
+        func walk(_ t: Int, _ depth: Int) {
+            guard depth < 16 else { return }
+            for f in types[t].fields {
+                if f.volatile { out.insert(f.id) }
+                if case .type(let n, _) = f.kind { walk(n, depth + 1) }
+            }
+        }
+        walk(frameType, 0)
+        if let t = types.firstIndex(where: { $0.name == message }) { walk(t, 0) }
+        return out
+    }
+
+    /// Two decoded messages are the same once volatile fields are ignored.
+    public func equalIgnoringVolatile(_ a: DecodedMessage, _ b: DecodedMessage) -> Bool {
+        guard a.message == b.message else { return false }
+        let skip = volatileFields(message: a.message)
+        let fa = a.fields.filter { !skip.contains($0.name) }, fb = b.fields.filter { !skip.contains($0.name) }
+        return fa == fb
+    }
+}

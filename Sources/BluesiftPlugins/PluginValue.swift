@@ -1,0 +1,145 @@
+import BluesiftWire
+
+/// A decoded (or to-be-encoded) plugin field value. Integers compare by value whatever their
+/// signedness, so `.uint(6) == .int(6)`.
+public enum PluginValue: Sendable, CustomStringConvertible {
+    case int(Int64)
+    case uint(UInt64)
+    /// An enum value with a known name (the raw value is kept for expressions and encoding).
+    case named(Int64, String)
+    case string(String)
+    case bytes([UInt8])
+    case list([PluginValue])
+    case object([PluginField])
+
+    /// The integer behind `.int`, `.uint` and `.named` (u8 values above Int64.max wrap).
+    public var integer: Int64? {
+        switch self {
+        case .int(let v): v
+        case .uint(let v): Int64(bitPattern: v)
+        case .named(let v, _): v
+        default: nil
+        }
+    }
+
+    /// A field of an `.object` value.
+    public subscript(_ name: String) -> PluginValue? {
+        if case .object(let fs) = self { return fs.first { $0.name == name }?.value }
+        return nil
+    }
+
+    /// Compact one-line form used by the text dump: `6`, `"bob"`, `a5ff`, `[1,2]`, `{a=1 b=2}`.
+    public var description: String {
+        switch self {
+        case .int(let v): String(v)
+        case .uint(let v): String(v)
+        case .named(_, let n): n
+        case .string(let s): "\"" + s + "\""
+        case .bytes(let b): b.isEmpty ? "\"\"" : Hex.string(b)
+        case .list(let l): "[" + l.map(\.description).joined(separator: ",") + "]"
+        case .object(let fs): "{" + fs.map { $0.name + "=" + $0.value.description }.joined(separator: " ") + "}"
+        }
+    }
+
+    /// Writes the value under `key` (JSON Lines, `-v` tree).
+    public func describe<S: FieldSink>(_ key: FieldKey, into w: inout S) {
+        switch self {
+        case .int(let v): w.int(key, Int(v))
+        case .uint(let v): w.uint(key, v)
+        case .named(_, let n): w.string(key, n)
+        case .string(let s): w.string(key, s)
+        case .bytes(let b): w.hex(key, b)
+        case .list(let l):
+            w.beginArray(key)
+            for v in l { v.describe("", into: &w) }
+            w.endArray()
+        case .object(let fs):
+            w.beginObject(key)
+            for f in fs { f.value.describe(.dynamic(f.name), into: &w) }
+            w.endObject()
+        }
+    }
+}
+
+extension PluginValue: Equatable {
+    public static func == (a: PluginValue, b: PluginValue) -> Bool {
+        if let x = a.integer, let y = b.integer {
+            // A name matches its raw value or its name.
+            if case .named(_, let n) = a, case .string(let s) = b { return n == s }
+            if case .named(_, let n) = b, case .string(let s) = a { return n == s }
+            return x == y
+        }
+        switch (a, b) {
+        case (.named(_, let n), .string(let s)), (.string(let s), .named(_, let n)): return n == s
+        case (.string(let x), .string(let y)): return x == y
+        case (.bytes(let x), .bytes(let y)): return x == y
+        case (.list(let x), .list(let y)): return x == y
+        case (.object(let x), .object(let y)): return x == y
+        default: return false
+        }
+    }
+}
+
+extension PluginValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral {
+    public init(integerLiteral v: Int64) { self = .int(v) }
+    public init(stringLiteral v: String) { self = .string(v) }
+    public init(arrayLiteral elements: PluginValue...) { self = .list(elements) }
+    public init(dictionaryLiteral elements: (String, PluginValue)...) {
+        self = .object(elements.map { PluginField(name: $0.0, value: $0.1) })
+    }
+}
+
+/// One named field, in frame order.
+public struct PluginField: Sendable, Equatable {
+    public var name: String
+    public var value: PluginValue
+    public init(name: String, value: PluginValue) { self.name = name; self.value = value }
+}
+
+/// Checksum verdict of a decoded frame.
+public enum ChecksumVerdict: String, Sendable {
+    case ok, bad
+}
+
+/// A vendor message decoded by a plugin.
+public struct DecodedMessage: Sendable {
+    public var plugin: String
+    /// The switch case chosen (e.g. "sport_count"), "unknown" for unlisted commands.
+    public var message: String
+    /// Visible fields, payload flattened.
+    public var fields: [PluginField]
+    /// nil when the plugin declares no checksum (or decoding stopped before it).
+    public var checksum: ChecksumVerdict?
+    /// Expected/found checksum when `checksum == .bad`.
+    public var checksumExpected: UInt64?
+    public var checksumFound: UInt64?
+    /// Integer values of the top-level frame fields (hidden ones too): what rules compare.
+    public var header: [String: Int64]
+    /// Set when the frame is malformed; fields decoded so far stay.
+    public var error: String?
+    /// Frame bytes.
+    public var bytes: [UInt8]
+
+    public subscript(_ name: String) -> PluginValue? { fields.first { $0.name == name }?.value }
+
+    /// "sport_count month=6 day=20 checksum ok"
+    public var summary: String {
+        var s = message
+        for f in fields { s += " " + f.name + "=" + f.value.description }
+        if let c = checksum { s += " checksum " + c.rawValue }
+        if let e = error { s += " [" + e + "]" }
+        return s
+    }
+
+    /// `{"plugin","message","fields","checksum"}` (the `vendor` JSON object's members).
+    public func describe<S: FieldSink>(into w: inout S) {
+        w.string("plugin", plugin)
+        w.string("message", message)
+        w.beginObject("fields")
+        for f in fields { f.value.describe(.dynamic(f.name), into: &w) }
+        w.endObject()
+        if let c = checksum { w.string("checksum", c.rawValue) } else { w.null("checksum") }
+        if let e = error { w.string("error", e) }
+    }
+}

@@ -1,0 +1,256 @@
+import BluesiftWire
+
+/// Core 5.4 Vol 3 Part F §3.4.4.3
+public struct ATTReadRequest: ATTMessageType {
+    public static let opcode = ATTOpcode.readRequest
+    public var handle: UInt16
+    public init(handle: UInt16) { self.handle = handle }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle) }
+    public init(parameters r: inout ByteReader) throws(DecodeError) { handle = try r.readUInt16(.little, "attribute handle") }
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.4.4
+public struct ATTReadResponse: ATTMessageType {
+    public static let opcode = ATTOpcode.readResponse
+    public var value: [UInt8]
+    public init(value: [UInt8]) { self.value = value }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeBytes(value) }
+    public init(parameters r: inout ByteReader) throws(DecodeError) { value = Array(r.readRemaining()) }
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.4.5
+public struct ATTReadBlobRequest: ATTMessageType {
+    public static let opcode = ATTOpcode.readBlobRequest
+    public var handle: UInt16
+    public var offset: UInt16
+    public init(handle: UInt16, offset: UInt16) { self.handle = handle; self.offset = offset }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeUInt16(offset) }
+    public init(parameters r: inout ByteReader) throws(DecodeError) {
+        handle = try r.readUInt16(.little, "attribute handle")
+        offset = try r.readUInt16(.little, "value offset")
+    }
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.4.6
+public struct ATTReadBlobResponse: ATTMessageType {
+    public static let opcode = ATTOpcode.readBlobResponse
+    public var value: [UInt8]
+    public init(value: [UInt8]) { self.value = value }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeBytes(value) }
+    public init(parameters r: inout ByteReader) throws(DecodeError) { value = Array(r.readRemaining()) }
+}
+
+func readHandles(_ r: inout ByteReader) throws(DecodeError) -> [UInt16] {
+    var hs: [UInt16] = []
+    while !r.isAtEnd { hs.append(try r.readUInt16(.little, "handle")) }
+    return hs
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.4.7
+public struct ATTReadMultipleRequest: ATTMessageType {
+    public static let opcode = ATTOpcode.readMultipleRequest
+    public var handles: [UInt16]
+    public init(handles: [UInt16]) { self.handles = handles }
+    public func encodeParameters(into w: inout ByteWriter) { for h in handles { w.writeUInt16(h) } }
+    public init(parameters r: inout ByteReader) throws(DecodeError) { handles = try readHandles(&r) }
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.4.8: the values concatenated (the client knows their lengths).
+public struct ATTReadMultipleResponse: ATTMessageType {
+    public static let opcode = ATTOpcode.readMultipleResponse
+    public var values: [UInt8]
+    public init(values: [UInt8]) { self.values = values }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeBytes(values) }
+    public init(parameters r: inout ByteReader) throws(DecodeError) { values = Array(r.readRemaining()) }
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.4.11
+public struct ATTReadMultipleVariableRequest: ATTMessageType {
+    public static let opcode = ATTOpcode.readMultipleVariableRequest
+    public var handles: [UInt16]
+    public init(handles: [UInt16]) { self.handles = handles }
+    public func encodeParameters(into w: inout ByteWriter) { for h in handles { w.writeUInt16(h) } }
+    public init(parameters r: inout ByteReader) throws(DecodeError) { handles = try readHandles(&r) }
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.4.12: length-value tuples. The decoded last value may be
+/// shorter than its length field (truncated to the MTU); `lengths` keeps the fields.
+public struct ATTReadMultipleVariableResponse: ATTMessageType {
+    public static let opcode = ATTOpcode.readMultipleVariableResponse
+    public var values: [[UInt8]]
+    /// The value lengths as sent; defaults to each value's count.
+    public var lengths: [UInt16]
+    public init(values: [[UInt8]], lengths: [UInt16]? = nil) {
+        self.values = values
+        self.lengths = lengths ?? values.map { UInt16(truncatingIfNeeded: $0.count) }
+    }
+    public func encodeParameters(into w: inout ByteWriter) {
+        for (i, v) in values.enumerated() {
+            w.writeUInt16(i < lengths.count ? lengths[i] : UInt16(truncatingIfNeeded: v.count)); w.writeBytes(v)
+        }
+    }
+    public init(parameters r: inout ByteReader) throws(DecodeError) {
+        values = []; lengths = []
+        while !r.isAtEnd {
+            let n = try r.readUInt16(.little, "value length")
+            lengths.append(n)
+            values.append(Array(try r.readBytes(min(Int(n), r.readableBytes), "attribute value")))
+        }
+    }
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.5.1
+public struct ATTWriteRequest: ATTMessageType {
+    public static let opcode = ATTOpcode.writeRequest
+    public var handle: UInt16
+    public var value: [UInt8]
+    public init(handle: UInt16, value: [UInt8]) { self.handle = handle; self.value = value }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeBytes(value) }
+    public init(parameters r: inout ByteReader) throws(DecodeError) {
+        handle = try r.readUInt16(.little, "attribute handle"); value = Array(r.readRemaining())
+    }
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.5.2
+public struct ATTWriteResponse: ATTMessageType {
+    public static let opcode = ATTOpcode.writeResponse
+    public init() {}
+    public func encodeParameters(into w: inout ByteWriter) {}
+    public init(parameters r: inout ByteReader) throws(DecodeError) {}
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.5.3
+public struct ATTWriteCommand: ATTMessageType {
+    public static let opcode = ATTOpcode.writeCommand
+    public var handle: UInt16
+    public var value: [UInt8]
+    public init(handle: UInt16, value: [UInt8]) { self.handle = handle; self.value = value }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeBytes(value) }
+    public init(parameters r: inout ByteReader) throws(DecodeError) {
+        handle = try r.readUInt16(.little, "attribute handle"); value = Array(r.readRemaining())
+    }
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.5.4. `signature` is the 12-byte Authentication Signature
+/// (Vol 3 Part H §2.4.5); computing it is the caller's job.
+public struct ATTSignedWriteCommand: ATTMessageType {
+    public static let opcode = ATTOpcode.signedWriteCommand
+    public var handle: UInt16
+    public var value: [UInt8]
+    public var signature: [UInt8]
+    public init(handle: UInt16, value: [UInt8], signature: [UInt8]) {
+        self.handle = handle; self.value = value; self.signature = signature
+    }
+    public func encodeParameters(into w: inout ByteWriter) {
+        w.writeUInt16(handle); w.writeBytes(value); w.writeBytes(signature)
+    }
+    public init(parameters r: inout ByteReader) throws(DecodeError) {
+        handle = try r.readUInt16(.little, "attribute handle")
+        guard r.readableBytes >= 12 else {
+            throw DecodeError(code: .truncated, offset: r.readerIndex, message: "authentication signature: need 12 bytes, \(r.readableBytes) left")
+        }
+        value = Array(try r.readBytes(r.readableBytes - 12, "attribute value"))
+        signature = Array(r.readRemaining())
+    }
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.6.1
+public struct ATTPrepareWriteRequest: ATTMessageType {
+    public static let opcode = ATTOpcode.prepareWriteRequest
+    public var handle: UInt16
+    public var offset: UInt16
+    public var value: [UInt8]
+    public init(handle: UInt16, offset: UInt16, value: [UInt8]) { self.handle = handle; self.offset = offset; self.value = value }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeUInt16(offset); w.writeBytes(value) }
+    public init(parameters r: inout ByteReader) throws(DecodeError) {
+        handle = try r.readUInt16(.little, "attribute handle")
+        offset = try r.readUInt16(.little, "value offset")
+        value = Array(r.readRemaining())
+    }
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.6.2: echoes the request.
+public struct ATTPrepareWriteResponse: ATTMessageType {
+    public static let opcode = ATTOpcode.prepareWriteResponse
+    public var handle: UInt16
+    public var offset: UInt16
+    public var value: [UInt8]
+    public init(handle: UInt16, offset: UInt16, value: [UInt8]) { self.handle = handle; self.offset = offset; self.value = value }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeUInt16(offset); w.writeBytes(value) }
+    public init(parameters r: inout ByteReader) throws(DecodeError) {
+        handle = try r.readUInt16(.little, "attribute handle")
+        offset = try r.readUInt16(.little, "value offset")
+        value = Array(r.readRemaining())
+    }
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.6.3. Flags: 0x00 cancel all prepared writes, 0x01 write them.
+public struct ATTExecuteWriteRequest: ATTMessageType {
+    public static let opcode = ATTOpcode.executeWriteRequest
+    public var flags: UInt8
+    public init(flags: UInt8) { self.flags = flags }
+    public init(commit: Bool) { self.flags = commit ? 0x01 : 0x00 }
+    public var commit: Bool { flags == 0x01 }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt8(flags) }
+    public init(parameters r: inout ByteReader) throws(DecodeError) { flags = try r.readUInt8("flags") }
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.6.4
+public struct ATTExecuteWriteResponse: ATTMessageType {
+    public static let opcode = ATTOpcode.executeWriteResponse
+    public init() {}
+    public func encodeParameters(into w: inout ByteWriter) {}
+    public init(parameters r: inout ByteReader) throws(DecodeError) {}
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.7.1
+public struct ATTHandleValueNotification: ATTMessageType {
+    public static let opcode = ATTOpcode.handleValueNotification
+    public var handle: UInt16
+    public var value: [UInt8]
+    public init(handle: UInt16, value: [UInt8]) { self.handle = handle; self.value = value }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeBytes(value) }
+    public init(parameters r: inout ByteReader) throws(DecodeError) {
+        handle = try r.readUInt16(.little, "attribute handle"); value = Array(r.readRemaining())
+    }
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.7.2
+public struct ATTHandleValueIndication: ATTMessageType {
+    public static let opcode = ATTOpcode.handleValueIndication
+    public var handle: UInt16
+    public var value: [UInt8]
+    public init(handle: UInt16, value: [UInt8]) { self.handle = handle; self.value = value }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeBytes(value) }
+    public init(parameters r: inout ByteReader) throws(DecodeError) {
+        handle = try r.readUInt16(.little, "attribute handle"); value = Array(r.readRemaining())
+    }
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.7.3
+public struct ATTHandleValueConfirmation: ATTMessageType {
+    public static let opcode = ATTOpcode.handleValueConfirmation
+    public init() {}
+    public func encodeParameters(into w: inout ByteWriter) {}
+    public init(parameters r: inout ByteReader) throws(DecodeError) {}
+}
+
+/// Core 5.4 Vol 3 Part F §3.4.7.4
+public struct ATTMultipleHandleValueNotification: ATTMessageType {
+    public static let opcode = ATTOpcode.multipleHandleValueNotification
+    public var entries: [ATTHandleValue]
+    public init(entries: [ATTHandleValue]) { self.entries = entries }
+    public func encodeParameters(into w: inout ByteWriter) {
+        for e in entries {
+            w.writeUInt16(e.handle); w.writeUInt16(UInt16(truncatingIfNeeded: e.value.count)); w.writeBytes(e.value)
+        }
+    }
+    public init(parameters r: inout ByteReader) throws(DecodeError) {
+        entries = []
+        while !r.isAtEnd {
+            let h = try r.readUInt16(.little, "attribute handle")
+            let n = try r.readUInt16(.little, "value length")
+            entries.append(ATTHandleValue(handle: h, value: Array(try r.readBytes(Int(n), "attribute value"))))
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import BluesiftWire
+
+/// ATT opcode (Core 5.4 Vol 3 Part F §3.3.1, §3.4.8). Open: unknown values keep decoding.
+/// Bit 6 is the Command flag, bit 7 the Authentication Signature flag.
+public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let errorResponse = ATTOpcode(rawValue: 0x01)
+    public static let exchangeMTURequest = ATTOpcode(rawValue: 0x02)
+    public static let exchangeMTUResponse = ATTOpcode(rawValue: 0x03)
+    public static let findInformationRequest = ATTOpcode(rawValue: 0x04)
+    public static let findInformationResponse = ATTOpcode(rawValue: 0x05)
+    public static let findByTypeValueRequest = ATTOpcode(rawValue: 0x06)
+    public static let findByTypeValueResponse = ATTOpcode(rawValue: 0x07)
+    public static let readByTypeRequest = ATTOpcode(rawValue: 0x08)
+    public static let readByTypeResponse = ATTOpcode(rawValue: 0x09)
+    public static let readRequest = ATTOpcode(rawValue: 0x0A)
+    public static let readResponse = ATTOpcode(rawValue: 0x0B)
+    public static let readBlobRequest = ATTOpcode(rawValue: 0x0C)
+    public static let readBlobResponse = ATTOpcode(rawValue: 0x0D)
+    public static let readMultipleRequest = ATTOpcode(rawValue: 0x0E)
+    public static let readMultipleResponse = ATTOpcode(rawValue: 0x0F)
+    public static let readByGroupTypeRequest = ATTOpcode(rawValue: 0x10)
+    public static let readByGroupTypeResponse = ATTOpcode(rawValue: 0x11)
+    public static let writeRequest = ATTOpcode(rawValue: 0x12)
+    public static let writeResponse = ATTOpcode(rawValue: 0x13)
+    public static let prepareWriteRequest = ATTOpcode(rawValue: 0x16)
+    public static let prepareWriteResponse = ATTOpcode(rawValue: 0x17)
+    public static let executeWriteRequest = ATTOpcode(rawValue: 0x18)
+    public static let executeWriteResponse = ATTOpcode(rawValue: 0x19)
+    public static let handleValueNotification = ATTOpcode(rawValue: 0x1B)
+    public static let handleValueIndication = ATTOpcode(rawValue: 0x1D)
+    public static let handleValueConfirmation = ATTOpcode(rawValue: 0x1E)
+    public static let readMultipleVariableRequest = ATTOpcode(rawValue: 0x20)
+    public static let readMultipleVariableResponse = ATTOpcode(rawValue: 0x21)
+    public static let multipleHandleValueNotification = ATTOpcode(rawValue: 0x23)
+    public static let writeCommand = ATTOpcode(rawValue: 0x52)
+    public static let signedWriteCommand = ATTOpcode(rawValue: 0xD2)
+
+    /// "Write Request"; "Unknown" for values the spec does not define (Core 5.4 Vol 3 Part F Table 3.37).
+    public var name: String {
+        switch rawValue {
+        case 0x01: "Error Response"
+        case 0x02: "Exchange MTU Request"
+        case 0x03: "Exchange MTU Response"
+        case 0x04: "Find Information Request"
+        case 0x05: "Find Information Response"
+        case 0x06: "Find By Type Value Request"
+        case 0x07: "Find By Type Value Response"
+        case 0x08: "Read By Type Request"
+        case 0x09: "Read By Type Response"
+        case 0x0A: "Read Request"
+        case 0x0B: "Read Response"
+        case 0x0C: "Read Blob Request"
+        case 0x0D: "Read Blob Response"
+        case 0x0E: "Read Multiple Request"
+        case 0x0F: "Read Multiple Response"
+        case 0x10: "Read By Group Type Request"
+        case 0x11: "Read By Group Type Response"
+        case 0x12: "Write Request"
+        case 0x13: "Write Response"
+        case 0x16: "Prepare Write Request"
+        case 0x17: "Prepare Write Response"
+        case 0x18: "Execute Write Request"
+        case 0x19: "Execute Write Response"
+        case 0x1B: "Handle Value Notification"
+        case 0x1D: "Handle Value Indication"
+        case 0x1E: "Handle Value Confirmation"
+        case 0x20: "Read Multiple Variable Request"
+        case 0x21: "Read Multiple Variable Response"
+        case 0x23: "Multiple Handle Value Notification"
+        case 0x52: "Write Command"
+        case 0xD2: "Signed Write Command"
+        default: "Unknown"
+        }
+    }
+
+    /// Command flag (§3.3.1): no response expected.
+    public var isCommand: Bool { rawValue & 0x40 != 0 }
+    /// Authentication Signature flag (§3.3.1): 12-byte signature at the end.
+    public var isSigned: Bool { rawValue & 0x80 != 0 }
+
+    /// The response opcode a request expects (Error Response aside); nil for non-requests.
+    public var responseOpcode: ATTOpcode? {
+        switch rawValue {
+        case 0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x20:
+            ATTOpcode(rawValue: rawValue + 1)
+        case 0x1D: .handleValueConfirmation
+        default: nil
+        }
+    }
+
+    public var description: String { name }
+}
+
+/// ATT Error Code (Core 5.4 Vol 3 Part F §3.4.1.1 Table 3.4; CSS Part B §1.2 for 0xE0-0xFF). Open.
+public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let invalidHandle = ATTErrorCode(rawValue: 0x01)
+    public static let readNotPermitted = ATTErrorCode(rawValue: 0x02)
+    public static let writeNotPermitted = ATTErrorCode(rawValue: 0x03)
+    public static let invalidPDU = ATTErrorCode(rawValue: 0x04)
+    public static let insufficientAuthentication = ATTErrorCode(rawValue: 0x05)
+    public static let requestNotSupported = ATTErrorCode(rawValue: 0x06)
+    public static let invalidOffset = ATTErrorCode(rawValue: 0x07)
+    public static let insufficientAuthorization = ATTErrorCode(rawValue: 0x08)
+    public static let prepareQueueFull = ATTErrorCode(rawValue: 0x09)
+    public static let attributeNotFound = ATTErrorCode(rawValue: 0x0A)
+    public static let attributeNotLong = ATTErrorCode(rawValue: 0x0B)
+    public static let encryptionKeySizeTooShort = ATTErrorCode(rawValue: 0x0C)
+    public static let invalidAttributeValueLength = ATTErrorCode(rawValue: 0x0D)
+    public static let unlikelyError = ATTErrorCode(rawValue: 0x0E)
+    public static let insufficientEncryption = ATTErrorCode(rawValue: 0x0F)
+    public static let unsupportedGroupType = ATTErrorCode(rawValue: 0x10)
+    public static let insufficientResources = ATTErrorCode(rawValue: 0x11)
+    public static let databaseOutOfSync = ATTErrorCode(rawValue: 0x12)
+    public static let valueNotAllowed = ATTErrorCode(rawValue: 0x13)
+    public static let writeRequestRejected = ATTErrorCode(rawValue: 0xFC)
+    public static let cccdImproperlyConfigured = ATTErrorCode(rawValue: 0xFD)
+    public static let procedureAlreadyInProgress = ATTErrorCode(rawValue: 0xFE)
+    public static let outOfRange = ATTErrorCode(rawValue: 0xFF)
+
+    public var name: String {
+        switch rawValue {
+        case 0x01: "Invalid Handle"
+        case 0x02: "Read Not Permitted"
+        case 0x03: "Write Not Permitted"
+        case 0x04: "Invalid PDU"
+        case 0x05: "Insufficient Authentication"
+        case 0x06: "Request Not Supported"
+        case 0x07: "Invalid Offset"
+        case 0x08: "Insufficient Authorization"
+        case 0x09: "Prepare Queue Full"
+        case 0x0A: "Attribute Not Found"
+        case 0x0B: "Attribute Not Long"
+        case 0x0C: "Encryption Key Size Too Short"
+        case 0x0D: "Invalid Attribute Value Length"
+        case 0x0E: "Unlikely Error"
+        case 0x0F: "Insufficient Encryption"
+        case 0x10: "Unsupported Group Type"
+        case 0x11: "Insufficient Resources"
+        case 0x12: "Database Out Of Sync"
+        case 0x13: "Value Not Allowed"
+        case 0x80...0x9F: "Application Error"
+        case 0xFC: "Write Request Rejected"
+        case 0xFD: "Client Characteristic Configuration Descriptor Improperly Configured"
+        case 0xFE: "Procedure Already in Progress"
+        case 0xFF: "Out of Range"
+        default: "Unknown"
+        }
+    }
+
+    public var description: String { name }
+}

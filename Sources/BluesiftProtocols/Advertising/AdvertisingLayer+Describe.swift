@@ -1,0 +1,48 @@
+import BluesiftWire
+
+extension AdvertisingReport {
+    public func describe<S: FieldSink>(into sink: inout S, extended: Bool) {
+        sink.int("event_type", Int(eventType)); sink.optionalString("event_type_name", eventTypeName)
+        if extended {
+            let status = (eventType >> 5) & 0x3
+            sink.int("data_status", Int(status)); sink.string("data_status_name", AdvertisingLayer.dataStatusName(status))
+        }
+        if let address { sink.string("address", address.description) }
+        if let addressType { sink.string("address_type", addressType.name) }
+        if let rssi { sink.int("rssi", Int(rssi)) }
+        if let txPower { sink.int("tx_power", Int(txPower)) }
+        if let primaryPHY { sink.string("primary_phy", AdvertisingLayer.phyName(primaryPHY)) }
+        if let secondaryPHY { sink.string("secondary_phy", AdvertisingLayer.phyName(secondaryPHY)) }
+        if let sid { sink.int("sid", Int(sid)) }
+        if let periodicInterval { sink.int("periodic_interval", Int(periodicInterval)) }
+        if let directAddress { sink.string("direct_address", directAddress.description) }
+        if let directAddressType { sink.string("direct_address_type", directAddressType.name) }
+        sink.beginArray("data")
+        for s in structures { sink.beginObject(""); s.describe(into: &sink); sink.endObject() }
+        sink.endArray()
+    }
+}
+
+extension AdvertisingLayer {
+    public func describe<S: FieldSink>(into sink: inout S) {
+        sink.int("opcode", opcode); sink.string("name", name)
+        let extended = opcode == 0x0D
+        sink.beginArray("reports")
+        for r in reports { sink.beginObject(""); r.describe(into: &sink, extended: extended); sink.endObject() }
+        sink.endArray()
+    }
+
+    /// e.g. "LE Advertising Report ADV_IND c0:ba:0d:00:00:01 rssi=-60 name=Pongbot (+1 more)"
+    public var summary: String {
+        var s = name
+        if let r = reports.first {
+            if let n = r.eventTypeName { s += " " + n }
+            if let a = r.address { s += " " + a.description }
+            if let rssi = r.rssi { s += " rssi=\(rssi)" }
+            if let n = r.localName { s += " name=" + n }
+            if reports.count > 1 { s += " (+\(reports.count - 1) more)" }
+        }
+        if let error { s += " [" + error.message + "]" }
+        return s
+    }
+}

@@ -1,0 +1,112 @@
+import BluesiftWire
+import BluesiftCapture
+
+extension HCIPacket {
+    /// "central" / "peripheral" (HCI role values, Core 5.4 Vol 4 Part E §7.7.65.1).
+    public static func roleName(_ role: UInt8) -> String {
+        switch role {
+        case 0: "central"
+        case 1: "peripheral"
+        default: "Unknown"
+        }
+    }
+
+    /// Fields of the `hci` JSON object: opcode, name, then decoded parameters.
+    public func describe<S: FieldSink>(into sink: inout S) {
+        sink.int("opcode", opcode)
+        sink.string("name", name)
+        if isVendorCommand { sink.int("ocf", opcode & 0x03FF) }
+        if let s = subevent {
+            sink.int("subevent", Int(s))
+            sink.string("subevent_name", HCIEventNames.leSubeventName(s))
+        }
+        if let n = numPackets { sink.int("num_packets", Int(n)) }
+        if let op = commandOpcode {
+            sink.int("command_opcode", Int(op))
+            sink.string("command_name", HCICommandNames.name(op))
+        }
+        if let s = status {
+            sink.int("status", Int(s.rawValue))
+            sink.string("status_name", s.name)
+        }
+        if let h = handle { sink.int("handle", Int(h)) }
+        if let r = role { sink.string("role", Self.roleName(r)) }
+        if let p = peer { sink.string("peer", p.description) }
+        if let t = peerAddressType { sink.string("peer_type", t.name) }
+        if let v = linkType { sink.int("link_type", Int(v)) }
+        if let v = interval { sink.int("interval", Int(v)) }
+        if let v = intervalMin { sink.int("interval_min", Int(v)) }
+        if let v = intervalMax { sink.int("interval_max", Int(v)) }
+        if let v = latency { sink.int("latency", Int(v)) }
+        if let v = supervisionTimeout { sink.int("supervision_timeout", Int(v)) }
+        if let v = encryption { sink.int("encryption", Int(v)) }
+        if let v = keySize { sink.int("key_size", Int(v)) }
+        if let v = txPHY { sink.int("tx_phy", Int(v)) }
+        if let v = rxPHY { sink.int("rx_phy", Int(v)) }
+        if let v = maxTxOctets { sink.int("max_tx_octets", Int(v)) }
+        if let v = maxTxTime { sink.int("max_tx_time", Int(v)) }
+        if let v = maxRxOctets { sink.int("max_rx_octets", Int(v)) }
+        if let v = maxRxTime { sink.int("max_rx_time", Int(v)) }
+        if let v = features { sink.uint("features", v) }
+        if let r = reason {
+            sink.int("reason", Int(r.rawValue))
+            sink.string("reason_name", r.name)
+        }
+        if kind == .event, opcode == 0x13 { describeCompletedPackets(into: &sink) }
+        if let ret = returnParameters, ret.count > 1 {
+            sink.hex("return_parameters", UnsafeRawBufferPointer(rebasing: ret[1...]))
+        }
+        switch kind {
+        case .acl:
+            if let v = pbFlag { sink.int("pb", Int(v)) }
+            if let v = bcFlag { sink.int("bc", Int(v)) }
+        case .sco:
+            if let v = pbFlag { sink.int("packet_status", Int(v)) }
+        case .iso:
+            if let v = pbFlag { sink.int("pb", Int(v)) }
+            if let v = bcFlag { sink.int("ts", Int(v)) }
+        default: break
+        }
+        if let v = dataLength { sink.int("length", v) }
+        if truncated { sink.bool("truncated", true) }
+        if !parametersDecoded, !parameters.isEmpty, !(kind == .event && opcode == 0x3E && isAdvertisingReport) {
+            sink.hex("parameters", parameters)
+        }
+    }
+
+    /// LE Meta subevents the `adv` layer decodes (§7.7.65.2, .11, .13).
+    public var isAdvertisingReport: Bool {
+        guard let s = subevent else { return false }
+        return s == 0x02 || s == 0x0B || s == 0x0D
+    }
+
+    /// §7.7.19: Num_Handles, then (handle, count) pairs.
+    private func describeCompletedPackets<S: FieldSink>(into sink: inout S) {
+        guard let n = parameters.first else { return }
+        sink.beginArray("completed")
+        var i = 1
+        for _ in 0..<Int(n) where i + 4 <= parameters.count {
+            sink.beginObject("")
+            sink.int("handle", Int((UInt16(parameters[i]) | UInt16(parameters[i + 1]) << 8) & 0x0FFF))
+            sink.int("count", Int(UInt16(parameters[i + 2]) | UInt16(parameters[i + 3]) << 8))
+            sink.endObject()
+            i += 4
+        }
+        sink.endArray()
+    }
+
+    /// One line: "LE Meta: LE Connection Complete handle=0x0040 peer=… status=Success".
+    public var summary: String {
+        var s = name
+        if let sub = subevent { s += ": " + HCIEventNames.leSubeventName(sub) }
+        if let op = commandOpcode { s += ": " + HCICommandNames.name(op) }
+        if isVendorCommand { s += " ocf=" + Hex.fixed(UInt64(opcode & 0x03FF), width: 4) }
+        if let h = handle { s += " handle=" + Hex.fixed(UInt64(h), width: 4) }
+        if let p = peer { s += " peer=\(p)" }
+        if let r = role { s += " role=" + Self.roleName(r) }
+        if let st = status, kind == .event { s += " status=" + st.name }
+        if let r = reason { s += " reason=" + r.name }
+        if let l = dataLength { s += " len=\(l)" }
+        return s
+    }
+}

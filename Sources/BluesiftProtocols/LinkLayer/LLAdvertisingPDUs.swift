@@ -1,0 +1,92 @@
+import BluesiftWire
+
+/// CONNECT_IND / AUX_CONNECT_REQ payload (Core 5.4 Vol 6 Part B §2.3.3.1).
+public struct LLConnectInd: Hashable, Sendable {
+    public var initA: BDAddr
+    public var advA: BDAddr
+    public var accessAddress: UInt32
+    public var crcInit: UInt32
+    /// Units of 1.25 ms.
+    public var winSize: UInt8
+    public var winOffset: UInt16
+    public var interval: UInt16
+    public var latency: UInt16
+    /// Units of 10 ms.
+    public var timeout: UInt16
+    /// 37-bit channel map, channel 0 in bit 0.
+    public var channelMap: UInt64
+    public var hop: UInt8
+    public var sca: UInt8
+
+    init?(_ p: UnsafeRawBufferPointer) {
+        guard p.count >= 34 else { return nil }
+        var r = ByteReader(p)
+        guard let i = try? r.readAddress(), let a = try? r.readAddress(), let aa = try? r.readUInt32(),
+              let crc = try? r.readUInt24(), let ws = try? r.readUInt8(), let wo = try? r.readUInt16(),
+              let iv = try? r.readUInt16(), let lat = try? r.readUInt16(), let to = try? r.readUInt16(),
+              let chm = try? r.readUInt(size: 5, endianness: .little), let hs = try? r.readUInt8() else { return nil }
+        initA = i; advA = a; accessAddress = aa; crcInit = crc; winSize = ws; winOffset = wo
+        interval = iv; latency = lat; timeout = to; channelMap = chm; hop = hs & 0x1F; sca = hs >> 5
+    }
+}
+
+/// Common Extended Advertising Payload Format (§2.3.4): ADV_EXT_IND, AUX_* PDUs.
+public struct LLExtendedHeader {
+    public var advMode: UInt8
+    public var flags: UInt8
+    public var advA: BDAddr?
+    public var targetA: BDAddr?
+    public var cteInfo: UInt8?
+    /// AdvDataInfo: DID (bits 0-11), SID (bits 12-15).
+    public var adi: UInt16?
+    /// AuxPtr: channel index, CA, offset units, offset, PHY (3 bytes, §2.3.4.5).
+    public var auxPtr: UInt32?
+    public var syncInfo: UnsafeRawBufferPointer?
+    public var txPower: Int8?
+    public var acad: UnsafeRawBufferPointer
+    public var advData: UnsafeRawBufferPointer
+
+    init?(_ p: UnsafeRawBufferPointer) {
+        guard let first = p.first else { return nil }
+        let hlen = Int(first & 0x3F)
+        advMode = first >> 6
+        guard 1 + hlen <= p.count else { return nil }
+        let end = 1 + hlen
+        flags = hlen > 0 ? p[1] : 0
+        var i = hlen > 0 ? 2 : 1
+        func take(_ n: Int) -> UnsafeRawBufferPointer? {
+            guard i + n <= end else { return nil }
+            defer { i += n }
+            return UnsafeRawBufferPointer(rebasing: p[i..<i + n])
+        }
+        if flags & 0x01 != 0 { advA = take(6).map { BDAddr(littleEndian: $0) } }
+        if flags & 0x02 != 0 { targetA = take(6).map { BDAddr(littleEndian: $0) } }
+        if flags & 0x04 != 0 { cteInfo = take(1).map { $0[0] } }
+        if flags & 0x08 != 0 { adi = take(2).map { UInt16($0[0]) | UInt16($0[1]) << 8 } }
+        if flags & 0x10 != 0 { auxPtr = take(3).map { UInt32($0[0]) | UInt32($0[1]) << 8 | UInt32($0[2]) << 16 } }
+        if flags & 0x20 != 0 { syncInfo = take(18) }
+        if flags & 0x40 != 0 { txPower = take(1).map { Int8(bitPattern: $0[0]) } }
+        acad = UnsafeRawBufferPointer(rebasing: p[min(i, end)..<end])
+        advData = UnsafeRawBufferPointer(rebasing: p[end...])
+    }
+
+    static func advModeName(_ m: UInt8) -> String {
+        switch m {
+        case 0: "Non-connectable Non-scannable"
+        case 1: "Connectable"
+        case 2: "Scannable"
+        default: "Reserved"
+        }
+    }
+}
+
+extension LLPacket {
+    /// CONNECT_IND / AUX_CONNECT_REQ fields.
+    public var connectInd: LLConnectInd? { pduType == 0x5 ? LLConnectInd(payload) : nil }
+
+    /// Extended header of ADV_EXT_IND / AUX_* PDUs (types 7 and 8).
+    public var extendedHeader: LLExtendedHeader? {
+        guard pduType == 0x7 || pduType == 0x8 else { return nil }
+        return LLExtendedHeader(payload)
+    }
+}

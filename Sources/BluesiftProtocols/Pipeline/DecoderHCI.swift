@@ -1,0 +1,91 @@
+import BluesiftWire
+import BluesiftCapture
+
+extension ProtocolDecoder {
+    func decodeHCI(_ record: CaptureRecord, _ f: inout DecodedFrame) {
+        let hci = HCIPacket(kind: record.kind, bytes: record.bytes, truncated: record.isTruncated)
+        if let e = hci.error { f.errors.append(e) }
+        f.connection = hci.handle
+        switch record.kind {
+        case .event: trackEvent(hci, record, &f)
+        case .acl: decodeACL(hci, record, &f)
+        case .command where hci.opcode == 0x0405: pendingCreate[record.adapter] = hci.peer
+        default: break
+        }
+        f.hci = hci
+    }
+
+    /// Connection set-up and tear-down (Core 5.4 Vol 4 Part E §7.7).
+    private func trackEvent(_ hci: HCIPacket, _ record: CaptureRecord, _ f: inout DecodedFrame) {
+        let adapter = record.adapter
+        switch hci.opcode {
+        case 0x03, 0x2C:   // (Synchronous) Connection Complete
+            guard hci.status == .success, let h = hci.handle else { return }
+            var c = ConnectionInfo(adapter: adapter, handle: h)
+            c.peer = hci.peer; c.peerAddressType = hci.peerAddressType; c.transport = .bredr
+            c.start = record.timestamp; c.startFrame = record.frame
+            c.role = pendingCreate[adapter] == hci.peer ? .central : nil
+            open(c)
+        case 0x05:   // Disconnection Complete
+            guard hci.status == .success, let h = hci.handle else { return }
+            let key = ConnectionTable.Key(adapter: adapter, handle: h)
+            let id = table.ensure(key, record: record)
+            table.update(id) { c in
+                c.end = record.timestamp; c.endFrame = record.frame; c.disconnectReason = hci.reason?.rawValue
+            }
+            release(StateKey(adapter: adapter, connection: UInt32(h)))
+        case 0x12:   // Role Change
+            guard hci.status == .success, let peer = hci.peer, let role = hci.role,
+                  let id = table.activeID(adapter: adapter, peer: peer) else { return }
+            table.update(id) { $0.role = role == 0 ? .central : .peripheral }
+        case 0x3E:
+            guard let sub = hci.subevent else { return }
+            switch sub {
+            case 0x01, 0x0A, 0x29:   // LE (Enhanced) Connection Complete
+                guard hci.status == .success, let h = hci.handle else { return }
+                var c = ConnectionInfo(adapter: adapter, handle: h)
+                c.peer = hci.peer; c.peerAddressType = hci.peerAddressType; c.transport = .le
+                c.role = hci.role == 0 ? .central : hci.role == 1 ? .peripheral : nil
+                c.start = record.timestamp; c.startFrame = record.frame
+                open(c)
+            case 0x02, 0x0B, 0x0D:   // advertising reports: parameters after the subevent code
+                let p = hci.parameters
+                let adv = AdvertisingLayer(leMetaSubevent: sub,
+                                           parameters: p.isEmpty ? p : UnsafeRawBufferPointer(rebasing: p[1...]))
+                if let e = adv.error { f.errors.append(e.inLayer("adv")) }
+                f.adv = adv
+            default: break
+            }
+        default: break
+        }
+    }
+
+    private func open(_ c: ConnectionInfo) {
+        let key = StateKey(adapter: c.adapter, connection: UInt32(c.handle))
+        release(key)   // a reused handle starts clean
+        _ = table.open(c)
+    }
+
+    /// ACL data → reassembly per (adapter, handle, direction) → L2CAP (Vol 4 Part E §5.4.2).
+    private func decodeACL(_ hci: HCIPacket, _ record: CaptureRecord, _ f: inout DecodedFrame) {
+        guard let h = hci.handle, let pb = hci.pbFlag else { return }
+        let adapter = record.adapter
+        _ = table.ensure(.init(adapter: adapter, handle: h), record: record)
+        let s = state(StateKey(adapter: adapter, connection: UInt32(h)))
+        let side = Self.side(record.direction)
+        let r = reassembler(s, side: side)
+        let data = hci.parameters
+        let declared = hci.dataLength ?? data.count
+        var warning: DecodeError?
+        // PB 0b00/0b10 start (0b11: complete PDU, treated as a start), 0b01 continuation.
+        let result = pb == 0b01 ? r.continuation(data, declared: declared)
+                                : r.start(data, declared: declared, warning: &warning)
+        if let w = warning { f.errors.append(w) }
+        switch result {
+        case .pending: break
+        case .failed(let e): f.errors.append(e)
+        case .complete(let pdu, let fragments, let truncated):
+            decodeL2CAP(pdu, fragments: fragments, truncated: truncated, state: s, side: side, record, &f)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BluesiftCapture
+
+/// H4 over any file descriptor: a TCP or UNIX stream, a serial line, or an HCI user-channel
+/// socket (which delivers one H4 packet per read; the framer copes with both).
+public final class FDTransport: HCITransport {
+    public let name: String
+    public var tap: ((HCITapEvent) -> Void)?
+    /// How long a write may wait for the peer to drain before failing.
+    public var writeTimeout: Duration = .seconds(5)
+    private var fd: Int32
+    private let system: any SocketSystem
+    private var framer = H4Framer()
+    private var readBuffer = [UInt8](repeating: 0, count: 4096)
+
+    /// Takes ownership of `fd`, which should be non-blocking.
+    public init(fd: Int32, system: any SocketSystem, name: String) {
+        self.fd = fd; self.system = system; self.name = name
+    }
+
+    deinit { if fd >= 0 { system.close(fd) } }
+
+    public var isOpen: Bool { fd >= 0 }
+
+    /// Bytes skipped on the input because they could not start an H4 packet.
+    public var discardedBytes: Int { framer.discardedBytes }
+
+    public func send(_ kind: PacketKind, _ bytes: [UInt8]) throws(TransportError) {
+        guard fd >= 0 else { throw TransportError(.closed, "\(name): transport closed") }
+        let packet = H4Packet(kind, bytes)
+        let wire = packet.h4Bytes
+        let deadline = ContinuousClock.now + writeTimeout
+        var off = 0
+        while off < wire.count {
+            let result = wire.withUnsafeBytes { p in
+                Result { () throws(SystemErrno) in try system.write(fd, UnsafeRawBufferPointer(rebasing: p[off...])) }
+            }
+            switch result {
+            case .success(let n): off += n
+            case .failure(let error) where error.code == EAGAIN || error.code == EWOULDBLOCK:
+                let left = Self.milliseconds(until: deadline)
+                let ready = (try? system.wait(fd, forWriting: true, timeoutMilliseconds: left)) ?? false
+                if !ready && left == 0 { throw TransportError(.io, "\(name): write timed out") }
+            case .failure(let error):
+                if error.code == EPIPE || error.code == ECONNRESET { close(); throw TransportError(.closed, errno: error.code, "\(name): peer closed the connection") }
+                throw TransportError(.io, errno: error.code, "\(name): write failed: \(error)")
+            }
+        }
+        tap?(HCITapEvent(direction: .sent, packet: packet, timestamp: currentTimestamp()))
+    }
+
+    public func receive(timeout: Duration) throws(TransportError) -> H4Packet? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let p = framer.next() {
+                tap?(HCITapEvent(direction: .received, packet: p, timestamp: currentTimestamp()))
+                return p
+            }
+            guard fd >= 0 else { throw TransportError(.closed, "\(name): transport closed") }
+            let left = Self.milliseconds(until: deadline)
+            let ready: Bool
+            do { ready = try system.wait(fd, forWriting: false, timeoutMilliseconds: left) } catch {
+                throw TransportError(.io, errno: error.code, "\(name): poll failed: \(error)")
+            }
+            if !ready {
+                if left == 0 { return nil }
+                continue
+            }
+            let fd = self.fd, system = self.system
+            let result = readBuffer.withUnsafeMutableBytes { p in
+                Result { () throws(SystemErrno) in try system.read(fd, into: p) }
+            }
+            let n: Int
+            switch result {
+            case .success(let count): n = count
+            case .failure(let error) where error.code == EAGAIN || error.code == EWOULDBLOCK:
+                continue
+            case .failure(let error):
+                if error.code == ECONNRESET || error.code == EIO || error.code == ENODEV || error.code == ENETDOWN {
+                    close(); throw TransportError(.closed, errno: error.code, "\(name): connection lost: \(error)")
+                }
+                throw TransportError(.io, errno: error.code, "\(name): read failed: \(error)")
+            }
+            if n == 0 { close(); throw TransportError(.closed, "\(name): peer closed the connection") }
+            framer.append(readBuffer[0..<n])
+        }
+    }
+
+    public func close() {
+        if fd >= 0 { system.close(fd); fd = -1 }
+    }
+
+    static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
+        let d = deadline - ContinuousClock.now
+        if d <= .zero { return 0 }
+        let (s, atto) = d.components
+        // Round up so a short positive remainder still waits instead of spinning.
+        let ms = s * 1000 + (atto + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: ms)
+    }
+}

@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CBluetooth
+
+/// Opens sockets through a `SocketSystem`, turning errnos into messages a user can act on.
+struct SocketOpener {
+    let system: any SocketSystem
+
+    func tcp(host: String, port: UInt16, timeout: Duration, name: String) throws(TransportError) -> FDTransport {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var res: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &res)
+        guard rc == 0, let first = res else {
+            throw TransportError(.openFailed, "\(name): cannot resolve '\(host)': \(String(cString: gai_strerror(rc)))")
+        }
+        defer { freeaddrinfo(res) }
+        var lastError = SystemErrno(ECONNREFUSED)
+        var ai: UnsafeMutablePointer<addrinfo>? = first
+        while let a = ai {
+            ai = a.pointee.ai_next
+            let address = Array(UnsafeRawBufferPointer(start: a.pointee.ai_addr, count: Int(a.pointee.ai_addrlen)))
+            do throws(SystemErrno) {
+                let fd = try system.socket(domain: a.pointee.ai_family,
+                                           type: Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                                           protocol: a.pointee.ai_protocol)
+                do throws(SystemErrno) {
+                    try system.connect(fd, address: address, timeoutMilliseconds: FDTransport.milliseconds(until: .now + timeout))
+                } catch { system.close(fd); throw error }
+                var one: Int32 = 1  // H4 packets are small and latency matters
+                _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                return FDTransport(fd: fd, system: system, name: name)
+            } catch { lastError = error }
+        }
+        throw TransportError(.openFailed, errno: lastError.code, "\(name): cannot connect: \(lastError)")
+    }
+
+    func unix(path: String, timeout: Duration, name: String) throws(TransportError) -> FDTransport {
+        var address = [UInt8](repeating: 0, count: MemoryLayout<sockaddr_un>.size)
+        let family = sa_family_t(AF_UNIX)
+        withUnsafeBytes(of: family) { for (i, b) in $0.enumerated() { address[i] = b } }
+        let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)!
+        for (i, b) in path.utf8.enumerated() where pathOffset + i < address.count - 1 { address[pathOffset + i] = b }
+        do throws(SystemErrno) {
+            let fd = try system.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), protocol: 0)
+            do {
+                try system.connect(fd, address: address, timeoutMilliseconds: FDTransport.milliseconds(until: .now + timeout))
+            } catch { system.close(fd); throw error }
+            return FDTransport(fd: fd, system: system, name: name)
+        } catch {
+            throw TransportError(.openFailed, errno: error.code, "\(name): cannot connect: \(error)")
+        }
+    }
+
+    /// Linux HCI user channel: exclusive raw access to a controller the kernel has let go of.
+    func hciUserChannel(index: UInt16, name: String) throws(TransportError) -> FDTransport {
+        let dev = "hci\(index)"
+        let fd: Int32
+        do throws(SystemErrno) {
+            fd = try system.socket(domain: bluesift_af_bluetooth(),
+                                   type: Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                                   protocol: bluesift_btproto_hci())
+        } catch {
+            throw Self.hciError(error, dev: dev, index: index, call: "socket")
+        }
+        var sa = sockaddr_hci()
+        sa.hci_family = sa_family_t(bluesift_af_bluetooth())
+        sa.hci_dev = index
+        sa.hci_channel = UInt16(bluesift_hci_channel_user())
+        let address = withUnsafeBytes(of: &sa) { Array($0) }
+        do throws(SystemErrno) {
+            try system.bind(fd, address: address)
+            try system.setNonBlocking(fd)
+        } catch {
+            system.close(fd)
+            throw Self.hciError(error, dev: dev, index: index, call: "bind")
+        }
+        return FDTransport(fd: fd, system: system, name: name)
+    }
+
+    static func hciError(_ e: SystemErrno, dev: String, index: UInt16, call: String) -> TransportError {
+        switch e.code {
+        case EAFNOSUPPORT, EPROTONOSUPPORT:
+            return TransportError(.noBluetoothSockets, errno: e.code,
+                                  "this kernel has no Bluetooth sockets (AF_BLUETOOTH unavailable); use a tcp:, unix: or serial: transport instead")
+        case EBUSY, EALREADY:
+            return TransportError(.adapterBusy, errno: e.code,
+                                  "\(dev) is busy: bring it down first with `sudo hciconfig \(dev) down` or `sudo btmgmt --index \(index) power off`")
+        case EPERM, EACCES:
+            return TransportError(.permissionDenied, errno: e.code,
+                                  "no permission to open the HCI user channel on \(dev): it needs CAP_NET_ADMIN (run as root, or `sudo setcap cap_net_admin+ep $(which bluesift)`)")
+        case ENODEV:
+            return TransportError(.noSuchAdapter, errno: e.code, "no such Bluetooth adapter: \(dev) (list adapters with `hciconfig` or `btmgmt info`)")
+        default:
+            return TransportError(.openFailed, errno: e.code, "cannot open the HCI user channel on \(dev): \(call): \(e)")
+        }
+    }
+}

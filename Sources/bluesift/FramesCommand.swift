@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import BluesiftWire
+import BluesiftCapture
+import BluesiftDissect
+import BluesiftPlugins
+
+struct Frames: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Vendor messages only, decoded by plugins: time, direction, characteristic, message, fields.",
+        discussion: """
+        Frames spanning several ATT values are listed once, at the value that completes them. \
+        csv columns: file, frame, time, direction, characteristic, plugin, message, fields, checksum. \
+        jsonl: one object per message: {"file","frame","ts","dir","characteristic","plugin","message","fields","checksum"}.
+        """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, csv, jsonl }
+
+    @Argument(help: "Capture files.") var files: [String]
+    @Option(help: "Output format: text, csv or jsonl.") var format: Format = .text
+    @Option(help: "Import a GATT database (JSON) to name handles whose discovery was not captured.") var gatt: String?
+    @OptionGroup var plugins: PluginOptions
+
+    @Option(help: "Files decoded in parallel (default: the number of cores); each file's output stays whole and in order.")
+    var jobs: Int = FileJobs.defaultJobs
+
+    func run() throws {
+        guard let list = plugins.loadPlugins() else {
+            stderrLine("bluesift: no vendor plugins found (search path: \(plugins.searchPath().joined(separator: ", ")))")
+            throw Exit.unusableInput
+        }
+        let db = try gatt.map(loadGATT)
+        if format == .csv {
+            var out = Output()
+            out.line("file,frame,time,direction,characteristic,plugin,message,fields,checksum")
+            out.flush()
+        }
+        let many = files.count > 1 || FileJobs.expand(files).count > 1
+        let code = FileJobs.run(files, jobs: jobs) { file, fd in
+            guard let reader = openCapture(file) else { return 2 }
+            let analyzer = Analyzer(naming: true)
+            analyzer.plugins = PluginSet(list)
+            if let db { analyzer.gatt.importDatabase(db) }
+            var out = Output(fd: fd)
+            while let record = reader.next() {
+                let a = analyzer.analyze(record)
+                guard let v = a.vendor, !v.messages.isEmpty else { continue }
+                let ch = a.location?.characteristic?.description ?? Hex.fixed(UInt64(v.handle), width: 4)
+                for m in v.messages { write(m, v, ch, a.record, file, many, &out) }
+                out.flushIfNeeded()
+            }
+            out.flush()
+            printWarnings(reader, path: file)
+            return 0
+        }
+        if code != 0 { throw ExitCode(code) }
+    }
+
+    func write(_ m: DecodedMessage, _ v: PluginSet.Result, _ ch: String, _ r: CaptureRecord, _ file: String, _ many: Bool, _ out: inout Output) {
+        switch format {
+        case .text:
+            var t: [UInt8] = []
+            TimeFormat.timeOfDay(r.timestamp, into: &t)
+            let prefix = many ? file + ": " : ""
+            let frame = String(r.frame)
+            out.line(prefix + String(repeating: " ", count: max(0, 6 - frame.count)) + frame + " " + String(decoding: t, as: UTF8.self)
+                     + " " + v.direction.rawValue.padding(8) + ch + "  " + v.plugin + " " + m.summary)
+        case .csv:
+            let fields = m.fields.map { $0.name + "=" + $0.value.description }.joined(separator: " ")
+            let cols = [file, String(r.frame), TimeFormat.rfc3339(r.timestamp), v.direction.rawValue, ch, v.plugin, m.message,
+                        fields, m.checksum?.rawValue ?? ""]
+            out.line(cols.map(csv).joined(separator: ","))
+        case .jsonl:
+            var w = JSONFieldWriter(capacity: 512)
+            w.beginTopLevel()
+            w.string("file", file)
+            w.int("frame", r.frame)
+            w.string("ts", TimeFormat.rfc3339(r.timestamp))
+            w.string("dir", v.direction.rawValue)
+            w.string("characteristic", ch)
+            m.describe(into: &w)
+            w.endTopLevel()
+            out.buffer.append(contentsOf: w.out)
+            out.buffer.append(0x0A)
+        }
+    }
+
+    func csv(_ s: String) -> String {
+        s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+}

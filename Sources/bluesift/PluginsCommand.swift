@@ -1,0 +1,239 @@
+import ArgumentParser
+import Foundation
+import BluesiftWire
+import BluesiftPlugins
+
+/// `--plugins DIR` (repeatable) on every command that decodes vendor frames.
+struct PluginOptions: ParsableArguments {
+    @Option(name: .customLong("plugins"), help: ArgumentHelp("Also load vendor plugins (*.yaml) from DIR (repeatable; before $BLUESIFT_PLUGINS and the installed Plugins folder).", valueName: "DIR"))
+    var directories: [String] = []
+
+    @Flag(help: "Load no vendor plugins.")
+    var noPlugins = false
+
+    /// Every plugin on the search path; broken ones are reported on stderr and skipped.
+    func load() -> PluginSet? {
+        if noPlugins { return nil }
+        let loaded = PluginLoader.load(directories: searchPath())
+        for e in loaded.errors { stderrLine("bluesift: warning: \(e.description) (plugin skipped)") }
+        return loaded.plugins.isEmpty ? nil : PluginSet(loaded.plugins)
+    }
+
+    /// The compiled plugins, loaded once; give each capture its own `PluginSet` (it holds
+    /// per-stream reassembly state).
+    func loadPlugins() -> [Plugin]? {
+        if noPlugins { return nil }
+        let loaded = PluginLoader.load(directories: searchPath())
+        for e in loaded.errors { stderrLine("bluesift: warning: \(e.description) (plugin skipped)") }
+        return loaded.plugins.isEmpty ? nil : loaded.plugins
+    }
+
+    func searchPath() -> [String] {
+        PluginLoader.searchPath(executable: executablePath(), extra: directories)
+    }
+}
+
+func executablePath() -> String {
+    if let p = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return p }
+    return Bundle.main.executablePath ?? CommandLine.arguments[0]
+}
+
+struct Plugins: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Vendor dissector plugins: list, check, test and try them.",
+        discussion: """
+        Plugins are YAML files (schema: Plugins/README.md) loaded from --plugins DIR, \
+        $BLUESIFT_PLUGINS (colon-separated), <prefix>/share/bluesift/Plugins and, when running \
+        from a build directory, the repository's Plugins/.
+        """,
+        subcommands: [List.self, Check.self, Test.self, Decode.self, Encode.self, Bench.self])
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the plugins found, with what they match.")
+        @OptionGroup var options: PluginOptions
+
+        func run() throws {
+            var out = Output()
+            let loaded = PluginLoader.load(directories: options.searchPath())
+            for e in loaded.errors { stderrLine("bluesift: warning: \(e.description) (plugin skipped)") }
+            if loaded.plugins.isEmpty { out.line("no plugins found in: \(options.searchPath().joined(separator: ", "))") }
+            for p in loaded.plugins {
+                out.line("\(p.id)  \(p.name)  (\(p.messageNames.count) messages, \(p.examples.count) examples)  \(p.path)")
+                for m in p.matches {
+                    var s = "  " + (m.service.map { "service \($0) " } ?? "") + "characteristic \(m.characteristic)"
+                    if let h = m.handle { s += " handle \(Hex.fixed(UInt64(h), width: 4))" }
+                    s += "  " + PluginDirection.allCases.filter { m.directions.contains($0) }.map(\.rawValue).joined(separator: ", ")
+                    out.line(s)
+                }
+            }
+            out.flush()
+        }
+    }
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check plugin files; errors as FILE:LINE: message.",
+            discussion: "Exit codes: 0 all valid, 2 at least one plugin is rejected.")
+        @Argument(help: "Plugin files.") var files: [String]
+
+        func run() throws {
+            var failed = false
+            var out = Output()
+            for f in files {
+                do {
+                    let p = try PluginLoader.load(file: f)
+                    out.line("\(f): ok (\(p.id): \(p.messageNames.count) messages, \(p.examples.count) examples)")
+                } catch {
+                    stderrLine(error.description)
+                    failed = true
+                }
+            }
+            out.flush()
+            if failed { throw Exit.unusableInput }
+        }
+    }
+
+    struct Test: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run every plugin's examples: decode, compare fields and checksum, encode back.",
+            discussion: "Exit codes: 0 all pass, 1 a failure (or a plugin that does not load).")
+        @Argument(help: "Plugin files (default: every plugin on the search path).") var files: [String] = []
+        @OptionGroup var options: PluginOptions
+
+        func run() throws {
+            var plugins: [Plugin] = []
+            var failed = false
+            if files.isEmpty {
+                let loaded = PluginLoader.load(directories: options.searchPath())
+                plugins = loaded.plugins
+                for e in loaded.errors { stderrLine(e.description); failed = true }
+            } else {
+                for f in files {
+                    do { plugins.append(try PluginLoader.load(file: f)) } catch { stderrLine(error.description); failed = true }
+                }
+            }
+            var out = Output()
+            var total = 0, bad = 0
+            for p in plugins {
+                let results = p.runExamples()
+                total += results.count
+                for r in results where !r.passed {
+                    bad += 1
+                    out.line("\(p.path):\(r.line): example \(r.hex): \(r.problems.joined(separator: "; "))")
+                }
+                out.line("\(p.id): \(results.count - results.filter { !$0.passed }.count)/\(results.count) examples pass")
+            }
+            out.line("\(total - bad)/\(total) examples pass in \(plugins.count) plugins")
+            out.flush()
+            if failed || bad > 0 { throw ExitCode(1) }
+        }
+    }
+
+    struct Decode: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decode hex bytes with one plugin (frames are split and joined as in a capture).")
+        @Option(help: "Plugin id.") var plugin: String
+        @Option(help: "write, notify, indicate or read.") var direction: String = "write"
+        @Flag(help: "JSON instead of a tree.") var json = false
+        @Argument(help: "Frame bytes in hex (spaces and colons allowed).") var hex: [String]
+        @OptionGroup var options: PluginOptions
+
+        func run() throws {
+            guard let dir = PluginDirection(rawValue: direction) else { throw ValidationError("bad --direction \(direction)") }
+            guard let bytes = Hex.parse(hex.joined()) else { throw ValidationError("not hex: \(hex.joined(separator: " "))") }
+            let p = try findPlugin(plugin, options)
+            var frames = [bytes]
+            var out = Output()
+            if let f = p.framing {
+                let o = FrameAssembler(framing: f).push(.init(device: 0, handle: 0, direction: dir), bytes, atMicroseconds: 0)
+                frames = o.frames
+                for d in o.dropped { out.line("note: \(d)") }
+                if o.pending > 0 { out.line("incomplete frame: \(o.pending) bytes" + (o.pendingNeed.map { " of \($0)" } ?? "")) }
+                if frames.isEmpty { frames = [bytes] }   // show how far the bytes decode anyway
+            }
+            for f in frames {
+                let m = p.decode(f)
+                if json {
+                    var w = JSONFieldWriter(capacity: 1024)
+                    w.beginTopLevel(); m.describe(into: &w); w.endTopLevel()
+                    out.buffer.append(contentsOf: w.out); out.buffer.append(0x0A)
+                } else {
+                    out.line("\(p.id) \(m.summary)")
+                    var tree = TextFieldWriter(depth: 1)
+                    for fl in m.fields { fl.value.describe(.dynamic(fl.name), into: &tree) }
+                    for l in tree.lines { out.line(l) }
+                    if m.checksum == .bad, let e = m.checksumExpected, let g = m.checksumFound {
+                        out.line("  checksum: found \(Hex.fixed(g, width: 2)), computed \(Hex.fixed(e, width: 2))")
+                    }
+                }
+            }
+            out.flush()
+        }
+    }
+
+    struct Encode: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Build a frame from field values (lengths and checksums computed), printed as hex.",
+            discussion: "Example: bluesift plugins encode --plugin band sport_count month=6 day=20")
+        @Option(help: "Plugin id.") var plugin: String
+        @Argument(help: "Message name.") var message: String
+        @Argument(help: "Fields as name=value (integers, enum names, text; 0x… for hex bytes).") var fields: [String] = []
+        @OptionGroup var options: PluginOptions
+
+        func run() throws {
+            let p = try findPlugin(plugin, options)
+            var d: [String: PluginValue] = [:]
+            for f in fields {
+                guard let eq = f.firstIndex(of: "=") else { throw ValidationError("expected name=value: \(f)") }
+                let k = String(f[..<eq]), v = String(f[f.index(after: eq)...])
+                if v.hasPrefix("0x"), v.count > 4, let b = Hex.parse(String(v.dropFirst(2))) { d[k] = .bytes(b) }
+                else if let i = Int64(v) ?? (v.hasPrefix("0x") ? Int64(v.dropFirst(2), radix: 16) : nil) { d[k] = .int(i) }
+                else { d[k] = .string(v) }
+            }
+            do {
+                var out = Output()
+                out.line(Hex.string(try p.encode(message: message, fields: d), separator: " "))
+                out.flush()
+            } catch {
+                stderrLine("bluesift: \(p.id): \(error.description)")
+                throw ExitCode(1)
+            }
+        }
+    }
+}
+
+extension Plugins {
+    /// Decode cost for plugin authors (hidden): N decodes of one frame, N lookups that match nothing.
+    struct Bench: ParsableCommand {
+        static let configuration = CommandConfiguration(shouldDisplay: false)
+        @Option(help: "Plugin id.") var plugin: String
+        @Option(help: "Iterations.") var count = 1_000_000
+        @Argument(help: "Frame bytes in hex.") var hex: [String]
+        @OptionGroup var options: PluginOptions
+
+        func run() throws {
+            guard let bytes = Hex.parse(hex.joined()) else { throw ValidationError("not hex") }
+            let p = try findPlugin(plugin, options)
+            let set = PluginSet([p])
+            var clock = timespec()
+            func now() -> Double { clock_gettime(CLOCK_MONOTONIC, &clock); return Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 }
+            var n = 0
+            let t0 = now()
+            for _ in 0..<count { n &+= p.decode(bytes).fields.count }
+            let t1 = now()
+            let other = BluetoothUUID(0x2a19)
+            for i in 0..<count where set.match(service: nil, characteristic: other, handle: UInt16(truncatingIfNeeded: i), direction: .notify) != nil { n &+= 1 }
+            let t2 = now()
+            var out = Output()
+            out.line("decode: \(Int(Double(count) / (t1 - t0))) frames/s; no-match lookup: \(Int(Double(count) / (t2 - t1))) /s (\(n))")
+            out.flush()
+        }
+    }
+}
+
+func findPlugin(_ id: String, _ options: PluginOptions) throws -> Plugin {
+    let loaded = PluginLoader.load(directories: options.searchPath())
+    if let p = loaded.plugins.first(where: { $0.id == id }) { return p }
+    for e in loaded.errors { stderrLine("bluesift: warning: \(e.description) (plugin skipped)") }
+    throw ValidationError("no plugin '\(id)' (found: \(loaded.plugins.map(\.id).joined(separator: ", ")))")
+}

@@ -1,0 +1,77 @@
+import Testing
+import Foundation
+
+/// `bluesift plugins …` as a user runs it (needs the built binary, like BluesiftCLITests).
+@Suite struct PluginsCLITests {
+    static let binary = Fixtures.root.appendingPathComponent(".build/debug/bluesift").path
+
+    static func run(_ args: [String], env: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-plugins-cli-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: tmp.path + ".out", contents: nil)
+        FileManager.default.createFile(atPath: tmp.path + ".err", contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: tmp.path + ".out"); try? FileManager.default.removeItem(atPath: tmp.path + ".err") }
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: tmp.path + ".out"))
+        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: tmp.path + ".err"))
+        try p.run()
+        p.waitUntilExit()
+        let o = FileManager.default.contents(atPath: tmp.path + ".out") ?? Data()
+        let e = FileManager.default.contents(atPath: tmp.path + ".err") ?? Data()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+
+    static var haveBinary: Bool { FileManager.default.isExecutableFile(atPath: binary) }
+
+    static func tempPlugin(_ text: String) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-p-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let f = dir.appendingPathComponent("broken.yaml")
+        try text.write(to: f, atomically: true, encoding: .utf8)
+        return f
+    }
+
+    static let broken = "id: x\nmatch:\n  - { characteristic: 36f5 }\nframe:\n  - { id: a, type: u1 }\n  - { id: b, size: a + zz }\n"
+
+    @Test(.enabled(if: haveBinary)) func checkReportsFileLineAndExits2() throws {
+        let f = try Self.tempPlugin(Self.broken)
+        defer { try? FileManager.default.removeItem(at: f.deletingLastPathComponent()) }
+        let r = try Self.run(["plugins", "check", f.path, Fixtures.pluginsDir + "/band.yaml"])
+        #expect(r.status == 2)
+        #expect(r.err == "\(f.path):6: 'zz' is not a field defined before 'b'\n")
+        #expect(r.out.contains("band.yaml: ok (band: 14 messages, 16 examples)"))
+    }
+
+    @Test(.enabled(if: haveBinary)) func testRunsEveryExample() throws {
+        let r = try Self.run(["plugins", "test"])
+        #expect(r.status == 0)
+        #expect(r.out.contains("band: 16/16 examples pass"))
+        #expect(r.out.contains("lego-lwp3: 10/10 examples pass"))
+    }
+
+    @Test(.enabled(if: haveBinary)) func brokenPluginOnThePathIsSkippedInOneLine() throws {
+        let f = try Self.tempPlugin(Self.broken)
+        defer { try? FileManager.default.removeItem(at: f.deletingLastPathComponent()) }
+        let r = try Self.run(["plugins", "list"], env: ["BLUESIFT_PLUGINS": f.deletingLastPathComponent().path])
+        #expect(r.status == 0)
+        #expect(r.err.split(separator: "\n").count == 1)
+        #expect(r.err.contains("broken.yaml:6:"))
+        #expect(r.out.contains("band  Smart band"))
+        let t = try Self.run(["plugins", "test"], env: ["BLUESIFT_PLUGINS": f.deletingLastPathComponent().path])
+        #expect(t.status == 1)
+    }
+
+    @Test(.enabled(if: haveBinary)) func decodeAndEncode() throws {
+        let d = try Self.run(["plugins", "decode", "--plugin", "band", "--direction", "write", "a5 06 03 06 14 b2"])
+        #expect(d.status == 0)
+        #expect(d.out.hasPrefix("band sport_count month=6 day=20 checksum ok\n"))
+        let j = try Self.run(["plugins", "decode", "--plugin", "band", "--json", "a50603061400"])
+        #expect(j.out == #"{"plugin":"band","message":"sport_count","fields":{"month":6,"day":20},"checksum":"bad"}"# + "\n")
+        let e = try Self.run(["plugins", "encode", "--plugin", "band", "sport_count", "month=6", "day=20"])
+        #expect(e.out == "a5 06 03 06 14 b2\n")
+        let u = try Self.run(["plugins", "decode", "--plugin", "nope", "00"])
+        #expect(u.status == 64)
+    }
+}

@@ -1,0 +1,61 @@
+import Testing
+import BluesiftWire
+import BluesiftCapture
+@testable import BluesiftProtocols
+
+/// Whole btsnoop files from the public corpus (skipped when the corpus is absent).
+@Suite struct PipelineCorpusTests {
+    static let btsnoopFiles = ["a2dp_motog_lghbs730_btsnoop_hci.log", "blefun_btsnoop_hci.log", "chsmartbulb_btsnoop_hci.log",
+                               "ec521_btsnoop_hci.log", "happyleaf_btsnoop_hci.log", "ix7_btsnoop_hci.log",
+                               "lightctl_btsnoop_hci.log", "manoj_btsnoop_hci.log", "novax_btsnoop_hci.log",
+                               "pogoplus_bt_log_plus_pair.log", "pongbot_btsnoop_hci.log", "revcar_btsnoop_hci.log",
+                               "yeelock_btsnoop_hci.log"]
+
+    @Test func corpusStatistics() {
+        for name in Self.btsnoopFiles {
+            guard let path = Corpus.path(name) else { continue }
+            let d = ProtocolDecoder()
+            var frames = 0, l2 = 0, att = 0, paired = 0
+            var errors: [String: Int] = [:]
+            var samples: [String] = []
+            TestBTSnoop.decode(path, d) { f in
+                frames += 1
+                if f.l2cap != nil { l2 += 1 }
+                if f.att != nil { att += 1 }
+                if f.attTransaction != nil { paired += 1 }
+                for e in f.errors {
+                    errors["\(e.layer)/\(e.code)", default: 0] += 1
+                    if samples.count < 3 { samples.append("#\(f.record.frame) \(e)") }
+                }
+            }
+            print("\(name): frames=\(frames) l2cap=\(l2) att=\(att) paired=\(paired) conns=\(d.connections.count) errors=\(errors) \(samples)")
+        }
+    }
+}
+
+
+extension PipelineCorpusTests {
+    /// Decode rate over an in-memory copy of a real capture (records pre-built, so only the
+    /// decoder is measured). Prints the figure; asserts only that it decodes everything.
+    @Test func decodeThroughput() {
+        guard let path = Corpus.path("blefun_btsnoop_hci.log") else { return }
+        let recs = TestBTSnoop.read(path).filter { !$0.bytes.isEmpty }
+        let store = RecordStore()
+        let records = recs.map { r in
+            store.record(r.frame, PacketKind(rawValue: r.bytes[0]), r.received ? .received : .sent,
+                         Array(r.bytes.dropFirst()), us: r.us)
+        }
+        let rounds = 10
+        var att = 0
+        let clock = ContinuousClock()
+        let t = clock.measure {
+            for _ in 0..<rounds {
+                let d = ProtocolDecoder()
+                for r in records where d.decode(r).att != nil { att += 1 }
+            }
+        }
+        let seconds = Double(t.components.seconds) + Double(t.components.attoseconds) / 1e18
+        print("decodeThroughput: \(Int(Double(records.count * rounds) / seconds)) records/s (\(records.count) records x \(rounds))")
+        #expect(att == 18674 * rounds)
+    }
+}

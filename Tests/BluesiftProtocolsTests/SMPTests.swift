@@ -1,0 +1,86 @@
+import Testing
+import BluesiftWire
+@testable import BluesiftProtocols
+
+/// SMP PDUs from btstack_sm_pairing.pklg and crackle_le_secure_connections.pcapng (public corpus).
+@Suite struct SMPTests {
+    @Test func names() {
+        #expect(SMPCode(rawValue: 0x07).name == "Central Identification")
+        #expect(SMPCode(rawValue: 0x0E).name == "Pairing Keypress Notification")
+        #expect(SMPCode(rawValue: 0x0F).name == "Unknown")
+        #expect(SMPIOCapability(rawValue: 4).name == "KeyboardDisplay")
+        #expect(SMPFailureReason(rawValue: 0x0B).name == "DHKey Check Failed")
+        #expect(SMPFailureReason(rawValue: 0x0F).name == "Key Rejected")
+        #expect(SMPFailureReason(rawValue: 0x40).name == "Unknown")
+        #expect(SMPKeypressType(rawValue: 4).name == "Passkey Entry Completed")
+    }
+
+    @Test func pairingRequestBtstackFrame134() {
+        withBytes("01 04 00 01 10 07 07") { p in
+            let s = SMPPDU(bytes: p)
+            let f = s.pairingFeatures!
+            #expect(s.error == nil && f.ioCapability == .keyboardDisplay && f.oobDataFlag == 0)
+            #expect(f.authReq.bondingFlags == 1 && !f.authReq.contains(.mitm) && f.maxEncryptionKeySize == 16)
+            #expect(f.initiatorKeys == [.encKey, .idKey, .signKey] && f.responderKeys.rawValue == 7)
+            #expect(f.encode(code: .pairingRequest) == Array(p))
+            #expect(json(s) == #"{"opcode":1,"name":"Pairing Request","io_capability":4,"io_capability_name":"KeyboardDisplay","oob":0,"auth_req":1,"bonding":true,"mitm":false,"sc":false,"keypress":false,"ct2":false,"max_key_size":16,"initiator_key_distribution":7,"initiator_keys":["EncKey","IdKey","SignKey"],"responder_key_distribution":7,"responder_keys":["EncKey","IdKey","SignKey"]}"#)
+            #expect(s.summary == "SMP Pairing Request io=KeyboardDisplay auth=0x01 keysize=16")
+        }
+    }
+
+    @Test func secureConnectionsPairingRequestCrackleFrame57() {
+        withBytes("01 03 00 09 10 0d 0f") { p in
+            let f = SMPPDU(bytes: p).pairingFeatures!
+            #expect(f.ioCapability == .noInputNoOutput && f.authReq.contains(.secureConnections) && f.authReq.contains(.bonding))
+            #expect(f.initiatorKeys == [.encKey, .signKey, .linkKey] && f.responderKeys.contains(.linkKey))
+        }
+    }
+
+    @Test func keyDistributionBtstackFrames176To179() {
+        withBytes("06 ef 2f d9 0b 04 7a e9 a1 cf c3 a3 83 b7 38 30 73") { p in
+            let s = SMPPDU(bytes: p)
+            #expect(s.value128!.first == 0xEF && s.value128!.count == 16)
+            #expect(json(s) == #"{"opcode":6,"name":"Encryption Information","ltk":"ef2fd90b047ae9a1cfc3a383b7383073"}"#)
+        }
+        withBytes("07 5b b4 cf 10 70 5f 3c 2d e3 b3") { p in
+            let s = SMPPDU(bytes: p)
+            #expect(s.ediv == 0xB45B && Array(s.rand!) == [0xCF, 0x10, 0x70, 0x5F, 0x3C, 0x2D, 0xE3, 0xB3])
+        }
+        withBytes("09 00 ef 32 07 dc 1b 00") { p in
+            let s = SMPPDU(bytes: p)
+            #expect(s.identityAddress?.type == .public && s.identityAddress?.address.description == "00:1b:dc:07:32:ef")
+            #expect(s.summary == "SMP Identity Address Information 00:1b:dc:07:32:ef (public)")
+        }
+        withBytes("0b 01") { p in  // frame 133
+            #expect(SMPPDU(bytes: p).authReq == .bonding)
+            #expect(SMPPDU.encodeSecurityRequest(.bonding) == Array(p))
+        }
+    }
+
+    @Test func publicKeyCrackleFrame75() {
+        let x = "440ed0f2bcb429aa389228a83cf340bc8f196c942bbeaa30e1b1fbf83abb5be7"
+        let y = "01d0854bd9b1834c2a89716b6cfbd4f60956835b664fc8534378cb71afd2a759"
+        withBytes("0c" + x + y) { p in
+            let s = SMPPDU(bytes: p)
+            #expect(s.error == nil && Hex.string(s.publicKeyX!) == x && Hex.string(s.publicKeyY!) == y)
+        }
+    }
+
+    @Test func failedKeypressAndMalformed() {
+        withBytes("05 08") { p in
+            let s = SMPPDU(bytes: p)
+            #expect(s.reason == .unspecifiedReason && s.summary == "SMP Pairing Failed reason=Unspecified Reason")
+            #expect(SMPPDU.encodePairingFailed(.unspecifiedReason) == Array(p))
+        }
+        withBytes("0e 01") { p in #expect(SMPPDU(bytes: p).keypressType?.name == "Passkey Digit Entered") }
+        withBytes("01 04 00 01") { p in
+            let s = SMPPDU(bytes: p)
+            #expect(s.error?.code == .truncated && s.error?.layer == "smp" && s.pairingFeatures == nil)
+        }
+        withBytes("05 08 00") { p in
+            let s = SMPPDU(bytes: p)
+            #expect(s.error?.code == .invalidLength && s.reason == .unspecifiedReason)
+        }
+        withBytes("20 01") { p in #expect(SMPPDU(bytes: p).error == nil && SMPPDU(bytes: p).name == "Unknown") }
+    }
+}
