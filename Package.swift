@@ -49,7 +49,7 @@ let package = Package(
         ]),
         // Fuzzing (docs/fuzzing.md). CFuzzer only declares libFuzzer's driver entry point.
         .systemLibrary(name: "CFuzzer", path: "Sources/CFuzzer"),
-        .target(name: "BluesiftFuzz", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
+        .target(name: "BluesiftFuzz", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
         .executableTarget(name: "FuzzCapture", dependencies: ["BluesiftFuzz", "CFuzzer"]),
         .executableTarget(name: "FuzzStack", dependencies: ["BluesiftFuzz", "CFuzzer"]),
         .executableTarget(name: "FuzzPlugins", dependencies: ["BluesiftFuzz", "CFuzzer"]),
@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "BluesiftCLITests", dependencies: []),
         .testTarget(name: "BluesiftE2ETests", dependencies: []),
         .testTarget(name: "BluesiftConformanceTests", dependencies: ["BluesiftCapture", "BluesiftProtocols"]),
-        .testTarget(name: "BluesiftMalformedTests", dependencies: ["BluesiftFuzz", "BluesiftCapture", "BluesiftProtocols", "BluesiftDissect"]),
+        .testTarget(name: "BluesiftMalformedTests", dependencies: ["BluesiftFuzz", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftPlugins", "BluesiftDissect"]),
     ],
     swiftLanguageModes: [.v6]
 )

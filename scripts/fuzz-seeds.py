@@ -5,6 +5,9 @@ usage: fuzz-seeds.py OUTDIR CAPTURE_OR_DIR...
 
 OUTDIR/capture/  one seed per capture: selector byte (BluesiftFuzz/CaptureFuzz.swift) + the
                  first 16 KiB of the file (readers must cope with the cut).
+OUTDIR/plugins/  for each *.yaml given (or found in a folder given): the YAML + 0x00 + one example,
+                 and bundled-plugin streams (BluesiftFuzz/PluginFuzz.swift): 0x80 + index,
+                 direction, then the examples as length-prefixed ATT values.
 OUTDIR/stack/    raw H4 packets in the FuzzStack framing (BluesiftFuzz/H4Framing.swift):
                  indicator | 0x80 when received, then the HCI packet; sniffer packets as 0x10.
                  Packets are grouped into seeds of about 1 KiB, at most 60 seeds per capture.
@@ -21,9 +24,9 @@ def captures(args):
         if os.path.isdir(a):
             for n in sorted(os.listdir(a)):
                 p = os.path.join(a, n)
-                if os.path.isfile(p) and not n.endswith((".md", ".txt")):
+                if os.path.isfile(p) and not n.endswith((".md", ".txt", ".json", ".yaml", ".yml")):
                     yield p
-        elif os.path.isfile(a):
+        elif os.path.isfile(a) and not a.endswith((".yaml", ".yml")):
             yield a
 
 
@@ -137,11 +140,30 @@ def write(folder, data):
         f.write(data)
 
 
+def plugin_seeds(out, yamls):
+    import re
+    n = 0
+    for i, path in enumerate(sorted(yamls, key=os.path.basename)):
+        text = open(path, "rb").read()
+        examples = [bytes.fromhex(h.decode().replace(" ", "")) for h in re.findall(rb"hex:\s*([0-9a-fA-F ]+)", text)]
+        for e in examples[:8] or [b""]:
+            write(os.path.join(out, "plugins"), text + b"\0" + e)
+            n += 1
+        for d in range(2):
+            stream = b"".join(bytes([len(e[k:k + 20])]) + e[k:k + 20] for e in examples for k in range(0, len(e), 20))
+            write(os.path.join(out, "plugins"), bytes([0x80 + i, d]) + stream)
+            n += 1
+    return n
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     out = sys.argv[1]
     counts = {"capture": 0, "stack": 0}
+    yamls = [p for a in sys.argv[2:] for p in ([os.path.join(a, n) for n in os.listdir(a)] if os.path.isdir(a) else [a])
+             if p.endswith((".yaml", ".yml"))]
+    counts["plugins"] = plugin_seeds(out, yamls)
     for path in captures(sys.argv[2:]):
         d = open(path, "rb").read()
         if not d:
@@ -164,7 +186,7 @@ def main():
         if group and seeds < PER_CAPTURE:
             write(os.path.join(out, "stack"), group)
             counts["stack"] += 1
-    print(f"seeds: {counts['capture']} capture, {counts['stack']} stack in {out}")
+    print(f"seeds: {counts['capture']} capture, {counts['stack']} stack, {counts['plugins']} plugins in {out}")
 
 
 if __name__ == "__main__":

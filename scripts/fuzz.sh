@@ -12,7 +12,8 @@ DIR=.build-fuzz
 SCRATCH=$DIR/build-${SANITIZE//,/-}
 PUBLIC=../shared/captures/public
 
-python3 scripts/fuzz-seeds.py "$DIR/seeds" Captures $([ -d "$PUBLIC" ] && echo "$PUBLIC") || exit 2
+rm -rf "$DIR/seeds"
+python3 scripts/fuzz-seeds.py "$DIR/seeds" Captures Plugins $([ -d "$PUBLIC" ] && echo "$PUBLIC") || exit 2
 for t in $TARGETS; do
   # gold crashes linking libFuzzer into Swift executables; lld ships with the toolchain.
   "$SWIFT" build -c release --product "$t" --scratch-path "$SCRATCH" \
@@ -25,7 +26,7 @@ for t in $TARGETS; do
   case $t in
     FuzzCapture) seeds="$DIR/seeds/capture Tests/FuzzRegressions/capture"; maxlen=16500 ;;
     FuzzStack)   seeds="$DIR/seeds/stack Tests/FuzzRegressions/stack"; maxlen=4096 ;;
-    FuzzPlugins) seeds="Tests/FuzzRegressions/plugins $([ -d Plugins ] && echo Plugins)"; maxlen=8192 ;;
+    FuzzPlugins) seeds="$DIR/seeds/plugins Tests/FuzzRegressions/plugins"; maxlen=8192 ;;
     *) seeds=""; maxlen=4096 ;;
   esac
   corpus=$DIR/corpus/$t; art=$DIR/artifacts/$t; log=$DIR/logs/$t.log

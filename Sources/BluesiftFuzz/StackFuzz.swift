@@ -2,14 +2,17 @@ import BluesiftWire
 import BluesiftCapture
 import BluesiftProtocols
 import BluesiftGATT
+import BluesiftPlugins
 import BluesiftDissect
 
 /// Layers 3–5 target: records split from raw H4 bytes (see `H4Framing`) go through the
-/// `Analyzer` (protocol decoding, GATT rebuilding, naming) and both renderers; the JSON Lines
+/// `Analyzer` (protocol decoding, GATT rebuilding, naming, bundled plugins) and both renderers; the JSON Lines
 /// output and the GATT export must stay valid JSON whatever the input.
 public enum StackFuzz {
     public static func run(_ input: UnsafeRawBufferPointer) {
         let analyzer = Analyzer(naming: true)
+        // Vendor decoding too: the bundled plugins match what the band captures discover.
+        if !BundledPlugins.all.isEmpty { analyzer.plugins = PluginSet(BundledPlugins.all) }
         let text = FrameText(color: false, verbose: true)
         var json = JSONFieldWriter(capacity: 1 << 12)
         var out: [UInt8] = []

@@ -24,4 +24,11 @@ import BluesiftFuzz
         #expect(!files.isEmpty)
         for f in files { CorpusRunner.readFile(f)!.withUnsafeBytes { StackFuzz.run($0) } }
     }
+
+    @Test func pluginRegressions() {
+        let files = Self.inputs("plugins")
+        #expect(!files.isEmpty)
+        #expect(!BundledPlugins.all.isEmpty)
+        for f in files { CorpusRunner.readFile(f)!.withUnsafeBytes { PluginFuzz.run($0) } }
+    }
 }
