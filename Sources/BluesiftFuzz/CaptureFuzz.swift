@@ -42,6 +42,9 @@ public enum CaptureFuzz {
             precondition(r.frame > lastFrame, "frame numbers must increase: \(r.frame) after \(lastFrame)")
             lastFrame = r.frame
             precondition(r.bytes.count <= fileSize, "record claims \(r.bytes.count) bytes, file has \(fileSize)")
+            // CaptureRecord.swift: nanoseconds 0..<1_000_000_000; renderers rely on it.
+            precondition(r.timestamp.nanoseconds >= 0 && r.timestamp.nanoseconds < 1_000_000_000,
+                         "timestamp nanoseconds \(r.timestamp.nanoseconds) out of range")
             Sink.touch(r.bytes)
         }
         precondition(reader.bytesRead <= reader.fileSize, "bytesRead \(reader.bytesRead) > fileSize \(reader.fileSize)")
