@@ -123,14 +123,19 @@ struct Seen {
     }
 }
 
-/// Analyses H4 packets (indicator first; `received` per packet) as one capture, in process.
+/// Analyses H4 packets (indicator first) as one capture, in process. Records are made
+/// directly, so a length field inside a packet may disagree with the record's size.
 func analyze(_ packets: [(received: Bool, bytes: [UInt8])]) -> [Seen] {
-    var input: [UInt8] = []
-    for p in packets { input += H4Framing.frame(kind: PacketKind(rawValue: p.bytes[0]), received: p.received, Array(p.bytes.dropFirst())) }
     let analyzer = Analyzer(naming: true)
     var out: [Seen] = []
-    input.withUnsafeBytes { buf in
-        H4Framing.forEachRecord(in: buf) { out.append(Seen(analyzer.analyze($0))) }
+    for (i, p) in packets.enumerated() {
+        let body = Array(p.bytes.dropFirst())
+        body.withUnsafeBytes { buf in
+            let r = CaptureRecord(frame: i + 1, timestamp: Timestamp(seconds: 1_700_000_000 + Int64(i)),
+                                  direction: p.received ? .received : .sent,
+                                  kind: PacketKind(rawValue: p.bytes[0]), bytes: buf, sourceType: UInt16(p.bytes[0]))
+            out.append(Seen(analyzer.analyze(r)))
+        }
     }
     return out
 }
