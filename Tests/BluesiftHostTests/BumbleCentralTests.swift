@@ -103,4 +103,20 @@ struct BumbleCentralTests {
         }
         #expect(ContinuousClock.now - start < .seconds(3))
     }
+
+    @Test func peerDisconnectIsConnectionLost() throws {
+        let peer = try BumblePeer(legacyReports: true)
+        let transport = try peer.openTransport()
+        defer { transport.close(); peer.stop() }
+        let host = LECentral(transport: transport, options: options())
+        try host.setUp()
+        try host.connect(.address(BDAddr(string: "c0:ba:5e:00:00:01")!), scanTimeout: .seconds(10))
+        let ch = try #require(host.discoverAll().flatMap(\.characteristics).first { $0.uuid == Self.charUUID })
+        try host.write(ch.valueHandle, Array("bye".utf8), withResponse: false)
+        #expect(throws: HostError.connectionLost(reason: 0x13)) {
+            _ = try host.waitForNotifications(count: 1, timeout: .seconds(5))
+        }
+        #expect(host.connection == nil && host.lostReason == 0x13)
+        #expect(throws: HostError.connectionLost(reason: 0x13)) { _ = try host.read(ch.valueHandle) }
+    }
 }

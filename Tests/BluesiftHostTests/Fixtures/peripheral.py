@@ -81,7 +81,10 @@ async def main():
     def on_read(_connection):
         return state["value"]
 
-    def on_write(_connection, value):
+    def on_write(connection, value):
+        if bytes(value) == b"bye":  # lets a test see the peer drop the link
+            asyncio.get_running_loop().create_task(connection.disconnect())
+            return
         state["value"] = bytes(value)
         # Echo every write back as a notification and an indication (to subscribers only).
         asyncio.get_running_loop().create_task(device.notify_subscribers(characteristic, b"ack:" + bytes(value)))
