@@ -12,6 +12,8 @@ Gaps of the stock controller handled here (shared/notes/virtual-controller.md):
   without it C0 answers a legacy scan with extended reports (0x0D).
 """
 import asyncio
+import os
+import signal
 import sys
 
 from bumble import hci
@@ -46,7 +48,20 @@ class FragmentingController(Controller):
             self.send_hci_packet(hci.HCI_AclDataPacket(connection.handle, pb, 0, len(chunk), chunk))
 
 
+async def exit_when_orphaned(parent, limit=120):
+    """Never outlive the test process (or two minutes)."""
+    for _ in range(limit * 2):
+        if os.getppid() != parent:
+            break
+        await asyncio.sleep(0.5)
+    os._exit(0)
+
+
 async def main():
+    # Swift's Process starts children with the spawning thread's signal mask (mostly
+    # blocked): unblock so SIGTERM ends this script.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, set(range(1, signal.NSIG)) - {signal.SIGKILL, signal.SIGSTOP})
+    asyncio.get_running_loop().create_task(exit_when_orphaned(os.getppid()))
     port = int(sys.argv[1])
     legacy = "--legacy-reports" in sys.argv[2:]
     link = LocalLink()
@@ -66,7 +81,10 @@ async def main():
     def on_read(_connection):
         return state["value"]
 
-    def on_write(_connection, value):
+    def on_write(connection, value):
+        if bytes(value) == b"bye":  # lets a test see the peer drop the link
+            asyncio.get_running_loop().create_task(connection.disconnect())
+            return
         state["value"] = bytes(value)
         # Echo every write back as a notification and an indication (to subscribers only).
         asyncio.get_running_loop().create_task(device.notify_subscribers(characteristic, b"ack:" + bytes(value)))
