@@ -3,8 +3,9 @@
 
 usage: fuzz-seeds.py OUTDIR CAPTURE_OR_DIR...
 
-OUTDIR/capture/  one seed per capture: selector byte (BluesiftFuzz/CaptureFuzz.swift) + the
-                 first 16 KiB of the file (readers must cope with the cut).
+OUTDIR/capture/  two seeds per capture: selector byte (BluesiftFuzz/CaptureFuzz.swift) + the
+                 first 16 KiB of the file (readers must cope with the cut), and the same with
+                 bit 7 set (records also analysed and rendered) + the first 4 KiB.
 OUTDIR/plugins/  for each *.yaml given (or found in a folder given): the YAML + 0x00 + one example,
                  and bundled-plugin streams (BluesiftFuzz/PluginFuzz.swift): 0x80 + index,
                  direction, then the examples as length-prefixed ATT values.
@@ -170,7 +171,8 @@ def main():
             continue
         sel, packets = container(d)
         write(os.path.join(out, "capture"), bytes([sel]) + d[:CUT])
-        counts["capture"] += 1
+        write(os.path.join(out, "capture"), bytes([0x80 | sel]) + d[:CUT // 4])  # + analyzer
+        counts["capture"] += 2
         group, seeds = b"", 0
         try:
             for p in packets(d):

@@ -9,14 +9,15 @@ import BluesiftCapture
 /// Layer 2 target: every capture reader, reached through `CaptureFile.open(path:)` exactly as
 /// the CLI reaches it, then drained record by record.
 ///
-/// Input layout: byte 0 selects the container; the rest is the file. For btsnoop, pcap and
+/// Input layout: byte 0 selects the container (bits 0-6, mod 5); bit 7 also runs every record
+/// through the whole analyzer and renderers (`StackFuzz.Pipeline`); the rest is the file. For btsnoop, pcap and
 /// pcapng the selector writes a valid magic over the start of the file, so mutations explore
 /// record parsing instead of dying in format sniffing. Selectors 0 and 4 keep the bytes as they
 /// are (sniffing itself, and PacketLogger, which has no magic).
 public enum CaptureFuzz {
     public enum Selector: UInt8, CaseIterable, Sendable {
         case raw = 0, btsnoop = 1, pcap = 2, pcapng = 3, packetLogger = 4
-        public init(byte: UInt8) { self = Selector(rawValue: byte % 5)! }
+        public init(byte: UInt8) { self = Selector(rawValue: (byte & 0x7F) % 5)! }
     }
 
     /// Runs one input. Traps (a finding) only when a reader breaks its own contract.
@@ -25,11 +26,11 @@ public enum CaptureFuzz {
         var file = Array(input.dropFirst())
         forceMagic(Selector(byte: first), into: &file)
         let path = ScratchFile.store(file)
-        drain(path: path, fileSize: file.count)
+        drain(path: path, fileSize: file.count, pipeline: first & 0x80 != 0 ? StackFuzz.Pipeline() : nil)
     }
 
     /// Opens and reads a capture to the end, checking the reader contract on every record.
-    public static func drain(path: String, fileSize: Int) {
+    public static func drain(path: String, fileSize: Int, pipeline: StackFuzz.Pipeline? = nil) {
         let reader: any CaptureReader
         do { reader = try CaptureFile.open(path: path) } catch { return }  // unusable file: exit 2 in the CLI
         var records = 0
@@ -46,7 +47,9 @@ public enum CaptureFuzz {
             precondition(r.timestamp.nanoseconds >= 0 && r.timestamp.nanoseconds < 1_000_000_000,
                          "timestamp nanoseconds \(r.timestamp.nanoseconds) out of range")
             Sink.touch(r.bytes)
+            pipeline?.add(r)
         }
+        pipeline?.finish()
         precondition(reader.bytesRead <= reader.fileSize, "bytesRead \(reader.bytesRead) > fileSize \(reader.fileSize)")
         Sink.value &+= reader.warnings.count
     }
