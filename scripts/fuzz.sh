@@ -47,8 +47,8 @@ for t in $TARGETS; do
   [ -z "$execs" ] && execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
   rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$')
   [ -z "$rate" ] && rate=$(grep -oE 'exec/s: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
-  # Fork mode reports exec/s 0 per job line: use runs over wall time instead.
-  if [ "${rate:-0}" = 0 ] && [ -n "$execs" ]; then rate=$(( execs / SECS )); fi
+  # Fork mode's exec/s is per job: use runs over wall time instead.
+  if [ -n "$fork" ] && [ -n "$execs" ]; then rate=$(( execs / SECS )); fi
   cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)
   found=$(( $(ls "$art" | wc -l) - before ))
   line="$t: ${execs:-?} runs, ${rate:-?} exec/s, $cov, $found new artifact(s), exit $rc"
