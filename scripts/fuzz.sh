@@ -3,7 +3,8 @@
 #   FUZZ_SECONDS=60  FUZZ_TARGETS="FuzzCapture FuzzStack FuzzPlugins"  FUZZ_SANITIZE=fuzzer[,address]
 #   FUZZ_FORK=1 (default): libFuzzer's fork mode, which keeps going after a crash so one known
 #   bug does not hide the next; FUZZ_FORK=0 stops at the first crash (classic mode).
-# Exit status 1 when any target found a crash, hang or leak (artifacts in .build-fuzz/artifacts/).
+# -detect_leaks=0: process-lifetime caches (compiled plugins, metadata) are not leaks.
+# Exit status 1 when any target found a crash, hang or OOM (artifacts in .build-fuzz/artifacts/).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
@@ -39,7 +40,7 @@ for t in $TARGETS; do
   echo "== $t: ${SECS}s, corpus $corpus, seeds:$existing"
   # Swift's own backtracer would fight libFuzzer's signal handlers and slow every crash.
   SWIFT_BACKTRACE=enable=no "$SCRATCH/release/$t" "$corpus" $existing \
-    -max_total_time="$SECS" -timeout=10 -rss_limit_mb=1024 -max_len="$maxlen" \
+    -max_total_time="$SECS" -timeout=10 -rss_limit_mb=1024 -detect_leaks=0 -max_len="$maxlen" \
     -artifact_prefix="$art/" -print_final_stats=1 $fork >"$log" 2>&1
   rc=$?
   # Classic mode prints stat:: lines; fork mode "#N: cov: C ft: F ... exec/s: R".
