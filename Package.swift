@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftHost"]),
         .executableTarget(name: "bluesift", dependencies: [
             "BluesiftReplay",
-            "BluesiftDissect", "BluesiftCapture", "BluesiftPlugins", "BluesiftGATT",
+            "BluesiftDissect", "BluesiftCapture", "BluesiftPlugins", "BluesiftGATT", "BluesiftHost", "BluesiftTransport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "BluesiftWireTests", dependencies: ["BluesiftWire"]),
