@@ -10,7 +10,7 @@ DEMO_CAPTURE := Captures/pongbot_btsnoop_hci.log
 .DEFAULT_GOAL := build
 include Tests/VirtualDevice/venv.mk
 
-.PHONY: deps-build deps-test build demo test bench clean
+.PHONY: deps-build deps-test build demo test bench fuzz clean
 
 # Installs only what is missing; apt-get update runs once, only when something is.
 define apt_install
@@ -45,5 +45,9 @@ test: deps-test venv
 bench: deps-test
 	scripts/bench.sh
 
+# libFuzzer targets, FUZZ_SECONDS (default 60) each; see docs/fuzzing.md.
+fuzz: deps-build
+	scripts/fuzz.sh
+
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz

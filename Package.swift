@@ -10,6 +10,8 @@
 //               BluesiftHost        minimal LE central: scan, connect, L2CAP, ATT client
 //   7 replay    BluesiftReplay      replay scripts, live replay, capture diff
 //   8 CLI       bluesift
+//   fuzzing     BluesiftFuzz (harness library) + FuzzCapture (layer 2), FuzzStack (layers 3-5),
+//               FuzzPlugins (plugin engine): libFuzzer under `make fuzz`, file replay otherwise
 import PackageDescription
 
 let package = Package(
@@ -45,6 +47,12 @@ let package = Package(
             "BluesiftDissect", "BluesiftCapture", "BluesiftPlugins", "BluesiftGATT", "BluesiftHost", "BluesiftTransport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Fuzzing (docs/fuzzing.md). CFuzzer only declares libFuzzer's driver entry point.
+        .systemLibrary(name: "CFuzzer", path: "Sources/CFuzzer"),
+        .target(name: "BluesiftFuzz", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
+        .executableTarget(name: "FuzzCapture", dependencies: ["BluesiftFuzz", "CFuzzer"]),
+        .executableTarget(name: "FuzzStack", dependencies: ["BluesiftFuzz", "CFuzzer"]),
+        .executableTarget(name: "FuzzPlugins", dependencies: ["BluesiftFuzz", "CFuzzer"]),
         .testTarget(name: "BluesiftWireTests", dependencies: ["BluesiftWire"]),
         .testTarget(name: "BluesiftCaptureTests", dependencies: ["BluesiftCapture"]),
         .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols"]),
@@ -56,6 +64,7 @@ let package = Package(
         .testTarget(name: "BluesiftCLITests", dependencies: []),
         .testTarget(name: "BluesiftE2ETests", dependencies: []),
         .testTarget(name: "BluesiftConformanceTests", dependencies: ["BluesiftCapture", "BluesiftProtocols"]),
+        .testTarget(name: "BluesiftMalformedTests", dependencies: ["BluesiftFuzz", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftPlugins", "BluesiftDissect"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# `make fuzz`: builds the libFuzzer targets and runs each for FUZZ_SECONDS (docs/fuzzing.md).
+#   FUZZ_SECONDS=60  FUZZ_TARGETS="FuzzCapture FuzzStack FuzzPlugins"  FUZZ_SANITIZE=fuzzer[,address]
+#   FUZZ_FORK=1 (default): libFuzzer's fork mode, which keeps going after a crash so one known
+#   bug does not hide the next; FUZZ_FORK=0 stops at the first crash (classic mode).
+# Exit status 1 when any target found a crash, hang or leak (artifacts in .build-fuzz/artifacts/).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-swift}
+SECS=${FUZZ_SECONDS:-60}
+TARGETS=${FUZZ_TARGETS:-"FuzzCapture FuzzStack FuzzPlugins"}
+SANITIZE=${FUZZ_SANITIZE:-fuzzer}
+DIR=.build-fuzz
+SCRATCH=$DIR/build-${SANITIZE//,/-}
+PUBLIC=../shared/captures/public
+
+rm -rf "$DIR/seeds"
+python3 scripts/fuzz-seeds.py "$DIR/seeds" Captures Plugins $([ -d "$PUBLIC" ] && echo "$PUBLIC") || exit 2
+for t in $TARGETS; do
+  # gold crashes linking libFuzzer into Swift executables; lld ships with the toolchain.
+  "$SWIFT" build -c release --product "$t" --scratch-path "$SCRATCH" \
+    -Xswiftc -sanitize="$SANITIZE" -Xswiftc -DFUZZING -Xswiftc -use-ld=lld || exit 2
+done
+
+status=0
+summary=""
+for t in $TARGETS; do
+  case $t in
+    FuzzCapture) seeds="$DIR/seeds/capture Tests/FuzzRegressions/capture"; maxlen=16500 ;;
+    FuzzStack)   seeds="$DIR/seeds/stack Tests/FuzzRegressions/stack"; maxlen=4096 ;;
+    FuzzPlugins) seeds="$DIR/seeds/plugins Tests/FuzzRegressions/plugins"; maxlen=8192 ;;
+    *) seeds=""; maxlen=4096 ;;
+  esac
+  corpus=$DIR/corpus/$t; art=$DIR/artifacts/$t; log=$DIR/logs/$t.log
+  mkdir -p "$corpus" "$art" "$DIR/logs"
+  before=$(ls "$art" | wc -l)
+  fork=""; [ "${FUZZ_FORK:-1}" = 1 ] && fork="-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1"
+  existing=""; for s in $seeds; do [ -d "$s" ] && existing="$existing $s"; done
+  echo "== $t: ${SECS}s, corpus $corpus, seeds:$existing"
+  # Swift's own backtracer would fight libFuzzer's signal handlers and slow every crash.
+  SWIFT_BACKTRACE=enable=no "$SCRATCH/release/$t" "$corpus" $existing \
+    -max_total_time="$SECS" -timeout=10 -rss_limit_mb=1024 -max_len="$maxlen" \
+    -artifact_prefix="$art/" -print_final_stats=1 $fork >"$log" 2>&1
+  rc=$?
+  # Classic mode prints stat:: lines; fork mode "#N: cov: C ft: F ... exec/s: R".
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
+  [ -z "$execs" ] && execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$')
+  [ -z "$rate" ] && rate=$(grep -oE 'exec/s: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
+  # Fork mode reports exec/s 0 per job line: use runs over wall time instead.
+  if [ "${rate:-0}" = 0 ] && [ -n "$execs" ]; then rate=$(( execs / SECS )); fi
+  cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)
+  found=$(( $(ls "$art" | wc -l) - before ))
+  line="$t: ${execs:-?} runs, ${rate:-?} exec/s, $cov, $found new artifact(s), exit $rc"
+  if [ $found -gt 0 ] || [ $rc -ne 0 ]; then
+    status=1
+    line="$line  FINDING: $(grep -m1 -E 'Fatal error|ERROR: libFuzzer' "$log")"
+    line="$line (newest: $art/$(ls -t "$art" | head -1); replay with .build/debug/$t FILE for file:line)"
+  fi
+  echo "$line"; summary="$summary$line"$'\n'
+done
+echo; echo "== fuzz summary"; printf "%s" "$summary"
+exit $status
