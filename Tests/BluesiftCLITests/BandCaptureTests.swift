@@ -54,3 +54,11 @@ import Foundation
         #expect(name?["name"] as? String == "Augusta Ada King-Noel Lovelace")
     }
 }
+
+/// `diff` aligns by characteristic identity and compares vendor messages once reassembled:
+/// the same session at MTU 23 and at MTU 517 with every handle moved has no difference.
+@Test func diffIgnoresHandlesAndFrameSplitting() throws {
+    let r = try CLI.run(["diff", CLI.capture("band_mtu23.btsnoop"), CLI.capture("band_moved_mtu517.btsnoop")])
+    #expect(r.status == 0)
+    #expect(r.stdout == "summary: 22 same, 0 changed, 0 only in A, 0 only in B\n")
+}

@@ -181,4 +181,24 @@ struct ReplayAgainstVirtualBand {
         try p.run(); p.waitUntilExit()
         #expect(p.terminationStatus == 0)
     }
+
+    /// A replay recorded against the regressed band, diffed with the original session: the
+    /// firmware string and the one vendor field differ; the split frames and MTU do not.
+    @Test func diffOfTheRecordingNamesTheRegression() throws {
+        let out = "/tmp/bluesift-e2e-\(getpid())-regressed.btsnoop"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        _ = try Rig.replay("band_mtu23.btsnoop", band: ["--regression", "03"], extra: ["--record", out])
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Rig.binary)
+        p.arguments = ["diff", Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, out]
+        let file = out + ".diff"
+        FileManager.default.createFile(atPath: file, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+        try p.run(); p.waitUntilExit()
+        let text = String(decoding: FileManager.default.contents(atPath: file) ?? Data(), as: UTF8.self)
+        #expect(p.terminationStatus == 1)
+        #expect(text.contains("sport_count_reply count=9 checksum ok)  →  sport_count_reply count=10 checksum ok"))
+        #expect(text.contains("summary: 20 same, 2 changed, 0 only in A, 0 only in B"))
+    }
 }
