@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "BluesiftCaptureTests", dependencies: ["BluesiftCapture"]),
         .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols"]),
         .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect"]),
-        .testTarget(name: "BluesiftReplayTests", dependencies: ["BluesiftReplay"]),
+        .testTarget(name: "BluesiftReplayTests", dependencies: ["BluesiftReplay", "BluesiftPlugins"]),
         .testTarget(name: "BluesiftTransportTests", dependencies: ["BluesiftTransport"]),
         .testTarget(name: "BluesiftPluginsTests", dependencies: ["BluesiftPlugins", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
         .testTarget(name: "BluesiftHostTests", dependencies: ["BluesiftHost"], exclude: ["Fixtures"]),

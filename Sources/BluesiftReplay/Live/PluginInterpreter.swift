@@ -3,7 +3,7 @@ import BluesiftPlugins
 
 /// Field-aware answers through the declarative plugins: frames reassembled and split,
 /// volatile fields known, frames rebuilt from field values.
-public final class PluginInterpreter: VendorInterpreter {
+public final class PluginInterpreter: VendorInterpreter, Sendable {
     public let plugins: [Plugin]
 
     public init(plugins: [Plugin]) { self.plugins = plugins }
