@@ -2,10 +2,10 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 APT_PKGS_BUILD := libpcap-dev libbluetooth-dev pkg-config
-APT_PKGS_TEST := $(APT_PKGS_BUILD) tshark
+APT_PKGS_TEST := $(APT_PKGS_BUILD) tshark time
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/debug/bluesift
-DEMO_CAPTURE := Captures/pongbot_btsnoop_hci.log
+DEMO_CAPTURE := Captures/band_mtu23.btsnoop
 
 .DEFAULT_GOAL := build
 include Tests/VirtualDevice/venv.mk
@@ -31,12 +31,16 @@ deps-test:
 build: deps-build
 	$(SWIFT) build
 
-demo: build
+demo: build venv
 	@echo "== bluesift info $(DEMO_CAPTURE)"
 	@$(BIN) info $(DEMO_CAPTURE)
+	@echo "== bluesift dump $(DEMO_CAPTURE) --frames 118-136  (ATT named by GATT, band frames decoded by Plugins/band.yaml)"
+	@$(BIN) dump $(DEMO_CAPTURE) --frames 118-136
 	@echo
-	@echo "== bluesift dump $(DEMO_CAPTURE) --protocol att (first 25 lines)"
-	@$(BIN) dump $(DEMO_CAPTURE) --protocol att | head -25
+	@echo "== bluesift replay $(DEMO_CAPTURE) against a virtual band whose firmware regressed (Bumble, H4 over TCP)"
+	@Tests/VirtualDevice/start_rig.sh start 9301 9302 -- --regression 03 >/dev/null
+	@$(BIN) replay $(DEMO_CAPTURE) --transport tcp:127.0.0.1:9301 --timing asap; \
+	  rc=$$?; Tests/VirtualDevice/start_rig.sh stop 9302; echo "(exit code $$rc: 1 = differences found)"
 
 test: deps-test venv
 	$(SWIFT) build --build-tests

@@ -92,7 +92,8 @@ def main():
         extra = tshark_uuid16(a.tshark_values)
         for v, n in extra.items():
             if 0x2700 <= v <= 0x27FF:
-                units[v] = n
+                units[v] = n  # named through unitName, not repeated in the UUID table
+                continue
             uuid16.setdefault(v, n)
         ver = "unknown version"
         try:

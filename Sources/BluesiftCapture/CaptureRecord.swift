@@ -11,6 +11,14 @@ public struct Timestamp: Hashable, Sendable, Comparable {
         self.nanoseconds = nanoseconds
     }
 
+    /// Any seconds/nanoseconds pair, carried into range (files may hold sub-second fields
+    /// that overflow or are negative).
+    public init(seconds: Int64, overflowingNanoseconds ns: Int64) {
+        var s = seconds &+ ns / 1_000_000_000, r = ns % 1_000_000_000
+        if r < 0 { r += 1_000_000_000; s &-= 1 }
+        self.init(seconds: s, nanoseconds: Int32(r))
+    }
+
     public init(microseconds us: Int64) {
         var s = us / 1_000_000, r = us % 1_000_000
         if r < 0 { r += 1_000_000; s -= 1 }

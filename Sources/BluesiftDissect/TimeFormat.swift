@@ -26,6 +26,7 @@ public enum TimeFormat {
 
     /// `2024-05-01T12:34:56.123456Z`
     public static func rfc3339(_ t: Timestamp, into out: inout [UInt8]) {
+        let t = Timestamp(seconds: t.seconds, overflowingNanoseconds: Int64(t.nanoseconds))
         var days = t.seconds / 86_400
         var secs = t.seconds % 86_400
         if secs < 0 { secs += 86_400; days -= 1 }
@@ -48,6 +49,7 @@ public enum TimeFormat {
 
     /// `12:34:56.123456`, for the summary line.
     public static func timeOfDay(_ t: Timestamp, into out: inout [UInt8]) {
+        let t = Timestamp(seconds: t.seconds, overflowingNanoseconds: Int64(t.nanoseconds))
         var secs = t.seconds % 86_400
         if secs < 0 { secs += 86_400 }
         digits(&out, secs / 3600, 2); out.append(UInt8(ascii: ":"))

@@ -93,7 +93,35 @@ struct PluginCompiler {
     static let topKeys: Set<String> = ["id", "name", "doc", "reference", "endian", "match", "framing", "frame",
                                        "types", "enums", "rules", "examples", "message"]
 
+    /// Yams parses recursively: nesting deep enough overflows the stack, so it is refused first.
+    static let maxNesting = 128
+
+    func checkNesting(_ yaml: String) throws(PluginError) {
+        var depth = 0, line = 1, quote: UInt8? = nil, comment = false, atLineStart = true, indent = 0
+        for c in yaml.utf8 {
+            if c == 0x0A { line += 1; comment = false; atLineStart = true; indent = 0; continue }
+            if atLineStart {
+                if c == 0x20 { indent += 1; if indent > Self.maxNesting * 8 { break } ; continue }
+                atLineStart = false
+            }
+            if comment { continue }
+            if let q = quote { if c == q { quote = nil }; continue }
+            switch c {
+            case 0x22, 0x27: quote = c
+            case 0x23: comment = true
+            case 0x5B, 0x7B: depth += 1
+            case 0x5D, 0x7D: depth -= 1
+            default: break
+            }
+            if depth > Self.maxNesting { break }
+        }
+        if depth > Self.maxNesting || indent > Self.maxNesting * 8 {
+            throw PluginError(path: path, line: line, message: "nesting deeper than \(Self.maxNesting) levels")
+        }
+    }
+
     mutating func compile(yaml: String) throws(PluginError) -> Plugin {
+        try checkNesting(yaml)
         let root: Node
         do {
             guard let r = try Yams.compose(yaml: yaml) else { throw fail(nil, "empty plugin file") }

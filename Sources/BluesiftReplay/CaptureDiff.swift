@@ -1,6 +1,7 @@
 import BluesiftWire
 import BluesiftCapture
 import BluesiftDissect
+import BluesiftGATT
 
 /// A semantic diff of two captures: ATT operations are aligned by characteristic identity
 /// (service, characteristic, instance, descriptor) and by order within that identity, so
@@ -13,6 +14,18 @@ public struct CaptureDiff {
         public var identity: String      // "fee7/36f5#0" or "handle 0x0019"
         public var value: [UInt8]
         public var vendor: String?       // decoded vendor message, for display
+        /// What is compared: the value, or a vendor message without its volatile fields.
+        public var comparable: String?
+
+        public init(frame: Int, kind: String, identity: String, value: [UInt8], vendor: String? = nil, comparable: String? = nil) {
+            self.frame = frame; self.kind = kind; self.identity = identity; self.value = value
+            self.vendor = vendor; self.comparable = comparable
+        }
+
+        func same(as b: Operation) -> Bool {
+            if let x = comparable, let y = b.comparable { return x == y }
+            return value == b.value
+        }
     }
 
     public enum Entry: Sendable, Equatable {
@@ -41,36 +54,49 @@ public struct CaptureDiff {
         entries.first { if case .same = $0 { return false } else { return true } }
     }
 
-    public static func identity(_ a: AnalyzedFrame, handle: UInt16) -> String {
-        guard let loc = a.location, let c = loc.characteristic else { return "handle " + Hex.fixed(UInt64(handle), width: 4) }
+    public static func identity(_ location: GATTDatabase.Location?, handle: UInt16) -> String {
+        guard let loc = location, let c = loc.characteristic else { return "handle " + Hex.fixed(UInt64(handle), width: 4) }
         var s = "\(loc.service)/\(c)#\(loc.instance)"
         if let d = loc.descriptor { s += "/\(d)" }
         return s
     }
 
-    /// The operations worth comparing, in file order. Discovery is left out: it differs
-    /// whenever handles move.
-    public static func operation(_ a: AnalyzedFrame, lastReadHandle: inout [UInt16: UInt16]) -> Operation? {
+    /// The operations worth comparing in one analyzed frame, in file order. Discovery is left
+    /// out: it differs whenever handles move. Vendor frames are compared as messages, once
+    /// reassembled, so different MTUs split the same frame without a difference.
+    public static func operations(_ a: AnalyzedFrame, analyzer: Analyzer, lastRead: inout [UInt16: UInt16]) -> [Operation] {
         let f = a.decoded
-        guard let att = f.att, let op = att.bytes.first else { return nil }
+        guard let att = f.att, let op = att.bytes.first else { return [] }
         let conn = f.connection ?? 0
         let kind: String
         var handle = att.handle
+        var location = a.location
         switch op {
         case 0x12: kind = "write"
         case 0x52: kind = "command"
         case 0xD2: kind = "signed-write"
         case 0x1B: kind = "notify"
         case 0x1D: kind = "indicate"
-        case 0x0A: lastReadHandle[conn] = att.handle; return nil
-        case 0x0B: kind = "read-value"; handle = lastReadHandle[conn]
+        case 0x0A: lastRead[conn] = att.handle; return []
+        case 0x0B:
+            kind = "read-value"; handle = lastRead[conn]
+            if let h = handle { location = analyzer.gatt.locate(adapter: f.record.adapter, connection: conn, handle: h)?.0 }
         case 0x01 where att.bytes.count >= 5 && [0x0A, 0x12, 0x16, 0x18].contains(att.bytes[1]):
             kind = "error"; handle = att.errorHandle
-        default: return nil
+        default: return []
         }
-        let h = handle ?? 0
-        return Operation(frame: f.record.frame, kind: kind, identity: identity(a, handle: h),
-                         value: att.value.map { Array($0) } ?? (op == 0x01 ? [att.bytes[4]] : []), vendor: nil)
+        let id = identity(location, handle: handle ?? 0)
+        if let v = a.vendor {
+            let plugin = analyzer.plugins?.plugin(id: v.plugin)
+            return v.messages.map { m in
+                let volatile = plugin?.volatileFields(message: m.message) ?? []
+                let kept = m.fields.filter { !volatile.contains($0.name) }.map { $0.name + "=" + $0.value.description }
+                return Operation(frame: f.record.frame, kind: kind, identity: id, value: m.bytes, vendor: m.summary,
+                                 comparable: ([v.plugin, m.message] + kept + [m.checksum?.rawValue ?? ""]).joined(separator: " "))
+            }
+        }
+        return [Operation(frame: f.record.frame, kind: kind, identity: id,
+                          value: att.value.map { Array($0) } ?? (op == 0x01 ? [att.bytes[4]] : []), vendor: nil)]
     }
 
     /// Pairs the i-th operation of each (kind, identity) in A with the i-th in B; entries
@@ -88,7 +114,7 @@ public struct CaptureDiff {
             cursor[key] = n + 1
             let j = q[n]
             usedB[j] = true
-            diff.entries.append(op.value == b[j].value ? .same(op, b[j]) : .changed(op, b[j]))
+            diff.entries.append(op.same(as: b[j]) ? .same(op, b[j]) : .changed(op, b[j]))
         }
         for (j, op) in b.enumerated() where !usedB[j] { diff.entries.append(.onlyInB(op)) }
         return diff

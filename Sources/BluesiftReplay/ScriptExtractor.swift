@@ -47,6 +47,16 @@ public final class ScriptExtractor {
         return s
     }
 
+    /// The ATT requests a step sends, for pairing Error Responses.
+    static func requestOpcodes(_ s: ReplayScript.Step) -> [UInt8] {
+        switch s.kind {
+        case "mtu": [0x02]
+        case "read": [0x0A, 0x0C]
+        case "write", "subscribe": s.op == "prepared" ? [0x16, 0x18] : [0x12]
+        default: []
+        }
+    }
+
     /// Feed every analyzed frame in file order.
     public func observe(_ a: AnalyzedFrame) {
         let f = a.decoded
@@ -115,8 +125,10 @@ public final class ScriptExtractor {
                 steps[i].expect.response = "ok"
                 steps[i].expect.value = (steps[i].expect.value ?? "") + (att.value.map { Hex.string($0) } ?? "")
             }
-        case 0x01:  // Error Response answers the last request
-            if let i = steps.indices.last, att.bytes.count >= 5 {
+        case 0x01:  // Error Response: answers the last step only when it names that step's request
+            // (discovery is not replayed, so its errors belong to no step).
+            if let i = steps.indices.last, att.bytes.count >= 5,
+               Self.requestOpcodes(steps[i]).contains(att.bytes[1]) {
                 steps[i].expect.response = "error"
                 steps[i].expect.errorCode = Int(att.bytes[4])
                 steps[i].expect.errorName = att.summary

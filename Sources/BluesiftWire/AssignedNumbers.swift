@@ -6,7 +6,8 @@ public enum AssignedNumbers {
     /// UUIDs…) and well-known vendor 128-bit UUIDs.
     public static func uuidName(_ uuid: BluetoothUUID) -> String? {
         if let s = uuid.shortValue {
-            return s <= 0xFFFF ? generatedUUID16Name(UInt16(s)) : nil
+            guard s <= 0xFFFF else { return nil }
+            return (0x2700...0x27FF).contains(s) ? generatedUnitName(UInt16(s)) : generatedUUID16Name(UInt16(s))
         }
         return generatedUUID128Name(high: uuid.high, low: uuid.low)
     }

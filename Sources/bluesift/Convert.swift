@@ -35,7 +35,12 @@ struct Convert: ParsableCommand {
         }
         var n = 0
         do {
-            while let r = reader.next() { try writer.write(r); n += 1 }
+            var progress = Progress("convert")
+            while let r = reader.next() {
+                try writer.write(r); n += 1
+                if n & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
+            }
+            progress.finish()
             try writer.finish()
         } catch {
             stderrLine("bluesift: \(error.description)")

@@ -3,6 +3,7 @@ import BluesiftWire
 import BluesiftCapture
 import BluesiftDissect
 import BluesiftReplay
+import BluesiftPlugins
 
 struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,20 +13,23 @@ struct Diff: ParsableCommand {
     @Argument(help: "Reference capture (e.g. a good run).") var a: String
     @Argument(help: "Capture to compare (e.g. a failing run).") var b: String
     @Option(help: "How many differing operations to list.") var limit = 20
+    @OptionGroup var plugins: PluginOptions
 
-    func operations(_ path: String) throws -> [CaptureDiff.Operation] {
+    func operations(_ path: String, _ list: [Plugin]?) throws -> [CaptureDiff.Operation] {
         let reader = try openOrExit(path)
         let analyzer = Analyzer(naming: true)
+        analyzer.plugins = list.map { PluginSet($0) }
         var reads: [UInt16: UInt16] = [:]
         var ops: [CaptureDiff.Operation] = []
         while let r = reader.next() {
-            if let op = CaptureDiff.operation(analyzer.analyze(r), lastReadHandle: &reads) { ops.append(op) }
+            ops += CaptureDiff.operations(analyzer.analyze(r), analyzer: analyzer, lastRead: &reads)
         }
         return ops
     }
 
     func run() throws {
-        let diff = CaptureDiff.align(try operations(a), try operations(b))
+        let list = plugins.loadPlugins()
+        let diff = CaptureDiff.align(try operations(a, list), try operations(b, list))
         var out = Output()
         func show(_ op: CaptureDiff.Operation) -> String {
             "#\(op.frame) \(op.kind) \(op.identity) \(Hex.string(op.value))" + (op.vendor.map { " (\($0))" } ?? "")
@@ -43,7 +47,8 @@ struct Diff: ParsableCommand {
             out.line("differences:")
             for e in diff.entries where listed < limit {
                 switch e {
-                case .changed(let x, let y): out.line("  ~ \(show(x))  →  \(Hex.string(y.value)) (B #\(y.frame))"); listed += 1
+                case .changed(let x, let y):
+                    out.line("  ~ \(show(x))  →  \(y.vendor ?? Hex.string(y.value)) (B #\(y.frame))"); listed += 1
                 case .onlyInA(let x): out.line("  - \(show(x))"); listed += 1
                 case .onlyInB(let y): out.line("  + \(show(y))"); listed += 1
                 case .same: break

@@ -31,7 +31,7 @@ struct Replay: ParsableCommand {
     @Option(help: "Milliseconds to wait for notifications after a step.") var window = 1000
     @Option(help: "Seconds to wait for any one answer.") var timeout = 5.0
     @Option(help: "Ignore differences: handle=H, bytes=H:A-B, field=NAME or MESSAGE.FIELD (repeatable).") var ignore: [String] = []
-    @Option(help: "Folder of dissector plugins, for field-aware diffs and vendor decoding.") var plugins: [String] = []
+    @OptionGroup var plugins: PluginOptions
     @Option(help: "Write the replay session as a btsnoop capture.") var record: String?
     @Option(help: "Write the report as JSON (also on exit 3).") var report: String?
     @Flag(help: "Print what would be sent, send nothing.") var dryRun = false
@@ -62,7 +62,7 @@ struct Replay: ParsableCommand {
             options.ignore.append(r)
         }
         let script = try loadScript()
-        let runner = ReplayRunner(script: script, options: options, interpreter: try vendorInterpreter(plugins))
+        let runner = ReplayRunner(script: script, options: options, interpreter: vendorInterpreter(plugins))
         if dryRun {
             var out = Output()
             out.line("dry run: \(script.steps.count) steps from \(script.source.capture) connection \(Hex.fixed(UInt64(script.source.connection), width: 4))"
@@ -75,17 +75,27 @@ struct Replay: ParsableCommand {
         let target = device ?? script.source.peer
         var progress = Progress("replay")
         runner.progress = { i, n, _ in progress.update(done: i, total: n, unit: "steps") }
-        let result: ReplayReport
+        var recorder: Recorder?
+        if let record {
+            do { recorder = try Recorder(path: record) } catch {
+                stderrLine("bluesift: \(error.description)")
+                throw Exit.unusableInput
+            }
+        }
+        var result: ReplayReport
         do {
-            let dev = try openLiveDevice(transport: transport, address: target, name: name,
-                                         addressType: script.source.peerAddressType, timeout: timeout, record: record)
+            let dev = try openLiveDevice(transport: transport, address: target, name: name, timeout: timeout, recorder: recorder)
             result = runner.run(device: dev)
         } catch {
-            var r = ReplayReport()
-            r.fault = .init(code: error.code.rawValue, message: error.message, step: nil)
-            result = r
+            result = ReplayReport()
+            result.fault = .init(code: error.code.rawValue, message: error.message, step: nil)
         }
         progress.finish()
+        // The evidence is kept whatever happened: the recording is completed, then renamed into place.
+        if let recorder {
+            do { try recorder.finish() } catch { stderrLine("bluesift: \(error.description)") }
+            if let f = recorder.failed { stderrLine("bluesift: \(record ?? ""): \(f)") }
+        }
         printReport(result, script: script)
         if let report { try writeAtomically(try result.encoded(), to: report) }
         if let f = result.fault { stderrLine("bluesift: replay: \(f.message)") }

@@ -7,7 +7,6 @@ import Foundation
 enum Rig {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let binary = root.appendingPathComponent(".build/debug/bluesift").path
-    static let script = root.appendingPathComponent("Tests/VirtualDevice/start_rig.sh").path
     static var available: Bool { FileManager.default.isExecutableFile(atPath: root.appendingPathComponent(".venv/bin/python").path) }
     nonisolated(unsafe) static var nextPort = 20000 + Int(getpid() % 400) * 40
     static let lock = NSLock()
@@ -20,30 +19,47 @@ enum Rig {
 
     struct Result { var status: Int32; var stdout: String; var stderr: String; var seconds: Double; var report: [String: Any]? }
 
-    static func sh(_ args: [String], env: [String: String] = [:]) throws -> (Int32, String) {
+    /// Starts a rig process (controllers.py or band_peripheral.py) and waits for its READY line.
+    /// Started directly, not through start_rig.sh: Foundation's Process waits for every holder
+    /// of its exit-status pipe, which backgrounded grandchildren would keep open.
+    static func start(_ script: String, _ args: [String], log: String) throws -> Process {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = args
-        var e = ProcessInfo.processInfo.environment
-        for (k, v) in env { e[k] = v }
-        p.environment = e
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("rig-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: out) }
-        let h = try FileHandle(forWritingTo: out)
+        p.executableURL = root.appendingPathComponent(".venv/bin/python")
+        p.currentDirectoryURL = root.appendingPathComponent("Tests/VirtualDevice")
+        p.arguments = [script] + args + ["--timeout", "60", "--watch-pid", "\(getpid())"]
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         p.standardOutput = h; p.standardError = h
-        try p.run(); p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: FileManager.default.contents(atPath: out.path) ?? Data(), as: UTF8.self))
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            if let t = FileManager.default.contents(atPath: log), String(decoding: t, as: UTF8.self).contains("READY") { return p }
+            if !p.isRunning { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        p.terminate()
+        throw RigError(message: "\(script) not ready: \(String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self))")
+    }
+
+    static func stop(_ p: Process) {
+        guard p.isRunning else { return }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
     }
 
     /// Starts the rig with band options, runs `bluesift replay` against it, stops the rig.
-    static func replay(_ capture: String, band: [String] = [], extra: [String] = []) throws -> Result {
+    /// `during` runs while the replay does, with the controllers process (e.g. to kill it).
+    static func replay(_ capture: String, band: [String] = [], extra: [String] = [], controllers: [String] = [],
+                       during: ((Process) -> Void)? = nil) throws -> Result {
         let (central, bandPort) = ports()
         let dir = "/tmp/bluesift-e2e-\(getpid())-\(bandPort)"
-        let env = ["RIG_DIR": dir, "RIG_LIFETIME": "60", "RIG_WATCH_PID": "\(getpid())"]
-        let (st, log) = try sh([script, "start", "\(central)", "\(bandPort)", "--"] + band, env: env)
-        defer { _ = try? sh([script, "stop"], env: env) }
-        guard st == 0 else { throw RigError(message: "rig did not start: \(log)") }
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let ctl = try start("controllers.py", ["127.0.0.1:\(central)", "127.0.0.1:\(bandPort)"] + controllers, log: dir + "/controllers.log")
+        defer { stop(ctl) }
+        let dev = try start("band_peripheral.py", ["tcp-client:127.0.0.1:\(bandPort)"] + band, log: dir + "/band.log")
+        defer { stop(dev) }
         let report = dir + "/report.json"
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
@@ -55,7 +71,9 @@ enum Rig {
         p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: o))
         p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: e))
         let t0 = Date()
-        try p.run(); p.waitUntilExit()
+        try p.run()
+        during?(ctl)
+        p.waitUntilExit()
         let secs = Date().timeIntervalSince(t0)
         let r = FileManager.default.contents(atPath: report).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
         return Result(status: p.terminationStatus, stdout: String(decoding: FileManager.default.contents(atPath: o) ?? Data(), as: UTF8.self),
@@ -70,7 +88,7 @@ extension Rig.Result {
     var steps: [[String: Any]] { report?["steps"] as? [[String: Any]] ?? [] }
 }
 
-@Suite(.enabled(if: Rig.available, "needs the Bumble venv: make venv"), .disabled("live replay lands with the host"))
+@Suite(.serialized, .enabled(if: Rig.available, "needs the Bumble venv: make venv"))
 struct ReplayAgainstVirtualBand {
     @Test func samePeripheralMatchesEveryStep() throws {
         let r = try Rig.replay("band_mtu23.btsnoop")
@@ -80,15 +98,18 @@ struct ReplayAgainstVirtualBand {
         #expect(r.stdout.contains("summary:"))
     }
 
+    /// The regressed firmware also reports version 1.4.3: two steps differ, each named.
     @Test func regressionInOneCommandIsExit1NamingTheStepAndField() throws {
-        let r = try Rig.replay("band_mtu23.btsnoop", band: ["--regression", "03"], extra: ["--plugins", Rig.root.appendingPathComponent("Plugins").path])
+        let r = try Rig.replay("band_mtu23.btsnoop", band: ["--regression", "03"])
         #expect(r.status == 1, "\(r.stdout)\n\(r.stderr)")
         let bad = r.steps.filter { $0["status"] as? String == "mismatch" }
-        #expect(bad.count == 1)
-        let diffs = bad.first?["differences"] as? [[String: Any]] ?? []
+        #expect(bad.compactMap { $0["frame"] as? Int } == [100, 129])
+        let diffs = bad.last?["differences"] as? [[String: Any]] ?? []
         #expect(diffs.first?["message"] as? String == "sport_count_reply")
         #expect(diffs.first?["field"] as? String == "count")
-        #expect(r.stdout.contains("sport_count_reply.count"))
+        #expect(diffs.first?["expected"] as? String == "9")
+        #expect(r.stdout.contains("sport_count_reply.count expected 9, got 10"))
+        #expect(r.stdout.contains("expected 312e342e32, got 312e342e33"))
     }
 
     @Test func movedServicesAreRemappedAndMatch() throws {
@@ -108,11 +129,44 @@ struct ReplayAgainstVirtualBand {
         #expect(r.stderr.split(separator: "\n").last?.contains("connection") == true)
     }
 
-    @Test func silentPeripheralTimesOutWithExit3() throws {
+    @Test func peripheralThatStopsAnsweringFramesIsMissingAnswers() throws {
         let r = try Rig.replay("band_mtu23.btsnoop", band: ["--silent-after", "2"])
+        #expect(r.status == 1, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.summary["missing"] == 5)
+    }
+
+    @Test func hungDeviceTimesOutWithExit3() throws {
+        let r = try Rig.replay("band_mtu23.btsnoop", band: ["--mute-after", "2"])
         #expect(r.status == 3, "\(r.stdout)\n\(r.stderr)")
-        #expect(r.seconds < 25)
+        #expect(r.seconds < 20)
         #expect((r.report?["fault"] as? [String: Any])?["code"] as? String == "timeout")
+        #expect(r.summary["matched"] == 10)
+    }
+
+    @Test func controllerRejectingACommandIsExit3() throws {
+        let r = try Rig.replay("band_mtu23.btsnoop", controllers: ["--reject", "0x200d"])
+        #expect(r.status == 3, "\(r.stdout)\n\(r.stderr)")
+        #expect((r.report?["fault"] as? [String: Any])?["code"] as? String == "command_rejected")
+        #expect(r.stderr.contains("LE Create Connection") && r.stderr.contains("Command Disallowed"))
+    }
+
+    @Test func anotherDeviceAtTheAddressIsRefused() throws {
+        let r = try Rig.replay("band_mtu23.btsnoop", band: ["--layout", "impostor"])
+        #expect(r.status == 3, "\(r.stdout)\n\(r.stderr)")
+        #expect((r.report?["fault"] as? [String: Any])?["code"] as? String == "wrong_device")
+        #expect(r.stderr.contains("does not match the recording"))
+    }
+
+    @Test func transportClosingMidReplayIsExit3() throws {
+        let r = try Rig.replay("band_mtu23.btsnoop", extra: ["--timing", "fixed:250"]) { controllers in
+            // Kill the controllers (the far end of the transport) a moment into the replay.
+            Thread.sleep(forTimeInterval: 1.5)
+            kill(controllers.processIdentifier, SIGKILL)
+        }
+        #expect(r.status == 3, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.seconds < 20)
+        #expect(["transport_closed", "connection_lost"].contains((r.report?["fault"] as? [String: Any])?["code"] as? String ?? ""))
+        #expect((r.summary["steps"] ?? 0) >= 2)
     }
 
     @Test func recordedReplayIsACaptureTheToolReads() throws {
@@ -126,5 +180,25 @@ struct ReplayAgainstVirtualBand {
         p.standardOutput = FileHandle.nullDevice
         try p.run(); p.waitUntilExit()
         #expect(p.terminationStatus == 0)
+    }
+
+    /// A replay recorded against the regressed band, diffed with the original session: the
+    /// firmware string and the one vendor field differ; the split frames and MTU do not.
+    @Test func diffOfTheRecordingNamesTheRegression() throws {
+        let out = "/tmp/bluesift-e2e-\(getpid())-regressed.btsnoop"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        _ = try Rig.replay("band_mtu23.btsnoop", band: ["--regression", "03"], extra: ["--record", out])
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Rig.binary)
+        p.arguments = ["diff", Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, out]
+        let file = out + ".diff"
+        FileManager.default.createFile(atPath: file, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+        try p.run(); p.waitUntilExit()
+        let text = String(decoding: FileManager.default.contents(atPath: file) ?? Data(), as: UTF8.self)
+        #expect(p.terminationStatus == 1)
+        #expect(text.contains("sport_count_reply count=9 checksum ok)  →  sport_count_reply count=10 checksum ok"))
+        #expect(text.contains("summary: 20 same, 2 changed, 0 only in A, 0 only in B"))
     }
 }

@@ -140,8 +140,9 @@ func analyze(_ packets: [(received: Bool, bytes: [UInt8])]) -> [Seen] {
     return out
 }
 
-/// Runs the built `bluesift` binary and measures the child's peak resident set (getrusage of
-/// the waited-for child), so a reader that allocates what a length field claims shows up.
+/// Runs the built `bluesift` binary and measures its peak resident set through GNU time, so a
+/// reader that allocates what a length field claims shows up. (wait4's rusage is not enough:
+/// posix_spawn shares this process's memory until exec, and the child inherits its high-water mark.)
 enum CLI {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let binary = root.appendingPathComponent(".build/debug/bluesift").path
@@ -157,10 +158,11 @@ enum CLI {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([binary] + args).map { strdup($0) } + [nil]
+        let rssFile = out.replacingOccurrences(of: ".out", with: ".rss")
+        let argv: [UnsafeMutablePointer<CChar>?] = (["/usr/bin/time", "-f", "%M", "-o", rssFile, binary] + args).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, binary, &actions, nil, argv, environ)
+        let rc = posix_spawn(&pid, "/usr/bin/time", &actions, nil, argv, environ)
         guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
         var status: Int32 = 0
         var usage = rusage()
@@ -169,7 +171,8 @@ enum CLI {
         let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         let o = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
         let e = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
-        unlink(out); unlink(err)
-        return Result(status: code, stdout: o, stderr: e, peakRSSKiB: usage.ru_maxrss)
+        let rss = (try? String(contentsOfFile: rssFile, encoding: .utf8))?.split(separator: "\n").last.flatMap { Int($0) } ?? -1
+        unlink(out); unlink(err); unlink(rssFile)
+        return Result(status: code, stdout: o, stderr: e, peakRSSKiB: rss)
     }
 }

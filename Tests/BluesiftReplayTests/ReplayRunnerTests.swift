@@ -113,7 +113,7 @@ func bandAnswers(shift: UInt16, count: UInt8 = 0x17) -> (UInt16, [UInt8]) -> [(U
     #expect(r.exitCode == 3)
     #expect(r.fault?.code == "connection_lost")
     #expect(r.fault?.step == 3)
-    #expect(r.steps.map(\.status) == ["match", "match", "not_run"])
+    #expect(r.steps.map(\.status) == ["match", "match", "interrupted"])
     #expect(r.summary.matched == 2)
     #expect(!r.complete)
 }

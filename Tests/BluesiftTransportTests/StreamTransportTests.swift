@@ -30,7 +30,8 @@ import BluesiftCapture
         let t = try TransportSpec(parsing: "tcp:127.0.0.1:\(server.port)").open()
         defer { t.close() }
         #expect(t.name == "tcp:127.0.0.1:\(server.port)")
-        try roundTrip(t)
+        // The server must outlive the exchange: its deinit closes the listening socket.
+        try withExtendedLifetime(server) { try roundTrip(t) }
     }
 
     @Test func unixEcho() throws {
@@ -38,8 +39,7 @@ import BluesiftCapture
         let server = try OneShotServer(unixPath: path, handler: OneShotServer.echo)
         let t = try TransportSpec(parsing: "unix:\(path)").open()
         defer { t.close() }
-        try roundTrip(t)
-        _ = server
+        try withExtendedLifetime(server) { try roundTrip(t) }
     }
 
     @Test func receiveTimesOutWithNil() throws {
@@ -47,7 +47,7 @@ import BluesiftCapture
         let t = try TransportSpec(parsing: "tcp:127.0.0.1:\(server.port)").open()
         defer { t.close() }
         let start = ContinuousClock.now
-        #expect(try t.receive(timeout: .milliseconds(150)) == nil)
+        #expect(try withExtendedLifetime(server) { try t.receive(timeout: .milliseconds(150)) } == nil)
         let took = ContinuousClock.now - start
         #expect(took >= .milliseconds(140) && took < .seconds(1))
     }

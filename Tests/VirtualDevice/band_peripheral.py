@@ -2,7 +2,7 @@
 """A fitness band ("bluesift-band") as a Bumble LE peripheral with a GATT server.
 
     band_peripheral.py tcp-client:127.0.0.1:9002 [--mtu 185] [--layout moved]
-        [--regression 03] [--vanish-after N] [--silent-after N] [--dump-gatt FILE]
+        [--regression 03] [--vanish-after N] [--silent-after N] [--mute-after N] [--dump-gatt FILE]
 
 Prints `READY <address>` on stdout once advertising. With --dump-gatt and no transport it
 writes the database and exits. The vendor protocol is in band_protocol.py.
@@ -78,8 +78,9 @@ class Band:
                 readable('2A26', firmware.encode()),
                 readable('2A50', PNP_ID),
             ]),
-            gatt.Service(bp.SERVICE_UUID, [self.vendor_write, self.vendor_notify]),
         ]
+        if self.args.layout != 'impostor':
+            services.append(gatt.Service(bp.SERVICE_UUID, [self.vendor_write, self.vendor_notify]))
         return services
 
     def uptime(self) -> int:
@@ -100,6 +101,11 @@ class Band:
         count = self.writes
         if self.args.silent_after and count > self.args.silent_after:
             log.info('silent: ignoring write %d', count)
+            return
+        if self.args.mute_after and count > self.args.mute_after:
+            # A hung device: from here on its ATT server sends nothing, not even Write Responses.
+            log.info('mute: ATT server stops answering at write %d', count)
+            self.device.gatt_server.send_gatt_pdu = lambda *a, **k: None
             return
         reassembler, state = self.session(connection)
         for data in reassembler.feed(bytes(value)):
@@ -252,10 +258,12 @@ def main() -> None:
     parser.add_argument('transport', nargs='?', help='Bumble transport, e.g. tcp-client:127.0.0.1:9002')
     parser.add_argument('--address', default=DEFAULT_ADDRESS, help='random static address')
     parser.add_argument('--mtu', type=int, default=517, help='largest ATT MTU accepted (23..517)')
-    parser.add_argument('--layout', choices=['normal', 'moved'], default='normal')
+    parser.add_argument('--layout', choices=['normal', 'moved', 'impostor'], default='normal',
+                        help='impostor: same address, no vendor service (another device answering)')
     parser.add_argument('--regression', default='', help='commands (hex, comma separated) answering differently, e.g. 03')
     parser.add_argument('--vanish-after', type=int, default=0, help='power off after N vendor writes')
     parser.add_argument('--silent-after', type=int, default=0, help='stop answering after N vendor writes')
+    parser.add_argument('--mute-after', type=int, default=0, help='ATT server stops sending anything after N vendor writes')
     parser.add_argument('--clock', choices=['frozen', 'real'], default='frozen',
                         help='ping uptime: frozen at 3600 s, or real seconds since start')
     parser.add_argument('--dump-gatt', metavar='FILE', help='write the GATT database as bluesift gatt JSON')
@@ -269,4 +277,7 @@ def main() -> None:
 
 
 if __name__ == '__main__':
+    # Swift's Process starts children with signals blocked: unblock so `stop` can TERM us.
+    import signal as _signal
+    _signal.pthread_sigmask(_signal.SIG_UNBLOCK, {_signal.SIGTERM, _signal.SIGINT})
     main()

@@ -66,8 +66,15 @@ class RigController(Controller):
         hci.LeFeatureMask.LE_EXTENDED_ADVERTISING | hci.LeFeatureMask.LE_PERIODIC_ADVERTISING
     )
 
+    # Opcodes to refuse with Command Disallowed (--reject), to test how hosts take it.
+    rejected: set[int] = set()
+
     # -- HCI from the host ---------------------------------------------------------------
     def on_hci_packet(self, packet):
+        if isinstance(packet, hci.HCI_Command) and packet.op_code in self.rejected:
+            log.warning('[%s] rejecting %s as asked', self.name, packet.name)
+            self._send_hci_command_status(hci.HCI_ErrorCode.COMMAND_DISALLOWED_ERROR, packet.op_code)
+            return
         # A malformed packet from the host under test must not kill the controller.
         try:
             super().on_hci_packet(packet)
@@ -273,6 +280,7 @@ async def start_controllers(specs: list[str]):
 
 
 async def amain(args) -> None:
+    RigController.rejected = {int(x, 16) for x in args.reject}
     controllers, servers = await start_controllers(args.endpoints)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -320,6 +328,8 @@ def main() -> None:
     parser.add_argument('--timeout', type=float, default=0, help='exit after this many seconds (0: never)')
     parser.add_argument('--watch-pid', type=int, default=0, help='exit when this process is gone')
     parser.add_argument('--exit-on-stdin-eof', action='store_true', help='exit when stdin closes')
+    parser.add_argument('--reject', action='append', default=[], metavar='OPCODE',
+                        help='answer this HCI command (hex, e.g. 0x200d) with Command Disallowed')
     parser.add_argument('--log-level', default='WARNING')
     args = parser.parse_args()
     logging.basicConfig(level=args.log_level.upper(), format='%(asctime)s %(name)s %(levelname)s %(message)s')
@@ -327,4 +337,7 @@ def main() -> None:
 
 
 if __name__ == '__main__':
+    # Swift's Process starts children with signals blocked: unblock so `stop` can TERM us.
+    import signal as _signal
+    _signal.pthread_sigmask(_signal.SIG_UNBLOCK, {_signal.SIGTERM, _signal.SIGINT})
     main()

@@ -4,6 +4,7 @@
 #   start_rig.sh start CENTRAL_PORT BAND_PORT [-- band_peripheral options]
 #       prints RIG_CONTROLLERS_PID=.. RIG_BAND_PID=.. RIG_DIR=.. (eval-able) once both are ready
 #   start_rig.sh stop BAND_PORT        (or: RIG_DIR=... start_rig.sh stop)
+#   RIG_CONTROLLER_OPTS="--reject 0x200d" passes options to controllers.py
 #
 # The host under test attaches to 127.0.0.1:CENTRAL_PORT (H4 over TCP); the band is attached
 # to BAND_PORT. Readiness is read from the `READY` lines the processes print, never guessed.
@@ -43,7 +44,7 @@ rig_start() {
   rig_stop_dir "$dir" 2>/dev/null
   mkdir -p "$dir"
   (cd "$RIG_HERE" && exec "$py" controllers.py "127.0.0.1:$central" "127.0.0.1:$band" \
-      --timeout "$life" "${watch[@]}" </dev/null >"$dir/controllers.log" 2>&1) &
+      --timeout "$life" "${watch[@]}" ${RIG_CONTROLLER_OPTS:-} </dev/null >"$dir/controllers.log" 2>&1) &
   local cpid=$!
   echo "$cpid" >"$dir/controllers.pid"
   rig_wait_ready "$dir/controllers.log" "$cpid" 10 || { rig_stop_dir "$dir"; return 1; }

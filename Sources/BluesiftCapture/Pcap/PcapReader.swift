@@ -64,7 +64,8 @@ public final class PcapReader: CaptureReader {
             guard let h = hdr?.pointee else { return nil }
             frame += 1
             consumed += 16 + Int(h.caplen)
-            let ts = Timestamp(seconds: Int64(h.ts.tv_sec), nanoseconds: Int32(h.ts.tv_usec))
+            // Opened with nanosecond precision; a damaged sub-second field may exceed 10^9 or be negative.
+            let ts = Timestamp(seconds: Int64(h.ts.tv_sec), overflowingNanoseconds: Int64(h.ts.tv_usec))
             let bytes = UnsafeRawBufferPointer(start: data, count: Int(h.caplen))
             return decoder.record(frame: frame, timestamp: ts, data: bytes, originalLength: Int(h.len))
         case PCAP_ERROR_BREAK:

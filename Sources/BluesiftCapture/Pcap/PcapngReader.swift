@@ -5,6 +5,7 @@
 final class PcapngReader: CaptureReader {
     let format: CaptureFormat
     private(set) var warnings: [String] = []
+    private var undescribed = 0
     var bytesRead: Int { offset }
     var fileSize: Int { file.size }
 
@@ -94,7 +95,14 @@ final class PcapngReader: CaptureReader {
 
     private func packet(_ iface: Int, _ ts: UInt64, _ data: UnsafeRawBufferPointer, _ original: Int, at start: Int) -> CaptureRecord? {
         guard iface < interfaces.count else {
-            return stop("packet at offset \(start) refers to interface \(iface), but only \(interfaces.count) are described")
+            // Kept as an unknown record (nothing lost), and the file goes on.
+            if undescribed == 0 {
+                warnings.append("packet at offset \(start) refers to interface \(iface), but only \(interfaces.count) are described; kept as unknown records")
+            }
+            undescribed += 1
+            frame += 1
+            return CaptureRecord(frame: frame, timestamp: Timestamp(seconds: 0), direction: nil, kind: .unknown,
+                                 bytes: data, originalLength: max(original, data.count))
         }
         let i = interfaces[iface]
         let secs = ts / i.unitsPerSecond, frac = ts % i.unitsPerSecond

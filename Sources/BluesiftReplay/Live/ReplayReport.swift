@@ -37,7 +37,7 @@ public struct ReplayReport: Codable, Sendable {
         public var sent: String?
         /// The sent frame decoded by a plugin ("sport_count month=6 day=20").
         public var vendor: String?
-        /// match, mismatch, missing, unexpected, refused, not_run.
+        /// match, mismatch, missing, unexpected, refused, or interrupted (sent, then the run failed).
         public var status: String
         public var reason: String?
         public var differences: [Difference] = []

@@ -134,9 +134,10 @@ public final class ReplayRunner {
                 do {
                     switch s.kind {
                     case "mtu":
+                        // Compared as the MTU in force: min(client's, server's) (Core 5.4 Vol 3 Part F §3.4.2.2).
                         let m = try device.exchangeMTU(s.mtu ?? 23)
                         outcome = .ok
-                        if let e = s.expect.mtu, e != m {
+                        if let e = s.expect.mtu.map({ min($0, s.mtu ?? $0) }), e != m {
                             r.differences.append(.init(status: "mismatch", what: "mtu", expected: "\(e)", got: "\(m)"))
                         }
                     case "read":
@@ -181,7 +182,7 @@ public final class ReplayRunner {
         } catch {
             report.fault = .init(code: error.code.rawValue, message: error.message, step: report.steps.last?.index)
             if let i = report.steps.indices.last, report.steps[i].status == "match", error.code.rawValue != "refused" {
-                report.steps[i].status = "not_run"; report.steps[i].reason = error.message
+                report.steps[i].status = "interrupted"; report.steps[i].reason = error.message
             }
             device.disconnect()
         }

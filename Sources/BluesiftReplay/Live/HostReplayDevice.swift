@@ -1,0 +1,129 @@
+import BluesiftWire
+import BluesiftCapture
+import BluesiftProtocols
+import BluesiftGATT
+import BluesiftTransport
+import BluesiftHost
+
+/// A live device reached through the LE central in BluesiftHost, over any HCI transport.
+public final class HostReplayDevice: ReplayDevice {
+    public let central: LECentral
+    public private(set) var peerAddress: String?
+
+    /// Opens the transport, sets the controller up, scans for the device and connects.
+    /// `tap` sees every HCI packet (for `--record`).
+    public static func connect(transport spec: String, match: DeviceMatch, options: HostOptions = HostOptions(),
+                               scanTimeout: Duration = .seconds(10),
+                               tap: ((HCITapEvent) -> Void)? = nil) throws(ReplayFault) -> HostReplayDevice {
+        let transport: FDTransport
+        do {
+            transport = try TransportSpec(parsing: spec).open()
+        } catch {
+            throw ReplayFault(.transportClosed, "\(spec): \(error.message)")
+        }
+        transport.tap = tap
+        let central = LECentral(transport: transport, options: options)
+        let device = HostReplayDevice(central: central)
+        do {
+            _ = try central.setUp()
+            let c = try central.connect(match, scanTimeout: scanTimeout)
+            device.peerAddress = c.peer.description
+        } catch {
+            transport.close()
+            throw Self.fault(error, doing: "connecting to \(match)")
+        }
+        return device
+    }
+
+    init(central: LECentral) { self.central = central }
+
+    static func fault(_ e: HostError, doing what: String) -> ReplayFault {
+        switch e {
+        case .deviceNotFound: return ReplayFault(.deviceNotFound, "\(what): no such device advertising")
+        case .connectionLost(let r):
+            return ReplayFault(.connectionLost, "connection lost while \(what): \(HCIStatus(r).name) (\(Hex.fixed(UInt64(r), width: 2)))")
+        case .connectionFailed(let s):
+            return ReplayFault(.connectionLost, "connection failed while \(what): \(HCIStatus(s).name) (\(Hex.fixed(UInt64(s), width: 2)))")
+        case .notConnected: return ReplayFault(.connectionLost, "connection lost while \(what)")
+        case .timeout(let w): return ReplayFault(.timeout, "the device did not answer while \(what) (timed out waiting for \(w))")
+        case .commandRejected(let op, let s):
+            return ReplayFault(.commandRejected, "the controller rejected \(HCICommandNames.name(op)) (\(Hex.fixed(UInt64(op), width: 4))) while \(what): "
+                               + "\(HCIStatus(s).name) (\(Hex.fixed(UInt64(s), width: 2)))")
+        case .transportClosed(let m): return ReplayFault(.transportClosed, "the transport closed while \(what): \(m)")
+        case .transport(let t): return ReplayFault(.transportClosed, "transport failure while \(what): \(t.message)")
+        case .attError(let req, let h, let err):
+            return ReplayFault(.init(rawValue: "att_error"), "\(req.name) on \(Hex.fixed(UInt64(h), width: 4)) failed while \(what): \(err.name)")
+        case .protocolError(let m): return ReplayFault(.init(rawValue: "protocol_error"), "\(what): \(m)")
+        }
+    }
+
+    public func discover() throws(ReplayFault) -> GATTDatabase {
+        let services: [DiscoveredService]
+        do { services = try central.discoverAll() } catch { throw Self.fault(error, doing: "discovering the GATT database") }
+        var db = GATTDatabase()
+        for s in services {
+            var svc = GATTDatabase.Service(start: s.startHandle, end: s.endHandle, uuid: s.uuid, primary: true)
+            for c in s.characteristics {
+                var ch = GATTDatabase.Characteristic(handle: c.declarationHandle, valueHandle: c.valueHandle, uuid: c.uuid, properties: c.properties)
+                ch.descriptors = c.descriptors.map { GATTDatabase.Descriptor(handle: $0.handle, uuid: $0.uuid) }
+                svc.characteristics.append(ch)
+            }
+            db.services.append(svc)
+        }
+        return db
+    }
+
+    public func exchangeMTU(_ mtu: Int) throws(ReplayFault) -> Int {
+        do { return Int(try central.exchangeMTU(UInt16(clamping: mtu))) } catch { throw Self.fault(error, doing: "exchanging the MTU") }
+    }
+
+    public func write(handle: UInt16, value: [UInt8], op: WriteOp) throws(ReplayFault) -> ATTOutcome {
+        do {
+            switch op {
+            case .request: try central.write(handle, value, withResponse: true)
+            case .prepared: try central.writeLong(handle, value)
+            // Signed writes go out as recorded values without a fresh signature: sent as commands.
+            case .command, .signed: try central.write(handle, value, withResponse: false)
+            }
+            return .ok
+        } catch {
+            if case .attError(_, _, let e) = error { return .error(code: e.rawValue) }
+            throw Self.fault(error, doing: "writing \(Hex.fixed(UInt64(handle), width: 4))")
+        }
+    }
+
+    public func read(handle: UInt16) throws(ReplayFault) -> ATTOutcome {
+        do { return .value(try central.read(handle)) } catch {
+            if case .attError(_, _, let e) = error { return .error(code: e.rawValue) }
+            throw Self.fault(error, doing: "reading \(Hex.fixed(UInt64(handle), width: 4))")
+        }
+    }
+
+    public func notifications(until deadline: ContinuousClock.Instant, atLeast: Int) throws(ReplayFault) -> [ReceivedNotification] {
+        let left = deadline - .now
+        var got: [GATTNotification] = []
+        do throws(HostError) {
+            if (central.notifications.count < atLeast) && (left > .zero) {
+                if atLeast == .max {
+                    try central.pump(for: left)
+                } else {
+                    do throws(HostError) { got = try central.waitForNotifications(count: atLeast, timeout: left) } catch {
+                        guard case .timeout = error else { throw error }
+                    }
+                }
+            }
+        } catch {
+            throw Self.fault(error, doing: "waiting for notifications")
+        }
+        if central.connection == nil, let r = central.lostReason {
+            throw Self.fault(.connectionLost(reason: r), doing: "waiting for notifications")
+        }
+        let now = ContinuousClock.now
+        return (got + central.takeNotifications()).map { ReceivedNotification(handle: $0.handle, value: $0.value, indication: $0.isIndication, at: now) }
+    }
+
+    public func disconnect() {
+        _ = try? central.disconnect()
+        central.transport.close()
+    }
+}
