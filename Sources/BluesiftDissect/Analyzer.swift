@@ -41,7 +41,8 @@ public final class Analyzer {
             let peer = decoder.connection(adapter: record.adapter, handle: conn)?.peer
             gatt.observe(d, peer: peer)
             if let h = att.handle ?? att.errorHandle,
-               let (loc, source) = gatt.locate(adapter: record.adapter, connection: conn, handle: h) {
+               let (loc, source) = gatt.locate(adapter: record.adapter, connection: conn, handle: h,
+                                               serverIsPeer: GATTTracker.serverIsPeer(opcode: att.opcode.rawValue, direction: record.direction)) {
                 a.location = loc
                 a.namedBy = source
             }

@@ -41,6 +41,27 @@ public final class GATTTracker {
     /// A database from `--gatt FILE`, used for any device whose discovery was not captured.
     public func importDatabase(_ db: GATTDatabase) { imported = db }
 
+    /// ATT PDUs a client sends (Core 5.4 Vol 3 Part F §3.3); the rest come from the server.
+    static func sentByClient(_ op: UInt8) -> Bool {
+        switch op {
+        case 0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x1E, 0x20, 0x52, 0xD2: true
+        default: false
+        }
+    }
+
+    /// Whose database a PDU's handles belong to: the peer's when this host is the client,
+    /// this host's own when the peer is (phones are GATT servers too). Unknown direction: the peer.
+    public static func serverIsPeer(opcode op: UInt8, direction: Direction?) -> Bool {
+        guard let d = direction else { return true }
+        return sentByClient(op) == (d == .sent)
+    }
+
+    func localKey(_ adapter: UInt16) -> DeviceKey {
+        let k = DeviceKey(text: "this host (hci\(adapter))")
+        if databases[k] == nil { databases[k] = GATTDatabase(); deviceOrder.append(k) }
+        return k
+    }
+
     func deviceKey(_ f: DecodedFrame, _ conn: ConnKey, peer: BDAddr?) -> DeviceKey {
         if let k = deviceOfConnection[conn], peer == nil || k.text == peer!.description { return k }
         let k = DeviceKey(text: peer?.description ?? "connection " + Hex.fixed(UInt64(conn.handle), width: 4))
@@ -53,9 +74,10 @@ public final class GATTTracker {
     public func observe(_ f: DecodedFrame, peer: BDAddr?) {
         guard let att = f.att, let handle = f.connection, let op = att.bytes.first else { return }
         let conn = ConnKey(adapter: f.record.adapter, handle: handle)
-        let key = deviceKey(f, conn, peer: peer)
-        var r = ByteReader(att.bytes, at: 1)
         let dir = f.record.direction
+        let peerKey = deviceKey(f, conn, peer: peer)
+        let key = Self.serverIsPeer(opcode: op, direction: dir) ? peerKey : localKey(conn.adapter)
+        var r = ByteReader(att.bytes, at: 1)
         switch op {
         case 0x04, 0x06, 0x08, 0x10:  // discovery requests
             guard let start = try? r.readUInt16(), let end = try? r.readUInt16() else { return }
@@ -134,13 +156,15 @@ public final class GATTTracker {
         }
     }
 
-    /// Names a handle on a connection: the device's rebuilt database, else the imported one.
-    public func locate(adapter: UInt16, connection: UInt16, handle: UInt16) -> (GATTDatabase.Location, NamingSource)? {
-        if let k = deviceOfConnection[ConnKey(adapter: adapter, handle: connection)],
-           let loc = databases[k]?.locate(handle) {
+    /// Names a handle on a connection: the server's rebuilt database (the peer's, or this
+    /// host's own with `serverIsPeer: false`), else the imported one.
+    public func locate(adapter: UInt16, connection: UInt16, handle: UInt16, serverIsPeer: Bool = true) -> (GATTDatabase.Location, NamingSource)? {
+        let k = serverIsPeer ? deviceOfConnection[ConnKey(adapter: adapter, handle: connection)]
+            : DeviceKey(text: "this host (hci\(adapter))")
+        if let k, let loc = databases[k]?.locate(handle) {
             return (loc, .discovery)
         }
-        if let loc = imported?.locate(handle) { return (loc, .imported) }
+        if serverIsPeer, let loc = imported?.locate(handle) { return (loc, .imported) }
         return nil
     }
 

@@ -62,3 +62,21 @@ import Foundation
     #expect(r.status == 0)
     #expect(r.stdout == "summary: 22 same, 0 changed, 0 only in A, 0 only in B\n")
 }
+
+/// A phone is a GATT server too: in pongbot, the peripheral on 0x0043 discovers the phone's
+/// database while the phone writes to the peripheral's. Each PDU is named from its server's
+/// side: errors the phone sends from its own database, the phone's writes not from it.
+@Test func handlesAreNamedFromTheServersDatabase() throws {
+    let file = CLI.corpus.appendingPathComponent("pongbot_btsnoop_hci.log").path
+    guard FileManager.default.fileExists(atPath: file) else { return }
+    let r = try CLI.run(["dump", "--format", "jsonl", "--frames", "680-696", file])
+    var named: [Int: String] = [:]
+    for line in r.stdout.split(separator: "\n") {
+        guard let d = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let a = d["att"] as? [String: Any], let f = d["frame"] as? Int else { continue }
+        named[f] = [a["service"], a["characteristic"]].compactMap { $0 as? String }.joined(separator: "/")
+    }
+    #expect(named[680] == "1800/2aa6")   // phone's Error Response, in the phone's database
+    #expect(named[685] == "")            // phone's Write Request to the peripheral: not discovered here
+    #expect(named[696] == "1801/2b2a")
+}

@@ -8,6 +8,10 @@ final class OneShotServer: Sendable {
     let listenFD: Int32
     let port: UInt16
     let path: String?
+    /// Signalled when the accept thread is done: the listening fd is closed only then, so
+    /// its number cannot be reused by another test's socket while this thread may still
+    /// call accept() on it (that stole other tests' connections).
+    let finished = DispatchSemaphore(value: 0)
 
     /// TCP on 127.0.0.1, port chosen by the kernel.
     init(tcp handler: @escaping @Sendable (Int32) -> Void) throws {
@@ -44,7 +48,9 @@ final class OneShotServer: Sendable {
 
     private func start(_ handler: @escaping @Sendable (Int32) -> Void) {
         let fd = listenFD
+        let done = finished
         Thread.detachNewThread {
+            defer { done.signal() }
             let c = accept(fd, nil, nil)
             guard c >= 0 else { return }
             handler(c)
@@ -53,7 +59,9 @@ final class OneShotServer: Sendable {
     }
 
     deinit {
-        shutdown(listenFD, Int32(SHUT_RDWR)); close(listenFD)
+        shutdown(listenFD, Int32(SHUT_RDWR))
+        _ = finished.wait(timeout: .now() + 5)
+        close(listenFD)
         if let path { unlink(path) }
     }
 

@@ -36,7 +36,8 @@ extension AdvertisingLayer {
     public var summary: String {
         var s = name
         if let r = reports.first {
-            if let n = r.eventTypeName { s += " " + n }
+            // Over the air the layer is named after the PDU type already.
+            if let n = r.eventTypeName, n != name { s += " " + n }
             if let a = r.address { s += " " + a.description }
             if let rssi = r.rssi { s += " rssi=\(rssi)" }
             if let n = r.localName { s += " name=" + n }
