@@ -37,6 +37,6 @@ public struct CaptureSummary {
 
     public var spanMicroseconds: Int64 {
         guard let a = first, let b = last else { return 0 }
-        return b.microseconds - a.microseconds
+        return b.microseconds &- a.microseconds
     }
 }

@@ -37,7 +37,7 @@ public final class ScriptExtractor {
 
     func newStep(_ a: AnalyzedFrame, kind: String) -> ReplayScript.Step {
         let ts = a.record.timestamp
-        let delay = lastStepTime.map { Double(ts.microseconds - $0.microseconds) / 1000 } ?? 0
+        let delay = lastStepTime.map { Double(ts.microseconds &- $0.microseconds) / 1000 } ?? 0
         lastStepTime = ts
         currentStepTime = ts
         var s = ReplayScript.Step(kind: kind, delayMs: max(0, delay), frame: a.record.frame, expect: .init())
@@ -135,7 +135,7 @@ public final class ScriptExtractor {
             }
         case 0x1B, 0x1D:  // Notification / Indication: expected after the current step
             guard let i = steps.indices.last, let h = att.handle, let start = currentStepTime else { return }
-            let after = Double(f.record.timestamp.microseconds - start.microseconds) / 1000
+            let after = Double(f.record.timestamp.microseconds &- start.microseconds) / 1000
             steps[i].expect.notifications.append(.init(
                 target: Self.target(a, handle: h), value: att.value.map { Hex.string($0) } ?? "",
                 indication: op == 0x1D ? true : nil, afterMs: after))

@@ -58,7 +58,7 @@ struct Info: ParsableCommand {
             }
             if let r = c.role { s += "  \(r.rawValue)" }
             if let a = c.start, let b = c.end {
-                s += "  \(TimeFormat.duration(microseconds: b.microseconds - a.microseconds))"
+                s += "  \(TimeFormat.duration(microseconds: b.microseconds &- a.microseconds))"
             } else if c.start == nil {
                 s += "  started before the capture"
             } else {

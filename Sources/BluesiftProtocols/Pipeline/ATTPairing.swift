@@ -47,6 +47,6 @@ struct ATTPairing {
         let from = L2CAPChannels.other(side)
         guard let i = pending.firstIndex(where: { $0.cid == cid && $0.side == from && $0.opcode == req }) else { return nil }
         let p = pending.remove(at: i)
-        return ATTTransaction(requestFrame: p.frame, latencyMicroseconds: timestamp.microseconds - p.timestamp.microseconds)
+        return ATTTransaction(requestFrame: p.frame, latencyMicroseconds: timestamp.microseconds &- p.timestamp.microseconds)
     }
 }
