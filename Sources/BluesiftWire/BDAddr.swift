@@ -26,14 +26,16 @@ public struct BDAddr: Hashable, Sendable, Comparable, CustomStringConvertible {
     public var littleEndianBytes: [UInt8] { (0..<6).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) } }
 
     public var description: String {
-        var s = ""
-        s.reserveCapacity(17)
-        for i in (0..<6).reversed() {
-            let b = UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))
-            s.append(Hex.digit(b >> 4)); s.append(Hex.digit(b & 0xF))
-            if i > 0 { s.append(":") }
+        // Built in place: addresses are printed for every advertising report.
+        String(unsafeUninitializedCapacity: 17) { p in
+            var n = 0
+            for i in (0..<6).reversed() {
+                let b = UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))
+                p[n] = Hex.ascii(b >> 4); p[n + 1] = Hex.ascii(b & 0xF); n += 2
+                if i > 0 { p[n] = UInt8(ascii: ":"); n += 1 }
+            }
+            return n
         }
-        return s
     }
 
     public static func < (a: BDAddr, b: BDAddr) -> Bool { a.value < b.value }

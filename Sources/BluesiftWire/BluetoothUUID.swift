@@ -70,15 +70,23 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
     /// Lowercase: 4 hex digits for 16-bit values (also when carried as 128 bits on the base),
     /// 8 for 32-bit, the dashed form otherwise.
     public var description: String {
+        // Built in place: UUIDs are printed for every named ATT record.
         if let s = shortValue {
-            let digits = String(s, radix: 16)
             let width = s <= 0xFFFF ? 4 : 8
-            return String(repeating: "0", count: width - digits.count) + digits
+            return String(unsafeUninitializedCapacity: width) { p in
+                for i in 0..<width { p[i] = Hex.ascii(UInt8(truncatingIfNeeded: s >> (4 * UInt32(width - 1 - i))) & 0xF) }
+                return width
+            }
         }
-        let h = String(high, radix: 16), l = String(low, radix: 16)
-        let full = String(repeating: "0", count: 16 - h.count) + h + String(repeating: "0", count: 16 - l.count) + l
-        let c = Array(full)
-        return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-" + String(c[20..<32])
+        return String(unsafeUninitializedCapacity: 36) { p in
+            var n = 0
+            for i in 0..<32 {
+                if i == 8 || i == 12 || i == 16 || i == 20 { p[n] = UInt8(ascii: "-"); n += 1 }
+                let word = i < 16 ? high : low
+                p[n] = Hex.ascii(UInt8(truncatingIfNeeded: word >> (4 * UInt64(15 - i % 16))) & 0xF); n += 1
+            }
+            return n
+        }
     }
 
     public static func < (a: BluetoothUUID, b: BluetoothUUID) -> Bool { (a.high, a.low) < (b.high, b.low) }

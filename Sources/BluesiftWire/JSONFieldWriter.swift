@@ -1,9 +1,13 @@
 /// Writes fields as compact JSON straight into a byte buffer: no dictionaries, no Foundation.
 public struct JSONFieldWriter: FieldSink {
     public var out: [UInt8]
-    /// Whether the current container already has a member (needs a comma).
-    var hasMember: [Bool] = []
-    var inArray: [Bool] = []
+    /// Container stack as bits (bit 0 = innermost): whether it already has a member (needs a
+    /// comma) and whether it is an array. Bits, not arrays: this runs for every field.
+    var hasMember: UInt64 = 0
+    var inArray: UInt64 = 0
+    var depth = 0
+    /// Bits shifted out past 64 levels (deeply nested plugin values), restored on the way out.
+    var spilled: [UInt8] = []
 
     public init(capacity: Int = 1 << 16) {
         out = []
@@ -13,20 +17,32 @@ public struct JSONFieldWriter: FieldSink {
     /// Starts a top-level object; pair with ``endTopLevel()``.
     public mutating func beginTopLevel() {
         out.append(UInt8(ascii: "{"))
-        hasMember.append(false); inArray.append(false)
+        push(array: false)
     }
 
     public mutating func endTopLevel() {
         out.append(UInt8(ascii: "}"))
-        hasMember.removeLast(); inArray.removeLast()
+        pop()
+    }
+
+    @inline(__always) mutating func push(array: Bool) {
+        if depth >= 64 { spilled.append(UInt8(hasMember >> 63) | UInt8(inArray >> 63) << 1) }
+        hasMember <<= 1; inArray = inArray << 1 | (array ? 1 : 0); depth += 1
+    }
+
+    @inline(__always) mutating func pop() {
+        hasMember >>= 1; inArray >>= 1; depth -= 1
+        if depth >= 64, let b = spilled.popLast() {
+            hasMember |= UInt64(b & 1) << 63; inArray |= UInt64(b >> 1 & 1) << 63
+        }
     }
 
     @inline(__always)
     mutating func prefix(_ key: FieldKey) {
-        if let last = hasMember.last {
-            if last { out.append(UInt8(ascii: ",")) }
-            hasMember[hasMember.count - 1] = true
-            if inArray.last == true { return }
+        if depth > 0 {
+            if hasMember & 1 != 0 { out.append(UInt8(ascii: ",")) }
+            hasMember |= 1
+            if inArray & 1 != 0 { return }
         }
         out.append(UInt8(ascii: "\""))
         switch key {
@@ -41,6 +57,11 @@ public struct JSONFieldWriter: FieldSink {
     public mutating func appendEscaped(_ s: String) {
         var s = s
         s.withUTF8 { buf in
+            // Most strings need no escaping: one bulk copy.
+            if !buf.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                out.append(contentsOf: buf)
+                return
+            }
             for c in buf {
                 switch c {
                 case UInt8(ascii: "\""): out.append(0x5C); out.append(c)
@@ -66,11 +87,11 @@ public struct JSONFieldWriter: FieldSink {
         var tmp: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
                   UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
             (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var n = 0
+        var n = 20
         var x = v
         withUnsafeMutableBytes(of: &tmp) { p in
-            while x > 0 { p[n] = 0x30 + UInt8(x % 10); x /= 10; n += 1 }
-            while n > 0 { n -= 1; out.append(p[n]) }
+            while x > 0 { n -= 1; p[n] = 0x30 + UInt8(x % 10); x /= 10 }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: p[n..<20]))
         }
     }
 
@@ -87,25 +108,31 @@ public struct JSONFieldWriter: FieldSink {
     public mutating func hex(_ key: FieldKey, _ bytes: UnsafeRawBufferPointer) {
         prefix(key)
         out.append(UInt8(ascii: "\""))
-        for b in bytes { out.append(Hex.ascii(b >> 4)); out.append(Hex.ascii(b & 0xF)) }
+        // Whole value in one append: per-byte appends dominated the profile.
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: bytes.count * 2))
+        out.withUnsafeMutableBufferPointer { o in
+            var i = start
+            for b in bytes { o[i] = Hex.ascii(b >> 4); o[i + 1] = Hex.ascii(b & 0xF); i += 2 }
+        }
         out.append(UInt8(ascii: "\""))
     }
 
     public mutating func beginObject(_ key: FieldKey) {
         prefix(key); out.append(UInt8(ascii: "{"))
-        hasMember.append(false); inArray.append(false)
+        push(array: false)
     }
 
     public mutating func endObject() {
-        out.append(UInt8(ascii: "}")); hasMember.removeLast(); inArray.removeLast()
+        out.append(UInt8(ascii: "}")); pop()
     }
 
     public mutating func beginArray(_ key: FieldKey) {
         prefix(key); out.append(UInt8(ascii: "["))
-        hasMember.append(false); inArray.append(true)
+        push(array: true)
     }
 
     public mutating func endArray() {
-        out.append(UInt8(ascii: "]")); hasMember.removeLast(); inArray.removeLast()
+        out.append(UInt8(ascii: "]")); pop()
     }
 }
