@@ -46,6 +46,10 @@ test: deps-test venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# The fast build (see scripts/bench.sh): .build/release/bluesift
+release: deps-build
+	$(SWIFT) build -c release -Xswiftc -cross-module-optimization
+
 bench: deps-test
 	scripts/bench.sh
 

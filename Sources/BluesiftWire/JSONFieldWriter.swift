@@ -58,10 +58,9 @@ public struct JSONFieldWriter: FieldSink {
         var s = s
         s.withUTF8 { buf in
             // Most strings need no escaping: one bulk copy.
-            if !buf.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-                out.append(contentsOf: buf)
-                return
-            }
+            var clean = true
+            for c in buf where c < 0x20 || c == 0x22 || c == 0x5C { clean = false; break }
+            if clean { out.append(contentsOf: buf); return }
             for c in buf {
                 switch c {
                 case UInt8(ascii: "\""): out.append(0x5C); out.append(c)
