@@ -9,11 +9,26 @@ public struct CaptureSummary {
     public var last: Timestamp?
     public var truncatedRecords = 0
     public var recordsWithErrors = 0
-    /// Counts per kind and per decoded protocol layer.
-    public var kinds: [String: Int] = [:]
-    public var protocols: [String: Int] = [:]
+    /// Plain counters, not dictionaries: this runs for every record.
+    var kindCounts = [Int](repeating: 0, count: 256)
+    var hci = 0, l2cap = 0, att = 0, smp = 0, adv = 0, ll = 0
     public var adapters: Set<UInt16> = []
+    var lastAdapter: UInt16?
     public var bytes = 0
+
+    /// Records per kind name.
+    public var kinds: [String: Int] {
+        var d: [String: Int] = [:]
+        for (k, n) in kindCounts.enumerated() where n > 0 { d[PacketKind(rawValue: UInt8(k)).name, default: 0] += n }
+        return d
+    }
+
+    /// Records carrying each decoded layer.
+    public var protocols: [String: Int] {
+        var d: [String: Int] = [:]
+        for (name, n) in [("hci", hci), ("l2cap", l2cap), ("att", att), ("smp", smp), ("adv", adv), ("ll", ll)] where n > 0 { d[name] = n }
+        return d
+    }
 
     public init() {}
 
@@ -25,14 +40,14 @@ public struct CaptureSummary {
         last = r.timestamp
         if r.isTruncated { truncatedRecords += 1 }
         if !f.errors.isEmpty { recordsWithErrors += 1 }
-        kinds[r.kind.name, default: 0] += 1
-        if r.kind.isHCI { adapters.insert(r.adapter) }
-        if f.hci != nil { protocols["hci", default: 0] += 1 }
-        if f.l2cap != nil { protocols["l2cap", default: 0] += 1 }
-        if f.att != nil { protocols["att", default: 0] += 1 }
-        if f.smp != nil { protocols["smp", default: 0] += 1 }
-        if f.adv != nil { protocols["adv", default: 0] += 1 }
-        if f.ll != nil { protocols["ll", default: 0] += 1 }
+        kindCounts[Int(r.kind.rawValue)] += 1
+        if r.kind.isHCI, r.adapter != lastAdapter { adapters.insert(r.adapter); lastAdapter = r.adapter }
+        if f.hci != nil { hci += 1 }
+        if f.l2cap != nil { l2cap += 1 }
+        if f.att != nil { att += 1 }
+        if f.smp != nil { smp += 1 }
+        if f.adv != nil { adv += 1 }
+        if f.ll != nil { ll += 1 }
     }
 
     public var spanMicroseconds: Int64 {

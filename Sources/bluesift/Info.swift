@@ -39,7 +39,7 @@ struct Info: ParsableCommand {
         }
         let adapters = summary.adapters.sorted().map { "hci\($0)" }
         out.line("controllers: \(adapters.isEmpty ? "none seen" : adapters.joined(separator: ", "))")
-        let kinds = summary.kinds.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }
+        let kinds = summary.kinds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }
         out.line("kinds:       \(kinds.joined(separator: ", "))")
         let order = ["hci", "ll", "adv", "l2cap", "att", "smp"]
         let protos = order.compactMap { p in summary.protocols[p].map { "\(p) \($0)" } }
