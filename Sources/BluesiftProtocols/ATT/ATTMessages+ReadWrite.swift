@@ -100,35 +100,25 @@ public struct ATTReadMultipleVariableResponse: ATTMessageType {
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.5.1
-public struct ATTWriteRequest: ATTMessageType {
+public struct ATTWriteRequest: ATTHandleValueMessage {
     public static let opcode = ATTOpcode.writeRequest
     public var handle: UInt16
     public var value: [UInt8]
     public init(handle: UInt16, value: [UInt8]) { self.handle = handle; self.value = value }
-    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeBytes(value) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        handle = try r.readUInt16(.little, "attribute handle"); value = Array(r.readRemaining())
-    }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.5.2
-public struct ATTWriteResponse: ATTMessageType {
+public struct ATTWriteResponse: ATTEmptyMessage {
     public static let opcode = ATTOpcode.writeResponse
     public init() {}
-    public func encodeParameters(into w: inout ByteWriter) {}
-    public init(parameters r: inout ByteReader) throws(DecodeError) {}
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.5.3
-public struct ATTWriteCommand: ATTMessageType {
+public struct ATTWriteCommand: ATTHandleValueMessage {
     public static let opcode = ATTOpcode.writeCommand
     public var handle: UInt16
     public var value: [UInt8]
     public init(handle: UInt16, value: [UInt8]) { self.handle = handle; self.value = value }
-    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeBytes(value) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        handle = try r.readUInt16(.little, "attribute handle"); value = Array(r.readRemaining())
-    }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.5.4. `signature` is the 12-byte Authentication Signature
@@ -196,43 +186,31 @@ public struct ATTExecuteWriteRequest: ATTMessageType {
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.6.4
-public struct ATTExecuteWriteResponse: ATTMessageType {
+public struct ATTExecuteWriteResponse: ATTEmptyMessage {
     public static let opcode = ATTOpcode.executeWriteResponse
     public init() {}
-    public func encodeParameters(into w: inout ByteWriter) {}
-    public init(parameters r: inout ByteReader) throws(DecodeError) {}
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.7.1
-public struct ATTHandleValueNotification: ATTMessageType {
+public struct ATTHandleValueNotification: ATTHandleValueMessage {
     public static let opcode = ATTOpcode.handleValueNotification
     public var handle: UInt16
     public var value: [UInt8]
     public init(handle: UInt16, value: [UInt8]) { self.handle = handle; self.value = value }
-    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeBytes(value) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        handle = try r.readUInt16(.little, "attribute handle"); value = Array(r.readRemaining())
-    }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.7.2
-public struct ATTHandleValueIndication: ATTMessageType {
+public struct ATTHandleValueIndication: ATTHandleValueMessage {
     public static let opcode = ATTOpcode.handleValueIndication
     public var handle: UInt16
     public var value: [UInt8]
     public init(handle: UInt16, value: [UInt8]) { self.handle = handle; self.value = value }
-    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeBytes(value) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        handle = try r.readUInt16(.little, "attribute handle"); value = Array(r.readRemaining())
-    }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.7.3
-public struct ATTHandleValueConfirmation: ATTMessageType {
+public struct ATTHandleValueConfirmation: ATTEmptyMessage {
     public static let opcode = ATTOpcode.handleValueConfirmation
     public init() {}
-    public func encodeParameters(into w: inout ByteWriter) {}
-    public init(parameters r: inout ByteReader) throws(DecodeError) {}
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.7.4

@@ -10,6 +10,30 @@ public protocol ATTMessageType: Sendable, Hashable {
     init(parameters r: inout ByteReader) throws(DecodeError)
 }
 
+/// PDUs carrying one attribute handle and its whole value (Write Request/Command,
+/// Notification, Indication): one codec for all of them.
+public protocol ATTHandleValueMessage: ATTMessageType {
+    var handle: UInt16 { get }
+    var value: [UInt8] { get }
+    init(handle: UInt16, value: [UInt8])
+}
+
+extension ATTHandleValueMessage {
+    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeBytes(value) }
+    public init(parameters r: inout ByteReader) throws(DecodeError) {
+        let h = try r.readUInt16(.little, "attribute handle")
+        self.init(handle: h, value: Array(r.readRemaining()))
+    }
+}
+
+/// PDUs with no parameters (Write Response, Execute Write Response, Confirmation).
+public protocol ATTEmptyMessage: ATTMessageType { init() }
+
+extension ATTEmptyMessage {
+    public func encodeParameters(into w: inout ByteWriter) {}
+    public init(parameters r: inout ByteReader) throws(DecodeError) { self.init() }
+}
+
 extension ATTMessageType {
     public func encode(into w: inout ByteWriter) {
         w.writeUInt8(Self.opcode.rawValue)
