@@ -70,15 +70,21 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
     /// Lowercase: 4 hex digits for 16-bit values (also when carried as 128 bits on the base),
     /// 8 for 32-bit, the dashed form otherwise.
     public var description: String {
+        // Written in place (one allocation at most): UUIDs are printed on the per-record path.
         if let s = shortValue {
-            let digits = String(s, radix: 16)
             let width = s <= 0xFFFF ? 4 : 8
-            return String(repeating: "0", count: width - digits.count) + digits
+            return String(unsafeUninitializedCapacity: width) { p in
+                Hex.digits(UInt64(s), count: width, to: p, at: 0); return width
+            }
         }
-        let h = String(high, radix: 16), l = String(low, radix: 16)
-        let full = String(repeating: "0", count: 16 - h.count) + h + String(repeating: "0", count: 16 - l.count) + l
-        let c = Array(full)
-        return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-" + String(c[20..<32])
+        return String(unsafeUninitializedCapacity: 36) { p in
+            Hex.digits(high >> 32, count: 8, to: p, at: 0); p[8] = UInt8(ascii: "-")
+            Hex.digits(high >> 16, count: 4, to: p, at: 9); p[13] = UInt8(ascii: "-")
+            Hex.digits(high, count: 4, to: p, at: 14); p[18] = UInt8(ascii: "-")
+            Hex.digits(low >> 48, count: 4, to: p, at: 19); p[23] = UInt8(ascii: "-")
+            Hex.digits(low, count: 12, to: p, at: 24)
+            return 36
+        }
     }
 
     public static func < (a: BluetoothUUID, b: BluetoothUUID) -> Bool { (a.high, a.low) < (b.high, b.low) }
