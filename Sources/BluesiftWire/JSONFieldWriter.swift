@@ -136,12 +136,31 @@ public struct JSONFieldWriter: FieldSink {
     public mutating func appendEscaped(_ s: String) {
         var s = s
         s.withUTF8 { buf in
-            for c in buf where c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") {
-                appendEscapedSlow(buf)
-                return
-            }
-            appendRaw(UnsafeRawBufferPointer(buf))
+            if Self.needsEscaping(buf) { appendEscapedSlow(buf) } else { appendRaw(UnsafeRawBufferPointer(buf)) }
         }
+    }
+
+    /// Whether any byte is `"`, `\` or a control character; eight bytes per step (SWAR), as
+    /// names and values are scanned for every field. Exact: the classic "has zero byte" and
+    /// "has byte less than" word tests only answer whether such a byte exists.
+    @inline(__always)
+    static func needsEscaping(_ buf: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var i = 0
+        let raw = UnsafeRawBufferPointer(buf)
+        while i + 8 <= buf.count {
+            let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let quote = x ^ (ones &* 0x22), backslash = x ^ (ones &* 0x5C)
+            let hit = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((x &- ones &* 0x20) & ~x)
+            if hit & highs != 0 { return true }
+            i += 8
+        }
+        while i < buf.count {
+            let c = buf[i]
+            if c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { return true }
+            i += 1
+        }
+        return false
     }
 
     mutating func appendEscapedSlow(_ buf: UnsafeBufferPointer<UInt8>) {
