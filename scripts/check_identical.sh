@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
-# Optimisations must not change output: compares dump (JSON Lines and -v text) of every corpus
-# and in-repo capture with a baseline made before the change.
-#   scripts/check_identical.sh save DIR    (before)     scripts/check_identical.sh check DIR   (after)
-set -euo pipefail
+# Output-identity guard for performance work: md5 of every renderer's output on every capture.
+#   scripts/check_identical.sh record BASELINE.txt [BIN]   save the reference (from an unmodified build)
+#   scripts/check_identical.sh check  BASELINE.txt [BIN]   compare; exit 1 and list what differs
+# Covers dump (jsonl, text, -v text; each with and without plugins) and info, over Captures/ and
+# the public corpus (../shared/captures/public) when present.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-mode=$1 dir=$2 bin=${BIN:-.build/release/bluesift}
-mkdir -p "$dir"
-bad=0
-for f in ../shared/captures/public/* Captures/*.btsnoop Captures/*.log Captures/*.pcap* Captures/*.pklg Captures/*.cfa; do
-  [ -f "$f" ] || continue
-  b=$(basename "$f")
-  for kind in jsonl v; do
-    if [ $kind = jsonl ]; then out=$({ "$bin" dump --format jsonl "$f" 2>/dev/null || true; } | md5sum); else out=$({ "$bin" dump --no-color -v "$f" 2>/dev/null || true; } | md5sum); fi
-    if [ "$mode" = save ]; then echo "$out" > "$dir/$b.$kind"
-    elif [ "$out" != "$(cat "$dir/$b.$kind")" ]; then echo "DIFFERS: $b ($kind)"; bad=1; fi
-  done
+mode=${1:?record|check}; ref=${2:?baseline file}; bin=${3:-.build/release/bluesift}
+files=$(ls -d Captures/* ../shared/captures/public/* 2>/dev/null \
+        | grep -Ev '\.(md|txt|json)$' | sort)
+out=$(mktemp)
+for f in $files; do
+    [ -f "$f" ] || continue
+    for args in "dump --format jsonl" "dump --no-color" "dump -v --no-color" "info" \
+                "dump --format jsonl --plugins Plugins" "dump --no-color --plugins Plugins"; do
+        sum=$($bin $args "$f" 2>&1 | md5sum | cut -d' ' -f1)
+        echo "$sum  $args  $(basename "$f")" >> "$out"
+    done
 done
-[ "$mode" = check ] && { [ $bad = 0 ] && echo "identical" || exit 1; }
-exit 0
+if [ "$mode" = record ]; then
+    mv "$out" "$ref"; echo "recorded $(wc -l < "$ref") outputs in $ref"
+else
+    if diff "$ref" "$out" > /tmp/check_identical.diff; then
+        echo "identical: $(wc -l < "$out") outputs"; rm -f "$out"
+    else
+        echo "DIFFERENT:"; cat /tmp/check_identical.diff; rm -f "$out"; exit 1
+    fi
+fi

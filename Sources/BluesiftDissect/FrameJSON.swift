@@ -11,7 +11,7 @@ public enum FrameJSON {
         w.beginTopLevel()
         w.int("frame", r.frame)
         w.appendRaw(",\"ts\":\"")
-        TimeFormat.rfc3339(r.timestamp, into: &w.out)
+        w.withUnsafeSpace(TimeFormat.rfc3339MaxCount) { TimeFormat.rfc3339(r.timestamp, to: $0) }
         w.appendRaw("\"")
         if let d = r.direction { w.string("dir", d.name) } else { w.null("dir") }
         w.string("kind", r.kind.name)
@@ -49,6 +49,6 @@ public enum FrameJSON {
             w.hex("raw", r.bytes)
         }
         w.endTopLevel()
-        w.out.append(0x0A)
+        w.newline()
     }
 }

@@ -16,29 +16,50 @@ public enum TimeFormat {
         return (m <= 2 ? y + 1 : y, m, d)
     }
 
+    /// `v` in exactly `width` digits (its lowest ones) at `p`; returns the next position.
     @inline(__always)
-    static func digits(_ out: inout [UInt8], _ v: Int64, _ width: Int) {
-        var div: Int64 = 1
-        for _ in 1..<width { div *= 10 }
+    static func digits(_ p: UnsafeMutablePointer<UInt8>, _ v: Int64, _ width: Int) -> UnsafeMutablePointer<UInt8> {
         var x = v
-        while div > 0 { out.append(0x30 + UInt8((x / div) % 10)); x %= div; div /= 10 }
+        var i = width
+        while i > 0 { i -= 1; p[i] = 0x30 + UInt8(x % 10); x /= 10 }
+        return p + width
     }
 
-    /// `2024-05-01T12:34:56.123456Z`
-    public static func rfc3339(_ t: Timestamp, into out: inout [UInt8]) {
+    /// Longest ``rfc3339(_:to:)`` output: a sign, then 27 bytes.
+    public static let rfc3339MaxCount = 28
+
+    /// `2024-05-01T12:34:56.123456Z` written at `p` (room for ``rfc3339MaxCount``); returns
+    /// the byte count. Pointer-based so the JSON writer needs one capacity check per record.
+    public static func rfc3339(_ t: Timestamp, to p: UnsafeMutablePointer<UInt8>) -> Int {
         let t = Timestamp(seconds: t.seconds, overflowingNanoseconds: Int64(t.nanoseconds))
         var days = t.seconds / 86_400
         var secs = t.seconds % 86_400
         if secs < 0 { secs += 86_400; days -= 1 }
         let (y, m, d) = civil(days)
-        if y < 0 { out.append(UInt8(ascii: "-")) }
-        digits(&out, abs(y), 4); out.append(UInt8(ascii: "-"))
-        digits(&out, Int64(m), 2); out.append(UInt8(ascii: "-"))
-        digits(&out, Int64(d), 2); out.append(UInt8(ascii: "T"))
-        digits(&out, secs / 3600, 2); out.append(UInt8(ascii: ":"))
-        digits(&out, (secs / 60) % 60, 2); out.append(UInt8(ascii: ":"))
-        digits(&out, secs % 60, 2); out.append(UInt8(ascii: "."))
-        digits(&out, Int64(t.nanoseconds / 1000), 6); out.append(UInt8(ascii: "Z"))
+        var q = p
+        if y < 0 { q.pointee = UInt8(ascii: "-"); q += 1 }
+        q = digits(q, abs(y), 4); q.pointee = UInt8(ascii: "-")
+        q = digits(q + 1, Int64(m), 2); q.pointee = UInt8(ascii: "-")
+        q = digits(q + 1, Int64(d), 2); q.pointee = UInt8(ascii: "T")
+        q = timeOfDay(secs, Int64(t.nanoseconds), to: q + 1); q.pointee = UInt8(ascii: "Z")
+        return q + 1 - p
+    }
+
+    /// `hh:mm:ss.uuuuuu` (15 bytes) at `p`; returns the next position.
+    @inline(__always)
+    static func timeOfDay(_ secs: Int64, _ nanoseconds: Int64, to p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        var q = digits(p, secs / 3600, 2); q.pointee = UInt8(ascii: ":")
+        q = digits(q + 1, (secs / 60) % 60, 2); q.pointee = UInt8(ascii: ":")
+        q = digits(q + 1, secs % 60, 2); q.pointee = UInt8(ascii: ".")
+        return digits(q + 1, nanoseconds / 1000, 6)
+    }
+
+    /// `2024-05-01T12:34:56.123456Z`
+    public static func rfc3339(_ t: Timestamp, into out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: rfc3339MaxCount) { buf in
+            let n = rfc3339(t, to: buf.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[..<n]))
+        }
     }
 
     public static func rfc3339(_ t: Timestamp) -> String {
@@ -52,10 +73,10 @@ public enum TimeFormat {
         let t = Timestamp(seconds: t.seconds, overflowingNanoseconds: Int64(t.nanoseconds))
         var secs = t.seconds % 86_400
         if secs < 0 { secs += 86_400 }
-        digits(&out, secs / 3600, 2); out.append(UInt8(ascii: ":"))
-        digits(&out, (secs / 60) % 60, 2); out.append(UInt8(ascii: ":"))
-        digits(&out, secs % 60, 2); out.append(UInt8(ascii: "."))
-        digits(&out, Int64(t.nanoseconds / 1000), 6)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 15) { buf in
+            _ = timeOfDay(secs, Int64(t.nanoseconds), to: buf.baseAddress!)
+            out.append(contentsOf: buf)
+        }
     }
 
     /// Human duration: "2 h 03 min", "12.345 s".

@@ -31,7 +31,7 @@ public enum StackFuzz {
         public func add(_ record: CaptureRecord) {
             let a = analyzer.analyze(record)
             summary.add(a.decoded)
-            json.out.removeAll(keepingCapacity: true)
+            json.removeAll()
             FrameJSON.write(a, into: &json)
             if let bad = JSONCheck.firstError(json.out) {
                 preconditionFailure("invalid JSON Lines at byte \(bad) for frame \(record.frame): \(String(decoding: json.out, as: UTF8.self))")

@@ -25,16 +25,18 @@ public struct BDAddr: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     public var littleEndianBytes: [UInt8] { (0..<6).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) } }
 
+    /// `c0:ba:0d:00:00:01`, written in place: one allocation, no Character appends (it is
+    /// printed for every advertising report).
     public var description: String {
-        // Built in place: addresses are printed for every advertising report.
         String(unsafeUninitializedCapacity: 17) { p in
             var n = 0
             for i in (0..<6).reversed() {
                 let b = UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))
-                p[n] = Hex.ascii(b >> 4); p[n + 1] = Hex.ascii(b & 0xF); n += 2
-                if i > 0 { p[n] = UInt8(ascii: ":"); n += 1 }
+                p[n] = Hex.ascii(b >> 4); p[n + 1] = Hex.ascii(b & 0xF)
+                if i > 0 { p[n + 2] = UInt8(ascii: ":") }
+                n += 3
             }
-            return n
+            return 17
         }
     }
 

@@ -70,22 +70,20 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
     /// Lowercase: 4 hex digits for 16-bit values (also when carried as 128 bits on the base),
     /// 8 for 32-bit, the dashed form otherwise.
     public var description: String {
-        // Built in place: UUIDs are printed for every named ATT record.
+        // Written in place (one allocation at most): UUIDs are printed on the per-record path.
         if let s = shortValue {
             let width = s <= 0xFFFF ? 4 : 8
             return String(unsafeUninitializedCapacity: width) { p in
-                for i in 0..<width { p[i] = Hex.ascii(UInt8(truncatingIfNeeded: s >> (4 * UInt32(width - 1 - i))) & 0xF) }
-                return width
+                Hex.digits(UInt64(s), count: width, to: p, at: 0); return width
             }
         }
         return String(unsafeUninitializedCapacity: 36) { p in
-            var n = 0
-            for i in 0..<32 {
-                if i == 8 || i == 12 || i == 16 || i == 20 { p[n] = UInt8(ascii: "-"); n += 1 }
-                let word = i < 16 ? high : low
-                p[n] = Hex.ascii(UInt8(truncatingIfNeeded: word >> (4 * UInt64(15 - i % 16))) & 0xF); n += 1
-            }
-            return n
+            Hex.digits(high >> 32, count: 8, to: p, at: 0); p[8] = UInt8(ascii: "-")
+            Hex.digits(high >> 16, count: 4, to: p, at: 9); p[13] = UInt8(ascii: "-")
+            Hex.digits(high, count: 4, to: p, at: 14); p[18] = UInt8(ascii: "-")
+            Hex.digits(low >> 48, count: 4, to: p, at: 19); p[23] = UInt8(ascii: "-")
+            Hex.digits(low, count: 12, to: p, at: 24)
+            return 36
         }
     }
 

@@ -9,6 +9,20 @@ public enum Hex {
     static func ascii(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
 
     public static func string<C: Collection>(_ bytes: C, separator: String = "") -> String where C.Element == UInt8 {
+        // Empty or one-byte separators (all callers): written in place, one allocation.
+        var sep = separator
+        if let n = sep.withUTF8({ $0.count <= 1 ? $0.count : nil }) {
+            let sepByte = sep.utf8.first ?? 0
+            let count = bytes.isEmpty ? 0 : bytes.count * (2 + n) - n
+            return String(unsafeUninitializedCapacity: count) { p in
+                var i = 0
+                for b in bytes {
+                    if n == 1 && i > 0 { p[i] = sepByte; i += 1 }
+                    p[i] = ascii(b >> 4); p[i + 1] = ascii(b & 0xF); i += 2
+                }
+                return i
+            }
+        }
         var s = ""
         s.reserveCapacity(bytes.count * (2 + separator.count))
         var first = true
@@ -20,11 +34,24 @@ public enum Hex {
         return s
     }
 
+    /// `v`'s lowest `count` hex digits (lowercase, zero-padded) at `p`.
+    @inline(__always)
+    static func digits(_ v: UInt64, count: Int, to p: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        var x = v
+        var i = start + count
+        while i > start { i -= 1; p[i] = ascii(UInt8(truncatingIfNeeded: x) & 0xF); x >>= 4 }
+    }
+
     /// `0x0012`-style fixed-width hex.
     public static func fixed(_ v: UInt64, width: Int) -> String {
-        var s = String(v, radix: 16)
-        if s.count < width { s = String(repeating: "0", count: width - s.count) + s }
-        return "0x" + s
+        // At least `width` digits, more when `v` needs them; written in place (summary lines).
+        let needed = v == 0 ? 1 : (67 - v.leadingZeroBitCount) / 4
+        let n = max(width, needed)
+        return String(unsafeUninitializedCapacity: n + 2) { p in
+            p[0] = UInt8(ascii: "0"); p[1] = UInt8(ascii: "x")
+            digits(v, count: n, to: p, at: 2)
+            return n + 2
+        }
     }
 
     /// Parses "a5 06 03" / "a50603" / "A5:06"; nil on odd digits or junk.

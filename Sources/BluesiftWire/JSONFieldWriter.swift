@@ -1,97 +1,200 @@
 /// Writes fields as compact JSON straight into a byte buffer: no dictionaries, no Foundation.
+///
+/// It is on the per-record path of `dump --format jsonl`, so bytes go through a raw pointer
+/// with one capacity check per field (``JSONBytes``), strings without characters to escape
+/// are copied whole, and the container stack lives in two bit registers: no per-byte
+/// `Array.append` (a uniqueness and capacity check each) and no allocation per object.
 public struct JSONFieldWriter: FieldSink {
-    public var out: [UInt8]
-    /// Container stack as bits (bit 0 = innermost): whether it already has a member (needs a
-    /// comma) and whether it is an array. Bits, not arrays: this runs for every field.
+    @usableFromInline var storage: JSONBytes
+    /// Bit 0: the innermost open container; bit i: the container i levels out.
     var hasMember: UInt64 = 0
     var inArray: UInt64 = 0
     var depth = 0
-    /// Bits shifted out past 64 levels (deeply nested plugin values), restored on the way out.
+    /// The registers' bit 63 for containers nested deeper than 64 (plugin values can nest).
     var spilled: [UInt8] = []
 
-    public init(capacity: Int = 1 << 16) {
-        out = []
-        out.reserveCapacity(capacity)
+    public init(capacity: Int = 1 << 16) { storage = JSONBytes(capacity: capacity) }
+
+    /// The bytes written so far (a copy; ``withBytes(_:)`` reads them in place).
+    public var out: [UInt8] {
+        get { Array(UnsafeBufferPointer(start: storage.base, count: storage.count)) }
+        set {
+            removeAll()
+            newValue.withUnsafeBytes { appendRaw($0) }
+        }
+    }
+
+    /// Number of bytes written so far.
+    public var count: Int { storage.count }
+
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: storage.base, count: storage.count))
+    }
+
+    /// Forgets the bytes written, keeping the capacity (for chunked output).
+    public mutating func removeAll() {
+        if isKnownUniquelyReferenced(&storage) { storage.count = 0 } else { storage = JSONBytes(capacity: storage.capacity) }
+    }
+
+    /// Room for `n` more bytes; returns where they go. Copy-on-write like an Array.
+    @inline(__always)
+    mutating func reserve(_ n: Int) -> UnsafeMutablePointer<UInt8> {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy(extra: n) }
+        if storage.capacity - storage.count < n { storage.grow(minimumCapacity: storage.count + n) }
+        return storage.base + storage.count
+    }
+
+    /// Lets `body` write at most `maxCount` bytes in place; it returns how many it wrote.
+    public mutating func withUnsafeSpace(_ maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        let p = reserve(maxCount)
+        let n = body(p)
+        precondition(n >= 0 && n <= maxCount, "wrote past the reserved space")
+        storage.count += n
+    }
+
+    @inline(__always)
+    mutating func appendByte(_ b: UInt8) {
+        reserve(1).pointee = b
+        storage.count += 1
     }
 
     /// Starts a top-level object; pair with ``endTopLevel()``.
     public mutating func beginTopLevel() {
-        out.append(UInt8(ascii: "{"))
+        appendByte(UInt8(ascii: "{"))
         push(array: false)
     }
 
     public mutating func endTopLevel() {
-        out.append(UInt8(ascii: "}"))
+        appendByte(UInt8(ascii: "}"))
         pop()
     }
 
-    @inline(__always) mutating func push(array: Bool) {
-        if depth >= 64 { spilled.append(UInt8(hasMember >> 63) | UInt8(inArray >> 63) << 1) }
-        hasMember <<= 1; inArray = inArray << 1 | (array ? 1 : 0); depth += 1
-    }
+    /// Appends a line feed (ends one JSON Lines record).
+    public mutating func newline() { appendByte(0x0A) }
 
-    @inline(__always) mutating func pop() {
-        hasMember >>= 1; inArray >>= 1; depth -= 1
-        if depth >= 64, let b = spilled.popLast() {
-            hasMember |= UInt64(b & 1) << 63; inArray |= UInt64(b >> 1 & 1) << 63
-        }
+    @inline(__always)
+    mutating func push(array: Bool) {
+        if depth >= 64 { spilled.append(UInt8(hasMember >> 63) | UInt8(inArray >> 63) << 1) }
+        hasMember <<= 1
+        inArray = inArray << 1 | (array ? 1 : 0)
+        depth += 1
     }
 
     @inline(__always)
-    mutating func prefix(_ key: FieldKey) {
-        if depth > 0 {
-            if hasMember & 1 != 0 { out.append(UInt8(ascii: ",")) }
-            hasMember |= 1
-            if inArray & 1 != 0 { return }
+    mutating func pop() {
+        hasMember >>= 1; inArray >>= 1
+        depth -= 1
+        if depth >= 64, let e = spilled.popLast() {
+            hasMember |= UInt64(e & 1) << 63
+            inArray |= UInt64(e >> 1 & 1) << 63
         }
-        out.append(UInt8(ascii: "\""))
-        switch key {
-        case .literal(let s): s.withUTF8Buffer { out.append(contentsOf: $0) }
-        case .dynamic(let s): appendEscaped(s)
-        }
-        out.append(UInt8(ascii: "\"")); out.append(UInt8(ascii: ":"))
     }
 
-    public mutating func appendRaw(_ s: StaticString) { s.withUTF8Buffer { out.append(contentsOf: $0) } }
+    /// The separator and key before a value: `,"key":`, just `,` inside arrays.
+    @inline(__always)
+    mutating func prefix(_ key: FieldKey) {
+        var comma = false
+        if depth > 0 {
+            comma = hasMember & 1 != 0
+            hasMember |= 1
+            if inArray & 1 != 0 {
+                if comma { appendByte(UInt8(ascii: ",")) }
+                return
+            }
+        }
+        switch key {
+        case .literal(let s):
+            s.withUTF8Buffer { k in
+                let n = k.count
+                let p = reserve(n + 4)
+                var i = 0
+                if comma { p[0] = UInt8(ascii: ","); i = 1 }
+                p[i] = UInt8(ascii: "\"")
+                if let kb = k.baseAddress { (p + i + 1).update(from: kb, count: n) }
+                p[i + 1 + n] = UInt8(ascii: "\""); p[i + 2 + n] = UInt8(ascii: ":")
+                storage.count += i + 3 + n
+            }
+        case .dynamic(let s):
+            if comma { appendByte(UInt8(ascii: ",")) }
+            appendByte(UInt8(ascii: "\"")); appendEscaped(s)
+            appendByte(UInt8(ascii: "\"")); appendByte(UInt8(ascii: ":"))
+        }
+    }
 
+    public mutating func appendRaw(_ s: StaticString) {
+        s.withUTF8Buffer { appendRaw(UnsafeRawBufferPointer($0)) }
+    }
+
+    public mutating func appendRaw(_ bytes: UnsafeRawBufferPointer) {
+        guard let src = bytes.baseAddress, !bytes.isEmpty else { return }
+        let p = reserve(bytes.count)
+        UnsafeMutableRawPointer(p).copyMemory(from: src, byteCount: bytes.count)
+        storage.count += bytes.count
+    }
+
+    /// `s` without its quotes, escaped; copied whole when nothing needs escaping (the usual case).
     public mutating func appendEscaped(_ s: String) {
         var s = s
         s.withUTF8 { buf in
-            // Most strings need no escaping: one bulk copy.
-            var clean = true
-            for c in buf where c < 0x20 || c == 0x22 || c == 0x5C { clean = false; break }
-            if clean { out.append(contentsOf: buf); return }
-            for c in buf {
-                switch c {
-                case UInt8(ascii: "\""): out.append(0x5C); out.append(c)
-                case UInt8(ascii: "\\"): out.append(0x5C); out.append(c)
-                case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
-                case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
-                case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
-                case 0..<0x20:
-                    out.append(contentsOf: Array("\\u00".utf8))
-                    out.append(Hex.ascii(c >> 4)); out.append(Hex.ascii(c & 0xF))
-                default: out.append(c)
-                }
+            if Self.needsEscaping(buf) { appendEscapedSlow(buf) } else { appendRaw(UnsafeRawBufferPointer(buf)) }
+        }
+    }
+
+    /// Whether any byte is `"`, `\` or a control character; eight bytes per step (SWAR), as
+    /// names and values are scanned for every field. Exact: the classic "has zero byte" and
+    /// "has byte less than" word tests only answer whether such a byte exists.
+    @inline(__always)
+    static func needsEscaping(_ buf: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var i = 0
+        let raw = UnsafeRawBufferPointer(buf)
+        while i + 8 <= buf.count {
+            let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let quote = x ^ (ones &* 0x22), backslash = x ^ (ones &* 0x5C)
+            let hit = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((x &- ones &* 0x20) & ~x)
+            if hit & highs != 0 { return true }
+            i += 8
+        }
+        while i < buf.count {
+            let c = buf[i]
+            if c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { return true }
+            i += 1
+        }
+        return false
+    }
+
+    mutating func appendEscapedSlow(_ buf: UnsafeBufferPointer<UInt8>) {
+        let p = reserve(buf.count * 6)
+        var n = 0
+        for c in buf {
+            switch c {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): p[n] = 0x5C; p[n + 1] = c; n += 2
+            case 0x0A: p[n] = 0x5C; p[n + 1] = UInt8(ascii: "n"); n += 2
+            case 0x0D: p[n] = 0x5C; p[n + 1] = UInt8(ascii: "r"); n += 2
+            case 0x09: p[n] = 0x5C; p[n + 1] = UInt8(ascii: "t"); n += 2
+            case 0..<0x20:
+                p[n] = 0x5C; p[n + 1] = UInt8(ascii: "u"); p[n + 2] = 0x30; p[n + 3] = 0x30
+                p[n + 4] = Hex.ascii(c >> 4); p[n + 5] = Hex.ascii(c & 0xF); n += 6
+            default: p[n] = c; n += 1
             }
         }
+        storage.count += n
     }
 
     public mutating func appendDecimal(_ v: Int) {
-        if v < 0 { out.append(UInt8(ascii: "-")); appendDecimal(UInt64(v.magnitude)) } else { appendDecimal(UInt64(v)) }
+        if v < 0 { appendByte(UInt8(ascii: "-")); appendDecimal(UInt64(v.magnitude)) } else { appendDecimal(UInt64(v)) }
     }
 
     public mutating func appendDecimal(_ v: UInt64) {
-        if v < 10 { out.append(0x30 + UInt8(v)); return }
-        var tmp: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                  UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var n = 20
+        if v < 10 { appendByte(0x30 + UInt8(v)); return }
+        var len = 0
         var x = v
-        withUnsafeMutableBytes(of: &tmp) { p in
-            while x > 0 { n -= 1; p[n] = 0x30 + UInt8(x % 10); x /= 10 }
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: p[n..<20]))
-        }
+        while x > 0 { len += 1; x /= 10 }
+        let p = reserve(len)
+        x = v
+        var i = len
+        while i > 0 { i -= 1; p[i] = 0x30 + UInt8(x % 10); x /= 10 }
+        storage.count += len
     }
 
     public mutating func int(_ key: FieldKey, _ value: Int) { prefix(key); appendDecimal(value) }
@@ -101,37 +204,68 @@ public struct JSONFieldWriter: FieldSink {
 
     public mutating func string(_ key: FieldKey, _ value: String) {
         prefix(key)
-        out.append(UInt8(ascii: "\"")); appendEscaped(value); out.append(UInt8(ascii: "\""))
+        appendByte(UInt8(ascii: "\"")); appendEscaped(value); appendByte(UInt8(ascii: "\""))
     }
 
     public mutating func hex(_ key: FieldKey, _ bytes: UnsafeRawBufferPointer) {
         prefix(key)
-        out.append(UInt8(ascii: "\""))
-        // Whole value in one append: per-byte appends dominated the profile.
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: bytes.count * 2))
-        out.withUnsafeMutableBufferPointer { o in
-            var i = start
-            for b in bytes { o[i] = Hex.ascii(b >> 4); o[i + 1] = Hex.ascii(b & 0xF); i += 2 }
-        }
-        out.append(UInt8(ascii: "\""))
+        let p = reserve(bytes.count * 2 + 2)
+        p[0] = UInt8(ascii: "\"")
+        var n = 1
+        for b in bytes { p[n] = Hex.ascii(b >> 4); p[n + 1] = Hex.ascii(b & 0xF); n += 2 }
+        p[n] = UInt8(ascii: "\"")
+        storage.count += n + 1
     }
 
     public mutating func beginObject(_ key: FieldKey) {
-        prefix(key); out.append(UInt8(ascii: "{"))
+        prefix(key); appendByte(UInt8(ascii: "{"))
         push(array: false)
     }
 
     public mutating func endObject() {
-        out.append(UInt8(ascii: "}")); pop()
+        appendByte(UInt8(ascii: "}")); pop()
     }
 
     public mutating func beginArray(_ key: FieldKey) {
-        prefix(key); out.append(UInt8(ascii: "["))
+        prefix(key); appendByte(UInt8(ascii: "["))
         push(array: true)
     }
 
     public mutating func endArray() {
-        out.append(UInt8(ascii: "]")); pop()
+        appendByte(UInt8(ascii: "]")); pop()
+    }
+}
+
+/// The JSON writer's growable buffer (a class so the writer keeps value semantics through
+/// copy-on-write, like the Array it replaced).
+@usableFromInline final class JSONBytes {
+    // Touched several times per field; the writer is single-threaded and never overlaps
+    // accesses, so the runtime exclusivity checks (45% of instructions when inlined across
+    // modules) are turned off here.
+    @exclusivity(unchecked) var base: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) var count = 0
+    @exclusivity(unchecked) var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    func copy(extra: Int) -> JSONBytes {
+        let c = JSONBytes(capacity: max(capacity, count + extra))
+        c.base.update(from: base, count: count)
+        c.count = count
+        return c
+    }
+
+    func grow(minimumCapacity: Int) {
+        let newCapacity = max(minimumCapacity, capacity * 2)
+        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        p.update(from: base, count: count)
+        base.deallocate()
+        base = p
+        capacity = newCapacity
     }
 }

@@ -117,9 +117,9 @@ struct Dump: ParsableCommand {
                 switch format {
                 case .jsonl:
                     FrameJSON.write(frame, into: &json)
-                    if json.out.count >= 1 << 16 {
-                        out.buffer.append(contentsOf: json.out)
-                        json.out.removeAll(keepingCapacity: true)
+                    if json.count >= 1 << 16 {
+                        json.withBytes { out.buffer.append(contentsOf: $0) }
+                        json.removeAll()
                     }
                 case .text:
                     text.render(frame, into: &out.buffer)
@@ -130,7 +130,7 @@ struct Dump: ParsableCommand {
             if filter.isExhausted(after: record.frame) { break }
         }
         progress.finish()
-        out.buffer.append(contentsOf: json.out)
+        json.withBytes { out.buffer.append(contentsOf: $0) }
         out.flush()
         printWarnings(reader, path: file)
         return 0
