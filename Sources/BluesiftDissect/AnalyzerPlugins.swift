@@ -16,25 +16,24 @@ extension Analyzer {
     /// location already set on `a`; without one, a plugin's handle override may name it.
     public func applyPlugins(_ a: inout AnalyzedFrame) {
         guard let plugins, let att = a.decoded.att, let conn = a.decoded.connection else { return }
-        let b = att.bytes
-        guard let op = b.first else { return }
+        let op = att.opcode.rawValue
         let key = UInt32(a.record.adapter) << 16 | UInt32(conn)
         let handle: UInt16
         let value: UnsafeRawBufferPointer
         let direction: PluginDirection
         switch op {
-        case 0x12, 0x52, 0x1B, 0x1D, 0xD2:
-            guard b.count >= 3 + (op == 0xD2 ? 12 : 0) else { return }
-            handle = UInt16(b[1]) | UInt16(b[2]) << 8
-            value = UnsafeRawBufferPointer(rebasing: b[3..<(op == 0xD2 ? b.count - 12 : b.count)])
+        case 0x12, 0x52, 0x1B, 0x1D, 0xD2:  // the ATT decoder already split off handle and value (signature too)
+            guard let h = att.handle, let v = att.value else { return }
+            handle = h
+            value = v
             direction = op == 0x1B ? .notify : op == 0x1D ? .indicate : .write
         case 0x0A:
-            if b.count >= 3 { pluginState.lastRead[key] = UInt16(b[1]) | UInt16(b[2]) << 8 }
+            if let h = att.handle { pluginState.lastRead[key] = h }
             return
         case 0x0B:
-            guard let h = pluginState.lastRead.removeValue(forKey: key) else { return }
+            guard let h = pluginState.lastRead.removeValue(forKey: key), let v = att.value else { return }
             handle = h
-            value = UnsafeRawBufferPointer(rebasing: b[1...])
+            value = v
             direction = .read
         default:
             return

@@ -56,8 +56,13 @@ public final class GATTTracker {
         return sentByClient(op) == (d == .sent)
     }
 
+    /// This host's own database on each adapter, made on first use.
+    var localKeys: [UInt16: DeviceKey] = [:]
+
     func localKey(_ adapter: UInt16) -> DeviceKey {
+        if let k = localKeys[adapter] { return k }
         let k = DeviceKey(text: "this host (hci\(adapter))")
+        localKeys[adapter] = k
         if databases[k] == nil { databases[k] = GATTDatabase(); deviceOrder.append(k) }
         return k
     }
@@ -159,8 +164,7 @@ public final class GATTTracker {
     /// Names a handle on a connection: the server's rebuilt database (the peer's, or this
     /// host's own with `serverIsPeer: false`), else the imported one.
     public func locate(adapter: UInt16, connection: UInt16, handle: UInt16, serverIsPeer: Bool = true) -> (GATTDatabase.Location, NamingSource)? {
-        let k = serverIsPeer ? deviceOfConnection[ConnKey(adapter: adapter, handle: connection)]
-            : DeviceKey(text: "this host (hci\(adapter))")
+        let k = serverIsPeer ? deviceOfConnection[ConnKey(adapter: adapter, handle: connection)] : localKeys[adapter]
         if let k, let loc = databases[k]?.locate(handle) {
             return (loc, .discovery)
         }

@@ -211,7 +211,7 @@ final class EncodeRun {
             switch given ?? f.defaultValue {
             case .bytes(let x)?: b = x
             case .string(let h)?:
-                guard let x = Hex.parse(h) else { throw fail("\(f.id): '\(h)' is not hex") }
+                guard let x = Hex.parse(h.hasPrefix("0x") ? String(h.dropFirst(2)) : h) else { throw fail("\(f.id): '\(h)' is not hex") }
                 b = x
             case .list(let l)?:
                 b = []

@@ -22,6 +22,13 @@ public enum PluginValue: Sendable, CustomStringConvertible {
         }
     }
 
+    /// A field value as a user typed it (`month=6`, `day=0x14`, `payload=0102`, `name="Ada"`):
+    /// kept as text, which the encoder reads as the field's type needs (number, enum name,
+    /// hex bytes, string). Surrounding double quotes are dropped.
+    public init(fieldText t: String) {
+        self = .string(t.count >= 2 && t.hasPrefix("\"") && t.hasSuffix("\"") ? String(t.dropFirst().dropLast()) : t)
+    }
+
     /// A field of an `.object` value.
     public subscript(_ name: String) -> PluginValue? {
         if case .object(let fs) = self { return fs.first { $0.name == name }?.value }

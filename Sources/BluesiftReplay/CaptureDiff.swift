@@ -81,7 +81,7 @@ public struct CaptureDiff {
         case 0x0B:
             kind = "read-value"; handle = lastRead[conn]
             if let h = handle { location = analyzer.gatt.locate(adapter: f.record.adapter, connection: conn, handle: h)?.0 }
-        case 0x01 where att.bytes.count >= 5 && [0x0A, 0x12, 0x16, 0x18].contains(att.bytes[1]):
+        case 0x01 where att.errorCode != nil && [0x0A, 0x12, 0x16, 0x18].contains(att.requestOpcode?.rawValue):
             kind = "error"; handle = att.errorHandle
         default: return []
         }
@@ -96,7 +96,7 @@ public struct CaptureDiff {
             }
         }
         return [Operation(frame: f.record.frame, kind: kind, identity: id,
-                          value: att.value.map { Array($0) } ?? (op == 0x01 ? [att.bytes[4]] : []), vendor: nil)]
+                          value: att.value.map { Array($0) } ?? att.errorCode.map { [$0] } ?? [], vendor: nil)]
     }
 
     /// Pairs the i-th operation of each (kind, identity) in A with the i-th in B; entries

@@ -66,11 +66,10 @@ public final class ScriptExtractor {
         case 0x02:  // Exchange MTU Request
             clientDirection = dir
             var s = newStep(a, kind: "mtu")
-            if att.bytes.count >= 3 { s.mtu = Int(att.bytes[1]) | Int(att.bytes[2]) << 8 }
+            s.mtu = att.mtu.map(Int.init)
             steps.append(s)
         case 0x03:
-            if let i = steps.indices.last, steps[i].kind == "mtu", att.bytes.count >= 3 {
-                let server = Int(att.bytes[1]) | Int(att.bytes[2]) << 8
+            if let i = steps.indices.last, steps[i].kind == "mtu", let server = att.mtu.map(Int.init) {
                 steps[i].expect.response = "ok"
                 steps[i].expect.mtu = server
                 mtu = min(server, steps[i].mtu ?? server)
@@ -88,11 +87,10 @@ public final class ScriptExtractor {
             steps.append(s)
         case 0x16:  // Prepare Write Request: queue until Execute Write
             clientDirection = dir
-            guard let h = att.handle, att.bytes.count >= 5 else { return }
-            let offset = Int(att.bytes[3]) | Int(att.bytes[4]) << 8
-            prepared.append((Self.target(a, handle: h), offset, att.value.map { Array($0) } ?? [], f.record.frame, f.record.isTruncated))
+            guard let h = att.handle, let offset = att.offset else { return }
+            prepared.append((Self.target(a, handle: h), Int(offset), att.value.map { Array($0) } ?? [], f.record.frame, f.record.isTruncated))
         case 0x18:  // Execute Write Request: flags 1 writes the queue as one logical step
-            let flags = att.bytes.count >= 2 ? att.bytes[1] : 0
+            let flags = att.flags ?? 0
             defer { prepared.removeAll() }
             guard flags == 1, let first = prepared.first else { return }
             var s = newStep(a, kind: "write")
@@ -127,10 +125,10 @@ public final class ScriptExtractor {
             }
         case 0x01:  // Error Response: answers the last step only when it names that step's request
             // (discovery is not replayed, so its errors belong to no step).
-            if let i = steps.indices.last, att.bytes.count >= 5,
-               Self.requestOpcodes(steps[i]).contains(att.bytes[1]) {
+            if let i = steps.indices.last, let code = att.errorCode, let req = att.requestOpcode,
+               Self.requestOpcodes(steps[i]).contains(req.rawValue) {
                 steps[i].expect.response = "error"
-                steps[i].expect.errorCode = Int(att.bytes[4])
+                steps[i].expect.errorCode = Int(code)
                 steps[i].expect.errorName = att.summary
             }
         case 0x1B, 0x1D:  // Notification / Indication: expected after the current step

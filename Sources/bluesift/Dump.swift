@@ -96,7 +96,7 @@ struct Dump: ParsableCommand {
         let db = try gatt.map(loadGATT)
         let pluginList = plugins.loadPlugins()
         let color = !noColor && (color || stdoutIsTerminal)
-        let code = FileJobs.run(files, jobs: jobs) { path, fd in
+        let code = FileJobs.run(FileJobs.expand(files), jobs: jobs) { path, fd in
             dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: color)
         }
         if code != 0 { throw ExitCode(code) }
@@ -118,7 +118,7 @@ struct Dump: ParsableCommand {
                 case .jsonl:
                     FrameJSON.write(frame, into: &json)
                     if json.count >= 1 << 16 {
-                        json.withBytes { out.buffer.append(contentsOf: $0) }
+                        json.withBytes { out.write($0) }
                         json.removeAll()
                     }
                 case .text:
@@ -130,7 +130,7 @@ struct Dump: ParsableCommand {
             if filter.isExhausted(after: record.frame) { break }
         }
         progress.finish()
-        json.withBytes { out.buffer.append(contentsOf: $0) }
+        json.withBytes { out.write($0) }
         out.flush()
         printWarnings(reader, path: file)
         return 0

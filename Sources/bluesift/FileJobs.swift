@@ -35,9 +35,8 @@ enum FileJobs {
     static var defaultJobs: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
     /// `body(path, fd)` writes the file's output to fd and returns its exit code. The result
-    /// is the worst exit code (2 over 1 over 0).
-    static func run(_ paths: [String], jobs: Int, body: @escaping (String, Int32) -> Int32) -> Int32 {
-        let files = expand(paths)
+    /// is the worst exit code (2 over 1 over 0). `files` come from ``expand(_:)``.
+    static func run(_ files: [String], jobs: Int, body: @escaping (String, Int32) -> Int32) -> Int32 {
         if files.count == 1 || jobs <= 1 {
             var worst: Int32 = 0
             for f in files { worst = max(worst, body(f, 1)) }
@@ -77,12 +76,7 @@ enum FileJobs {
         while true {
             let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n <= 0 { break }
-            var off = 0
-            while off < n {
-                let w = buf.withUnsafeBytes { write(1, $0.baseAddress! + off, n - off) }
-                if w <= 0 { if errno == EINTR { continue }; exit(0) }
-                off += w
-            }
+            buf.withUnsafeBytes { Output.writeAll(1, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
         }
     }
 }
@@ -143,9 +137,4 @@ struct Progress {
         if shown { stderrRaw("\r\u{1B}[K") }
         shown = false
     }
-}
-
-func stderrRaw(_ s: String) {
-    var s = s
-    s.withUTF8 { p in _ = write(2, p.baseAddress, p.count) }
 }

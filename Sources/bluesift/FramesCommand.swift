@@ -35,8 +35,9 @@ struct Frames: ParsableCommand {
             out.line("file,frame,time,direction,characteristic,plugin,message,fields,checksum")
             out.flush()
         }
-        let many = files.count > 1 || FileJobs.expand(files).count > 1
-        let code = FileJobs.run(files, jobs: jobs) { file, fd in
+        let expanded = FileJobs.expand(files)
+        let many = files.count > 1 || expanded.count > 1
+        let code = FileJobs.run(expanded, jobs: jobs) { file, fd in
             guard let reader = openCapture(file) else { return 2 }
             let analyzer = Analyzer(naming: true)
             analyzer.plugins = PluginSet(list)

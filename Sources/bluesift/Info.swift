@@ -15,7 +15,7 @@ struct Info: ParsableCommand {
     var jobs: Int = FileJobs.defaultJobs
 
     func run() throws {
-        let code = FileJobs.run(files, jobs: jobs) { path, fd in Info.report(path, fd: fd) }
+        let code = FileJobs.run(FileJobs.expand(files), jobs: jobs) { path, fd in Info.report(path, fd: fd) }
         if code != 0 { throw ExitCode(code) }
     }
 
@@ -42,7 +42,8 @@ struct Info: ParsableCommand {
         let kinds = summary.kinds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }
         out.line("kinds:       \(kinds.joined(separator: ", "))")
         let order = ["hci", "ll", "adv", "l2cap", "att", "smp"]
-        let protos = order.compactMap { p in summary.protocols[p].map { "\(p) \($0)" } }
+        let counts = summary.protocols
+        let protos = order.compactMap { p in counts[p].map { "\(p) \($0)" } }
         out.line("protocols:   \(protos.isEmpty ? "none" : protos.joined(separator: ", "))")
         let conns = decoder.connections
         out.line("connections: \(conns.count)")

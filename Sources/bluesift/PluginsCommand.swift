@@ -186,9 +186,7 @@ struct Plugins: ParsableCommand {
             for f in fields {
                 guard let eq = f.firstIndex(of: "=") else { throw ValidationError("expected name=value: \(f)") }
                 let k = String(f[..<eq]), v = String(f[f.index(after: eq)...])
-                if v.hasPrefix("0x"), v.count > 4, let b = Hex.parse(String(v.dropFirst(2))) { d[k] = .bytes(b) }
-                else if let i = Int64(v) ?? (v.hasPrefix("0x") ? Int64(v.dropFirst(2), radix: 16) : nil) { d[k] = .int(i) }
-                else { d[k] = .string(v) }
+                d[k] = PluginValue(fieldText: v)
             }
             do {
                 var out = Output()

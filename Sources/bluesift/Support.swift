@@ -23,27 +23,42 @@ struct Output {
 
     mutating func flush() {
         guard !buffer.isEmpty else { return }
-        buffer.withUnsafeBytes { p in
-            var off = 0
-            while off < p.count {
-                let n = write(fd, p.baseAddress! + off, p.count - off)
-                if n <= 0 {
-                    if n < 0 && errno == EINTR { continue }
-                    // Reader went away (e.g. `| head`): stop quietly.
-                    exit(0)
-                }
-                off += n
-            }
-        }
+        buffer.withUnsafeBytes { Output.writeAll(fd, $0) }
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes bytes already in a buffer of their own (JSON chunks) without copying them here.
+    mutating func write(_ bytes: UnsafeRawBufferPointer) {
+        flush()
+        Output.writeAll(fd, bytes)
+    }
+
+    /// The whole buffer to `fd`, retrying short writes; a reader that went away (`| head`)
+    /// ends the run quietly.
+    static func writeAll(_ fd: Int32, _ p: UnsafeRawBufferPointer) {
+        var off = 0
+        while off < p.count {
+            #if canImport(Glibc)
+            let n = Glibc.write(fd, p.baseAddress! + off, p.count - off)
+            #else
+            let n = Darwin.write(fd, p.baseAddress! + off, p.count - off)
+            #endif
+            if n <= 0 {
+                if n < 0 && errno == EINTR { continue }
+                exit(0)
+            }
+            off += n
+        }
     }
 
     mutating func line(_ s: String) { buffer.append(contentsOf: s.utf8); buffer.append(0x0A) }
 }
 
-func stderrLine(_ s: String) {
-    var line = s + "\n"
-    line.withUTF8 { p in _ = write(2, p.baseAddress, p.count) }
+func stderrLine(_ s: String) { stderrRaw(s + "\n") }
+
+func stderrRaw(_ s: String) {
+    var s = s
+    s.withUTF8 { p in _ = write(2, p.baseAddress, p.count) }
 }
 
 var stdoutIsTerminal: Bool { isatty(1) == 1 }

@@ -144,34 +144,39 @@ public struct ATTSignedWriteCommand: ATTMessageType {
     }
 }
 
+/// Prepare Write Request and its echo: handle, offset, part of the value.
+public protocol ATTPreparedWriteMessage: ATTMessageType {
+    var handle: UInt16 { get }
+    var offset: UInt16 { get }
+    var value: [UInt8] { get }
+    init(handle: UInt16, offset: UInt16, value: [UInt8])
+}
+
+extension ATTPreparedWriteMessage {
+    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeUInt16(offset); w.writeBytes(value) }
+    public init(parameters r: inout ByteReader) throws(DecodeError) {
+        let h = try r.readUInt16(.little, "attribute handle")
+        let o = try r.readUInt16(.little, "value offset")
+        self.init(handle: h, offset: o, value: Array(r.readRemaining()))
+    }
+}
+
 /// Core 5.4 Vol 3 Part F §3.4.6.1
-public struct ATTPrepareWriteRequest: ATTMessageType {
+public struct ATTPrepareWriteRequest: ATTPreparedWriteMessage {
     public static let opcode = ATTOpcode.prepareWriteRequest
     public var handle: UInt16
     public var offset: UInt16
     public var value: [UInt8]
     public init(handle: UInt16, offset: UInt16, value: [UInt8]) { self.handle = handle; self.offset = offset; self.value = value }
-    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeUInt16(offset); w.writeBytes(value) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        handle = try r.readUInt16(.little, "attribute handle")
-        offset = try r.readUInt16(.little, "value offset")
-        value = Array(r.readRemaining())
-    }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.6.2: echoes the request.
-public struct ATTPrepareWriteResponse: ATTMessageType {
+public struct ATTPrepareWriteResponse: ATTPreparedWriteMessage {
     public static let opcode = ATTOpcode.prepareWriteResponse
     public var handle: UInt16
     public var offset: UInt16
     public var value: [UInt8]
     public init(handle: UInt16, offset: UInt16, value: [UInt8]) { self.handle = handle; self.offset = offset; self.value = value }
-    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeUInt16(offset); w.writeBytes(value) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        handle = try r.readUInt16(.little, "attribute handle")
-        offset = try r.readUInt16(.little, "value offset")
-        value = Array(r.readRemaining())
-    }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.6.3. Flags: 0x00 cancel all prepared writes, 0x01 write them.

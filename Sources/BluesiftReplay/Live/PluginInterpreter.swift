@@ -40,14 +40,7 @@ public final class PluginInterpreter: VendorInterpreter, Sendable {
                 .map { plugins[$0.plugin] }
         }
         guard let plugin else { throw ReplayFault(.init(rawValue: "refused"), "no plugin \(id ?? "for characteristic \(characteristic ?? "?")")") }
-        var values: [String: PluginValue] = [:]
-        for (k, v) in fields {
-            if v.hasPrefix("0x"), let n = Int64(v.dropFirst(2), radix: 16) { values[k] = .int(n) }
-            else if let n = Int64(v) { values[k] = .int(n) }
-            else if v.count >= 2, v.hasPrefix("\""), v.hasSuffix("\"") { values[k] = .string(String(v.dropFirst().dropLast())) }
-            else { values[k] = .string(v) }
-        }
-        do { return try plugin.encode(message: message, fields: values) } catch {
+        do { return try plugin.encode(message: message, fields: fields.mapValues(PluginValue.init(fieldText:))) } catch {
             throw ReplayFault(.init(rawValue: "refused"), "\(plugin.id): cannot build \(message): \(error)")
         }
     }

@@ -173,7 +173,8 @@ public final class ReplayRunner {
                 let (d, answers) = matcher.notifications(expected: exp, got: got)
                 r.differences += d
                 r.answers += answers
-                r.elapsedMs = Double((clock.now - sent).components.attoseconds / 1_000_000_000_000_000) + Double((clock.now - sent).components.seconds) * 1000
+                let took = (clock.now - sent).components
+                r.elapsedMs = Double(took.seconds) * 1000 + Double(took.attoseconds / 1_000_000_000_000_000)
                 r.status = Self.status(r.differences)
                 report.steps[report.steps.count - 1] = r
             }
