@@ -129,7 +129,7 @@ public final class ScriptExtractor {
                Self.requestOpcodes(steps[i]).contains(req.rawValue) {
                 steps[i].expect.response = "error"
                 steps[i].expect.errorCode = Int(code)
-                steps[i].expect.errorName = att.summary
+                steps[i].expect.errorName = ATTErrorCode(rawValue: code).name
             }
         case 0x1B, 0x1D:  // Notification / Indication: expected after the current step
             guard let i = steps.indices.last, let h = att.handle, let start = currentStepTime else { return }
