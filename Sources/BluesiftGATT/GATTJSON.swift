@@ -40,7 +40,7 @@ public enum GATTJSON {
     }
 
     static func quote(_ s: String) -> String {
-        var w = JSONFieldWriter(capacity: s.utf8.count + 2)
+        let w = JSONFieldWriter(capacity: s.utf8.count + 2)
         w.appendRaw("\""); w.appendEscaped(s); w.appendRaw("\"")
         return String(decoding: w.out, as: UTF8.self)
     }

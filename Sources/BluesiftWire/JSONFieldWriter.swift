@@ -1,23 +1,34 @@
 /// Writes fields as compact JSON straight into a byte buffer: no dictionaries, no Foundation.
 ///
 /// It is on the per-record path of `dump --format jsonl`, so bytes go through a raw pointer
-/// with one capacity check per field (``JSONBytes``), strings without characters to escape
-/// are copied whole, and the container stack lives in two bit registers: no per-byte
-/// `Array.append` (a uniqueness and capacity check each) and no allocation per object.
-public struct JSONFieldWriter: FieldSink {
-    @usableFromInline var storage: JSONBytes
+/// with one capacity check per field, strings without characters to escape are copied whole,
+/// and the container stack lives in two bit registers: no per-byte `Array.append` and no
+/// allocation per object. A class, like an output stream: a struct with copy-on-write storage
+/// paid a uniqueness check (a runtime call) on every write, 6% of `dump --format jsonl`.
+public final class JSONFieldWriter: FieldSink {
+    // Touched several times per field; the writer is single-threaded and never overlaps
+    // accesses, so the runtime exclusivity checks (45% of instructions when inlined across
+    // modules) are turned off here.
+    @exclusivity(unchecked) @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) @usableFromInline var used = 0
+    @exclusivity(unchecked) @usableFromInline var capacity: Int
     /// Bit 0: the innermost open container; bit i: the container i levels out.
-    var hasMember: UInt64 = 0
-    var inArray: UInt64 = 0
-    var depth = 0
+    @exclusivity(unchecked) var hasMember: UInt64 = 0
+    @exclusivity(unchecked) var inArray: UInt64 = 0
+    @exclusivity(unchecked) var depth = 0
     /// The registers' bit 63 for containers nested deeper than 64 (plugin values can nest).
     var spilled: [UInt8] = []
 
-    public init(capacity: Int = 1 << 16) { storage = JSONBytes(capacity: capacity) }
+    public init(capacity: Int = 1 << 16) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
 
     /// The bytes written so far (a copy; ``withBytes(_:)`` reads them in place).
     public var out: [UInt8] {
-        get { Array(UnsafeBufferPointer(start: storage.base, count: storage.count)) }
+        get { Array(UnsafeBufferPointer(start: base, count: used)) }
         set {
             removeAll()
             newValue.withUnsafeBytes { appendRaw($0) }
@@ -25,55 +36,61 @@ public struct JSONFieldWriter: FieldSink {
     }
 
     /// Number of bytes written so far.
-    public var count: Int { storage.count }
+    public var count: Int { used }
 
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try body(UnsafeRawBufferPointer(start: storage.base, count: storage.count))
+        try body(UnsafeRawBufferPointer(start: base, count: used))
     }
 
     /// Forgets the bytes written, keeping the capacity (for chunked output).
-    public mutating func removeAll() {
-        if isKnownUniquelyReferenced(&storage) { storage.count = 0 } else { storage = JSONBytes(capacity: storage.capacity) }
+    public func removeAll() { used = 0 }
+
+    /// Room for `n` more bytes; returns where they go.
+    @inline(__always)
+    func reserve(_ n: Int) -> UnsafeMutablePointer<UInt8> {
+        if capacity - used < n { grow(minimumCapacity: used + n) }
+        return base + used
     }
 
-    /// Room for `n` more bytes; returns where they go. Copy-on-write like an Array.
-    @inline(__always)
-    mutating func reserve(_ n: Int) -> UnsafeMutablePointer<UInt8> {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy(extra: n) }
-        if storage.capacity - storage.count < n { storage.grow(minimumCapacity: storage.count + n) }
-        return storage.base + storage.count
+    func grow(minimumCapacity: Int) {
+        let newCapacity = max(minimumCapacity, capacity * 2)
+        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        p.update(from: base, count: used)
+        base.deallocate()
+        base = p
+        capacity = newCapacity
     }
 
     /// Lets `body` write at most `maxCount` bytes in place; it returns how many it wrote.
-    public mutating func withUnsafeSpace(_ maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+    public func withUnsafeSpace(_ maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
         let p = reserve(maxCount)
         let n = body(p)
         precondition(n >= 0 && n <= maxCount, "wrote past the reserved space")
-        storage.count += n
+        used += n
     }
 
     @inline(__always)
-    mutating func appendByte(_ b: UInt8) {
+    func appendByte(_ b: UInt8) {
         reserve(1).pointee = b
-        storage.count += 1
+        used += 1
     }
 
     /// Starts a top-level object; pair with ``endTopLevel()``.
-    public mutating func beginTopLevel() {
+    public func beginTopLevel() {
         appendByte(UInt8(ascii: "{"))
         push(array: false)
     }
 
-    public mutating func endTopLevel() {
+    public func endTopLevel() {
         appendByte(UInt8(ascii: "}"))
         pop()
     }
 
     /// Appends a line feed (ends one JSON Lines record).
-    public mutating func newline() { appendByte(0x0A) }
+    public func newline() { appendByte(0x0A) }
 
     @inline(__always)
-    mutating func push(array: Bool) {
+    func push(array: Bool) {
         if depth >= 64 { spilled.append(UInt8(hasMember >> 63) | UInt8(inArray >> 63) << 1) }
         hasMember <<= 1
         inArray = inArray << 1 | (array ? 1 : 0)
@@ -81,7 +98,7 @@ public struct JSONFieldWriter: FieldSink {
     }
 
     @inline(__always)
-    mutating func pop() {
+    func pop() {
         hasMember >>= 1; inArray >>= 1
         depth -= 1
         if depth >= 64, let e = spilled.popLast() {
@@ -92,7 +109,7 @@ public struct JSONFieldWriter: FieldSink {
 
     /// The separator and key before a value: `,"key":`, just `,` inside arrays.
     @inline(__always)
-    mutating func prefix(_ key: FieldKey) {
+    func prefix(_ key: FieldKey) {
         var comma = false
         if depth > 0 {
             comma = hasMember & 1 != 0
@@ -112,7 +129,7 @@ public struct JSONFieldWriter: FieldSink {
                 p[i] = UInt8(ascii: "\"")
                 if let kb = k.baseAddress { (p + i + 1).update(from: kb, count: n) }
                 p[i + 1 + n] = UInt8(ascii: "\""); p[i + 2 + n] = UInt8(ascii: ":")
-                storage.count += i + 3 + n
+                used += i + 3 + n
             }
         case .dynamic(let s):
             if comma { appendByte(UInt8(ascii: ",")) }
@@ -121,22 +138,30 @@ public struct JSONFieldWriter: FieldSink {
         }
     }
 
-    public mutating func appendRaw(_ s: StaticString) {
+    public func appendRaw(_ s: StaticString) {
         s.withUTF8Buffer { appendRaw(UnsafeRawBufferPointer($0)) }
     }
 
-    public mutating func appendRaw(_ bytes: UnsafeRawBufferPointer) {
+    public func appendRaw(_ bytes: UnsafeRawBufferPointer) {
         guard let src = bytes.baseAddress, !bytes.isEmpty else { return }
         let p = reserve(bytes.count)
         UnsafeMutableRawPointer(p).copyMemory(from: src, byteCount: bytes.count)
-        storage.count += bytes.count
+        used += bytes.count
     }
 
     /// `s` without its quotes, escaped; copied whole when nothing needs escaping (the usual case).
-    public mutating func appendEscaped(_ s: String) {
-        var s = s
-        s.withUTF8 { buf in
+    public func appendEscaped(_ s: String) {
+        withUTF8(s) { buf in
             if Self.needsEscaping(buf) { appendEscapedSlow(buf) } else { appendRaw(UnsafeRawBufferPointer(buf)) }
+        }
+    }
+
+    /// The string's UTF-8 in place (native and small strings), without copying the String.
+    @inline(__always)
+    func withUTF8(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        if s.utf8.withContiguousStorageIfAvailable(body) == nil {
+            var s = s
+            s.withUTF8(body)
         }
     }
 
@@ -163,7 +188,7 @@ public struct JSONFieldWriter: FieldSink {
         return false
     }
 
-    mutating func appendEscapedSlow(_ buf: UnsafeBufferPointer<UInt8>) {
+    func appendEscapedSlow(_ buf: UnsafeBufferPointer<UInt8>) {
         let p = reserve(buf.count * 6)
         var n = 0
         for c in buf {
@@ -178,14 +203,14 @@ public struct JSONFieldWriter: FieldSink {
             default: p[n] = c; n += 1
             }
         }
-        storage.count += n
+        used += n
     }
 
-    public mutating func appendDecimal(_ v: Int) {
+    public func appendDecimal(_ v: Int) {
         if v < 0 { appendByte(UInt8(ascii: "-")); appendDecimal(UInt64(v.magnitude)) } else { appendDecimal(UInt64(v)) }
     }
 
-    public mutating func appendDecimal(_ v: UInt64) {
+    public func appendDecimal(_ v: UInt64) {
         if v < 10 { appendByte(0x30 + UInt8(v)); return }
         var len = 0
         var x = v
@@ -194,78 +219,55 @@ public struct JSONFieldWriter: FieldSink {
         x = v
         var i = len
         while i > 0 { i -= 1; p[i] = 0x30 + UInt8(x % 10); x /= 10 }
-        storage.count += len
+        used += len
     }
 
-    public mutating func int(_ key: FieldKey, _ value: Int) { prefix(key); appendDecimal(value) }
-    public mutating func uint(_ key: FieldKey, _ value: UInt64) { prefix(key); appendDecimal(value) }
-    public mutating func bool(_ key: FieldKey, _ value: Bool) { prefix(key); appendRaw(value ? "true" : "false") }
-    public mutating func null(_ key: FieldKey) { prefix(key); appendRaw("null") }
+    public func int(_ key: FieldKey, _ value: Int) { prefix(key); appendDecimal(value) }
+    public func uint(_ key: FieldKey, _ value: UInt64) { prefix(key); appendDecimal(value) }
+    public func bool(_ key: FieldKey, _ value: Bool) { prefix(key); appendRaw(value ? "true" : "false") }
+    public func null(_ key: FieldKey) { prefix(key); appendRaw("null") }
 
-    public mutating func string(_ key: FieldKey, _ value: String) {
+    public func string(_ key: FieldKey, _ value: String) {
         prefix(key)
-        appendByte(UInt8(ascii: "\"")); appendEscaped(value); appendByte(UInt8(ascii: "\""))
+        withUTF8(value) { buf in
+            let n = buf.count
+            if Self.needsEscaping(buf) {
+                appendByte(UInt8(ascii: "\"")); appendEscapedSlow(buf); appendByte(UInt8(ascii: "\""))
+                return
+            }
+            let p = reserve(n + 2)
+            p[0] = UInt8(ascii: "\"")
+            if let src = buf.baseAddress { (p + 1).update(from: src, count: n) }
+            p[n + 1] = UInt8(ascii: "\"")
+            used += n + 2
+        }
     }
 
-    public mutating func hex(_ key: FieldKey, _ bytes: UnsafeRawBufferPointer) {
+    public func hex(_ key: FieldKey, _ bytes: UnsafeRawBufferPointer) {
         prefix(key)
         let p = reserve(bytes.count * 2 + 2)
         p[0] = UInt8(ascii: "\"")
         var n = 1
         for b in bytes { p[n] = Hex.ascii(b >> 4); p[n + 1] = Hex.ascii(b & 0xF); n += 2 }
         p[n] = UInt8(ascii: "\"")
-        storage.count += n + 1
+        used += n + 1
     }
 
-    public mutating func beginObject(_ key: FieldKey) {
+    public func beginObject(_ key: FieldKey) {
         prefix(key); appendByte(UInt8(ascii: "{"))
         push(array: false)
     }
 
-    public mutating func endObject() {
+    public func endObject() {
         appendByte(UInt8(ascii: "}")); pop()
     }
 
-    public mutating func beginArray(_ key: FieldKey) {
+    public func beginArray(_ key: FieldKey) {
         prefix(key); appendByte(UInt8(ascii: "["))
         push(array: true)
     }
 
-    public mutating func endArray() {
+    public func endArray() {
         appendByte(UInt8(ascii: "]")); pop()
-    }
-}
-
-/// The JSON writer's growable buffer (a class so the writer keeps value semantics through
-/// copy-on-write, like the Array it replaced).
-@usableFromInline final class JSONBytes {
-    // Touched several times per field; the writer is single-threaded and never overlaps
-    // accesses, so the runtime exclusivity checks (45% of instructions when inlined across
-    // modules) are turned off here.
-    @exclusivity(unchecked) var base: UnsafeMutablePointer<UInt8>
-    @exclusivity(unchecked) var count = 0
-    @exclusivity(unchecked) var capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = max(capacity, 64)
-        base = .allocate(capacity: self.capacity)
-    }
-
-    deinit { base.deallocate() }
-
-    func copy(extra: Int) -> JSONBytes {
-        let c = JSONBytes(capacity: max(capacity, count + extra))
-        c.base.update(from: base, count: count)
-        c.count = count
-        return c
-    }
-
-    func grow(minimumCapacity: Int) {
-        let newCapacity = max(minimumCapacity, capacity * 2)
-        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        p.update(from: base, count: count)
-        base.deallocate()
-        base = p
-        capacity = newCapacity
     }
 }
