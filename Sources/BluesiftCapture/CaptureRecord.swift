@@ -132,4 +132,10 @@ public struct CaptureRecord {
     }
 
     public var isTruncated: Bool { originalLength > bytes.count }
+
+    /// A placeholder (frame 0, no bytes) for storage that records are decoded into.
+    public static var empty: CaptureRecord {
+        CaptureRecord(frame: 0, timestamp: Timestamp(seconds: 0), direction: nil, kind: .unknown,
+                      bytes: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
 }

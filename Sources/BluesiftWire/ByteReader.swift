@@ -19,22 +19,27 @@ public struct ByteReader {
 
     @inline(__always)
     func need(_ n: Int, _ what: StaticString) throws(DecodeError) {
-        if n < 0 || readableBytes < n {
-            throw DecodeError(code: .truncated, offset: readerIndex,
-                              message: "\(what): need \(n) bytes, \(readableBytes) left")
-        }
+        if n < 0 || readableBytes < n { throw shortage(n, what) }
+    }
+
+    /// Out of line, so the reads that check first stay small enough to inline.
+    @inline(never)
+    func shortage(_ n: Int, _ what: StaticString) -> DecodeError {
+        DecodeError(code: .truncated, offset: readerIndex, message: "\(what): need \(n) bytes, \(readableBytes) left")
     }
 
     @inlinable public func peekUInt8() -> UInt8? {
         readerIndex < bytes.count ? bytes[readerIndex] : nil
     }
 
+    @inline(__always)
     public mutating func readUInt8(_ what: StaticString = "u8") throws(DecodeError) -> UInt8 {
         try need(1, what)
         defer { readerIndex += 1 }
         return bytes[readerIndex]
     }
 
+    @inline(__always)
     public mutating func readInt8(_ what: StaticString = "s8") throws(DecodeError) -> Int8 {
         Int8(bitPattern: try readUInt8(what))
     }
@@ -52,6 +57,7 @@ public struct ByteReader {
         return v
     }
 
+    @inline(__always)
     public mutating func readUInt(size: Int, endianness: Endianness, _ what: StaticString = "integer") throws(DecodeError) -> UInt64 {
         try need(size, what)
         guard let v = getUInt(at: readerIndex, size: size, endianness: endianness) else {
@@ -61,6 +67,7 @@ public struct ByteReader {
         return v
     }
 
+    @inline(__always)
     public mutating func readUInt16(_ e: Endianness = .little, _ what: StaticString = "u16") throws(DecodeError) -> UInt16 {
         try need(2, what)
         let b0 = UInt16(bytes[readerIndex]), b1 = UInt16(bytes[readerIndex + 1])
@@ -68,10 +75,12 @@ public struct ByteReader {
         return e == .little ? (b0 | b1 << 8) : (b0 << 8 | b1)
     }
 
+    @inline(__always)
     public mutating func readUInt24(_ e: Endianness = .little, _ what: StaticString = "u24") throws(DecodeError) -> UInt32 {
         UInt32(try readUInt(size: 3, endianness: e, what))
     }
 
+    @inline(__always)
     public mutating func readUInt32(_ e: Endianness = .little, _ what: StaticString = "u32") throws(DecodeError) -> UInt32 {
         try need(4, what)
         let v = getUInt(at: readerIndex, size: 4, endianness: e)!
@@ -79,6 +88,7 @@ public struct ByteReader {
         return UInt32(truncatingIfNeeded: v)
     }
 
+    @inline(__always)
     public mutating func readUInt64(_ e: Endianness = .little, _ what: StaticString = "u64") throws(DecodeError) -> UInt64 {
         try need(8, what)
         let v = getUInt(at: readerIndex, size: 8, endianness: e)!
@@ -87,6 +97,7 @@ public struct ByteReader {
     }
 
     /// A borrowed slice of the next `count` bytes.
+    @inline(__always)
     public mutating func readBytes(_ count: Int, _ what: StaticString = "bytes") throws(DecodeError) -> UnsafeRawBufferPointer {
         try need(count, what)
         defer { readerIndex += count }
@@ -94,6 +105,7 @@ public struct ByteReader {
     }
 
     /// Everything left, consumed.
+    @inline(__always)
     public mutating func readRemaining() -> UnsafeRawBufferPointer {
         defer { readerIndex = bytes.count }
         return UnsafeRawBufferPointer(rebasing: bytes[readerIndex...])
@@ -109,6 +121,7 @@ public struct ByteReader {
         readerIndex += count
     }
 
+    @inline(__always)
     public mutating func readAddress(_ what: StaticString = "address") throws(DecodeError) -> BDAddr {
         let b = try readBytes(6, what)
         return BDAddr(littleEndian: b)

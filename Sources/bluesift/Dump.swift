@@ -111,8 +111,9 @@ struct Dump: ParsableCommand {
         let text = FrameText(color: color, verbose: verbose)
         var json = JSONFieldWriter(capacity: 1 << 17)
         var progress = Progress(file)
+        var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
         while let record = reader.next() {
-            let frame = analyzer.analyze(record)
+            analyzer.analyze(record, into: &frame)
             if filter.isEmpty || filter.matches(frame.decoded) {
                 switch format {
                 case .jsonl:

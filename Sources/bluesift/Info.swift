@@ -24,8 +24,10 @@ struct Info: ParsableCommand {
         let decoder = ProtocolDecoder()
         var summary = CaptureSummary()
         var progress = Progress(file)
+        var frame = DecodedFrame(record: CaptureRecord.empty)
         while let record = reader.next() {
-            summary.add(decoder.decode(record))
+            decoder.decode(record, into: &frame)
+            summary.add(frame)
             if record.frame & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
         }
         progress.finish()

@@ -2,7 +2,7 @@ import BluesiftWire
 
 extension AdvertisingReport {
     public func describe<S: FieldSink>(into sink: inout S, extended: Bool) {
-        sink.int("event_type", Int(eventType)); sink.optionalString("event_type_name", eventTypeName)
+        sink.int("event_type", Int(eventType)); sink.string("event_type_name", eventTypeName)
         if extended {
             let status = (eventType >> 5) & 0x3
             sink.int("data_status", Int(status)); sink.string("data_status_name", AdvertisingLayer.dataStatusName(status))
@@ -28,20 +28,22 @@ extension AdvertisingLayer {
         sink.int("opcode", opcode); sink.string("name", name)
         let extended = opcode == 0x0D
         sink.beginArray("reports")
-        for r in reports { sink.beginObject(""); r.describe(into: &sink, extended: extended); sink.endObject() }
+        forEachReport { r in sink.beginObject(""); r.describe(into: &sink, extended: extended); sink.endObject() }
         sink.endArray()
     }
 
     /// e.g. "LE Advertising Report ADV_IND c0:ba:0d:00:00:01 rssi=-60 name=Pongbot (+1 more)"
     public var summary: String {
         var s = name
-        if let r = reports.first {
+        if let r = firstReport {
             // Over the air the layer is named after the PDU type already.
-            if let n = r.eventTypeName, n != name { s += " " + n }
+            let n = r.eventTypeName
+            if n != name { s += " " + n }
             if let a = r.address { s += " " + a.description }
             if let rssi = r.rssi { s += " rssi=\(rssi)" }
             if let n = r.localName { s += " name=" + n }
-            if reports.count > 1 { s += " (+\(reports.count - 1) more)" }
+            let count = reportCount
+            if count > 1 { s += " (+\(count - 1) more)" }
         }
         if let error { s += " [" + error.message + "]" }
         return s

@@ -1,9 +1,14 @@
 import BluesiftWire
 
 /// One advertiser's report, from an HCI LE (Extended) Advertising Report or an LL adv PDU.
+/// Plain data (no references), so frames holding it copy and reset without reference counting.
 public struct AdvertisingReport {
+    /// Which table names `eventType`.
+    public enum EventTypeTable: UInt8, Sendable {
+        case legacy, extended, linkLayer, linkLayerSecondary
+    }
     public var eventType: UInt16
-    public var eventTypeName: String?
+    public var eventTypeTable: EventTypeTable
     public var address: BDAddr?
     public var addressType: AddressType?
     public var rssi: Int8?
@@ -18,47 +23,107 @@ public struct AdvertisingReport {
     /// Extended reports: Periodic_Advertising_Interval (1.25 ms units), nil when 0 (none).
     public var periodicInterval: UInt16?
 
-    public init(eventType: UInt16, data: UnsafeRawBufferPointer) {
+    public init(eventType: UInt16, table: EventTypeTable, data: UnsafeRawBufferPointer) {
         self.eventType = eventType
+        self.eventTypeTable = table
         self.data = data
+    }
+
+    public var eventTypeName: String {
+        switch eventTypeTable {
+        case .legacy: AdvertisingLayer.legacyEventTypeName(UInt8(truncatingIfNeeded: eventType))
+        case .extended: AdvertisingLayer.extendedEventTypeName(eventType)
+        case .linkLayer: LLNames.advPDUTypeName(UInt8(truncatingIfNeeded: eventType), secondary: false)
+        case .linkLayerSecondary: LLNames.advPDUTypeName(UInt8(truncatingIfNeeded: eventType), secondary: true)
+        }
     }
 }
 
-/// The `adv` layer of a record.
+/// The `adv` layer of a record. HCI reports stay in the event's bytes and are parsed as they
+/// are read (``forEachReport(_:)``): validated once here, no array per record.
 public struct AdvertisingLayer: FieldDescribable {
     /// LE Meta subevent code for HCI reports, LL PDU type for over-the-air PDUs.
     public var opcode: Int
-    public var name: String
-    public var reports: [AdvertisingReport]
+    /// HCI: the subevent's parameters after the subevent code (borrowed).
+    var parameters: UnsafeRawBufferPointer
+    /// Over the air: the one report of the PDU (boxed: sniffer captures only, and the
+    /// layer stays small for the HCI reports that fill phone captures).
+    var box: ReportBox?
+    final class ReportBox { let report: AdvertisingReport; init(_ r: AdvertisingReport) { report = r } }
+    var single: AdvertisingReport? { box?.report }
     public var error: DecodeError?
 
-    public init(opcode: Int, name: String, reports: [AdvertisingReport]) {
-        self.opcode = opcode; self.name = name; self.reports = reports
+    /// "LE Extended Advertising Report"; over the air, the PDU type ("ADV_IND").
+    public var name: String { single?.eventTypeName ?? Self.subeventName(UInt8(truncatingIfNeeded: opcode)) }
+
+    /// The layer of one over-the-air advertising PDU.
+    public init(opcode: Int, report: AdvertisingReport) {
+        self.opcode = opcode
+        self.parameters = UnsafeRawBufferPointer(start: nil, count: 0)
+        self.box = ReportBox(report)
     }
 
     /// Reports carried by an HCI LE Meta event: subevents 0x02 (Advertising Report),
     /// 0x0B (Directed Advertising Report), 0x0D (Extended Advertising Report).
     /// `parameters` start after the subevent code. Never traps; damage sets `error`.
     public init(leMetaSubevent: UInt8, parameters: UnsafeRawBufferPointer) {
-        self.init(opcode: Int(leMetaSubevent), name: Self.subeventName(leMetaSubevent), reports: [])
+        self.opcode = Int(leMetaSubevent)
+        self.parameters = parameters
+        var adError: DecodeError?
+        if let e = parse({ rep in
+            if adError == nil, let e = ADStructures.validate(rep.data) { adError = e }
+        }) {
+            error = e.inLayer("adv")
+        } else {
+            error = adError
+        }
+    }
+
+    /// Calls `body` with each report in order; for a damaged event, with the reports before
+    /// the damage.
+    public func forEachReport(_ body: (AdvertisingReport) -> Void) {
+        if let single { body(single); return }
+        _ = parse(body)
+    }
+
+    /// The reports (an array: for tests and summaries, not the per-record path).
+    public var reports: [AdvertisingReport] {
+        var all: [AdvertisingReport] = []
+        forEachReport { all.append($0) }
+        return all
+    }
+
+    public var firstReport: AdvertisingReport? {
+        if let single { return single }
+        var first: AdvertisingReport?
+        forEachReport { if first == nil { first = $0 } }
+        return first
+    }
+
+    public var reportCount: Int {
+        var n = 0
+        forEachReport { _ in n += 1 }
+        return n
+    }
+
+    /// Parses the HCI reports, returning the damage (nil when whole).
+    private func parse(_ body: (AdvertisingReport) -> Void) -> DecodeError? {
         var r = ByteReader(parameters)
         do throws(DecodeError) {
-            switch leMetaSubevent {
-            case 0x02: try parseLegacy(&r)
-            case 0x0B: try parseDirected(&r)
-            case 0x0D: try parseExtended(&r)
+            switch opcode {
+            case 0x02: try Self.parseLegacy(&r, body)
+            case 0x0B: try Self.parseDirected(&r, body)
+            case 0x0D: try Self.parseExtended(&r, body)
             default:
-                throw DecodeError(code: .unsupported, offset: 0, message: "LE Meta subevent \(leMetaSubevent) carries no advertising reports")
+                throw DecodeError(code: .unsupported, offset: 0, message: "LE Meta subevent \(opcode) carries no advertising reports")
             }
             if !r.isAtEnd {
                 throw DecodeError(code: .invalidLength, offset: r.readerIndex, message: "\(r.readableBytes) bytes after the reports")
             }
         } catch {
-            self.error = error.inLayer("adv")
+            return error
         }
-        if self.error == nil {
-            for rep in reports { if let e = ADStructures.validate(rep.data) { self.error = e; break } }
-        }
+        return nil
     }
 
     static func subeventName(_ s: UInt8) -> String {
@@ -71,47 +136,41 @@ public struct AdvertisingLayer: FieldDescribable {
     }
 
     /// Core 5.4 Vol 4 Part E §7.7.65.2 (arrayed parameters interleaved per report, §5.2).
-    private mutating func parseLegacy(_ r: inout ByteReader) throws(DecodeError) {
+    private static func parseLegacy(_ r: inout ByteReader, _ body: (AdvertisingReport) -> Void) throws(DecodeError) {
         let n = try r.readUInt8("num reports")
-        reports.reserveCapacity(Int(n))
         for _ in 0..<n {
             let et = try r.readUInt8("event type")
-            var rep = AdvertisingReport(eventType: UInt16(et), data: UnsafeRawBufferPointer(start: nil, count: 0))
-            rep.eventTypeName = Self.legacyEventTypeName(et)
+            var rep = AdvertisingReport(eventType: UInt16(et), table: .legacy, data: UnsafeRawBufferPointer(start: nil, count: 0))
             rep.addressType = AddressType(rawValue: try r.readUInt8("address type"))
             rep.address = try r.readAddress()
             let len = try r.readUInt8("data length")
             rep.data = try r.readBytes(Int(len), "data")
             rep.rssi = Self.rssi(try r.readInt8("rssi"))
-            reports.append(rep)
+            body(rep)
         }
     }
 
     /// Core 5.4 Vol 4 Part E §7.7.65.11
-    private mutating func parseDirected(_ r: inout ByteReader) throws(DecodeError) {
+    private static func parseDirected(_ r: inout ByteReader, _ body: (AdvertisingReport) -> Void) throws(DecodeError) {
         let n = try r.readUInt8("num reports")
-        reports.reserveCapacity(Int(n))
         for _ in 0..<n {
             let et = try r.readUInt8("event type")
-            var rep = AdvertisingReport(eventType: UInt16(et), data: UnsafeRawBufferPointer(start: nil, count: 0))
-            rep.eventTypeName = Self.legacyEventTypeName(et)
+            var rep = AdvertisingReport(eventType: UInt16(et), table: .legacy, data: UnsafeRawBufferPointer(start: nil, count: 0))
             rep.addressType = AddressType(rawValue: try r.readUInt8("address type"))
             rep.address = try r.readAddress()
             rep.directAddressType = AddressType(rawValue: try r.readUInt8("direct address type"))
             rep.directAddress = try r.readAddress("direct address")
             rep.rssi = Self.rssi(try r.readInt8("rssi"))
-            reports.append(rep)
+            body(rep)
         }
     }
 
     /// Core 5.4 Vol 4 Part E §7.7.65.13
-    private mutating func parseExtended(_ r: inout ByteReader) throws(DecodeError) {
+    private static func parseExtended(_ r: inout ByteReader, _ body: (AdvertisingReport) -> Void) throws(DecodeError) {
         let n = try r.readUInt8("num reports")
-        reports.reserveCapacity(Int(n))
         for _ in 0..<n {
             let et = try r.readUInt16(.little, "event type")
-            var rep = AdvertisingReport(eventType: et, data: UnsafeRawBufferPointer(start: nil, count: 0))
-            rep.eventTypeName = Self.extendedEventTypeName(et)
+            var rep = AdvertisingReport(eventType: et, table: .extended, data: UnsafeRawBufferPointer(start: nil, count: 0))
             rep.addressType = AddressType(rawValue: try r.readUInt8("address type"))
             rep.address = try r.readAddress()
             rep.primaryPHY = try r.readUInt8("primary phy")
@@ -128,7 +187,7 @@ public struct AdvertisingLayer: FieldDescribable {
             if et & 0x04 != 0 { rep.directAddressType = AddressType(rawValue: dat); rep.directAddress = da }
             let len = try r.readUInt8("data length")
             rep.data = try r.readBytes(Int(len), "data")
-            reports.append(rep)
+            body(rep)
         }
     }
 

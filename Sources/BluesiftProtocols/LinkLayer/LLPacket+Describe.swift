@@ -139,7 +139,7 @@ extension LLPacket {
                 s += " interval=\(c.interval) timeout=\(c.timeout)"
             } else if pduType == 0x3 {
                 if let a = address(at: 0), let b = address(at: 6) { s += " " + a.description + " → " + b.description }
-            } else if let r = advertising?.reports.first, let a = r.address {
+            } else if let r = advertising?.firstReport, let a = r.address {
                 s += " " + a.description
                 if let n = r.localName { s += " name=" + n }
             }

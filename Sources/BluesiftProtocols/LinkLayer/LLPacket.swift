@@ -116,8 +116,8 @@ public struct LLPacket: FieldDescribable {
 
     private func makeAdvertising() -> AdvertisingLayer? {
         guard let t = pduType else { return nil }
-        var rep = AdvertisingReport(eventType: UInt16(t), data: UnsafeRawBufferPointer(rebasing: payload[payload.count...]))
-        rep.eventTypeName = LLNames.advPDUTypeName(t, secondary: secondaryChannel)
+        var rep = AdvertisingReport(eventType: UInt16(t), table: secondaryChannel ? .linkLayerSecondary : .linkLayer,
+                                    data: UnsafeRawBufferPointer(rebasing: payload[payload.count...]))
         rep.rssi = sniffer?.rssi
         switch t {
         case 0x0, 0x2, 0x4, 0x6:
@@ -138,7 +138,7 @@ public struct LLPacket: FieldDescribable {
         default:
             return nil
         }
-        var layer = AdvertisingLayer(opcode: Int(t), name: rep.eventTypeName!, reports: [rep])
+        var layer = AdvertisingLayer(opcode: Int(t), report: rep)
         layer.error = ADStructures.validate(rep.data)
         return layer
     }

@@ -23,6 +23,16 @@ public struct DecodedFrame {
         self.record = record
         self.errors = []
     }
+
+    /// Empties the frame for the next record in place (a fresh 1.3 kB value per record was
+    /// copied several times on its way to the renderer).
+    @inline(__always)
+    mutating func reset(_ record: CaptureRecord) {
+        self.record = record
+        connection = nil; hci = nil; l2cap = nil; att = nil; attTransaction = nil
+        smp = nil; adv = nil; ll = nil; note = nil
+        if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
+    }
 }
 
 /// A response paired with its request.

@@ -42,6 +42,13 @@ public final class ProtocolDecoder {
 
     public func decode(_ record: CaptureRecord) -> DecodedFrame {
         var f = DecodedFrame(record: record)
+        decode(record, into: &f)
+        return f
+    }
+
+    /// Decodes `record` into `f`, reusing its storage: the loop form for whole captures.
+    public func decode(_ record: CaptureRecord, into f: inout DecodedFrame) {
+        f.reset(record)
         switch record.kind {
         case .command, .event, .acl, .sco, .iso: decodeHCI(record, &f)
         case .ll: decodeLL(record, &f)
@@ -49,7 +56,6 @@ public final class ProtocolDecoder {
         case .index, .control: f.note = Self.monitorNote(record.sourceType)
         default: break
         }
-        return f
     }
 
     /// Linux monitor opcodes (BlueZ monitor/bt.h) of index and control records.
