@@ -127,7 +127,7 @@ public final class JSONFieldWriter: FieldSink {
                 var i = 0
                 if comma { p[0] = UInt8(ascii: ","); i = 1 }
                 p[i] = UInt8(ascii: "\"")
-                if let kb = k.baseAddress { (p + i + 1).update(from: kb, count: n) }
+                if let kb = k.baseAddress { Self.copyShort(p + i + 1, kb, n) }
                 p[i + 1 + n] = UInt8(ascii: "\""); p[i + 2 + n] = UInt8(ascii: ":")
                 used += i + 3 + n
             }
@@ -211,9 +211,16 @@ public final class JSONFieldWriter: FieldSink {
     }
 
     public func appendDecimal(_ v: UInt64) {
+        // Most values on the air are one or two digits.
         if v < 10 { appendByte(0x30 + UInt8(v)); return }
-        var len = 0
-        var x = v
+        if v < 100 {
+            let p = reserve(2)
+            p[0] = 0x30 + UInt8(v / 10); p[1] = 0x30 + UInt8(v % 10)
+            used += 2
+            return
+        }
+        var len = 2
+        var x = v / 100
         while x > 0 { len += 1; x /= 10 }
         let p = reserve(len)
         x = v
@@ -230,16 +237,71 @@ public final class JSONFieldWriter: FieldSink {
     public func string(_ key: FieldKey, _ value: String) {
         prefix(key)
         withUTF8(value) { buf in
-            let n = buf.count
-            if Self.needsEscaping(buf) {
+            if !writeQuotedIfPlain(buf) {
                 appendByte(UInt8(ascii: "\"")); appendEscapedSlow(buf); appendByte(UInt8(ascii: "\""))
-                return
             }
-            let p = reserve(n + 2)
-            p[0] = UInt8(ascii: "\"")
-            if let src = buf.baseAddress { (p + 1).update(from: src, count: n) }
-            p[n + 1] = UInt8(ascii: "\"")
-            used += n + 2
+        }
+    }
+
+    /// Writes `"buf"` when no byte needs escaping, checking and copying eight bytes per step;
+    /// returns false (having written nothing) otherwise.
+    @inline(__always)
+    func writeQuotedIfPlain(_ buf: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = buf.count
+        let p = reserve(n + 2)
+        if let src = buf.baseAddress {
+            let s = UnsafeRawPointer(src), d = UnsafeMutableRawPointer(p + 1)
+            if n >= 8 {
+                var i = 0
+                while i + 8 <= n {
+                    let x = s.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    if Self.hasSpecialByte(x) { return false }
+                    d.storeBytes(of: x, toByteOffset: i, as: UInt64.self)
+                    i += 8
+                }
+                if i < n {   // the last eight bytes, overlapping what was copied
+                    let x = s.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+                    if Self.hasSpecialByte(x) { return false }
+                    d.storeBytes(of: x, toByteOffset: n - 8, as: UInt64.self)
+                }
+            } else {
+                for i in 0..<n {
+                    let c = src[i]
+                    if c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { return false }
+                    p[1 + i] = c
+                }
+            }
+        }
+        p[0] = UInt8(ascii: "\"")
+        p[n + 1] = UInt8(ascii: "\"")
+        used += n + 2
+        return true
+    }
+
+    /// Whether any of the eight bytes is `"`, `\` or a control character (exact).
+    @inline(__always)
+    static func hasSpecialByte(_ x: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = x ^ (ones &* 0x22), backslash = x ^ (ones &* 0x5C)
+        let hit = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((x &- ones &* 0x20) & ~x)
+        return hit & highs != 0
+    }
+
+    /// Copies a short run (keys, names) with word moves instead of a memcpy call.
+    @inline(__always)
+    static func copyShort(_ dst: UnsafeMutablePointer<UInt8>, _ src: UnsafePointer<UInt8>, _ n: Int) {
+        let s = UnsafeRawPointer(src), d = UnsafeMutableRawPointer(dst)
+        if n >= 8 {
+            var i = 0
+            while i + 8 <= n {
+                d.storeBytes(of: s.loadUnaligned(fromByteOffset: i, as: UInt64.self), toByteOffset: i, as: UInt64.self)
+                i += 8
+            }
+            if i < n {
+                d.storeBytes(of: s.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self), toByteOffset: n - 8, as: UInt64.self)
+            }
+        } else {
+            for i in 0..<n { dst[i] = src[i] }
         }
     }
 
