@@ -1,6 +1,13 @@
 /// A typed decoding error: what went wrong, where, and in which layer.
 /// Modelled on swift-asn1's ASN1Error: an open code plus a human message.
 public struct DecodeError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A decode error held by reference, for layers that keep one optionally: they stay
+    /// plain data (no reference counting per copy) in the common case of no error.
+    public final class Box: @unchecked Sendable {
+        public let error: DecodeError
+        public init(_ error: DecodeError) { self.error = error }
+    }
+
     /// Open set of error codes; unknown codes stay printable.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public var rawValue: String

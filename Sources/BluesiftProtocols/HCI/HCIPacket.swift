@@ -8,9 +8,28 @@ public struct HCIPacket: FieldDescribable {
     public var kind: PacketKind
     /// Command opcode, event code, or the H4 indicator for data packets.
     public var opcode: Int
-    public var name: String
     public var bytes: UnsafeRawBufferPointer
-    public var error: DecodeError?
+    /// Boxed: errors are rare, and a plain-data packet copies and resets without reference
+    /// counting (one per record).
+    var errorBox: DecodeError.Box?
+    public var error: DecodeError? {
+        get { errorBox?.error }
+        set { errorBox = newValue.map(DecodeError.Box.init) }
+    }
+    /// The command or event code was read (a packet cut before it is "Unknown").
+    var codeRead = false
+
+    /// Command or event name from the tables; "ACL Data" and the like for data packets.
+    public var name: String {
+        switch kind {
+        case .command: codeRead ? HCICommandNames.name(UInt16(truncatingIfNeeded: opcode)) : "Unknown"
+        case .event: codeRead ? HCIEventNames.name(UInt8(truncatingIfNeeded: opcode)) : "Unknown"
+        case .acl: "ACL Data"
+        case .sco: "SCO Data"
+        case .iso: "ISO Data"
+        default: "Unknown"
+        }
+    }
     /// Command/event parameters, or the data of an ACL/SCO/ISO packet (borrowed).
     public var parameters: UnsafeRawBufferPointer
     /// The capture cut this packet: length mismatches are not errors.
@@ -58,14 +77,14 @@ public struct HCIPacket: FieldDescribable {
     /// False for packets whose parameters are only shown raw.
     public var parametersDecoded = false
 
-    public init(kind: PacketKind, opcode: Int, name: String, bytes: UnsafeRawBufferPointer) {
-        self.kind = kind; self.opcode = opcode; self.name = name; self.bytes = bytes
+    public init(kind: PacketKind, opcode: Int, bytes: UnsafeRawBufferPointer) {
+        self.kind = kind; self.opcode = opcode; self.bytes = bytes
         self.parameters = UnsafeRawBufferPointer(start: nil, count: 0)
     }
 
     /// Decodes an HCI packet without its H4 indicator. `truncated`: the capture cut it.
     public init(kind: PacketKind, bytes: UnsafeRawBufferPointer, truncated: Bool = false) {
-        self.init(kind: kind, opcode: Int(kind.rawValue), name: "Unknown", bytes: bytes)
+        self.init(kind: kind, opcode: Int(kind.rawValue), bytes: bytes)
         self.truncated = truncated
         var r = ByteReader(bytes)
         do throws(DecodeError) {
@@ -75,7 +94,7 @@ public struct HCIPacket: FieldDescribable {
             case .acl: try decodeACL(&r)
             case .sco: try decodeSCO(&r)
             case .iso: try decodeISO(&r)
-            default: name = "Unknown"
+            default: break
             }
         } catch {
             if !(truncated && error.code == .truncated) { self.error = error.inLayer("hci") }
@@ -108,7 +127,7 @@ public struct HCIPacket: FieldDescribable {
     private mutating func decodeCommand(_ r: inout ByteReader) throws(DecodeError) {
         let op = try r.readUInt16(.little, "opcode")
         opcode = Int(op)
-        name = HCICommandNames.name(op)
+        codeRead = true
         let plen = Int(try r.readUInt8("parameter length"))
         let base = r.readerIndex
         try takeParameters(&r, declared: plen)
@@ -121,7 +140,7 @@ public struct HCIPacket: FieldDescribable {
     private mutating func decodeEvent(_ r: inout ByteReader) throws(DecodeError) {
         let code = try r.readUInt8("event code")
         opcode = Int(code)
-        name = HCIEventNames.name(code)
+        codeRead = true
         let plen = Int(try r.readUInt8("parameter length"))
         let base = r.readerIndex
         try takeParameters(&r, declared: plen)
@@ -132,7 +151,6 @@ public struct HCIPacket: FieldDescribable {
 
     /// Core 5.4 Vol 4 Part E §5.4.2
     private mutating func decodeACL(_ r: inout ByteReader) throws(DecodeError) {
-        name = "ACL Data"
         let h = try r.readUInt16(.little, "handle")
         handle = h & 0x0FFF
         pbFlag = UInt8((h >> 12) & 3)
@@ -146,7 +164,6 @@ public struct HCIPacket: FieldDescribable {
 
     /// Core 5.4 Vol 4 Part E §5.4.3
     private mutating func decodeSCO(_ r: inout ByteReader) throws(DecodeError) {
-        name = "SCO Data"
         let h = try r.readUInt16(.little, "handle")
         handle = h & 0x0FFF
         pbFlag = UInt8((h >> 12) & 3)   // packet status flag
@@ -159,7 +176,6 @@ public struct HCIPacket: FieldDescribable {
 
     /// Core 5.4 Vol 4 Part E §5.4.5
     private mutating func decodeISO(_ r: inout ByteReader) throws(DecodeError) {
-        name = "ISO Data"
         let h = try r.readUInt16(.little, "handle")
         handle = h & 0x0FFF
         pbFlag = UInt8((h >> 12) & 3)
