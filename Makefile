@@ -50,7 +50,9 @@ test: deps-test venv
 release: deps-build
 	$(SWIFT) build -c release -Xswiftc -cross-module-optimization
 
+# btmon (BlueZ) is one of the references the benchmark times.
 bench: deps-test
+	$(call apt_install,bluez)
 	scripts/bench.sh
 
 # libFuzzer targets, FUZZ_SECONDS (default 60) each; see docs/fuzzing.md.
