@@ -170,14 +170,10 @@ public final class JSONFieldWriter: FieldSink {
     /// "has byte less than" word tests only answer whether such a byte exists.
     @inline(__always)
     static func needsEscaping(_ buf: UnsafeBufferPointer<UInt8>) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         var i = 0
         let raw = UnsafeRawBufferPointer(buf)
         while i + 8 <= buf.count {
-            let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let quote = x ^ (ones &* 0x22), backslash = x ^ (ones &* 0x5C)
-            let hit = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((x &- ones &* 0x20) & ~x)
-            if hit & highs != 0 { return true }
+            if hasSpecialByte(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { return true }
             i += 8
         }
         while i < buf.count {
