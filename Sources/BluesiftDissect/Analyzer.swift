@@ -44,14 +44,13 @@ public final class Analyzer {
     public func analyze(_ record: CaptureRecord, into a: inout AnalyzedFrame) {
         decoder.decode(record, into: &a.decoded)
         a.location = nil; a.namedBy = nil; a.vendor = nil
-        guard a.decoded.att != nil, let conn = a.decoded.connection else { return }
+        guard let att = a.decoded.att, let conn = a.decoded.connection else { return }
         if naming {
             let peer = decoder.connection(adapter: record.adapter, handle: conn)?.peer
             gatt.observe(a.decoded, peer: peer)
-            let opcode = a.decoded.att!.opcode.rawValue
-            if let h = a.decoded.att!.handle ?? a.decoded.att!.errorHandle,
+            if let h = att.handle ?? att.errorHandle,
                let (loc, source) = gatt.locate(adapter: record.adapter, connection: conn, handle: h,
-                                               serverIsPeer: GATTTracker.serverIsPeer(opcode: opcode, direction: record.direction)) {
+                                               serverIsPeer: GATTTracker.serverIsPeer(opcode: att.opcode.rawValue, direction: record.direction)) {
                 a.location = loc
                 a.namedBy = source
             }

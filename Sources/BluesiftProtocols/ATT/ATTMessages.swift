@@ -232,21 +232,36 @@ public struct ATTFindByTypeValueResponse: ATTMessageType {
     }
 }
 
+/// Requests for a handle range and an attribute type (Read By Type, Read By Group Type):
+/// one codec for both.
+public protocol ATTRangeTypeRequest: ATTMessageType {
+    var startHandle: UInt16 { get }
+    var endHandle: UInt16 { get }
+    var type: BluetoothUUID { get }
+    init(startHandle: UInt16, endHandle: UInt16, type: BluetoothUUID)
+    /// Names the type field in decode errors.
+    static var typeField: StaticString { get }
+}
+
+extension ATTRangeTypeRequest {
+    public func encodeParameters(into w: inout ByteWriter) {
+        w.writeUInt16(startHandle); w.writeUInt16(endHandle); w.writeATTUUID(type)
+    }
+    public init(parameters r: inout ByteReader) throws(DecodeError) {
+        let (start, end) = try r.readRange()
+        self.init(startHandle: start, endHandle: end, type: try r.readATTUUID(Self.typeField))
+    }
+}
+
 /// Core 5.4 Vol 3 Part F §3.4.4.1
-public struct ATTReadByTypeRequest: ATTMessageType {
+public struct ATTReadByTypeRequest: ATTRangeTypeRequest {
     public static let opcode = ATTOpcode.readByTypeRequest
+    public static let typeField: StaticString = "attribute type"
     public var startHandle: UInt16
     public var endHandle: UInt16
     public var type: BluetoothUUID
     public init(startHandle: UInt16 = 0x0001, endHandle: UInt16 = 0xFFFF, type: BluetoothUUID) {
         self.startHandle = startHandle; self.endHandle = endHandle; self.type = type
-    }
-    public func encodeParameters(into w: inout ByteWriter) {
-        w.writeUInt16(startHandle); w.writeUInt16(endHandle); w.writeATTUUID(type)
-    }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        (startHandle, endHandle) = try r.readRange()
-        type = try r.readATTUUID("attribute type")
     }
 }
 
@@ -272,21 +287,15 @@ public struct ATTReadByTypeResponse: ATTMessageType {
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.4.9
-public struct ATTReadByGroupTypeRequest: ATTMessageType {
+public struct ATTReadByGroupTypeRequest: ATTRangeTypeRequest {
     public static let opcode = ATTOpcode.readByGroupTypeRequest
+    public static let typeField: StaticString = "attribute group type"
     public var startHandle: UInt16
     public var endHandle: UInt16
     /// 0x2800 Primary Service or 0x2801 Secondary Service for GATT.
     public var type: BluetoothUUID
     public init(startHandle: UInt16 = 0x0001, endHandle: UInt16 = 0xFFFF, type: BluetoothUUID) {
         self.startHandle = startHandle; self.endHandle = endHandle; self.type = type
-    }
-    public func encodeParameters(into w: inout ByteWriter) {
-        w.writeUInt16(startHandle); w.writeUInt16(endHandle); w.writeATTUUID(type)
-    }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        (startHandle, endHandle) = try r.readRange()
-        type = try r.readATTUUID("attribute group type")
     }
 }
 

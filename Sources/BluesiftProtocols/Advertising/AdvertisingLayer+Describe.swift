@@ -35,14 +35,19 @@ extension AdvertisingLayer {
     /// e.g. "LE Advertising Report ADV_IND c0:ba:0d:00:00:01 rssi=-60 name=Pongbot (+1 more)"
     public var summary: String {
         var s = name
-        if let r = firstReport {
+        // First report and count in one pass over the event.
+        var first: AdvertisingReport?, count = 0
+        forEachReport { r in
+            if first == nil { first = r }
+            count += 1
+        }
+        if let r = first {
             // Over the air the layer is named after the PDU type already.
             let n = r.eventTypeName
             if n != name { s += " " + n }
             if let a = r.address { s += " " + a.description }
             if let rssi = r.rssi { s += " rssi=\(rssi)" }
             if let n = r.localName { s += " name=" + n }
-            let count = reportCount
             if count > 1 { s += " (+\(count - 1) more)" }
         }
         if let error { s += " [" + error.message + "]" }

@@ -94,16 +94,9 @@ public struct AdvertisingLayer: FieldDescribable {
     }
 
     public var firstReport: AdvertisingReport? {
-        if let single { return single }
         var first: AdvertisingReport?
         forEachReport { if first == nil { first = $0 } }
         return first
-    }
-
-    public var reportCount: Int {
-        var n = 0
-        forEachReport { _ in n += 1 }
-        return n
     }
 
     /// Parses the HCI reports, returning the damage (nil when whole).
@@ -139,10 +132,7 @@ public struct AdvertisingLayer: FieldDescribable {
     private static func parseLegacy(_ r: inout ByteReader, _ body: (AdvertisingReport) -> Void) throws(DecodeError) {
         let n = try r.readUInt8("num reports")
         for _ in 0..<n {
-            let et = try r.readUInt8("event type")
-            var rep = AdvertisingReport(eventType: UInt16(et), table: .legacy, data: UnsafeRawBufferPointer(start: nil, count: 0))
-            rep.addressType = AddressType(rawValue: try r.readUInt8("address type"))
-            rep.address = try r.readAddress()
+            var rep = try readLegacyStart(&r)
             let len = try r.readUInt8("data length")
             rep.data = try r.readBytes(Int(len), "data")
             rep.rssi = Self.rssi(try r.readInt8("rssi"))
@@ -154,15 +144,21 @@ public struct AdvertisingLayer: FieldDescribable {
     private static func parseDirected(_ r: inout ByteReader, _ body: (AdvertisingReport) -> Void) throws(DecodeError) {
         let n = try r.readUInt8("num reports")
         for _ in 0..<n {
-            let et = try r.readUInt8("event type")
-            var rep = AdvertisingReport(eventType: UInt16(et), table: .legacy, data: UnsafeRawBufferPointer(start: nil, count: 0))
-            rep.addressType = AddressType(rawValue: try r.readUInt8("address type"))
-            rep.address = try r.readAddress()
+            var rep = try readLegacyStart(&r)
             rep.directAddressType = AddressType(rawValue: try r.readUInt8("direct address type"))
             rep.directAddress = try r.readAddress("direct address")
             rep.rssi = Self.rssi(try r.readInt8("rssi"))
             body(rep)
         }
+    }
+
+    /// Event_Type, Address_Type and Address, the start of a legacy or directed report.
+    private static func readLegacyStart(_ r: inout ByteReader) throws(DecodeError) -> AdvertisingReport {
+        let et = try r.readUInt8("event type")
+        var rep = AdvertisingReport(eventType: UInt16(et), table: .legacy, data: UnsafeRawBufferPointer(start: nil, count: 0))
+        rep.addressType = AddressType(rawValue: try r.readUInt8("address type"))
+        rep.address = try r.readAddress()
+        return rep
     }
 
     /// Core 5.4 Vol 4 Part E §7.7.65.13

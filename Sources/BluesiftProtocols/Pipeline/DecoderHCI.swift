@@ -72,14 +72,20 @@ extension ProtocolDecoder {
         let adapter = record.adapter
         _ = table.ensure(.init(adapter: adapter, handle: h), record: record)
         let s = state(StateKey(adapter: adapter, connection: UInt32(h)))
-        let side = Self.side(record.direction)
-        let r = reassembler(s, side: side)
         let data = hci.parameters
-        let declared = hci.dataLength ?? data.count
-        var warning: DecodeError?
         // PB 0b00/0b10 start (0b11: complete PDU, treated as a start), 0b01 continuation.
-        let result = pb == 0b01 ? r.continuation(data, declared: declared)
-                                : r.start(data, declared: declared, warning: &warning)
+        reassemble(data, declared: hci.dataLength ?? data.count, starts: pb != 0b01,
+                   state: s, side: Self.side(record.direction), record, &f)
+    }
+
+    /// Feeds one ACL or LL data fragment to its connection's reassembler; a completed PDU
+    /// goes on to L2CAP.
+    func reassemble(_ data: UnsafeRawBufferPointer, declared: Int, starts: Bool, state s: ConnState,
+                    side: UInt8, _ record: CaptureRecord, _ f: inout DecodedFrame) {
+        let r = reassembler(s, side: side)
+        var warning: DecodeError?
+        let result = starts ? r.start(data, declared: declared, warning: &warning)
+                            : r.continuation(data, declared: declared)
         if let w = warning { f.errors.append(w) }
         switch result {
         case .pending: break

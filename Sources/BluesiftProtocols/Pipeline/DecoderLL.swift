@@ -46,16 +46,6 @@ extension ProtocolDecoder {
         guard llid == 1 || llid == 2, !encrypted, !(llid == 1 && payload.isEmpty) else { return }
         let side: UInt8 = fromCentral.map { $0 ? 0 : 1 } ?? 2
         let s = state(StateKey(adapter: record.adapter, connection: 0x1_0000 | UInt32(n)))
-        let r = reassembler(s, side: side)
-        var warning: DecodeError?
-        let result = llid == 1 ? r.continuation(payload, declared: payload.count)
-                               : r.start(payload, declared: payload.count, warning: &warning)
-        if let w = warning { f.errors.append(w) }
-        switch result {
-        case .pending: break
-        case .failed(let e): f.errors.append(e)
-        case .complete(let pdu, let fragments, let truncated):
-            decodeL2CAP(pdu, fragments: fragments, truncated: truncated, state: s, side: side, record, &f)
-        }
+        reassemble(payload, declared: payload.count, starts: llid == 2, state: s, side: side, record, &f)
     }
 }
