@@ -42,12 +42,13 @@ public struct CaptureSummary {
         if !f.errors.isEmpty { recordsWithErrors += 1 }
         kindCounts[Int(r.kind.rawValue)] += 1
         if r.kind.isHCI, r.adapter != lastAdapter { adapters.insert(r.adapter); lastAdapter = r.adapter }
-        if f.hci != nil { hci += 1 }
-        if f.l2cap != nil { l2cap += 1 }
-        if f.att != nil { att += 1 }
-        if f.smp != nil { smp += 1 }
-        if f.adv != nil { adv += 1 }
-        if f.ll != nil { ll += 1 }
+        let layers = f.layers
+        if layers.contains(.hci) { hci += 1 }
+        if layers.contains(.l2cap) { l2cap += 1 }
+        if layers.contains(.att) { att += 1 }
+        if layers.contains(.smp) { smp += 1 }
+        if layers.contains(.adv) { adv += 1 }
+        if layers.contains(.ll) { ll += 1 }
     }
 
     public var spanMicroseconds: Int64 {

@@ -2,7 +2,7 @@ import Testing
 import Foundation
 import BluesiftWire
 import BluesiftCapture
-import BluesiftProtocols
+@testable import BluesiftProtocols
 import BluesiftGATT
 import BluesiftDissect
 import BluesiftPlugins
@@ -23,7 +23,7 @@ import BluesiftPlugins
             let rec = CaptureRecord(frame: frame, timestamp: Timestamp(microseconds: us), direction: .sent, kind: .acl, bytes: p)
             var d = DecodedFrame(record: rec)
             d.connection = 0x0040
-            d.att = ATTPDU(bytes: p)
+            d.set(ATTPDU(bytes: p))
             var a = AnalyzedFrame(decoded: d)
             return body(&a)
         }

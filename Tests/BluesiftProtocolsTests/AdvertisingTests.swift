@@ -103,4 +103,60 @@ import BluesiftWire
         #expect(AdvertisingLayer.extendedEventTypeName(0x0025) == "Connectable Directed")
         #expect(AdvertisingLayer.extendedEventTypeName(0x1A) == "SCAN_RSP to ADV_SCAN_IND")
     }
+
+    /// The length walk that skips building reports must agree with the full parse, both ways,
+    /// on whole and damaged events of each report subevent (seeded, so failures repeat).
+    @Test func lengthWalkAgreesWithFullParse() {
+        var rng = SplitMix(seed: 0x5EED)
+        var whole = 0, damaged = 0
+        for round in 0..<6000 {
+            let sub: UInt8 = [0x02, 0x0B, 0x0D][round % 3]
+            var p = Self.randomEvent(sub, &rng)
+            switch rng.next() % 4 {   // one in four stays whole
+            case 0: break
+            case 1: if !p.isEmpty { p[Int(rng.next() % UInt64(p.count))] = UInt8(truncatingIfNeeded: rng.next()) }
+            case 2: p.removeLast(Int(rng.next() % UInt64(min(p.count, 4) + 1)))
+            default: p.append(UInt8(truncatingIfNeeded: rng.next()))
+            }
+            p.withUnsafeBytes { b in
+                let fast = AdvertisingLayer.isWellFormed(sub, b)
+                let full = AdvertisingLayer(opcode: Int(sub), parameters: b).damage()
+                #expect(fast == (full == nil), "subevent \(sub) \(Hex.string(Array(b)))")
+                if fast { whole += 1 } else { damaged += 1 }
+            }
+        }
+        #expect(whole > 1500 && damaged > 1500)
+    }
+
+    static func randomEvent(_ sub: UInt8, _ rng: inout SplitMix) -> [UInt8] {
+        let n = Int(rng.next() % 4)
+        var p: [UInt8] = [UInt8(n)]
+        for _ in 0..<n {
+            let fixed = sub == 0x0D ? 23 : sub == 0x0B ? 16 : 8
+            p += (0..<fixed).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            if sub == 0x0B { continue }
+            var ad: [UInt8] = []
+            for _ in 0..<Int(rng.next() % 4) {
+                let len = Int(rng.next() % 6) + 1
+                ad += [UInt8(len)] + (0..<len).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            }
+            if rng.next() % 3 == 0 { ad += [0, 0] }   // zero padding
+            p += [UInt8(ad.count)] + ad
+            if sub == 0x02 { p.append(0xC0) }   // RSSI
+        }
+        return p
+    }
+}
+
+/// A small seeded generator (SplitMix64) so randomised tests repeat exactly.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

@@ -62,7 +62,9 @@ struct TestBTSnoop {
     }
 
     /// Feeds the whole file through a decoder; `body` sees each frame.
+    /// Decodes into one reused frame, as the CLI does.
     static func decode(_ path: String, _ decoder: ProtocolDecoder, _ body: (DecodedFrame) -> Void) {
+        var frame = DecodedFrame(record: .empty)
         for r in read(path) where !r.bytes.isEmpty {
             r.bytes.withUnsafeBytes { p in
                 let rec = CaptureRecord(frame: r.frame, timestamp: Timestamp(microseconds: r.us),
@@ -70,7 +72,8 @@ struct TestBTSnoop {
                                         kind: PacketKind(rawValue: p[0]),
                                         bytes: UnsafeRawBufferPointer(rebasing: p[1...]),
                                         originalLength: r.originalLength - 1)
-                body(decoder.decode(rec))
+                decoder.decode(rec, into: &frame)
+                body(frame)
             }
         }
     }

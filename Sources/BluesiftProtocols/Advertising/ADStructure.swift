@@ -43,6 +43,18 @@ public struct ADStructures: Sequence, IteratorProtocol {
         return nil
     }
 
+    /// `validate` finds nothing: each structure's length stays inside the data.
+    @inline(__always)
+    static func isWellFormed(_ p: UnsafeRawPointer, count: Int) -> Bool {
+        var i = 0
+        while i < count {
+            let n = Int(p.load(fromByteOffset: i, as: UInt8.self))
+            if n == 0 { return true }
+            i += 1 + n
+        }
+        return i == count
+    }
+
     /// A structure whose Length runs past the data (trailing zero padding is fine).
     public static func validate(_ data: UnsafeRawBufferPointer) -> DecodeError? {
         var i = 0

@@ -69,14 +69,54 @@ public struct AdvertisingLayer: FieldDescribable {
     public init(leMetaSubevent: UInt8, parameters: UnsafeRawBufferPointer) {
         self.opcode = Int(leMetaSubevent)
         self.parameters = parameters
+        // Nearly every event is whole: a walk over the lengths proves it without building
+        // reports. Damage goes the long way, which names the field.
+        if Self.isWellFormed(leMetaSubevent, parameters) { return }
+        error = damage()
+    }
+
+    /// The layer over `parameters`, not validated (tests hold the length walk against `damage`).
+    init(opcode: Int, parameters: UnsafeRawBufferPointer) {
+        self.opcode = opcode
+        self.parameters = parameters
+    }
+
+    /// What is wrong with the reports: the parse error, else the first AD structure damage.
+    func damage() -> DecodeError? {
         var adError: DecodeError?
         if let e = parse({ rep in
             if adError == nil, let e = ADStructures.validate(rep.data) { adError = e }
         }) {
-            error = e.inLayer("adv")
-        } else {
-            error = adError
+            return e.inLayer("adv")
         }
+        return adError
+    }
+
+    /// True when `parse` would find no damage and every report's AD structures are whole.
+    /// Only lengths are read (§7.7.65.2: 10 bytes + data per report; §7.7.65.11: 16;
+    /// §7.7.65.13: 24 + data). False sends the event to `parse`, which finds the damage.
+    static func isWellFormed(_ subevent: UInt8, _ p: UnsafeRawBufferPointer) -> Bool {
+        guard let base = p.baseAddress, p.count > 0 else { return false }
+        let end = p.count
+        let n = Int(base.load(as: UInt8.self))
+        var i = 1
+        switch subevent {
+        case 0x02, 0x0D:
+            let fixed = subevent == 0x02 ? 10 : 24
+            let lengthAt = subevent == 0x02 ? 8 : 23   // Data_Length within the report
+            for _ in 0..<n {
+                guard end - i >= fixed else { return false }
+                let len = Int(base.load(fromByteOffset: i + lengthAt, as: UInt8.self))
+                guard end - i - fixed >= len,
+                      ADStructures.isWellFormed(base + i + lengthAt + 1, count: len) else { return false }
+                i += fixed + len
+            }
+        case 0x0B:
+            i += 16 * n
+        default:
+            return false
+        }
+        return i == end
     }
 
     /// Calls `body` with each report in order; for a damaged event, with the reports before

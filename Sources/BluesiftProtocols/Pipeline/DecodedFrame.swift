@@ -4,19 +4,35 @@ import BluesiftCapture
 /// Everything decoded from one capture record. Borrows bytes from the reader and the
 /// decoder: valid until the next `ProtocolDecoder.decode` call.
 public struct DecodedFrame {
+    /// The layers a frame carries. Counting and resetting read this instead of the layers
+    /// themselves: Swift copies a layer (200-300 bytes) to test its optional for nil.
+    public struct Layers: OptionSet, Sendable {
+        public var rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public static let hci = Layers(rawValue: 1 << 0)
+        public static let l2cap = Layers(rawValue: 1 << 1)
+        public static let att = Layers(rawValue: 1 << 2)
+        public static let smp = Layers(rawValue: 1 << 3)
+        public static let adv = Layers(rawValue: 1 << 4)
+        public static let ll = Layers(rawValue: 1 << 5)
+        public static let note = Layers(rawValue: 1 << 6)
+    }
+
     public var record: CaptureRecord
     /// Connection handle (HCI) or a stable per-connection number (sniffer), where there is one.
     public var connection: UInt16?
-    public var hci: HCIPacket?
-    public var l2cap: L2CAPLayer?
-    public var att: ATTPDU?
+    /// Set by the decoder only, together with `layers`.
+    public internal(set) var hci: HCIPacket?
+    public internal(set) var l2cap: L2CAPLayer?
+    public internal(set) var att: ATTPDU?
     /// For an ATT response: the frame of its request and the latency.
     public var attTransaction: ATTTransaction?
-    public var smp: SMPPDU?
-    public var adv: AdvertisingLayer?
-    public var ll: LLPacket?
+    public internal(set) var smp: SMPPDU?
+    public internal(set) var adv: AdvertisingLayer?
+    public internal(set) var ll: LLPacket?
     /// Text of `.note` records, and descriptions of index/control records.
-    public var note: String?
+    public internal(set) var note: String?
+    public internal(set) var layers: Layers = []
     public var errors: [DecodeError]
 
     public init(record: CaptureRecord) {
@@ -25,14 +41,32 @@ public struct DecodedFrame {
     }
 
     /// Empties the frame for the next record in place (a fresh 1.3 kB value per record was
-    /// copied several times on its way to the renderer).
+    /// copied several times on its way to the renderer). Only the layers present are
+    /// cleared: each clear is a call through the layer's value witness.
     @inline(__always)
     mutating func reset(_ record: CaptureRecord) {
         self.record = record
-        connection = nil; hci = nil; l2cap = nil; att = nil; attTransaction = nil
-        smp = nil; adv = nil; ll = nil; note = nil
+        connection = nil; attTransaction = nil
+        if !layers.isEmpty {
+            if layers.contains(.hci) { hci = nil }
+            if layers.contains(.l2cap) { l2cap = nil }
+            if layers.contains(.att) { att = nil }
+            if layers.contains(.smp) { smp = nil }
+            if layers.contains(.adv) { adv = nil }
+            if layers.contains(.ll) { ll = nil }
+            if layers.contains(.note) { note = nil }
+            layers = []
+        }
         if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
     }
+
+    mutating func set(_ v: HCIPacket) { hci = v; layers.insert(.hci) }
+    mutating func set(_ v: L2CAPLayer) { l2cap = v; layers.insert(.l2cap) }
+    mutating func set(_ v: ATTPDU) { att = v; layers.insert(.att) }
+    mutating func set(_ v: SMPPDU) { smp = v; layers.insert(.smp) }
+    mutating func set(_ v: AdvertisingLayer) { adv = v; layers.insert(.adv) }
+    mutating func set(_ v: LLPacket) { ll = v; layers.insert(.ll) }
+    mutating func set(note v: String) { note = v; layers.insert(.note) }
 }
 
 /// A response paired with its request.

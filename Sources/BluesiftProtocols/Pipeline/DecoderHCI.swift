@@ -12,7 +12,7 @@ extension ProtocolDecoder {
         case .command where hci.opcode == 0x0405: pendingCreate[record.adapter] = hci.peer
         default: break
         }
-        f.hci = hci
+        f.set(hci)
     }
 
     /// Connection set-up and tear-down (Core 5.4 Vol 4 Part E §7.7).
@@ -53,7 +53,7 @@ extension ProtocolDecoder {
                 let adv = AdvertisingLayer(leMetaSubevent: sub,
                                            parameters: p.isEmpty ? p : UnsafeRawBufferPointer(rebasing: p[1...]))
                 if let e = adv.error { f.errors.append(e.inLayer("adv")) }
-                f.adv = adv
+                f.set(adv)
             default: break
             }
         default: break

@@ -19,7 +19,7 @@ extension ProtocolDecoder {
         case 0x0006, 0x0007:
             let smp = SMPPDU(bytes: l2.payload)
             if let e = smp.error, !(e.code == .truncated && l2.truncated) { f.errors.append(e.inLayer("smp")) }
-            f.smp = smp
+            f.set(smp)
         case 0x0040...:
             guard let ch = s.channels.channel(sentBy: side, cid: l2.cid) else { break }
             l2.psm = ch.psm
@@ -32,7 +32,7 @@ extension ProtocolDecoder {
         default:
             break
         }
-        f.l2cap = l2
+        f.set(l2)
     }
 
     /// Credit-based K-frames (Vol 3 Part A §3.4): the first of an SDU carries its length.
@@ -93,7 +93,7 @@ extension ProtocolDecoder {
         if let e = att.error, !(e.code == .truncated && truncated) {
             f.errors.append(e.inLayer("att"))
         }
-        f.att = att
+        f.set(att)
         f.attTransaction = s.att.observe(payload, cid: cid, side: side, frame: record.frame, timestamp: record.timestamp)
     }
 }

@@ -12,13 +12,13 @@ extension ProtocolDecoder {
         if ll.isAdvertising {
             if let adv = ll.advertising {
                 if let e = adv.error { f.errors.append(e.inLayer("adv")) }
-                f.adv = adv
+                f.set(adv)
             }
         } else if let llid = ll.llid {
             decodeLLData(llid: llid, payload: ll.payload, accessAddress: ll.accessAddress,
                          fromCentral: record.sniffer?.fromCentral, encrypted: ll.encrypted, record, &f)
         }
-        f.ll = ll
+        f.set(ll)
     }
 
     /// Stable small number of a sniffed connection (1, 2, …), with its ConnectionInfo.

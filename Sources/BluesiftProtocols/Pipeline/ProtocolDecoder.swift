@@ -52,8 +52,8 @@ public final class ProtocolDecoder {
         switch record.kind {
         case .command, .event, .acl, .sco, .iso: decodeHCI(record, &f)
         case .ll: decodeLL(record, &f)
-        case .note: f.note = String(decoding: record.bytes, as: UTF8.self)
-        case .index, .control: f.note = Self.monitorNote(record.sourceType)
+        case .note: f.set(note: String(decoding: record.bytes, as: UTF8.self))
+        case .index, .control: f.set(note: Self.monitorNote(record.sourceType))
         default: break
         }
     }
