@@ -25,18 +25,23 @@ public struct BDAddr: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     public var littleEndianBytes: [UInt8] { (0..<6).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) } }
 
-    /// `c0:ba:0d:00:00:01`, written in place: one allocation, no Character appends (it is
-    /// printed for every advertising report).
+    /// `c0:ba:0d:00:00:01`, written in place: one allocation, no Character appends.
     public var description: String {
-        String(unsafeUninitializedCapacity: 17) { p in
-            var n = 0
-            for i in (0..<6).reversed() {
-                let b = UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))
-                p[n] = Hex.ascii(b >> 4); p[n + 1] = Hex.ascii(b & 0xF)
-                if i > 0 { p[n + 2] = UInt8(ascii: ":") }
-                n += 3
-            }
-            return 17
+        String(unsafeUninitializedCapacity: Self.textLength) { p in write(to: p.baseAddress!); return Self.textLength }
+    }
+
+    public static let textLength = 17
+
+    /// Writes the text form (`textLength` bytes) at `p`: JSON writes it without a String, as
+    /// it is printed for every advertising report.
+    @inline(__always)
+    public func write(to p: UnsafeMutablePointer<UInt8>) {
+        var n = 0
+        for i in (0..<6).reversed() {
+            let b = UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))
+            p[n] = Hex.ascii(b >> 4); p[n + 1] = Hex.ascii(b & 0xF)
+            if i > 0 { p[n + 2] = UInt8(ascii: ":") }
+            n += 3
         }
     }
 

@@ -22,6 +22,8 @@ public protocol FieldSink {
     mutating func string(_ key: FieldKey, _ value: String)
     mutating func hex(_ key: FieldKey, _ bytes: UnsafeRawBufferPointer)
     mutating func null(_ key: FieldKey)
+    /// A device address as text ("c0:ba:0d:00:00:01"); writers may skip the String.
+    mutating func address(_ key: FieldKey, _ value: BDAddr)
     mutating func beginObject(_ key: FieldKey)
     mutating func endObject()
     mutating func beginArray(_ key: FieldKey)
@@ -29,6 +31,8 @@ public protocol FieldSink {
 }
 
 extension FieldSink {
+    public mutating func address(_ key: FieldKey, _ value: BDAddr) { string(key, value.description) }
+
     /// `key: "name"` only when the name is known.
     public mutating func optionalString(_ key: FieldKey, _ value: String?) {
         if let value { string(key, value) }

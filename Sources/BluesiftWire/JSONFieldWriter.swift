@@ -311,6 +311,15 @@ public final class JSONFieldWriter: FieldSink {
         used += n + 1
     }
 
+    public func address(_ key: FieldKey, _ value: BDAddr) {
+        prefix(key)
+        let p = reserve(BDAddr.textLength + 2)
+        p[0] = UInt8(ascii: "\"")
+        value.write(to: p + 1)
+        p[BDAddr.textLength + 1] = UInt8(ascii: "\"")
+        used += BDAddr.textLength + 2
+    }
+
     public func beginObject(_ key: FieldKey) {
         prefix(key); appendByte(UInt8(ascii: "{"))
         push(array: false)

@@ -7,7 +7,7 @@ extension AdvertisingReport {
             let status = (eventType >> 5) & 0x3
             sink.int("data_status", Int(status)); sink.string("data_status_name", AdvertisingLayer.dataStatusName(status))
         }
-        if let address { sink.string("address", address.description) }
+        if let address { sink.address("address", address) }
         if let addressType { sink.string("address_type", addressType.name) }
         if let rssi { sink.int("rssi", Int(rssi)) }
         if let txPower { sink.int("tx_power", Int(txPower)) }
@@ -15,7 +15,7 @@ extension AdvertisingReport {
         if let secondaryPHY { sink.string("secondary_phy", AdvertisingLayer.phyName(secondaryPHY)) }
         if let sid { sink.int("sid", Int(sid)) }
         if let periodicInterval { sink.int("periodic_interval", Int(periodicInterval)) }
-        if let directAddress { sink.string("direct_address", directAddress.description) }
+        if let directAddress { sink.address("direct_address", directAddress) }
         if let directAddressType { sink.string("direct_address_type", directAddressType.name) }
         sink.beginArray("data")
         for s in structures { sink.beginObject(""); s.describe(into: &sink); sink.endObject() }

@@ -31,7 +31,7 @@ extension HCIPacket {
         }
         if let h = handle { sink.int("handle", Int(h)) }
         if let r = role { sink.string("role", Self.roleName(r)) }
-        if let p = peer { sink.string("peer", p.description) }
+        if let p = peer { sink.address("peer", p) }
         if let t = peerAddressType { sink.string("peer_type", t.name) }
         if let v = linkType { sink.int("link_type", Int(v)) }
         if let v = interval { sink.int("interval", Int(v)) }

@@ -12,7 +12,7 @@ extension LLPacket {
     }
 
     private func addr<S: FieldSink>(_ key: FieldKey, _ offset: Int, into sink: inout S) {
-        if let a = address(at: offset) { sink.string(key, a.description) }
+        if let a = address(at: offset) { sink.address(key, a) }
     }
 
     private func describeAdvertising<S: FieldSink>(into sink: inout S) {
@@ -25,7 +25,7 @@ extension LLPacket {
         case 0x3: addr("scan_a", 0, into: &sink); addr("adv_a", 6, into: &sink)
         case 0x5:
             guard let c = connectInd else { break }
-            sink.string("init_a", c.initA.description); sink.string("adv_a", c.advA.description)
+            sink.address("init_a", c.initA); sink.address("adv_a", c.advA)
             sink.string("aa", Hex.fixed(UInt64(c.accessAddress), width: 8))
             sink.string("crc_init", Hex.fixed(UInt64(c.crcInit), width: 6))
             sink.int("win_size", Int(c.winSize)); sink.int("win_offset", Int(c.winOffset))
@@ -35,8 +35,8 @@ extension LLPacket {
         case 0x7, 0x8:
             guard let x = extendedHeader else { break }
             sink.int("adv_mode", Int(x.advMode)); sink.string("adv_mode_name", LLExtendedHeader.advModeName(x.advMode))
-            if let a = x.advA { sink.string("adv_a", a.description) }
-            if let a = x.targetA { sink.string("target_a", a.description) }
+            if let a = x.advA { sink.address("adv_a", a) }
+            if let a = x.targetA { sink.address("target_a", a) }
             if let c = x.cteInfo { sink.int("cte_info", Int(c)) }
             if let adi = x.adi { sink.int("did", Int(adi & 0x0FFF)); sink.int("sid", Int(adi >> 12)) }
             if let p = x.auxPtr {

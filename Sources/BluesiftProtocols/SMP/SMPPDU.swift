@@ -102,7 +102,7 @@ public struct SMPPDU: FieldDescribable {
         if let e = ediv { sink.int("ediv", Int(e)) }
         if let r = rand { sink.hex("rand", r) }
         if let a = identityAddress {
-            sink.int("address_type", Int(a.type.rawValue)); sink.string("address", a.address.description)
+            sink.int("address_type", Int(a.type.rawValue)); sink.address("address", a.address)
         }
         if let x = publicKeyX { sink.hex("x", x) }
         if let y = publicKeyY { sink.hex("y", y) }
