@@ -33,16 +33,19 @@ public struct CaptureSummary {
     public init() {}
 
     public mutating func add(_ f: DecodedFrame) {
-        let r = f.record
+        add(f.record, layers: f.layers, hasErrors: !f.errors.isEmpty)
+    }
+
+    /// The per-record form: passing a frame held in a `var` copies all 1.2 kB of it.
+    public mutating func add(_ r: CaptureRecord, layers: DecodedFrame.Layers, hasErrors: Bool) {
         records += 1
         bytes += r.bytes.count
         if first == nil { first = r.timestamp }
         last = r.timestamp
         if r.isTruncated { truncatedRecords += 1 }
-        if !f.errors.isEmpty { recordsWithErrors += 1 }
+        if hasErrors { recordsWithErrors += 1 }
         kindCounts[Int(r.kind.rawValue)] += 1
         if r.kind.isHCI, r.adapter != lastAdapter { adapters.insert(r.adapter); lastAdapter = r.adapter }
-        let layers = f.layers
         if layers.contains(.hci) { hci += 1 }
         if layers.contains(.l2cap) { l2cap += 1 }
         if layers.contains(.att) { att += 1 }

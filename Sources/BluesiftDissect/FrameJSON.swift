@@ -6,12 +6,18 @@ import BluesiftGATT
 /// Writes one DecodedFrame as one JSON Lines object (schema: README, "JSON Lines").
 public enum FrameJSON {
     public static func write(_ a: AnalyzedFrame, into w: inout JSONFieldWriter) {
+        var times = TimeFormat.RFC3339Cache()
+        write(a, into: &w, times: &times)
+    }
+
+    /// `times` carries the last second's text from record to record.
+    public static func write(_ a: AnalyzedFrame, into w: inout JSONFieldWriter, times: inout TimeFormat.RFC3339Cache) {
         let f = a.decoded
         let r = f.record
         w.beginTopLevel()
         w.int("frame", r.frame)
         w.appendRaw(",\"ts\":\"")
-        w.withUnsafeSpace(TimeFormat.rfc3339MaxCount) { TimeFormat.rfc3339(r.timestamp, to: $0) }
+        w.withUnsafeSpace(TimeFormat.rfc3339MaxCount) { TimeFormat.rfc3339(r.timestamp, to: $0, cache: &times) }
         w.appendRaw("\"")
         if let d = r.direction { w.string("dir", d.name) } else { w.null("dir") }
         w.string("kind", r.kind.name)

@@ -45,6 +45,32 @@ public enum TimeFormat {
         return q + 1 - p
     }
 
+    /// The text of the last second written, up to its ".": records come many to a second,
+    /// so most timestamps only need their six fraction digits (civil date and nine divisions
+    /// saved per JSON record).
+    public struct RFC3339Cache {
+        var seconds = Int64.min
+        var count = 0
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)   // up to 21 bytes: sign, date, "T", time, "."
+        public init() {}
+    }
+
+    /// ``rfc3339(_:to:)`` through `cache`; the same bytes.
+    public static func rfc3339(_ t: Timestamp, to p: UnsafeMutablePointer<UInt8>, cache: inout RFC3339Cache) -> Int {
+        let t = Timestamp(seconds: t.seconds, overflowingNanoseconds: Int64(t.nanoseconds))
+        if t.seconds != cache.seconds {
+            let n = rfc3339(t, to: p)
+            cache.seconds = t.seconds
+            cache.count = n - 7
+            withUnsafeMutableBytes(of: &cache.text) { $0.baseAddress!.copyMemory(from: p, byteCount: n - 7) }
+            return n
+        }
+        let k = cache.count
+        withUnsafeBytes(of: cache.text) { UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress!, byteCount: k) }
+        digits(p + k, Int64(t.nanoseconds) / 1000, 6).pointee = UInt8(ascii: "Z")
+        return k + 7
+    }
+
     /// `hh:mm:ss.uuuuuu` (15 bytes) at `p`; returns the next position.
     @inline(__always)
     static func timeOfDay(_ secs: Int64, _ nanoseconds: Int64, to p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {

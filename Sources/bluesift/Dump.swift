@@ -111,13 +111,14 @@ struct Dump: ParsableCommand {
         let text = FrameText(color: color, verbose: verbose)
         var json = JSONFieldWriter(capacity: 1 << 17)
         var progress = Progress(file)
+        var times = TimeFormat.RFC3339Cache()
         var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
         while let record = reader.next() {
             analyzer.analyze(record, into: &frame)
             if filter.isEmpty || filter.matches(frame.decoded) {
                 switch format {
                 case .jsonl:
-                    FrameJSON.write(frame, into: &json)
+                    FrameJSON.write(frame, into: &json, times: &times)
                     if json.count >= 1 << 16 {
                         json.withBytes { out.write($0) }
                         json.removeAll()

@@ -27,7 +27,7 @@ struct Info: ParsableCommand {
         var frame = DecodedFrame(record: CaptureRecord.empty)
         while let record = reader.next() {
             decoder.decode(record, into: &frame)
-            summary.add(frame)
+            summary.add(record, layers: frame.layers, hasErrors: !frame.errors.isEmpty)
             if record.frame & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
         }
         progress.finish()

@@ -11,7 +11,7 @@ final class MappedFile {
     let path: String
     let size: Int
     let base: UnsafeRawPointer?
-    private var released = 0
+    @exclusivity(unchecked) private var released = 0   // checked per record: no runtime check
     private static let releaseStep = 8 << 20
 
     /// Opens and maps `path`; throws `.notFound`, `.isDirectory` or `.unreadable`.
