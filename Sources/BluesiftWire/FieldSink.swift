@@ -24,6 +24,9 @@ public protocol FieldSink {
     mutating func null(_ key: FieldKey)
     /// A device address as text ("c0:ba:0d:00:00:01"); writers may skip the String.
     mutating func address(_ key: FieldKey, _ value: BDAddr)
+    /// An array whose members `body` writes from `source` alone (the same bytes always give
+    /// the same members): a writer may replay what it wrote for the same bytes before.
+    mutating func array(_ key: FieldKey, renderedFrom source: UnsafeRawBufferPointer, _ body: (inout Self) -> Void)
     mutating func beginObject(_ key: FieldKey)
     mutating func endObject()
     mutating func beginArray(_ key: FieldKey)
@@ -32,6 +35,10 @@ public protocol FieldSink {
 
 extension FieldSink {
     public mutating func address(_ key: FieldKey, _ value: BDAddr) { string(key, value.description) }
+
+    public mutating func array(_ key: FieldKey, renderedFrom source: UnsafeRawBufferPointer, _ body: (inout Self) -> Void) {
+        beginArray(key); body(&self); endArray()
+    }
 
     /// `key: "name"` only when the name is known.
     public mutating func optionalString(_ key: FieldKey, _ value: String?) {

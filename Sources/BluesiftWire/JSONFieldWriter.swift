@@ -18,6 +18,8 @@ public final class JSONFieldWriter: FieldSink {
     @exclusivity(unchecked) var depth = 0
     /// The registers' bit 63 for containers nested deeper than 64 (plugin values can nest).
     var spilled: [UInt8] = []
+    /// Arrays already rendered, by source bytes (advertisers repeat the same AD data).
+    var fragments: FragmentCache?
 
     public init(capacity: Int = 1 << 16) {
         self.capacity = max(capacity, 64)
@@ -332,6 +334,20 @@ public final class JSONFieldWriter: FieldSink {
     public func beginArray(_ key: FieldKey) {
         prefix(key); appendByte(UInt8(ascii: "["))
         push(array: true)
+    }
+
+    public func array(_ key: FieldKey, renderedFrom source: UnsafeRawBufferPointer, _ body: (inout JSONFieldWriter) -> Void) {
+        beginArray(key)
+        if fragments == nil { fragments = FragmentCache() }
+        if let hit = fragments!.lookup(source) {
+            if !hit.isEmpty { appendRaw(hit); hasMember |= 1 }
+        } else {
+            let start = used
+            var me = self
+            body(&me)
+            fragments!.insert(source, rendered: UnsafeRawBufferPointer(start: base + start, count: used - start))
+        }
+        endArray()
     }
 
     public func endArray() {

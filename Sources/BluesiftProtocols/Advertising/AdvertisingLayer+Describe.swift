@@ -17,9 +17,9 @@ extension AdvertisingReport {
         if let periodicInterval { sink.int("periodic_interval", Int(periodicInterval)) }
         if let directAddress { sink.address("direct_address", directAddress) }
         if let directAddressType { sink.string("direct_address_type", directAddressType.name) }
-        sink.beginArray("data")
-        for s in structures { sink.beginObject(""); s.describe(into: &sink); sink.endObject() }
-        sink.endArray()
+        sink.array("data", renderedFrom: data) { sink in
+            for s in structures { sink.beginObject(""); s.describe(into: &sink); sink.endObject() }
+        }
     }
 }
 

@@ -1,0 +1,97 @@
+/// Rendered bytes by source bytes, in fixed memory: an open-addressed table over one arena,
+/// emptied whole when either fills (memory stays flat however long the capture).
+/// `JSONFieldWriter` keeps the JSON of advertising data here: a device repeats the same AD
+/// structures many times a second, and rendering them was a fifth of `dump --format jsonl`.
+final class FragmentCache {
+    struct Entry {
+        var hash: UInt64 = 0
+        var offset: Int32 = -1   // -1: empty slot
+        var sourceCount: Int32 = 0
+        var renderedCount: Int32 = 0
+    }
+
+    static let slots = 2048                 // a power of two, kept at most half full
+    static let arenaCapacity = 1 << 20
+    static let largestEntry = 16 << 10      // bigger renderings are not kept
+
+    private let table: UnsafeMutablePointer<Entry>
+    private let arena: UnsafeMutableRawPointer
+    private var used = 0
+    private var count = 0
+
+    init() {
+        table = .allocate(capacity: Self.slots)
+        table.initialize(repeating: Entry(), count: Self.slots)
+        arena = .allocate(byteCount: Self.arenaCapacity, alignment: 8)
+    }
+
+    deinit { table.deallocate(); arena.deallocate() }
+
+    static func hash(_ p: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(p.count)
+        guard let b = p.baseAddress else { return h }
+        var i = 0
+        while i + 8 <= p.count {
+            h = (h ^ b.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 32
+            i += 8
+        }
+        var tail: UInt64 = 0
+        while i < p.count { tail = tail << 8 | UInt64(b.load(fromByteOffset: i, as: UInt8.self)); i += 1 }
+        h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
+        return h ^ (h >> 29)
+    }
+
+    static func equal(_ a: UnsafeRawPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard let q = b.baseAddress else { return true }
+        var i = 0
+        while i + 8 <= b.count {
+            if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != q.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+            i += 8
+        }
+        while i < b.count {
+            if a.load(fromByteOffset: i, as: UInt8.self) != q.load(fromByteOffset: i, as: UInt8.self) { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// The slot holding `source`, or the empty slot where it would go.
+    private func slot(_ source: UnsafeRawBufferPointer, _ h: UInt64) -> Int {
+        let mask = Self.slots - 1
+        var i = Int(truncatingIfNeeded: h) & mask
+        while true {
+            let e = table[i]
+            if e.offset < 0 { return i }
+            if e.hash == h, Int(e.sourceCount) == source.count,
+               Self.equal(UnsafeRawPointer(arena + Int(e.offset)), source) {
+                return i
+            }
+            i = (i + 1) & mask
+        }
+    }
+
+    /// What was rendered for `source` (valid until the next insert).
+    func lookup(_ source: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        let e = table[slot(source, Self.hash(source))]
+        if e.offset < 0 { return nil }
+        return UnsafeRawBufferPointer(start: arena + Int(e.offset) + Int(e.sourceCount), count: Int(e.renderedCount))
+    }
+
+    func insert(_ source: UnsafeRawBufferPointer, rendered: UnsafeRawBufferPointer) {
+        let need = source.count + rendered.count
+        guard need <= Self.largestEntry else { return }
+        if used + need > Self.arenaCapacity || count >= Self.slots / 2 {
+            table.update(repeating: Entry(), count: Self.slots)
+            used = 0; count = 0
+        }
+        let h = Self.hash(source)
+        let i = slot(source, h)
+        guard table[i].offset < 0 else { return }
+        if let s = source.baseAddress { (arena + used).copyMemory(from: s, byteCount: source.count) }
+        if let r = rendered.baseAddress { (arena + used + source.count).copyMemory(from: r, byteCount: rendered.count) }
+        table[i] = Entry(hash: h, offset: Int32(used), sourceCount: Int32(source.count), renderedCount: Int32(rendered.count))
+        used += (need + 7) & ~7
+        count += 1
+    }
+}
