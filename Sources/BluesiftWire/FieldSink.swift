@@ -24,9 +24,9 @@ public protocol FieldSink {
     mutating func null(_ key: FieldKey)
     /// A device address as text ("c0:ba:0d:00:00:01"); writers may skip the String.
     mutating func address(_ key: FieldKey, _ value: BDAddr)
-    /// An array whose members `body` writes from `source` alone (the same bytes always give
-    /// the same members): a writer may replay what it wrote for the same bytes before.
-    mutating func array(_ key: FieldKey, renderedFrom source: UnsafeRawBufferPointer, _ body: (inout Self) -> Void)
+    /// Fields that `body` writes from `source` alone: the same `tag` (one per call site) and
+    /// bytes always give the same fields, so a writer may replay what it wrote before.
+    mutating func replaying(_ tag: UInt8, _ source: UnsafeRawBufferPointer, _ body: (inout Self) -> Void)
     mutating func beginObject(_ key: FieldKey)
     mutating func endObject()
     mutating func beginArray(_ key: FieldKey)
@@ -36,8 +36,8 @@ public protocol FieldSink {
 extension FieldSink {
     public mutating func address(_ key: FieldKey, _ value: BDAddr) { string(key, value.description) }
 
-    public mutating func array(_ key: FieldKey, renderedFrom source: UnsafeRawBufferPointer, _ body: (inout Self) -> Void) {
-        beginArray(key); body(&self); endArray()
+    public mutating func replaying(_ tag: UInt8, _ source: UnsafeRawBufferPointer, _ body: (inout Self) -> Void) {
+        body(&self)
     }
 
     /// `key: "name"` only when the name is known.

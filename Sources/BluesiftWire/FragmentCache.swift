@@ -1,13 +1,15 @@
-/// Rendered bytes by source bytes, in fixed memory: an open-addressed table over one arena,
-/// emptied whole when either fills (memory stays flat however long the capture).
-/// `JSONFieldWriter` keeps the JSON of advertising data here: a device repeats the same AD
-/// structures many times a second, and rendering them was a fifth of `dump --format jsonl`.
+/// Rendered bytes by source bytes and a salt (call site and writer state), in fixed memory:
+/// an open-addressed table over one arena, emptied whole when either fills (memory stays
+/// flat however long the capture). `JSONFieldWriter` keeps advertising reports here: a
+/// device repeats the same report many times a second, and rendering them was a third of
+/// `dump --format jsonl`.
 final class FragmentCache {
     struct Entry {
         var hash: UInt64 = 0
         var offset: Int32 = -1   // -1: empty slot
         var sourceCount: Int32 = 0
         var renderedCount: Int32 = 0
+        var salt: UInt16 = 0
     }
 
     static let slots = 2048                 // a power of two, kept at most half full
@@ -27,8 +29,8 @@ final class FragmentCache {
 
     deinit { table.deallocate(); arena.deallocate() }
 
-    static func hash(_ p: UnsafeRawBufferPointer) -> UInt64 {
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(p.count)
+    static func hash(_ p: UnsafeRawBufferPointer, _ salt: UInt16) -> UInt64 {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(p.count) ^ UInt64(salt) << 32
         guard let b = p.baseAddress else { return h }
         var i = 0
         while i + 8 <= p.count {
@@ -57,13 +59,13 @@ final class FragmentCache {
     }
 
     /// The slot holding `source`, or the empty slot where it would go.
-    private func slot(_ source: UnsafeRawBufferPointer, _ h: UInt64) -> Int {
+    private func slot(_ source: UnsafeRawBufferPointer, _ salt: UInt16, _ h: UInt64) -> Int {
         let mask = Self.slots - 1
         var i = Int(truncatingIfNeeded: h) & mask
         while true {
             let e = table[i]
             if e.offset < 0 { return i }
-            if e.hash == h, Int(e.sourceCount) == source.count,
+            if e.hash == h, e.salt == salt, Int(e.sourceCount) == source.count,
                Self.equal(UnsafeRawPointer(arena + Int(e.offset)), source) {
                 return i
             }
@@ -72,25 +74,26 @@ final class FragmentCache {
     }
 
     /// What was rendered for `source` (valid until the next insert).
-    func lookup(_ source: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        let e = table[slot(source, Self.hash(source))]
+    func lookup(_ source: UnsafeRawBufferPointer, salt: UInt16) -> UnsafeRawBufferPointer? {
+        let e = table[slot(source, salt, Self.hash(source, salt))]
         if e.offset < 0 { return nil }
         return UnsafeRawBufferPointer(start: arena + Int(e.offset) + Int(e.sourceCount), count: Int(e.renderedCount))
     }
 
-    func insert(_ source: UnsafeRawBufferPointer, rendered: UnsafeRawBufferPointer) {
+    func insert(_ source: UnsafeRawBufferPointer, salt: UInt16, rendered: UnsafeRawBufferPointer) {
         let need = source.count + rendered.count
         guard need <= Self.largestEntry else { return }
         if used + need > Self.arenaCapacity || count >= Self.slots / 2 {
             table.update(repeating: Entry(), count: Self.slots)
             used = 0; count = 0
         }
-        let h = Self.hash(source)
-        let i = slot(source, h)
+        let h = Self.hash(source, salt)
+        let i = slot(source, salt, h)
         guard table[i].offset < 0 else { return }
         if let s = source.baseAddress { (arena + used).copyMemory(from: s, byteCount: source.count) }
         if let r = rendered.baseAddress { (arena + used + source.count).copyMemory(from: r, byteCount: rendered.count) }
-        table[i] = Entry(hash: h, offset: Int32(used), sourceCount: Int32(source.count), renderedCount: Int32(rendered.count))
+        table[i] = Entry(hash: h, offset: Int32(used), sourceCount: Int32(source.count),
+                         renderedCount: Int32(rendered.count), salt: salt)
         used += (need + 7) & ~7
         count += 1
     }

@@ -336,18 +336,20 @@ public final class JSONFieldWriter: FieldSink {
         push(array: true)
     }
 
-    public func array(_ key: FieldKey, renderedFrom source: UnsafeRawBufferPointer, _ body: (inout JSONFieldWriter) -> Void) {
-        beginArray(key)
+    /// Replays the bytes `body` wrote for the same tag, source and container state (whether
+    /// a comma is due, whether keys are written); they are the same bytes.
+    public func replaying(_ tag: UInt8, _ source: UnsafeRawBufferPointer, _ body: (inout JSONFieldWriter) -> Void) {
+        let state = depth == 0 ? 0 : UInt16(hasMember & 1) | UInt16(inArray & 1) << 1 | 4
+        let salt = UInt16(tag) << 8 | state
         if fragments == nil { fragments = FragmentCache() }
-        if let hit = fragments!.lookup(source) {
-            if !hit.isEmpty { appendRaw(hit); hasMember |= 1 }
-        } else {
-            let start = used
-            var me = self
-            body(&me)
-            fragments!.insert(source, rendered: UnsafeRawBufferPointer(start: base + start, count: used - start))
+        if let hit = fragments!.lookup(source, salt: salt) {
+            if !hit.isEmpty { appendRaw(hit); if depth > 0 { hasMember |= 1 } }
+            return
         }
-        endArray()
+        let start = used
+        var me = self
+        body(&me)
+        fragments!.insert(source, salt: salt, rendered: UnsafeRawBufferPointer(start: base + start, count: used - start))
     }
 
     public func endArray() {

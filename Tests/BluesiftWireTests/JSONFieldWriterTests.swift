@@ -45,7 +45,7 @@ struct JSONFieldWriterTests {
     }
 }
 
-/// `array(_:renderedFrom:_:)` replays earlier renderings of the same source bytes.
+/// `replaying(_:_:_:)` replays earlier renderings of the same tag and source bytes.
 @Suite struct JSONFragmentCacheTests {
     /// Members derived from the bytes only: one number per byte and a hex copy.
     static func members(_ w: inout JSONFieldWriter, _ src: UnsafeRawBufferPointer) {
@@ -63,7 +63,7 @@ struct JSONFieldWriterTests {
                 w.beginObject("")
                 w.int("n", s.count)
                 if cached {
-                    w.array("data", renderedFrom: p) { w in calls += 1; members(&w, p) }
+                    w.replaying(7, p) { w in calls += 1; w.beginArray("data"); members(&w, p); w.endArray() }
                 } else {
                     w.beginArray("data"); calls += 1; members(&w, p); w.endArray()
                 }
@@ -95,5 +95,30 @@ struct JSONFieldWriterTests {
         let (cached, calls) = Self.render(sources, cached: true)
         #expect(cached == plain)
         #expect(calls == 5000 + 2)   // the large one is rendered both times
+    }
+
+    /// The same source under another tag, at the start of an object (no comma), after a
+    /// member, and inside an array (no keys): each is its own rendering.
+    @Test func tagAndWriterStateArePartOfTheKey() {
+        let src: [UInt8] = [1, 2]
+        func run(_ cached: Bool) -> String {
+            var w = JSONFieldWriter(capacity: 64)
+            src.withUnsafeBytes { p in
+                func fields(_ w: inout JSONFieldWriter, _ tag: UInt8) {
+                    let body: (inout JSONFieldWriter) -> Void = { w in w.int("a", Int(tag)); w.hex("b", p) }
+                    if cached { w.replaying(tag, p, body) } else { body(&w) }
+                }
+                w.beginTopLevel()
+                w.beginObject("first"); fields(&w, 1); w.endObject()
+                w.beginObject("second"); w.int("x", 0); fields(&w, 1); fields(&w, 2); w.endObject()
+                w.beginArray("list"); fields(&w, 1); fields(&w, 1); w.endArray()
+                w.beginObject("again"); fields(&w, 1); w.endObject()
+                w.endTopLevel()
+            }
+            return String(decoding: w.out, as: UTF8.self)
+        }
+        let plain = run(false)
+        #expect(plain == #"{"first":{"a":1,"b":"0102"},"second":{"x":0,"a":1,"b":"0102","a":2,"b":"0102"},"list":[1,"0102",1,"0102"],"again":{"a":1,"b":"0102"}}"#)
+        #expect(run(true) == plain)
     }
 }

@@ -1,7 +1,31 @@
 import BluesiftWire
 
 extension AdvertisingReport {
+    /// Written in two runs around the RSSI, each replayable from the values it shows (a
+    /// device repeats its report many times a second; only the RSSI moves).
     public func describe<S: FieldSink>(into sink: inout S, extended: Bool) {
+        withUnsafeTemporaryAllocation(byteCount: 32 + data.count, alignment: 8) { key in
+            var n = 0
+            func put(_ b: UInt8) { key[n] = b; n += 1 }
+            func put(_ v: UInt16?) { put(v == nil ? 0 : 1); put(UInt8(truncatingIfNeeded: v ?? 0)); put(UInt8(truncatingIfNeeded: (v ?? 0) >> 8)) }
+            func put(_ a: BDAddr?) { put(a == nil ? 0 : 1); for i in 0..<6 { put(UInt8(truncatingIfNeeded: (a?.value ?? 0) >> (8 * UInt64(i)))) } }
+            put(eventTypeTable.rawValue); put(extended ? 1 : 0); put(eventType)
+            put(address); put(addressType.map { UInt16($0.rawValue) })
+            sink.replaying(1, UnsafeRawBufferPointer(rebasing: key[..<n])) { sink in describeHead(into: &sink, extended: extended) }
+
+            if let rssi { sink.int("rssi", Int(rssi)) }
+
+            n = 0
+            put(txPower.map { UInt16(UInt8(bitPattern: $0)) }); put(primaryPHY.map(UInt16.init))
+            put(secondaryPHY.map(UInt16.init)); put(sid.map(UInt16.init)); put(periodicInterval)
+            put(directAddress); put(directAddressType.map { UInt16($0.rawValue) })
+            if let d = data.baseAddress { (key.baseAddress! + n).copyMemory(from: d, byteCount: data.count) }
+            n += data.count
+            sink.replaying(2, UnsafeRawBufferPointer(rebasing: key[..<n])) { sink in describeTail(into: &sink) }
+        }
+    }
+
+    private func describeHead<S: FieldSink>(into sink: inout S, extended: Bool) {
         sink.int("event_type", Int(eventType)); sink.string("event_type_name", eventTypeName)
         if extended {
             let status = (eventType >> 5) & 0x3
@@ -9,7 +33,9 @@ extension AdvertisingReport {
         }
         if let address { sink.address("address", address) }
         if let addressType { sink.string("address_type", addressType.name) }
-        if let rssi { sink.int("rssi", Int(rssi)) }
+    }
+
+    private func describeTail<S: FieldSink>(into sink: inout S) {
         if let txPower { sink.int("tx_power", Int(txPower)) }
         if let primaryPHY { sink.string("primary_phy", AdvertisingLayer.phyName(primaryPHY)) }
         if let secondaryPHY { sink.string("secondary_phy", AdvertisingLayer.phyName(secondaryPHY)) }
@@ -17,9 +43,9 @@ extension AdvertisingReport {
         if let periodicInterval { sink.int("periodic_interval", Int(periodicInterval)) }
         if let directAddress { sink.address("direct_address", directAddress) }
         if let directAddressType { sink.string("direct_address_type", directAddressType.name) }
-        sink.array("data", renderedFrom: data) { sink in
-            for s in structures { sink.beginObject(""); s.describe(into: &sink); sink.endObject() }
-        }
+        sink.beginArray("data")
+        for s in structures { sink.beginObject(""); s.describe(into: &sink); sink.endObject() }
+        sink.endArray()
     }
 }
 
