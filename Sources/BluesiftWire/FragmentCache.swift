@@ -39,7 +39,13 @@ final class FragmentCache {
             i += 8
         }
         var tail: UInt64 = 0
-        while i < p.count { tail = tail << 8 | UInt64(b.load(fromByteOffset: i, as: UInt8.self)); i += 1 }
+        if i < p.count {
+            if p.count >= 8 {   // the last eight bytes, overlapping (the count is in the seed)
+                tail = b.loadUnaligned(fromByteOffset: p.count - 8, as: UInt64.self)
+            } else {
+                while i < p.count { tail = tail << 8 | UInt64(b.load(fromByteOffset: i, as: UInt8.self)); i += 1 }
+            }
+        }
         h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
         return h ^ (h >> 29)
     }
@@ -50,6 +56,10 @@ final class FragmentCache {
         while i + 8 <= b.count {
             if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != q.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
             i += 8
+        }
+        if i < b.count, b.count >= 8 {
+            let k = b.count - 8
+            return a.loadUnaligned(fromByteOffset: k, as: UInt64.self) == q.loadUnaligned(fromByteOffset: k, as: UInt64.self)
         }
         while i < b.count {
             if a.load(fromByteOffset: i, as: UInt8.self) != q.load(fromByteOffset: i, as: UInt8.self) { return false }

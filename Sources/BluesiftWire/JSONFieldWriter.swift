@@ -19,7 +19,7 @@ public final class JSONFieldWriter: FieldSink {
     /// The registers' bit 63 for containers nested deeper than 64 (plugin values can nest).
     var spilled: [UInt8] = []
     /// Arrays already rendered, by source bytes (advertisers repeat the same AD data).
-    var fragments: FragmentCache?
+    @exclusivity(unchecked) var fragments: FragmentCache?
 
     public init(capacity: Int = 1 << 16) {
         self.capacity = max(capacity, 64)
