@@ -19,17 +19,24 @@ public enum FrameJSON {
         w.appendRaw(",\"ts\":\"")
         w.withUnsafeSpace(TimeFormat.rfc3339MaxCount) { TimeFormat.rfc3339(r.timestamp, to: $0, cache: &times) }
         w.appendRaw("\"")
-        if let d = r.direction { w.string("dir", d.name) } else { w.null("dir") }
-        w.string("kind", r.kind.name)
+        // Direction and kind: a handful of pairs in a capture, replayed.
+        withUnsafeBytes(of: (r.direction.map { $0 == .sent ? UInt8(0) : 1 } ?? 2, r.kind.rawValue)) { key in
+            w.replaying(10, key) { w in
+                if let d = r.direction { w.string("dir", d.name) } else { w.null("dir") }
+                w.string("kind", r.kind.name)
+            }
+        }
         if let c = f.connection { w.int("conn", Int(c)) }
         if r.isTruncated {
             w.bool("truncated", true)
             w.int("original_length", r.originalLength)
         }
-        if let hci = f.hci { w.beginObject("hci"); hci.describe(into: &w); w.endObject() }
-        if let ll = f.ll { w.beginObject("ll"); ll.describe(into: &w); w.endObject() }
-        if let l2 = f.l2cap { w.beginObject("l2cap"); l2.describe(into: &w); w.endObject() }
-        if let att = f.att {
+        // The mask first: `if let` copies a layer (200-300 bytes) even to find it absent.
+        let layers = f.layers
+        if layers.contains(.hci), let hci = f.hci { w.beginObject("hci"); hci.describe(into: &w); w.endObject() }
+        if layers.contains(.ll), let ll = f.ll { w.beginObject("ll"); ll.describe(into: &w); w.endObject() }
+        if layers.contains(.l2cap), let l2 = f.l2cap { w.beginObject("l2cap"); l2.describe(into: &w); w.endObject() }
+        if layers.contains(.att), let att = f.att {
             w.beginObject("att")
             att.describe(into: &w)
             FrameNaming.describe(a, into: &w)
@@ -39,10 +46,10 @@ public enum FrameJSON {
             }
             w.endObject()
         }
-        if let smp = f.smp { w.beginObject("smp"); smp.describe(into: &w); w.endObject() }
-        if let adv = f.adv { w.beginObject("adv"); adv.describe(into: &w); w.endObject() }
+        if layers.contains(.smp), let smp = f.smp { w.beginObject("smp"); smp.describe(into: &w); w.endObject() }
+        if layers.contains(.adv), let adv = f.adv { w.beginObject("adv"); adv.describe(into: &w); w.endObject() }
         if let v = a.vendor { VendorRendering.json(v, into: &w) }
-        if let note = f.note { w.string("note", note) }
+        if layers.contains(.note), let note = f.note { w.string("note", note) }
         if !f.errors.isEmpty {
             w.beginArray("errors")
             for e in f.errors {

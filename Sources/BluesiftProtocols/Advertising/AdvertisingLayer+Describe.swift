@@ -51,7 +51,13 @@ extension AdvertisingReport {
 
 extension AdvertisingLayer {
     public func describe<S: FieldSink>(into sink: inout S) {
-        sink.int("opcode", opcode); sink.string("name", name)
+        if single == nil {   // HCI reports: opcode and name are the subevent's, replayed
+            withUnsafeBytes(of: opcode) { key in
+                sink.replaying(4, key) { sink in sink.int("opcode", opcode); sink.string("name", name) }
+            }
+        } else {
+            sink.int("opcode", opcode); sink.string("name", name)
+        }
         let extended = opcode == 0x0D
         sink.beginArray("reports")
         forEachReport { r in sink.beginObject(""); r.describe(into: &sink, extended: extended); sink.endObject() }

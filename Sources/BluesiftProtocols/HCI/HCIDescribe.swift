@@ -13,6 +13,16 @@ extension HCIPacket {
 
     /// Fields of the `hci` JSON object: opcode, name, then decoded parameters.
     public func describe<S: FieldSink>(into sink: inout S) {
+        // An advertising report event keeps no fields of its own here (the `adv` layer
+        // decodes it): its fields are a function of the subevent and `truncated`, replayed.
+        if kind == .event, opcode == 0x3E, isAdvertisingReport, let s = subevent {
+            withUnsafeBytes(of: (s, truncated)) { key in sink.replaying(3, key) { describeFields(into: &$0) } }
+        } else {
+            describeFields(into: &sink)
+        }
+    }
+
+    private func describeFields<S: FieldSink>(into sink: inout S) {
         sink.int("opcode", opcode)
         sink.string("name", name)
         if isVendorCommand { sink.int("ocf", opcode & 0x03FF) }
