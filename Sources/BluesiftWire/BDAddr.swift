@@ -3,9 +3,16 @@ public struct BDAddr: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Most significant byte in bits 47...40.
     public var value: UInt64
 
-    public init(_ value: UInt64) { self.value = value & 0xFFFF_FFFF_FFFF }
+    @inlinable public init(_ value: UInt64) { self.value = value & 0xFFFF_FFFF_FFFF }
 
+    /// Read from six bytes (fewer: the high bytes are zero); every advertising report has one.
+    @inlinable
     public init(littleEndian b: UnsafeRawBufferPointer) {
+        if b.count >= 6, let p = b.baseAddress {
+            self.init(UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
+                      | UInt64(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 4, as: UInt16.self))) << 32)
+            return
+        }
         var v: UInt64 = 0
         for i in (0..<min(6, b.count)).reversed() { v = v << 8 | UInt64(b[i]) }
         self.init(v)
