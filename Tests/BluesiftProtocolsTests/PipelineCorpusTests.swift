@@ -11,6 +11,13 @@ import BluesiftCapture
                                "pogoplus_bt_log_plus_pair.log", "pongbot_btsnoop_hci.log", "revcar_btsnoop_hci.log",
                                "yeelock_btsnoop_hci.log"]
 
+    /// The layers on nearly every record hold no references, so frames copy, reset and
+    /// overwrite them without reference counting or value-witness calls.
+    @Test func commonLayersArePlainData() {
+        #expect(_isPOD(HCIPacket.self) && _isPOD(AdvertisingLayer.self) && _isPOD(AdvertisingReport.self))
+        #expect(_isPOD(CaptureRecord.self))
+    }
+
     /// Every frame's `layers` mask names exactly the layers it holds (counting and reset
     /// trust the mask), over every btsnoop file; prints each file's figures.
     @Test func layerMaskMatchesLayers() {

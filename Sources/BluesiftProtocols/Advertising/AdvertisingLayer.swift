@@ -46,12 +46,16 @@ public struct AdvertisingLayer: FieldDescribable {
     public var opcode: Int
     /// HCI: the subevent's parameters after the subevent code (borrowed).
     var parameters: UnsafeRawBufferPointer
-    /// Over the air: the one report of the PDU (boxed: sniffer captures only, and the
-    /// layer stays small for the HCI reports that fill phone captures).
-    var box: ReportBox?
-    final class ReportBox { let report: AdvertisingReport; init(_ r: AdvertisingReport) { report = r } }
-    var single: AdvertisingReport? { box?.report }
-    public var error: DecodeError?
+    /// Over the air: the one report of the PDU.
+    var single: AdvertisingReport?
+    /// Damage found when decoded; the error is found again when asked (rare), so the layer
+    /// holds no references and frames copy and reset it as plain data.
+    var damaged = false
+    public var error: DecodeError? {
+        guard damaged else { return nil }
+        if let single { return ADStructures.validate(single.data) }
+        return damage()
+    }
 
     /// "LE Extended Advertising Report"; over the air, the PDU type ("ADV_IND").
     public var name: String { single?.eventTypeName ?? Self.subeventName(UInt8(truncatingIfNeeded: opcode)) }
@@ -60,7 +64,8 @@ public struct AdvertisingLayer: FieldDescribable {
     public init(opcode: Int, report: AdvertisingReport) {
         self.opcode = opcode
         self.parameters = UnsafeRawBufferPointer(start: nil, count: 0)
-        self.box = ReportBox(report)
+        self.single = report
+        self.damaged = ADStructures.validate(report.data) != nil
     }
 
     /// Reports carried by an HCI LE Meta event: subevents 0x02 (Advertising Report),
@@ -72,7 +77,7 @@ public struct AdvertisingLayer: FieldDescribable {
         // Nearly every event is whole: a walk over the lengths proves it without building
         // reports. Damage goes the long way, which names the field.
         if Self.isWellFormed(leMetaSubevent, parameters) { return }
-        error = damage()
+        damaged = damage() != nil
     }
 
     /// The layer over `parameters`, not validated (tests hold the length walk against `damage`).

@@ -9,12 +9,15 @@ public struct HCIPacket: FieldDescribable {
     /// Command opcode, event code, or the H4 indicator for data packets.
     public var opcode: Int
     public var bytes: UnsafeRawBufferPointer
-    /// Boxed: errors are rare, and a plain-data packet copies and resets without reference
-    /// counting (one per record).
-    var errorBox: DecodeError.Box?
+    /// Damage found by the decode. The error itself is decoded again when asked (rare): a
+    /// packet holding no references is plain data, so frames copy, reset and overwrite it
+    /// without reference counting or value-witness calls (one per record).
+    var damaged = false
     public var error: DecodeError? {
-        get { errorBox?.error }
-        set { errorBox = newValue.map(DecodeError.Box.init) }
+        guard damaged else { return nil }
+        var again = HCIPacket(kind: kind, opcode: Int(kind.rawValue), bytes: bytes)
+        again.truncated = truncated
+        return again.decodeFields()
     }
     /// The command or event code was read (a packet cut before it is "Unknown").
     var codeRead = false
@@ -86,6 +89,11 @@ public struct HCIPacket: FieldDescribable {
     public init(kind: PacketKind, bytes: UnsafeRawBufferPointer, truncated: Bool = false) {
         self.init(kind: kind, opcode: Int(kind.rawValue), bytes: bytes)
         self.truncated = truncated
+        damaged = decodeFields() != nil
+    }
+
+    /// Decodes the fields from `bytes`; returns the damage, if any.
+    private mutating func decodeFields() -> DecodeError? {
         var r = ByteReader(bytes)
         do throws(DecodeError) {
             switch kind {
@@ -97,8 +105,9 @@ public struct HCIPacket: FieldDescribable {
             default: break
             }
         } catch {
-            if !(truncated && error.code == .truncated) { self.error = error.inLayer("hci") }
+            if !(truncated && error.code == .truncated) { return error.inLayer("hci") }
         }
+        return nil
     }
 
     /// Reads the declared parameter/data length and takes that many bytes (fewer when the

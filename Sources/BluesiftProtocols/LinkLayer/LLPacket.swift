@@ -138,8 +138,6 @@ public struct LLPacket: FieldDescribable {
         default:
             return nil
         }
-        var layer = AdvertisingLayer(opcode: Int(t), report: rep)
-        layer.error = ADStructures.validate(rep.data)
-        return layer
+        return AdvertisingLayer(opcode: Int(t), report: rep)
     }
 }
