@@ -12,8 +12,14 @@ public enum FrameJSON {
 
     /// `times` carries the last second's text from record to record.
     public static func write(_ a: AnalyzedFrame, into w: inout JSONFieldWriter, times: inout TimeFormat.RFC3339Cache) {
-        let f = a.decoded
-        let r = f.record
+        var a = a
+        write(&a, into: &w, times: &times)
+    }
+
+    /// The per-record form: the frame is `inout` only because Swift copies a frame held in a
+    /// `var` (1.4 kB) to pass it by value; nothing here changes it.
+    public static func write(_ a: inout AnalyzedFrame, into w: inout JSONFieldWriter, times: inout TimeFormat.RFC3339Cache) {
+        let r = a.decoded.record
         w.beginTopLevel()
         w.int("frame", r.frame)
         w.appendRaw(",\"ts\":\"")
@@ -26,33 +32,33 @@ public enum FrameJSON {
                 w.string("kind", r.kind.name)
             }
         }
-        if let c = f.connection { w.int("conn", Int(c)) }
+        if let c = a.decoded.connection { w.int("conn", Int(c)) }
         if r.isTruncated {
             w.bool("truncated", true)
             w.int("original_length", r.originalLength)
         }
         // The mask first: `if let` copies a layer (200-300 bytes) even to find it absent.
-        let layers = f.layers
-        if layers.contains(.hci), let hci = f.hci { w.beginObject("hci"); hci.describe(into: &w); w.endObject() }
-        if layers.contains(.ll), let ll = f.ll { w.beginObject("ll"); ll.describe(into: &w); w.endObject() }
-        if layers.contains(.l2cap), let l2 = f.l2cap { w.beginObject("l2cap"); l2.describe(into: &w); w.endObject() }
-        if layers.contains(.att), let att = f.att {
+        let layers = a.decoded.layers
+        if layers.contains(.hci), let hci = a.decoded.hci { w.beginObject("hci"); hci.describe(into: &w); w.endObject() }
+        if layers.contains(.ll), let ll = a.decoded.ll { w.beginObject("ll"); ll.describe(into: &w); w.endObject() }
+        if layers.contains(.l2cap), let l2 = a.decoded.l2cap { w.beginObject("l2cap"); l2.describe(into: &w); w.endObject() }
+        if layers.contains(.att), let att = a.decoded.att {
             w.beginObject("att")
             att.describe(into: &w)
             FrameNaming.describe(a, into: &w)
-            if let t = f.attTransaction {
+            if let t = a.decoded.attTransaction {
                 w.int("request_frame", t.requestFrame)
                 w.int("latency_us", Int(t.latencyMicroseconds))
             }
             w.endObject()
         }
-        if layers.contains(.smp), let smp = f.smp { w.beginObject("smp"); smp.describe(into: &w); w.endObject() }
-        if layers.contains(.adv), let adv = f.adv { w.beginObject("adv"); adv.describe(into: &w); w.endObject() }
+        if layers.contains(.smp), let smp = a.decoded.smp { w.beginObject("smp"); smp.describe(into: &w); w.endObject() }
+        if layers.contains(.adv), let adv = a.decoded.adv { w.beginObject("adv"); adv.describe(into: &w); w.endObject() }
         if let v = a.vendor { VendorRendering.json(v, into: &w) }
-        if layers.contains(.note), let note = f.note { w.string("note", note) }
-        if !f.errors.isEmpty {
+        if layers.contains(.note), let note = a.decoded.note { w.string("note", note) }
+        if !a.decoded.errors.isEmpty {
             w.beginArray("errors")
-            for e in f.errors {
+            for e in a.decoded.errors {
                 w.beginObject("")
                 w.string("layer", e.layer); w.string("code", e.code.rawValue)
                 w.int("offset", e.offset); w.string("message", e.message)

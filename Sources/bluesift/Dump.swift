@@ -118,7 +118,7 @@ struct Dump: ParsableCommand {
             if filter.isEmpty || filter.matches(frame.decoded) {
                 switch format {
                 case .jsonl:
-                    FrameJSON.write(frame, into: &json, times: &times)
+                    FrameJSON.write(&frame, into: &json, times: &times)
                     if json.count >= 1 << 16 {
                         json.withBytes { out.write($0) }
                         json.removeAll()

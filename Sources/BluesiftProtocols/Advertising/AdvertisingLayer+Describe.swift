@@ -4,11 +4,15 @@ extension AdvertisingReport {
     /// Written in two runs around the RSSI, each replayable from the values it shows (a
     /// device repeats its report many times a second; only the RSSI moves).
     public func describe<S: FieldSink>(into sink: inout S, extended: Bool) {
-        withUnsafeTemporaryAllocation(byteCount: 32 + data.count, alignment: 8) { key in
+        withUnsafeTemporaryAllocation(byteCount: 40 + data.count, alignment: 8) { key in
             var n = 0
             func put(_ b: UInt8) { key[n] = b; n += 1 }
             func put(_ v: UInt16?) { put(v == nil ? 0 : 1); put(UInt8(truncatingIfNeeded: v ?? 0)); put(UInt8(truncatingIfNeeded: (v ?? 0) >> 8)) }
-            func put(_ a: BDAddr?) { put(a == nil ? 0 : 1); for i in 0..<6 { put(UInt8(truncatingIfNeeded: (a?.value ?? 0) >> (8 * UInt64(i)))) } }
+            func put(_ a: BDAddr?) {   // presence, then the 48-bit value (stored as 8 bytes, 6 kept)
+                put(a == nil ? 0 : 1)
+                key.baseAddress!.storeBytes(of: (a?.value ?? 0).littleEndian, toByteOffset: n, as: UInt64.self)
+                n += 6
+            }
             put(eventTypeTable.rawValue); put(extended ? 1 : 0); put(eventType)
             put(address); put(addressType.map { UInt16($0.rawValue) })
             sink.replaying(1, UnsafeRawBufferPointer(rebasing: key[..<n])) { sink in describeHead(into: &sink, extended: extended) }
