@@ -29,6 +29,7 @@ final class FragmentCache {
 
     deinit { table.deallocate(); arena.deallocate() }
 
+    @inline(__always)
     static func hash(_ p: UnsafeRawBufferPointer, _ salt: UInt16) -> UInt64 {
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(p.count) ^ UInt64(salt) << 32
         guard let b = p.baseAddress else { return h }
@@ -50,6 +51,7 @@ final class FragmentCache {
         return h ^ (h >> 29)
     }
 
+    @inline(__always)
     static func equal(_ a: UnsafeRawPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         guard let q = b.baseAddress else { return true }
         var i = 0
@@ -69,6 +71,7 @@ final class FragmentCache {
     }
 
     /// The slot holding `source`, or the empty slot where it would go.
+    @inline(__always)
     private func slot(_ source: UnsafeRawBufferPointer, _ salt: UInt16, _ h: UInt64) -> Int {
         let mask = Self.slots - 1
         var i = Int(truncatingIfNeeded: h) & mask
@@ -84,6 +87,7 @@ final class FragmentCache {
     }
 
     /// What was rendered for `source` (valid until the next insert).
+    @inline(__always)
     func lookup(_ source: UnsafeRawBufferPointer, salt: UInt16) -> UnsafeRawBufferPointer? {
         let e = table[slot(source, salt, Self.hash(source, salt))]
         if e.offset < 0 { return nil }
