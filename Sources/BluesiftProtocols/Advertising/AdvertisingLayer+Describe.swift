@@ -4,28 +4,29 @@ extension AdvertisingReport {
     /// Written in two runs around the RSSI, each replayable from the values it shows (a
     /// device repeats its report many times a second; only the RSSI moves).
     public func describe<S: FieldSink>(into sink: inout S, extended: Bool) {
-        withUnsafeTemporaryAllocation(byteCount: 40 + data.count, alignment: 8) { key in
-            var n = 0
-            func put(_ b: UInt8) { key[n] = b; n += 1 }
-            func put(_ v: UInt16?) { put(v == nil ? 0 : 1); put(UInt8(truncatingIfNeeded: v ?? 0)); put(UInt8(truncatingIfNeeded: (v ?? 0) >> 8)) }
-            func put(_ a: BDAddr?) {   // presence, then the 48-bit value (stored as 8 bytes, 6 kept)
-                put(a == nil ? 0 : 1)
-                key.baseAddress!.storeBytes(of: (a?.value ?? 0).littleEndian, toByteOffset: n, as: UInt64.self)
-                n += 6
-            }
-            put(eventTypeTable.rawValue); put(extended ? 1 : 0); put(eventType)
-            put(address); put(addressType.map { UInt16($0.rawValue) })
-            sink.replaying(1, UnsafeRawBufferPointer(rebasing: key[..<n])) { sink in describeHead(into: &sink, extended: extended) }
+        // Keys: a byte of presence bits, then each field at a fixed place (absent ones zero).
+        withUnsafeTemporaryAllocation(byteCount: 24 + data.count, alignment: 8) { buf in
+            let k = buf.baseAddress!
+            func bit(_ present: Bool, _ i: Int) -> UInt8 { present ? 1 << i : 0 }
+            k.storeBytes(of: eventTypeTable.rawValue | (extended ? 0x10 : 0) | bit(address != nil, 5) | bit(addressType != nil, 6), as: UInt8.self)
+            k.storeBytes(of: addressType?.rawValue ?? 0, toByteOffset: 1, as: UInt8.self)
+            k.storeBytes(of: eventType.littleEndian, toByteOffset: 2, as: UInt16.self)
+            k.storeBytes(of: (address?.value ?? 0).littleEndian, toByteOffset: 4, as: UInt64.self)
+            sink.replaying(1, UnsafeRawBufferPointer(start: k, count: 12)) { sink in describeHead(into: &sink, extended: extended) }
 
             if let rssi { sink.int("rssi", Int(rssi)) }
 
-            n = 0
-            put(txPower.map { UInt16(UInt8(bitPattern: $0)) }); put(primaryPHY.map(UInt16.init))
-            put(secondaryPHY.map(UInt16.init)); put(sid.map(UInt16.init)); put(periodicInterval)
-            put(directAddress); put(directAddressType.map { UInt16($0.rawValue) })
-            if let d = data.baseAddress { (key.baseAddress! + n).copyMemory(from: d, byteCount: data.count) }
-            n += data.count
-            sink.replaying(2, UnsafeRawBufferPointer(rebasing: key[..<n])) { sink in describeTail(into: &sink) }
+            k.storeBytes(of: bit(txPower != nil, 0) | bit(primaryPHY != nil, 1) | bit(secondaryPHY != nil, 2) | bit(sid != nil, 3)
+                              | bit(periodicInterval != nil, 4) | bit(directAddress != nil, 5) | bit(directAddressType != nil, 6), as: UInt8.self)
+            k.storeBytes(of: UInt8(bitPattern: txPower ?? 0), toByteOffset: 1, as: UInt8.self)
+            k.storeBytes(of: primaryPHY ?? 0, toByteOffset: 2, as: UInt8.self)
+            k.storeBytes(of: secondaryPHY ?? 0, toByteOffset: 3, as: UInt8.self)
+            k.storeBytes(of: sid ?? 0, toByteOffset: 4, as: UInt8.self)
+            k.storeBytes(of: directAddressType?.rawValue ?? 0, toByteOffset: 5, as: UInt8.self)
+            k.storeBytes(of: (periodicInterval ?? 0).littleEndian, toByteOffset: 6, as: UInt16.self)
+            k.storeBytes(of: (directAddress?.value ?? 0).littleEndian, toByteOffset: 8, as: UInt64.self)
+            if let d = data.baseAddress { (k + 16).copyMemory(from: d, byteCount: data.count) }
+            sink.replaying(2, UnsafeRawBufferPointer(start: k, count: 16 + data.count)) { sink in describeTail(into: &sink) }
         }
     }
 
