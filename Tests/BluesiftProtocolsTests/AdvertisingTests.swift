@@ -128,6 +128,43 @@ import BluesiftWire
         #expect(whole > 1500 && damaged > 1500)
     }
 
+    /// Reports that differ in one shown value (absent vs zero included) never share a
+    /// replayed rendering: one writer renders each as a fresh writer does.
+    @Test func replayedReportsKeepEveryDifference() {
+        let ad: [UInt8] = [2, 1, 6]
+        ad.withUnsafeBytes { data in
+            var base = AdvertisingReport(eventType: 0x13, table: .extended, data: data)
+            base.address = BDAddr(0x4288_313E_498D); base.addressType = .random; base.rssi = -87
+            base.primaryPHY = 1; base.secondaryPHY = 0
+            var variants = [base]
+            func vary(_ change: (inout AdvertisingReport) -> Void) { var r = base; change(&r); variants.append(r) }
+            vary { $0.txPower = 0 }; vary { $0.txPower = -1 }; vary { $0.sid = 0 }; vary { $0.sid = 1 }
+            vary { $0.primaryPHY = nil }; vary { $0.secondaryPHY = 2 }; vary { $0.periodicInterval = 0 }
+            vary { $0.directAddress = BDAddr(0) }; vary { $0.directAddressType = .public }
+            vary { $0.address = nil }; vary { $0.addressType = nil }; vary { $0.addressType = .public }
+            vary { $0.eventType = 0x1B }; vary { $0.eventTypeTable = .legacy }; vary { $0.rssi = nil }
+            vary { $0.data = UnsafeRawBufferPointer(rebasing: data[..<2]) }
+            func render(_ r: AdvertisingReport, _ writer: JSONFieldWriter) -> String {
+                var w = writer
+                let start = w.count
+                w.beginObject(""); r.describe(into: &w, extended: true); w.endObject()
+                return String(decoding: w.out[start...], as: UTF8.self)
+            }
+            let shared = JSONFieldWriter(capacity: 256)
+            shared.beginTopLevel(); shared.beginArray("r")
+            var seen = Set<String>()
+            for (i, r) in (variants + variants).enumerated() {
+                let fresh = JSONFieldWriter(capacity: 256)
+                fresh.beginTopLevel(); fresh.beginArray("r")
+                var expected = render(r, fresh)
+                if i > 0 { expected = "," + expected }   // the shared array's separator
+                #expect(render(r, shared) == expected, "variant \(i % variants.count)")
+                seen.insert(expected)
+            }
+            #expect(seen.count == variants.count + 1)   // all distinct (the first has no comma)
+        }
+    }
+
     static func randomEvent(_ sub: UInt8, _ rng: inout SplitMix) -> [UInt8] {
         let n = Int(rng.next() % 4)
         var p: [UInt8] = [UInt8(n)]
