@@ -25,13 +25,31 @@ public enum FrameJSON {
         w.appendRaw(",\"ts\":\"")
         w.withUnsafeSpace(TimeFormat.rfc3339MaxCount) { TimeFormat.rfc3339(r.timestamp, to: $0, cache: &times) }
         w.appendRaw("\"")
-        // Direction and kind: a handful of pairs in a capture, replayed.
-        withUnsafeBytes(of: (r.direction.map { $0 == .sent ? UInt8(0) : 1 } ?? 2, r.kind.rawValue)) { key in
-            w.replaying(10, key) { w in
-                if let d = r.direction { w.string("dir", d.name) } else { w.null("dir") }
-                w.string("kind", r.kind.name)
-            }
+        let layers = a.decoded.layers
+        if !(layers == [.hci, .adv] && a.decoded.connection == nil && !r.isTruncated && writeAdvertisingEvent(&a, into: &w)) {
+            writeLayers(&a, into: &w)
         }
+        if let v = a.vendor { VendorRendering.json(v, into: &w) }
+        if layers.contains(.note), let note = a.decoded.note { w.string("note", note) }
+        if !a.decoded.errors.isEmpty {
+            w.beginArray("errors")
+            for e in a.decoded.errors {
+                w.beginObject("")
+                w.string("layer", e.layer); w.string("code", e.code.rawValue)
+                w.int("offset", e.offset); w.string("message", e.message)
+                w.endObject()
+            }
+            w.endArray()
+            w.hex("raw", r.bytes)
+        }
+        w.endTopLevel()
+        w.newline()
+    }
+
+    /// From "dir" to the end of the protocol layers.
+    static func writeLayers(_ a: inout AnalyzedFrame, into w: inout JSONFieldWriter) {
+        let r = a.decoded.record
+        writeDirectionAndKind(r, into: &w)
         if let c = a.decoded.connection { w.int("conn", Int(c)) }
         if r.isTruncated {
             w.bool("truncated", true)
@@ -54,20 +72,57 @@ public enum FrameJSON {
         }
         if layers.contains(.smp), let smp = a.decoded.smp { w.beginObject("smp"); smp.describe(into: &w); w.endObject() }
         if layers.contains(.adv), let adv = a.decoded.adv { w.beginObject("adv"); adv.describe(into: &w); w.endObject() }
-        if let v = a.vendor { VendorRendering.json(v, into: &w) }
-        if layers.contains(.note), let note = a.decoded.note { w.string("note", note) }
-        if !a.decoded.errors.isEmpty {
-            w.beginArray("errors")
-            for e in a.decoded.errors {
-                w.beginObject("")
-                w.string("layer", e.layer); w.string("code", e.code.rawValue)
-                w.int("offset", e.offset); w.string("message", e.message)
-                w.endObject()
+    }
+
+    /// Direction and kind: a handful of pairs in a capture, replayed.
+    static func writeDirectionAndKind(_ r: CaptureRecord, into w: inout JSONFieldWriter) {
+        withUnsafeBytes(of: directionAndKind(r)) { key in
+            w.replaying(10, key) { w in
+                if let d = r.direction { w.string("dir", d.name) } else { w.null("dir") }
+                w.string("kind", r.kind.name)
             }
-            w.endArray()
-            w.hex("raw", r.bytes)
         }
-        w.endTopLevel()
-        w.newline()
+    }
+
+    static func directionAndKind(_ r: CaptureRecord) -> (UInt8, UInt8) {
+        (r.direction.map { $0 == .sent ? 0 : 1 } ?? 2, r.kind.rawValue)
+    }
+
+    /// An HCI advertising event with no connection, the bulk of phone captures. From "dir"
+    /// to the first report's address type, the JSON is a function of direction, kind,
+    /// subevent, truncation and the report's head values: one replayed run, which leaves the
+    /// `adv` object, its `reports` array and the first report open. False (nothing written)
+    /// when the frame is not such an event or holds no report.
+    static func writeAdvertisingEvent(_ a: inout AnalyzedFrame, into w: inout JSONFieldWriter) -> Bool {
+        guard let hci = a.decoded.hci, hci.kind == .event, hci.opcode == 0x3E, hci.isAdvertisingReport,
+              let sub = hci.subevent, let adv = a.decoded.adv, adv.isHCIReport else { return false }
+        let r = a.decoded.record
+        let extended = adv.isExtended
+        var index = 0
+        adv.forEachReport { rep in
+            defer { index += 1 }
+            guard index == 0 else {
+                w.beginObject(""); rep.describe(into: &w, extended: extended); w.endObject()
+                return
+            }
+            rep.withKeySpace { k in
+                let (dir, kind) = directionAndKind(r)
+                k.storeBytes(of: (dir, kind, sub, hci.truncated ? UInt8(1) : 0, UInt8(truncatingIfNeeded: adv.opcode), UInt8(0), UInt8(0), UInt8(0)),
+                             as: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8).self)
+                let n = 8 + rep.headKey(k + 8, extended: extended)
+                w.replaying(12, UnsafeRawBufferPointer(start: k, count: n)) { w in
+                    writeDirectionAndKind(r, into: &w)
+                    w.beginObject("hci"); hci.describe(into: &w); w.endObject()
+                    w.beginObject("adv"); adv.describeStart(into: &w)
+                    w.beginObject(""); rep.describeHead(into: &w, extended: extended)
+                }
+                rep.describeAfterHead(into: &w, keySpace: k)
+            }
+            w.endObject()
+        }
+        guard index > 0 else { return false }
+        w.endArray()    // reports
+        w.endObject()   // adv
+        return true
     }
 }

@@ -10,6 +10,8 @@ final class FragmentCache {
         var sourceCount: Int32 = 0
         var renderedCount: Int32 = 0
         var salt: UInt16 = 0
+        /// What the rendering leaves open, for the writer to restore (`JSONFieldWriter.replaying`).
+        var effect: UInt32 = 0
     }
 
     static let slots = 2048                 // a power of two, kept at most half full
@@ -88,13 +90,13 @@ final class FragmentCache {
 
     /// What was rendered for `source` (valid until the next insert).
     @inline(__always)
-    func lookup(_ source: UnsafeRawBufferPointer, salt: UInt16) -> UnsafeRawBufferPointer? {
+    func lookup(_ source: UnsafeRawBufferPointer, salt: UInt16) -> (bytes: UnsafeRawBufferPointer, effect: UInt32)? {
         let e = table[slot(source, salt, Self.hash(source, salt))]
         if e.offset < 0 { return nil }
-        return UnsafeRawBufferPointer(start: arena + Int(e.offset) + Int(e.sourceCount), count: Int(e.renderedCount))
+        return (UnsafeRawBufferPointer(start: arena + Int(e.offset) + Int(e.sourceCount), count: Int(e.renderedCount)), e.effect)
     }
 
-    func insert(_ source: UnsafeRawBufferPointer, salt: UInt16, rendered: UnsafeRawBufferPointer) {
+    func insert(_ source: UnsafeRawBufferPointer, salt: UInt16, rendered: UnsafeRawBufferPointer, effect: UInt32) {
         let need = source.count + rendered.count
         guard need <= Self.largestEntry else { return }
         if used + need > Self.arenaCapacity || count >= Self.slots / 2 {
@@ -107,7 +109,7 @@ final class FragmentCache {
         if let s = source.baseAddress { (arena + used).copyMemory(from: s, byteCount: source.count) }
         if let r = rendered.baseAddress { (arena + used + source.count).copyMemory(from: r, byteCount: rendered.count) }
         table[i] = Entry(hash: h, offset: Int32(used), sourceCount: Int32(source.count),
-                         renderedCount: Int32(rendered.count), salt: salt)
+                         renderedCount: Int32(rendered.count), salt: salt, effect: effect)
         used += (need + 7) & ~7
         count += 1
     }

@@ -337,19 +337,33 @@ public final class JSONFieldWriter: FieldSink {
     }
 
     /// Replays the bytes `body` wrote for the same tag, source and container state (whether
-    /// a comma is due, whether keys are written); they are the same bytes.
+    /// a comma is due, whether keys are written); they are the same bytes. `body` may leave
+    /// up to eight containers open (a record's fixed first part); the replay reopens them.
     public func replaying(_ tag: UInt8, _ source: UnsafeRawBufferPointer, _ body: (inout JSONFieldWriter) -> Void) {
         let state = depth == 0 ? 0 : UInt16(hasMember & 1) | UInt16(inArray & 1) << 1 | 4
         let salt = UInt16(tag) << 8 | state
         if fragments == nil { fragments = FragmentCache() }
         if let hit = fragments!.lookup(source, salt: salt) {
-            if !hit.isEmpty { appendRaw(hit); if depth > 0 { hasMember |= 1 } }
+            appendRaw(hit.bytes)
+            // effect: bits 0-3 containers left open (k), 4-12 the k+1 innermost member
+            // bits, 13-20 the k innermost array bits.
+            let k = Int(hit.effect & 0xF)
+            for i in stride(from: k - 1, through: 0, by: -1) { push(array: hit.effect >> (13 + i) & 1 == 1) }
+            if depth > 0 {
+                let mask: UInt64 = (1 << (k + 1)) - 1
+                hasMember = hasMember & ~mask | UInt64(hit.effect >> 4) & mask
+            }
             return
         }
-        let start = used
+        let start = used, startDepth = depth
         var me = self
         body(&me)
-        fragments!.insert(source, salt: salt, rendered: UnsafeRawBufferPointer(start: base + start, count: used - start))
+        let k = depth - startDepth
+        guard k >= 0, k <= 8 else { return }   // closed what it did not open: not kept
+        let effect = UInt32(k) | UInt32(truncatingIfNeeded: hasMember & ((1 << (k + 1)) - 1)) << 4
+                   | UInt32(truncatingIfNeeded: inArray & ((1 << k) - 1)) << 13
+        fragments!.insert(source, salt: salt, rendered: UnsafeRawBufferPointer(start: base + start, count: used - start),
+                          effect: effect)
     }
 
     public func endArray() {

@@ -121,4 +121,32 @@ struct JSONFieldWriterTests {
         #expect(plain == #"{"first":{"a":1,"b":"0102"},"second":{"x":0,"a":1,"b":"0102","a":2,"b":"0102"},"list":[1,"0102",1,"0102"],"again":{"a":1,"b":"0102"}}"#)
         #expect(run(true) == plain)
     }
+
+    /// A replayed run may leave containers open (an object, an array, an object in it): the
+    /// replay reopens them, so what follows gets the same commas and closes the same way.
+    @Test func runsThatLeaveContainersOpen() {
+        func run(_ cached: Bool) -> String {
+            var w = JSONFieldWriter(capacity: 64)
+            for i in 0..<3 {
+                withUnsafeBytes(of: UInt8(i % 2)) { key in
+                    w.beginTopLevel()
+                    w.int("n", i)
+                    let body: (inout JSONFieldWriter) -> Void = { w in
+                        w.string("kind", key[0] == 0 ? "even" : "odd")
+                        w.beginObject("adv"); w.int("op", 13); w.beginArray("reports"); w.beginObject(""); w.int("type", Int(key[0]))
+                    }
+                    if cached { w.replaying(12, key, body) } else { body(&w) }
+                    w.int("rssi", -40 - i)
+                    w.endObject(); w.beginObject(""); w.int("type", 9); w.endObject()
+                    w.endArray(); w.endObject()
+                    w.bool("last", true)
+                    w.endTopLevel(); w.newline()
+                }
+            }
+            return String(decoding: w.out, as: UTF8.self)
+        }
+        let plain = run(false)
+        #expect(plain.hasPrefix(#"{"n":0,"kind":"even","adv":{"op":13,"reports":[{"type":0,"rssi":-40},{"type":9}]},"last":true}"#))
+        #expect(run(true) == plain)
+    }
 }

@@ -4,33 +4,49 @@ extension AdvertisingReport {
     /// Written in two runs around the RSSI, each replayable from the values it shows (a
     /// device repeats its report many times a second; only the RSSI moves).
     public func describe<S: FieldSink>(into sink: inout S, extended: Bool) {
-        // Keys: a byte of presence bits, then each field at a fixed place (absent ones zero).
-        withUnsafeTemporaryAllocation(byteCount: 24 + data.count, alignment: 8) { buf in
-            let k = buf.baseAddress!
-            func bit(_ present: Bool, _ i: Int) -> UInt8 { present ? 1 << i : 0 }
-            k.storeBytes(of: eventTypeTable.rawValue | (extended ? 0x10 : 0) | bit(address != nil, 5) | bit(addressType != nil, 6), as: UInt8.self)
-            k.storeBytes(of: addressType?.rawValue ?? 0, toByteOffset: 1, as: UInt8.self)
-            k.storeBytes(of: eventType.littleEndian, toByteOffset: 2, as: UInt16.self)
-            k.storeBytes(of: (address?.value ?? 0).littleEndian, toByteOffset: 4, as: UInt64.self)
-            sink.replaying(1, UnsafeRawBufferPointer(start: k, count: 12)) { sink in describeHead(into: &sink, extended: extended) }
-
-            if let rssi { sink.int("rssi", Int(rssi)) }
-
-            k.storeBytes(of: bit(txPower != nil, 0) | bit(primaryPHY != nil, 1) | bit(secondaryPHY != nil, 2) | bit(sid != nil, 3)
-                              | bit(periodicInterval != nil, 4) | bit(directAddress != nil, 5) | bit(directAddressType != nil, 6), as: UInt8.self)
-            k.storeBytes(of: UInt8(bitPattern: txPower ?? 0), toByteOffset: 1, as: UInt8.self)
-            k.storeBytes(of: primaryPHY ?? 0, toByteOffset: 2, as: UInt8.self)
-            k.storeBytes(of: secondaryPHY ?? 0, toByteOffset: 3, as: UInt8.self)
-            k.storeBytes(of: sid ?? 0, toByteOffset: 4, as: UInt8.self)
-            k.storeBytes(of: directAddressType?.rawValue ?? 0, toByteOffset: 5, as: UInt8.self)
-            k.storeBytes(of: (periodicInterval ?? 0).littleEndian, toByteOffset: 6, as: UInt16.self)
-            k.storeBytes(of: (directAddress?.value ?? 0).littleEndian, toByteOffset: 8, as: UInt64.self)
-            if let d = data.baseAddress { (k + 16).copyMemory(from: d, byteCount: data.count) }
-            sink.replaying(2, UnsafeRawBufferPointer(start: k, count: 16 + data.count)) { sink in describeTail(into: &sink) }
+        withKeySpace { k in
+            let n = headKey(k, extended: extended)
+            sink.replaying(1, UnsafeRawBufferPointer(start: k, count: n)) { sink in describeHead(into: &sink, extended: extended) }
+            describeAfterHead(into: &sink, keySpace: k)
         }
     }
 
-    private func describeHead<S: FieldSink>(into sink: inout S, extended: Bool) {
+    /// Scratch for the replay keys: `headKey` and `describeAfterHead` write into it.
+    public func withKeySpace<R>(_ body: (UnsafeMutableRawPointer) -> R) -> R {
+        withUnsafeTemporaryAllocation(byteCount: 24 + data.count, alignment: 8) { body($0.baseAddress!) }
+    }
+
+    /// The key of the head run (event type to address type), 12 bytes at `k`: a byte of
+    /// presence bits, then each value at a fixed place (absent ones zero).
+    public func headKey(_ k: UnsafeMutableRawPointer, extended: Bool) -> Int {
+        k.storeBytes(of: eventTypeTable.rawValue | (extended ? 0x10 : 0) | Self.bit(address != nil, 5)
+                          | Self.bit(addressType != nil, 6), as: UInt8.self)
+        k.storeBytes(of: addressType?.rawValue ?? 0, toByteOffset: 1, as: UInt8.self)
+        k.storeBytes(of: eventType.littleEndian, toByteOffset: 2, as: UInt16.self)
+        k.storeBytes(of: (address?.value ?? 0).littleEndian, toByteOffset: 4, as: UInt64.self)
+        return 12
+    }
+
+    static func bit(_ present: Bool, _ i: Int) -> UInt8 { present ? 1 << i : 0 }
+
+    /// The RSSI, then the replayed tail run (TX power to the AD structures).
+    public func describeAfterHead<S: FieldSink>(into sink: inout S, keySpace k: UnsafeMutableRawPointer) {
+        if let rssi { sink.int("rssi", Int(rssi)) }
+        k.storeBytes(of: Self.bit(txPower != nil, 0) | Self.bit(primaryPHY != nil, 1) | Self.bit(secondaryPHY != nil, 2)
+                          | Self.bit(sid != nil, 3) | Self.bit(periodicInterval != nil, 4) | Self.bit(directAddress != nil, 5)
+                          | Self.bit(directAddressType != nil, 6), as: UInt8.self)
+        k.storeBytes(of: UInt8(bitPattern: txPower ?? 0), toByteOffset: 1, as: UInt8.self)
+        k.storeBytes(of: primaryPHY ?? 0, toByteOffset: 2, as: UInt8.self)
+        k.storeBytes(of: secondaryPHY ?? 0, toByteOffset: 3, as: UInt8.self)
+        k.storeBytes(of: sid ?? 0, toByteOffset: 4, as: UInt8.self)
+        k.storeBytes(of: directAddressType?.rawValue ?? 0, toByteOffset: 5, as: UInt8.self)
+        k.storeBytes(of: (periodicInterval ?? 0).littleEndian, toByteOffset: 6, as: UInt16.self)
+        k.storeBytes(of: (directAddress?.value ?? 0).littleEndian, toByteOffset: 8, as: UInt64.self)
+        if let d = data.baseAddress { (k + 16).copyMemory(from: d, byteCount: data.count) }
+        sink.replaying(2, UnsafeRawBufferPointer(start: k, count: 16 + data.count)) { sink in describeTail(into: &sink) }
+    }
+
+    public func describeHead<S: FieldSink>(into sink: inout S, extended: Bool) {
         sink.int("event_type", Int(eventType)); sink.string("event_type_name", eventTypeName)
         if extended {
             let status = (eventType >> 5) & 0x3
@@ -56,6 +72,13 @@ extension AdvertisingReport {
 
 extension AdvertisingLayer {
     public func describe<S: FieldSink>(into sink: inout S) {
+        describeStart(into: &sink)
+        forEachReport { r in sink.beginObject(""); r.describe(into: &sink, extended: isExtended); sink.endObject() }
+        sink.endArray()
+    }
+
+    /// Opcode and name, then opens the `reports` array.
+    public func describeStart<S: FieldSink>(into sink: inout S) {
         if single == nil {   // HCI reports: opcode and name are the subevent's, replayed
             withUnsafeBytes(of: opcode) { key in
                 sink.replaying(4, key) { sink in sink.int("opcode", opcode); sink.string("name", name) }
@@ -63,11 +86,14 @@ extension AdvertisingLayer {
         } else {
             sink.int("opcode", opcode); sink.string("name", name)
         }
-        let extended = opcode == 0x0D
         sink.beginArray("reports")
-        forEachReport { r in sink.beginObject(""); r.describe(into: &sink, extended: extended); sink.endObject() }
-        sink.endArray()
     }
+
+    /// Extended reports carry the data status (§7.7.65.13).
+    public var isExtended: Bool { opcode == 0x0D }
+
+    /// HCI reports (not one over the air), whose layer fields are the subevent's alone.
+    public var isHCIReport: Bool { single == nil }
 
     /// e.g. "LE Advertising Report ADV_IND c0:ba:0d:00:00:01 rssi=-60 name=Pongbot (+1 more)"
     public var summary: String {
