@@ -17,7 +17,7 @@ public final class JSONFieldWriter: FieldSink {
     @exclusivity(unchecked) var inArray: UInt64 = 0
     @exclusivity(unchecked) var depth = 0
     /// The registers' bit 63 for containers nested deeper than 64 (plugin values can nest).
-    var spilled: [UInt8] = []
+    @exclusivity(unchecked) var spilled: [UInt8] = []
     /// Arrays already rendered, by source bytes (advertisers repeat the same AD data).
     @exclusivity(unchecked) var fragments: FragmentCache?
 
@@ -208,23 +208,26 @@ public final class JSONFieldWriter: FieldSink {
         if v < 0 { appendByte(UInt8(ascii: "-")); appendDecimal(UInt64(v.magnitude)) } else { appendDecimal(UInt64(v)) }
     }
 
+    /// "00" to "99", for writing two digits per division.
+    static let digitPairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
     public func appendDecimal(_ v: UInt64) {
+        let p = reserve(20)
         // Most values on the air are one or two digits.
-        if v < 10 { appendByte(0x30 + UInt8(v)); return }
-        if v < 100 {
-            let p = reserve(2)
-            p[0] = 0x30 + UInt8(v / 10); p[1] = 0x30 + UInt8(v % 10)
-            used += 2
-            return
+        if v < 10 { p[0] = 0x30 &+ UInt8(v); used &+= 1; return }
+        let pairs = Self.digitPairs.utf8Start
+        if v < 100 { p[0] = pairs[Int(v) &* 2]; p[1] = pairs[Int(v) &* 2 &+ 1]; used &+= 2; return }
+        var len = 3
+        var t = v / 1000
+        while t > 0 { len &+= 1; t /= 10 }
+        var x = v, i = len
+        while x >= 100 {
+            let q = x / 100, r = Int(x &- q &* 100) &* 2
+            i &-= 2; p[i] = pairs[r]; p[i &+ 1] = pairs[r &+ 1]
+            x = q
         }
-        var len = 2
-        var x = v / 100
-        while x > 0 { len += 1; x /= 10 }
-        let p = reserve(len)
-        x = v
-        var i = len
-        while i > 0 { i -= 1; p[i] = 0x30 + UInt8(x % 10); x /= 10 }
-        used += len
+        if x >= 10 { p[0] = pairs[Int(x) &* 2]; p[1] = pairs[Int(x) &* 2 &+ 1] } else { p[0] = 0x30 &+ UInt8(x) }
+        used &+= len
     }
 
     public func int(_ key: FieldKey, _ value: Int) { prefix(key); appendDecimal(value) }

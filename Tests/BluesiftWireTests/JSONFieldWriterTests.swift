@@ -45,6 +45,21 @@ struct JSONFieldWriterTests {
     }
 }
 
+/// Integers written two digits at a time match Swift's own decimal text.
+@Test func decimalsAtEveryLength() {
+    var values: [Int] = [0, 1, 9, 10, 11, 42, 99, 100, 101, 999, 1000, 9999, 10000, 12345, 65535, 99999, 100000,
+                         1_655_586, Int.max, Int.min, Int.min + 1, -1, -9, -10, -87, -100, -127]
+    var p = 1
+    for _ in 0..<18 { p *= 10; values += [p - 1, p, p + 1, -p] }
+    let w = JSONFieldWriter(capacity: 16)
+    w.beginTopLevel(); w.beginArray("v")
+    for v in values { w.int("", v) }
+    w.uint("", UInt64.max)
+    w.endArray(); w.endTopLevel()
+    let expected = "{\"v\":[" + values.map(String.init).joined(separator: ",") + ",\(UInt64.max)]}"
+    #expect(String(decoding: w.out, as: UTF8.self) == expected)
+}
+
 /// `replaying(_:_:_:)` replays earlier renderings of the same tag and source bytes.
 @Suite struct JSONFragmentCacheTests {
     /// Members derived from the bytes only: one number per byte and a hex copy.
