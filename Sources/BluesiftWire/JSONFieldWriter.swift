@@ -122,6 +122,15 @@ public final class JSONFieldWriter: FieldSink {
             }
         }
         switch key {
+        case .literal(let s) where s.hasPointerRepresentation:   // every multi-character literal
+            let n = s.utf8CodeUnitCount
+            let p = reserve(n &+ 4)
+            let i = comma ? 1 : 0
+            p[0] = UInt8(ascii: ",")   // overwritten by the quote when no comma is due
+            p[i] = UInt8(ascii: "\"")
+            Self.copyShort(p + i + 1, s.utf8Start, n)
+            p[i &+ 1 &+ n] = UInt8(ascii: "\""); p[i &+ 2 &+ n] = UInt8(ascii: ":")
+            used &+= i &+ 3 &+ n
         case .literal(let s):
             s.withUTF8Buffer { k in
                 let n = k.count
@@ -301,6 +310,9 @@ public final class JSONFieldWriter: FieldSink {
             if i < n {
                 d.storeBytes(of: s.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self), toByteOffset: n - 8, as: UInt64.self)
             }
+        } else if n >= 4 {   // two overlapping four-byte moves
+            d.storeBytes(of: s.loadUnaligned(as: UInt32.self), as: UInt32.self)
+            d.storeBytes(of: s.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self), toByteOffset: n - 4, as: UInt32.self)
         } else {
             for i in 0..<n { dst[i] = src[i] }
         }
