@@ -42,9 +42,11 @@ public final class Analyzer {
     /// Analyzes `record` into `a`, reusing its storage: the loop form for whole captures
     /// (frames are over a kilobyte; building one per record and copying it cost 15%).
     public func analyze(_ record: CaptureRecord, into a: inout AnalyzedFrame) {
+        // Naming and vendor results are only ever set on ATT frames: clear them after one
+        // (clearing an optional result is a value-witness call; the mask is a bit test).
+        if a.decoded.layers.contains(.att) { a.location = nil; a.namedBy = nil; a.vendor = nil }
         decoder.decode(record, into: &a.decoded)
-        a.location = nil; a.namedBy = nil; a.vendor = nil
-        guard let att = a.decoded.att, let conn = a.decoded.connection else { return }
+        guard a.decoded.layers.contains(.att), let att = a.decoded.att, let conn = a.decoded.connection else { return }
         if naming {
             let peer = decoder.connection(adapter: record.adapter, handle: conn)?.peer
             gatt.observe(a.decoded, peer: peer)
