@@ -26,8 +26,8 @@ struct Info: ParsableCommand {
         var progress = Progress(file)
         var frame = DecodedFrame(record: CaptureRecord.empty)
         while let record = reader.next() {
-            decoder.decode(record, into: &frame)
-            summary.add(record, layers: frame.layers, hasErrors: !frame.errors.isEmpty)
+            let found = decoder.layers(of: record, scratch: &frame)
+            summary.add(record, layers: found.layers, hasErrors: found.damaged)
             if record.frame & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
         }
         progress.finish()

@@ -128,6 +128,35 @@ import BluesiftWire
         #expect(whole > 1500 && damaged > 1500)
     }
 
+    /// `info`'s counting path finds what `decode` finds for whole and damaged advertising
+    /// events, with right, short and long parameter lengths, cut by the capture or not.
+    @Test func countingAgreesWithDecodingOnAdvertisingEvents() {
+        var rng = SplitMix(seed: 0xC0FFEE)
+        let store = RecordStore()
+        var fast = 0, slow = 0, damaged = 0
+        for round in 0..<4000 {
+            let sub: UInt8 = [0x02, 0x0B, 0x0D, 0x03][round % 4]   // 0x03: not a report
+            var p = [sub] + Self.randomEvent(sub == 0x03 ? 0x02 : sub, &rng)
+            if rng.next() % 3 == 0, !p.isEmpty { p[Int(rng.next() % UInt64(p.count))] ^= UInt8(truncatingIfNeeded: rng.next() | 1) }
+            var plen = p.count
+            switch rng.next() % 6 { case 0: plen -= 1; case 1: plen += 1; default: break }
+            var bytes = [0x3E, UInt8(truncatingIfNeeded: plen)] + p
+            let cut = rng.next() % 5 == 0 && bytes.count > 3
+            let original = bytes.count + (cut ? 3 : 0)
+            if cut { bytes.removeLast(3) }
+            let record = store.record(round + 1, .event, .received, bytes, originalLength: original)
+            var full = ProtocolDecoder().decode(record)
+            var scratch = DecodedFrame(record: .empty)
+            let counted = ProtocolDecoder().layers(of: record, scratch: &scratch)
+            #expect(counted.layers == full.layers && counted.damaged == !full.errors.isEmpty,
+                    "frame \(round + 1): \(Hex.string(bytes)) cut \(cut)")
+            if ProtocolDecoder.isWholeAdvertisingEvent(record.bytes) { fast += 1 } else { slow += 1 }
+            if !full.errors.isEmpty { damaged += 1 }
+            full.errors.removeAll()
+        }
+        #expect(fast > 500 && slow > 1500 && damaged > 1000, "fast \(fast) slow \(slow) damaged \(damaged)")
+    }
+
     /// Reports that differ in one shown value (absent vs zero included) never share a
     /// replayed rendering: one writer renders each as a fresh writer does.
     @Test func replayedReportsKeepEveryDifference() {

@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 import BluesiftWire
 import BluesiftCapture
 @testable import BluesiftProtocols
@@ -49,6 +50,33 @@ import BluesiftCapture
 
 
 extension PipelineCorpusTests {
+    /// `info`'s counting path (`layers(of:)`) finds each record's layers and damage as the
+    /// full decode does, over every corpus capture of every format, with its own decoder.
+    @Test func countingAgreesWithDecodingOverTheCorpus() throws {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: Corpus.dir.path)) ?? []
+        var shortcuts: [String: Int] = [:]
+        for name in names.sorted() where !name.hasSuffix(".md") && !name.hasSuffix(".txt") {
+            guard let reader = try? CaptureFile.open(path: Corpus.dir.appendingPathComponent(name).path) else { continue }
+            let full = ProtocolDecoder(), counting = ProtocolDecoder()
+            var f = DecodedFrame(record: .empty), scratch = DecodedFrame(record: .empty)
+            var mismatches: [Int] = [], fast = 0
+            while let r = reader.next() {
+                full.decode(r, into: &f)
+                let c = counting.layers(of: r, scratch: &scratch)
+                if c.layers != f.layers || c.damaged != !f.errors.isEmpty { mismatches.append(r.frame) }
+                if r.kind == .event && ProtocolDecoder.isWholeAdvertisingEvent(r.bytes) { fast += 1 }
+            }
+            #expect(mismatches.isEmpty, "\(name): frames \(mismatches.prefix(5))")
+            #expect(full.connections == counting.connections, "\(name)")
+            shortcuts[name] = fast
+        }
+        if Corpus.path("lightctl_btsnoop_hci.log") != nil {
+            // Every advertising event of these files is whole: all take the short path.
+            #expect(shortcuts["lightctl_btsnoop_hci.log"] == 47934)
+        }
+        print("advertising events counted by their lengths: \(shortcuts.filter { $0.value > 0 })")
+    }
+
     /// Decode rate over an in-memory copy of a real capture (records pre-built, so only the
     /// decoder is measured). Prints the figure; asserts only that it decodes everything.
     @Test func decodeThroughput() {
