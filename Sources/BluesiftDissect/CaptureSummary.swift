@@ -9,8 +9,8 @@ public struct CaptureSummary {
     public var last: Timestamp?
     public var truncatedRecords = 0
     public var recordsWithErrors = 0
-    /// Plain counters, not dictionaries: this runs for every record.
-    var kindCounts = [Int](repeating: 0, count: 256)
+    /// Plain counters, not dictionaries or arrays: this runs for every record.
+    var kindCounts = InlineArray<16, Int>(repeating: 0)
     var hci = 0, l2cap = 0, att = 0, smp = 0, adv = 0, ll = 0
     public var adapters: Set<UInt16> = []
     var lastAdapter: UInt16?
@@ -19,7 +19,10 @@ public struct CaptureSummary {
     /// Records per kind name.
     public var kinds: [String: Int] {
         var d: [String: Int] = [:]
-        for (k, n) in kindCounts.enumerated() where n > 0 { d[PacketKind(rawValue: UInt8(k)).name, default: 0] += n }
+        for k in Self.countedKinds {
+            let n = kindCounts[Self.slot(k)]
+            if n > 0 { d[k.name, default: 0] += n }
+        }
         return d
     }
 
@@ -38,20 +41,31 @@ public struct CaptureSummary {
 
     /// The per-record form: passing a frame held in a `var` copies all 1.2 kB of it.
     public mutating func add(_ r: CaptureRecord, layers: DecodedFrame.Layers, hasErrors: Bool) {
-        records += 1
-        bytes += r.bytes.count
+        records &+= 1
+        bytes &+= r.bytes.count
         if first == nil { first = r.timestamp }
         last = r.timestamp
-        if r.isTruncated { truncatedRecords += 1 }
-        if hasErrors { recordsWithErrors += 1 }
-        kindCounts[Int(r.kind.rawValue)] += 1
+        if r.isTruncated { truncatedRecords &+= 1 }
+        if hasErrors { recordsWithErrors &+= 1 }
+        kindCounts[Self.slot(r.kind)] &+= 1
         if r.kind.isHCI, r.adapter != lastAdapter { adapters.insert(r.adapter); lastAdapter = r.adapter }
-        if layers.contains(.hci) { hci += 1 }
-        if layers.contains(.l2cap) { l2cap += 1 }
-        if layers.contains(.att) { att += 1 }
-        if layers.contains(.smp) { smp += 1 }
-        if layers.contains(.adv) { adv += 1 }
-        if layers.contains(.ll) { ll += 1 }
+        if !layers.isEmpty {
+            if layers.contains(.hci) { hci &+= 1 }
+            if layers.contains(.l2cap) { l2cap &+= 1 }
+            if layers.contains(.att) { att &+= 1 }
+            if layers.contains(.smp) { smp &+= 1 }
+            if layers.contains(.adv) { adv &+= 1 }
+            if layers.contains(.ll) { ll &+= 1 }
+        }
+    }
+
+    static let countedKinds: [PacketKind] = [.unknown, .command, .acl, .sco, .event, .iso, .note, .ll, .index, .control]
+
+    /// Kinds by counter: HCI 1-5, note/ll/index/control 6-9, any other kind 0 ("unknown").
+    @inline(__always)
+    static func slot(_ k: PacketKind) -> Int {
+        let v = Int(k.rawValue)
+        return v <= 5 ? (v == 0 ? 0 : v) : (v >= 0x80 && v <= 0x83 ? v - 0x7A : 0)
     }
 
     public var spanMicroseconds: Int64 {
