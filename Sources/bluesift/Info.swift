@@ -24,11 +24,12 @@ struct Info: ParsableCommand {
         let decoder = ProtocolDecoder()
         var summary = CaptureSummary()
         var progress = Progress(file)
-        var frame = DecodedFrame(record: CaptureRecord.empty)
-        while let record = reader.next() {
-            let found = decoder.layers(of: record, scratch: &frame)
-            summary.add(record, layers: found.layers, hasErrors: found.damaged)
-            if record.frame & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
+        // btsnoop, the common case, is read through its concrete type: the loop calls its
+        // `next()` directly instead of through the protocol witness.
+        if let btsnoop = reader as? BTSnoopReader {
+            tally(btsnoop, decoder, &summary, &progress)
+        } else {
+            tally(reader, decoder, &summary, &progress)
         }
         progress.finish()
         var out = Output(fd: fd)
@@ -80,5 +81,16 @@ struct Info: ParsableCommand {
         out.flush()
         printWarnings(reader, path: file)
         return 0
+    }
+
+    @inline(__always)
+    static func tally<R: CaptureReader>(_ reader: R, _ decoder: ProtocolDecoder,
+                                        _ summary: inout CaptureSummary, _ progress: inout Progress) {
+        var frame = DecodedFrame(record: CaptureRecord.empty)
+        while let record = reader.next() {
+            let found = decoder.layers(of: record, scratch: &frame)
+            summary.add(record, layers: found.layers, hasErrors: found.damaged)
+            if record.frame & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
+        }
     }
 }
