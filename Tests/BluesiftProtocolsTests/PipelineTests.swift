@@ -49,6 +49,31 @@ import BluesiftCapture
         #expect(d.connections.count == 2)
     }
 
+    /// The decoder remembers the last ACL packet's connection; a connection that ends, or a
+    /// handle opened again, must not reach the old state through it.
+    @Test func lastConnectionIsForgottenWhenItEndsOrReopens() {
+        let store = RecordStore(), d = ProtocolDecoder()
+        // First fragment of a 7-byte ATT PDU (header says 7, 4 arrive) on 0x0040.
+        let start = acl(0x0040, pb: 0b10, [0x07, 0x00, 0x04, 0x00, 0x12, 0x03, 0x00])
+        _ = d.decode(store.record(1, .acl, .sent, start))
+        // LE Connection Complete on 0x0040 again: a fresh connection, its reassembly empty.
+        _ = d.decode(store.h4(2, .received, "04 3e 13 01 00 40 00 01 01 e4 3b b8 52 76 ea 27 00 00 00 f4 01 05"))
+        let cont = d.decode(store.record(3, .acl, .sent, acl(0x0040, pb: 0b01, [0x01, 0x02, 0x03, 0x04])))
+        #expect(cont.l2cap == nil && cont.errors.first?.message.contains("without a start") == true)
+        #expect(d.connections.count == 2 && d.connection(adapter: 0, handle: 0x0040)?.startFrame == 2)
+        // Packets on the same handle after a disconnection open a connection of their own.
+        _ = d.decode(store.record(4, .acl, .sent, start))
+        _ = d.decode(store.h4(5, .received, "04 05 04 00 40 00 13"))
+        let after = d.decode(store.record(6, .acl, .sent, acl(0x0040, pb: 0b01, [0x01, 0x02, 0x03, 0x04])))
+        #expect(after.l2cap == nil && !after.errors.isEmpty)
+        #expect(d.connections.count == 3 && d.connection(adapter: 0, handle: 0x0040)?.startFrame == 6)
+        // Packets on one connection in a row complete the PDU they share.
+        _ = d.decode(store.record(7, .acl, .sent, start))
+        let whole = d.decode(store.record(8, .acl, .sent, acl(0x0040, pb: 0b01, [0x01, 0x02, 0x03, 0x04])))
+        #expect(whole.l2cap?.cid == 0x0004 && whole.l2cap?.fragments == 2 && whole.errors.isEmpty)
+        #expect(d.connections.count == 3)
+    }
+
     @Test func bredrRoleFromCreateConnection() {
         let store = RecordStore(), d = ProtocolDecoder()
         _ = d.decode(store.h4(1, .sent, "01 05 04 0d 69 72 e8 3c 80 d8 18 cc 01 00 00 00 01"))

@@ -12,6 +12,9 @@ struct ConnectionTable {
     private(set) var dropped = 0
     private var latest: [Key: Int] = [:]
     let capacity: Int
+    /// Changes whenever a connection is opened (which may also drop old ones): ids looked up
+    /// before stay valid while it is unchanged and the connection has not ended.
+    private(set) var generation = 0
 
     init(capacity: Int = 4096) { self.capacity = capacity }
 
@@ -25,6 +28,7 @@ struct ConnectionTable {
 
     /// Starts a new connection record (a handle is reused after a disconnection).
     mutating func open(_ info: ConnectionInfo) -> Int {
+        generation &+= 1
         if history.count >= capacity {
             let n = max(1, capacity / 16)   // amortise the shift
             for old in history.prefix(n) {

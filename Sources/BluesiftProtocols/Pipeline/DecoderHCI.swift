@@ -69,9 +69,15 @@ extension ProtocolDecoder {
     /// ACL data → reassembly per (adapter, handle, direction) → L2CAP (Vol 4 Part E §5.4.2).
     private func decodeACL(_ hci: HCIPacket, _ record: CaptureRecord, _ f: inout DecodedFrame) {
         guard let h = hci.handle, let pb = hci.pbFlag else { return }
-        let adapter = record.adapter
-        _ = table.ensure(.init(adapter: adapter, handle: h), record: record)
-        let s = state(StateKey(adapter: adapter, connection: UInt32(h)))
+        let key = StateKey(adapter: record.adapter, connection: UInt32(h))
+        let s: ConnState
+        if let last = lastACL, last.key == key, last.generation == table.generation {
+            s = last.state
+        } else {
+            _ = table.ensure(.init(adapter: key.adapter, handle: h), record: record)
+            s = state(key)
+            lastACL = (key, s, table.generation)
+        }
         let data = hci.parameters
         // PB 0b00/0b10 start (0b11: complete PDU, treated as a start), 0b01 continuation.
         reassemble(data, declared: hci.dataLength ?? data.count, starts: pb != 0b01,

@@ -22,6 +22,11 @@ public final class ProtocolDecoder {
     /// Peer of the last Create Connection per adapter: its Connection Complete makes us central.
     var pendingCreate: [UInt16: BDAddr] = [:]
     static let maxStates = 1024
+    /// The connection of the last ACL packet, with the table's generation then: consecutive
+    /// packets mostly share one, and its two hash lookups cost ~800 instructions a packet.
+    /// `release` clears it (a connection that ends is released); a new connection changes
+    /// the generation.
+    var lastACL: (key: StateKey, state: ConnState, generation: Int)?
 
     public init(connectionHistoryCapacity: Int = 4096) {
         table = ConnectionTable(capacity: connectionHistoryCapacity)
@@ -93,6 +98,7 @@ public final class ProtocolDecoder {
 
     /// Drops a connection's protocol state; its reassembly buffers go back to the pool.
     func release(_ key: StateKey) {
+        lastACL = nil
         guard let s = states.removeValue(forKey: key) else { return }
         for case let r? in s.reassembly where pool.count < 8 {
             r.reset()
