@@ -57,7 +57,8 @@ public enum FrameJSON {
         }
         // The mask first: `if let` copies a layer (200-300 bytes) even to find it absent.
         let layers = a.decoded.layers
-        if layers.contains(.hci), let hci = a.decoded.hci { w.beginObject("hci"); hci.describe(into: &w); w.endObject() }
+        // hci and adv are read in place (`DecodedFrame.hciStorage`): no copy out.
+        if layers.contains(.hci) { w.beginObject("hci"); a.decoded.hciStorage.describe(into: &w); w.endObject() }
         if layers.contains(.ll), let ll = a.decoded.ll { w.beginObject("ll"); ll.describe(into: &w); w.endObject() }
         if layers.contains(.l2cap), let l2 = a.decoded.l2cap { w.beginObject("l2cap"); l2.describe(into: &w); w.endObject() }
         if layers.contains(.att), let att = a.decoded.att {
@@ -71,7 +72,7 @@ public enum FrameJSON {
             w.endObject()
         }
         if layers.contains(.smp), let smp = a.decoded.smp { w.beginObject("smp"); smp.describe(into: &w); w.endObject() }
-        if layers.contains(.adv), let adv = a.decoded.adv { w.beginObject("adv"); adv.describe(into: &w); w.endObject() }
+        if layers.contains(.adv) { w.beginObject("adv"); a.decoded.advStorage.describe(into: &w); w.endObject() }
     }
 
     /// Direction and kind: a handful of pairs in a capture, replayed.
@@ -94,12 +95,15 @@ public enum FrameJSON {
     /// `adv` object, its `reports` array and the first report open. False (nothing written)
     /// when the frame is not such an event or holds no report.
     static func writeAdvertisingEvent(_ a: inout AnalyzedFrame, into w: inout JSONFieldWriter) -> Bool {
-        guard let hci = a.decoded.hci, hci.kind == .event, hci.opcode == 0x3E, hci.isAdvertisingReport,
-              let sub = hci.subevent, let adv = a.decoded.adv, adv.isHCIReport else { return false }
+        guard a.decoded.layers.contains([.hci, .adv]), a.decoded.hciStorage.kind == .event,
+              a.decoded.hciStorage.opcode == 0x3E, a.decoded.hciStorage.isAdvertisingReport,
+              let sub = a.decoded.hciStorage.subevent, a.decoded.advStorage.isHCIReport else { return false }
         let r = a.decoded.record
-        let extended = adv.isExtended
+        let extended = a.decoded.advStorage.isExtended
+        let truncated = a.decoded.hciStorage.truncated
+        let opcode = a.decoded.advStorage.opcode
         var index = 0
-        adv.forEachReport { rep in
+        a.decoded.advStorage.forEachReport { rep in
             defer { index += 1 }
             guard index == 0 else {
                 w.beginObject(""); rep.describe(into: &w, extended: extended); w.endObject()
@@ -107,13 +111,13 @@ public enum FrameJSON {
             }
             rep.withKeySpace { k in
                 let (dir, kind) = directionAndKind(r)
-                k.storeBytes(of: (dir, kind, sub, hci.truncated ? UInt8(1) : 0, UInt8(truncatingIfNeeded: adv.opcode), UInt8(0), UInt8(0), UInt8(0)),
+                k.storeBytes(of: (dir, kind, sub, truncated ? UInt8(1) : 0, UInt8(truncatingIfNeeded: opcode), UInt8(0), UInt8(0), UInt8(0)),
                              as: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8).self)
                 let n = 8 + rep.headKey(k + 8, extended: extended)
                 w.replaying(12, UnsafeRawBufferPointer(start: k, count: n)) { w in
                     writeDirectionAndKind(r, into: &w)
-                    w.beginObject("hci"); hci.describe(into: &w); w.endObject()
-                    w.beginObject("adv"); adv.describeStart(into: &w)
+                    w.beginObject("hci"); a.decoded.hciStorage.describe(into: &w); w.endObject()
+                    w.beginObject("adv"); a.decoded.advStorage.describeStart(into: &w)
                     w.beginObject(""); rep.describeHead(into: &w, extended: extended)
                 }
                 rep.describeAfterHead(into: &w, keySpace: k)

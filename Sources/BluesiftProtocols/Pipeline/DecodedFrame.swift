@@ -22,13 +22,18 @@ public struct DecodedFrame {
     /// Connection handle (HCI) or a stable per-connection number (sniffer), where there is one.
     public var connection: UInt16?
     /// Set by the decoder only, together with `layers`.
-    public internal(set) var hci: HCIPacket?
+    public var hci: HCIPacket? { layers.contains(.hci) ? hciStorage : nil }
+    /// The layers on nearly every record live in place, valid while `layers` holds them:
+    /// the decoder writes and reads them there (an optional was built in a temporary and
+    /// copied in, three copies of ~200 bytes a record).
+    public internal(set) var hciStorage = HCIPacket(kind: .unknown, opcode: 0, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
+    public internal(set) var advStorage = AdvertisingLayer(opcode: 0, parameters: UnsafeRawBufferPointer(start: nil, count: 0))
     public internal(set) var l2cap: L2CAPLayer?
     public internal(set) var att: ATTPDU?
     /// For an ATT response: the frame of its request and the latency.
     public var attTransaction: ATTTransaction?
     public internal(set) var smp: SMPPDU?
-    public internal(set) var adv: AdvertisingLayer?
+    public var adv: AdvertisingLayer? { layers.contains(.adv) ? advStorage : nil }
     public internal(set) var ll: LLPacket?
     /// Text of `.note` records, and descriptions of index/control records.
     public internal(set) var note: String?
@@ -48,11 +53,9 @@ public struct DecodedFrame {
         self.record = record
         connection = nil; attTransaction = nil
         if !layers.isEmpty {
-            if layers.contains(.hci) { hci = nil }
             if layers.contains(.l2cap) { l2cap = nil }
             if layers.contains(.att) { att = nil }
             if layers.contains(.smp) { smp = nil }
-            if layers.contains(.adv) { adv = nil }
             if layers.contains(.ll) { ll = nil }
             if layers.contains(.note) { note = nil }
             layers = []
@@ -60,11 +63,10 @@ public struct DecodedFrame {
         if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
     }
 
-    mutating func set(_ v: HCIPacket) { hci = v; layers.insert(.hci) }
     mutating func set(_ v: L2CAPLayer) { l2cap = v; layers.insert(.l2cap) }
     mutating func set(_ v: ATTPDU) { att = v; layers.insert(.att) }
     mutating func set(_ v: SMPPDU) { smp = v; layers.insert(.smp) }
-    mutating func set(_ v: AdvertisingLayer) { adv = v; layers.insert(.adv) }
+    mutating func set(_ v: AdvertisingLayer) { advStorage = v; layers.insert(.adv) }
     mutating func set(_ v: LLPacket) { ll = v; layers.insert(.ll) }
     mutating func set(note v: String) { note = v; layers.insert(.note) }
 }

@@ -3,22 +3,35 @@ import BluesiftCapture
 
 extension ProtocolDecoder {
     func decodeHCI(_ record: CaptureRecord, _ f: inout DecodedFrame) {
-        let hci = HCIPacket(kind: record.kind, bytes: record.bytes, truncated: record.isTruncated)
-        if let e = hci.error { f.errors.append(e) }
-        f.connection = hci.handle
+        // Decoded straight into the frame and read there (see `DecodedFrame.hciStorage`).
+        f.hciStorage = HCIPacket(kind: record.kind, bytes: record.bytes, truncated: record.isTruncated)
+        f.layers.insert(.hci)
+        if f.hciStorage.damaged, let e = f.hciStorage.error { f.errors.append(e) }
+        f.connection = f.hciStorage.handle
         switch record.kind {
-        case .event: trackEvent(hci, record, &f)
-        case .acl: decodeACL(hci, record, &f)
-        case .command where hci.opcode == 0x0405: pendingCreate[record.adapter] = hci.peer
+        case .event: trackEvent(record, &f)
+        case .acl: decodeACL(record, &f)
+        case .command where f.hciStorage.opcode == 0x0405: pendingCreate[record.adapter] = f.hciStorage.peer
         default: break
         }
-        f.set(hci)
     }
 
-    /// Connection set-up and tear-down (Core 5.4 Vol 4 Part E §7.7).
-    private func trackEvent(_ hci: HCIPacket, _ record: CaptureRecord, _ f: inout DecodedFrame) {
+    /// Connection set-up and tear-down (Core 5.4 Vol 4 Part E §7.7); advertising reports.
+    private func trackEvent(_ record: CaptureRecord, _ f: inout DecodedFrame) {
+        let code = f.hciStorage.opcode
+        if code == 0x3E, let sub = f.hciStorage.subevent, sub == 0x02 || sub == 0x0B || sub == 0x0D {
+            // Advertising reports: parameters after the subevent code.
+            let p = f.hciStorage.parameters
+            f.advStorage = AdvertisingLayer(leMetaSubevent: sub,
+                                            parameters: p.isEmpty ? p : UnsafeRawBufferPointer(rebasing: p[1...]))
+            f.layers.insert(.adv)
+            if f.advStorage.damaged, let e = f.advStorage.error { f.errors.append(e.inLayer("adv")) }
+            return
+        }
+        guard code == 0x03 || code == 0x2C || code == 0x05 || code == 0x12 || code == 0x3E else { return }
+        let hci = f.hciStorage   // connection events are rare: a copy is fine here
         let adapter = record.adapter
-        switch hci.opcode {
+        switch code {
         case 0x03, 0x2C:   // (Synchronous) Connection Complete
             guard hci.status == .success, let h = hci.handle else { return }
             var c = ConnectionInfo(adapter: adapter, handle: h)
@@ -38,9 +51,8 @@ extension ProtocolDecoder {
             guard hci.status == .success, let peer = hci.peer, let role = hci.role,
                   let id = table.activeID(adapter: adapter, peer: peer) else { return }
             table.update(id) { $0.role = role == 0 ? .central : .peripheral }
-        case 0x3E:
-            guard let sub = hci.subevent else { return }
-            switch sub {
+        default:   // 0x3E
+            switch hci.subevent {
             case 0x01, 0x0A, 0x29:   // LE (Enhanced) Connection Complete
                 guard hci.status == .success, let h = hci.handle else { return }
                 var c = ConnectionInfo(adapter: adapter, handle: h)
@@ -48,15 +60,8 @@ extension ProtocolDecoder {
                 c.role = hci.role == 0 ? .central : hci.role == 1 ? .peripheral : nil
                 c.start = record.timestamp; c.startFrame = record.frame
                 open(c)
-            case 0x02, 0x0B, 0x0D:   // advertising reports: parameters after the subevent code
-                let p = hci.parameters
-                let adv = AdvertisingLayer(leMetaSubevent: sub,
-                                           parameters: p.isEmpty ? p : UnsafeRawBufferPointer(rebasing: p[1...]))
-                if let e = adv.error { f.errors.append(e.inLayer("adv")) }
-                f.set(adv)
             default: break
             }
-        default: break
         }
     }
 
@@ -67,8 +72,8 @@ extension ProtocolDecoder {
     }
 
     /// ACL data → reassembly per (adapter, handle, direction) → L2CAP (Vol 4 Part E §5.4.2).
-    private func decodeACL(_ hci: HCIPacket, _ record: CaptureRecord, _ f: inout DecodedFrame) {
-        guard let h = hci.handle, let pb = hci.pbFlag else { return }
+    private func decodeACL(_ record: CaptureRecord, _ f: inout DecodedFrame) {
+        guard let h = f.hciStorage.handle, let pb = f.hciStorage.pbFlag else { return }
         let key = StateKey(adapter: record.adapter, connection: UInt32(h))
         let s: ConnState
         if let last = lastACL, last.key == key, last.generation == table.generation {
@@ -78,9 +83,9 @@ extension ProtocolDecoder {
             s = state(key)
             lastACL = (key, s, table.generation)
         }
-        let data = hci.parameters
+        let data = f.hciStorage.parameters
         // PB 0b00/0b10 start (0b11: complete PDU, treated as a start), 0b01 continuation.
-        reassemble(data, declared: hci.dataLength ?? data.count, starts: pb != 0b01,
+        reassemble(data, declared: f.hciStorage.dataLength ?? data.count, starts: pb != 0b01,
                    state: s, side: Self.side(record.direction), record, &f)
     }
 
