@@ -48,23 +48,20 @@ public final class BTSnoopReader: CaptureReader {
 
     public func next() -> CaptureRecord? {
         guard !done else { return nil }
-        let remaining = file.size - offset
+        // Offsets and lengths are bounded by the file size: wrapping arithmetic is exact.
+        let remaining = file.size &- offset
         if remaining == 0 { done = true; return nil }
-        if remaining < Self.recordHeaderSize {
-            return stop("file ends mid-record at offset \(offset): \(remaining) of \(Self.recordHeaderSize) header bytes")
-        }
+        if remaining < Self.recordHeaderSize { return stopCut(remaining, of: Self.recordHeaderSize, header: true) }
         let original = Int(file.u32(offset, .big))
-        let included = Int(file.u32(offset + 4, .big))
-        let flags = file.u32(offset + 8, .big)
-        let raw = Int64(bitPattern: file.be64(offset + 16))
-        let available = remaining - Self.recordHeaderSize
-        if included > available {
-            return stop("file ends mid-record at offset \(offset): \(available) of \(included) bytes")
-        }
+        let included = Int(file.u32(offset &+ 4, .big))
+        let flags = file.u32(offset &+ 8, .big)
+        let raw = Int64(bitPattern: file.be64(offset &+ 16))
+        let available = remaining &- Self.recordHeaderSize
+        if included > available { return stopCut(available, of: included, header: false) }
         file.release(upTo: offset) // earlier records are no longer borrowed
-        let data = file.slice(offset + Self.recordHeaderSize, included)
-        offset += Self.recordHeaderSize + included
-        frame += 1
+        let data = file.slice(offset &+ Self.recordHeaderSize, included)
+        offset &+= Self.recordHeaderSize &+ included
+        frame &+= 1
         let ts = Timestamp(microseconds: raw &- Self.epochOffsetMicroseconds)
         let received: Direction = flags & 1 == 1 ? .received : .sent
 
@@ -91,6 +88,11 @@ public final class BTSnoopReader: CaptureReader {
                                  bytes: bytes, originalLength: kind == .note ? bytes.count : max(original, included),
                                  sourceType: op)
         }
+    }
+
+    /// Out of line: the messages would otherwise weigh on every record's path.
+    @inline(never) private func stopCut(_ have: Int, of need: Int, header: Bool) -> CaptureRecord? {
+        stop("file ends mid-record at offset \(offset): \(have) of \(need)" + (header ? " header bytes" : " bytes"))
     }
 
     private func stop(_ warning: String) -> CaptureRecord? {

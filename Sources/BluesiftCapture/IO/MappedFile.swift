@@ -71,8 +71,12 @@ final class MappedFile {
 
     /// Drops pages before `offset` from memory (file-backed and clean, so a later touch
     /// would only re-read them); called with the start of the record being returned.
-    func release(upTo offset: Int) {
-        guard let base, offset - released >= Self.releaseStep else { return }
+    @inline(__always) func release(upTo offset: Int) {
+        if offset &- released >= Self.releaseStep { releaseNow(upTo: offset) }
+    }
+
+    @inline(never) private func releaseNow(upTo offset: Int) {
+        guard let base else { return }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let end = offset / page * page
         if end > released {
