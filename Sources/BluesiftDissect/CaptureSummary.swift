@@ -10,10 +10,10 @@ public struct CaptureSummary {
     public var truncatedRecords = 0
     public var recordsWithErrors = 0
     /// Plain counters, not dictionaries or arrays: this runs for every record.
-    var kindCounts = InlineArray<16, Int>(repeating: 0)
-    var hci = 0, l2cap = 0, att = 0, smp = 0, adv = 0, ll = 0
+    @usableFromInline var kindCounts = InlineArray<16, Int>(repeating: 0)
+    @usableFromInline var hci = 0, l2cap = 0, att = 0, smp = 0, adv = 0, ll = 0
     public var adapters: Set<UInt16> = []
-    var lastAdapter: UInt16?
+    @usableFromInline var lastAdapter: UInt16?
     public var bytes = 0
 
     /// Records per kind name.
@@ -40,6 +40,7 @@ public struct CaptureSummary {
     }
 
     /// The per-record form: passing a frame held in a `var` copies all 1.2 kB of it.
+    @inlinable @inline(__always)
     public mutating func add(_ r: CaptureRecord, layers: DecodedFrame.Layers, hasErrors: Bool) {
         records &+= 1
         bytes &+= r.bytes.count
@@ -62,7 +63,7 @@ public struct CaptureSummary {
     static let countedKinds: [PacketKind] = [.unknown, .command, .acl, .sco, .event, .iso, .note, .ll, .index, .control]
 
     /// Kinds by counter: HCI 1-5, note/ll/index/control 6-9, any other kind 0 ("unknown").
-    @inline(__always)
+    @inlinable @inline(__always)
     static func slot(_ k: PacketKind) -> Int {
         let v = Int(k.rawValue)
         return v <= 5 ? (v == 0 ? 0 : v) : (v >= 0x80 && v <= 0x83 ? v - 0x7A : 0)

@@ -100,6 +100,7 @@ public struct AdvertisingLayer: FieldDescribable {
     /// True when `parse` would find no damage and every report's AD structures are whole.
     /// Only lengths are read (§7.7.65.2: 10 bytes + data per report; §7.7.65.11: 16;
     /// §7.7.65.13: 24 + data). False sends the event to `parse`, which finds the damage.
+    @usableFromInline
     static func isWellFormed(_ subevent: UInt8, _ p: UnsafeRawBufferPointer) -> Bool {
         guard let base = p.baseAddress, p.count > 0 else { return false }
         let end = p.count

@@ -119,7 +119,7 @@ extension ProtocolDecoder {
     /// (`bluesift info`). An LE advertising report event, most of a typical capture, is proved
     /// whole by its lengths alone and changes no decoder state, so it is answered without
     /// building the frame; every other record is decoded in full into `scratch`.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func layers(of record: CaptureRecord, scratch f: inout DecodedFrame)
         -> (layers: DecodedFrame.Layers, damaged: Bool) {
         if record.kind == .event, Self.isWholeAdvertisingEvent(record.bytes) {
@@ -132,6 +132,7 @@ extension ProtocolDecoder {
     /// An LE Meta advertising report event (§7.7.65.2/.11/.13) whose parameter length is the
     /// record's length and whose reports are whole: `decode` finds the hci and adv layers and
     /// no damage. False sends the record the long way (which may still find it whole).
+    @inlinable
     static func isWholeAdvertisingEvent(_ b: UnsafeRawBufferPointer) -> Bool {
         guard b.count >= 4, b[0] == 0x3E, Int(b[1]) == b.count - 2 else { return false }
         let sub = b[2]
