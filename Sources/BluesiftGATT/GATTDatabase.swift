@@ -59,13 +59,14 @@ public struct GATTDatabase: Sendable, Equatable {
     public func locate(_ handle: UInt16) -> Location? {
         guard let s = services.first(where: { $0.start <= handle && handle <= $0.end }) else { return nil }
         var loc = Location(service: s.uuid, characteristic: nil, descriptor: nil, instance: 0, isDeclaration: handle == s.start)
-        var seen: [BluetoothUUID: Int] = [:]
-        for (i, c) in s.characteristics.enumerated() {
-            let instance = seen[c.uuid, default: 0]
-            seen[c.uuid] = instance + 1
-            let next = i + 1 < s.characteristics.count ? s.characteristics[i + 1].handle : s.end &+ 1
+        let chars = s.characteristics
+        for (i, c) in chars.enumerated() {
+            let next = i + 1 < chars.count ? chars[i + 1].handle : s.end &+ 1
             guard c.handle <= handle && handle < next else { continue }
             loc.characteristic = c.uuid
+            // Earlier characteristics with this UUID (counted here, not in a table built per call).
+            var instance = 0
+            for j in 0..<i where chars[j].uuid == c.uuid { instance += 1 }
             loc.instance = instance
             loc.isDeclaration = handle == c.handle
             if handle != c.handle && handle != c.valueHandle {
