@@ -46,13 +46,14 @@ public final class Analyzer {
         // (clearing an optional result is a value-witness call; the mask is a bit test).
         if a.decoded.layers.contains(.att) { a.location = nil; a.namedBy = nil; a.vendor = nil }
         decoder.decode(record, into: &a.decoded)
-        guard a.decoded.layers.contains(.att), let att = a.decoded.att, let conn = a.decoded.connection else { return }
+        guard a.decoded.layers.contains(.att), let conn = a.decoded.connection else { return }
         if naming {
             let peer = decoder.connection(adapter: record.adapter, handle: conn)?.peer
             gatt.observe(a.decoded, peer: peer)
-            if let h = att.handle ?? att.errorHandle,
+            if let h = a.decoded.attStorage.handle ?? a.decoded.attStorage.errorHandle,
                let (loc, source) = gatt.locate(adapter: record.adapter, connection: conn, handle: h,
-                                               serverIsPeer: GATTTracker.serverIsPeer(opcode: att.opcode.rawValue, direction: record.direction)) {
+                                               serverIsPeer: GATTTracker.serverIsPeer(opcode: a.decoded.attStorage.opcode.rawValue,
+                                                                                       direction: record.direction)) {
                 a.location = loc
                 a.namedBy = source
             }

@@ -57,13 +57,13 @@ public enum FrameJSON {
         }
         // The mask first: `if let` copies a layer (200-300 bytes) even to find it absent.
         let layers = a.decoded.layers
-        // hci and adv are read in place (`DecodedFrame.hciStorage`): no copy out.
+        // Layers are read in place (`DecodedFrame.hciStorage`): no copy out.
         if layers.contains(.hci) { w.beginObject("hci"); a.decoded.hciStorage.describe(into: &w); w.endObject() }
         if layers.contains(.ll), let ll = a.decoded.ll { w.beginObject("ll"); ll.describe(into: &w); w.endObject() }
-        if layers.contains(.l2cap), let l2 = a.decoded.l2cap { w.beginObject("l2cap"); l2.describe(into: &w); w.endObject() }
-        if layers.contains(.att), let att = a.decoded.att {
+        if layers.contains(.l2cap) { w.beginObject("l2cap"); a.decoded.l2capStorage.describe(into: &w); w.endObject() }
+        if layers.contains(.att) {
             w.beginObject("att")
-            att.describe(into: &w)
+            a.decoded.attStorage.describe(into: &w)
             FrameNaming.describe(a, into: &w)
             if let t = a.decoded.attTransaction {
                 w.int("request_frame", t.requestFrame)

@@ -22,7 +22,7 @@ enum FrameNaming {
                 w.replaying(13, k) { w in names(loc, a.namedBy, plugin: nil, into: &w) }
             }
         }
-        if let uuid = valueUUID(loc), let value = a.decoded.att?.value,
+        if let uuid = valueUUID(loc), a.decoded.layers.contains(.att), let value = a.decoded.attStorage.value,
            let short = uuid.shortValue, StandardCharacteristics.supported.contains(short) {
             w.beginObject("decoded")
             _ = StandardCharacteristics.describe(uuid, value, into: &w)

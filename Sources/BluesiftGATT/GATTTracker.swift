@@ -77,12 +77,13 @@ public final class GATTTracker {
 
     /// Feed every decoded frame, in order. `peer` is the connection's peer address if known.
     public func observe(_ f: DecodedFrame, peer: BDAddr?) {
-        guard let att = f.att, let handle = f.connection, let op = att.bytes.first else { return }
+        // The PDU is read where the frame holds it (`attStorage`): no copy per record.
+        guard f.layers.contains(.att), let handle = f.connection, let op = f.attStorage.bytes.first else { return }
         let conn = ConnKey(adapter: f.record.adapter, handle: handle)
         let dir = f.record.direction
         let peerKey = deviceKey(f, conn, peer: peer)
         let key = Self.serverIsPeer(opcode: op, direction: dir) ? peerKey : localKey(conn.adapter)
-        var r = ByteReader(att.bytes, at: 1)
+        var r = ByteReader(f.attStorage.bytes, at: 1)
         switch op {
         case 0x04, 0x06, 0x08, 0x10:  // discovery requests
             guard let start = try? r.readUInt16(), let end = try? r.readUInt16() else { return }
@@ -103,12 +104,12 @@ public final class GATTTracker {
         case 0x01:
             pending[conn]?[dir.map { $0 == .sent ? .received : .sent }] = nil
         case 0x1D:  // Service Changed indication invalidates the range it names
-            guard let h = att.handle, let v = att.value, v.count >= 4,
+            guard let h = f.attStorage.handle, let v = f.attStorage.value, v.count >= 4,
                   databases[key]?.locate(h)?.characteristic == BluetoothUUID(0x2A05) else { return }
             let start = UInt16(v[0]) | UInt16(v[1]) << 8, end = UInt16(v[2]) | UInt16(v[3]) << 8
             databases[key]?.invalidate(from: start, to: end)
         case 0x0B:  // a changed Database Hash means the cached database is stale
-            guard let v = att.value, v.count == 16 else { return }
+            guard let v = f.attStorage.value, v.count == 16 else { return }
             let hashHandle = pendingReadHandle[conn]
             guard let h = hashHandle, databases[key]?.locate(h)?.characteristic == BluetoothUUID(0x2B2A) else { return }
             let new = Array(v)
@@ -117,7 +118,7 @@ public final class GATTTracker {
         default:
             break
         }
-        if op == 0x0A, let h = att.handle { pendingReadHandle[conn] = h }
+        if op == 0x0A, let h = f.attStorage.handle { pendingReadHandle[conn] = h }
     }
 
     var pendingReadHandle: [ConnKey: UInt16] = [:]

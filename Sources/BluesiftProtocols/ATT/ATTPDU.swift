@@ -37,6 +37,12 @@ public struct ATTPDU: FieldDescribable {
     /// The raw list parameter of list PDUs (see the typed views below).
     public var list: UnsafeRawBufferPointer?
 
+    /// A placeholder over no bytes, not parsed (frame storage before any ATT PDU).
+    init(empty: ()) {
+        bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+        opcode = ATTOpcode(rawValue: 0)
+    }
+
     public init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
         self.opcode = ATTOpcode(rawValue: bytes.first ?? 0)

@@ -28,8 +28,11 @@ public struct DecodedFrame {
     /// copied in, three copies of ~200 bytes a record).
     public internal(set) var hciStorage = HCIPacket(kind: .unknown, opcode: 0, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
     public internal(set) var advStorage = AdvertisingLayer(opcode: 0, parameters: UnsafeRawBufferPointer(start: nil, count: 0))
-    public internal(set) var l2cap: L2CAPLayer?
-    public internal(set) var att: ATTPDU?
+    /// L2CAP and ATT live in place too (a completed PDU was copied eight times on its way in).
+    public var l2cap: L2CAPLayer? { layers.contains(.l2cap) ? l2capStorage : nil }
+    public internal(set) var l2capStorage = L2CAPLayer(cid: 0, length: 0, payload: UnsafeRawBufferPointer(start: nil, count: 0))
+    public var att: ATTPDU? { layers.contains(.att) ? attStorage : nil }
+    public internal(set) var attStorage = ATTPDU(empty: ())
     /// For an ATT response: the frame of its request and the latency.
     public var attTransaction: ATTTransaction?
     public internal(set) var smp: SMPPDU?
@@ -53,8 +56,6 @@ public struct DecodedFrame {
         self.record = record
         connection = nil; attTransaction = nil
         if !layers.isEmpty {
-            if layers.contains(.l2cap) { l2cap = nil }
-            if layers.contains(.att) { att = nil }
             if layers.contains(.smp) { smp = nil }
             if layers.contains(.ll) { ll = nil }
             if layers.contains(.note) { note = nil }
@@ -63,8 +64,8 @@ public struct DecodedFrame {
         if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
     }
 
-    mutating func set(_ v: L2CAPLayer) { l2cap = v; layers.insert(.l2cap) }
-    mutating func set(_ v: ATTPDU) { att = v; layers.insert(.att) }
+    mutating func set(_ v: L2CAPLayer) { l2capStorage = v; layers.insert(.l2cap) }
+    mutating func set(_ v: ATTPDU) { attStorage = v; layers.insert(.att) }
     mutating func set(_ v: SMPPDU) { smp = v; layers.insert(.smp) }
     mutating func set(_ v: AdvertisingLayer) { advStorage = v; layers.insert(.adv) }
     mutating func set(_ v: LLPacket) { ll = v; layers.insert(.ll) }

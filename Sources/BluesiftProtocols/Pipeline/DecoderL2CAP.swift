@@ -3,53 +3,53 @@ import BluesiftCapture
 
 extension ProtocolDecoder {
     /// A whole L2CAP PDU → signalling / ATT / SMP / dynamic channels (Core 5.4 Vol 3 Part A).
+    /// Built in the frame and read there (see `DecodedFrame.l2capStorage`).
     func decodeL2CAP(_ pdu: UnsafeRawBufferPointer, fragments: Int, truncated: Bool, state s: ConnState,
                      side: UInt8, _ record: CaptureRecord, _ f: inout DecodedFrame) {
-        var l2 = L2CAPLayer(pdu: pdu, fragments: fragments, truncated: truncated)
-        if let e = l2.error { f.errors.append(e) }
-        switch l2.cid {
+        f.l2capStorage = L2CAPLayer(pdu: pdu, fragments: fragments, truncated: truncated)
+        f.layers.insert(.l2cap)
+        if let e = f.l2capStorage.error { f.errors.append(e) }
+        let cid = f.l2capStorage.cid, payload = f.l2capStorage.payload
+        switch cid {
         case 0x0001, 0x0005:
-            var r = ByteReader(l2.payload)
+            var r = ByteReader(payload)
             while r.readableBytes >= 4, let sig = try? L2CAPSignal(&r) {
                 s.channels.observe(sig, sentBy: side)
-                if l2.cid == 0x0005 { break }
+                if cid == 0x0005 { break }
             }
         case 0x0004:
-            decodeATT(l2.payload, cid: 0x0004, truncated: truncated, state: s, side: side, record, &f)
+            decodeATT(payload, cid: 0x0004, truncated: truncated, state: s, side: side, record, &f)
         case 0x0006, 0x0007:
-            let smp = SMPPDU(bytes: l2.payload)
-            if let e = smp.error, !(e.code == .truncated && l2.truncated) { f.errors.append(e.inLayer("smp")) }
+            let smp = SMPPDU(bytes: payload)
+            if let e = smp.error, !(e.code == .truncated && f.l2capStorage.truncated) { f.errors.append(e.inLayer("smp")) }
             f.set(smp)
         case 0x0040...:
-            guard let ch = s.channels.channel(sentBy: side, cid: l2.cid) else { break }
-            l2.psm = ch.psm
+            guard let ch = s.channels.channel(sentBy: side, cid: cid) else { break }
+            f.l2capStorage.psm = ch.psm
             let isATT = ch.psm == 0x001F || ch.psm == 0x0027
             if !ch.creditBased {
-                if isATT { decodeATT(l2.payload, cid: ch.bearer, truncated: truncated, state: s, side: side, record, &f) }
-            } else if let sdu = kFrame(&l2, side: side, state: s, truncated: truncated, &f), isATT {
+                if isATT { decodeATT(payload, cid: ch.bearer, truncated: truncated, state: s, side: side, record, &f) }
+            } else if let sdu = kFrame(side: side, state: s, truncated: truncated, &f), isATT {
                 decodeATT(sdu, cid: ch.bearer, truncated: truncated, state: s, side: side, record, &f)
             }
         default:
             break
         }
-        f.set(l2)
     }
 
     /// Credit-based K-frames (Vol 3 Part A §3.4): the first of an SDU carries its length.
-    /// Returns the SDU once complete.
-    private func kFrame(_ l2: inout L2CAPLayer, side: UInt8, state s: ConnState, truncated: Bool,
-                        _ f: inout DecodedFrame) -> UnsafeRawBufferPointer? {
-        let p = l2.payload
+    /// Returns the SDU once complete; notes SDU progress on the frame's l2cap layer.
+    private func kFrame(side: UInt8, state s: ConnState, truncated: Bool, _ f: inout DecodedFrame) -> UnsafeRawBufferPointer? {
+        let p = f.l2capStorage.payload
         var out: UnsafeRawBufferPointer?
-        var layer = l2
-        s.channels.update(sentBy: side, cid: l2.cid) { ch in
+        s.channels.update(sentBy: side, cid: f.l2capStorage.cid) { ch in
             if ch.sduRemaining == 0 {
                 guard p.count >= 2 else {
                     f.errors.append(DecodeError(layer: "l2cap", code: .truncated, offset: 4, message: "K-frame without SDU length"))
                     return
                 }
                 let total = Int(p[0]) | Int(p[1]) << 8
-                layer.sduLength = total
+                f.l2capStorage.sduLength = total
                 let seg = UnsafeRawBufferPointer(rebasing: p[2...])
                 if seg.count >= total || truncated {
                     if seg.count > total {
@@ -63,16 +63,16 @@ extension ProtocolDecoder {
                 ch.sdu = r
                 _ = r.startSDU(seg, total: total)
                 ch.sduRemaining = total - seg.count
-                layer.sduIncomplete = true
+                f.l2capStorage.sduIncomplete = true
             } else if let r = ch.sdu {
                 switch r.continuation(p, declared: p.count) {
                 case .pending:
                     ch.sduRemaining -= p.count
-                    layer.sduIncomplete = true
+                    f.l2capStorage.sduIncomplete = true
                 case .complete(let sdu, let n, _):
                     ch.sduRemaining = 0
-                    layer.sduLength = sdu.count
-                    layer.fragments = n
+                    f.l2capStorage.sduLength = sdu.count
+                    f.l2capStorage.fragments = n
                     out = sdu
                 case .failed(var e):
                     ch.sduRemaining = 0
@@ -81,19 +81,18 @@ extension ProtocolDecoder {
                 }
             }
         }
-        l2 = layer
         return out
     }
 
     /// `cid`: the bearer (0x0004, or the dynamic channel's `bearer`, equal in both directions).
     func decodeATT(_ payload: UnsafeRawBufferPointer, cid: UInt16, truncated: Bool, state s: ConnState, side: UInt8,
                    _ record: CaptureRecord, _ f: inout DecodedFrame) {
-        let att = ATTPDU(bytes: payload)
+        f.attStorage = ATTPDU(bytes: payload)
+        f.layers.insert(.att)
         // A PDU the capture cut short is flagged truncated, not malformed.
-        if let e = att.error, !(e.code == .truncated && truncated) {
+        if let e = f.attStorage.error, !(e.code == .truncated && truncated) {
             f.errors.append(e.inLayer("att"))
         }
-        f.set(att)
         f.attTransaction = s.att.observe(payload, cid: cid, side: side, frame: record.frame, timestamp: record.timestamp)
     }
 }
