@@ -67,7 +67,19 @@ public final class GATTTracker {
         return k
     }
 
+    /// The device of the last ATT record's connection and peer: records come in runs on one
+    /// connection, and finding it costs a lookup and an address turned into text. Only
+    /// `deviceKey` changes `deviceOfConnection`, so the answer stands for the same pair.
+    var lastDevice: (conn: ConnKey, peer: BDAddr?, key: DeviceKey)?
+
     func deviceKey(_ f: DecodedFrame, _ conn: ConnKey, peer: BDAddr?) -> DeviceKey {
+        if let last = lastDevice, last.conn == conn, last.peer == peer { return last.key }
+        let k = findDeviceKey(conn, peer: peer)
+        lastDevice = (conn, peer, k)
+        return k
+    }
+
+    private func findDeviceKey(_ conn: ConnKey, peer: BDAddr?) -> DeviceKey {
         if let k = deviceOfConnection[conn], peer == nil || k.text == peer!.description { return k }
         let k = DeviceKey(text: peer?.description ?? "connection " + Hex.fixed(UInt64(conn.handle), width: 4))
         deviceOfConnection[conn] = k
@@ -165,7 +177,9 @@ public final class GATTTracker {
     /// Names a handle on a connection: the server's rebuilt database (the peer's, or this
     /// host's own with `serverIsPeer: false`), else the imported one.
     public func locate(adapter: UInt16, connection: UInt16, handle: UInt16, serverIsPeer: Bool = true) -> (GATTDatabase.Location, NamingSource)? {
-        let k = serverIsPeer ? deviceOfConnection[ConnKey(adapter: adapter, handle: connection)] : localKeys[adapter]
+        let conn = ConnKey(adapter: adapter, handle: connection)
+        let k = !serverIsPeer ? localKeys[adapter]
+              : lastDevice?.conn == conn ? lastDevice!.key : deviceOfConnection[conn]
         if let k, let loc = databases[k]?.locate(handle) {
             return (loc, .discovery)
         }
