@@ -38,7 +38,7 @@ public struct ATTPDU: FieldDescribable {
     public var list: UnsafeRawBufferPointer?
 
     /// A placeholder over no bytes, not parsed (frame storage before any ATT PDU).
-    init(empty: ()) {
+    init() {
         bytes = UnsafeRawBufferPointer(start: nil, count: 0)
         opcode = ATTOpcode(rawValue: 0)
     }

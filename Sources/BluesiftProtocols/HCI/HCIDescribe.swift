@@ -87,8 +87,11 @@ extension HCIPacket {
     /// LE Meta subevents the `adv` layer decodes (§7.7.65.2, .11, .13).
     public var isAdvertisingReport: Bool {
         guard let s = subevent else { return false }
-        return s == 0x02 || s == 0x0B || s == 0x0D
+        return Self.isAdvertisingReport(subevent: s)
     }
+
+    @inlinable
+    public static func isAdvertisingReport(subevent s: UInt8) -> Bool { s == 0x02 || s == 0x0B || s == 0x0D }
 
     /// §7.7.19: Num_Handles, then (handle, count) pairs.
     private func describeCompletedPackets<S: FieldSink>(into sink: inout S) {

@@ -21,22 +21,23 @@ public struct DecodedFrame {
     public var record: CaptureRecord
     /// Connection handle (HCI) or a stable per-connection number (sniffer), where there is one.
     public var connection: UInt16?
-    /// Set by the decoder only, together with `layers`.
+    /// The common layers live in place, set by the decoder only and valid while `layers`
+    /// holds them: the decoder writes and reads them there and renderers read them there
+    /// (building an optional cost three copies of ~200 bytes a record, eight for a completed
+    /// L2CAP PDU). `hci`, `l2cap`, `att` and `adv` are optional views of them.
+    public internal(set) var hciStorage = HCIPacket(kind: .unknown, opcode: 0, bytes: Self.noBytes)
+    public internal(set) var l2capStorage = L2CAPLayer(cid: 0, length: 0, payload: Self.noBytes)
+    public internal(set) var attStorage = ATTPDU()
+    public internal(set) var advStorage = AdvertisingLayer(opcode: 0, parameters: Self.noBytes)
     public var hci: HCIPacket? { layers.contains(.hci) ? hciStorage : nil }
-    /// The layers on nearly every record live in place, valid while `layers` holds them:
-    /// the decoder writes and reads them there (an optional was built in a temporary and
-    /// copied in, three copies of ~200 bytes a record).
-    public internal(set) var hciStorage = HCIPacket(kind: .unknown, opcode: 0, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
-    public internal(set) var advStorage = AdvertisingLayer(opcode: 0, parameters: UnsafeRawBufferPointer(start: nil, count: 0))
-    /// L2CAP and ATT live in place too (a completed PDU was copied eight times on its way in).
     public var l2cap: L2CAPLayer? { layers.contains(.l2cap) ? l2capStorage : nil }
-    public internal(set) var l2capStorage = L2CAPLayer(cid: 0, length: 0, payload: UnsafeRawBufferPointer(start: nil, count: 0))
     public var att: ATTPDU? { layers.contains(.att) ? attStorage : nil }
-    public internal(set) var attStorage = ATTPDU(empty: ())
+    public var adv: AdvertisingLayer? { layers.contains(.adv) ? advStorage : nil }
+    static var noBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
     /// For an ATT response: the frame of its request and the latency.
     public var attTransaction: ATTTransaction?
+    /// Rarer layers, set by the decoder only, together with `layers`.
     public internal(set) var smp: SMPPDU?
-    public var adv: AdvertisingLayer? { layers.contains(.adv) ? advStorage : nil }
     public internal(set) var ll: LLPacket?
     /// Text of `.note` records, and descriptions of index/control records.
     public internal(set) var note: String?

@@ -6,7 +6,7 @@ extension ProtocolDecoder {
         // Decoded straight into the frame and read there (see `DecodedFrame.hciStorage`).
         f.hciStorage = HCIPacket(kind: record.kind, bytes: record.bytes, truncated: record.isTruncated)
         f.layers.insert(.hci)
-        if f.hciStorage.damaged, let e = f.hciStorage.error { f.errors.append(e) }
+        if let e = f.hciStorage.error { f.errors.append(e) }
         f.connection = f.hciStorage.handle
         switch record.kind {
         case .event: trackEvent(record, &f)
@@ -16,22 +16,28 @@ extension ProtocolDecoder {
         }
     }
 
-    /// Connection set-up and tear-down (Core 5.4 Vol 4 Part E §7.7); advertising reports.
+    /// Advertising reports become the `adv` layer; connection events update the table.
     private func trackEvent(_ record: CaptureRecord, _ f: inout DecodedFrame) {
-        let code = f.hciStorage.opcode
-        if code == 0x3E, let sub = f.hciStorage.subevent, sub == 0x02 || sub == 0x0B || sub == 0x0D {
-            // Advertising reports: parameters after the subevent code.
-            let p = f.hciStorage.parameters
+        switch f.hciStorage.opcode {
+        case 0x3E where f.hciStorage.isAdvertisingReport:
+            // Parameters after the subevent code.
+            let sub = f.hciStorage.subevent ?? 0, p = f.hciStorage.parameters   // present: a report
             f.advStorage = AdvertisingLayer(leMetaSubevent: sub,
                                             parameters: p.isEmpty ? p : UnsafeRawBufferPointer(rebasing: p[1...]))
             f.layers.insert(.adv)
-            if f.advStorage.damaged, let e = f.advStorage.error { f.errors.append(e.inLayer("adv")) }
-            return
+            if let e = f.advStorage.error { f.errors.append(e.inLayer("adv")) }
+        case 0x03, 0x2C, 0x05, 0x12, 0x3E:
+            // Only these codes: passing the packet out of the frame copies it.
+            connectionEvent(f.hciStorage, record)
+        default:
+            break
         }
-        guard code == 0x03 || code == 0x2C || code == 0x05 || code == 0x12 || code == 0x3E else { return }
-        let hci = f.hciStorage   // connection events are rare: a copy is fine here
+    }
+
+    /// Connection set-up and tear-down (Core 5.4 Vol 4 Part E §7.7).
+    private func connectionEvent(_ hci: HCIPacket, _ record: CaptureRecord) {
         let adapter = record.adapter
-        switch code {
+        switch hci.opcode {
         case 0x03, 0x2C:   // (Synchronous) Connection Complete
             guard hci.status == .success, let h = hci.handle else { return }
             var c = ConnectionInfo(adapter: adapter, handle: h)
@@ -51,7 +57,7 @@ extension ProtocolDecoder {
             guard hci.status == .success, let peer = hci.peer, let role = hci.role,
                   let id = table.activeID(adapter: adapter, peer: peer) else { return }
             table.update(id) { $0.role = role == 0 ? .central : .peripheral }
-        default:   // 0x3E
+        case 0x3E:
             switch hci.subevent {
             case 0x01, 0x0A, 0x29:   // LE (Enhanced) Connection Complete
                 guard hci.status == .success, let h = hci.handle else { return }
@@ -62,6 +68,7 @@ extension ProtocolDecoder {
                 open(c)
             default: break
             }
+        default: break
         }
     }
 

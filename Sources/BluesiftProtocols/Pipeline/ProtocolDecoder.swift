@@ -136,7 +136,7 @@ extension ProtocolDecoder {
     static func isWholeAdvertisingEvent(_ b: UnsafeRawBufferPointer) -> Bool {
         guard b.count >= 4, b[0] == 0x3E, Int(b[1]) == b.count - 2 else { return false }
         let sub = b[2]
-        guard sub == 0x02 || sub == 0x0B || sub == 0x0D else { return false }
+        guard HCIPacket.isAdvertisingReport(subevent: sub) else { return false }
         return AdvertisingLayer.isWellFormed(sub, UnsafeRawBufferPointer(rebasing: b[3...]))
     }
 }
