@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // Layers, lowest first; each target depends only on targets above it in this list.
 //   1 wire      BluesiftWire        byte reader/writer, UUIDs, typed errors, field sinks
+//   1 security  BluesiftSecurity    AES-CMAC, SMP crypto toolbox, AES-CCM (swift-crypto)
 //   2 capture   BluesiftCapture     btsnoop / pcap / pcapng / PacketLogger readers and writers
 //   3 protocols BluesiftProtocols   HCI, ACL->L2CAP, L2CAP, ATT, SMP, advertising, link layer
 //   4 GATT      BluesiftGATT        per-device databases rebuilt from discovery, naming
@@ -27,11 +28,17 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .systemLibrary(name: "CPcap", path: "Sources/CPcap", pkgConfig: "libpcap",
                        providers: [.apt(["libpcap-dev"])]),
         .target(name: "BluesiftWire"),
+        // AES-CMAC, SMP's c1/s1/f4-f6/g2/ah, AES-CCM: shared by the host's pairing and the
+        // decoder's decryption of sniffed links.
+        .target(name: "BluesiftSecurity", dependencies: ["BluesiftWire",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto")]),
         .target(name: "BluesiftCapture", dependencies: ["BluesiftWire", "CPcap"]),
         .target(name: "BluesiftProtocols", dependencies: ["BluesiftWire", "BluesiftCapture"]),
         .target(name: "BluesiftGATT", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols"]),
@@ -54,6 +61,7 @@ let package = Package(
         .executableTarget(name: "FuzzStack", dependencies: ["BluesiftFuzz", "CFuzzer"]),
         .executableTarget(name: "FuzzPlugins", dependencies: ["BluesiftFuzz", "CFuzzer"]),
         .testTarget(name: "BluesiftWireTests", dependencies: ["BluesiftWire"]),
+        .testTarget(name: "BluesiftSecurityTests", dependencies: ["BluesiftSecurity"]),
         .testTarget(name: "BluesiftCaptureTests", dependencies: ["BluesiftCapture"]),
         .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols"]),
         .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect"]),
