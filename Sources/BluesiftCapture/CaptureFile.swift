@@ -18,10 +18,23 @@ public enum CaptureFile {
             return PacketLoggerReader(file: file, endian: endian)
         case .pcap, .pcapng:
             let container: CaptureFormat.Container = sniffed == .pcap ? .pcap : .pcapng
-            do { return try PcapReader(file: file, container: container) } catch {
-                if container == .pcapng { return try PcapngReader(file: file) }
-                throw error
+            let reader: any CaptureReader
+            do { reader = try PcapReader(file: file, container: container) } catch {
+                if container != .pcapng { throw error }
+                reader = try PcapngReader(file: file)
             }
+            // A file none of whose interfaces this tool decodes is refused; a mixed file is
+            // read, and its other records counted in a warning.
+            let dlt = reader.format.datalink
+            if !LinkType.isSupported(dlt) {
+                let all = container == .pcapng ? PcapngReader.linkTypes(file) : [dlt]
+                if !all.contains(where: LinkType.isSupported) {
+                    let names = (all.isEmpty ? [dlt] : all).reduce(into: [UInt32]()) { if !$0.contains($1) { $0.append($1) } }
+                        .map(LinkType.name).joined(separator: "; ")
+                    throw CaptureError(.unsupported, path: path, "unsupported link type (\(names)): not a Bluetooth capture this tool decodes")
+                }
+            }
+            return reader
         case .truncatedMagic(let what, let need):
             throw CaptureError(.notACapture, path: path, "not a capture: \(what) header cut short (\(file.size) of \(need) bytes)")
         case .empty:
@@ -82,15 +95,23 @@ public protocol CaptureWriter: AnyObject {
     func write(_ record: CaptureRecord) throws(CaptureError)
     func finish() throws(CaptureError)
     var skipped: Int { get }
+    /// Records written.
+    var written: Int { get }
+    /// Records whose timestamp the format cannot hold (before 1970 for pcap/pcapng), written
+    /// with the earliest it can.
+    var clamped: Int { get }
 }
 
 extension CaptureFile {
-    public static func writer(path: String, format: CaptureOutputFormat) throws(CaptureError) -> any CaptureWriter {
+    /// A writer for `format`. Given the `source` format, link types are kept where the
+    /// target can hold them (see PcapWriter); without it only HCI records are written.
+    public static func writer(path: String, format: CaptureOutputFormat, source: CaptureFormat? = nil) throws(CaptureError) -> any CaptureWriter {
+        let h4 = source.map { ($0.container == .btsnoop && $0.datalink == 1002) || ($0.container != .btsnoop && [LinkType.h4, LinkType.h4WithPHDR].contains($0.datalink)) } ?? false
         switch format {
-        case .btsnoop: try BTSnoopWriter(path: path, monitor: false)
-        case .btsnoopMonitor: try BTSnoopWriter(path: path, monitor: true)
-        case .pcap: try PcapWriter(path: path, pcapng: false)
-        case .pcapng: try PcapWriter(path: path, pcapng: true)
+        case .btsnoop: return try BTSnoopWriter(path: path, monitor: false, keepUnknownH4: h4)
+        case .btsnoopMonitor: return try BTSnoopWriter(path: path, monitor: true)
+        case .pcap: return try PcapWriter(path: path, pcapng: false, source: source)
+        case .pcapng: return try PcapWriter(path: path, pcapng: true, source: source)
         }
     }
 }

@@ -60,13 +60,13 @@ public struct FrameText {
         if let c = f.connection {
             line += "[" + Hex.fixed(UInt64(c), width: 4) + "] "
         }
-        line += Self.summary(a)
+        line += TerminalText.escape(Self.summary(a))
         if r.isTruncated {
             line += color ? " \(Self.yellow)[truncated \(r.bytes.count)/\(r.originalLength)]\(Self.reset)"
                           : " [truncated \(r.bytes.count)/\(r.originalLength)]"
         }
         for e in f.errors {
-            let msg = " [\(e.layer.isEmpty ? "" : e.layer + ": ")\(e.message)]"
+            let msg = TerminalText.escape(" [\(e.layer.isEmpty ? "" : e.layer + ": ")\(e.message)]")
             line += color ? Self.red + msg + Self.reset : msg
         }
         out.append(contentsOf: line.utf8)

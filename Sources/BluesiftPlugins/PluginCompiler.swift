@@ -120,6 +120,41 @@ struct PluginCompiler {
         }
     }
 
+    /// YAML nodes a plugin may hold once aliases are expanded: an alias bomb (billion laughs)
+    /// composes into a small shared tree, but anything walking it would visit every copy.
+    static let maxNodes = 200_000
+
+    /// Every mapping's keys are distinct (a second `0x01:` among `cases` used to shadow the
+    /// first silently; `1` and `0x01` are the same key), and the document, aliases expanded,
+    /// stays under `maxNodes`. Iterative, so depth costs no stack.
+    func checkDocument(_ root: Node) throws(PluginError) {
+        var budget = Self.maxNodes
+        var stack: [Node] = [root]
+        while let n = stack.popLast() {
+            budget -= 1
+            if budget < 0 {
+                throw fail(n, "the YAML expands to more than \(Self.maxNodes) nodes (nested aliases?)")
+            }
+            switch n {
+            case .mapping(let m):
+                var seen: [String: Int] = [:]
+                for (k, v) in m {
+                    let text = k.scalar?.string ?? ""
+                    let key = k.scalar == nil ? "\(k)" : parseIntegerLiteral(text).map { "integer \($0)" } ?? text
+                    if let first = seen[key] {
+                        throw fail(k, "duplicate key '\(text)' (first at line \(first))")
+                    }
+                    seen[key] = k.mark?.line ?? 0
+                    stack.append(v)
+                }
+            case .sequence(let items):
+                stack.append(contentsOf: items)
+            default:
+                break
+            }
+        }
+    }
+
     mutating func compile(yaml: String) throws(PluginError) -> Plugin {
         try checkNesting(yaml)
         let root: Node
@@ -127,6 +162,7 @@ struct PluginCompiler {
             guard let r = try Yams.compose(yaml: yaml) else { throw fail(nil, "empty plugin file") }
             root = r
         } catch let e as PluginError { throw e } catch { throw Self.yamlError(error, path: path) }
+        try checkDocument(root)
         let top = try mapping(root, "a plugin")
         try checkKeys(top, Self.topKeys, "the plugin")
         guard let idNode = top["id"] else { throw fail(root, "missing 'id'") }
@@ -171,6 +207,7 @@ struct PluginCompiler {
                             matches: matches, framing: nil, rules: [], examples: [], types: types, enums: enums,
                             frameType: frameIndex,
                             defaultMessage: try top["message"].map { n throws(PluginError) in try string(n, "message") } ?? "frame")
+        plugin.idLine = idNode.mark?.line ?? 0
         if let f = top["framing"] { plugin.framing = try compileFraming(f) }
         if let r = top["rules"] { plugin.rules = try compileRules(r, plugin: plugin) }
         if let e = top["examples"] { plugin.examples = try compileExamples(e) }

@@ -69,6 +69,7 @@ final class DecodeRun {
             error = e.message
             fields = partial
         }
+        if error != nil && checksums.isEmpty { checksumsFromFraming() }
         var verdict: ChecksumVerdict?
         var expected: UInt64?, found: UInt64?
         for c in checksums {
@@ -94,6 +95,22 @@ final class DecodeRun {
         return DecodedMessage(plugin: plugin.id, message: msg, fields: fields + messageFields,
                               checksum: verdict, checksumExpected: expected, checksumFound: found, header: header,
                               error: error, bytes: Array(frame))
+    }
+
+    /// When the body failed before the checksum was reached (a newer firmware's layout), the
+    /// framing still places it: trailing fixed-size, unconditional integer fields of the frame
+    /// sit at known offsets from its end, so their checksums are checked from there.
+    func checksumsFromFraming() {
+        var offset = frame.count
+        for f in plugin.types[plugin.frameType].fields.reversed() {
+            guard f.condition == nil, case .none = f.repeatSpec, f.bits.isEmpty,
+                  case .integer(.fixed(let size, _, let endian)) = f.kind, offset >= size else { return }
+            offset -= size
+            guard let c = f.checksum else { continue }
+            let r = ByteReader(UnsafeRawBufferPointer(rebasing: frame[offset..<(offset + size)]))
+            guard let u = r.getUInt(at: 0, size: size, endianness: endian) else { return }
+            checksums.append((c, offset, u))
+        }
     }
 
     var hasTopSwitch: Bool {

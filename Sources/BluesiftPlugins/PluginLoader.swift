@@ -13,9 +13,29 @@ public enum PluginLoader {
             throw PluginError(path: path, line: 0, message: "cannot read the plugin file")
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw PluginError(path: path, line: 0, message: "not UTF-8 text")
+            let (line, offset) = firstInvalidUTF8(Array(data))
+            throw PluginError(path: path, line: line, message: "not UTF-8 text (invalid byte at offset \(offset))")
         }
         return try compile(yaml: text, path: path)
+    }
+
+    /// Line (1-based) and byte offset of the first byte that is not valid UTF-8.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> (line: Int, offset: Int) {
+        var parser = Unicode.UTF8.ForwardParser()
+        var it = bytes.makeIterator()
+        var offset = 0, line = 1
+        while true {
+            switch parser.parseScalar(from: &it) {
+            case .valid(let s):
+                if s.count == 1 && s.first == 0x0A { line += 1 }
+                offset += s.count
+            case .error(let length):
+                _ = length
+                return (line, offset)
+            case .emptyInput:
+                return (line, offset)
+            }
+        }
     }
 
     public struct Loaded: Sendable {
@@ -31,12 +51,21 @@ public enum PluginLoader {
         var seenFiles = Set<String>()
         for dir in directories {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { continue }
+            // Within one folder two plugins with one id are an error (the second would shadow
+            // the first silently); across folders the earlier folder wins, as documented.
+            var here: [String: Plugin] = [:]
             for name in names.sorted() where name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
                 let path = (dir as NSString).appendingPathComponent(name)
                 let real = (path as NSString).resolvingSymlinksInPath
                 guard seenFiles.insert(real).inserted else { continue }
                 do {
                     let p = try load(file: path)
+                    if let first = here[p.id] {
+                        out.errors.append(PluginError(path: path, line: p.idLine,
+                                                      message: "duplicate plugin id '\(p.id)': already defined by \(first.path):\(first.idLine)"))
+                        continue
+                    }
+                    here[p.id] = p
                     if ids.insert(p.id).inserted { out.plugins.append(p) }
                 } catch {
                     out.errors.append(error)

@@ -132,6 +132,8 @@ public struct Plugin: Sendable {
     public var id: String
     public var name: String
     public var path: String
+    /// Line of the `id:` key, for errors that name the plugin.
+    public var idLine = 0
     public var reference: String?
     public var matches: [PluginMatch]
     public var framing: FramingSpec?

@@ -19,7 +19,7 @@ public struct TextFieldWriter: FieldSink {
         return key.string
     }
 
-    mutating func line(_ key: FieldKey, _ value: String) { lines.append(pad + label(key) + ": " + value) }
+    mutating func line(_ key: FieldKey, _ value: String) { lines.append(pad + label(key) + ": " + TerminalText.escape(value)) }
 
     public mutating func int(_ key: FieldKey, _ value: Int) { line(key, String(value)) }
     public mutating func uint(_ key: FieldKey, _ value: UInt64) { line(key, String(value)) }

@@ -16,4 +16,10 @@ struct Bluesift: ParsableCommand {
         """,
         subcommands: [Info.self, Dump.self, Frames.self, GATT.self, Plugins.self, Script.self, Replay.self, Diff.self, Convert.self]
     )
+
+    /// Output safety first (SIGINT/SIGTERM remove temporary files, SIGPIPE becomes EPIPE), then the command.
+    static func main() {
+        OutputGuard.installSignalHandlers()
+        main(nil)
+    }
 }

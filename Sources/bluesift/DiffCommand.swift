@@ -38,7 +38,7 @@ struct Diff: ParsableCommand {
         if let first = diff.firstDivergence {
             out.line("first divergence:")
             switch first {
-            case .changed(let x, let y): out.line("  A \(show(x))\n  B \(show(y))")
+            case .changed(let x, let y): out.line("  A \(show(x))"); out.line("  B \(show(y))")
             case .onlyInA(let x): out.line("  only in A: \(show(x))")
             case .onlyInB(let y): out.line("  only in B: \(show(y))")
             case .same: break

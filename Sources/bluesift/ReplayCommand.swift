@@ -16,7 +16,7 @@ struct Replay: ParsableCommand {
 
         Exit codes:
           0   every step matched
-          1   differences
+          1   differences, or steps skipped because their characteristic is not on the device
           2   unusable input (not a script or capture, a step that cannot be replayed)
           3   transport or device failure: connection lost, device not found, request timed out,
               another device at the address (a partial report is still written)
@@ -35,7 +35,8 @@ struct Replay: ParsableCommand {
     @Option(help: "Write the replay session as a btsnoop capture.") var record: String?
     @Option(help: "Write the report as JSON (also on exit 3).") var report: String?
     @Flag(help: "Print what would be sent, send nothing.") var dryRun = false
-    @Flag(help: "Replay even when the device's address or GATT database does not match the recording.") var force = false
+    @Flag(help: "Replay even when the device's address or GATT database does not match the recording. A step whose characteristic the device does not have is never sent: it is reported skipped, and the run exits 1.") var force = false
+    @Flag(help: "Send a step whose characteristic the device does not have to its recorded raw handle (recorded in the report as raw_handles).") var rawHandles = false
 
     func loadScript() throws -> ReplayScript {
         guard let data = FileManager.default.contents(atPath: input) else {
@@ -57,9 +58,16 @@ struct Replay: ParsableCommand {
         options.timing = t
         options.window = .milliseconds(max(0, window))
         options.force = force
+        options.rawHandles = rawHandles
         for i in ignore {
             guard let r = IgnoreRule(parsing: i) else { throw ValidationError("bad --ignore \(i); use handle=H, bytes=H:A-B or field=NAME") }
             options.ignore.append(r)
+        }
+        let inputs = [input]
+        for out in [record, report].compactMap({ $0 }) { try OutputGuard.refuseSameFile(output: out, inputs: inputs) }
+        if let record, let report, OutputGuard.sameFile(record, report) || record == report {
+            stderrLine("bluesift: --record and --report name the same file \(record)")
+            throw Exit.unusableInput
         }
         let script = try loadScript()
         let runner = ReplayRunner(script: script, options: options, interpreter: vendorInterpreter(plugins))
@@ -97,7 +105,7 @@ struct Replay: ParsableCommand {
             if let f = recorder.failed { stderrLine("bluesift: \(record ?? ""): \(f)") }
         }
         printReport(result, script: script)
-        if let report { try writeAtomically(try result.encoded(), to: report) }
+        if let report { try OutputGuard.write(try result.encoded(), to: report) }
         if let f = result.fault { stderrLine("bluesift: replay: \(f.message)") }
         if result.exitCode != 0 { throw ExitCode(result.exitCode) }
     }
@@ -115,8 +123,12 @@ struct Replay: ParsableCommand {
             if let h = s.handle { line += " " + Hex.fixed(UInt64(h), width: 4) }
             if let c = s.characteristic { line += " \(s.service ?? "?")/\(c)" }
             if let v = s.vendor { line += " \(v)" } else if let v = s.sent { line += " \(v)" }
-            line += ": " + s.status.uppercased().replacingOccurrences(of: "_", with: " ")
-            if let why = s.reason { line += " (\(why))" }
+            if s.status == "skipped" {
+                line += ": skipped: \(s.reason ?? "")"
+            } else {
+                line += ": " + s.status.uppercased().replacingOccurrences(of: "_", with: " ")
+                if let why = s.reason { line += " (\(why))" }
+            }
             out.line(line)
             for d in s.differences {
                 var l = "    \(d.status) \(d.what)"
@@ -129,6 +141,7 @@ struct Replay: ParsableCommand {
         }
         let s = r.summary
         out.line("summary: \(s.steps) steps, \(s.matched) matched, \(s.mismatched) mismatched, \(s.missing) missing, \(s.unexpected) unexpected"
+                 + (s.skipped > 0 ? ", \(s.skipped) skipped (not on the device)" : "") + (r.rawHandles ? " (raw handles)" : "")
                  + (r.complete ? "" : " (incomplete)"))
         out.flush()
     }

@@ -16,15 +16,16 @@ struct Script: ParsableCommand {
     @Option(help: "GATT database JSON, when the capture has no discovery.") var gatt: String?
 
     func run() throws {
+        if let output { try OutputGuard.refuseSameFile(output: output, inputs: [file] + (gatt.map { [$0] } ?? [])) }
         let script = try Script.extract(file: file, connection: connection, gatt: gatt)
         let data = try script.encoded()
         if let output {
-            try writeAtomically(data, to: output)
+            try OutputGuard.write(data, to: output)
             let refused = script.steps.filter { $0.refuse != nil }.count
             stderrLine("bluesift: \(script.steps.count) steps from connection \(Hex.fixed(UInt64(script.source.connection), width: 4)) written to \(output)"
                        + (refused > 0 ? " (\(refused) refuse to replay: truncated records)" : ""))
         } else {
-            FileHandle.standardOutput.write(data)
+            data.withUnsafeBytes { Output.writeAll(1, $0) }
         }
     }
 
@@ -64,19 +65,5 @@ struct Script: ParsableCommand {
             }
         }
         return counts.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
-    }
-}
-
-/// Writes to a temporary file beside `path`, then renames it into place.
-func writeAtomically(_ data: Data, to path: String) throws {
-    let tmp = path + ".tmp-\(getpid())"
-    guard FileManager.default.createFile(atPath: tmp, contents: data) else {
-        stderrLine("bluesift: \(path): cannot write")
-        throw Exit.unusableInput
-    }
-    if rename(tmp, path) != 0 {
-        unlink(tmp)
-        stderrLine("bluesift: \(path): cannot write")
-        throw Exit.unusableInput
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BluesiftCapture
+import BluesiftWire
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -51,10 +52,12 @@ struct Output {
         }
     }
 
-    mutating func line(_ s: String) { buffer.append(contentsOf: s.utf8); buffer.append(0x0A) }
+    /// One line of output. Control characters and terminal escapes in it (from the air:
+    /// names, strings, vendor text) are escaped (TerminalText); JSON stays valid JSON.
+    mutating func line(_ s: String) { buffer.append(contentsOf: TerminalText.escape(s).utf8); buffer.append(0x0A) }
 }
 
-func stderrLine(_ s: String) { stderrRaw(s + "\n") }
+func stderrLine(_ s: String) { stderrRaw(TerminalText.escape(s) + "\n") }
 
 func stderrRaw(_ s: String) {
     var s = s

@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 import BluesiftWire
 import BluesiftGATT
 @testable import BluesiftReplay
@@ -152,4 +153,32 @@ func bandAnswers(shift: UInt16, count: UInt8 = 0x17) -> (UInt16, [UInt8]) -> [(U
     #expect(IgnoreRule(parsing: "field=ping_reply.counter") == .field("ping_reply.counter"))
     #expect(IgnoreRule(parsing: "bytes=0x1f:7-4") == nil)
     #expect(IgnoreRule(parsing: "colour=red") == nil)
+}
+
+/// Issue 13: `--force` onto a device that lacks the recorded characteristic wrote the step's
+/// payload to whatever sat at the recorded raw handle (the lock's bytes onto the band's
+/// Battery Level). Forced, such a step is never sent: skipped, counted, exit 1.
+@Test func forcedStepOnAMissingCharacteristicIsSkippedNotSentToItsRawHandle() {
+    // The device has 36f5 (write) but not 36f6 (notify + CCCD at 0x20); 0x20 is something else there.
+    var db = bandDB(); db.services[0].characteristics.removeLast()
+    db.services.append(GATTDatabase.Service(start: 0x20, end: 0x21, uuid: BluetoothUUID(0x180F), primary: true))
+    let dev = ScriptedDevice(db: db, answer: bandAnswers(shift: 0))
+    var o = fastOptions(); o.force = true
+    let r = ReplayRunner(script: bandScript(), options: o).run(device: dev)
+    #expect(!dev.written.contains { $0.0 == 0x20 })
+    #expect(dev.written.map(\.0) == [0x1d, 0x1d])
+    #expect(r.steps.count == 3 && r.steps[0].status == "skipped")
+    #expect(r.steps[0].reason == "descriptor 2902 of characteristic 36f6 (instance 0) in service fee7 not on the device")
+    #expect(r.summary.skipped == 1 && r.summary.steps == 2)
+    #expect(r.exitCode == 1)
+    #expect(!r.rawHandles)
+    let json = String(decoding: (try? r.encoded()) ?? Data(), as: UTF8.self)
+    #expect(json.contains("\"skipped\" : 1"))
+    // --raw-handles is the explicit way to send it anyway, and the report says so.
+    var raw = fastOptions(); raw.rawHandles = true
+    let dev2 = ScriptedDevice(db: db, answer: bandAnswers(shift: 0))
+    let r2 = ReplayRunner(script: bandScript(), options: raw).run(device: dev2)
+    #expect(dev2.written.first.map { $0.0 } == 0x20)
+    #expect(r2.rawHandles && r2.summary.skipped == 0)
+    #expect(r2.steps[0].reason?.hasPrefix("sent to recorded handle 0x0020 (--raw-handles)") == true)
 }

@@ -58,6 +58,16 @@ public enum LinuxMonitorOpcode {
         }
     }
 
+    /// The opcode a writer gives `r` in a monitor file (btsnoop 2001, DLT 254), and whether
+    /// its text needs the NUL a System Note carries; nil when no opcode holds it.
+    static func forWriting(_ r: CaptureRecord) -> (op: UInt16, nul: Bool)? {
+        if let hci = opcode(for: r.kind, r.direction) { return (hci, false) }
+        if r.kind == .note { return (12, true) }
+        if (r.kind == .index && [0, 1, 8, 9, 10].contains(r.sourceType))
+            || (r.kind == .control && (14...17).contains(r.sourceType)) { return (r.sourceType, false) }
+        return nil
+    }
+
     /// Record bytes for a monitor payload. System notes are NUL-terminated text; user
     /// logging is priority(1) ident_len(1) ident message, rendered as "ident: message".
     static func payload(_ op: UInt16, _ data: UnsafeRawBufferPointer, scratch: Scratch) -> UnsafeRawBufferPointer {

@@ -7,7 +7,7 @@ import Darwin
 /// A read-only memory map of a whole capture file. Records are views into it, so reading
 /// never copies; pages already consumed are handed back to the kernel (`release(upTo:)`)
 /// so resident memory stays bounded however large the file is.
-final class MappedFile {
+public final class MappedFile {
     let path: String
     let size: Int
     let base: UnsafeRawPointer?
@@ -44,6 +44,25 @@ final class MappedFile {
         }
         _ = madvise(p, size, MADV_SEQUENTIAL)
         base = UnsafeRawPointer(p)
+        Self.noteMapped(path)
+    }
+
+    // A file cut short while mapped turns the next read of a vanished page into SIGBUS. The
+    // CLI's handler reports it in one line naming the file mapped last (`shrunkMessage`).
+    nonisolated(unsafe) private static var message: UnsafeMutablePointer<CChar>?
+    nonisolated(unsafe) private static var messageLength = 0
+
+    private static func noteMapped(_ path: String) {
+        let text = "bluesift: \(path): the file shrank while it was being read\n"
+        // Never freed: the handler may be reading the previous one (a few bytes per file).
+        messageLength = min(messageLength, text.utf8.count)
+        message = strdup(text)
+        messageLength = text.utf8.count
+    }
+
+    /// Writes the one-line report for SIGBUS on a mapped capture. Async-signal-safe.
+    public static func reportShrunk() {
+        if let m = message { _ = write(2, m, messageLength) }
     }
 
     deinit {

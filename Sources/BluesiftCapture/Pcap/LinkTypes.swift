@@ -9,8 +9,17 @@ public enum LinkType {
     public static let nordicBLE: UInt32 = 272
     public static let user0: UInt32 = 147
 
+    /// Link types this tool decodes; records of any other are kept as unknown records.
+    public static func isSupported(_ dlt: UInt32) -> Bool {
+        [h4, h4WithPHDR, linuxMonitor, leLL, leLLWithPHDR, nordicBLE, ppi].contains(dlt)
+    }
+
     public static func name(_ dlt: UInt32) -> String {
         switch dlt {
+        case 1: "LINKTYPE 1, Ethernet"
+        case 105: "LINKTYPE 105, IEEE 802.11"
+        case 113: "LINKTYPE 113, Linux cooked"
+        case 127: "LINKTYPE 127, IEEE 802.11 radiotap"
         case 187: "Bluetooth HCI H4"
         case 192: "PPI"
         case 201: "Bluetooth HCI H4 with pseudo-header"

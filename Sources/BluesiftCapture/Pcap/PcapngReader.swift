@@ -4,8 +4,14 @@
 /// if_tsoffset, Enhanced/Simple/obsolete Packet Blocks; every other block is skipped.
 final class PcapngReader: CaptureReader {
     let format: CaptureFormat
-    private(set) var warnings: [String] = []
+    private var ownWarnings: [String] = []
+    var warnings: [String] {
+        foreign == 0 ? ownWarnings : ownWarnings + ["\(foreign) records on interfaces of a link type this tool does not decode (\(foreignTypes.map(LinkType.name).joined(separator: "; "))); kept as unknown records"]
+    }
     private var undescribed = 0
+    /// Records of unsupported link types, and those types.
+    private(set) var foreign = 0
+    private var foreignTypes: [UInt32] = []
     var bytesRead: Int { offset }
     var fileSize: Int { file.size }
 
@@ -14,6 +20,7 @@ final class PcapngReader: CaptureReader {
         var snaplen: Int
         var unitsPerSecond: UInt64 = 1_000_000
         var offsetSeconds: Int64 = 0
+        var supported = true
     }
 
     private let file: MappedFile
@@ -43,6 +50,24 @@ final class PcapngReader: CaptureReader {
         }
         format = CaptureFormat(container: .pcapng, datalink: dlt, byteOrder: e == .little ? .little : .big,
                                datalinkName: LinkType.name(dlt))
+    }
+
+    /// Every interface's link type, in file order, across sections of either byte order.
+    /// Walks block headers only; used when the first interface is one this tool cannot decode.
+    static func linkTypes(_ file: MappedFile) -> [UInt32] {
+        var o = 0, e = Endian.little, out: [UInt32] = []
+        while o + 12 <= file.size {
+            if file.u32(o, .little) == 0x0A0D_0D0A {
+                let bom = file.u32(o + 8, .little)
+                guard bom == 0x1A2B_3C4D || bom == 0x4D3C_2B1A else { break }
+                e = bom == 0x1A2B_3C4D ? .little : .big
+            }
+            let type = file.u32(o, e), len = Int(file.u32(o + 4, e))
+            guard len >= 12, len <= file.size - o else { break }
+            if type == 1, len >= 20 { out.append(UInt32(e == .little ? file.le16(o + 8) : file.be16(o + 8))) }
+            o += len
+        }
+        return out
     }
 
     /// Skips the first `count` packets (after libpcap delivered them and then gave up).
@@ -97,7 +122,7 @@ final class PcapngReader: CaptureReader {
         guard iface < interfaces.count else {
             // Kept as an unknown record (nothing lost), and the file goes on.
             if undescribed == 0 {
-                warnings.append("packet at offset \(start) refers to interface \(iface), but only \(interfaces.count) are described; kept as unknown records")
+                ownWarnings.append("packet at offset \(start) refers to interface \(iface), but only \(interfaces.count) are described; kept as unknown records")
             }
             undescribed += 1
             frame += 1
@@ -105,6 +130,10 @@ final class PcapngReader: CaptureReader {
                                  bytes: data, originalLength: max(original, data.count))
         }
         let i = interfaces[iface]
+        if !i.supported {
+            foreign += 1
+            if !foreignTypes.contains(i.decoder.linktype) { foreignTypes.append(i.decoder.linktype) }
+        }
         let secs = ts / i.unitsPerSecond, frac = ts % i.unitsPerSecond
         let ns = frac.multipliedFullWidth(by: 1_000_000_000)
         let nanos = i.unitsPerSecond.dividingFullWidth((ns.high, ns.low)).quotient
@@ -116,6 +145,7 @@ final class PcapngReader: CaptureReader {
     private func addInterface(_ start: Int, _ len: Int) {
         let dlt = UInt32(endian == .little ? file.le16(start + 8) : file.be16(start + 8))
         var i = Interface(decoder: LinkDecoder(linktype: dlt), snaplen: Int(file.u32(start + 12, endian)))
+        i.supported = LinkType.isSupported(dlt)
         var o = start + 16
         let end = start + len - 4
         while o + 4 <= end {
@@ -140,7 +170,7 @@ final class PcapngReader: CaptureReader {
     }
 
     private func stop(_ warning: String) -> CaptureRecord? {
-        warnings.append(warning)
+        ownWarnings.append(warning)
         done = true
         offset = file.size
         return nil

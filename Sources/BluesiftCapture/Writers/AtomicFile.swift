@@ -6,38 +6,53 @@ import Darwin
 #endif
 
 /// Buffered output to `.NAME.tmp-PID` next to the destination; `commit()` flushes, fsyncs
-/// and renames it into place. Dropped without `commit()`, the temporary file is deleted.
-final class AtomicFile {
-    let path: String
-    let tempPath: String
+/// and renames it into place. Dropped without `commit()`, the temporary file is deleted, and
+/// a SIGINT/SIGTERM handler (the CLI's OutputGuard) deletes it through `removeTemporaryFiles()`.
+/// A destination that exists and is not a regular file (/dev/stdout, a FIFO, /dev/full) is
+/// written in place: renaming over a device node would replace it.
+public final class AtomicFile {
+    public let path: String
+    public let tempPath: String
     private var fd: Int32
     private var committed = false
-    var out = ByteWriter(capacity: 1 << 16)
+    private let direct: Bool
+    private var slot = -1
+    public var out = ByteWriter(capacity: 1 << 16)
     private static let flushAt = 1 << 20
 
-    init(path: String) throws(CaptureError) {
+    public init(path: String) throws(CaptureError) {
         self.path = path
         let slash = path.lastIndex(of: "/")
         let dir = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        var st = stat()
+        direct = stat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG
+        if direct {
+            tempPath = path
+            fd = open(path, O_WRONLY | O_CLOEXEC)
+            if fd < 0 { throw CaptureError(.writeFailed, path: path, "cannot open: \(String(cString: strerror(errno)))") }
+            return
+        }
         tempPath = "\(dir).\(name).tmp-\(getpid())"
         fd = open(tempPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 {
             throw CaptureError(.writeFailed, path: path, "cannot create \(tempPath): \(String(cString: strerror(errno)))")
         }
+        slot = TemporaryFiles.add(tempPath)
     }
 
     deinit {
         if fd >= 0 { close(fd) }
-        if !committed { unlink(tempPath) }
+        if !committed && !direct { unlink(tempPath) }
+        TemporaryFiles.remove(slot)
     }
 
     /// Call after appending to `out`; writes once the buffer is large.
-    func flushIfNeeded() throws(CaptureError) {
+    public func flushIfNeeded() throws(CaptureError) {
         if out.count >= Self.flushAt { try flush() }
     }
 
-    func flush() throws(CaptureError) {
+    public func flush() throws(CaptureError) {
         var done = 0
         let total = out.bytes.count
         while done < total {
@@ -51,15 +66,69 @@ final class AtomicFile {
         out.bytes.removeAll(keepingCapacity: true)
     }
 
-    func commit() throws(CaptureError) {
+    public func commit() throws(CaptureError) {
         guard !committed else { return }
         try flush()
-        if fsync(fd) != 0 { throw CaptureError(.writeFailed, path: path, "fsync failed: \(String(cString: strerror(errno)))") }
-        close(fd)
+        if !direct, fsync(fd) != 0 { throw CaptureError(.writeFailed, path: path, "fsync failed: \(String(cString: strerror(errno)))") }
+        if close(fd) != 0, !direct {
+            fd = -1
+            throw CaptureError(.writeFailed, path: path, "close failed: \(String(cString: strerror(errno)))")
+        }
         fd = -1
-        if rename(tempPath, path) != 0 {
+        if !direct, rename(tempPath, path) != 0 {
             throw CaptureError(.writeFailed, path: path, "cannot rename into place: \(String(cString: strerror(errno)))")
         }
         committed = true
+        TemporaryFiles.remove(slot)
+        slot = -1
+    }
+
+    /// Abandons the output: the temporary file is deleted, the destination left as it was.
+    public func discard() {
+        if fd >= 0 { close(fd); fd = -1 }
+        if !committed && !direct { unlink(tempPath) }
+        committed = true
+        TemporaryFiles.remove(slot)
+        slot = -1
+    }
+
+    /// Deletes every temporary file still open. Async-signal-safe (only unlink(2) on
+    /// preallocated C strings): called from a SIGINT/SIGTERM handler.
+    public static func removeTemporaryFiles() { TemporaryFiles.unlinkAll() }
+
+    /// Allocates the slots now, so the signal handler never does.
+    public static func prepareForSignals() { _ = TemporaryFiles.slots }
+}
+
+/// Fixed slots of C strings, so a signal handler can unlink them without allocating.
+enum TemporaryFiles {
+    static let capacity = 64
+    nonisolated(unsafe) static let slots: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
+        let p = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity)
+        p.initialize(repeating: nil, count: capacity)
+        return p
+    }()
+    nonisolated(unsafe) static var lock = pthread_mutex_t()
+
+    static func add(_ path: String) -> Int {
+        let s = slots
+        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        for i in 0..<capacity where s[i] == nil {
+            s[i] = strdup(path)
+            return i
+        }
+        return -1
+    }
+
+    static func remove(_ i: Int) {
+        guard i >= 0 else { return }
+        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        let p = slots[i]
+        slots[i] = nil
+        free(p)
+    }
+
+    static func unlinkAll() {
+        for i in 0..<capacity { if let p = slots[i] { unlink(p) } }
     }
 }

@@ -34,7 +34,7 @@ public struct Remapper: Sendable {
         }
     }
 
-    static func describe(_ t: ReplayScript.Target) -> String {
+    public static func describe(_ t: ReplayScript.Target) -> String {
         var s = "characteristic \(t.characteristic ?? "?") (instance \(t.instance ?? 0)) in service \(t.service ?? "?")"
         if let d = t.descriptor { s = "descriptor \(d) of " + s }
         return s
@@ -47,6 +47,11 @@ public struct Remapper: Sendable {
             return db.descriptorHandle(service: s, characteristic: c, instance: t.instance ?? 0, descriptor: d)
         }
         return db.valueHandle(service: s, characteristic: c, instance: t.instance ?? 0)
+    }
+
+    /// False when the target names a characteristic the live database does not have.
+    public func resolves(_ t: ReplayScript.Target) -> Bool {
+        t.characteristic == nil || map[t.handle] != nil
     }
 
     /// The live handle for a recorded target: remapped when the identity is known, else as recorded.

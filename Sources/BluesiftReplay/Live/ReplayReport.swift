@@ -10,6 +10,8 @@ public struct ReplayReport: Codable, Sendable {
         public var mismatched = 0
         public var missing = 0
         public var unexpected = 0
+        /// Steps not sent: their characteristic is not on the device (under --force).
+        public var skipped = 0
     }
 
     public struct Difference: Codable, Sendable, Equatable {
@@ -37,7 +39,8 @@ public struct ReplayReport: Codable, Sendable {
         public var sent: String?
         /// The sent frame decoded by a plugin ("sport_count month=6 day=20").
         public var vendor: String?
-        /// match, mismatch, missing, unexpected, refused, or interrupted (sent, then the run failed).
+        /// match, mismatch, missing, unexpected, skipped (not sent: not on the device), refused,
+        /// or interrupted (sent, then the run failed).
         public var status: String
         public var reason: String?
         public var differences: [Difference] = []
@@ -59,13 +62,15 @@ public struct ReplayReport: Codable, Sendable {
     public var device: String?
     public var fault: Fault?
     public var complete = false
+    /// Steps whose characteristic the device lacks were sent to their recorded handles.
+    public var rawHandles = false
 
     public init() {}
 
     /// 0 every step matched, 1 differences, 2 the script cannot be replayed, 3 transport or device failure.
     public var exitCode: Int32 {
         if let f = fault { return f.code == "refused" ? 2 : 3 }
-        return summary.mismatched + summary.missing + summary.unexpected == 0 ? 0 : 1
+        return summary.mismatched + summary.missing + summary.unexpected + summary.skipped == 0 ? 0 : 1
     }
 
     public func encoded() throws -> Data {
@@ -85,6 +90,7 @@ public struct ReplayReport: Codable, Sendable {
             case "mismatch": s.mismatched += 1
             case "missing": s.missing += 1
             case "unexpected": s.unexpected += 1
+            case "skipped": s.skipped += 1; continue
             default: continue
             }
             s.steps += 1

@@ -25,7 +25,12 @@ public final class ReplayRunner {
         public var window: Duration = .milliseconds(1000)
         public var ignore: [IgnoreRule] = []
         /// Send even when the device's address or GATT database does not match the recording.
+        /// A step whose characteristic the device does not have is still never sent: it is
+        /// skipped (and the run exits 1).
         public var force = false
+        /// Send a step whose characteristic the device does not have to its recorded handle.
+        /// Explicit, and recorded in the report: the handle may be another characteristic.
+        public var rawHandles = false
         public init() {}
     }
 
@@ -98,7 +103,8 @@ public final class ReplayRunner {
             let live = try device.discover()
             let remap = Remapper(script: script, live: live)
             report.remapped = remap.remapped(script: script)
-            if !remap.unresolved.isEmpty, !options.force {
+            report.rawHandles = options.rawHandles
+            if !remap.unresolved.isEmpty, !options.force, !options.rawHandles {
                 throw ReplayFault(.wrongDevice, "the device's GATT database does not match the recording: no \(remap.unresolved[0])"
                                   + (remap.unresolved.count > 1 ? " (and \(remap.unresolved.count - 1) more)" : "") + "; use --force to replay anyway")
             }
@@ -111,6 +117,18 @@ public final class ReplayRunner {
                     r.status = "refused"; r.reason = why
                     report.steps.append(r)
                     throw ReplayFault(.init(rawValue: "refused"), "step \(i + 1) (frame \(s.frame)) cannot be replayed: \(why)")
+                }
+                // Under --force, a step aimed at a characteristic the device lacks is never sent
+                // (its recorded handle may be anything on this device), unless --raw-handles.
+                if let t = s.target, s.kind != "mtu", !remap.resolves(t) {
+                    if options.rawHandles {
+                        r.reason = "sent to recorded handle \(Hex.fixed(UInt64(t.handle), width: 4)) (--raw-handles): \(Remapper.describe(t)) not on the device"
+                    } else {
+                        r.status = "skipped"
+                        r.reason = "\(Remapper.describe(t)) not on the device"
+                        report.steps.append(r)
+                        continue
+                    }
                 }
                 progress?(i + 1, script.steps.count, "\(s.kind)" + (s.target.map { identity($0) } ?? ""))
                 // Pace as asked, measured from the previous step's send.
