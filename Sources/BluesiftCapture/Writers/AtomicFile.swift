@@ -34,11 +34,15 @@ public final class AtomicFile {
             return
         }
         tempPath = "\(dir).\(name).tmp-\(getpid())"
+        // Registered before it exists: a signal between open(2) and registration would leave it.
+        slot = TemporaryFiles.add(tempPath)
         fd = open(tempPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 {
-            throw CaptureError(.writeFailed, path: path, "cannot create \(tempPath): \(String(cString: strerror(errno)))")
+            let e = errno
+            TemporaryFiles.remove(slot)
+            slot = -1
+            throw CaptureError(.writeFailed, path: path, "cannot create \(tempPath): \(String(cString: strerror(e)))")
         }
-        slot = TemporaryFiles.add(tempPath)
     }
 
     deinit {
