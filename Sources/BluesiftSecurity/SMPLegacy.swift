@@ -1,0 +1,124 @@
+import Dispatch
+import Synchronization
+import BluesiftWire
+
+/// LE legacy pairing functions (Core 5.4 Vol 3 Part H §2.2.3-2.2.4) and the recovery of the
+/// TK from a captured pairing, as crackle does: the TK is 0 (Just Works) or a passkey of at
+/// most 999999, so trying every value against the captured Mconfirm finds it.
+/// (Written here until the SMP toolbox of issue 16 lands; values in the cipher's order, most
+/// significant octet first, unless a parameter says "as sent".)
+public enum SMPLegacy {
+    /// c1(k, r, preq, pres, iat, rat, ia, ra) = e(k, e(k, r XOR p1) XOR p2) (§2.2.3),
+    /// p1 = pres || preq || rat' || iat', p2 = padding || ia || ra.
+    public static func c1(k: [UInt8], r: [UInt8], p1: [UInt8], p2: [UInt8]) -> [UInt8] {
+        c1(AES128Key(k), r: r, p1: p1, p2: p2)
+    }
+
+    @inline(__always)
+    static func c1(_ key: AES128Key, r: [UInt8], p1: [UInt8], p2: [UInt8]) -> [UInt8] {
+        var x = [UInt8](repeating: 0, count: 16)
+        for i in 0..<16 { x[i] = r[i] ^ p1[i] }
+        key.encrypt(&x)
+        for i in 0..<16 { x[i] ^= p2[i] }
+        key.encrypt(&x)
+        return x
+    }
+
+    /// s1(k, r1, r2) = e(k, r1' || r2'), the least significant 64 bits of each (§2.2.4).
+    public static func s1(k: [UInt8], r1: [UInt8], r2: [UInt8]) -> [UInt8] {
+        var x = Array(r1[8..<16]) + Array(r2[8..<16])
+        AES128Key(k).encrypt(&x)
+        return x
+    }
+
+    /// The TK of a passkey (or 0 for Just Works), most significant octet first.
+    public static func tk(_ passkey: UInt32) -> [UInt8] {
+        var k = [UInt8](repeating: 0, count: 16)
+        k[12] = UInt8(passkey >> 24); k[13] = UInt8(truncatingIfNeeded: passkey >> 16)
+        k[14] = UInt8(truncatingIfNeeded: passkey >> 8); k[15] = UInt8(truncatingIfNeeded: passkey)
+        return k
+    }
+}
+
+/// What a passive capture of a legacy pairing holds (Vol 3 Part H §2.3.5.5, §3.5), as sent.
+public struct LegacyPairingCapture: Sendable, Hashable {
+    /// Pairing Request / Response PDUs, 7 octets each, opcode first.
+    public var preq: [UInt8]
+    public var pres: [UInt8]
+    public var initiator: BDAddr, initiatorRandom: Bool
+    public var responder: BDAddr, responderRandom: Bool
+    /// Confirm and random values, 16 octets each as sent: the initiator's first.
+    public var mconfirm: [UInt8]?
+    public var sconfirm: [UInt8]?
+    public var mrand: [UInt8]
+    public var srand: [UInt8]
+
+    public init(preq: [UInt8], pres: [UInt8], initiator: BDAddr, initiatorRandom: Bool, responder: BDAddr,
+                responderRandom: Bool, mconfirm: [UInt8]?, sconfirm: [UInt8]?, mrand: [UInt8], srand: [UInt8]) {
+        self.preq = preq; self.pres = pres; self.initiator = initiator; self.initiatorRandom = initiatorRandom
+        self.responder = responder; self.responderRandom = responderRandom
+        self.mconfirm = mconfirm; self.sconfirm = sconfirm; self.mrand = mrand; self.srand = srand
+    }
+
+    /// p1 and p2 of c1, most significant first.
+    var p1: [UInt8] {
+        Array(pres.reversed()) + Array(preq.reversed()) + [responderRandom ? 1 : 0, initiatorRandom ? 1 : 0]
+    }
+    var p2: [UInt8] {
+        [0, 0, 0, 0] + Array(initiator.littleEndianBytes.reversed()) + Array(responder.littleEndianBytes.reversed())
+    }
+
+    /// The TK whose confirm values match, searched over 0…999999 on `threads` threads
+    /// (TK 0 first: Just Works). `progress(done)` is called now and then from a worker.
+    /// Nil when no passkey matches (out-of-band data, or values captured wrongly).
+    public func crackTK(threads: Int = ProcessInfoCores.count, progress: (@Sendable (Int) -> Void)? = nil) -> UInt32? {
+        guard mrand.count == 16, srand.count == 16, preq.count == 7, pres.count == 7 else { return nil }
+        let targets: [(rand: [UInt8], confirm: [UInt8])] =
+            [(mrand, mconfirm), (srand, sconfirm)].compactMap { r, c in c.map { (Array(r.reversed()), Array($0.reversed())) } }
+        guard let first = targets.first else { return nil }
+        let p1 = p1, p2 = p2
+        @Sendable func matches(_ tk: UInt32) -> Bool {
+            SMPLegacy.c1(AES128Key(SMPLegacy.tk(tk)), r: first.rand, p1: p1, p2: p2) == first.confirm
+        }
+        if matches(0) { return 0 }
+        let found = Atomic<Int>(-1), done = Atomic<Int>(0)
+        let chunk = 4096, total = 1_000_000
+        let chunks = (total + chunk - 1) / chunk
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: max(1, threads)) { _ in
+            while found.load(ordering: .relaxed) < 0 {
+                let c = next.add(1, ordering: .relaxed).oldValue
+                guard c < chunks else { return }
+                let lo = c * chunk, hi = min(total, lo + chunk)
+                for tk in lo..<hi where matches(UInt32(tk)) {
+                    found.store(tk, ordering: .relaxed)
+                    return
+                }
+                let d = done.add(hi - lo, ordering: .relaxed).newValue
+                if c % 16 == 0 { progress?(d) }
+            }
+        }
+        let tk = found.load(ordering: .relaxed)
+        return tk >= 0 ? UInt32(tk) : nil
+    }
+
+    /// STK = s1(TK, Srand, Mrand), most significant first (§2.4.4.1).
+    public func stk(tk: UInt32) -> [UInt8] {
+        SMPLegacy.s1(k: SMPLegacy.tk(tk), r1: Array(srand.reversed()), r2: Array(mrand.reversed()))
+    }
+}
+
+/// Cores to use by default.
+public enum ProcessInfoCores {
+    public static var count: Int {
+        #if canImport(Glibc)
+        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        #else
+        return 4
+        #endif
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
