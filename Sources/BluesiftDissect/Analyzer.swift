@@ -53,7 +53,7 @@ public final class Analyzer {
             if let h = a.decoded.attStorage.handle ?? a.decoded.attStorage.errorHandle,
                let (loc, source) = gatt.locate(adapter: record.adapter, connection: conn, handle: h,
                                                serverIsPeer: GATTTracker.serverIsPeer(opcode: a.decoded.attStorage.opcode.rawValue,
-                                                                                       direction: record.direction)) {
+                                                                                       direction: GATTTracker.direction(of: a.decoded))) {
                 a.location = loc
                 a.namedBy = source
             }

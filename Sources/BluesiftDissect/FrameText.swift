@@ -54,7 +54,9 @@ public struct FrameText {
         switch r.direction {
         case .sent: mark = color ? Self.green + "<" + Self.reset : "<"
         case .received: mark = color ? Self.blue + ">" + Self.reset : ">"
-        case nil: mark = r.kind == .note || r.kind == .index ? "=" : " "
+        case nil:
+            if r.kind == .ll, let c = f.ll?.fromCentral { mark = c ? "C→P" : "P→C" }
+            else { mark = r.kind == .note || r.kind == .index ? "=" : " " }
         }
         line += mark + " "
         if let c = f.connection {

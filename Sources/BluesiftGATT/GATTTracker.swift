@@ -56,8 +56,27 @@ public final class GATTTracker {
         return sentByClient(op) == (d == .sent)
     }
 
+    /// Who sent an ATT PDU, as the host view names it: a sniffed packet has no host, so the
+    /// central stands for "this host" (sent) and the peripheral for the peer (received).
+    @inline(__always)
+    public static func direction(of f: DecodedFrame) -> Direction? {
+        if let d = f.record.direction { return d }
+        guard f.record.kind == .ll, let c = f.ll?.fromCentral else { return nil }
+        return c ? .sent : .received
+    }
+
     /// This host's own database on each adapter, made on first use.
     var localKeys: [UInt16: DeviceKey] = [:]
+    /// Sniffed connections: the central's own database (a phone is a GATT server too).
+    var centralKeys: [ConnKey: DeviceKey] = [:]
+
+    func centralKey(_ conn: ConnKey, _ central: BDAddr) -> DeviceKey {
+        if let k = centralKeys[conn], k.text == central.description { return k }
+        let k = DeviceKey(text: central.description)
+        centralKeys[conn] = k
+        if databases[k] == nil { databases[k] = GATTDatabase(); deviceOrder.append(k) }
+        return k
+    }
 
     func localKey(_ adapter: UInt16) -> DeviceKey {
         if let k = localKeys[adapter] { return k }
@@ -92,9 +111,16 @@ public final class GATTTracker {
         // The PDU is read where the frame holds it (`attStorage`): no copy per record.
         guard f.layers.contains(.att), let handle = f.connection, let op = f.attStorage.bytes.first else { return }
         let conn = ConnKey(adapter: f.record.adapter, handle: handle)
-        let dir = f.record.direction
+        let dir = Self.direction(of: f)
         let peerKey = deviceKey(f, conn, peer: peer)
-        let key = Self.serverIsPeer(opcode: op, direction: dir) ? peerKey : localKey(conn.adapter)
+        let key: DeviceKey
+        if Self.serverIsPeer(opcode: op, direction: dir) {
+            key = peerKey
+        } else if f.record.kind == .ll, let c = f.ll?.central {
+            key = centralKey(conn, c)
+        } else {
+            key = localKey(conn.adapter)
+        }
         var r = ByteReader(f.attStorage.bytes, at: 1)
         switch op {
         case 0x04, 0x06, 0x08, 0x10:  // discovery requests
@@ -178,7 +204,7 @@ public final class GATTTracker {
     /// host's own with `serverIsPeer: false`), else the imported one.
     public func locate(adapter: UInt16, connection: UInt16, handle: UInt16, serverIsPeer: Bool = true) -> (GATTDatabase.Location, NamingSource)? {
         let conn = ConnKey(adapter: adapter, handle: connection)
-        let k = !serverIsPeer ? localKeys[adapter]
+        let k = !serverIsPeer ? (centralKeys[conn] ?? localKeys[adapter])
               : lastDevice?.conn == conn ? lastDevice!.key : deviceOfConnection[conn]
         if let k, let loc = databases[k]?.locate(handle) {
             return (loc, .discovery)

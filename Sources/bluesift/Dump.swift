@@ -59,6 +59,8 @@ struct Dump: ParsableCommand {
 
     @OptionGroup var plugins: PluginOptions
 
+    @OptionGroup var keyOptions: KeyOptions
+
     func makeFilter() throws -> FrameFilter {
         var filter = FrameFilter()
         if let c = connection {
@@ -95,16 +97,19 @@ struct Dump: ParsableCommand {
         let filter = try makeFilter()
         let db = try gatt.map(loadGATT)
         let pluginList = plugins.loadPlugins()
+        let keys = try keyOptions.keys()
         let color = !noColor && (color || stdoutIsTerminal)
         let code = FileJobs.run(FileJobs.expand(files), jobs: jobs) { path, fd in
-            dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: color)
+            dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: color, keys: keys)
         }
         if code != 0 { throw ExitCode(code) }
     }
 
-    func dump(_ file: String, fd: Int32, filter: FrameFilter, gatt: GATTDatabase?, plugins: [Plugin]?, color: Bool) -> Int32 {
+    func dump(_ file: String, fd: Int32, filter: FrameFilter, gatt: GATTDatabase?, plugins: [Plugin]?, color: Bool,
+              keys: [KnownLTK] = []) -> Int32 {
         guard let reader = openCapture(file) else { return 2 }
         let analyzer = Analyzer(naming: !noNaming)
+        keyOptions.configure(analyzer.decoder, keys: keys)
         if let gatt { analyzer.gatt.importDatabase(gatt) }
         analyzer.plugins = plugins.map { PluginSet($0) }
         var out = Output(fd: fd)
@@ -124,6 +129,8 @@ struct Dump: ParsableCommand {
                         json.removeAll()
                     }
                 case .text:
+                    // A sniffed retransmission is shown once (its first sending), unless -v.
+                    if !verbose, frame.decoded.record.kind == .ll, frame.decoded.ll?.retransmission == true { break }
                     text.render(frame, into: &out.buffer)
                 }
                 out.flushIfNeeded()

@@ -19,10 +19,12 @@ struct GATT: ParsableCommand {
 
     @Argument(help: "Capture file.") var file: String
     @Option(help: "Output format: tree or json.") var format: Format = .tree
+    @OptionGroup var keyOptions: KeyOptions
 
     func run() throws {
         let reader = try openOrExit(file)
         let analyzer = Analyzer(naming: true)
+        keyOptions.configure(analyzer.decoder, keys: try keyOptions.keys())
         while let record = reader.next() { _ = analyzer.analyze(record) }
         let devices = analyzer.gatt.devices
         var out = Output()

@@ -14,14 +14,19 @@ struct Info: ParsableCommand {
     @Option(help: "Files decoded in parallel (default: the number of cores).")
     var jobs: Int = FileJobs.defaultJobs
 
+    @OptionGroup var keyOptions: KeyOptions
+
     func run() throws {
-        let code = FileJobs.run(FileJobs.expand(files), jobs: jobs) { path, fd in Info.report(path, fd: fd) }
+        let keys = try keyOptions.keys()
+        let options = keyOptions
+        let code = FileJobs.run(FileJobs.expand(files), jobs: jobs) { path, fd in Info.report(path, fd: fd, keys: keys, options: options) }
         if code != 0 { throw ExitCode(code) }
     }
 
-    static func report(_ file: String, fd: Int32) -> Int32 {
+    static func report(_ file: String, fd: Int32, keys: [KnownLTK] = [], options: KeyOptions? = nil) -> Int32 {
         guard let reader = openCapture(file) else { return 2 }
         let decoder = ProtocolDecoder()
+        options?.configure(decoder, keys: keys)
         var summary = CaptureSummary()
         var progress = Progress(file)
         // btsnoop, the common case, is read through its concrete type: the loop calls its
@@ -71,7 +76,13 @@ struct Info: ParsableCommand {
             if let fr = c.startFrame { s += "  frames \(fr)…" + (c.endFrame.map { String($0) } ?? "") }
             if let reason = c.disconnectReason { s += "  ended: \(HCIStatus(reason).name) (\(Hex.fixed(UInt64(reason), width: 2)))" }
             out.line(s)
+            if let air = c.air { airLines(c, air, &out) }
         }
+        if decoder.crcBadPackets + decoder.encryptedPackets + decoder.retransmissions > 0 {
+            out.line("air:         \(decoder.crcBadPackets) CRC-bad packets (not decoded), \(decoder.encryptedPackets) encrypted PDUs"
+                     + " (\(decoder.decryptedPackets) decrypted), \(decoder.retransmissions) retransmissions")
+        }
+        for k in decoder.recoveredKeys { out.line("key:         " + Info.describe(k)) }
         var warnings = reader.warnings
         if summary.recordsWithErrors > 0 {
             warnings.append("\(summary.recordsWithErrors) records with malformed data (see dump)")
@@ -80,7 +91,59 @@ struct Info: ParsableCommand {
         out.line("")
         out.flush()
         printWarnings(reader, path: file)
+        do { try options?.save(decoder) } catch { stderrLine("bluesift: \(error)"); return 2 }
         return 0
+    }
+
+    /// An over-the-air connection: who is who, its parameters, its end, its encryption.
+    static func airLines(_ c: ConnectionInfo, _ air: AirLink, _ out: inout Output) {
+        func addr(_ a: BDAddr?, _ t: AddressType?) -> String {
+            guard let a else { return "unknown" }
+            return a.description + (t.map { " (\($0.name))" } ?? "")
+        }
+        var s = "        central \(addr(air.central, air.centralAddressType)) → peripheral \(addr(air.peripheral, air.peripheralAddressType))"
+        if let aa = c.accessAddress { s += "  access address " + Hex.fixed(UInt64(aa), width: 8) }
+        out.line(s)
+        var p: [String] = []
+        if let i = air.interval { p.append("interval \(Double(i) * 1.25) ms") }
+        if let t = air.timeout { p.append("timeout \(Int(t) * 10) ms") }
+        if air.connectionUpdates > 0 { p.append("\(air.connectionUpdates) connection updates") }
+        p.append("\(air.channelMapUpdates) channel map updates")
+        if let phy = air.phy { p.append("PHY " + (phy == 1 ? "2M" : phy == 2 ? "Coded" : "1M")) }
+        p.append("\(air.packets) data PDUs")
+        if air.retransmissions > 0 { p.append("\(air.retransmissions) retransmissions") }
+        if air.missed > 0 { p.append("\(air.missed) with packets missed before") }
+        if air.crcBad > 0 { p.append("\(air.crcBad) CRC-bad") }
+        if let r = air.terminateReason {
+            p.append("ended by LL_TERMINATE_IND: \(HCIStatus(r).name) (\(Hex.fixed(UInt64(r), width: 2)))")
+        } else if air.supervisionTimeout {
+            p.append("ended: supervision timeout (packets stopped)")
+        }
+        out.line("        " + p.joined(separator: ", "))
+        if air.encryptionStarts > 0 || air.encrypted > 0 {
+            out.line("        encrypted \(air.encryptionStarts)×: \(air.encrypted) encrypted PDUs, \(air.decrypted) decrypted"
+                     + (air.decryptedBySniffer > 0 ? " (\(air.decryptedBySniffer) by the sniffer)" : "")
+                     + (air.micFailures > 0 ? ", \(air.micFailures) MIC failures" : ""))
+        }
+        for note in air.security { out.line("        " + note) }
+    }
+
+    /// A recovered key, one line: what, for which pair of devices.
+    static func describe(_ k: RecoveredKey) -> String {
+        var s = "connection \(Hex.fixed(UInt64(k.connection), width: 4))"
+        if let c = k.central, let p = k.peripheral { s += " \(c) → \(p)" }
+        if let tk = k.tk {
+            let d = String(tk)
+            s += "  TK " + String(repeating: "0", count: max(0, 6 - d.count)) + d
+        }
+        if let stk = k.stk { s += "  STK " + Hex.string(stk) }
+        if let ltk = k.ltk {
+            s += "  LTK " + Hex.string(ltk)
+            if let e = k.ediv { s += " EDIV " + Hex.fixed(UInt64(e), width: 4) }
+            if let r = k.rand { s += " Rand " + Hex.string(r.reversed()) }
+            if let by = k.distributedBy { s += " (from the " + (by ? "central" : "peripheral") + ")" }
+        }
+        return s + "  (frame \(k.frame))"
     }
 
     @inline(__always)

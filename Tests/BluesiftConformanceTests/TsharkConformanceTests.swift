@@ -119,7 +119,11 @@ import BluesiftProtocols
     /// Files where a 100% match is not expected, with the number of PDUs that differ and why.
     /// Filled from measured runs; every entry is explained in README "Conformance".
     /// Counted separately: PDUs whose value tshark misreads as a Characteristic Declaration.
-    static let knownExceptions: [String: Int] = [:]
+    static let knownExceptions: [String: Int] = [
+        // #1016 is #1014 sent again (same SN and CRC, not acknowledged): a retransmission,
+        // decoded once by bluesift, twice by tshark.
+        "tesible_mouse.pcapng": 1,
+    ]
     static let knownTsharkMisreads: [String: Int] = [
         "lightctl_btsnoop_hci.log": 6,   // Write Requests to 0x0011, e.g. #49247
         "pongbot_btsnoop_hci.log": 40,   // Notifications on 0x0017, e.g. #817

@@ -7,6 +7,13 @@ extension LLPacket {
         sink.string("access_address", Hex.fixed(UInt64(accessAddress), width: 8))
         if let ch = sniffer?.channel { sink.int("channel", Int(ch)) }
         if let rssi = sniffer?.rssi { sink.int("rssi", Int(rssi)) }
+        if let ci = codingIndicator { sink.int("coding_indicator", Int(ci)) }
+        if let ok = crcOK { sink.bool("crc_ok", ok) }
+        if let c = fromCentral { sink.string("from", c ? "central" : "peripheral") }
+        if let a = central { sink.address("central", a) }
+        if let a = peripheral { sink.address("peripheral", a) }
+        if retransmission { sink.bool("retransmission", true) }
+        if missedBefore { sink.bool("missed_before", true) }
         if isAdvertising { describeAdvertising(into: &sink) } else { describeData(into: &sink) }
         if let crc { sink.string("crc", Hex.fixed(UInt64(crc), width: 6)) }
     }
@@ -60,6 +67,7 @@ extension LLPacket {
         sink.int("length", length)
         if let cteInfo { sink.int("cte_info", Int(cteInfo)) }
         if encrypted { sink.bool("encrypted", true); return }
+        if decrypted { sink.bool("decrypted", true) }
         if let p = controlData { describeControl(p, into: &sink) }
     }
 
@@ -146,7 +154,10 @@ extension LLPacket {
         } else if llid == 1 || llid == 2 || encrypted {
             if length > 0 { s += " len=\(length)" }
         }
-        if let error { s += " [" + error.message + "]" }
+        if crcOK == false { s += " CRC bad" }
+        if retransmission { s += " (retransmission)" }
+        if missedBefore { s += " [packets missed before this one]" }
+        if let error, crcOK != false { s += " [" + error.message + "]" }
         return s
     }
 }

@@ -32,6 +32,19 @@ public struct LLPacket: FieldDescribable {
     /// CRC as sent (24 bits, transmitted LSB first; stored as read little-endian).
     public var crc: UInt32?
     public var sniffer: SnifferInfo?
+    /// LE Coded PHY: the Coding Indicator octet after the access address (§2.2).
+    public var codingIndicator: UInt8?
+    /// Data channel, set by the decoder from the connection: true when the central sent it.
+    public var fromCentral: Bool?
+    /// The connection's central and peripheral (from its CONNECT_IND / AUX_CONNECT_REQ).
+    public var central: BDAddr?
+    public var peripheral: BDAddr?
+    /// Decrypted with the connection's session key (MIC verified); `payload` is plaintext.
+    public var decrypted = false
+    /// The sender's previous PDU again (same SN, same content, §4.5.9): not fed twice.
+    public var retransmission = false
+    /// The SN/NESN sequence proves that the sniffer missed packets before this one.
+    public var missedBefore = false
 
     public static let advertisingAccessAddress: UInt32 = 0x8E89_BED6
 
@@ -46,6 +59,7 @@ public struct LLPacket: FieldDescribable {
         var r = ByteReader(bytes)
         accessAddress = try r.readUInt32(.little, "access address")
         isAdvertising = accessAddress == Self.advertisingAccessAddress
+        if sniffer?.phy == 2 { codingIndicator = try r.readUInt8("coding indicator") & 0x03 }
         header = try r.readUInt8("pdu header")
         length = Int(try r.readUInt8("length"))
         var end = bytes.count
@@ -85,6 +99,18 @@ public struct LLPacket: FieldDescribable {
     public var sn: Bool { !isAdvertising && header & 0x08 != 0 }
     public var md: Bool { !isAdvertising && header & 0x10 != 0 }
     public var cp: Bool { !isAdvertising && header & 0x20 != 0 }
+
+    /// The sniffer's CRC verdict; nil when it did not check.
+    public var crcOK: Bool? { sniffer?.crcOK }
+
+    /// Replaces the ciphertext by its plaintext (the MIC verified): control PDUs are named.
+    mutating func setPlaintext(_ p: UnsafeRawBufferPointer) {
+        payload = p; length = p.count; encrypted = false; decrypted = true
+        controlOpcode = llid == 3 ? p.first.map { LLControlOpcode(rawValue: $0) } : nil
+    }
+
+    /// Ciphertext: never read as L2CAP or LL control.
+    mutating func markEncrypted() { encrypted = true; controlOpcode = nil }
 
     /// PDU type or control opcode name.
     public var name: String {

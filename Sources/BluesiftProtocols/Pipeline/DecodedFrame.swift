@@ -100,5 +100,43 @@ public struct ConnectionInfo: Sendable, Hashable {
     public var disconnectReason: UInt8?
     /// Sniffed LE connections: the access address that identifies them.
     public var accessAddress: UInt32?
+    /// Sniffed LE connections: what the air showed of them.
+    public var air: AirLink?
     public init(adapter: UInt16, handle: UInt16) { self.adapter = adapter; self.handle = handle }
+}
+
+/// An over-the-air LE connection as a sniffer saw it (Core 5.4 Vol 6 Part B §2.3.3.1, §5).
+public struct AirLink: Sendable, Hashable {
+    public var central: BDAddr?
+    public var centralAddressType: AddressType?
+    public var peripheral: BDAddr?
+    public var peripheralAddressType: AddressType?
+    /// Connection interval in units of 1.25 ms, and supervision timeout in units of 10 ms
+    /// (from CONNECT_IND, updated by LL_CONNECTION_UPDATE_IND).
+    public var interval: UInt16?
+    public var timeout: UInt16?
+    public var channelMapUpdates = 0
+    public var connectionUpdates = 0
+    /// PHY of the last packet seen in each direction: 0 = 1M, 1 = 2M, 2 = Coded.
+    public var phy: UInt8?
+    /// LL_TERMINATE_IND error code, when captured.
+    public var terminateReason: UInt8?
+    /// The packets stopped for longer than the supervision timeout before the capture ended.
+    public var supervisionTimeout = false
+    public var lastSeen: Timestamp?
+    public var packets = 0
+    public var crcBad = 0
+    public var retransmissions = 0
+    public var missed = 0
+    /// Data PDUs sent as ciphertext, those decrypted, and those whose MIC failed.
+    public var encrypted = 0
+    public var decrypted = 0
+    public var micFailures = 0
+    /// Of `decrypted`: those the sniffer itself decrypted (nRF Sniffer, MIC removed).
+    public var decryptedBySniffer = 0
+    /// Encryption started (LL_START_ENC_REQ) this many times.
+    public var encryptionStarts = 0
+    /// What is known of the keys: "LE Secure Connections: not recoverable…", "TK found: 000000", …
+    public var security: [String] = []
+    public init() {}
 }

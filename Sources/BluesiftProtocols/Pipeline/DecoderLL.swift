@@ -1,22 +1,35 @@
 import BluesiftWire
 import BluesiftCapture
+import BluesiftSecurity
 
 extension ProtocolDecoder {
     static let maxSniffedConnections = 1024
 
     /// Over-the-air LE packets (Core 5.4 Vol 6 Part B §2): advertising → `adv`, data channel
-    /// LLID 1/2 → L2CAP reassembly per access address and direction, unless encrypted.
+    /// LLID 1/2 → L2CAP reassembly per access address and direction, unless encrypted (then
+    /// decrypted when a key is known). A packet whose CRC the sniffer found bad is shown and
+    /// counted, nothing more: its bytes are noise.
     func decodeLL(_ record: CaptureRecord, _ f: inout DecodedFrame) {
-        let ll = LLPacket(bytes: record.bytes, sniffer: record.sniffer)
+        var ll = LLPacket(bytes: record.bytes, sniffer: record.sniffer)
+        if ll.crcOK == false {
+            crcBadPackets += 1
+            if !ll.isAdvertising, let n = sniffed[ll.accessAddress], let link = links[n] {
+                f.connection = n
+                link.air.crcBad += 1
+                _ = link.guessSender(record.timestamp)   // still a turn in the connection event
+            }
+            f.set(ll)
+            return
+        }
         if let e = ll.error { f.errors.append(e.inLayer("ll")) }
         if ll.isAdvertising {
             if let adv = ll.advertising {
                 if let e = adv.error { f.errors.append(e.inLayer("adv")) }
                 f.set(adv)
             }
-        } else if let llid = ll.llid {
-            decodeLLData(llid: llid, payload: ll.payload, accessAddress: ll.accessAddress,
-                         fromCentral: record.sniffer?.fromCentral, encrypted: ll.encrypted, record, &f)
+            if ll.pduType == 0x5, let c = ll.connectInd { connectIndication(c, ll, record) }
+        } else if ll.llid != nil {
+            decodeAirData(&ll, record, &f)
         }
         f.set(ll)
     }
@@ -26,6 +39,7 @@ extension ProtocolDecoder {
         if let n = sniffed[aa] { return n }
         if sniffed.count >= Self.maxSniffedConnections, let victim = sniffed.first {
             sniffed[victim.key] = nil
+            links[victim.value] = nil
             release(StateKey(adapter: record.adapter, connection: 0x1_0000 | UInt32(victim.value)))
         }
         let n = nextSniffedNumber
@@ -34,11 +48,35 @@ extension ProtocolDecoder {
         var c = ConnectionInfo(adapter: record.adapter, handle: n)
         c.transport = .le; c.accessAddress = aa
         c.start = record.timestamp; c.startFrame = record.frame
-        _ = table.open(c)
+        let link = SniffedLink(number: n, tableID: table.open(c))
+        links[n] = link
         return n
     }
 
+    /// CONNECT_IND / AUX_CONNECT_REQ (§2.3.3.1): the initiator becomes the central, the
+    /// advertiser the peripheral. A new connection on an access address seen before starts
+    /// afresh.
+    private func connectIndication(_ c: LLConnectInd, _ ll: LLPacket, _ record: CaptureRecord) {
+        if let old = sniffed[c.accessAddress] {
+            flush(links[old])
+            sniffed[c.accessAddress] = nil
+            links[old] = nil
+            release(StateKey(adapter: record.adapter, connection: 0x1_0000 | UInt32(old)))
+        }
+        let n = sniffedConnection(c.accessAddress, record)
+        guard let link = links[n] else { return }
+        link.air.central = c.initA; link.air.centralAddressType = ll.txAdd ? .random : .public
+        link.air.peripheral = c.advA; link.air.peripheralAddressType = ll.rxAdd ? .random : .public
+        link.air.interval = c.interval; link.air.timeout = c.timeout
+        link.air.phy = ll.sniffer?.phy
+        table.update(link.tableID) { info in
+            info.peer = c.advA; info.peerAddressType = ll.rxAdd ? .random : .public
+            info.air = link.air
+        }
+    }
+
     /// LLID 2 starts an L2CAP PDU, LLID 1 continues it (empty LLID 1 PDUs carry nothing).
+    /// Used by tests and the air path alike: `fromCentral` picks the reassembly side.
     func decodeLLData(llid: UInt8, payload: UnsafeRawBufferPointer, accessAddress: UInt32, fromCentral: Bool?,
                       encrypted: Bool, _ record: CaptureRecord, _ f: inout DecodedFrame) {
         let n = sniffedConnection(accessAddress, record)
@@ -47,5 +85,361 @@ extension ProtocolDecoder {
         let side: UInt8 = fromCentral.map { $0 ? 0 : 1 } ?? 2
         let s = state(StateKey(adapter: record.adapter, connection: 0x1_0000 | UInt32(n)))
         reassemble(payload, declared: payload.count, starts: llid == 2, state: s, side: side, record, &f)
+    }
+
+    /// A data channel PDU of a sniffed connection: direction, retransmission, encryption,
+    /// then LL control or L2CAP.
+    private func decodeAirData(_ ll: inout LLPacket, _ record: CaptureRecord, _ f: inout DecodedFrame) {
+        let n = sniffedConnection(ll.accessAddress, record)
+        f.connection = n
+        guard let link = links[n] else { return }
+        link.air.packets += 1
+        link.air.lastSeen = record.timestamp
+        if let p = record.sniffer?.phy { link.air.phy = p }
+        ll.central = link.air.central; ll.peripheral = link.air.peripheral
+        var from = record.sniffer?.fromCentral
+        // Without the sniffer's word, the timing tells: the central opens each connection
+        // event and the two then alternate (§4.5.1). Tried first, never trusted alone for keys.
+        let guess = from == nil ? link.guessSender(record.timestamp) : from
+        ll.fromCentral = from
+        if let from { link.sequence(&ll, side: from ? 0 : 1) }
+        if ll.retransmission { link.air.retransmissions += 1; retransmissions += 1 }
+        if ll.missedBefore { link.air.missed += 1 }
+
+        // Ciphertext from LL_START_ENC_REQ on (§5.1.3.1): every non-empty PDU carries a MIC,
+        // so one shorter than 5 octets is plaintext (a START_ENC_REQ sent again).
+        if link.encrypted, ll.length > 0, record.sniffer?.encrypted == false {
+            // The sniffer decrypted it (nRF Sniffer following a pairing): MIC already removed.
+            ll.decrypted = true
+            link.air.encrypted += 1; link.air.decrypted += 1; link.air.decryptedBySniffer += 1
+            encryptedPackets += 1; decryptedPackets += 1
+        } else if link.encrypted, ll.length >= 5, ll.error == nil || ll.payload.count == ll.length {
+            ll.markEncrypted()
+            link.air.encrypted += 1; encryptedPackets += 1
+            guard let dir = decrypt(&ll, link: link, from: from, guess: guess, record, &f) else { return }
+            from = dir
+            ll.fromCentral = dir
+            if ll.retransmission { return }
+        } else if ll.retransmission {
+            return
+        }
+        guard let llid = ll.llid else { return }
+        if llid == 3 {
+            if let p = ll.controlData, let op = ll.controlOpcode { control(op.rawValue, p, link: link, record) }
+            return
+        }
+        guard llid == 1 || llid == 2, !(llid == 1 && ll.payload.isEmpty) else { return }
+        let side: UInt8 = from.map { $0 ? 0 : 1 } ?? 2
+        let s = state(StateKey(adapter: record.adapter, connection: 0x1_0000 | UInt32(n)))
+        reassemble(ll.payload, declared: ll.payload.count, starts: llid == 2, state: s, side: side, record, &f)
+        if f.layers.contains(.smp) { observeSMP(f.l2capStorage.payload, link: link, from: from, record) }
+    }
+
+    /// LL control PDUs that change the connection (§2.4.2).
+    private func control(_ op: UInt8, _ p: UnsafeRawBufferPointer, link: SniffedLink, _ record: CaptureRecord) {
+        switch op {
+        case 0x00 where p.count >= 11:   // LL_CONNECTION_UPDATE_IND
+            link.air.interval = UInt16(p[3]) | UInt16(p[4]) << 8
+            link.air.timeout = UInt16(p[7]) | UInt16(p[8]) << 8
+            link.air.connectionUpdates += 1
+        case 0x01: link.air.channelMapUpdates += 1   // LL_CHANNEL_MAP_IND
+        case 0x02 where p.count >= 1:    // LL_TERMINATE_IND
+            link.air.terminateReason = p[0]
+            table.update(link.tableID) { c in
+                c.end = record.timestamp; c.endFrame = record.frame; c.disconnectReason = p[0]
+            }
+        case 0x03 where p.count >= 22:   // LL_ENC_REQ: Rand, EDIV, SKDm, IVm
+            link.rand = Array(p[0..<8]); link.ediv = UInt16(p[8]) | UInt16(p[9]) << 8
+            link.skdm = Array(p[10..<18]); link.ivm = Array(p[18..<22])
+            link.ccm = nil; link.keyState = .unknown; link.crackTried = false; link.stk = nil
+        case 0x04 where p.count >= 12:   // LL_ENC_RSP: SKDs, IVs
+            link.skds = Array(p[0..<8]); link.ivs = Array(p[8..<12])
+        case 0x05:                       // LL_START_ENC_REQ: ciphertext from here on
+            if !link.encrypted {
+                link.air.encryptionStarts += 1
+                // A captured legacy pairing is cracked now, even when the sniffer decrypts.
+                if link.stk == nil, !link.secureConnections, link.ediv == 0, link.rand.allSatisfy({ $0 == 0 }),
+                   link.preq != nil, link.randoms[1] != nil {
+                    link.stk = crackLegacy(link, record)
+                }
+            }
+            link.encrypted = true
+            link.counter = [0, 0]
+        case 0x0B:                       // LL_PAUSE_ENC_RSP: plaintext until the next start
+            link.encrypted = false
+            link.ccm = nil; link.keyState = .unknown
+        default: break
+        }
+    }
+
+    /// SMP values a passive capture can use (Vol 3 Part H §3.5-3.6).
+    private func observeSMP(_ p: UnsafeRawBufferPointer, link: SniffedLink, from: Bool?, _ record: CaptureRecord) {
+        guard let op = p.first else { return }
+        let body = Array(p.dropFirst())
+        switch op {
+        case 0x01 where p.count == 7:
+            link.preq = Array(p); link.confirms = [nil, nil]; link.randoms = [nil, nil]
+            if p[3] & 0x08 == 0 { link.legacyOnly = true } else { link.legacyOnly = false }
+        case 0x02 where p.count == 7:
+            link.pres = Array(p)
+            if p[3] & 0x08 != 0, link.legacyOnly == false { link.secureConnections = true }
+        case 0x03 where body.count == 16, 0x04 where body.count == 16:
+            let i = from.map { $0 ? 0 : 1 } ?? (op == 0x03 ? link.confirms : link.randoms).firstIndex(where: { $0 == nil || $0 == body }) ?? 1
+            if op == 0x03 { link.confirms[i] = body } else { link.randoms[i] = body }
+        case 0x0C, 0x0D: link.secureConnections = true
+        case 0x06 where body.count == 16:   // Encryption Information: the LTK, as sent
+            let ltk = Array(body.reversed())
+            let owner = from.map { $0 ? link.air.central : link.air.peripheral } ?? nil
+            learnedKeys.append(KnownLTK(ltk: ltk, address: owner, source: "the LTK distributed in frame \(record.frame)"))
+            recoveredKeys.append(RecoveredKey(connection: link.number, frame: record.frame, central: link.air.central,
+                                              centralRandom: link.air.centralAddressType == .random,
+                                              peripheral: link.air.peripheral,
+                                              peripheralRandom: link.air.peripheralAddressType == .random,
+                                              ltk: ltk, distributedBy: from))
+            link.pendingLTK = (learnedKeys.count - 1, recoveredKeys.count - 1)
+            link.air.security.append("LTK \(Hex.string(ltk)) distributed in frame \(record.frame)")
+        case 0x07 where body.count == 10:   // Central Identification: EDIV and Rand of that LTK
+            guard let (li, ri) = link.pendingLTK, li < learnedKeys.count, ri < recoveredKeys.count else { return }
+            link.pendingLTK = nil
+            let ediv = UInt16(body[0]) | UInt16(body[1]) << 8, rand = Array(body[2..<10])
+            learnedKeys[li].ediv = ediv; learnedKeys[li].rand = rand
+            recoveredKeys[ri].ediv = ediv; recoveredKeys[ri].rand = rand
+        default: break
+        }
+    }
+
+    /// Decrypts an encrypted PDU in place when a key is known or can be found. Returns the
+    /// sender (true: central) when the PDU was decrypted, nil otherwise (then it stays
+    /// marked encrypted, with an error when a key was expected to work).
+    private func decrypt(_ ll: inout LLPacket, link: SniffedLink, from: Bool?, guess: Bool?, _ record: CaptureRecord,
+                         _ f: inout DecodedFrame) -> Bool? {
+        if link.keyState == .unknown { findKey(link, ll: ll, from: from, record) }
+        guard let ccm = link.ccm else { return nil }
+        let aad = AESCCM.aad(header: ll.header)
+        let sides: [Int] = from.map { [$0 ? 0 : 1] } ?? (guess == false ? [1, 0] : [0, 1])
+        // The expected counter first, then a few past it (packets the sniffer missed), then
+        // the one before (a retransmission the SN did not reveal).
+        for side in sides {
+            let base = link.counter[side]
+            for delta in [0, 1, 2, 3, 4, 5, 6, 7, -1] as [Int64] {
+                let c = Int64(base) + delta
+                guard c >= 0 else { continue }
+                let nonce = AESCCM.nonce(counter: UInt64(c), fromCentral: side == 0, iv: link.iv)
+                guard ccm.open(ll.payload, nonce: nonce, aad: aad, into: &plainScratch) else { continue }
+                if delta < 0 {
+                    ll.retransmission = true
+                } else {
+                    link.counter[side] = UInt64(c) + 1
+                    if delta > 0 { ll.missedBefore = true; link.air.missed += 1 }
+                    link.air.decrypted += 1; decryptedPackets += 1
+                }
+                let m = plainScratch.count
+                _ = plainStorage.withMemoryRebound(to: UInt8.self) { p in p.initialize(from: plainScratch) }
+                ll.setPlaintext(UnsafeRawBufferPointer(rebasing: plainStorage[0..<m]))
+                return side == 0
+            }
+        }
+        link.air.micFailures += 1
+        f.errors.append(DecodeError(layer: "ll", code: .invalidValue, offset: 6 + max(0, ll.payload.count - 4),
+                                    message: "MIC check failed: wrong key, or packets missed"))
+        return nil
+    }
+
+    /// Picks the session key of a newly encrypted link: every candidate LTK (given, found in
+    /// the capture, or the STK of a cracked legacy pairing) is tried on this first encrypted
+    /// PDU; the one whose MIC verifies is kept.
+    private func findKey(_ link: SniffedLink, ll: LLPacket, from: Bool?, _ record: CaptureRecord) {
+        link.keyState = .none
+        guard link.skdm.count == 8, link.skds.count == 8 else {
+            link.note("encrypted from frame \(record.frame), but LL_ENC_REQ/LL_ENC_RSP were not captured: cannot decrypt")
+            return
+        }
+        var candidates: [KnownLTK] = []
+        let stkSession = link.ediv == 0 && link.rand.allSatisfy { $0 == 0 }
+        if stkSession, link.secureConnections {
+            link.note("LE Secure Connections pairing: the LTK is not recoverable from a passive capture: give --ltk")
+        } else if stkSession, let stk = link.stk ?? crackLegacy(link, record) {
+            link.stk = stk
+            candidates.append(stk)
+        }
+        for k in learnedKeys.reversed() where k.ediv == nil || (k.ediv == link.ediv && k.rand == link.rand) {
+            candidates.append(k)
+        }
+        for k in knownKeys where k.address == nil || k.address == link.air.central || k.address == link.air.peripheral {
+            candidates.append(k)
+        }
+        if candidates.isEmpty {
+            if !link.secureConnections { link.note("encrypted from frame \(record.frame): no key known (give --ltk or --keys)") }
+            return
+        }
+        let iv = LinkEncryption.iv(ivm: link.ivm, ivs: link.ivs)
+        let aad = AESCCM.aad(header: ll.header)
+        var sides: [Int] = from.map { [$0 ? 0 : 1] } ?? [0, 1]
+        if from == nil { sides = [0, 1] }
+        for k in candidates {
+            let ccm = AESCCM(key: LinkEncryption.sessionKey(ltk: k.ltk, skdm: link.skdm, skds: link.skds))
+            for side in sides {
+                for c in 0..<8 as Range<UInt64> {
+                    let nonce = AESCCM.nonce(counter: c, fromCentral: side == 0, iv: iv)
+                    if ccm.open(ll.payload, nonce: nonce, aad: aad, into: &plainScratch) {
+                        link.ccm = ccm; link.iv = iv; link.keyState = .known
+                        link.note("decrypting from frame \(record.frame) with " + k.source)
+                        return
+                    }
+                }
+            }
+        }
+        link.note("encrypted from frame \(record.frame): none of \(candidates.count) known keys verifies the MIC")
+    }
+
+    /// The STK of a captured legacy pairing: TK 0 (Just Works) or the passkey whose confirm
+    /// matches (Vol 3 Part H §2.3.5.5), then STK = s1(TK, Srand, Mrand).
+    private func crackLegacy(_ link: SniffedLink, _ record: CaptureRecord) -> KnownLTK? {
+        if link.crackTried { return link.stk }
+        link.crackTried = true
+        guard let preq = link.preq, let pres = link.pres else {
+            link.note("pairing not captured (no Pairing Request/Response): the STK cannot be recovered")
+            return nil
+        }
+        guard let central = link.air.central, let peripheral = link.air.peripheral else {
+            link.note("CONNECT_IND not captured: the pairing addresses are unknown")
+            return nil
+        }
+        guard let mrand = link.randoms[0], let srand = link.randoms[1], link.confirms[0] != nil || link.confirms[1] != nil else {
+            link.note("pairing confirm/random values not all captured: the TK cannot be recovered")
+            return nil
+        }
+        let cap = LegacyPairingCapture(preq: preq, pres: pres, initiator: central,
+                                       initiatorRandom: link.air.centralAddressType == .random,
+                                       responder: peripheral, responderRandom: link.air.peripheralAddressType == .random,
+                                       mconfirm: link.confirms[0], sconfirm: link.confirms[1], mrand: mrand, srand: srand)
+        guard let tk = cap.crackTK(progress: crackProgress) else {
+            link.note("legacy pairing: no passkey 000000-999999 matches the confirm values (out-of-band pairing?)")
+            return nil
+        }
+        let stk = cap.stk(tk: tk)
+        let digits = String(tk), tkText = String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+        link.note("legacy pairing: TK found: \(tkText)" + (tk == 0 ? " (Just Works)" : " (passkey)") + ", STK \(Hex.string(stk))")
+        recoveredKeys.append(RecoveredKey(connection: link.number, frame: record.frame, central: central,
+                                          centralRandom: link.air.centralAddressType == .random, peripheral: peripheral,
+                                          peripheralRandom: link.air.peripheralAddressType == .random,
+                                          tk: tk, stk: stk))
+        return KnownLTK(ltk: stk, source: "the STK of the captured pairing (TK \(tkText))")
+    }
+
+    /// Copies a sniffed link's counters into its ConnectionInfo.
+    func flush(_ link: SniffedLink?) {
+        guard let link else { return }
+        table.update(link.tableID) { $0.air = link.air }
+    }
+
+    /// Marks links whose packets stopped for longer than their supervision timeout.
+    func flushLinks(endOfCapture: Timestamp?) {
+        for link in links.values {
+            if let end = endOfCapture, let last = link.air.lastSeen, let t = link.air.timeout,
+               link.air.terminateReason == nil, end.microseconds - last.microseconds > Int64(t) * 10_000 {
+                link.air.supervisionTimeout = true
+            }
+            flush(link)
+        }
+    }
+}
+
+/// Per sniffed connection: who is who, the SN/NESN sequence, encryption and pairing values.
+final class SniffedLink {
+    enum KeyState { case unknown, none, known }
+    let number: UInt16
+    let tableID: Int
+    var air = AirLink()
+    /// Per sender (0 central, 1 peripheral): last SN (2 = none yet), length and CRC.
+    var lastSN: [UInt8] = [2, 2]
+    var lastLength = [0, 0]
+    var lastCRC: [UInt32?] = [nil, nil]
+    var encrypted = false
+    var rand: [UInt8] = [], ediv: UInt16 = 0, skdm: [UInt8] = [], ivm: [UInt8] = [], skds: [UInt8] = [], ivs: [UInt8] = []
+    var ccm: AESCCM?
+    var iv: [UInt8] = []
+    var keyState = KeyState.unknown
+    var counter: [UInt64] = [0, 0]
+    var preq: [UInt8]?, pres: [UInt8]?
+    var confirms: [[UInt8]?] = [nil, nil], randoms: [[UInt8]?] = [nil, nil]
+    var legacyOnly: Bool?
+    var secureConnections = false
+    /// The last Encryption Information's entries (learned, recovered), for its Central Identification.
+    var pendingLTK: (Int, Int)?
+    /// The STK of this link's cracked legacy pairing.
+    var stk: KnownLTK?
+    var crackTried = false
+
+    init(number: UInt16, tableID: Int) { self.number = number; self.tableID = tableID }
+
+    /// Timing of the last packet and whose turn it was, for captures without direction flags.
+    var lastMicroseconds: Int64?
+    var lastGuess = false
+
+    /// The central sends first in each connection event (a gap of over half the interval,
+    /// 3 ms when unknown, starts one); within an event the two alternate.
+    func guessSender(_ t: Timestamp) -> Bool {
+        let now = t.microseconds
+        defer { lastMicroseconds = now }
+        let threshold = air.interval.map { Int64($0) * 625 } ?? 3000
+        guard let last = lastMicroseconds, now - last >= 0, now - last < threshold else { lastGuess = true; return true }
+        lastGuess.toggle()
+        return lastGuess
+    }
+
+    func note(_ s: String) { if air.security.last != s { air.security.append(s) } }
+
+    /// Retransmission: the sender's SN unchanged and the same PDU (length and CRC) again
+    /// (§4.5.9). The SN unchanged with another PDU proves packets were missed.
+    func sequence(_ ll: inout LLPacket, side: Int) {
+        let sn: UInt8 = ll.sn ? 1 : 0
+        if lastSN[side] == sn {
+            if lastLength[side] == ll.length && lastCRC[side] == ll.crc { ll.retransmission = true } else { ll.missedBefore = true }
+        }
+        lastSN[side] = sn; lastLength[side] = ll.length; lastCRC[side] = ll.crc
+    }
+}
+
+/// An LTK the decoder may use on sniffed links (`--ltk`, `--keys`, or found in the capture).
+public struct KnownLTK: Sendable, Hashable {
+    /// Most significant octet first (as crackle prints it; SMP sends it reversed).
+    public var ltk: [UInt8]
+    /// The device it belongs to, when known: only its connections try it.
+    public var address: BDAddr?
+    public var ediv: UInt16?
+    /// As sent (8 octets).
+    public var rand: [UInt8]?
+    public var source: String
+
+    public init(ltk: [UInt8], address: BDAddr? = nil, ediv: UInt16? = nil, rand: [UInt8]? = nil, source: String) {
+        self.ltk = ltk; self.address = address; self.ediv = ediv; self.rand = rand; self.source = source
+    }
+}
+
+/// A key recovered from the capture: a cracked legacy pairing (TK, STK) or an LTK seen in
+/// the (decrypted) key distribution.
+public struct RecoveredKey: Sendable, Hashable {
+    public var connection: UInt16
+    public var frame: Int
+    public var central: BDAddr?
+    public var centralRandom = false
+    public var peripheral: BDAddr?
+    public var peripheralRandom = false
+    public var tk: UInt32?
+    public var stk: [UInt8]?
+    /// Most significant octet first.
+    public var ltk: [UInt8]?
+    public var ediv: UInt16?
+    public var rand: [UInt8]?
+    /// True when the central distributed it.
+    public var distributedBy: Bool?
+
+    public init(connection: UInt16, frame: Int, central: BDAddr?, centralRandom: Bool, peripheral: BDAddr?,
+                peripheralRandom: Bool, tk: UInt32? = nil, stk: [UInt8]? = nil, ltk: [UInt8]? = nil,
+                ediv: UInt16? = nil, rand: [UInt8]? = nil, distributedBy: Bool? = nil) {
+        self.connection = connection; self.frame = frame; self.central = central; self.centralRandom = centralRandom
+        self.peripheral = peripheral; self.peripheralRandom = peripheralRandom; self.tk = tk; self.stk = stk
+        self.ltk = ltk; self.ediv = ediv; self.rand = rand; self.distributedBy = distributedBy
     }
 }

@@ -28,13 +28,40 @@ public final class ProtocolDecoder {
     /// the generation.
     var lastACL: (key: StateKey, state: ConnState, generation: Int)?
 
+    /// Sniffed connections by number: roles, SN/NESN, encryption and pairing state.
+    var links: [UInt16: SniffedLink] = [:]
+    /// LTKs to try on sniffed encrypted links (`--ltk`, `--keys`).
+    public var knownKeys: [KnownLTK] = []
+    /// LTKs found in this capture's key distributions: tried on later sessions.
+    var learnedKeys: [KnownLTK] = []
+    /// Keys recovered from the capture (cracked legacy pairings, distributed LTKs), in order.
+    public internal(set) var recoveredKeys: [RecoveredKey] = []
+    /// Called now and then during a passkey search with the number of candidates tried.
+    public var crackProgress: (@Sendable (Int) -> Void)?
+    /// Over-the-air totals: packets the sniffer marked CRC-bad, sent encrypted, decrypted,
+    /// and retransmissions.
+    public internal(set) var crcBadPackets = 0
+    public internal(set) var encryptedPackets = 0
+    public internal(set) var decryptedPackets = 0
+    public internal(set) var retransmissions = 0
+    /// Plaintext of the last decrypted PDU: frames borrow it until the next decode.
+    var plainScratch: [UInt8] = []
+    let plainStorage = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
+    var lastTimestamp: Timestamp?
+
     public init(connectionHistoryCapacity: Int = 4096) {
         table = ConnectionTable(capacity: connectionHistoryCapacity)
+        plainScratch.reserveCapacity(256)
     }
+
+    deinit { plainStorage.deallocate() }
 
     /// Every connection seen so far, in order of first appearance (the oldest are dropped
     /// past the history capacity, see `droppedConnections`).
-    public var connections: [ConnectionInfo] { table.history }
+    public var connections: [ConnectionInfo] {
+        if !links.isEmpty { flushLinks(endOfCapture: lastTimestamp) }
+        return table.history
+    }
 
     /// Connections dropped from `connections` to keep it bounded.
     public var droppedConnections: Int { table.dropped }
@@ -56,7 +83,7 @@ public final class ProtocolDecoder {
         f.reset(record)
         switch record.kind {
         case .command, .event, .acl, .sco, .iso: decodeHCI(record, &f)
-        case .ll: decodeLL(record, &f)
+        case .ll: lastTimestamp = record.timestamp; decodeLL(record, &f)
         case .note: f.set(note: String(decoding: record.bytes, as: UTF8.self))
         case .index, .control: f.set(note: Self.monitorNote(record.sourceType))
         default: break
