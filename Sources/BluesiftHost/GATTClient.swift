@@ -91,8 +91,11 @@ extension LECentral {
         }
     }
 
+    /// Buffered up to `maxBufferedNotifications` (a flooding device cannot grow memory without
+    /// bound); beyond that they are counted in `droppedNotifications`.
     func deliver(_ n: GATTNotification) {
-        notifications.append(n)
+        receivedNotifications += 1
+        if notifications.count < Self.maxBufferedNotifications { notifications.append(n) } else { droppedNotifications += 1 }
         onNotification?(n)
     }
 

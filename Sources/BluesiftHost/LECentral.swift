@@ -55,6 +55,10 @@ public final class LECentral {
     public var onNotification: ((GATTNotification) -> Void)?
     /// Notifications received and not yet taken with `takeNotifications()`.
     public internal(set) var notifications: [GATTNotification] = []
+    /// Notifications and indications received in all, and those not buffered (buffer full).
+    public internal(set) var receivedNotifications = 0
+    public internal(set) var droppedNotifications = 0
+    public static let maxBufferedNotifications = 65_536
     /// Set once a link has dropped; cleared by the next connection.
     public internal(set) var lostReason: UInt8?
 

@@ -138,6 +138,10 @@ struct Replay: ParsableCommand {
                 if let g = d.got { l += (d.expected == nil ? " " : ", ") + "got \(g)" }
                 out.line(l)
             }
+            if let n = s.unlisted { out.line("    … \(n) more differences and answers not listed") }
+        }
+        if r.notifications.dropped > 0 {
+            out.line("notifications: \(r.notifications.received) received, \(r.notifications.dropped) not buffered (the device flooded)")
         }
         let s = r.summary
         out.line("summary: \(s.steps) steps, \(s.matched) matched, \(s.mismatched) mismatched, \(s.missing) missing, \(s.unexpected) unexpected"

@@ -3,6 +3,7 @@
 
     band_peripheral.py tcp-client:127.0.0.1:9002 [--mtu 185] [--layout moved]
         [--regression 03] [--vanish-after N] [--silent-after N] [--mute-after N] [--dump-gatt FILE]
+        [--hostile malformed-att|wrong-opcode|flood] [--flood-seconds S]
 
 Prints `READY <address>` on stdout once advertising. With --dump-gatt and no transport it
 writes the database and exits. The vendor protocol is in band_protocol.py.
@@ -107,6 +108,16 @@ class Band:
             log.info('mute: ATT server stops answering at write %d', count)
             self.device.gatt_server.send_gatt_pdu = lambda *a, **k: None
             return
+        if self.args.hostile == 'malformed-att':
+            # Before the real answer: a notification cut after its opcode and half a handle, an
+            # opcode no version of ATT defines, an empty PDU, and a Find Information Response
+            # whose format byte is unknown (Core 5.4 Vol 3 Part F §3.4.3.2).
+            for pdu in (b'\x1b\x1f', b'\xff\x01\x02', b'', b'\x05\x07\x01\x00'):
+                self.device.send_l2cap_pdu(connection.handle, 0x0004, pdu)
+        elif self.args.hostile == 'wrong-opcode':
+            # A Read Response (0x0B) and an Exchange MTU Response where a Write Response is due.
+            self.device.send_l2cap_pdu(connection.handle, 0x0004, b'\x0b\xaa\xbb')
+            self.device.send_l2cap_pdu(connection.handle, 0x0004, b'\x03\xff\xff')
         reassembler, state = self.session(connection)
         for data in reassembler.feed(bytes(value)):
             reply = state.answer(data, self.uptime())
@@ -121,7 +132,21 @@ class Band:
         for offset in range(0, len(frame), size):
             await self.device.notify_subscriber(connection, self.vendor_notify, frame[offset:offset + size])
 
+    async def flood(self, connection) -> None:
+        """As many notifications as the link takes (aiming at 10,000/s) for --flood-seconds."""
+        end = time.monotonic() + self.args.flood_seconds
+        n = 0
+        while time.monotonic() < end and connection.handle in self.device.connections:
+            self.device.send_l2cap_pdu(connection.handle, 0x0004,
+                                       b'\x1b' + struct.pack('<H', self.vendor_notify.handle) + struct.pack('<I', n))
+            n += 1
+            if n % 50 == 0:
+                await asyncio.sleep(0.005)
+        log.warning('flood: sent %d notifications', n)
+
     def on_subscription(self, connection, notify_enabled: bool, _indicate: bool) -> None:
+        if notify_enabled and self.args.hostile == 'flood':
+            asyncio.get_running_loop().create_task(self.flood(connection))
         if notify_enabled:
             live = bp.frame(bp.EVT_LIVE_STEPS, struct.pack('<I', 4321))
             asyncio.get_running_loop().create_task(self.notify(connection, live))
@@ -257,7 +282,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('transport', nargs='?', help='Bumble transport, e.g. tcp-client:127.0.0.1:9002')
     parser.add_argument('--address', default=DEFAULT_ADDRESS, help='random static address')
-    parser.add_argument('--mtu', type=int, default=517, help='largest ATT MTU accepted (23..517)')
+    parser.add_argument('--mtu', type=int, default=517, help='largest ATT MTU accepted (23..65535)')
+    parser.add_argument('--hostile', choices=['malformed-att', 'wrong-opcode', 'flood'],
+                        help='misbehave: malformed ATT PDUs or wrong response opcodes around each vendor write, '
+                             'or a notification flood once subscribed')
+    parser.add_argument('--flood-seconds', type=float, default=10, help='how long --hostile flood lasts')
     parser.add_argument('--layout', choices=['normal', 'moved', 'impostor'], default='normal',
                         help='impostor: same address, no vendor service (another device answering)')
     parser.add_argument('--regression', default='', help='commands (hex, comma separated) answering differently, e.g. 03')
@@ -271,7 +300,7 @@ def main() -> None:
     parser.add_argument('--watch-pid', type=int, default=0, help='exit when this process is gone')
     parser.add_argument('--log-level', default='WARNING')
     args = parser.parse_args()
-    args.mtu = max(23, min(517, args.mtu))
+    args.mtu = max(23, min(65535, args.mtu))
     logging.basicConfig(level=args.log_level.upper(), format='%(asctime)s %(name)s %(levelname)s %(message)s')
     sys.exit(asyncio.run(amain(args)))
 

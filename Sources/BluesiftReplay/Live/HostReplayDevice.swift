@@ -99,6 +99,8 @@ public final class HostReplayDevice: ReplayDevice {
         }
     }
 
+    public var droppedNotifications: Int { central.droppedNotifications }
+
     public func notifications(until deadline: ContinuousClock.Instant, atLeast: Int) throws(ReplayFault) -> [ReceivedNotification] {
         let left = deadline - .now
         var got: [GATTNotification] = []

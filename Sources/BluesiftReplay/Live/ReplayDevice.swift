@@ -16,6 +16,12 @@ public protocol ReplayDevice: AnyObject {
     /// returns early once at least `atLeast` are available.
     func notifications(until deadline: ContinuousClock.Instant, atLeast: Int) throws(ReplayFault) -> [ReceivedNotification]
     func disconnect()
+    /// Notifications the device sent that could not be buffered (a flood); 0 when unknown.
+    var droppedNotifications: Int { get }
+}
+
+extension ReplayDevice {
+    public var droppedNotifications: Int { 0 }
 }
 
 public enum WriteOp: String, Sendable {

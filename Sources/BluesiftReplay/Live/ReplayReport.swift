@@ -14,6 +14,13 @@ public struct ReplayReport: Codable, Sendable {
         public var skipped = 0
     }
 
+    /// Notifications and indications received during the run, and those the host could not
+    /// buffer (a flooding device): counted, never held without bound.
+    public struct NotificationCount: Codable, Sendable, Equatable {
+        public var received = 0
+        public var dropped = 0
+    }
+
     public struct Difference: Codable, Sendable, Equatable {
         /// mismatch, missing or unexpected.
         public var status: String
@@ -46,6 +53,8 @@ public struct ReplayReport: Codable, Sendable {
         public var differences: [Difference] = []
         /// Answers seen, decoded where a plugin knows them.
         public var answers: [String] = []
+        /// Differences and answers beyond the first `ReplayReport.listLimit` of a step, counted only.
+        public var unlisted: Int?
         public var elapsedMs: Double?
     }
 
@@ -57,6 +66,7 @@ public struct ReplayReport: Codable, Sendable {
     }
 
     public var summary = Summary()
+    public var notifications = NotificationCount()
     public var remapped: [Remapper.Remap] = []
     public var steps: [Step] = []
     public var device: String?
@@ -66,6 +76,18 @@ public struct ReplayReport: Codable, Sendable {
     public var rawHandles = false
 
     public init() {}
+
+    /// Differences (and answers) listed per step; a flood beyond it is counted in `unlisted`.
+    public static let listLimit = 100
+
+    /// Keeps the first `listLimit` differences and answers of a step, counting the rest.
+    static func capped(_ s: inout Step) {
+        let extra = max(0, s.differences.count - listLimit) + max(0, s.answers.count - listLimit)
+        guard extra > 0 else { return }
+        if s.differences.count > listLimit { s.differences.removeSubrange(listLimit...) }
+        if s.answers.count > listLimit { s.answers.removeSubrange(listLimit...) }
+        s.unlisted = (s.unlisted ?? 0) + extra
+    }
 
     /// 0 every step matched, 1 differences, 2 the script cannot be replayed, 3 transport or device failure.
     public var exitCode: Int32 {

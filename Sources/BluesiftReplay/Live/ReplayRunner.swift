@@ -142,6 +142,7 @@ public final class ReplayRunner {
                     // Notifications arriving while we wait still belong to the previous step.
                     if due > clock.now, !report.steps.isEmpty {
                         let late = try device.notifications(until: due, atLeast: Int.max)
+                        report.notifications.received += late.count
                         if !late.isEmpty { attachLate(late, to: &report, remap: remap, matcher: matcher) }
                     }
                 }
@@ -188,9 +189,11 @@ public final class ReplayRunner {
                     // A short grace for answers right behind the ones we waited for.
                     got += try device.notifications(until: clock.now.advanced(by: .milliseconds(exp.isEmpty ? 20 : 60)), atLeast: Int.max)
                 }
+                report.notifications.received += got.count
                 let (d, answers) = matcher.notifications(expected: exp, got: got)
                 r.differences += d
                 r.answers += answers
+                ReplayReport.capped(&r)
                 let took = (clock.now - sent).components
                 r.elapsedMs = Double(took.seconds) * 1000 + Double(took.attoseconds / 1_000_000_000_000_000)
                 r.status = Self.status(r.differences)
@@ -205,6 +208,7 @@ public final class ReplayRunner {
             }
             device.disconnect()
         }
+        report.notifications.dropped = device.droppedNotifications
         report.tally()
         return report
     }
@@ -220,6 +224,7 @@ public final class ReplayRunner {
             report.steps[i].answers.append("\(Hex.fixed(UInt64(n.handle), width: 4)) \(Hex.string(n.value)) (late)")
         }
         report.steps[i].status = Self.status(report.steps[i].differences)
+        ReplayReport.capped(&report.steps[i])
     }
 
     static func status(_ d: [ReplayReport.Difference]) -> String {
