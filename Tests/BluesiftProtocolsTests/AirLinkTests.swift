@@ -4,10 +4,10 @@ import BluesiftWire
 import BluesiftCapture
 @testable import BluesiftProtocols
 
-/// Over-the-air captures: crackle's own test suite (Captures/crackle, BSD-2-Clause).
+/// Over-the-air captures: crackle's own test suite (Tests/Fixtures/crackle, BSD-2-Clause).
 @Suite struct AirLinkTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static func path(_ p: String) -> String { root.appendingPathComponent("Captures/crackle/" + p).path }
+    static func path(_ p: String) -> String { root.appendingPathComponent("Tests/Fixtures/crackle/" + p).path }
 
     /// Decodes a capture; returns, per frame, the plaintext of each decrypted PDU.
     static func decrypt(_ file: String, keys: [KnownLTK] = []) throws -> (ProtocolDecoder, [Int: [UInt8]], [Int: DecodedFrame.Layers]) {
