@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `make fuzz`: builds the libFuzzer targets and runs each for FUZZ_SECONDS (docs/fuzzing.md).
 #   FUZZ_SECONDS=60  FUZZ_TARGETS="FuzzCapture FuzzStack FuzzPlugins"  FUZZ_SANITIZE=fuzzer[,address]
+#   HOSTILE_SCALE=10: then the hostile-input campaign (CaptureHostileTests, PluginHostileTests,
+#   OutputSafetyTests) runs at that scale (0 skips it): more fragments, loops and plugins.
 #   FUZZ_FORK=1 (default): libFuzzer's fork mode, which keeps going after a crash so one known
 #   bug does not hide the next; FUZZ_FORK=0 stops at the first crash (classic mode).
 # -detect_leaks=0: process-lifetime caches (compiled plugins, metadata) are not leaks.
@@ -60,5 +62,20 @@ for t in $TARGETS; do
   fi
   echo "$line"; summary="$summary$line"$'\n'
 done
+
+# The hand-made nasties of the test suite, scaled up (a debug build, as `make test` uses).
+scale=${HOSTILE_SCALE:-10}
+if [ "$scale" != 0 ]; then
+  echo "== hostile-input campaign at scale $scale"
+  if "$SWIFT" build --build-tests >"$DIR/logs/hostile-build.log" 2>&1 &&
+     BLUESIFT_HOSTILE_SCALE=$scale "$SWIFT" test --skip-build \
+       --filter 'CaptureHostileTests|PluginHostileTests|OutputSafetyTests' >"$DIR/logs/hostile.log" 2>&1; then
+    line="hostile campaign x$scale: $(grep -oE 'Test run with [0-9]+ tests.*' "$DIR/logs/hostile.log" | tail -1)"
+  else
+    status=1
+    line="hostile campaign x$scale: FAILED (see $DIR/logs/hostile.log): $(grep -m1 '✘' "$DIR/logs/hostile.log")"
+  fi
+  echo "$line"; summary="$summary$line"$'\n'
+fi
 echo; echo "== fuzz summary"; printf "%s" "$summary"
 exit $status
