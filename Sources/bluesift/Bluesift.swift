@@ -11,7 +11,9 @@ struct Bluesift: ParsableCommand {
 
         Exit codes:
           0   success (a damaged capture is decoded as far as it goes; warnings go to stderr)
-          2   unusable input: missing, unreadable, a directory, not a capture, unsupported link type
+          1   differences (diff, replay), or records a conversion dropped (convert without --allow-loss)
+          2   unusable input: missing, unreadable, a directory, not a capture, unsupported link type;
+              an output that is the same file as an input or cannot be written
           64  bad command-line usage
         """,
         subcommands: [Info.self, Dump.self, Frames.self, GATT.self, Plugins.self, Script.self, Replay.self, Diff.self, Convert.self]
