@@ -84,3 +84,43 @@ import BluesiftWire
         withBytes("20 01") { p in #expect(SMPPDU(bytes: p).error == nil && SMPPDU(bytes: p).name == "Unknown") }
     }
 }
+
+/// The host's SMP encoders, each decoded back by SMPPDU.
+@Suite struct SMPEncodeRoundTripTests {
+    func decode(_ b: [UInt8], _ check: (SMPPDU) -> Void) { b.withUnsafeBytes { check(SMPPDU(bytes: $0)) } }
+
+    @Test func value128() {
+        let v: [UInt8] = Array(0x10...0x1F)
+        for code in [SMPCode.pairingConfirm, .pairingRandom, .encryptionInformation, .identityInformation, .signingInformation, .pairingDHKeyCheck] {
+            let b = SMPPDU.encodeValue128(code, v)
+            decode(b) { s in
+                #expect(s.error == nil && s.smpCode == code)
+                #expect(Array(s.value128!) == v)
+            }
+        }
+    }
+
+    @Test func centralIdentification() {
+        let b = SMPPDU.encodeCentralIdentification(ediv: 0xBEEF, rand: [1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(b == [0x07, 0xEF, 0xBE, 1, 2, 3, 4, 5, 6, 7, 8])
+        decode(b) { s in #expect(s.error == nil && s.ediv == 0xBEEF && Array(s.rand!) == [1, 2, 3, 4, 5, 6, 7, 8]) }
+    }
+
+    @Test func identityAddressPublicKeyKeypressAndFailure() {
+        let a = BDAddr(string: "c0:ba:0d:00:00:02")!
+        decode(SMPPDU.encodeIdentityAddress(type: .random, a)) { s in
+            #expect(s.error == nil && s.identityAddress?.address == a && s.identityAddress?.type == .random)
+            #expect(s.summary == "SMP Identity Address Information c0:ba:0d:00:00:02 (random)")
+        }
+        let x = [UInt8](repeating: 0xAA, count: 32), y = [UInt8](repeating: 0x55, count: 32)
+        decode(SMPPDU.encodePublicKey(x: x, y: y)) { s in
+            #expect(s.error == nil && Array(s.publicKeyX!) == x && Array(s.publicKeyY!) == y)
+        }
+        decode(SMPPDU.encodeKeypress(SMPKeypressType(rawValue: 4))) { s in #expect(s.keypressType?.name == "Passkey Entry Completed") }
+        decode(SMPPDU.encodePairingFailed(SMPFailureReason(rawValue: 0x04))) { s in #expect(s.reason?.name == "Confirm Value Failed") }
+        decode(SMPPDU.encodeSecurityRequest([.bonding, .mitm])) { s in #expect(s.authReq == [.bonding, .mitm]) }
+        let f = SMPPairingFeatures(ioCapability: .keyboardDisplay, authReq: [.bonding, .mitm, .secureConnections],
+                                   initiatorKeys: [], responderKeys: [.encKey, .idKey, .signKey])
+        decode(f.encode(code: .pairingRequest)) { s in #expect(s.pairingFeatures == f) }
+    }
+}

@@ -129,4 +129,26 @@ public struct SMPPDU: FieldDescribable {
     public static func encode(_ code: SMPCode, parameters: [UInt8]) -> [UInt8] { [code.rawValue] + parameters }
     public static func encodePairingFailed(_ reason: SMPFailureReason) -> [UInt8] { [0x05, reason.rawValue] }
     public static func encodeSecurityRequest(_ authReq: SMPAuthReq) -> [UInt8] { [0x0B, authReq.rawValue] }
+    /// Confirm, Random, Encryption Information, Identity Information, Signing Information,
+    /// DHKey Check (§3.5.3-4, §3.5.7, §3.6.2, §3.6.4, §3.6.6): 16 octets little-endian as sent.
+    public static func encodeValue128(_ code: SMPCode, _ value: [UInt8]) -> [UInt8] {
+        precondition(value.count == 16 && [0x03, 0x04, 0x06, 0x08, 0x0A, 0x0D].contains(code.rawValue))
+        return [code.rawValue] + value
+    }
+    /// Central Identification (§3.6.3): EDIV, then Rand (8 octets little-endian).
+    public static func encodeCentralIdentification(ediv: UInt16, rand: [UInt8]) -> [UInt8] {
+        precondition(rand.count == 8)
+        return [0x07, UInt8(truncatingIfNeeded: ediv), UInt8(ediv >> 8)] + rand
+    }
+    /// Identity Address Information (§3.6.5).
+    public static func encodeIdentityAddress(type: AddressType, _ address: BDAddr) -> [UInt8] {
+        [0x09, type.rawValue] + address.littleEndianBytes
+    }
+    /// Pairing Public Key (§3.5.6): X then Y, 32 octets each, little-endian.
+    public static func encodePublicKey(x: [UInt8], y: [UInt8]) -> [UInt8] {
+        precondition(x.count == 32 && y.count == 32)
+        return [0x0C] + x + y
+    }
+    /// Keypress Notification (§3.5.8).
+    public static func encodeKeypress(_ type: SMPKeypressType) -> [UInt8] { [0x0E, type.rawValue] }
 }
