@@ -92,3 +92,29 @@ struct ReplayAgainstHostileParts {
         #expect(r.steps.contains { ($0["unlisted"] as? Int ?? 0) > 0 })
     }
 }
+
+/// The issue's own scenario: the smart lock's capture forced onto the band. Its writes go to a
+/// characteristic the band does not have, so none is sent (they went to the band's handle
+/// 0x0010 before): three steps skipped, exit 1. --raw-handles sends them, and says so.
+let yeelockCapture = Rig.root.deletingLastPathComponent().appendingPathComponent("shared/captures/public/yeelock_btsnoop_hci.log").path
+
+@Suite(.serialized, .enabled(if: Rig.available && FileManager.default.fileExists(atPath: yeelockCapture),
+                             "needs the Bumble venv and ../shared/captures/public"))
+struct ForcedReplayOntoAnotherDevice {
+    @Test func lockCaptureForcedOntoTheBandSendsNothing() throws {
+        let r = try Rig.replay("../../shared/captures/public/yeelock_btsnoop_hci.log",
+                               extra: ["--device", "c0:ba:0d:00:00:01", "--force"])
+        #expect(r.status == 1, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.summary["skipped"] == 3 && r.summary["steps"] == 0)
+        #expect(r.steps.allSatisfy { $0["status"] as? String == "skipped" && $0["live_handle"] == nil })
+        #expect(r.stdout.contains("step 1 frame 638 write (request) 0x0010 58af3dca-6fc0-4fa3-9464-74662f043a39/58af3dca-6fc0-4fa3-9464-74662f043a3b: skipped: characteristic 58af3dca-6fc0-4fa3-9464-74662f043a3b (instance 0) in service 58af3dca-6fc0-4fa3-9464-74662f043a39 not on the device"))
+        #expect(r.stdout.contains("3 skipped (not on the device)"))
+        #expect(r.report?["raw_handles"] as? Bool == false)
+
+        let raw = try Rig.replay("../../shared/captures/public/yeelock_btsnoop_hci.log",
+                                 extra: ["--device", "c0:ba:0d:00:00:01", "--force", "--raw-handles"])
+        #expect(raw.report?["raw_handles"] as? Bool == true)
+        #expect(raw.summary["skipped"] == 0 && raw.steps.first?["live_handle"] as? Int == 0x0010)
+        #expect(raw.stdout.contains("(raw handles)"))
+    }
+}
