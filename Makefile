@@ -14,7 +14,17 @@ RELEASE_FLAGS := -Xswiftc -cross-module-optimization -Xswiftc -enforce-exclusivi
 .DEFAULT_GOAL := build
 include Tests/VirtualDevice/venv.mk
 
-.PHONY: deps-build deps-test build demo test bench fuzz clean
+.PHONY: deps-build deps-test build demo test bench fuzz clean release release-static man install install-files uninstall check-static
+
+# Installing (README, "Install"): make install PREFIX=/usr/local [DESTDIR=/tmp/pkg]
+PREFIX ?= /usr/local
+DESTDIR ?=
+# The binary install-files copies (install builds it: release, Swift runtime linked in).
+BIN_TO_INSTALL ?= .build/release/bluesift
+MAN_BUILD := .build/man
+COMMIT := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+I_BIN := $(DESTDIR)$(PREFIX)/bin
+I_SHARE := $(DESTDIR)$(PREFIX)/share
 
 # Installs only what is missing; apt-get update runs once, only when something is.
 define apt_install
@@ -53,6 +63,46 @@ test: deps-test venv
 # The fast build (see scripts/bench.sh): .build/release/bluesift
 release: deps-build
 	$(SWIFT) build -c release $(RELEASE_FLAGS)
+	@python3 scripts/stamp_binary.py .build/release/bluesift "$(COMMIT)"
+
+# The installable binary: as `release`, with the Swift runtime and Foundation linked in, so
+# it runs on a Debian machine without Swift (only Debian's libc, libstdc++, libpcap).
+release-static: deps-build
+	$(SWIFT) build -c release $(RELEASE_FLAGS) --static-swift-stdlib
+	@python3 scripts/stamp_binary.py .build/release/bluesift "$(COMMIT)"
+
+# Runs the binary with no Swift on the library path and checks ldd finds no Swift library.
+check-static:
+	@! ldd $(BIN_TO_INSTALL) | grep -E 'libswift|libFoundation|/opt/swift' || { echo "$(BIN_TO_INSTALL) links Swift libraries dynamically"; exit 1; }
+	@env -i PATH=/usr/bin:/bin $(BIN_TO_INSTALL) --version
+	@env -i PATH=/usr/bin:/bin $(BIN_TO_INSTALL) info $(DEMO_CAPTURE) | head -3
+
+# Man pages from swift-argument-parser's manual generator (its generate-manual tool, the one
+# its GenerateManual plugin runs), one page per command.
+man: release-static
+	$(SWIFT) build -c release $(RELEASE_FLAGS) --product generate-manual
+	rm -rf $(MAN_BUILD) && mkdir -p $(MAN_BUILD)
+	.build/release/generate-manual $(BIN_TO_INSTALL) --multi-page --output-directory $(MAN_BUILD)
+
+install: release-static check-static man install-files
+
+# Copies an already built binary (BIN_TO_INSTALL), the plugins, the man pages (when built)
+# and bash/zsh/fish completions under $(DESTDIR)$(PREFIX).
+install-files:
+	install -d $(I_BIN) $(I_SHARE)/bluesift/Plugins $(I_SHARE)/man/man1 \
+	  $(I_SHARE)/bash-completion/completions $(I_SHARE)/zsh/site-functions $(I_SHARE)/fish/vendor_completions.d
+	install -m 755 $(BIN_TO_INSTALL) $(I_BIN)/bluesift
+	install -m 644 Plugins/*.yaml Plugins/README.md $(I_SHARE)/bluesift/Plugins/
+	if [ -d $(MAN_BUILD) ]; then install -m 644 $(MAN_BUILD)/*.1 $(I_SHARE)/man/man1/; fi
+	$(BIN_TO_INSTALL) --generate-completion-script bash > $(I_SHARE)/bash-completion/completions/bluesift
+	$(BIN_TO_INSTALL) --generate-completion-script zsh > $(I_SHARE)/zsh/site-functions/_bluesift
+	$(BIN_TO_INSTALL) --generate-completion-script fish > $(I_SHARE)/fish/vendor_completions.d/bluesift.fish
+
+uninstall:
+	rm -f $(I_BIN)/bluesift $(I_SHARE)/man/man1/bluesift.1 $(I_SHARE)/man/man1/bluesift.*.1 \
+	  $(I_SHARE)/bash-completion/completions/bluesift $(I_SHARE)/zsh/site-functions/_bluesift \
+	  $(I_SHARE)/fish/vendor_completions.d/bluesift.fish
+	rm -rf $(I_SHARE)/bluesift
 
 # btmon (BlueZ) is one of the references the benchmark times.
 bench: deps-test

@@ -49,8 +49,10 @@ let package = Package(
         .target(name: "BluesiftTransport", dependencies: ["BluesiftWire", "BluesiftCapture", "CBluetooth"]),
         .target(name: "BluesiftHost", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftTransport"]),
         .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftHost"]),
+        // The git commit `bluesift --version` shows, written into the linked binary by make.
+        .target(name: "CBuildStamp"),
         .executableTarget(name: "bluesift", dependencies: [
-            "BluesiftReplay",
+            "BluesiftReplay", "CBuildStamp",
             "BluesiftDissect", "BluesiftCapture", "BluesiftPlugins", "BluesiftGATT", "BluesiftHost", "BluesiftTransport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

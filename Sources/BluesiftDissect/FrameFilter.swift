@@ -1,6 +1,12 @@
+import BluesiftWire
+import BluesiftCapture
 import BluesiftProtocols
+import BluesiftGATT
 
-/// `dump` filters. All given conditions must hold.
+/// Which records a command reads: the same conditions, with the same meaning, on every
+/// command that reads captures (the CLI's `FilterOptions` builds one). All given conditions
+/// must hold. Conditions by what a user knows (characteristic, peer, time, errors) need the
+/// analyzer's state, so matching is `matches(_:analyzer:)`, called once per record in order.
 public struct FrameFilter: Sendable {
     public var connection: UInt16?
     /// Layer names: hci, l2cap, att, smp, adv, ll, note.
@@ -8,20 +14,164 @@ public struct FrameFilter: Sendable {
     public var attOpcodes: Set<UInt8> = []
     public var handles: Set<UInt16> = []
     public var frames: ClosedRange<Int>?
+    /// ATT records addressing this characteristic (its declaration, value or descriptors).
+    public var characteristic: Attribute?
+    /// ATT records inside this service (with `characteristic`: that characteristic of it).
+    public var service: Attribute?
+    /// Records of every connection to one of these devices, and their advertising.
+    public var peerAddresses: Set<BDAddr> = []
+    /// Advertised names (case-insensitive) standing for devices; `resolvePeerNames` turns
+    /// them into addresses before the records are read.
+    public var peerNames: [String] = []
+    public var since: TimeBound?
+    public var until: TimeBound?
+    /// Only records with decode errors, ATT Error Responses, SMP Pairing Failed, HCI events
+    /// with a failure status and disconnections for other reasons than a host's or user's
+    /// choice.
+    public var errorsOnly = false
+
+    /// Time of the first record: what `+12.5s` counts from.
+    var origin: Timestamp?
+    /// Recent ATT requests that matched the attribute conditions (characteristic, service,
+    /// handle): their responses, which carry no handle, match with them. ATT allows one
+    /// outstanding request per bearer, so a few suffice.
+    var matchedRequests = [Int](repeating: -1, count: 16)
+    var nextRequestSlot = 0
 
     public init() {}
 
-    public var isEmpty: Bool {
-        connection == nil && protocols.isEmpty && attOpcodes.isEmpty && handles.isEmpty && frames == nil
+    /// A characteristic or service, by UUID or by name ("Battery Level", "battery-level").
+    public enum Attribute: Sendable, Equatable {
+        case uuid(BluetoothUUID)
+        case name(String)
+
+        /// A UUID ("2a19", "0x2A19", 128-bit with or without dashes), else a name.
+        public init(_ text: String) {
+            if let u = BluetoothUUID(string: text) { self = .uuid(u) } else { self = .name(Self.fold(text)) }
+        }
+
+        public func matches(_ uuid: BluetoothUUID) -> Bool {
+            switch self {
+            case .uuid(let u): return u == uuid
+            case .name(let n): return GATTNames.name(uuid).map { Self.fold($0) == n } ?? false
+            }
+        }
+
+        /// Lower case, without spaces, dashes or underscores.
+        static func fold(_ s: String) -> String {
+            String(s.lowercased().unicodeScalars.filter { $0 != " " && $0 != "-" && $0 != "_" })
+        }
     }
 
-    /// True once no later frame can match (frame range passed): lets dump stop reading.
+    /// An absolute time, or an offset from the capture's first record.
+    public enum TimeBound: Sendable, Equatable {
+        case absolute(Timestamp)
+        case relative(microseconds: Int64)
+
+        /// RFC 3339 (`2026-07-19T11:01:49.5Z`, `…+02:00`) or `+12.5s` / `+250ms` / `+90`
+        /// (seconds) after the first record.
+        public init?(_ text: String) {
+            if text.hasPrefix("+") {
+                var body = Substring(text.dropFirst())
+                var scale = 1_000_000.0
+                if body.hasSuffix("ms") { body = body.dropLast(2); scale = 1000 }
+                else if body.hasSuffix("us") || body.hasSuffix("µs") { body = body.dropLast(2); scale = 1 }
+                else if body.hasSuffix("s") { body = body.dropLast() }
+                else if body.hasSuffix("m") { body = body.dropLast(); scale = 60_000_000 }
+                guard let v = Double(body), v >= 0, v.isFinite, v * scale < 9e18 else { return nil }
+                self = .relative(microseconds: Int64((v * scale).rounded()))
+                return
+            }
+            guard let t = Self.parseRFC3339(text) else { return nil }
+            self = .absolute(t)
+        }
+
+        func resolve(_ origin: Timestamp) -> Timestamp {
+            switch self {
+            case .absolute(let t): return t
+            case .relative(let us):
+                return Timestamp(seconds: origin.seconds, overflowingNanoseconds: Int64(origin.nanoseconds) + us * 1000)
+            }
+        }
+
+        /// `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`; a space may stand for `T`.
+        static func parseRFC3339(_ s: String) -> Timestamp? {
+            let b = Array(s.utf8)
+            guard b.count >= 20 else { return nil }
+            func num(_ from: Int, _ n: Int) -> Int64? {
+                guard from + n <= b.count else { return nil }
+                var v: Int64 = 0
+                for c in b[from..<from + n] {
+                    guard c >= 0x30 && c <= 0x39 else { return nil }
+                    v = v * 10 + Int64(c - 0x30)
+                }
+                return v
+            }
+            guard let y = num(0, 4), b[4] == 0x2D, let mo = num(5, 2), b[7] == 0x2D, let d = num(8, 2),
+                  b[10] == 0x54 || b[10] == 0x74 || b[10] == 0x20,
+                  let h = num(11, 2), b[13] == 0x3A, let mi = num(14, 2), b[16] == 0x3A, let sec = num(17, 2),
+                  (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, sec < 61 else { return nil }
+            var i = 19
+            var nanos: Int64 = 0
+            if i < b.count, b[i] == 0x2E {
+                i += 1
+                var digits = 0
+                while i < b.count, b[i] >= 0x30 && b[i] <= 0x39 {
+                    if digits < 9 { nanos = nanos * 10 + Int64(b[i] - 0x30); digits += 1 }
+                    i += 1
+                }
+                guard digits > 0 else { return nil }
+                for _ in digits..<9 { nanos *= 10 }
+            }
+            var offset: Int64 = 0
+            guard i < b.count else { return nil }
+            if b[i] == 0x5A || b[i] == 0x7A { i += 1 }
+            else if b[i] == 0x2B || b[i] == 0x2D, let oh = num(i + 1, 2), i + 3 < b.count, b[i + 3] == 0x3A, let om = num(i + 4, 2) {
+                offset = (oh * 3600 + om * 60) * (b[i] == 0x2D ? -1 : 1)
+                i += 6
+            } else { return nil }
+            guard i == b.count else { return nil }
+            // Days from civil (Howard Hinnant's algorithm).
+            let yy = mo <= 2 ? y - 1 : y
+            let era = (yy >= 0 ? yy : yy - 399) / 400
+            let yoe = yy - era * 400
+            let mp = (mo + 9) % 12
+            let doy = (153 * mp + 2) / 5 + d - 1
+            let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+            let days = era * 146097 + doe - 719468
+            return Timestamp(seconds: days * 86400 + h * 3600 + mi * 60 + sec - offset, nanoseconds: Int32(nanos))
+        }
+    }
+
+    public var isEmpty: Bool {
+        connection == nil && protocols.isEmpty && attOpcodes.isEmpty && handles.isEmpty && frames == nil
+            && characteristic == nil && service == nil && peerAddresses.isEmpty && peerNames.isEmpty
+            && since == nil && until == nil && !errorsOnly
+    }
+
+    /// Characteristic and service conditions read the GATT names: the analyzer must name.
+    public var needsNaming: Bool { characteristic != nil || service != nil }
+
+    /// True once no later frame can match (frame range passed): lets a command stop reading.
     public func isExhausted(after frame: Int) -> Bool {
         if let r = frames { return frame >= r.upperBound }
         return false
     }
 
+    /// The conditions on the decoded layers alone (connection, protocol, opcode, handle, frames).
     public func matches(_ f: DecodedFrame) -> Bool {
+        matchesLayers(f) && matchesHandle(f)
+    }
+
+    func matchesHandle(_ f: DecodedFrame) -> Bool {
+        if !handles.isEmpty {
+            guard let att = f.att, let h = att.handle ?? att.errorHandle, handles.contains(h) else { return false }
+        }
+        return true
+    }
+
+    /// Connection, protocol, opcode and frames.
+    func matchesLayers(_ f: DecodedFrame) -> Bool {
         if let r = frames, !r.contains(f.record.frame) { return false }
         if let c = connection, f.connection != c { return false }
         if !protocols.isEmpty {
@@ -43,11 +193,130 @@ public struct FrameFilter: Sendable {
         if !attOpcodes.isEmpty {
             guard let att = f.att, attOpcodes.contains(att.opcode.rawValue) else { return false }
         }
-        if !handles.isEmpty {
-            guard let att = f.att, let h = att.handle ?? att.errorHandle, handles.contains(h) else { return false }
+        return true
+    }
+
+    /// Every condition. Call it for every record in file order (the first record fixes what
+    /// relative times count from), after `analyzer.analyze` produced `a`.
+    public mutating func matches(_ a: AnalyzedFrame, analyzer: Analyzer) -> Bool {
+        let f = a.decoded
+        let t = f.record.timestamp
+        if origin == nil { origin = t }
+        if !matchesLayers(f) { return false }
+        if let s = since, t < s.resolve(origin!) { return false }
+        if let u = until, t > u.resolve(origin!) { return false }
+        if !handles.isEmpty || characteristic != nil || service != nil {
+            if matchesHandle(f) && matchesAttribute(a) {
+                if f.layers.contains(.att) {
+                    matchedRequests[nextRequestSlot] = f.record.frame
+                    nextRequestSlot = (nextRequestSlot + 1) % matchedRequests.count
+                }
+            } else {
+                // A response (Read Response, Write Response…) belongs to its request's attribute.
+                guard let req = f.attTransaction?.requestFrame, matchedRequests.contains(req) else { return false }
+            }
+        }
+        if !peerAddresses.isEmpty || !peerNames.isEmpty, !Self.involves(f, peerAddresses, analyzer.decoder) { return false }
+        if errorsOnly, !Self.isError(f) { return false }
+        return true
+    }
+
+    func matchesAttribute(_ a: AnalyzedFrame) -> Bool {
+        guard characteristic != nil || service != nil else { return true }
+        guard let loc = a.location else { return false }
+        if let s = service, !s.matches(loc.service) { return false }
+        if let c = characteristic {
+            guard let uuid = loc.characteristic, c.matches(uuid) else { return false }
         }
         return true
     }
 
+    /// The record belongs to a connection to one of `peers`, or names one of them (connection
+    /// requests and completions, advertising reports).
+    static func involves(_ f: DecodedFrame, _ peers: Set<BDAddr>, _ decoder: ProtocolDecoder) -> Bool {
+        if let c = f.connection, let p = decoder.connection(adapter: f.record.adapter, handle: c)?.peer {
+            return peers.contains(p)
+        }
+        if f.layers.contains(.hci), let p = f.hciStorage.peer, peers.contains(p) { return true }
+        if f.layers.contains(.adv) {
+            var found = false
+            f.advStorage.forEachReport { r in if let a = r.address, peers.contains(a) { found = true } }
+            return found
+        }
+        return false
+    }
+
+    /// Disconnection reasons that are someone's choice, not a failure (Core 5.4 Vol 1 Part F
+    /// §2.14/§2.17: Remote User Terminated Connection, Connection Terminated by Local Host).
+    static let normalDisconnectReasons: Set<UInt8> = [0x13, 0x16]
+
+    /// Decode errors, ATT Error Response, SMP Pairing Failed, an HCI event reporting a failure
+    /// status (a failed command, connection or encryption), a disconnection for a failure reason.
+    public static func isError(_ f: DecodedFrame) -> Bool {
+        !f.errors.isEmpty || isFailure(f)
+    }
+
+    /// What the protocols report as failed (not damage): ATT Error Response, SMP Pairing
+    /// Failed, an HCI event with a failure status, a disconnection for a failure reason.
+    public static func isFailure(_ f: DecodedFrame) -> Bool {
+        if f.layers.contains(.att), f.attStorage.opcode == .errorResponse { return true }
+        if let smp = f.smp, smp.code == 0x05 { return true }
+        if f.layers.contains(.hci), f.record.kind == .event {
+            let h = f.hciStorage
+            if let s = h.status, s != .success { return true }
+            if h.opcode == 0x05, let r = h.reason, !normalDisconnectReasons.contains(r.rawValue) { return true }
+        }
+        return false
+    }
+
+    /// Turns `peerNames` into addresses: devices that advertised one of the names (Complete
+    /// or Shortened Local Name) or answered a Remote Name Request with it, anywhere in the
+    /// capture. Returns the names no device used.
+    public mutating func resolvePeerNames(_ reader: any CaptureReader) -> [String] {
+        guard !peerNames.isEmpty else { return [] }
+        let wanted = Set(peerNames.map { $0.lowercased() })
+        var found: Set<String> = []
+        let decoder = ProtocolDecoder()
+        var f = DecodedFrame(record: .empty)
+        while let r = reader.next() {
+            guard r.kind == .event || r.kind == .ll else { continue }
+            decoder.decode(r, into: &f)
+            if f.layers.contains(.adv) {
+                f.advStorage.forEachReport { rep in
+                    if let a = rep.address, let n = rep.localName?.lowercased(), wanted.contains(n) {
+                        peerAddresses.insert(a); found.insert(n)
+                    }
+                }
+            } else if f.layers.contains(.hci), f.hciStorage.opcode == 0x07, let a = f.hciStorage.peer {
+                // §7.7.7 Remote Name Request Complete: status, BD_ADDR, 248-byte name (NUL-padded).
+                let p = f.hciStorage.parameters
+                if p.count > 7, p[0] == 0 {
+                    let name = String(decoding: p[7...].prefix { $0 != 0 }, as: UTF8.self).lowercased()
+                    if wanted.contains(name) { peerAddresses.insert(a); found.insert(name) }
+                }
+            }
+        }
+        return peerNames.filter { !found.contains($0.lowercased()) }
+    }
+
     public static let protocolNames: Set<String> = ["hci", "l2cap", "att", "smp", "adv", "ll", "note"]
+
+    /// `--att-opcode` names: every opcode's spec name in lower case with dashes
+    /// ("write-request", "handle-value-notification") and the short forms below.
+    public static let attOpcodeAliases: [String: [UInt8]] = [
+        "write": [0x12, 0x52, 0xD2], "read": [0x0A, 0x0C], "notify": [0x1B, 0x23], "notification": [0x1B, 0x23],
+        "indicate": [0x1D], "indication": [0x1D], "error": [0x01], "mtu": [0x02, 0x03],
+        "write-cmd": [0x52], "prepare-write": [0x16], "execute-write": [0x18], "confirmation": [0x1E],
+    ]
+
+    /// The opcodes an `--att-opcode` value stands for: a number (0x12, 18) or a name.
+    public static func attOpcodes(named text: String) -> [UInt8]? {
+        let key = text.lowercased().replacingOccurrences(of: " ", with: "-").replacingOccurrences(of: "_", with: "-")
+        if let v = attOpcodeAliases[key] { return v }
+        for v in UInt8.min...UInt8.max {
+            let name = ATTOpcode(rawValue: v).name
+            if name != "Unknown", name.lowercased().replacingOccurrences(of: " ", with: "-") == key { return [v] }
+        }
+        return nil
+    }
 }

@@ -63,11 +63,17 @@ enum FrameNaming {
     }
 
     /// " [Battery / Battery Level] battery 87%"
-    static func summary(_ a: AnalyzedFrame) -> String? {
+    /// `short`: a 128-bit UUID without a name as its first 8 digits and "…" (narrow terminals).
+    static func summary(_ a: AnalyzedFrame, short: Bool = false) -> String? {
         guard let loc = a.location else { return nil }
-        var parts = [GATTNames.name(loc.service) ?? loc.service.description]
-        if let c = loc.characteristic { parts.append(GATTNames.name(c) ?? c.description) }
-        if let d = loc.descriptor { parts.append(GATTNames.name(d) ?? d.description) }
+        func text(_ u: BluetoothUUID) -> String {
+            if let n = GATTNames.name(u) { return n }
+            let d = u.description
+            return short && d.count > 8 ? String(d.prefix(8)) + "…" : d
+        }
+        var parts = [text(loc.service)]
+        if let c = loc.characteristic { parts.append(text(c)) }
+        if let d = loc.descriptor { parts.append(text(d)) }
         var s = "[" + parts.joined(separator: " / ") + "]"
         if let uuid = valueUUID(loc), let value = a.decoded.att?.value {
             var sink = TextFieldWriter()

@@ -8,23 +8,30 @@ import BluesiftGATT
 public struct FrameText {
     public var color: Bool
     public var verbose: Bool
+    /// Columns a summary line may take (a terminal's width); nil keeps every line whole.
+    /// Lines cut to fit end in "…"; 128-bit UUIDs without a name are shortened.
+    public var width: Int?
 
-    public init(color: Bool, verbose: Bool) {
-        self.color = color; self.verbose = verbose
+    public init(color: Bool, verbose: Bool, width: Int? = nil) {
+        self.color = color; self.verbose = verbose; self.width = width
     }
 
     static let reset = "\u{1B}[0m", red = "\u{1B}[31m", green = "\u{1B}[32m", blue = "\u{1B}[34m",
                yellow = "\u{1B}[33m", dim = "\u{1B}[2m"
 
     /// The most specific layer's one-line summary.
-    public static func summary(_ a: AnalyzedFrame) -> String {
+    public static func summary(_ a: AnalyzedFrame) -> String { summary(a, short: false) }
+
+    /// `short`: 128-bit UUIDs without a name as their first 8 digits and "…".
+    static func summary(_ a: AnalyzedFrame, short: Bool) -> String {
         let f = a.decoded
         if let att = f.att {
             var s = att.summary
-            if let n = FrameNaming.summary(a) { s += " " + n }
+            if let n = FrameNaming.summary(a, short: short) { s += " " + n }
             if let v = a.vendor { s += VendorRendering.summary(v) }
             if let t = f.attTransaction {
-                s += " (reply to #\(t.requestFrame), \(formatLatency(t.latencyMicroseconds)))"
+                let msClock = f.record.timestamp.nanoseconds % 1_000_000 == 0 && t.latencyMicroseconds % 1000 == 0
+                s += " (reply to #\(t.requestFrame), \(formatLatency(t.latencyMicroseconds, millisecondClock: msClock)))"
             }
             return s
         }
@@ -37,8 +44,11 @@ public struct FrameText {
         return f.record.kind.name
     }
 
-    static func formatLatency(_ us: Int64) -> String {
-        us < 10_000 ? "\(us) µs" : "\(us / 1000) ms"
+    /// µs below 10 ms, ms from there. A clock that only has milliseconds (PacketLogger files
+    /// from some tools) cannot tell 0 from 999 µs: "<1 ms", and whole ms throughout.
+    static func formatLatency(_ us: Int64, millisecondClock: Bool = false) -> String {
+        if millisecondClock { return us < 1000 ? "<1 ms" : "\(us / 1000) ms" }
+        return us < 10_000 ? "\(us) µs" : "\(us / 1000) ms"
     }
 
     public func render(_ a: AnalyzedFrame, into out: inout [UInt8]) {
@@ -62,14 +72,37 @@ public struct FrameText {
         if let c = f.connection {
             line += "[" + Hex.fixed(UInt64(c), width: 4) + "] "
         }
-        line += TerminalText.escape(Self.summary(a))
-        if r.isTruncated {
-            line += color ? " \(Self.yellow)[truncated \(r.bytes.count)/\(r.originalLength)]\(Self.reset)"
-                          : " [truncated \(r.bytes.count)/\(r.originalLength)]"
+        // ATT errors, failed commands and disconnections for a failure are marked red.
+        let failed = color && FrameFilter.isFailure(f)
+        var rest = TerminalText.escape(Self.summary(a, short: width != nil))
+        if r.isTruncated { rest += " [truncated \(r.bytes.count)/\(r.originalLength)]" }
+        var errorText = ""
+        for (i, e) in f.errors.enumerated() {
+            // One damage can be found by two layers (an LL advertising PDU and its AD data): once.
+            // (A layer's summary may name its damage already: not again.)
+            if f.errors[..<i].contains(where: { $0.message == e.message }) || rest.contains(e.message) { continue }
+            errorText += TerminalText.escape(" [\(e.layer.isEmpty ? "" : e.layer + ": ")\(e.message)]")
         }
-        for e in f.errors {
-            let msg = TerminalText.escape(" [\(e.layer.isEmpty ? "" : e.layer + ": ")\(e.message)]")
-            line += color ? Self.red + msg + Self.reset : msg
+        if let width {
+            // The head (frame, time, mark, connection) is plain ASCII but for the mark's colour.
+            let headColumns = 6 + 1 + 15 + 1 + 2 + (f.connection != nil ? 9 : 0) + max(0, frame.count - 6)
+            let room = max(10, width - headColumns)
+            let all = rest + errorText
+            if all.count > room {
+                let cut = String(all.prefix(room - 1)) + "…"
+                rest = String(cut.prefix(rest.count)); errorText = String(cut.dropFirst(rest.count))
+            }
+        }
+        if color {
+            line += (failed ? Self.red + rest + Self.reset : rest)
+            if r.isTruncated && !failed {
+                // Keep the truncation mark yellow as before.
+                let mark = " [truncated \(r.bytes.count)/\(r.originalLength)]"
+                if line.hasSuffix(mark) { line = String(line.dropLast(mark.count)) + Self.yellow + mark + Self.reset }
+            }
+            if !errorText.isEmpty { line += Self.red + errorText + Self.reset }
+        } else {
+            line += rest + errorText
         }
         out.append(contentsOf: line.utf8)
         out.append(0x0A)

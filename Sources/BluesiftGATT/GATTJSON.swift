@@ -51,14 +51,22 @@ public enum GATTJSON {
 
     public struct ImportError: Error, CustomStringConvertible {
         public var message: String
-        public var description: String { message }
+        /// Where in the document (empty: the top level or a syntax error).
+        public var path: [JSONLocator.Key] = []
+        /// Byte offset of a syntax error.
+        public var offset: Int?
+        public init(message: String, path: [JSONLocator.Key] = [], offset: Int? = nil) {
+            self.message = message; self.path = path; self.offset = offset
+        }
+        public var description: String { path.isEmpty ? message : JSONLocator.text(path) + ": " + message }
     }
 
     /// Parses the schema above; handles may be integers or "0x…" strings, names are ignored.
     public static func decode(_ data: Data) throws -> [Device] {
         let root: Any
+        if let e = JSONLocator.syntaxError([UInt8](data)) { throw ImportError(message: e.message, offset: e.offset) }
         do { root = try JSONSerialization.jsonObject(with: data) } catch {
-            throw ImportError(message: "not valid JSON: \(error.localizedDescription)")
+            throw ImportError(message: "not valid JSON")
         }
         guard let top = root as? [String: Any], let devs = top["devices"] as? [[String: Any]] else {
             throw ImportError(message: "expected {\"devices\": [...]} at the top level")
@@ -68,26 +76,26 @@ public enum GATTJSON {
             let address = d["address"] as? String ?? "device \(di)"
             var db = GATTDatabase()
             for (si, s) in ((d["services"] as? [[String: Any]]) ?? []).enumerated() {
-                let here = "devices[\(di)].services[\(si)]"
+                let here: [JSONLocator.Key] = [.key("devices"), .index(di), .key("services"), .index(si)]
                 let uuid = try uuidField(s, "uuid", here)
                 let start = try handleField(s, "start", here)
                 let end = try handleField(s, "end", here)
                 var svc = GATTDatabase.Service(start: start, end: end, uuid: uuid, primary: s["primary"] as? Bool ?? true)
                 for (ci, c) in ((s["characteristics"] as? [[String: Any]]) ?? []).enumerated() {
-                    let chere = "\(here).characteristics[\(ci)]"
+                    let chere = here + [.key("characteristics"), .index(ci)]
                     let handle = try handleField(c, "handle", chere)
                     let valueHandle = (try? handleField(c, "value_handle", chere)) ?? handle &+ 1
                     var props: UInt8 = 0
                     for p in (c["properties"] as? [String]) ?? [] {
                         guard let bit = GATTDatabase.propertyNames.first(where: { $0.name == p })?.bit else {
-                            throw ImportError(message: "\(chere): unknown property \"\(p)\"")
+                            throw ImportError(message: "unknown property \"\(p)\"", path: chere + [.key("properties")])
                         }
                         props |= bit
                     }
                     var ch = GATTDatabase.Characteristic(handle: handle, valueHandle: valueHandle,
                                                          uuid: try uuidField(c, "uuid", chere), properties: props)
                     for (xi, x) in ((c["descriptors"] as? [[String: Any]]) ?? []).enumerated() {
-                        let xhere = "\(chere).descriptors[\(xi)]"
+                        let xhere = chere + [.key("descriptors"), .index(xi)]
                         ch.descriptors.append(.init(handle: try handleField(x, "handle", xhere), uuid: try uuidField(x, "uuid", xhere)))
                     }
                     svc.characteristics.append(ch)
@@ -100,15 +108,15 @@ public enum GATTJSON {
         return out
     }
 
-    static func handleField(_ o: [String: Any], _ key: String, _ here: String) throws -> UInt16 {
+    static func handleField(_ o: [String: Any], _ key: String, _ here: [JSONLocator.Key]) throws -> UInt16 {
         if let n = o[key] as? Int, n >= 0, n <= 0xFFFF { return UInt16(n) }
         if let s = o[key] as? String, s.hasPrefix("0x"), let n = UInt16(s.dropFirst(2), radix: 16) { return n }
-        throw ImportError(message: "\(here).\(key): expected a handle (0…65535)")
+        throw ImportError(message: "expected a handle (0…65535)", path: here + [.key(key)])
     }
 
-    static func uuidField(_ o: [String: Any], _ key: String, _ here: String) throws -> BluetoothUUID {
+    static func uuidField(_ o: [String: Any], _ key: String, _ here: [JSONLocator.Key]) throws -> BluetoothUUID {
         guard let s = o[key] as? String, let u = BluetoothUUID(string: s) else {
-            throw ImportError(message: "\(here).\(key): expected a UUID string such as \"180f\"")
+            throw ImportError(message: "expected a UUID string such as \"180f\"", path: here + [.key(key)])
         }
         return u
     }

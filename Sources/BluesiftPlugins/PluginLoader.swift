@@ -43,19 +43,27 @@ public enum PluginLoader {
         public var errors: [PluginError] = []
     }
 
-    /// `*.yaml` / `*.yml` files of each directory, sorted by name. Directories earlier in the
-    /// list win when two plugins share an id; missing directories are ignored.
+    /// `*.yaml` / `*.yml` files of each directory, sorted by name; an entry that is a plugin
+    /// file itself is loaded as it is. Entries earlier in the list win when two plugins share
+    /// an id; missing directories are ignored.
     public static func load(directories: [String]) -> Loaded {
         var out = Loaded()
         var ids = Set<String>()
         var seenFiles = Set<String>()
         for dir in directories {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { continue }
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) else { continue }
+            let paths: [String]
+            if isDir.boolValue {
+                guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { continue }
+                paths = names.sorted().filter(isPluginFile).map { (dir as NSString).appendingPathComponent($0) }
+            } else {
+                paths = [dir]
+            }
             // Within one folder two plugins with one id are an error (the second would shadow
             // the first silently); across folders the earlier folder wins, as documented.
             var here: [String: Plugin] = [:]
-            for name in names.sorted() where name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
-                let path = (dir as NSString).appendingPathComponent(name)
+            for path in paths {
                 let real = (path as NSString).resolvingSymlinksInPath
                 guard seenFiles.insert(real).inserted else { continue }
                 do {
@@ -74,6 +82,8 @@ public enum PluginLoader {
         }
         return out
     }
+
+    public static func isPluginFile(_ name: String) -> Bool { name.hasSuffix(".yaml") || name.hasSuffix(".yml") }
 
     /// Where plugins are looked for, first wins: `extra` (--plugins), $BLUESIFT_PLUGINS
     /// (colon-separated), `<exe dir>/../share/bluesift/Plugins`, and the repository's

@@ -36,7 +36,19 @@ struct SocketOpener {
                 return FDTransport(fd: fd, system: system, name: name)
             } catch { lastError = error }
         }
-        throw TransportError(.openFailed, errno: lastError.code, "\(name): cannot connect: \(lastError)")
+        throw TransportError(.openFailed, errno: lastError.code, "\(name): " + Self.why(lastError))
+    }
+
+    /// What failed, and what to check: a refused connection means nothing listens there.
+    static func why(_ e: SystemErrno) -> String {
+        switch e.code {
+        case ECONNREFUSED:
+            return "connection refused: nothing is listening there (start the controller's H4 bridge or virtual device first, e.g. Tests/VirtualDevice/start_rig.sh)"
+        case ENOENT:
+            return "no such socket (start the controller's H4 bridge or virtual device first)"
+        default:
+            return "cannot connect: \(e)"
+        }
     }
 
     func unix(path: String, timeout: Duration, name: String) throws(TransportError) -> FDTransport {
@@ -52,7 +64,7 @@ struct SocketOpener {
             } catch { system.close(fd); throw error }
             return FDTransport(fd: fd, system: system, name: name)
         } catch {
-            throw TransportError(.openFailed, errno: error.code, "\(name): cannot connect: \(error)")
+            throw TransportError(.openFailed, errno: error.code, "\(name): " + Self.why(error))
         }
     }
 

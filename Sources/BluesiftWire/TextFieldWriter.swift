@@ -1,11 +1,14 @@
 /// Renders fields as an indented tree for `dump -v`:
 ///     att
-///       opcode: 18
+///       opcode: 0x12
 ///       name: Write Request
+/// Codes and handles are shown in hex, as the summary line shows them.
 public struct TextFieldWriter: FieldSink {
     public var lines: [String] = []
     var depth: Int
     var arrayIndex: [Int?] = []
+    /// Inside a plugin's "vendor" object: field names are the plugin's, shown in decimal.
+    var vendorDepth: Int?
 
     public init(depth: Int = 1) { self.depth = depth }
 
@@ -21,7 +24,21 @@ public struct TextFieldWriter: FieldSink {
 
     mutating func line(_ key: FieldKey, _ value: String) { lines.append(pad + label(key) + ": " + TerminalText.escape(value)) }
 
-    public mutating func int(_ key: FieldKey, _ value: Int) { line(key, String(value)) }
+    public mutating func int(_ key: FieldKey, _ value: Int) {
+        if value >= 0, vendorDepth == nil, let width = Self.hexWidth(key.string) { line(key, Hex.fixed(UInt64(value), width: width)) }
+        else { line(key, String(value)) }
+    }
+
+    /// Keys whose values are codes or handles (hex in the summary line), and their digits.
+    static func hexWidth(_ key: String) -> Int? {
+        switch key {
+        case "handle", "error_handle", "start", "end", "value_handle", "start_handle", "end_handle",
+             "request_handle", "cid", "scid", "dcid", "psm", "ocf": 4
+        case "opcode", "subevent", "status", "reason", "error", "code", "ad_type", "type", "event_type",
+             "flags", "pb", "bc", "command_opcode", "request_opcode", "properties", "smp_code": 2
+        default: nil
+        }
+    }
     public mutating func uint(_ key: FieldKey, _ value: UInt64) { line(key, String(value)) }
     public mutating func bool(_ key: FieldKey, _ value: Bool) { line(key, value ? "true" : "false") }
     public mutating func string(_ key: FieldKey, _ value: String) { line(key, value) }
@@ -31,9 +48,13 @@ public struct TextFieldWriter: FieldSink {
     public mutating func null(_ key: FieldKey) { line(key, "-") }
 
     public mutating func beginObject(_ key: FieldKey) {
+        if vendorDepth == nil, key.string == "vendor" { vendorDepth = depth }
         lines.append(pad + label(key)); depth += 1; arrayIndex.append(nil)
     }
-    public mutating func endObject() { depth -= 1; arrayIndex.removeLast() }
+    public mutating func endObject() {
+        depth -= 1; arrayIndex.removeLast()
+        if vendorDepth == depth { vendorDepth = nil }
+    }
     public mutating func beginArray(_ key: FieldKey) {
         lines.append(pad + label(key)); depth += 1; arrayIndex.append(0)
     }

@@ -16,6 +16,7 @@ struct Bluesift: ParsableCommand {
               an output that is the same file as an input or cannot be written
           64  bad command-line usage
         """,
+        version: BuildInfo.line,
         subcommands: [Info.self, Dump.self, Frames.self, GATT.self, Plugins.self, Script.self, Replay.self, Diff.self, Convert.self]
     )
 

@@ -14,22 +14,33 @@ struct Diff: ParsableCommand {
     @Argument(help: "Capture to compare (e.g. a failing run).") var b: String
     @Option(help: "How many differing operations to list.") var limit = 20
     @OptionGroup var plugins: PluginOptions
+    @OptionGroup var filter: FilterOptions
 
-    func operations(_ path: String, _ list: [Plugin]?) throws -> [CaptureDiff.Operation] {
+    func operations(_ path: String, _ list: [Plugin]?, _ filter: FrameFilter) throws -> [CaptureDiff.Operation] {
+        guard var filter = self.filter.prepare(filter, file: path) else { throw Exit.unusableInput }
+        let filtering = !filter.isEmpty
         let reader = try openOrExit(path)
         let analyzer = Analyzer(naming: true)
         analyzer.plugins = list.map { PluginSet($0) }
         var reads: [UInt16: UInt16] = [:]
         var ops: [CaptureDiff.Operation] = []
+        var matched = 0
         while let r = reader.next() {
-            ops += CaptureDiff.operations(analyzer.analyze(r), analyzer: analyzer, lastRead: &reads)
+            let a = analyzer.analyze(r)
+            if filtering {
+                guard filter.matches(a, analyzer: analyzer) else { continue }
+                matched += 1
+            }
+            ops += CaptureDiff.operations(a, analyzer: analyzer, lastRead: &reads)
         }
+        if filtering && matched == 0 { self.filter.reportNoMatch(path) }
         return ops
     }
 
     func run() throws {
+        let filter = try self.filter.make()
         let list = plugins.loadPlugins()
-        let diff = CaptureDiff.align(try operations(a, list), try operations(b, list))
+        let diff = CaptureDiff.align(try operations(a, list, filter), try operations(b, list, filter))
         var out = Output()
         func show(_ op: CaptureDiff.Operation) -> String {
             "#\(op.frame) \(op.kind) \(op.identity) \(Hex.string(op.value))" + (op.vendor.map { " (\($0))" } ?? "")

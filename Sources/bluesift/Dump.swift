@@ -14,9 +14,13 @@ struct Dump: ParsableCommand {
         ("sent" | "received" | null), kind, conn, then one object per decoded layer (hci, ll, \
         l2cap, att, smp, adv), each with at least opcode and name; ATT values a plugin decodes \
         add "vendor": {"plugin","message","fields","checksum"}. See README.
+
+        CSV (RFC 4180, header row first): frame, ts, dir, kind, conn, layer (the most specific), \
+        name (its PDU name), handle, service, characteristic (GATT names, else UUIDs), value (ATT \
+        value, hex), summary (the text line), errors ("; "-separated).
         """)
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, jsonl }
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, jsonl, csv }
 
     @Argument(help: "Capture files, or folders of them.")
     var files: [String]
@@ -24,28 +28,18 @@ struct Dump: ParsableCommand {
     @Option(help: "Files decoded in parallel (default: the number of cores); each file's output stays whole and in order.")
     var jobs: Int = FileJobs.defaultJobs
 
-    @Option(help: "Output format: text or jsonl.")
+    @Option(help: "Output format: text, jsonl or csv.")
     var format: Format = .text
 
     @Flag(name: .shortAndLong, help: "Layered detail under each summary line.")
     var verbose = false
 
-    @Option(help: "Only this connection handle (e.g. 0x0040).")
-    var connection: String?
+    @OptionGroup var filter: FilterOptions
 
-    @Option(name: .customLong("protocol"), help: "Only records with this layer: hci, l2cap, att, smp, adv, ll, note (repeatable).")
-    var protocols: [String] = []
+    @Flag(help: "Keep text lines whole on a terminal (by default they are cut to its width).")
+    var wide = false
 
-    @Option(name: .customLong("att-opcode"), help: "Only ATT PDUs with this opcode (e.g. 0x12; repeatable).")
-    var attOpcodes: [String] = []
-
-    @Option(name: .customLong("handle"), help: "Only ATT PDUs addressing this attribute handle (repeatable).")
-    var handles: [String] = []
-
-    @Option(help: "Frame range, e.g. 100-200, 100- or 42.")
-    var frames: String?
-
-    @Flag(help: "Colour the text output (default: when stdout is a terminal).")
+    @Flag(help: "Colour the text output (default: when stdout is a terminal and NO_COLOR is not set).")
     var color = false
 
     @Flag(help: "Never colour.")
@@ -61,66 +55,43 @@ struct Dump: ParsableCommand {
 
     @OptionGroup var keyOptions: KeyOptions
 
-    func makeFilter() throws -> FrameFilter {
-        var filter = FrameFilter()
-        if let c = connection {
-            guard let v = parseInteger(c), v >= 0, v <= 0xFFFF else { throw ValidationError("bad --connection \(c)") }
-            filter.connection = UInt16(v)
-        }
-        for p in protocols {
-            guard FrameFilter.protocolNames.contains(p) else {
-                throw ValidationError("unknown --protocol \(p); use one of \(FrameFilter.protocolNames.sorted().joined(separator: ", "))")
-            }
-            filter.protocols.insert(p)
-        }
-        for o in attOpcodes {
-            guard let v = parseInteger(o), v >= 0, v <= 0xFF else { throw ValidationError("bad --att-opcode \(o)") }
-            filter.attOpcodes.insert(UInt8(v))
-        }
-        for h in handles {
-            guard let v = parseInteger(h), v >= 0, v <= 0xFFFF else { throw ValidationError("bad --handle \(h)") }
-            filter.handles.insert(UInt16(v))
-        }
-        if let f = frames {
-            let parts = f.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-            if parts.count == 1, let a = Int(parts[0]) { filter.frames = a...a }
-            else if parts.count == 2, let a = Int(parts[0]) {
-                let b = parts[1].isEmpty ? Int.max : Int(parts[1])
-                guard let b, b >= a else { throw ValidationError("bad --frames \(f)") }
-                filter.frames = a...b
-            } else { throw ValidationError("bad --frames \(f)") }
-        }
-        return filter
-    }
-
     func run() throws {
-        let filter = try makeFilter()
+        let filter = try self.filter.make()
         let db = try gatt.map(loadGATT)
         let pluginList = plugins.loadPlugins()
         let keys = try keyOptions.keys()
-        let color = !noColor && (color || stdoutIsTerminal)
+        let color = !noColor && (color || (stdoutIsTerminal && !noColorEnvironment))
+        let width = wide || !stdoutIsTerminal ? nil : terminalColumns()
+        if format == .csv {
+            var out = Output()
+            out.line(FrameCSV.header)
+            out.flush()
+        }
         let code = FileJobs.run(FileJobs.expand(files), jobs: jobs) { path, fd in
-            dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: color, keys: keys)
+            dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: color, width: width, keys: keys)
         }
         if code != 0 { throw ExitCode(code) }
     }
 
     func dump(_ file: String, fd: Int32, filter: FrameFilter, gatt: GATTDatabase?, plugins: [Plugin]?, color: Bool,
-              keys: [KnownLTK] = []) -> Int32 {
-        guard let reader = openCapture(file) else { return 2 }
-        let analyzer = Analyzer(naming: !noNaming)
+              width: Int? = nil, keys: [KnownLTK] = []) -> Int32 {
+        guard var filter = self.filter.prepare(filter, file: file), let reader = openCapture(file) else { return 2 }
+        let filtering = !filter.isEmpty
+        var matched = 0
+        let analyzer = Analyzer(naming: !noNaming || filter.needsNaming)
         keyOptions.configure(analyzer.decoder, keys: keys)
         if let gatt { analyzer.gatt.importDatabase(gatt) }
         analyzer.plugins = plugins.map { PluginSet($0) }
         var out = Output(fd: fd)
-        let text = FrameText(color: color, verbose: verbose)
+        let text = FrameText(color: color, verbose: verbose, width: width)
         var json = JSONFieldWriter(capacity: 1 << 17)
         var progress = Progress(file)
         var times = TimeFormat.RFC3339Cache()
         var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
         while let record = reader.next() {
             analyzer.analyze(record, into: &frame)
-            if filter.isEmpty || filter.matches(frame.decoded) {
+            if !filtering || filter.matches(frame, analyzer: analyzer) {
+                matched += 1
                 switch format {
                 case .jsonl:
                     FrameJSON.write(&frame, into: &json, times: &times)
@@ -132,6 +103,8 @@ struct Dump: ParsableCommand {
                     // A sniffed retransmission is shown once (its first sending), unless -v.
                     if !verbose, frame.decoded.record.kind == .ll, frame.decoded.ll?.retransmission == true { break }
                     text.render(frame, into: &out.buffer)
+                case .csv:
+                    out.line(FrameCSV.row(frame))
                 }
                 out.flushIfNeeded()
             }
@@ -142,6 +115,7 @@ struct Dump: ParsableCommand {
         json.withBytes { out.write($0) }
         out.flush()
         printWarnings(reader, path: file)
+        if filtering && matched == 0 { self.filter.reportNoMatch(file) }
         return 0
     }
 }

@@ -9,8 +9,9 @@ import Glibc
 /// file's output whole and in argument order. Workers write to unlinked temporary files, so
 /// memory stays flat whatever the outputs' size; the main thread copies them out in order.
 enum FileJobs {
-    /// Files named, and the captures in folders named (sorted, not recursive; other files in
-    /// a folder are skipped quietly, while a named non-capture is an error).
+    /// Files named, and the captures in folders named (sorted, not recursive). Each other
+    /// file in a folder is reported on stderr with why it was skipped; a folder without a
+    /// capture is kept in the list so that opening it fails ("no captures in DIR", exit 2).
     static func expand(_ paths: [String]) -> [String] {
         var out: [String] = []
         for p in paths {
@@ -19,11 +20,14 @@ enum FileJobs {
                let names = try? FileManager.default.contentsOfDirectory(atPath: p) {
                 let base = p.hasSuffix("/") ? p : p + "/"
                 let before = out.count
-                defer { if out.count == before { out.append(p) } }  // no capture inside: opening it says why
+                defer { if out.count == before { out.append(p) } }
                 for n in names.sorted() where !n.hasPrefix(".") {
                     var sub: ObjCBool = false
-                    if FileManager.default.fileExists(atPath: base + n, isDirectory: &sub), !sub.boolValue,
-                       (try? CaptureFile.open(path: base + n)) != nil { out.append(base + n) }
+                    guard FileManager.default.fileExists(atPath: base + n, isDirectory: &sub) else { continue }
+                    if sub.boolValue { stderrLine("bluesift: skipped \(base + n): a folder (folders are not searched recursively)"); continue }
+                    do { _ = try CaptureFile.open(path: base + n); out.append(base + n) } catch {
+                        stderrLine("bluesift: skipped \(error.description)")
+                    }
                 }
             } else {
                 out.append(p)

@@ -20,14 +20,17 @@ struct Frames: ParsableCommand {
     @Option(help: "Output format: text, csv or jsonl.") var format: Format = .text
     @Option(help: "Import a GATT database (JSON) to name handles whose discovery was not captured.") var gatt: String?
     @OptionGroup var plugins: PluginOptions
+    @OptionGroup var filter: FilterOptions
 
     @Option(help: "Files decoded in parallel (default: the number of cores); each file's output stays whole and in order.")
     var jobs: Int = FileJobs.defaultJobs
 
     func run() throws {
-        guard let list = plugins.loadPlugins() else {
-            stderrLine("bluesift: no vendor plugins found (search path: \(plugins.searchPath().joined(separator: ", ")))")
-            throw Exit.unusableInput
+        let filter = try self.filter.make()
+        let list = plugins.loadPlugins()
+        if list == nil && !plugins.noPlugins {
+            stderrLine("bluesift: no vendor plugins found (looked in: \(plugins.searchPath().joined(separator: ", "))); "
+                       + "point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins")
         }
         let db = try gatt.map(loadGATT)
         if format == .csv {
@@ -38,20 +41,35 @@ struct Frames: ParsableCommand {
         let expanded = FileJobs.expand(files)
         let many = files.count > 1 || expanded.count > 1
         let code = FileJobs.run(expanded, jobs: jobs) { file, fd in
-            guard let reader = openCapture(file) else { return 2 }
+            guard var filter = self.filter.prepare(filter, file: file), let reader = openCapture(file) else { return 2 }
+            let filtering = !filter.isEmpty
             let analyzer = Analyzer(naming: true)
-            analyzer.plugins = PluginSet(list)
+            analyzer.plugins = list.map { PluginSet($0) }
             if let db { analyzer.gatt.importDatabase(db) }
             var out = Output(fd: fd)
+            var matched = 0, messages = 0
             while let record = reader.next() {
                 let a = analyzer.analyze(record)
+                if filtering {
+                    guard filter.matches(a, analyzer: analyzer) else {
+                        if filter.isExhausted(after: record.frame) { break }
+                        continue
+                    }
+                    matched += 1
+                }
                 guard let v = a.vendor, !v.messages.isEmpty else { continue }
                 let ch = a.location?.characteristic?.description ?? Hex.fixed(UInt64(v.handle), width: 4)
                 for m in v.messages { write(m, v, ch, a.record, file, many, &out) }
+                messages += v.messages.count
                 out.flushIfNeeded()
             }
             out.flush()
             printWarnings(reader, path: file)
+            if filtering && matched == 0 { self.filter.reportNoMatch(file) }
+            else if messages == 0 {
+                stderrLine("bluesift: \(file): no vendor messages" + (filtering ? " in the records that match \(self.filter.summary)" : "")
+                           + (list == nil ? " (no plugins loaded)" : ""))
+            }
             return 0
         }
         if code != 0 { throw ExitCode(code) }

@@ -75,7 +75,7 @@ func loadGATT(_ path: String) throws -> GATTDatabase {
         }
         return first.database
     } catch let e as GATTJSON.ImportError {
-        stderrLine("bluesift: \(path): \(e.message)")
+        stderrLine("bluesift: " + jsonErrorLine(file: path, data: data, error: e))
         throw Exit.unusableInput
     }
 }

@@ -5,11 +5,33 @@ import BluesiftPlugins
 
 /// `--plugins DIR` (repeatable) on every command that decodes vendor frames.
 struct PluginOptions: ParsableArguments {
-    @Option(name: .customLong("plugins"), help: ArgumentHelp("Also load vendor plugins (*.yaml) from DIR (repeatable; before $BLUESIFT_PLUGINS and the installed Plugins folder).", valueName: "DIR"))
+    @Option(name: .customLong("plugins"), help: ArgumentHelp("Also load vendor plugins (*.yaml) from DIR, or the plugin FILE.yaml (repeatable; before $BLUESIFT_PLUGINS and the installed Plugins folder).", valueName: "DIR|FILE"))
     var directories: [String] = []
 
     @Flag(help: "Load no vendor plugins.")
     var noPlugins = false
+
+    /// A --plugins that names nothing, or a folder without a plugin, is a mistake to say
+    /// at once (exit 2), not a silent run without the plugins the user meant.
+    func validate() throws {
+        for d in directories {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: d, isDirectory: &isDir) else {
+                stderrLine("bluesift: --plugins \(d): no such file or folder")
+                throw Exit.unusableInput
+            }
+            if isDir.boolValue {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: d)) ?? []
+                guard names.contains(where: PluginLoader.isPluginFile) else {
+                    stderrLine("bluesift: --plugins \(d): no plugin (*.yaml, *.yml) in this folder")
+                    throw Exit.unusableInput
+                }
+            } else if !PluginLoader.isPluginFile(d) {
+                stderrLine("bluesift: --plugins \(d): not a plugin file (*.yaml, *.yml) or folder")
+                throw Exit.unusableInput
+            }
+        }
+    }
 
     /// Every plugin on the search path; broken ones are reported on stderr and skipped.
     func load() -> PluginSet? {
@@ -56,7 +78,10 @@ struct Plugins: ParsableCommand {
             var out = Output()
             let loaded = PluginLoader.load(directories: options.searchPath())
             for e in loaded.errors { stderrLine("bluesift: warning: \(e.description) (plugin skipped)") }
-            if loaded.plugins.isEmpty { out.line("no plugins found in: \(options.searchPath().joined(separator: ", "))") }
+            if loaded.plugins.isEmpty {
+                stderrLine("bluesift: no vendor plugins found (looked in: \(options.searchPath().joined(separator: ", "))); "
+                           + "point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins")
+            }
             for p in loaded.plugins {
                 out.line("\(p.id)  \(p.name)  (\(p.messageNames.count) messages, \(p.examples.count) examples)  \(p.path)")
                 for m in p.matches {

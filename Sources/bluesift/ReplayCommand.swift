@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import BluesiftWire
 import BluesiftReplay
+import BluesiftTransport
+import BluesiftDissect
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,11 +47,18 @@ struct Replay: ParsableCommand {
         }
         if data.first == UInt8(ascii: "{") {
             do { return try ReplayScript.decode(data) } catch {
-                stderrLine("bluesift: \(input): not a replay script: \(error)")
+                stderrLine("bluesift: " + jsonErrorLine(file: input, data: data, error: error))
                 throw Exit.unusableInput
             }
         }
-        return try Script.extract(file: input, connection: connection, gatt: nil)
+        var filter = FrameFilter()
+        if let c = connection {
+            guard let v = parseInteger(c), v >= 0, v <= 0xFFFF else {
+                throw usage("--connection", "a connection handle such as 0x0040 or 64", c)
+            }
+            filter.connection = UInt16(v)
+        }
+        return try Script.extract(file: input, filter: filter, gatt: nil)
     }
 
     func run() throws {
@@ -68,6 +77,15 @@ struct Replay: ParsableCommand {
         if let record, let report, OutputGuard.sameFile(record, report) || record == report {
             stderrLine("bluesift: --record and --report name the same file \(record)")
             throw Exit.unusableInput
+        }
+        if let d = device, BDAddr(string: d) == nil {
+            throw usage("--device", "an address such as c0:ba:0d:00:00:01", d)
+        }
+        if let t = transport {
+            do { _ = try TransportSpec(parsing: t) } catch {
+                stderrLine("bluesift: --transport: \(error.message)")
+                throw Exit.usage
+            }
         }
         let script = try loadScript()
         let runner = ReplayRunner(script: script, options: options, interpreter: vendorInterpreter(plugins))

@@ -4,6 +4,7 @@ import BluesiftWire
 import BluesiftCapture
 import BluesiftDissect
 import BluesiftReplay
+import BluesiftPlugins
 
 struct Script: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,13 +12,18 @@ struct Script: ParsableCommand {
         discussion: "The script is editable JSON; its schema is in docs/replay-script.md.")
 
     @Argument(help: "Capture file.") var file: String
-    @Option(help: "Connection handle (default: the connection with the most ATT writes).") var connection: String?
+    /// --connection picks the connection (default: the one with the most ATT writes among
+    /// the records the other filters keep); the other filters choose the steps.
+    @OptionGroup var filter: FilterOptions
+    @OptionGroup var plugins: PluginOptions
     @Option(name: .shortAndLong, help: "Output file (default: stdout).") var output: String?
     @Option(help: "GATT database JSON, when the capture has no discovery.") var gatt: String?
 
     func run() throws {
         if let output { try OutputGuard.refuseSameFile(output: output, inputs: [file] + (gatt.map { [$0] } ?? [])) }
-        let script = try Script.extract(file: file, connection: connection, gatt: gatt)
+        guard let filter = self.filter.prepare(try self.filter.make(), file: file) else { throw Exit.unusableInput }
+        let script = try Script.extract(file: file, filter: filter, gatt: gatt, plugins: plugins.loadPlugins())
+        if script.steps.isEmpty && !filter.isEmpty { self.filter.reportNoMatch(file) }
         let data = try script.encoded()
         if let output {
             try OutputGuard.write(data, to: output)
@@ -30,13 +36,9 @@ struct Script: ParsableCommand {
     }
 
     /// Extracts the script of one connection (default: the one with the most ATT writes).
-    static func extract(file: String, connection: String?, gatt: String?) throws -> ReplayScript {
-        var handle: UInt16?
-        if let c = connection {
-            guard let v = parseInteger(c), v >= 0, v <= 0xFFFF else { throw ValidationError("bad --connection \(c)") }
-            handle = UInt16(v)
-        }
-        if handle == nil { handle = try busiestConnection(file) }
+    static func extract(file: String, filter: FrameFilter, gatt: String?, plugins: [Plugin]? = nil) throws -> ReplayScript {
+        var handle = filter.connection
+        if handle == nil { handle = try busiestConnection(file, filter: filter, gatt: gatt) }
         guard let handle else {
             stderrLine("bluesift: \(file): no connection with ATT writes in this capture")
             throw Exit.unusableInput
@@ -44,8 +46,15 @@ struct Script: ParsableCommand {
         let reader = try openOrExit(file)
         let analyzer = Analyzer(naming: true)
         if let gatt { try importGATT(gatt, into: analyzer) }
+        analyzer.plugins = plugins.map { PluginSet($0) }
         let extractor = ScriptExtractor(connection: handle)
-        while let r = reader.next() { extractor.observe(analyzer.analyze(r)) }
+        var filter = filter
+        filter.connection = handle
+        let filtering = !filter.isEmpty
+        while let r = reader.next() {
+            let a = analyzer.analyze(r)
+            if !filtering || filter.matches(a, analyzer: analyzer) { extractor.observe(a) }
+        }
         let info = analyzer.decoder.connections.last(where: { $0.handle == handle })
         let source = ReplayScript.Source(capture: (file as NSString).lastPathComponent, connection: Int(handle),
                                          peer: info?.peer?.description, peerAddressType: info?.peerAddressType?.name,
@@ -54,12 +63,17 @@ struct Script: ParsableCommand {
     }
 
     /// The connection with the most ATT writes.
-    static func busiestConnection(_ file: String) throws -> UInt16? {
+    static func busiestConnection(_ file: String, filter: FrameFilter, gatt: String?) throws -> UInt16? {
         let reader = try openOrExit(file)
-        let analyzer = Analyzer(naming: false)
+        let analyzer = Analyzer(naming: filter.needsNaming)
+        if filter.needsNaming, let gatt { try importGATT(gatt, into: analyzer) }
+        var filter = filter
+        let filtering = !filter.isEmpty
         var counts: [UInt16: Int] = [:]
         while let r = reader.next() {
-            let f = analyzer.analyze(r).decoded
+            let a = analyzer.analyze(r)
+            if filtering && !filter.matches(a, analyzer: analyzer) { continue }
+            let f = a.decoded
             if let c = f.connection, let op = f.att?.bytes.first, op == 0x12 || op == 0x52 || op == 0x16 || op == 0xD2 {
                 counts[c, default: 0] += 1
             }

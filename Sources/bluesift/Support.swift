@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import BluesiftCapture
 import BluesiftWire
 #if canImport(Glibc)
@@ -10,6 +11,8 @@ import Darwin
 /// Documented exit codes.
 enum Exit {
     static let unusableInput = ExitCode(2)
+    /// Bad command-line usage (sysexits EX_USAGE), as ArgumentParser uses for its own errors.
+    static let usage = ExitCode(64)
 }
 
 /// Buffered stdout: whole chunks, never a write(2) per record.
@@ -66,8 +69,23 @@ func stderrRaw(_ s: String) {
 
 var stdoutIsTerminal: Bool { isatty(1) == 1 }
 
+/// NO_COLOR (no-color.org): set and not empty, no colour unless --color asks for it.
+var noColorEnvironment: Bool { !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty }
+
+/// The terminal's width in columns ($COLUMNS, else the tty's, else 80).
+func terminalColumns() -> Int {
+    if let c = ProcessInfo.processInfo.environment["COLUMNS"].flatMap({ Int($0) }), c > 20 { return c }
+    var w = winsize()
+    if ioctl(1, UInt(TIOCGWINSZ), &w) == 0, w.ws_col > 20 { return Int(w.ws_col) }
+    return 80
+}
+
 /// Opens a capture, or prints a one-line message and returns nil (the caller exits 2).
 func openCapture(_ path: String) -> (any CaptureReader)? {
+    if isFolder(path) {
+        stderrLine("bluesift: no captures in \(path)")
+        return nil
+    }
     do {
         return try CaptureFile.open(path: path)
     } catch {
@@ -78,12 +96,21 @@ func openCapture(_ path: String) -> (any CaptureReader)? {
 
 /// Opens a capture or exits 2 with a one-line message.
 func openOrExit(_ path: String) throws -> any CaptureReader {
+    if isFolder(path) {
+        stderrLine("bluesift: no captures in \(path)")
+        throw Exit.unusableInput
+    }
     do {
         return try CaptureFile.open(path: path)
     } catch {
         stderrLine("bluesift: \(error.description)")
         throw Exit.unusableInput
     }
+}
+
+func isFolder(_ path: String) -> Bool {
+    var isDir: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
 }
 
 func printWarnings(_ reader: any CaptureReader, path: String) {

@@ -110,9 +110,20 @@ extension HCIPacket {
 
     /// One line: "LE Meta: LE Connection Complete handle=0x0040 peer=… status=Success".
     public var summary: String {
+        // Codes without a name show the code: "Unknown event 0x6e", "Unknown command 0x2099".
         var s = name
-        if let sub = subevent { s += ": " + HCIEventNames.leSubeventName(sub) }
-        if let op = commandOpcode { s += ": " + HCICommandNames.name(op) }
+        if s == "Unknown" && codeRead {
+            s = kind == .event ? "Unknown event " + Hex.fixed(UInt64(opcode), width: 2)
+                               : "Unknown command " + Hex.fixed(UInt64(opcode), width: 4)
+        }
+        if let sub = subevent {
+            let n = HCIEventNames.leSubeventName(sub)
+            s += ": " + (n == "Unknown" ? "Unknown subevent " + Hex.fixed(UInt64(sub), width: 2) : n)
+        }
+        if let op = commandOpcode {
+            let n = HCICommandNames.name(op)
+            s += ": " + (n == "Unknown" ? "Unknown command " + Hex.fixed(UInt64(op), width: 4) : n)
+        }
         if isVendorCommand { s += " ocf=" + Hex.fixed(UInt64(opcode & 0x03FF), width: 4) }
         if let h = handle { s += " handle=" + Hex.fixed(UInt64(h), width: 4) }
         if let p = peer { s += " peer=\(p)" }

@@ -19,7 +19,8 @@ public final class HostReplayDevice: ReplayDevice {
         do {
             transport = try TransportSpec(parsing: spec).open()
         } catch {
-            throw ReplayFault(.transportClosed, "\(spec): \(error.message)")
+            // The transport's message names the spec already.
+            throw ReplayFault(.transportClosed, error.message.hasPrefix(spec) ? error.message : "\(spec): \(error.message)")
         }
         transport.tap = tap
         let central = LECentral(transport: transport, options: options)

@@ -1,0 +1,54 @@
+import BluesiftWire
+import BluesiftCapture
+import BluesiftProtocols
+import BluesiftGATT
+
+/// `dump --format csv`: one row per record, RFC 4180 quoting, a header row first.
+/// Columns (README, "CSV"):
+///   frame, ts (RFC 3339 UTC, µs), dir (sent | received | empty), kind (command, event, acl…),
+///   conn (0x0040 or empty), layer (the most specific: att, smp, l2cap, adv, ll, hci, note),
+///   name (that layer's PDU name), handle (ATT handle, 0x001d), service, characteristic
+///   (GATT names, else UUIDs), value (ATT value, hex), summary (the text line), errors
+///   (decode errors, "; "-separated).
+public enum FrameCSV {
+    public static let header = "frame,ts,dir,kind,conn,layer,name,handle,service,characteristic,value,summary,errors"
+
+    public static func row(_ a: AnalyzedFrame) -> String {
+        let f = a.decoded
+        let r = f.record
+        var layer = "", name = ""
+        if let att = f.att { layer = "att"; name = att.opcode.name }
+        else if let smp = f.smp { layer = "smp"; name = smp.name }
+        else if let l2 = f.l2cap { layer = "l2cap"; name = l2.name }
+        else if let adv = f.adv { layer = "adv"; name = adv.name }
+        else if let ll = f.ll { layer = "ll"; name = ll.name }
+        else if let hci = f.hci { layer = "hci"; name = hci.name }
+        else if f.note != nil { layer = "note" }
+        var handle = "", value = ""
+        if let att = f.att {
+            if let h = att.handle ?? att.errorHandle { handle = Hex.fixed(UInt64(h), width: 4) }
+            if let v = att.value { value = Hex.string(v) }
+        }
+        var service = "", characteristic = ""
+        if let loc = a.location {
+            service = GATTNames.name(loc.service) ?? loc.service.description
+            if let c = loc.characteristic { characteristic = GATTNames.name(c) ?? c.description }
+        }
+        var errors: [String] = []
+        for e in f.errors where !errors.contains(e.message) { errors.append(e.message) }
+        let cols = [String(r.frame), TimeFormat.rfc3339(r.timestamp), r.direction?.name ?? "", r.kind.name,
+                    f.connection.map { Hex.fixed(UInt64($0), width: 4) } ?? "", layer, name, handle, service, characteristic,
+                    value, FrameText.summary(a), errors.joined(separator: "; ")]
+        return cols.map(quote).joined(separator: ",")
+    }
+
+    /// RFC 4180: a field holding a comma, a quote or a line break is quoted, quotes doubled.
+    public static func quote(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        var out = "\""
+        for c in s {
+            if c == "\"" { out += "\"\"" } else { out.append(c) }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,56 @@
+import Testing
+import Foundation
+
+/// Issue 14: `dump --format csv`, columns as documented (README "CSV", `dump --help`).
+@Suite struct CSVTests {
+    /// RFC 4180 fields of one line (no line breaks inside fields in these rows).
+    static func fields(_ line: Substring) -> [String] {
+        var out: [String] = [], cur = "", quoted = false, i = line.startIndex
+        while i < line.endIndex {
+            let c = line[i]
+            if quoted {
+                if c == "\"" {
+                    let n = line.index(after: i)
+                    if n < line.endIndex && line[n] == "\"" { cur.append("\""); i = n } else { quoted = false }
+                } else { cur.append(c) }
+            } else if c == "\"" { quoted = true }
+            else if c == "," { out.append(cur); cur = "" }
+            else { cur.append(c) }
+            i = line.index(after: i)
+        }
+        out.append(cur)
+        return out
+    }
+
+    @Test func columnsAsDocumented() throws {
+        let r = try CLI.run(["dump", "--format", "csv", "--frames", "110-112", CLI.capture("band_mtu23.btsnoop")])
+        #expect(r.status == 0)
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 4)
+        #expect(lines[0] == "frame,ts,dir,kind,conn,layer,name,handle,service,characteristic,value,summary,errors")
+        #expect(Self.fields(lines[1]) == ["110", "2026-11-23T01:04:08.961171Z", "received", "event", "0x0001", "hci",
+                                          "Number of Completed Packets", "", "", "", "", "Number of Completed Packets handle=0x0001", ""])
+        #expect(Self.fields(lines[3]) == ["112", "2026-11-23T01:04:08.962018Z", "sent", "acl", "0x0001", "att", "Write Request",
+                                          "0x0011", "Battery Service", "Battery Level", "0100",
+                                          "ATT Write Request handle=0x0011 value=0100 [Battery Service / Battery Level / Client Characteristic Configuration] notifications on", ""])
+        // Every row has the header's 13 columns.
+        let all = try CLI.run(["dump", "--format", "csv", CLI.capture("band_mtu23.btsnoop")])
+        let rows = all.stdout.split(separator: "\n")
+        #expect(rows.count == 152)
+        #expect(rows.allSatisfy { Self.fields($0).count == 13 })
+    }
+
+    @Test func errorsColumnAndQuoting() throws {
+        let f = CLI.corpus.appendingPathComponent("tesible_Lv4_passkey.pcapng").path
+        let r = try CLI.run(["dump", "--format", "csv", "--frames", "89", f])
+        let row = Self.fields(r.stdout.split(separator: "\n")[1])
+        #expect(row[0] == "89")
+        #expect(row[12] == "AD structure length 114 runs past the data (7 left)")
+        // A field with a comma or a quote is quoted, quotes doubled.
+        let q = try CLI.run(["dump", "--format", "csv", "--frames", "136", CLI.capture("band_mtu23.btsnoop")])
+        let line = q.stdout.split(separator: "\n")[1]
+        #expect(line.contains(",\"ATT Handle Value Notification handle=0x001f"))
+        #expect(Self.fields(line).count == 13)
+        #expect(Self.fields(line)[11].contains("samples=[{steps=340 heart_rate=100},"))
+    }
+}

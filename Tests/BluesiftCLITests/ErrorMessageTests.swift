@@ -1,0 +1,145 @@
+import Testing
+import Foundation
+
+/// Issue 14: errors a user can act on. Every message is one line starting `bluesift: ` once.
+@Suite struct ErrorMessageTests {
+    static let band = CLI.capture("band_mtu23.btsnoop")
+
+    static func tempDir() throws -> URL {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-err-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    static func expectPrefixedOnce(_ stderr: String) {
+        for line in stderr.split(separator: "\n") {
+            #expect(line.hasPrefix("bluesift: "), "\(line)")
+            #expect(!line.dropFirst(10).contains("bluesift: "), "\(line)")
+        }
+    }
+
+    @Test func badGATTJSONSaysFileLineColumn() throws {
+        let d = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: d) }
+        let syntax = d.appendingPathComponent("syntax.json")
+        try "{\"devices\": [\n  {\"address\": \"c0:ba:0d:00:00:01\",\n   \"services\": [}\n]}\n".write(to: syntax, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["dump", "--gatt", syntax.path, Self.band])
+        #expect(r.status == 2)
+        #expect(r.stderr == "bluesift: \(syntax.path):3:17: expected a value (object, array, string, number, true, false or null)\n")
+        let semantic = d.appendingPathComponent("semantic.json")
+        try "{\"devices\": [{\"services\": [\n  {\"uuid\": \"180f\", \"start\": 1, \"end\": 4},\n  {\"uuid\": \"battery\", \"start\": 5, \"end\": 9}\n]}]}\n"
+            .write(to: semantic, atomically: true, encoding: .utf8)
+        let s = try CLI.run(["dump", "--gatt", semantic.path, Self.band])
+        #expect(s.status == 2)
+        #expect(s.stderr == "bluesift: \(semantic.path):3:12: devices[0].services[1].uuid: expected a UUID string such as \"180f\"\n")
+    }
+
+    @Test func badScriptJSONSaysFileLineColumn() throws {
+        let d = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: d) }
+        let good = try CLI.run(["script", Self.band])
+        #expect(good.status == 0)
+        // A step's value turned into a number: the decoder's complaint, placed in the file.
+        var lines = good.stdout.components(separatedBy: "\n")
+        let i = try #require(lines.firstIndex { $0.contains("\"value\" : \"") })
+        lines[i] = lines[i].replacingOccurrences(of: #"("value" : )"[0-9a-f]*""#, with: "$142", options: .regularExpression)
+        let f = d.appendingPathComponent("s.json")
+        try lines.joined(separator: "\n").write(to: f, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["replay", "--dry-run", f.path])
+        #expect(r.status == 2)
+        let col = lines[i].range(of: "42")!.lowerBound.utf16Offset(in: lines[i]) + 1
+        #expect(r.stderr.hasPrefix("bluesift: \(f.path):\(i + 1):\(col): steps["))
+        #expect(r.stderr.hasSuffix(".value: expected a string\n"))
+        #expect(!r.stderr.contains("DecodingError") && !r.stderr.contains("CodingKeys"))
+        Self.expectPrefixedOnce(r.stderr)
+    }
+
+    @Test func pluginsOption() throws {
+        let d = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: d) }
+        let missing = try CLI.run(["dump", "--plugins", d.path + "/nope", Self.band])
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "bluesift: --plugins \(d.path)/nope: no such file or folder\n")
+        let empty = try CLI.run(["dump", "--plugins", d.path, Self.band])
+        #expect(empty.status == 2)
+        #expect(empty.stderr == "bluesift: --plugins \(d.path): no plugin (*.yaml, *.yml) in this folder\n")
+        // One plugin file, loaded as it is (with BLUESIFT_PLUGINS pointing nowhere useful).
+        let one = try CLI.run(["plugins", "list", "--plugins", CLI.root.appendingPathComponent("Plugins/band.yaml").path])
+        #expect(one.status == 0)
+        #expect(one.stdout.hasPrefix("band  Smart band"))
+    }
+
+    @Test func framesWithoutVendorMessagesSaysSoAndExits0() throws {
+        let crackle = CLI.capture("crackle_pairing_and_ltk_exchange.pcap")
+        let r = try CLI.run(["frames", crackle])
+        #expect(r.status == 0)
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr == "bluesift: \(crackle): no vendor messages\n")
+        // No plugin installed at all: a copy of the binary far from any Plugins folder.
+        let d = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: d) }
+        let bin = d.appendingPathComponent("bluesift")
+        try FileManager.default.copyItem(atPath: CLI.binary, toPath: bin.path)
+        let p = Process()
+        p.executableURL = bin
+        p.arguments = ["frames", Self.band]
+        p.environment = ProcessInfo.processInfo.environment.filter { $0.key != "BLUESIFT_PLUGINS" }
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(text.hasPrefix("bluesift: no vendor plugins found (looked in: "))
+        #expect(text.contains("share/bluesift/Plugins)"))
+        #expect(text.contains("point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins"))
+        #expect(text.hasSuffix("bluesift: \(Self.band): no vendor messages (no plugins loaded)\n"))
+    }
+
+    @Test func folderModeReportsSkippedFilesAndEmptyFolders() throws {
+        let d = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: d) }
+        try FileManager.default.copyItem(atPath: Self.band, toPath: d.appendingPathComponent("a.btsnoop").path)
+        try "hello\n".write(to: d.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(["info", d.path])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("records:     151"))
+        #expect(r.stderr == "bluesift: skipped \(d.path)/notes.txt: not a capture: no btsnoop, pcap, pcapng or PacketLogger signature (starts with 68 65 6c 6c 6f 0a)\n")
+        let e = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: e) }
+        let none = try CLI.run(["info", e.path])
+        #expect(none.status == 2)
+        #expect(none.stderr == "bluesift: no captures in \(e.path)\n")
+    }
+
+    @Test func replayUsageErrors() throws {
+        let dev = try CLI.run(["replay", "--dry-run", "--device", "c0:ba:0d", Self.band])
+        #expect(dev.status == 64)
+        #expect(dev.stderr == "bluesift: --device: expected an address such as c0:ba:0d:00:00:01 (got \"c0:ba:0d\")\n")
+        let t = try CLI.run(["replay", "--transport", "tpc:127.0.0.1:9420", Self.band])
+        #expect(t.status == 64)
+        #expect(t.stderr.hasPrefix("bluesift: --transport: bad transport 'tpc:127.0.0.1:9420': unknown scheme 'tpc': expected tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD][,rtscts] or hci:N"))
+        // Nothing listens on 9421: the address once, and what to check.
+        let refused = try CLI.run(["replay", "--transport", "tcp:127.0.0.1:9421", "--timeout", "1", Self.band])
+        #expect(refused.status == 3)
+        #expect(refused.stderr.contains("tcp:127.0.0.1:9421: connection refused: nothing is listening there"))
+        #expect(refused.stderr.components(separatedBy: "9421").count == 2)
+        Self.expectPrefixedOnce(refused.stderr)
+    }
+
+    @Test func unknownCodesShowTheCode() throws {
+        let hfp = CLI.corpus.appendingPathComponent("btstack_hfp_test3.pklg").path
+        let e = try CLI.run(["dump", "--no-color", "--frames", "32", hfp])
+        #expect(e.stdout == "    32 12:49:51.162580 > Unknown event 0x60\n")
+        let isap = CLI.corpus.appendingPathComponent("isap_hci_dump.pklg").path
+        let c = try CLI.run(["dump", "--no-color", "--frames", "1", isap])
+        #expect(c.stdout == "     1 12:52:06.465269 < Unknown command 0xf422\n")
+    }
+
+    @Test func decodeErrorPrintedOnce() throws {
+        let f = CLI.corpus.appendingPathComponent("tesible_Lv4_passkey.pcapng").path
+        let r = try CLI.run(["dump", "--no-color", "--frames", "89", f])
+        #expect(r.stdout.components(separatedBy: "AD structure length 114 runs past the data (7 left)").count == 2)
+    }
+}

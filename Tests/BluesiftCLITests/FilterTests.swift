@@ -1,0 +1,125 @@
+import Testing
+import Foundation
+
+/// Issue 14: the filter options (one group, same meaning on dump, frames, script and diff),
+/// on the virtual band's capture (Captures/band_mtu23.btsnoop: 151 records, one connection
+/// 0x0001 to c0:ba:0d:00:00:01 advertising as "bluesift-band", frames 39-151).
+@Suite struct FilterTests {
+    static let band = CLI.capture("band_mtu23.btsnoop")
+
+    /// Frame numbers of `dump --format jsonl` with `args`.
+    static func frames(_ args: [String], file: String = band) throws -> [Int] {
+        let r = try CLI.run(["dump", "--format", "jsonl"] + args + [file])
+        #expect(r.status == 0, "\(args): \(r.stderr)")
+        return r.stdout.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["frame"] as? Int
+        }
+    }
+
+    @Test func characteristicByNameOrUUID() throws {
+        // Battery Level: the discovery error on its handle, the Read Request and its response,
+        // the write to its Client Characteristic Configuration descriptor and its response
+        // (responses carry no handle: they go with their request).
+        let battery = [69, 106, 108, 112, 114]
+        #expect(try Self.frames(["--characteristic", "Battery Level"]) == battery)
+        #expect(try Self.frames(["--characteristic", "battery-level"]) == battery)
+        #expect(try Self.frames(["--characteristic", "2a19"]) == battery)
+        #expect(try Self.frames(["--characteristic", "2a19", "--service", "Battery Service"]) == battery)
+        #expect(try Self.frames(["--characteristic", "2a19", "--service", "180a"]) == [])
+        #expect(try Self.frames(["--service", "Device Information", "--att-opcode", "read"]) == [94, 97, 100, 103])
+        // Naming is needed for the match: --no-naming does not defeat it.
+        #expect(try Self.frames(["--characteristic", "2a19", "--no-naming"]) == battery)
+        #expect(try Self.frames(["--handle", "0x0011"]) == [112, 114])
+    }
+
+    @Test func peerByAddressOrAdvertisedName() throws {
+        let expected = [33, 34, 37] + Array(39...149) + [151]
+        #expect(try Self.frames(["--peer", "c0:ba:0d:00:00:01"]) == expected)
+        #expect(try Self.frames(["--peer", "bluesift-band"]) == expected)
+        #expect(try Self.frames(["--peer", "BLUESIFT-BAND"]) == expected)
+        let r = try CLI.run(["dump", "--peer", "no-such-device", Self.band])
+        #expect(r.status == 0)
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr.contains("no device advertised the name \"no-such-device\""))
+    }
+
+    @Test func sinceAndUntil() throws {
+        // First record 01:04:08.599575; +0.7 s = 01:04:09.299575.
+        #expect(try Self.frames(["--since", "+0.7s"]) == [149, 150, 151])
+        #expect(try Self.frames(["--since", "+700ms"]) == [149, 150, 151])
+        #expect(try Self.frames(["--until", "2026-11-23T01:04:08.6012Z"]) == [1, 2, 3])
+        #expect(try Self.frames(["--until", "2026-11-23T03:04:08.6012+02:00"]) == [1, 2, 3])
+        #expect(try Self.frames(["--since", "2026-11-23T01:04:09.285Z", "--until", "+0.6863s"]) == [146])
+    }
+
+    @Test func errorsOnly() throws {
+        // The ATT Error Responses that end each discovery step.
+        #expect(try Self.frames(["--errors"]) == [51, 57, 63, 69, 78, 84])
+        // A disconnection for Connection Timeout (0x08) is an error; Local Host's is not.
+        let blefun = CLI.corpus.appendingPathComponent("blefun_btsnoop_hci.log").path
+        let errs = try Self.frames(["--errors", "--protocol", "hci"], file: blefun)
+        #expect(errs.contains(514) && errs.contains(618))
+    }
+
+    @Test func attOpcodeNames() throws {
+        let writes = [112, 118, 122, 126, 129, 133, 137, 138, 142, 146]
+        #expect(try Self.frames(["--att-opcode", "write"]) == writes)
+        #expect(try Self.frames(["--att-opcode", "write-request"]) == [112, 118, 122, 129, 142])
+        #expect(try Self.frames(["--att-opcode", "0x52"]) == [126, 133, 137, 138, 146])
+    }
+
+    @Test func noMatchIsSaidOnStderr() throws {
+        let r = try CLI.run(["dump", "--frames", "99999", Self.band])
+        #expect(r.status == 0)
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr == "bluesift: \(Self.band): no records match --frames 99999\n")
+    }
+
+    @Test(arguments: [
+        (["--frames", "abc"], "bluesift: --frames: expected N, N-M, N- or -M (got \"abc\")\n"),
+        (["--frames", "9-3"], "bluesift: --frames: expected N, N-M, N- or -M (got \"9-3\")\n"),
+        (["--connection", "zz"], "bluesift: --connection: expected a connection handle such as 0x0040 or 64 (got \"zz\")\n"),
+        (["--handle", "0x1ffff"], "bluesift: --handle: expected an attribute handle such as 0x002a or 42 (got \"0x1ffff\")\n"),
+        (["--since", "yesterday"], "bluesift: --since: expected an RFC 3339 time (2026-07-19T11:01:49.5Z) or an offset from the first record (+12.5s, +250ms) (got \"yesterday\")\n"),
+        (["--peer", "c0:ba:0d:00:01"], "bluesift: --peer: expected an address such as c0:ba:0d:00:00:01 or an advertised name (got \"c0:ba:0d:00:01\")\n"),
+    ])
+    func badValuesNameTheExpectedForm(_ args: [String], _ message: String) throws {
+        let r = try CLI.run(["dump"] + args + [Self.band])
+        #expect(r.status == 64)
+        #expect(r.stderr == message)
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func badOpcodeListsTheNames() throws {
+        let r = try CLI.run(["dump", "--att-opcode", "wrte", Self.band])
+        #expect(r.status == 64)
+        #expect(r.stderr.hasPrefix("bluesift: --att-opcode: expected an opcode such as 0x12, or a name: write, read,"))
+    }
+
+    /// `frames` takes the whole group (it had neither --connection nor --frames).
+    @Test func framesCommandFilters() throws {
+        let r = try CLI.run(["frames", "--format", "csv", "--frames", "120-126", "--connection", "0x0001", Self.band])
+        #expect(r.status == 0)
+        let rows = r.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",")[1] }
+        #expect(rows == ["121", "122", "125", "126"])
+        let none = try CLI.run(["frames", "--connection", "0x0002", Self.band])
+        #expect(none.status == 0 && none.stdout.isEmpty)
+        #expect(none.stderr.contains("no records match --connection 0x0002"))
+    }
+
+    /// `script` picks the steps by the filter; `diff` compares only what passes it.
+    @Test func scriptAndDiffFilter() throws {
+        let s = try CLI.run(["script", "--characteristic", "Battery Level", Self.band])
+        #expect(s.status == 0)
+        let script = try JSONSerialization.jsonObject(with: Data(s.stdout.utf8)) as? [String: Any]
+        let steps = script?["steps"] as? [[String: Any]] ?? []
+        // The read of Battery Level, with the value recorded (0x57 = 87%), and the CCCD write.
+        #expect(steps.map { $0["frame"] as? Int ?? -1 } == [106, 112])
+        #expect((steps.first?["expect"] as? [String: Any])?["value"] as? String == "57")
+        let d = try CLI.run(["diff", "--characteristic", "Battery Level", Self.band, CLI.capture("band_mtu185.btsnoop")])
+        #expect(d.status == 0)
+        #expect(d.stdout == "summary: 2 same, 0 changed, 0 only in A, 0 only in B\n")
+        let all = try CLI.run(["diff", Self.band, CLI.capture("band_mtu185.btsnoop")])
+        #expect(all.stdout == "summary: 22 same, 0 changed, 0 only in A, 0 only in B\n")
+    }
+}

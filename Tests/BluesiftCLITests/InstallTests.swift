@@ -1,0 +1,84 @@
+import Testing
+import Foundation
+
+/// Issue 14: install and discovery. `make install` is `release-static check-static man` then
+/// `install-files`; the test runs `install-files` with the debug binary (building a release
+/// inside `swift test` is not possible: the build folder is locked).
+@Suite(.serialized) struct InstallTests {
+    static func run(_ exe: String, _ args: [String], cwd: String? = nil, env: [String: String]? = nil) throws -> CLI.Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = args
+        if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+        if let env { p.environment = env }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-inst-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: out.path + ".o", contents: nil)
+        FileManager.default.createFile(atPath: out.path + ".e", contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: out.path + ".o"); try? FileManager.default.removeItem(atPath: out.path + ".e") }
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out.path + ".o"))
+        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: out.path + ".e"))
+        try p.run()
+        p.waitUntilExit()
+        return CLI.Result(status: p.terminationStatus,
+                          stdout: String(decoding: FileManager.default.contents(atPath: out.path + ".o") ?? Data(), as: UTF8.self),
+                          stderr: String(decoding: FileManager.default.contents(atPath: out.path + ".e") ?? Data(), as: UTF8.self))
+    }
+
+    /// The environment without anything pointing at the repository's plugins.
+    static var cleanEnv: [String: String] {
+        ProcessInfo.processInfo.environment.filter { $0.key != "BLUESIFT_PLUGINS" }
+    }
+
+    @Test func installIntoATemporaryPrefixAndRunFromElsewhere() throws {
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-prefix-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        let prefix = "/opt/bluesift-test"
+        let make = try Self.run("/usr/bin/make", ["-s", "install-files", "PREFIX=\(prefix)", "DESTDIR=\(tmp.path)",
+                                                  "BIN_TO_INSTALL=\(CLI.binary)"], cwd: CLI.root.path)
+        #expect(make.status == 0, "\(make.stderr)")
+        let root = tmp.path + prefix
+        let bin = root + "/bin/bluesift"
+        #expect(FileManager.default.isExecutableFile(atPath: bin))
+        for f in ["share/bluesift/Plugins/band.yaml", "share/bluesift/Plugins/lego-lwp3.yaml",
+                  "share/bash-completion/completions/bluesift", "share/zsh/site-functions/_bluesift",
+                  "share/fish/vendor_completions.d/bluesift.fish"] {
+            #expect(FileManager.default.fileExists(atPath: root + "/" + f), "\(f)")
+        }
+        let bash = try String(contentsOfFile: root + "/share/bash-completion/completions/bluesift", encoding: .utf8)
+        #expect(bash.contains("--characteristic") && bash.contains("--peer"))
+        let fish = try String(contentsOfFile: root + "/share/fish/vendor_completions.d/bluesift.fish", encoding: .utf8)
+        #expect(fish.contains("complete -c 'bluesift'"))
+
+        // Run from another folder: the installed plugins are found beside the binary.
+        let list = try Self.run(bin, ["plugins", "list"], cwd: tmp.path, env: Self.cleanEnv)
+        #expect(list.status == 0)
+        #expect(list.stdout.contains("band  Smart band"))
+        #expect(list.stdout.contains(root + "/share/bluesift/Plugins/band.yaml"))
+        let frames = try Self.run(bin, ["frames", "--format", "csv", CLI.capture("band_mtu23.btsnoop")], cwd: tmp.path, env: Self.cleanEnv)
+        #expect(frames.status == 0)
+        #expect(frames.stdout.split(separator: "\n").count == 16)   // header + 15 band messages
+
+        let un = try Self.run("/usr/bin/make", ["-s", "uninstall", "PREFIX=\(prefix)", "DESTDIR=\(tmp.path)"], cwd: CLI.root.path)
+        #expect(un.status == 0)
+        let left = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String }.filter {
+            var d: ObjCBool = false
+            return FileManager.default.fileExists(atPath: root + "/" + $0, isDirectory: &d) && !d.boolValue
+        } ?? []
+        #expect(left == [])
+    }
+
+    @Test func versionShowsTheStampedCommit() throws {
+        let plain = try CLI.run(["--version"])
+        #expect(plain.status == 0)
+        #expect(plain.stdout == "0.1.0 (commit unknown)\n")
+        // make release / make install stamp the commit into the linked binary.
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-ver-\(UUID().uuidString)")
+        try FileManager.default.copyItem(atPath: CLI.binary, toPath: tmp.path)
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        let stamp = try Self.run("/usr/bin/env", ["python3", CLI.root.appendingPathComponent("scripts/stamp_binary.py").path, tmp.path, "7842b50abcde-dirty"])
+        #expect(stamp.status == 0, "\(stamp.stderr)")
+        let v = try Self.run(tmp.path, ["--version"])
+        #expect(v.stdout == "0.1.0 (commit 7842b50abcde-dirty)\n")
+    }
+}
