@@ -41,11 +41,13 @@ import Foundation
     }
 
     @Test func errorsColumnAndQuoting() throws {
-        let f = CLI.corpus.appendingPathComponent("tesible_Lv4_passkey.pcapng").path
-        let r = try CLI.run(["dump", "--format", "csv", "--frames", "89", f])
+        let f = CLI.corpus.appendingPathComponent("sweyntooth_capture_microchip_ATSAMB11_invalid_fragment.pcap").path
+        let r = try CLI.run(["dump", "--format", "csv", "--frames", "352", f])
         let row = Self.fields(r.stdout.split(separator: "\n")[1])
-        #expect(row[0] == "89")
-        #expect(row[12] == "AD structure length 114 runs past the data (7 left)")
+        #expect(row[0] == "352")
+        #expect(row[5] == "adv" && row[6] == "ADV_IND")
+        // Each damage once, though the LL and adv layers both found the AD one.
+        #expect(row[12] == "payload: length 23, 17 bytes there; AD structure length 10 runs past the data (4 left)")
         // A field with a comma or a quote is quoted, quotes doubled.
         let q = try CLI.run(["dump", "--format", "csv", "--frames", "136", CLI.capture("band_mtu23.btsnoop")])
         let line = q.stdout.split(separator: "\n")[1]

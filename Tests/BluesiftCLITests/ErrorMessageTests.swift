@@ -138,8 +138,8 @@ import Foundation
     }
 
     @Test func decodeErrorPrintedOnce() throws {
-        let f = CLI.corpus.appendingPathComponent("tesible_Lv4_passkey.pcapng").path
-        let r = try CLI.run(["dump", "--no-color", "--frames", "89", f])
-        #expect(r.stdout.components(separatedBy: "AD structure length 114 runs past the data (7 left)").count == 2)
+        let f = CLI.corpus.appendingPathComponent("sweyntooth_capture_microchip_ATSAMB11_invalid_fragment.pcap").path
+        let r = try CLI.run(["dump", "--no-color", "--frames", "352", f])
+        #expect(r.stdout == "   352 05:29:14.711998   ADV_IND 72:f4:2c:36:a3:4d rssi=0 [AD structure length 10 runs past the data (4 left)] [ll: payload: length 23, 17 bytes there]\n")
     }
 }
