@@ -14,14 +14,14 @@ RELEASE_FLAGS := -Xswiftc -cross-module-optimization -Xswiftc -enforce-exclusivi
 .DEFAULT_GOAL := build
 include Tests/VirtualDevice/venv.mk
 
-.PHONY: deps-build deps-test build demo test bench fuzz clean release release-static man install install-files uninstall check-static
+.PHONY: deps-build deps-test build demo test bench fuzz clean release release-static man man-files install install-files uninstall check-static
 
 # Installing (README, "Install"): make install PREFIX=/usr/local [DESTDIR=/tmp/pkg]
 PREFIX ?= /usr/local
 DESTDIR ?=
 # The binary install-files copies (install builds it: release, Swift runtime linked in).
 BIN_TO_INSTALL ?= .build/release/bluesift
-MAN_BUILD := .build/man
+MAN_BUILD ?= .build/man
 COMMIT := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 I_BIN := $(DESTDIR)$(PREFIX)/bin
 I_SHARE := $(DESTDIR)$(PREFIX)/share
@@ -58,6 +58,7 @@ demo: build venv
 
 test: deps-test venv
 	$(SWIFT) build --build-tests
+	$(SWIFT) build --product generate-manual   # InstallTests installs the man pages too
 	$(SWIFT) test --skip-build
 
 # The fast build (see scripts/bench.sh): .build/release/bluesift
@@ -81,8 +82,13 @@ check-static:
 # its GenerateManual plugin runs), one page per command.
 man: release-static
 	$(SWIFT) build -c release $(RELEASE_FLAGS) --product generate-manual
+	$(MAKE) man-files
+
+# The pages of BIN_TO_INSTALL, written by GENERATE_MANUAL into MAN_BUILD.
+GENERATE_MANUAL ?= .build/release/generate-manual
+man-files:
 	rm -rf $(MAN_BUILD) && mkdir -p $(MAN_BUILD)
-	.build/release/generate-manual $(BIN_TO_INSTALL) --multi-page --output-directory $(MAN_BUILD)
+	$(GENERATE_MANUAL) $(BIN_TO_INSTALL) --multi-page --output-directory $(MAN_BUILD)
 
 install: release-static check-static man install-files
 

@@ -8,7 +8,7 @@ import BluesiftPlugins
 
 struct Dump: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Decode every record: one summary line each, a layered tree with -v, or JSON Lines.",
+        abstract: "Decode every record: one summary line each, a layered tree with -v, JSON Lines or CSV.",
         discussion: """
         JSON Lines: one object per record, in file order: frame, ts (RFC 3339 UTC, µs), dir \
         ("sent" | "received" | null), kind, conn, then one object per decoded layer (hci, ll, \

@@ -34,12 +34,21 @@ import Foundation
         try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: tmp) }
         let prefix = "/opt/bluesift-test"
+        // Man pages from swift-argument-parser's generator (make test builds it).
+        let generator = CLI.root.appendingPathComponent(".build/debug/generate-manual").path
+        try #require(FileManager.default.isExecutableFile(atPath: generator), "make test builds generate-manual first")
+        let man = try Self.run("/usr/bin/make", ["-s", "man-files", "GENERATE_MANUAL=\(generator)", "BIN_TO_INSTALL=\(CLI.binary)",
+                                                 "MAN_BUILD=\(tmp.path)/man"], cwd: CLI.root.path)
+        #expect(man.status == 0, "\(man.stderr)")
         let make = try Self.run("/usr/bin/make", ["-s", "install-files", "PREFIX=\(prefix)", "DESTDIR=\(tmp.path)",
-                                                  "BIN_TO_INSTALL=\(CLI.binary)"], cwd: CLI.root.path)
+                                                  "BIN_TO_INSTALL=\(CLI.binary)", "MAN_BUILD=\(tmp.path)/man"], cwd: CLI.root.path)
         #expect(make.status == 0, "\(make.stderr)")
         let root = tmp.path + prefix
         let bin = root + "/bin/bluesift"
         #expect(FileManager.default.isExecutableFile(atPath: bin))
+        let dumpPage = try String(contentsOfFile: root + "/share/man/man1/bluesift.dump.1", encoding: .utf8)
+        #expect(dumpPage.contains("characteristic"))
+        #expect(FileManager.default.fileExists(atPath: root + "/share/man/man1/bluesift.1"))
         for f in ["share/bluesift/Plugins/band.yaml", "share/bluesift/Plugins/lego-lwp3.yaml",
                   "share/bash-completion/completions/bluesift", "share/zsh/site-functions/_bluesift",
                   "share/fish/vendor_completions.d/bluesift.fish"] {
