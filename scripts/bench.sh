@@ -63,6 +63,24 @@ for ref in ("tshark -T json", "tshark -T fields"):
     if ours and ref in t:
         print(f"bluesift dump --format jsonl is {t[ref] / max(ours, 0.01):.1f}x faster than {ref}")
 PY
+# Over-the-air decryption: what decrypting adds to dump --format jsonl (crackle's known-LTK
+# capture repeated 300 times: every copy is set up, encrypted and decrypted anew), and the
+# legacy-pairing passkey search rate per core (crackle's numeric-PIN capture, TK 461140).
+crk=Tests/Fixtures/crackle
+if [ -f "$crk/02_ltk_decrypt/known_ltk.pcap" ]; then
+    enc="$out/encrypted-x300.pcap"
+    [ -f "$enc" ] || python3 scripts/make_big_sniffer_capture.py "$crk/02_ltk_decrypt/known_ltk.pcap" "$enc" 300
+    records=$($bin info "$enc" | awk '/^records:/ {print $2}'); bytes=$(stat -c %s "$enc")
+    run "bluesift dump --format jsonl (encrypted, no key)" $bin dump --format jsonl "$enc"
+    run "bluesift dump --format jsonl (encrypted, --ltk)" $bin dump --format jsonl --ltk 7f62c053f104a5bbe68b1d896a2ed49c "$enc"
+    python3 - "$out/results.txt" <<'PY'
+import sys
+t = {l.rsplit(" ", 2)[0]: float(l.rsplit(" ", 2)[1]) for l in open(sys.argv[1]) if l.strip()}
+a, b = t.get("bluesift dump --format jsonl (encrypted, no key)"), t.get("bluesift dump --format jsonl (encrypted, --ltk)")
+if a and b: print(f"decryption costs {b / max(a, 0.01):.2f}x dump --format jsonl on that capture (goal: at most 2x)")
+PY
+    $bin info "$crk/05_numeric_pin/numeric_pin.pcap" | grep -o "passkey search: .*" || true
+fi
 if [ "${BENCH_1G:-0}" = 1 ]; then
     big1g="$out/big-1000MB.btsnoop"
     [ -f "$big1g" ] || python3 scripts/make_big_capture.py "$src" "$big1g" 1000

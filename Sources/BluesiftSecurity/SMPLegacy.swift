@@ -69,29 +69,43 @@ public struct LegacyPairingCapture: Sendable, Hashable {
     }
 
     /// The TK whose confirm values match, searched over 0…999999 on `threads` threads
-    /// (TK 0 first: Just Works). `progress(done)` is called now and then from a worker.
-    /// Nil when no passkey matches (out-of-band data, or values captured wrongly).
-    public func crackTK(threads: Int = ProcessInfoCores.count, progress: (@Sendable (Int) -> Void)? = nil) -> UInt32? {
-        guard mrand.count == 16, srand.count == 16, preq.count == 7, pres.count == 7 else { return nil }
+    /// (TK 0 first: Just Works), and how many candidates were tried. `progress(done)` is
+    /// called now and then from a worker. Nil TK when no passkey matches (out-of-band data,
+    /// or values captured wrongly).
+    public func crackTK(threads: Int = ProcessInfoCores.count,
+                        progress: (@Sendable (Int) -> Void)? = nil) -> (tk: UInt32?, tried: Int) {
+        guard mrand.count == 16, srand.count == 16, preq.count == 7, pres.count == 7 else { return (nil, 0) }
         let targets: [(rand: [UInt8], confirm: [UInt8])] =
             [(mrand, mconfirm), (srand, sconfirm)].compactMap { r, c in c.map { (Array(r.reversed()), Array($0.reversed())) } }
-        guard let first = targets.first else { return nil }
-        let p1 = p1, p2 = p2
-        @Sendable func matches(_ tk: UInt32) -> Bool {
-            SMPLegacy.c1(AES128Key(SMPLegacy.tk(tk)), r: first.rand, p1: p1, p2: p2) == first.confirm
+        guard let first = targets.first else { return (nil, 0) }
+        // r XOR p1 does not depend on the TK: computed once.
+        let rp1 = zip(first.rand, p1).map { $0 ^ $1 }, p2 = p2, confirm = first.confirm
+        /// c1 with buffers reused across candidates: one key made per candidate, two blocks.
+        @Sendable func matches(_ tk: UInt32, _ k: inout [UInt8], _ x: inout [UInt8]) -> Bool {
+            k[12] = UInt8(tk >> 24); k[13] = UInt8(truncatingIfNeeded: tk >> 16)
+            k[14] = UInt8(truncatingIfNeeded: tk >> 8); k[15] = UInt8(truncatingIfNeeded: tk)
+            let key = AES128Key(k)
+            for i in 0..<16 { x[i] = rp1[i] }
+            key.encrypt(&x)
+            for i in 0..<16 { x[i] ^= p2[i] }
+            key.encrypt(&x)
+            return x == confirm
         }
-        if matches(0) { return 0 }
-        let found = Atomic<Int>(-1), done = Atomic<Int>(0)
+        var k0 = [UInt8](repeating: 0, count: 16), x0 = k0
+        if matches(0, &k0, &x0) { return (0, 1) }
+        let found = Atomic<Int>(-1), done = Atomic<Int>(1)
         let chunk = 4096, total = 1_000_000
         let chunks = (total + chunk - 1) / chunk
         let next = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: max(1, threads)) { _ in
+            var k = [UInt8](repeating: 0, count: 16), x = k
             while found.load(ordering: .relaxed) < 0 {
                 let c = next.add(1, ordering: .relaxed).oldValue
                 guard c < chunks else { return }
-                let lo = c * chunk, hi = min(total, lo + chunk)
-                for tk in lo..<hi where matches(UInt32(tk)) {
+                let lo = max(1, c * chunk), hi = min(total, c * chunk + chunk)
+                for tk in lo..<hi where matches(UInt32(tk), &k, &x) {
                     found.store(tk, ordering: .relaxed)
+                    done.add(tk - lo + 1, ordering: .relaxed)
                     return
                 }
                 let d = done.add(hi - lo, ordering: .relaxed).newValue
@@ -99,7 +113,7 @@ public struct LegacyPairingCapture: Sendable, Hashable {
             }
         }
         let tk = found.load(ordering: .relaxed)
-        return tk >= 0 ? UInt32(tk) : nil
+        return (tk >= 0 ? UInt32(tk) : nil, done.load(ordering: .relaxed))
     }
 
     /// STK = s1(TK, Srand, Mrand), most significant first (§2.4.4.1).

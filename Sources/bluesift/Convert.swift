@@ -1,5 +1,7 @@
 import ArgumentParser
+import BluesiftWire
 import BluesiftCapture
+import BluesiftProtocols
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,6 +28,9 @@ struct Convert: ParsableCommand {
     @Argument(help: "Output file.") var output: String
     @Option(help: "Output format: btsnoop, btsnoop-monitor, pcap, pcapng.") var to: Target?
     @Flag(help: "Exit 0 even when records the output format cannot hold are dropped.") var allowLoss = false
+    @Flag(help: "Write sniffed LE link-layer packets decrypted (keys from --ltk/--keys or recovered from the capture): MIC removed, length and CRC fixed, flagged decrypted in the RF header (DLT 256).")
+    var decrypt = false
+    @OptionGroup var keyOptions: KeyOptions
 
     func run() throws {
         let target: CaptureOutputFormat
@@ -45,9 +50,29 @@ struct Convert: ParsableCommand {
             throw Exit.unusableInput
         }
         var n = 0
+        let decoder: ProtocolDecoder? = decrypt ? ProtocolDecoder() : nil
+        if let decoder { keyOptions.configure(decoder, keys: try keyOptions.keys()) }
+        var frame = DecodedFrame(record: .empty)
+        var sealed: [UInt8] = []
+        var decrypted = 0
         do {
             var progress = Progress("convert")
             while let r = reader.next() {
+                if let decoder, r.kind == .ll {
+                    decoder.decode(r, into: &frame)
+                    if let p = Self.plaintextRecord(r, frame, decoder, into: &sealed) {
+                        decrypted += 1
+                        var failure: CaptureError?
+                        sealed.withUnsafeBytes { b in
+                            var out = p
+                            out.bytes = b; out.originalLength = b.count
+                            do { try writer.write(out) } catch { failure = error as? CaptureError }
+                        }
+                        if let failure { throw failure }
+                        n += 1
+                        continue
+                    }
+                }
                 try writer.write(r); n += 1
                 if n & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
             }
@@ -66,9 +91,41 @@ struct Convert: ParsableCommand {
         if writer.clamped > 0 {
             stderrLine("bluesift: warning: \(writer.clamped) records dated before 1970 written as 1970-01-01 00:00:00 UTC (\(targetName) cannot hold earlier times)")
         }
+        if let decoder {
+            stderrLine("bluesift: \(decrypted) of \(decoder.encryptedPackets) encrypted packets written decrypted")
+            do { try keyOptions.save(decoder) } catch { stderrLine("bluesift: \(error)"); throw Exit.unusableInput }
+        }
         let skipped = writer.skipped
         stderrLine("bluesift: wrote \(writer.written) records to \(output)" + (skipped > 0 ? " (\(skipped) records this format cannot hold were dropped)" : ""))
         if skipped > 0 && !allowLoss { throw ExitCode(1) }
+    }
+
+    /// A decrypted PDU as the air would carry it in clear: access address (and Coded PHY
+    /// Coding Indicator), header with the plaintext's length, plaintext, CRC recomputed with
+    /// the connection's CRCInit (Core 5.4 Vol 6 Part B §3.1.1), marked decrypted and CRC-valid.
+    /// Nil for anything else (written as read), and for PDUs the sniffer itself decrypted.
+    static func plaintextRecord(_ r: CaptureRecord, _ f: DecodedFrame, _ d: ProtocolDecoder,
+                                into out: inout [UInt8]) -> CaptureRecord? {
+        guard f.layers.contains(.ll), let ll = f.ll, ll.decrypted, r.sniffer?.encrypted != false,
+              let conn = f.connection else { return nil }
+        let head = 4 + (ll.codingIndicator == nil ? 0 : 1)
+        guard r.bytes.count >= head + 2 else { return nil }
+        out.removeAll(keepingCapacity: true)
+        out.append(contentsOf: r.bytes[0..<head + 1])
+        out.append(UInt8(ll.payload.count))
+        out.append(contentsOf: ll.payload)
+        let crcInit = d.connection(adapter: r.adapter, handle: conn)?.air?.crcInit
+        let crc = crcInit.map { i in out.withUnsafeBytes { LLCRC.compute(UnsafeRawBufferPointer(rebasing: $0[head...]), crcInit: i) } }
+            ?? ll.crc ?? 0
+        out.append(UInt8(crc & 0xFF)); out.append(UInt8(crc >> 8 & 0xFF)); out.append(UInt8(crc >> 16 & 0xFF))
+        var p = r
+        var s = r.sniffer ?? SnifferInfo()
+        s.encrypted = false; s.crcOK = true; s.hasCRC = true
+        if s.fromCentral == nil { s.fromCentral = ll.fromCentral }
+        p.sniffer = s
+        // Never the bare DLT 251 form: only the RF header can say "decrypted".
+        if p.sourceType == UInt16(LinkType.leLL) { p.sourceType = UInt16(LinkType.leLLWithPHDR) }
+        return p
     }
 
     static func guess(_ path: String) -> Target? {

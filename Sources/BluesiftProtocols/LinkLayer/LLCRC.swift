@@ -21,8 +21,7 @@ public enum LLCRC {
                 if bit != 0 { state |= 1 << 23; state ^= 0x5A_6000 }
             }
         }
-        let r = reverse24(state)
-        // Sent most significant octet of r first.
-        return (r >> 16) & 0xFF | (r & 0xFF00) | (r & 0xFF) << 16
+        // The register's bit 0 is sent first: read little-endian, as the capture holds it.
+        return state
     }
 }

@@ -115,6 +115,8 @@ public struct AirLink: Sendable, Hashable {
     /// (from CONNECT_IND, updated by LL_CONNECTION_UPDATE_IND).
     public var interval: UInt16?
     public var timeout: UInt16?
+    /// CONNECT_IND's CRCInit (§2.3.3.1), for CRCs of rewritten packets.
+    public var crcInit: UInt32?
     public var channelMapUpdates = 0
     public var connectionUpdates = 0
     /// PHY of the last packet seen in each direction: 0 = 1M, 1 = 2M, 2 = Coded.

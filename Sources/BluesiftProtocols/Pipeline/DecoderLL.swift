@@ -67,7 +67,7 @@ extension ProtocolDecoder {
         guard let link = links[n] else { return }
         link.air.central = c.initA; link.air.centralAddressType = ll.txAdd ? .random : .public
         link.air.peripheral = c.advA; link.air.peripheralAddressType = ll.rxAdd ? .random : .public
-        link.air.interval = c.interval; link.air.timeout = c.timeout
+        link.air.interval = c.interval; link.air.timeout = c.timeout; link.air.crcInit = c.crcInit
         link.air.phy = ll.sniffer?.phy
         table.update(link.tableID) { info in
             info.peer = c.advA; info.peerAddressType = ll.rxAdd ? .random : .public
@@ -313,13 +313,22 @@ extension ProtocolDecoder {
                                        initiatorRandom: link.air.centralAddressType == .random,
                                        responder: peripheral, responderRandom: link.air.peripheralAddressType == .random,
                                        mconfirm: link.confirms[0], sconfirm: link.confirms[1], mrand: mrand, srand: srand)
-        guard let tk = cap.crackTK(progress: crackProgress) else {
+        let clock = ContinuousClock(), t0 = clock.now, threads = ProcessInfoCores.count
+        let (found, tried) = cap.crackTK(threads: threads, progress: crackProgress)
+        let d = clock.now - t0
+        let seconds = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        lastCrack = (tried, seconds, threads)
+        guard let tk = found else {
             link.note("legacy pairing: no passkey 000000-999999 matches the confirm values (out-of-band pairing?)")
             return nil
         }
         let stk = cap.stk(tk: tk)
         let digits = String(tk), tkText = String(repeating: "0", count: max(0, 6 - digits.count)) + digits
         link.note("legacy pairing: TK found: \(tkText)" + (tk == 0 ? " (Just Works)" : " (passkey)") + ", STK \(Hex.string(stk))")
+        if tried > 1 {
+            let perCore = Int(Double(tried) / max(seconds, 1e-6) / Double(threads))
+            link.note("passkey search: \(tried) candidates in \(Int(seconds * 1000)) ms on \(threads) threads (\(perCore) candidates/s per thread)")
+        }
         recoveredKeys.append(RecoveredKey(connection: link.number, frame: record.frame, central: central,
                                           centralRandom: link.air.centralAddressType == .random, peripheral: peripheral,
                                           peripheralRandom: link.air.peripheralAddressType == .random,

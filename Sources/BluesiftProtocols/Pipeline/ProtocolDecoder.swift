@@ -48,6 +48,8 @@ public final class ProtocolDecoder {
     var plainScratch: [UInt8] = []
     let plainStorage = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
     var lastTimestamp: Timestamp?
+    /// The last passkey search: candidates tried, seconds, threads.
+    public internal(set) var lastCrack: (tried: Int, seconds: Double, threads: Int)?
 
     public init(connectionHistoryCapacity: Int = 4096) {
         table = ConnectionTable(capacity: connectionHistoryCapacity)
