@@ -2,35 +2,11 @@ import Dispatch
 import Synchronization
 import BluesiftWire
 
-/// LE legacy pairing functions (Core 5.4 Vol 3 Part H §2.2.3-2.2.4) and the recovery of the
-/// TK from a captured pairing, as crackle does: the TK is 0 (Just Works) or a passkey of at
-/// most 999999, so trying every value against the captured Mconfirm finds it.
-/// (Written here until the SMP toolbox of issue 16 lands; values in the cipher's order, most
-/// significant octet first, unless a parameter says "as sent".)
+/// Recovery of a legacy pairing's TK from a capture, as crackle does (Core 5.4 Vol 3 Part H
+/// §2.3.5.5): the TK is 0 (Just Works) or a passkey of at most 999999, so trying every value
+/// against the captured Mconfirm with c1 finds it. Values in the cipher's order (most
+/// significant octet first), as SMPCrypto takes them, unless a parameter says "as sent".
 public enum SMPLegacy {
-    /// c1(k, r, preq, pres, iat, rat, ia, ra) = e(k, e(k, r XOR p1) XOR p2) (§2.2.3),
-    /// p1 = pres || preq || rat' || iat', p2 = padding || ia || ra.
-    public static func c1(k: [UInt8], r: [UInt8], p1: [UInt8], p2: [UInt8]) -> [UInt8] {
-        c1(AES128Key(k), r: r, p1: p1, p2: p2)
-    }
-
-    @inline(__always)
-    static func c1(_ key: AES128Key, r: [UInt8], p1: [UInt8], p2: [UInt8]) -> [UInt8] {
-        var x = [UInt8](repeating: 0, count: 16)
-        for i in 0..<16 { x[i] = r[i] ^ p1[i] }
-        key.encrypt(&x)
-        for i in 0..<16 { x[i] ^= p2[i] }
-        key.encrypt(&x)
-        return x
-    }
-
-    /// s1(k, r1, r2) = e(k, r1' || r2'), the least significant 64 bits of each (§2.2.4).
-    public static func s1(k: [UInt8], r1: [UInt8], r2: [UInt8]) -> [UInt8] {
-        var x = Array(r1[8..<16]) + Array(r2[8..<16])
-        AES128Key(k).encrypt(&x)
-        return x
-    }
-
     /// The TK of a passkey (or 0 for Just Works), most significant octet first.
     public static func tk(_ passkey: UInt32) -> [UInt8] {
         var k = [UInt8](repeating: 0, count: 16)
@@ -80,7 +56,8 @@ public struct LegacyPairingCapture: Sendable, Hashable {
         guard let first = targets.first else { return (nil, 0) }
         // r XOR p1 does not depend on the TK: computed once.
         let rp1 = zip(first.rand, p1).map { $0 ^ $1 }, p2 = p2, confirm = first.confirm
-        /// c1 with buffers reused across candidates: one key made per candidate, two blocks.
+        /// SMPCrypto.c1 unrolled for the search: r XOR p1 made once, buffers reused, one key
+        /// per candidate, two blocks.
         @Sendable func matches(_ tk: UInt32, _ k: inout [UInt8], _ x: inout [UInt8]) -> Bool {
             k[12] = UInt8(tk >> 24); k[13] = UInt8(truncatingIfNeeded: tk >> 16)
             k[14] = UInt8(truncatingIfNeeded: tk >> 8); k[15] = UInt8(truncatingIfNeeded: tk)
@@ -118,7 +95,7 @@ public struct LegacyPairingCapture: Sendable, Hashable {
 
     /// STK = s1(TK, Srand, Mrand), most significant first (§2.4.4.1).
     public func stk(tk: UInt32) -> [UInt8] {
-        SMPLegacy.s1(k: SMPLegacy.tk(tk), r1: Array(srand.reversed()), r2: Array(mrand.reversed()))
+        SMPCrypto.s1(k: SMPLegacy.tk(tk), r1: Array(srand.reversed()), r2: Array(mrand.reversed()))
     }
 }
 

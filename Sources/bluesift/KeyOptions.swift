@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import BluesiftWire
 import BluesiftProtocols
+import BluesiftSecurity
 
 /// `--ltk HEX`, `--keys FILE` and `--write-keys FILE` on every command that decodes sniffed
 /// (over-the-air) captures: keys to decrypt encrypted LE links, and where to keep the keys
@@ -43,57 +44,33 @@ struct KeyOptions: ParsableArguments {
     }
 }
 
-/// The bond store JSON (`{"version":1,"bonds":[…]}`; LTK and Rand as sent in SMP, little-endian).
+/// `--keys` / `--write-keys`: the bond store of BluesiftSecurity (LTK and Rand as sent in SMP).
 enum BondStoreFile {
     static func read(_ path: String) throws -> [KnownLTK] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ValidationError("cannot read --keys \(path)")
+        guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("cannot read --keys \(path)") }
+        let store: BondStore
+        do { store = try BondStore.load(path: path) } catch { throw ValidationError("--keys \(path): \(error.description)") }
+        return store.bonds.enumerated().map { i, b in
+            // A device with an IRK may appear under any resolvable address: try it everywhere
+            // (the MIC tells). An LE SC LTK has EDIV and Rand zero: any session may use it.
+            KnownLTK(ltk: b.ltk.reversed(), address: b.irk == nil ? (b.identityAddress ?? b.address) : nil,
+                     ediv: b.secureConnections ? nil : b.ediv, rand: b.secureConnections ? nil : b.rand,
+                     source: "--keys \(path) (bond \(i + 1))")
         }
-        guard let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let bonds = obj["bonds"] as? [[String: Any]] else {
-            throw ValidationError("--keys \(path): not a bond store (expected {\"version\":1,\"bonds\":[…]})")
-        }
-        var out: [KnownLTK] = []
-        for (i, b) in bonds.enumerated() {
-            guard let l = b["ltk"] as? String, let ltk = Hex.parse(l), ltk.count == 16 else {
-                throw ValidationError("--keys \(path): bond \(i + 1) has no 32-hex-digit \"ltk\"")
-            }
-            let addr = (b["identity_address"] as? String).flatMap(BDAddr.init(string:)) ?? (b["address"] as? String).flatMap(BDAddr.init(string:))
-            let secure = b["secure_connections"] as? Bool ?? false
-            let ediv = (b["ediv"] as? Int).map { UInt16(truncatingIfNeeded: $0) }
-            let rand = (b["rand"] as? String).flatMap(Hex.parse)
-            out.append(KnownLTK(ltk: ltk.reversed(), address: addr ?? (b["address"] as? String).flatMap(BDAddr.init(string:)),
-                                ediv: secure ? nil : ediv, rand: secure ? nil : rand,
-                                source: "--keys \(path) (bond \(i + 1))"))
-            // An LE SC LTK has EDIV and Rand zero; any session of the device may use it.
-        }
-        return out
     }
 
     static func write(_ keys: [RecoveredKey], to path: String) throws {
-        var bonds: [[String: Any]] = []
-        let now = ISO8601DateFormatter().string(from: Date())
+        var store = BondStore()
         for k in keys {
             guard let key = k.ltk ?? k.stk else { continue }
-            // The bond belongs to the device that distributed the key; an STK to the pair.
+            // The bond belongs to the device that distributed the key; an STK to the pair
+            // (kept under the peripheral's address).
             let central = k.distributedBy ?? false
-            let addr = central ? k.central : k.peripheral
-            let random = central ? k.centralRandom : k.peripheralRandom
-            bonds.append([
-                "address": addr?.description ?? "00:00:00:00:00:00",
-                "address_type": random ? "random" : "public",
-                "ltk": Hex.string(key.reversed()),
-                "ediv": Int(k.ediv ?? 0),
-                "rand": Hex.string(k.rand ?? [UInt8](repeating: 0, count: 8)),
-                "key_size": 16,
-                "authenticated": (k.tk ?? 0) != 0,
-                "secure_connections": false,
-                "created": now,
-            ])
+            guard let addr = central ? k.central : k.peripheral else { continue }
+            store.bonds.append(Bond(address: addr, addressType: (central ? k.centralRandom : k.peripheralRandom) ? "random" : "public",
+                                    ltk: key.reversed(), ediv: k.ediv ?? 0, rand: k.rand ?? [UInt8](repeating: 0, count: 8),
+                                    authenticated: (k.tk ?? 0) != 0, secureConnections: false))
         }
-        let data = try JSONSerialization.data(withJSONObject: ["version": 1, "bonds": bonds], options: [.prettyPrinted, .sortedKeys])
-        guard FileManager.default.createFile(atPath: path, contents: data + Data("\n".utf8)) else {
-            throw ValidationError("cannot write --write-keys \(path)")
-        }
+        do { try store.save(path: path) } catch { throw ValidationError("--write-keys \(path): \(error.description)") }
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import BluesiftSecurity
+import BluesiftWire
 
 func hex(_ s: String) -> [UInt8] {
     var out: [UInt8] = [], i = s.startIndex
@@ -46,19 +47,24 @@ func hex(_ s: String) -> [UInt8] {
     }
 }
 
-/// Vol 3 Part H Appendix D.2 / D.3 (c1 and s1 sample data).
+/// The TK search finds the passkey whose confirm SMPCrypto.c1 makes (and TK 0 at once).
 @Suite struct SMPLegacyTests {
-    @Test func c1Sample() {
-        // k = 0, r = 5783D52156AD6F0E6388274EC6702EE0, p1 = 05000800000302070710000001010001,
-        // p2 = 00000000A1A2A3A4A5A6B1B2B3B4B5B6 → 1E1E3FEF878988EAD2A74DC5BEF13B86
-        let c = SMPLegacy.c1(k: [UInt8](repeating: 0, count: 16), r: hex("5783D52156AD6F0E6388274EC6702EE0"),
-                             p1: hex("05000800000302070710000001010001"), p2: hex("00000000A1A2A3A4A5A6B1B2B3B4B5B6"))
-        #expect(c == hex("1E1E3FEF878988EAD2A74DC5BEF13B86"))
+    func capture(passkey: UInt32) -> LegacyPairingCapture {
+        let preq = hex("01030005100001"), pres = hex("02000005100001")
+        let ia = BDAddr(0xA1A2A3A4A5A6), ra = BDAddr(0xB1B2B3B4B5B6)
+        let mrand = (0..<16).map { UInt8($0 * 11 & 0xFF) }, srand = (0..<16).map { UInt8($0 * 7 & 0xFF) }
+        let confirm = SMPCrypto.c1(k: SMPLegacy.tk(passkey), r: mrand.reversed(), preq: preq.reversed(), pres: pres.reversed(),
+                                   iat: 0, ia: ia.littleEndianBytes.reversed(), rat: 1, ra: ra.littleEndianBytes.reversed())
+        return LegacyPairingCapture(preq: preq, pres: pres, initiator: ia, initiatorRandom: false, responder: ra,
+                                    responderRandom: true, mconfirm: confirm.reversed(), sconfirm: nil, mrand: mrand, srand: srand)
     }
 
-    @Test func s1Sample() {
-        let s = SMPLegacy.s1(k: [UInt8](repeating: 0, count: 16), r1: hex("000F0E0D0C0B0A091122334455667788"),
-                             r2: hex("010203040506070899AABBCCDDEEFF00"))
-        #expect(s == hex("9A1FE1F0E8B0F49B5B4216AE796DA062"))
+    @Test func findsJustWorksAndPasskey() {
+        #expect(capture(passkey: 0).crackTK(threads: 2).tk == 0)
+        let c = capture(passkey: 20_480)
+        let found = c.crackTK(threads: 2)
+        #expect(found.tk == 20_480)
+        #expect(found.tried > 4096)
+        #expect(c.stk(tk: 20_480) == SMPCrypto.s1(k: SMPLegacy.tk(20_480), r1: c.srand.reversed(), r2: c.mrand.reversed()))
     }
 }
