@@ -68,7 +68,7 @@ struct Plugins: ParsableCommand {
         $BLUESIFT_PLUGINS (colon-separated), <prefix>/share/bluesift/Plugins and, when running \
         from a build directory, the repository's Plugins/.
         """,
-        subcommands: [List.self, Check.self, Test.self, Decode.self, Encode.self, Bench.self])
+        subcommands: [List.self, Check.self, Test.self, Decode.self, Encode.self, Bench.self, Export.self])
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the plugins found, with what they match.")
@@ -151,6 +151,42 @@ struct Plugins: ParsableCommand {
             out.line("\(total - bad)/\(total) examples pass in \(plugins.count) plugins")
             out.flush()
             if failed || bad > 0 { throw ExitCode(1) }
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Generate a Wireshark Lua dissector from a plugin.",
+            discussion: """
+            The dissector registers on the plugin's characteristic UUIDs (bluetooth.uuid, or \
+            btatt.uuid16/btatt.uuid128) and handle overrides (btatt.handle), and reassembles frames \
+            spanning several ATT values. Use: tshark -X lua_script:FILE.lua -r capture -Y PLUGIN. \
+            Exit codes: 2 when the plugin uses something the exporter cannot express \
+            (FILE:LINE: cannot export …), nothing written.
+            """)
+        @Flag(help: "Wireshark Lua (the only target today).") var wireshark = false
+        @Argument(help: "Plugin id.") var plugin: String
+        @Option(name: .shortAndLong, help: "Write to FILE (atomically) instead of stdout.") var output: String?
+        @OptionGroup var options: PluginOptions
+
+        func run() throws {
+            guard wireshark else { throw ValidationError("choose a target: --wireshark") }
+            let p = try findPlugin(plugin, options)
+            let lua: String
+            do throws(PluginError) { lua = try p.wiresharkLua() } catch {
+                stderrLine("bluesift: \(error.description)")
+                throw Exit.unusableInput
+            }
+            if let output {
+                do { try lua.write(toFile: output, atomically: true, encoding: .utf8) } catch {
+                    stderrLine("bluesift: cannot write \(output): \(error.localizedDescription)")
+                    throw Exit.unusableInput
+                }
+            } else {
+                var out = Output()
+                out.buffer.append(contentsOf: Array(lua.utf8))
+                out.flush()
+            }
         }
     }
 
