@@ -8,7 +8,7 @@
 //   5 plugins   BluesiftPlugins     declarative vendor dissectors (YAML), frame assembly, checksums
 //   5 dissect   BluesiftDissect     field trees, renderers, capture statistics
 //   6 live      BluesiftTransport   H4 over TCP/UNIX/serial, HCI user channel (+ CBluetooth headers)
-//               BluesiftHost        minimal LE central: scan, connect, L2CAP, ATT client
+//               BluesiftHost        minimal LE central: scan, connect, L2CAP, ATT client, SMP pairing
 //   7 replay    BluesiftReplay      replay scripts, live replay, capture diff
 //   8 CLI       bluesift
 //   fuzzing     BluesiftFuzz (harness library) + FuzzCapture (layer 2), FuzzStack (layers 3-5),
@@ -47,12 +47,12 @@ let package = Package(
         // Header-only (constants and struct layouts): no libbluetooth at run time.
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth"),
         .target(name: "BluesiftTransport", dependencies: ["BluesiftWire", "BluesiftCapture", "CBluetooth"]),
-        .target(name: "BluesiftHost", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftTransport"]),
-        .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftHost"]),
+        .target(name: "BluesiftHost", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftTransport"]),
+        .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftHost"]),
         // The git commit `bluesift --version` shows, written into the linked binary by make.
         .target(name: "CBuildStamp"),
         .executableTarget(name: "bluesift", dependencies: [
-            "BluesiftReplay", "CBuildStamp",
+            "BluesiftReplay", "CBuildStamp", "BluesiftSecurity",
             "BluesiftDissect", "BluesiftCapture", "BluesiftPlugins", "BluesiftGATT", "BluesiftHost", "BluesiftTransport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "BluesiftReplayTests", dependencies: ["BluesiftReplay", "BluesiftPlugins"]),
         .testTarget(name: "BluesiftTransportTests", dependencies: ["BluesiftTransport"]),
         .testTarget(name: "BluesiftPluginsTests", dependencies: ["BluesiftPlugins", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
-        .testTarget(name: "BluesiftHostTests", dependencies: ["BluesiftHost"], exclude: ["Fixtures"]),
+        .testTarget(name: "BluesiftHostTests", dependencies: ["BluesiftHost", "BluesiftSecurity", "BluesiftProtocols"], exclude: ["Fixtures"]),
         .testTarget(name: "BluesiftCLITests", dependencies: []),
         .testTarget(name: "BluesiftE2ETests", dependencies: []),
         .testTarget(name: "BluesiftConformanceTests", dependencies: ["BluesiftCapture", "BluesiftProtocols", "BluesiftGATT"]),

@@ -19,6 +19,7 @@ public enum HCIOpcode {
     public static let leCreateConnection: UInt16 = 0x200D            // §7.8.12
     public static let leCreateConnectionCancel: UInt16 = 0x200E      // §7.8.13
     public static let leConnectionUpdate: UInt16 = 0x2013            // §7.8.18
+    public static let leEnableEncryption: UInt16 = 0x2019            // §7.8.24
 }
 
 /// Builders for command packets (opcode, length, parameters), without the H4 indicator.
@@ -76,6 +77,13 @@ enum HCICommand {
             $0.writeUInt16(params.intervalMin); $0.writeUInt16(params.intervalMax)
             $0.writeUInt16(params.latency); $0.writeUInt16(params.supervisionTimeout)
             $0.writeUInt16(0); $0.writeUInt16(0)
+        }
+    }
+
+    /// Rand (8) and LTK (16) little-endian, as SMP and the bond store carry them.
+    static func leEnableEncryption(handle: UInt16, rand: [UInt8], ediv: UInt16, ltk: [UInt8]) -> [UInt8] {
+        packet(HCIOpcode.leEnableEncryption) {
+            $0.writeUInt16(handle); $0.writeBytes(rand); $0.writeUInt16(ediv); $0.writeBytes(ltk)
         }
     }
 

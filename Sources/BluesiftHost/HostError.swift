@@ -23,6 +23,12 @@ public enum HostError: Error, Sendable, Equatable, CustomStringConvertible {
     case transport(TransportError)
     /// The peer or controller sent something this host cannot make sense of.
     case protocolError(String)
+    /// SMP ended with Pairing Failed (Vol 3 Part H §3.5.5): sent by the peer (`byPeer`) or by
+    /// this host (a check that failed here, a passkey not given).
+    case pairingFailed(reason: UInt8, byPeer: Bool)
+    /// Encryption Change with a non-zero status (e.g. 0x06 PIN or Key Missing: the device
+    /// has no bond for this host).
+    case encryptionFailed(status: UInt8)
 
     public var description: String {
         switch self {
@@ -38,6 +44,9 @@ public enum HostError: Error, Sendable, Equatable, CustomStringConvertible {
         case .transportClosed(let m): "transport closed: \(m)"
         case .transport(let e): e.message
         case .protocolError(let m): "protocol error: \(m)"
+        case .pairingFailed(let r, let peer):
+            "Pairing Failed: \(SMPFailureReason(rawValue: r).name)" + (peer ? "" : " (sent by this host)")
+        case .encryptionFailed(let s): "encryption failed (status \(Hex.fixed(UInt64(s), width: 2)))"
         }
     }
 

@@ -47,6 +47,8 @@ enum HostEvent {
     case disconnectionComplete(status: UInt8, handle: UInt16, reason: UInt8)  // §7.7.5
     case numberOfCompletedPackets([(handle: UInt16, count: UInt16)]) // §7.7.19
     case hardwareError(UInt8)                                        // §7.7.16
+    /// Encryption Change (§7.7.8) and Encryption Key Refresh Complete (§7.7.39, enabled).
+    case encryptionChange(status: UInt8, handle: UInt16, enabled: Bool)
     case leConnectionComplete(status: UInt8, LEConnection)           // §7.7.65.1 / .10
     case advertisingReports([Advertisement])                         // §7.7.65.2 / .13
     case leConnectionUpdateComplete(status: UInt8, handle: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16) // §7.7.65.3
@@ -83,6 +85,13 @@ enum HostEvent {
             return .numberOfCompletedPackets(list)
         case 0x10:
             return .hardwareError(try r.readUInt8())
+        case 0x08:
+            let status = try r.readUInt8()
+            let handle = try r.readUInt16() & 0x0FFF
+            return .encryptionChange(status: status, handle: handle, enabled: try r.readUInt8() != 0)
+        case 0x30:
+            let status = try r.readUInt8()
+            return .encryptionChange(status: status, handle: try r.readUInt16() & 0x0FFF, enabled: status == 0)
         case 0x3E:
             return try parseLEMeta(&r)
         default:

@@ -194,11 +194,4 @@ extension LECentral {
             try sendL2CAP(cid: 0x0005, [0x01, id, 0x02, 0x00, 0x00, 0x00])
         }
     }
-
-    /// This host does not pair: Pairing Request / Security Request get Pairing Failed,
-    /// reason 0x05 Pairing Not Supported (Vol 3 Part H §3.5.5).
-    func handleSMP(_ p: [UInt8]) throws(HostError) {
-        guard let code = p.first, code == 0x01 || code == 0x0B else { return }
-        try sendL2CAP(cid: 0x0006, [0x05, 0x05])
-    }
 }

@@ -73,6 +73,16 @@ public final class LECentral {
     var scanning = false
     var advertisements: [Advertisement] = []
     var connectResult: (status: UInt8, LEConnection)?
+    // Security (LECentral+Security.swift).
+    /// How to pair: IO capability, passkey, confirmation; set before `secure`/`pair`.
+    public var pairing = PairingPolicy()
+    /// The link's security once encrypted; nil while unencrypted.
+    public internal(set) var security: LinkSecurity?
+    /// A Security Request from the peripheral not yet acted on (Vol 3 Part H §3.6.7).
+    public internal(set) var securityRequest: SMPAuthReq?
+    var smpInbox: [[UInt8]] = []
+    var pairingActive = false
+    var encryptionResult: (status: UInt8, enabled: Bool)?
 
     public init(transport: any HCITransport, options: HostOptions = HostOptions()) {
         self.transport = transport
@@ -138,7 +148,10 @@ public final class LECentral {
         case .disconnectionComplete(let status, let handle, let reason):
             if status == 0, handle == connection?.handle {
                 connection = nil; lostReason = reason; attRequestPending = false; reassembly.removeAll()
+                security = nil; securityRequest = nil
             }
+        case .encryptionChange(let status, let handle, let enabled):
+            if handle == connection?.handle { encryptionResult = (status, enabled) }
         case .numberOfCompletedPackets(let list):
             for e in list where e.handle == connection?.handle { aclCredits += Int(e.count) }
             if let max = controller?.aclPackets { aclCredits = min(aclCredits, max) }
@@ -184,7 +197,7 @@ public final class LECentral {
     /// Reset and configure the controller for an LE central with a random static address.
     @discardableResult
     public func setUp() throws(HostError) -> ControllerInfo {
-        connection = nil; lostReason = nil; scanning = false
+        connection = nil; lostReason = nil; scanning = false; security = nil; securityRequest = nil
         try command(HCICommand.packet(HCIOpcode.reset))
         let version = try command(HCICommand.packet(HCIOpcode.readLocalVersion))
         let bdaddr = try command(HCICommand.packet(HCIOpcode.readBDAddr))

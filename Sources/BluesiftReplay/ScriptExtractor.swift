@@ -18,6 +18,8 @@ public final class ScriptExtractor {
     var prepared: [(ReplayScript.Target, Int, [UInt8], Int, Bool)] = []
     var clientDirection: Direction?
     public private(set) var mtu: Int?
+    /// SMP, LE Enable Encryption or an Encryption Change on this connection.
+    public private(set) var secured = false
 
     public init(adapter: UInt16 = 0, connection: UInt16) {
         self.adapter = adapter
@@ -60,6 +62,16 @@ public final class ScriptExtractor {
     /// Feed every analyzed frame in file order.
     public func observe(_ a: AnalyzedFrame) {
         let f = a.decoded
+        if !secured, f.record.adapter == adapter {
+            if f.smp != nil, f.connection == connection { secured = true }
+            // LE Enable Encryption (0x2019, Vol 4 Part E §7.8.24) or an Encryption Change (0x08)
+            // enabling it, for this handle.
+            if let h = f.hci, h.kind == .command ? h.opcode == 0x2019 : (h.kind == .event && h.opcode == 0x08 && h.encryption == 1) {
+                let p = h.parameters, at = h.kind == .command ? 0 : 1  // the event starts with its status
+                let handle = h.handle ?? (p.count >= at + 2 ? (UInt16(p[at]) | UInt16(p[at + 1]) << 8) & 0x0FFF : 0xFFFF)
+                if handle == connection { secured = true }
+            }
+        }
         guard f.connection == connection, f.record.adapter == adapter, let att = f.att, let op = att.bytes.first else { return }
         let dir = f.record.direction
         switch op {

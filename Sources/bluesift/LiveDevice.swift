@@ -3,11 +3,14 @@ import BluesiftCapture
 import BluesiftReplay
 import BluesiftHost
 import BluesiftTransport
+import BluesiftSecurity
+import Foundation
 
 /// Opens the transport, sets up the controller, finds and connects the device. With
 /// `record`, every HCI packet goes to a btsnoop written atomically when `finishRecording` runs.
 func openLiveDevice(transport: String, address: String?, name: String?, timeout: Double,
-                    recorder: Recorder?) throws(ReplayFault) -> ReplayDevice {
+                    recorder: Recorder?, pairing: PairingPolicy = PairingPolicy(),
+                    bonds: BondStore = BondStore(), keysPath: String? = nil) throws(ReplayFault) -> ReplayDevice {
     let match: DeviceMatch
     if let name { match = .name(name) }
     else if let a = address, let addr = BDAddr(string: a) { match = .address(addr) }
@@ -15,8 +18,35 @@ func openLiveDevice(transport: String, address: String?, name: String?, timeout:
     var options = HostOptions()
     options.attTimeout = .milliseconds(Int64(timeout * 1000))
     options.commandTimeout = .milliseconds(Int64(max(timeout, 2) * 1000))
-    return try HostReplayDevice.connect(transport: transport, match: match, options: options,
-                                        scanTimeout: .milliseconds(Int64(max(timeout, 3) * 1000)), tap: recorder?.tap)
+    let device = try HostReplayDevice.connect(transport: transport, match: match, options: options,
+                                              scanTimeout: .milliseconds(Int64(max(timeout, 3) * 1000)), pairing: pairing,
+                                              bonds: bonds, keysPath: keysPath, tap: recorder?.tap)
+    device.onNote = { stderrLine("bluesift: replay: " + $0) }
+    return device
+}
+
+/// The pairing choices of `replay`: IO capability from what the person can do here.
+/// `--passkey` (or a terminal to type on) gives a keyboard, `--confirm` (or a terminal) a
+/// yes/no; without either the host is NoInputNoOutput and pairs Just Works.
+func pairingPolicy(passkey: UInt32?, confirm: Bool) -> PairingPolicy {
+    var p = PairingPolicy()
+    let terminal = isatty(0) == 1 && isatty(2) == 1
+    p.passkey = passkey
+    p.ioCapability = passkey != nil || terminal ? .keyboardDisplay : (confirm ? .displayYesNo : .noInputNoOutput)
+    p.display = { stderrLine("bluesift: replay: " + $0) }
+    p.confirmNumber = { _ in
+        if confirm { return true }
+        guard terminal else { return false }
+        stderrRaw("bluesift: replay: do the six digits match? [y/N] ")
+        return (readLine() ?? "").lowercased().hasPrefix("y")
+    }
+    if terminal && passkey == nil {
+        p.askPasskey = {
+            stderrRaw("bluesift: replay: passkey shown on the device: ")
+            return readLine().flatMap { UInt32($0.trimmingCharacters(in: .whitespaces)) }
+        }
+    }
+    return p
 }
 
 /// Writes the replay session as a capture; the file appears only when complete.

@@ -4,6 +4,7 @@ import BluesiftWire
 import BluesiftReplay
 import BluesiftTransport
 import BluesiftDissect
+import BluesiftSecurity
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,7 +22,14 @@ struct Replay: ParsableCommand {
           1   differences, or steps skipped because their characteristic is not on the device
           2   unusable input (not a script or capture, a step that cannot be replayed)
           3   transport or device failure: connection lost, device not found, request timed out,
-              another device at the address (a partial report is still written)
+              another device at the address, pairing failed (a partial report is still written)
+
+        Pairing (--pair auto, the default): before the first step when the recording shows SMP \
+        or encryption on the connection, and when the device answers Insufficient \
+        Authentication / Encryption / Encryption Key Size (the request is then sent once more) \
+        or sends a Security Request. LE Secure Connections (Just Works, Numeric Comparison, \
+        Passkey Entry) or legacy pairing, as the device offers. With --keys FILE the keys are \
+        kept (JSON, mode 0600) and a later run re-encrypts with them instead of pairing.
         """)
 
     @Argument(help: "Replay script (JSON) or capture.") var input: String
@@ -39,6 +47,10 @@ struct Replay: ParsableCommand {
     @Flag(help: "Print what would be sent, send nothing.") var dryRun = false
     @Flag(help: "Replay even when the device's address or GATT database does not match the recording. A step whose characteristic the device does not have is never sent: it is reported skipped, and the run exits 1.") var force = false
     @Flag(help: "Send a step whose characteristic the device does not have to its recorded raw handle (recorded in the report as raw_handles).") var rawHandles = false
+    @Option(help: "When to pair: never, auto (recording shows SMP/encryption, or an ATT security error) or always.") var pair = "auto"
+    @Option(help: "Bond store (JSON, written with mode 0600): re-encrypt with its keys, keep new ones.") var keys: String?
+    @Option(help: "Passkey (six digits) the device displays, or this host displays for the device to type.") var passkey: String?
+    @Flag(help: "Accept Numeric Comparison's six digits without asking.") var confirm = false
 
     func loadScript() throws -> ReplayScript {
         guard let data = FileManager.default.contents(atPath: input) else {
@@ -68,6 +80,13 @@ struct Replay: ParsableCommand {
         options.window = .milliseconds(max(0, window))
         options.force = force
         options.rawHandles = rawHandles
+        guard let mode = PairMode(rawValue: pair) else { throw ValidationError("bad --pair \(pair); use never, auto or always") }
+        options.pair = mode
+        var pk: UInt32?
+        if let passkey {
+            guard passkey.count <= 6, let v = UInt32(passkey), v < 1_000_000 else { throw ValidationError("bad --passkey \(passkey); use six digits") }
+            pk = v
+        }
         for i in ignore {
             guard let r = IgnoreRule(parsing: i) else { throw ValidationError("bad --ignore \(i); use handle=H, bytes=H:A-B or field=NAME") }
             options.ignore.append(r)
@@ -93,6 +112,7 @@ struct Replay: ParsableCommand {
             var out = Output()
             out.line("dry run: \(script.steps.count) steps from \(script.source.capture) connection \(Hex.fixed(UInt64(script.source.connection), width: 4))"
                      + (script.source.peer.map { " to \($0)" } ?? ""))
+            out.line(runner.pairingPlan())
             for l in runner.plan() { out.line("  " + l) }
             out.flush()
             return
@@ -108,9 +128,17 @@ struct Replay: ParsableCommand {
                 throw Exit.unusableInput
             }
         }
+        var bonds = BondStore()
+        if let keys {
+            do { bonds = try BondStore.load(path: keys) } catch {
+                stderrLine("bluesift: \(keys): \(error.description)")
+                throw Exit.unusableInput
+            }
+        }
         var result: ReplayReport
         do {
-            let dev = try openLiveDevice(transport: transport, address: target, name: name, timeout: timeout, recorder: recorder)
+            let dev = try openLiveDevice(transport: transport, address: target, name: name, timeout: timeout, recorder: recorder,
+                                         pairing: pairingPolicy(passkey: pk, confirm: confirm), bonds: bonds, keysPath: keys)
             result = runner.run(device: dev)
         } catch {
             result = ReplayReport()
@@ -131,6 +159,11 @@ struct Replay: ParsableCommand {
     func printReport(_ r: ReplayReport, script: ReplayScript) {
         var out = Output()
         if let d = r.device { out.line("device \(d)") }
+        if let s = r.security {
+            out.line("security: level \(s.level) (\(s.levelName)), \(s.paired ? "paired, " + s.method.replacingOccurrences(of: "_", with: " ") : "re-encrypted with the stored key"), "
+                     + "\(s.secureConnections ? "LE Secure Connections" : "legacy"), "
+                     + "key size \(s.keySize)" + (s.bonded ? ", keys stored" : "") + (s.reason.map { "; \($0)" } ?? ""))
+        }
         for m in r.remapped {
             let what = [m.service, m.characteristic, m.descriptor].compactMap { $0 }.joined(separator: "/")
             out.line("remapped \(Hex.fixed(UInt64(m.from), width: 4)) → \(Hex.fixed(UInt64(m.to), width: 4)) (\(what))")
@@ -147,6 +180,7 @@ struct Replay: ParsableCommand {
                 line += ": " + s.status.uppercased().replacingOccurrences(of: "_", with: " ")
                 if let why = s.reason { line += " (\(why))" }
             }
+            if let sec = s.security { line += " [\(sec)]" }
             out.line(line)
             for d in s.differences {
                 var l = "    \(d.status) \(d.what)"

@@ -58,7 +58,7 @@ struct Script: ParsableCommand {
         let info = analyzer.decoder.connections.last(where: { $0.handle == handle })
         let source = ReplayScript.Source(capture: (file as NSString).lastPathComponent, connection: Int(handle),
                                          peer: info?.peer?.description, peerAddressType: info?.peerAddressType?.name,
-                                         peerName: nil, mtu: extractor.mtu)
+                                         peerName: nil, mtu: extractor.mtu, secured: extractor.secured ? true : nil)
         return ReplayScript(source: source, steps: extractor.steps)
     }
 

@@ -4,6 +4,8 @@
     band_peripheral.py tcp-client:127.0.0.1:9002 [--mtu 185] [--layout moved]
         [--regression 03] [--vanish-after N] [--silent-after N] [--mute-after N] [--dump-gatt FILE]
         [--hostile malformed-att|wrong-opcode|flood] [--flood-seconds S]
+        [--security encryption|authentication] [--pairing sc|legacy] [--io noio|display|yesno|keyboard|kbdisplay]
+        [--passkey N] [--keystore FILE]
 
 Prints `READY <address>` on stdout once advertising. With --dump-gatt and no transport it
 writes the database and exits. The vendor protocol is in band_protocol.py.
@@ -20,7 +22,8 @@ import struct
 import sys
 import time
 
-from bumble import gatt, hci
+from bumble import gatt, hci, pairing
+from bumble.keys import JsonKeyStore
 from bumble.core import AdvertisingData, UUID
 from bumble.device import Device, DeviceConfiguration
 from bumble.transport import open_transport
@@ -54,8 +57,15 @@ class Band:
 
         self.battery_level = gatt.Characteristic(
             '2A19', Props.READ | Props.NOTIFY, gatt.Characteristic.READABLE, bytes([87]))
+        # --security: the vendor commands need an encrypted (or authenticated) link; a write
+        # before gets Insufficient Encryption 0x0F (Insufficient Authentication 0x05).
+        write_permissions = {
+            'none': gatt.Characteristic.WRITEABLE,
+            'encryption': gatt.Characteristic.WRITE_REQUIRES_ENCRYPTION,
+            'authentication': gatt.Characteristic.WRITE_REQUIRES_ENCRYPTION | gatt.Characteristic.WRITE_REQUIRES_AUTHENTICATION,
+        }[args.security]
         self.vendor_write = gatt.Characteristic(
-            bp.WRITE_UUID, Props.WRITE | Props.WRITE_WITHOUT_RESPONSE, gatt.Characteristic.WRITEABLE,
+            bp.WRITE_UUID, Props.WRITE | Props.WRITE_WITHOUT_RESPONSE, write_permissions,
             gatt.CharacteristicValue(write=self.on_write))
         self.vendor_notify = gatt.Characteristic(
             bp.NOTIFY_UUID, Props.NOTIFY, gatt.Characteristic.READABLE, b'')
@@ -200,6 +210,36 @@ def gatt_json(device: Device, address: str) -> dict:
     return {'devices': [{'address': address.lower(), 'services': services}]}
 
 
+IO_CAPABILITIES = {
+    'noio': pairing.PairingDelegate.NO_OUTPUT_NO_INPUT,
+    'display': pairing.PairingDelegate.DISPLAY_OUTPUT_ONLY,
+    'yesno': pairing.PairingDelegate.DISPLAY_OUTPUT_AND_YES_NO_INPUT,
+    'keyboard': pairing.PairingDelegate.KEYBOARD_INPUT_ONLY,
+    'kbdisplay': pairing.PairingDelegate.DISPLAY_OUTPUT_AND_KEYBOARD_INPUT,
+}
+
+
+class BandPairingDelegate(pairing.PairingDelegate):
+    """The band's side of pairing: a fixed passkey (shown, or 'typed'), digits always accepted."""
+
+    def __init__(self, args):
+        super().__init__(io_capability=IO_CAPABILITIES[args.io],
+                         local_responder_key_distribution=pairing.PairingDelegate.DEFAULT_KEY_DISTRIBUTION
+                         | pairing.PairingDelegate.KeyDistribution.DISTRIBUTE_SIGNING_KEY)
+        self.passkey = args.passkey
+
+    async def generate_passkey(self) -> int:
+        log.warning('PASSKEY %06d', self.passkey)
+        return self.passkey
+
+    async def get_number(self) -> int | None:
+        return self.passkey
+
+    async def compare_numbers(self, number: int, digits: int) -> bool:
+        log.warning('COMPARE %06d', number)
+        return True
+
+
 def make_device(band: Band, args, hci_source=None, hci_sink=None) -> Device:
     config = DeviceConfiguration()
     config.name = NAME
@@ -219,6 +259,14 @@ def make_device(band: Band, args, hci_source=None, hci_sink=None) -> Device:
         device = Device(config=config)
     device.gatt_server.max_mtu = args.mtu
     device.add_services(band.services())
+    # Pairing as a real band would: bonding, MITM when it has IO, SC unless --pairing legacy.
+    device.pairing_config_factory = lambda connection: pairing.PairingConfig(
+        sc=args.pairing == 'sc', mitm=args.io != 'noio', bonding=True, delegate=BandPairingDelegate(args))
+    if args.keystore:
+        # Bonds survive a restart of the band; an empty file: the band has lost them.
+        device.keystore = JsonKeyStore(namespace='band', filename=args.keystore)
+    device.on('pairing', lambda *a: log.warning('PAIRED'))
+    device.on('pairing_failure', lambda *a: log.warning('PAIRING FAILED %s', a))
     return device
 
 
@@ -295,6 +343,12 @@ def main() -> None:
     parser.add_argument('--mute-after', type=int, default=0, help='ATT server stops sending anything after N vendor writes')
     parser.add_argument('--clock', choices=['frozen', 'real'], default='frozen',
                         help='ping uptime: frozen at 3600 s, or real seconds since start')
+    parser.add_argument('--security', choices=['none', 'encryption', 'authentication'], default='none',
+                        help='what the vendor commands characteristic requires before a write')
+    parser.add_argument('--pairing', choices=['sc', 'legacy'], default='sc', help='LE Secure Connections or legacy only')
+    parser.add_argument('--io', choices=sorted(IO_CAPABILITIES), default='noio', help='the band\'s IO capability')
+    parser.add_argument('--passkey', type=int, default=123456, help='passkey the band displays or expects')
+    parser.add_argument('--keystore', metavar='FILE', help='keep bonds in this Bumble JSON key store')
     parser.add_argument('--dump-gatt', metavar='FILE', help='write the GATT database as bluesift gatt JSON')
     parser.add_argument('--timeout', type=float, default=0, help='exit after this many seconds (0: never)')
     parser.add_argument('--watch-pid', type=int, default=0, help='exit when this process is gone')

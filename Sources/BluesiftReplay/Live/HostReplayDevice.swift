@@ -4,17 +4,28 @@ import BluesiftProtocols
 import BluesiftGATT
 import BluesiftTransport
 import BluesiftHost
+import BluesiftSecurity
 
 /// A live device reached through the LE central in BluesiftHost, over any HCI transport.
 public final class HostReplayDevice: ReplayDevice {
     public let central: LECentral
     public private(set) var peerAddress: String?
+    /// The bond store (`--keys`), and where to write it; nil path: keys are not kept.
+    public var bonds = BondStore()
+    public var keysPath: String?
+    /// Said once per event worth a line on stderr (bond forgotten, keys written).
+    public var onNote: ((String) -> Void)?
 
     /// Opens the transport, sets the controller up, scans for the device and connects.
-    /// `tap` sees every HCI packet (for `--record`).
+    /// `tap` sees every HCI packet (for `--record`). With a bond for the device that records
+    /// the address this host paired from, the host uses that address again (the device
+    /// keys its bond by it).
     public static func connect(transport spec: String, match: DeviceMatch, options: HostOptions = HostOptions(),
-                               scanTimeout: Duration = .seconds(10),
+                               scanTimeout: Duration = .seconds(10), pairing: PairingPolicy = PairingPolicy(),
+                               bonds: BondStore = BondStore(), keysPath: String? = nil,
                                tap: ((HCITapEvent) -> Void)? = nil) throws(ReplayFault) -> HostReplayDevice {
+        var options = options
+        if case .address(let a) = match, let local = bonds.bond(for: a)?.localAddress { options.randomAddress = local }
         let transport: FDTransport
         do {
             transport = try TransportSpec(parsing: spec).open()
@@ -24,7 +35,9 @@ public final class HostReplayDevice: ReplayDevice {
         }
         transport.tap = tap
         let central = LECentral(transport: transport, options: options)
+        central.pairing = pairing
         let device = HostReplayDevice(central: central)
+        device.bonds = bonds; device.keysPath = keysPath
         do {
             _ = try central.setUp()
             let c = try central.connect(match, scanTimeout: scanTimeout)
@@ -55,7 +68,44 @@ public final class HostReplayDevice: ReplayDevice {
         case .attError(let req, let h, let err):
             return ReplayFault(.init(rawValue: "att_error"), "\(req.name) on \(Hex.fixed(UInt64(h), width: 4)) failed while \(what): \(err.name)")
         case .protocolError(let m): return ReplayFault(.init(rawValue: "protocol_error"), "\(what): \(m)")
+        case .pairingFailed(let r, let byPeer):
+            return ReplayFault(.pairingFailed, "Pairing Failed: \(SMPFailureReason(rawValue: r).name)"
+                               + (byPeer ? " (sent by the device)" : " (sent by this host)") + " while \(what)")
+        case .encryptionFailed(let s):
+            return ReplayFault(.pairingFailed, "encryption failed while \(what): \(HCIStatus(s).name) (\(Hex.fixed(UInt64(s), width: 2)))")
         }
+    }
+
+    public var security: ReplaySecurity? { central.security.map { Self.describe($0, paired: false, bonded: false, forgotten: false) } }
+    public var securityRequested: Bool { central.securityRequest != nil }
+
+    static func describe(_ s: LinkSecurity, paired: Bool, bonded: Bool, forgotten: Bool) -> ReplaySecurity {
+        ReplaySecurity(level: s.level, levelName: s.levelName, method: s.method, keySize: s.keySize,
+                       secureConnections: s.secureConnections, paired: paired, bonded: bonded, bondForgotten: forgotten)
+    }
+
+    /// Re-encrypts with the stored key for this device, else pairs; new keys go to `keysPath`
+    /// (written atomically, mode 0600).
+    public func secure() throws(ReplayFault) -> ReplaySecurity {
+        guard let c = central.connection else { throw Self.fault(.notConnected, doing: "pairing") }
+        let stored = keysPath == nil ? nil : bonds.bond(for: c.peer)
+        let out: SecureOutcome
+        do { out = try central.secure(bond: stored) } catch {
+            throw Self.fault(error, doing: stored == nil ? "pairing" : "encrypting with the stored key")
+        }
+        if out.bondForgotten {
+            onNote?("the device has no bond for this host any more (PIN or Key Missing): paired again")
+            bonds.remove(c.peer)
+        }
+        var bonded = false
+        if let b = out.bond, let path = keysPath {
+            bonds.put(b)
+            do { try bonds.save(path: path) } catch {
+                throw ReplayFault(.init(rawValue: "keys_not_saved"), "\(path): \(error.description)")
+            }
+            bonded = true
+        }
+        return Self.describe(out.security, paired: out.paired, bonded: bonded, forgotten: out.bondForgotten)
     }
 
     public func discover() throws(ReplayFault) -> GATTDatabase {

@@ -18,10 +18,59 @@ public protocol ReplayDevice: AnyObject {
     func disconnect()
     /// Notifications the device sent that could not be buffered (a flood); 0 when unknown.
     var droppedNotifications: Int { get }
+    /// Encrypts the link: re-encrypts with a stored key, else pairs (and stores the keys).
+    func secure() throws(ReplayFault) -> ReplaySecurity
+    /// The security in force; nil while unencrypted.
+    var security: ReplaySecurity? { get }
+    /// The device sent a Security Request not yet acted on.
+    var securityRequested: Bool { get }
 }
 
 extension ReplayDevice {
     public var droppedNotifications: Int { 0 }
+    public func secure() throws(ReplayFault) -> ReplaySecurity {
+        throw ReplayFault(.pairingFailed, "this device cannot pair")
+    }
+    public var security: ReplaySecurity? { nil }
+    public var securityRequested: Bool { false }
+}
+
+/// What securing a link reached (Core 5.4 Vol 3 Part C §10.2.1 levels 2-4).
+public struct ReplaySecurity: Codable, Sendable, Equatable {
+    public var level: Int
+    public var levelName: String
+    /// just_works, numeric_comparison, passkey_entry, stored_key.
+    public var method: String
+    public var keySize: Int
+    public var secureConnections: Bool
+    /// SMP ran (false: re-encrypted with a key from --keys).
+    public var paired: Bool
+    /// Keys were written to --keys.
+    public var bonded: Bool
+    /// The stored key was refused (PIN or Key Missing): paired again.
+    public var bondForgotten: Bool
+    /// Why: "recording", "--pair always", "security request", or the ATT error that asked.
+    public var reason: String?
+    /// The step before which it happened (0: before the first).
+    public var beforeStep: Int?
+
+    public init(level: Int, levelName: String, method: String, keySize: Int, secureConnections: Bool,
+                paired: Bool, bonded: Bool, bondForgotten: Bool) {
+        self.level = level; self.levelName = levelName; self.method = method; self.keySize = keySize
+        self.secureConnections = secureConnections; self.paired = paired; self.bonded = bonded; self.bondForgotten = bondForgotten
+    }
+}
+
+/// When to pair (`--pair`).
+public enum PairMode: String, Sendable, CaseIterable {
+    /// Never: protected characteristics answer with their ATT errors.
+    case never
+    /// Before the first step when the recording shows SMP or encryption, on an Insufficient
+    /// Authentication / Encryption / Encryption Key Size error (then the request is retried
+    /// once), and on the device's Security Request.
+    case auto
+    /// Before the first step.
+    case always
 }
 
 public enum WriteOp: String, Sendable {
@@ -57,6 +106,8 @@ public struct ReplayFault: Error, Sendable, CustomStringConvertible {
         public static let commandRejected = Code(rawValue: "command_rejected")
         public static let transportClosed = Code(rawValue: "transport_closed")
         public static let wrongDevice = Code(rawValue: "wrong_device")
+        /// Pairing Failed (either side), a passkey not given, a refused or failed encryption.
+        public static let pairingFailed = Code(rawValue: "pairing_failed")
     }
     public var code: Code
     public var message: String

@@ -56,6 +56,8 @@ public struct ReplayReport: Codable, Sendable {
         /// Differences and answers beyond the first `ReplayReport.listLimit` of a step, counted only.
         public var unlisted: Int?
         public var elapsedMs: Double?
+        /// Set when this step's ATT error made the replay pair and retry it.
+        public var security: String?
     }
 
     public struct Fault: Codable, Sendable {
@@ -74,6 +76,8 @@ public struct ReplayReport: Codable, Sendable {
     public var complete = false
     /// Steps whose characteristic the device lacks were sent to their recorded handles.
     public var rawHandles = false
+    /// The link's security when the replay secured it (absent: never encrypted).
+    public var security: ReplaySecurity?
 
     public init() {}
 

@@ -31,6 +31,8 @@ public final class ReplayRunner {
         /// Send a step whose characteristic the device does not have to its recorded handle.
         /// Explicit, and recorded in the report: the handle may be another characteristic.
         public var rawHandles = false
+        /// When to pair or re-encrypt (default auto).
+        public var pair: PairMode = .auto
         public init() {}
     }
 
@@ -79,6 +81,30 @@ public final class ReplayRunner {
         }
     }
 
+    /// For `--dry-run`: whether the replay will pair, and why.
+    public func pairingPlan() -> String {
+        switch options.pair {
+        case .never: return "pairing: never (--pair never): protected characteristics will answer with ATT errors"
+        case .always: return "pairing: before step 1 (--pair always)"
+        case .auto:
+            if script.source.secured == true {
+                return "pairing: needed, before step 1 (the recording shows SMP or encryption on this connection)"
+            }
+            return "pairing: not expected (the recording shows none); done if the device answers Insufficient "
+                + "Authentication/Encryption/Encryption Key Size or sends a Security Request"
+        }
+    }
+
+    /// Secures the link and records it in the report.
+    func secure(_ device: ReplayDevice, _ why: String, beforeStep: Int, _ report: inout ReplayReport) throws(ReplayFault) {
+        var s = try device.secure()
+        s.reason = why; s.beforeStep = beforeStep
+        report.security = s
+    }
+
+    /// ATT errors that pairing can cure (Core 5.4 Vol 3 Part F §3.4.1.1).
+    static let securityErrors: Set<UInt8> = [0x05, 0x0F, 0x0C]
+
     func identity(_ t: ReplayScript.Target) -> String {
         guard let c = t.characteristic else { return "" }
         return " (\(t.service ?? "?")/\(c)" + (t.descriptor.map { "/\($0)" } ?? "") + ")"
@@ -109,6 +135,11 @@ public final class ReplayRunner {
                                   + (remap.unresolved.count > 1 ? " (and \(remap.unresolved.count - 1) more)" : "") + "; use --force to replay anyway")
             }
             let matcher = AnswerMatcher(ignore: options.ignore, interpreter: interpreter)
+            if options.pair == .always {
+                try secure(device, "--pair always", beforeStep: 1, &report)
+            } else if options.pair == .auto, script.source.secured == true {
+                try secure(device, "the recording shows SMP or encryption on this connection", beforeStep: 1, &report)
+            }
             var lastSend: ContinuousClock.Instant?
             for (i, s) in script.steps.enumerated() {
                 var r = ReplayReport.Step(index: i + 1, frame: s.frame, kind: s.kind, op: s.op, handle: s.target?.handle,
@@ -146,30 +177,47 @@ public final class ReplayRunner {
                         if !late.isEmpty { attachLate(late, to: &report, remap: remap, matcher: matcher) }
                     }
                 }
-                let sent = clock.now
+                // A Security Request from the device is honoured before the next request (§3.6.7).
+                if options.pair != .never, device.securityRequested, device.security == nil {
+                    try secure(device, "the device sent a Security Request", beforeStep: i + 1, &report)
+                }
+                var sent = clock.now
                 lastSend = sent
                 report.steps.append(r)
-                let outcome: ATTOutcome
-                do {
+                func perform() throws(ReplayFault) -> ATTOutcome {
                     switch s.kind {
                     case "mtu":
                         // Compared as the MTU in force: min(client's, server's) (Core 5.4 Vol 3 Part F §3.4.2.2).
                         let m = try device.exchangeMTU(s.mtu ?? 23)
-                        outcome = .ok
                         if let e = s.expect.mtu.map({ min($0, s.mtu ?? $0) }), e != m {
                             r.differences.append(.init(status: "mismatch", what: "mtu", expected: "\(e)", got: "\(m)"))
                         }
+                        return .ok
                     case "read":
-                        guard let t = s.target else { outcome = .ok; break }
+                        guard let t = s.target else { return .ok }
                         r.liveHandle = Int(remap.handle(for: t))
-                        outcome = try device.read(handle: remap.handle(for: t))
+                        return try device.read(handle: remap.handle(for: t))
                     default:
-                        guard let t = s.target else { outcome = .ok; break }
+                        guard let t = s.target else { return .ok }
                         let v = try payload(s)
                         r.sent = Hex.string(v)
                         r.vendor = decodeSent(s)
                         r.liveHandle = Int(remap.handle(for: t))
-                        outcome = try device.write(handle: remap.handle(for: t), value: v, op: WriteOp(rawValue: s.op ?? "request") ?? .request)
+                        return try device.write(handle: remap.handle(for: t), value: v, op: WriteOp(rawValue: s.op ?? "request") ?? .request)
+                    }
+                }
+                var outcome: ATTOutcome
+                do {
+                    outcome = try perform()
+                    // --pair auto: an error pairing can cure, not recorded as the answer, on a link
+                    // not yet encrypted: pair, then send the request once more.
+                    if options.pair == .auto, case .error(let c) = outcome, Self.securityErrors.contains(c),
+                       device.security == nil, s.expect.errorCode != Int(c) {
+                        let name = ATTErrorNames.describe(c)
+                        try secure(device, "step \(i + 1) answered \(name)", beforeStep: i + 1, &report)
+                        r.security = "answered \(name): paired, sent again"
+                        sent = clock.now
+                        outcome = try perform()
                     }
                 } catch {
                     report.steps[report.steps.count - 1] = r

@@ -1,0 +1,341 @@
+import BluesiftProtocols
+import BluesiftSecurity
+import BluesiftWire
+
+/// How this host pairs as initiator (Core 5.4 Vol 3 Part H §2.3).
+public struct PairingPolicy {
+    public var ioCapability: SMPIOCapability = .noInputNoOutput
+    public var bonding = true
+    public var secureConnections = true
+    /// Ask for MITM protection; the default asks whenever this host has input or output.
+    public var mitm: Bool?
+    public var maxKeySize: UInt8 = 16
+    /// The passkey, in either direction: typed when the device displays one, displayed
+    /// (instead of a random one) when the device has the keyboard.
+    public var passkey: UInt32?
+    /// Asked when the device displays a passkey and `passkey` is nil; nil answer: fail.
+    public var askPasskey: (() -> UInt32?)?
+    /// Numeric Comparison: the six digits; true accepts them. nil: refuse.
+    public var confirmNumber: ((UInt32) -> Bool)?
+    /// What a person must see: the passkey to type on the device, the digits to compare.
+    public var display: ((String) -> Void)?
+    /// SMP's transaction timeout (§3.4).
+    public var timeout: Duration = .seconds(30)
+    public init() {}
+}
+
+/// The security of a link once encrypted.
+public struct LinkSecurity: Sendable, Hashable {
+    public var authenticated: Bool
+    public var secureConnections: Bool
+    public var keySize: Int
+    /// just_works, numeric_comparison, passkey_entry, or stored_key (re-encryption).
+    public var method: String
+    public init(authenticated: Bool, secureConnections: Bool, keySize: Int, method: String) {
+        self.authenticated = authenticated; self.secureConnections = secureConnections
+        self.keySize = keySize; self.method = method
+    }
+
+    /// LE security mode 1 level (Vol 3 Part C §10.2.1): 2 encrypted, 3 authenticated,
+    /// 4 authenticated LE Secure Connections with a 128-bit key.
+    public var level: Int { !authenticated ? 2 : (secureConnections && keySize == 16 ? 4 : 3) }
+    public var levelName: String {
+        switch level {
+        case 2: "encrypted unauthenticated"
+        case 3: "authenticated"
+        default: "authenticated secure connections"
+        }
+    }
+}
+
+/// What `secure` did.
+public struct SecureOutcome: Sendable {
+    public var security: LinkSecurity
+    /// Keys to keep when pairing bonded (nil after a re-encryption or an unbonded pairing).
+    public var bond: Bond?
+    /// The stored key was refused (PIN or Key Missing) and the host paired again.
+    public var bondForgotten = false
+    /// SMP ran on this link (false: re-encrypted with a stored key).
+    public var paired: Bool
+}
+
+/// The association model (Vol 3 Part H §2.3.5.1 Tables 2.7, 2.8).
+enum AssociationModel: Equatable {
+    case justWorks, numericComparison
+    /// The device displays, this host types.
+    case passkeyHostInputs
+    /// This host displays, the device types.
+    case passkeyHostDisplays
+
+    var name: String {
+        switch self {
+        case .justWorks: "just_works"
+        case .numericComparison: "numeric_comparison"
+        case .passkeyHostInputs, .passkeyHostDisplays: "passkey_entry"
+        }
+    }
+
+    /// `initiator` is this host (central).
+    static func choose(initiator i: SMPIOCapability, responder r: SMPIOCapability, mitm: Bool, sc: Bool) -> AssociationModel {
+        guard mitm, i.rawValue <= 4, r.rawValue <= 4, i != .noInputNoOutput, r != .noInputNoOutput else { return .justWorks }
+        // Table 2.8, rows the responder, columns the initiator: 0 DisplayOnly, 1 DisplayYesNo,
+        // 2 KeyboardOnly, 4 KeyboardDisplay.
+        switch (r.rawValue, i.rawValue) {
+        case (0, 0), (0, 1), (1, 0): return .justWorks
+        case (0, 2), (0, 4), (1, 2), (4, 2): return .passkeyHostInputs
+        case (1, 1): return sc ? .numericComparison : .justWorks
+        case (1, 4): return sc ? .numericComparison : .passkeyHostInputs
+        case (2, 0), (2, 1), (2, 4), (4, 0): return .passkeyHostDisplays
+        case (2, 2): return .passkeyHostInputs  // both type the same passkey
+        case (4, 1), (4, 4): return sc ? .numericComparison : .passkeyHostDisplays
+        default: return .justWorks
+        }
+    }
+}
+
+extension LECentral {
+    // MARK: public entry points
+
+    /// Encrypts the link: with `bond`'s key when given (LE Enable Encryption, Vol 4 Part E
+    /// §7.8.24), falling back to pairing when the device answers PIN or Key Missing; else pairs.
+    public func secure(bond: Bond?) throws(HostError) -> SecureOutcome {
+        securityRequest = nil
+        if let bond {
+            do {
+                try startEncryption(ltk: bond.ltk, ediv: bond.ediv, rand: bond.rand)
+                let s = LinkSecurity(authenticated: bond.authenticated, secureConnections: bond.secureConnections,
+                                     keySize: bond.keySize, method: "stored_key")
+                security = s
+                return SecureOutcome(security: s, bond: nil, paired: false)
+            } catch {
+                guard case .encryptionFailed(let status) = error, status == 0x06 else { throw error }
+                var out = try pair()
+                out.bondForgotten = true
+                return out
+            }
+        }
+        return try pair()
+    }
+
+    /// Runs SMP as initiator, encrypts the link, and takes the distributed keys.
+    public func pair() throws(HostError) -> SecureOutcome {
+        guard let c = connection, let info = controller else { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
+        pairingActive = true; smpInbox.removeAll()
+        defer { pairingActive = false; smpInbox.removeAll() }
+        let policy = pairing
+        let mitm = policy.mitm ?? (policy.ioCapability != .noInputNoOutput)
+        var auth: SMPAuthReq = policy.bonding ? .bonding : []
+        if mitm { auth.insert(.mitm) }
+        if policy.secureConnections { auth.insert(.secureConnections) }
+        // §3.5.1: this host distributes no keys; it asks for the device's LTK, IRK and CSRK.
+        let preq = SMPPairingFeatures(ioCapability: policy.ioCapability, authReq: auth, maxEncryptionKeySize: policy.maxKeySize,
+                                      initiatorKeys: [], responderKeys: policy.bonding ? [.encKey, .idKey, .signKey] : [])
+        let preqPDU = preq.encode(code: .pairingRequest)
+        try sendL2CAP(cid: 0x0006, preqPDU)
+        let presPDU = try receiveSMP(.pairingResponse)
+        let pres = presPDU.withUnsafeBytes { SMPPairingFeatures(parameters: UnsafeRawBufferPointer(rebasing: $0[1...])) }
+        let keySize = Int(min(preq.maxEncryptionKeySize, pres.maxEncryptionKeySize))
+        guard keySize >= 7 else { throw fail(.init(rawValue: 0x06)) }  // Encryption Key Size
+        let sc = preq.authReq.contains(.secureConnections) && pres.authReq.contains(.secureConnections)
+        let model = AssociationModel.choose(initiator: preq.ioCapability, responder: pres.ioCapability,
+                                            mitm: preq.authReq.contains(.mitm) || pres.authReq.contains(.mitm), sc: sc)
+        // Addresses as c1/f5 take them: type, then the address MSB-first.
+        let ia = SMPCrypto.swapped(info.randomAddress.littleEndianBytes), iat: UInt8 = 1
+        let ra = SMPCrypto.swapped(c.peer.littleEndianBytes), rat: UInt8 = c.peerType.rawValue & 1
+
+        var key: [UInt8]  // MSB-first: LTK (SC) or STK (legacy)
+        if sc {
+            key = try pairSecureConnections(model: model, preq: preq, pres: pres, a: [iat] + ia, b: [rat] + ra)
+        } else {
+            key = try pairLegacy(model: model, preqPDU: preqPDU, presPDU: presPDU, ia: ia, iat: iat, ra: ra, rat: rat)
+        }
+        // A shorter key keeps its least significant octets (Vol 3 Part H §2.3.4).
+        for i in 0..<(16 - keySize) { key[i] = 0 }
+        try startEncryption(ltk: SMPCrypto.swapped(key), ediv: 0, rand: [UInt8](repeating: 0, count: 8))
+        let authenticated = model != .justWorks
+        let s = LinkSecurity(authenticated: authenticated, secureConnections: sc, keySize: keySize, method: model.name)
+        security = s
+
+        // Key distribution (§3.6.1): the responder's keys as negotiated, over the encrypted link.
+        var keys = pres.responderKeys
+        if sc { keys.remove(.encKey) }  // LE SC: the LTK is f5's, never sent
+        var bond = Bond(address: c.peer, addressType: rat == 0 ? "public" : "random",
+                        ltk: SMPCrypto.swapped(key), keySize: keySize, authenticated: authenticated,
+                        secureConnections: sc, localAddress: info.randomAddress)
+        var gotLTK = sc
+        var pending: [UInt8] = []
+        if keys.contains(.encKey) { pending += [0x06, 0x07] }
+        if keys.contains(.idKey) { pending += [0x08, 0x09] }
+        if keys.contains(.signKey) { pending += [0x0A] }
+        while !pending.isEmpty {
+            let p = try receiveSMP(nil)
+            guard let i = pending.firstIndex(of: p[0]), let n = SMPCode(rawValue: p[0]).pduLength, p.count == n else {
+                throw fail(.unspecifiedReason)
+            }
+            pending.remove(at: i)
+            switch p[0] {
+            case 0x06: bond.ltk = Array(p[1..<17]); gotLTK = true
+            case 0x07: bond.ediv = UInt16(p[1]) | UInt16(p[2]) << 8; bond.rand = Array(p[3..<11])
+            case 0x08: bond.irk = Array(p[1..<17])
+            case 0x09:
+                bond.identityAddressType = p[1] == 0 ? "public" : "random"
+                bond.identityAddress = p.withUnsafeBytes { BDAddr(littleEndian: UnsafeRawBufferPointer(rebasing: $0[2..<8])) }
+            default: bond.csrk = Array(p[1..<17])
+            }
+        }
+        // Legacy with no LTK distributed: the STK lasts this link only, nothing to bond.
+        let bonded = policy.bonding && pres.authReq.bondingFlags == 1 && gotLTK
+        return SecureOutcome(security: s, bond: bonded ? bond : nil, paired: true)
+    }
+
+    // MARK: LE Secure Connections (§2.3.5.6)
+
+    func pairSecureConnections(model: AssociationModel, preq: SMPPairingFeatures, pres: SMPPairingFeatures,
+                               a: [UInt8], b: [UInt8]) throws(HostError) -> [UInt8] {
+        let ours = SMPKeyPair()
+        try sendL2CAP(cid: 0x0006, SMPPDU.encodePublicKey(x: SMPCrypto.swapped(ours.x), y: SMPCrypto.swapped(ours.y)))
+        let pk = try receiveSMP(.pairingPublicKey)
+        let pkbX = SMPCrypto.swapped(Array(pk[1..<33])), pkbY = SMPCrypto.swapped(Array(pk[33..<65]))
+        // The peer's key must be a point of P-256 (CVE-2018-5383) and not our own reflected.
+        guard pkbX != ours.x, let dhKey = try? ours.dhKey(peerX: pkbX, peerY: pkbY) else { throw fail(.init(rawValue: 0x0B)) }
+        let pkaX = ours.x
+        var na: [UInt8], nb: [UInt8]
+        var r = [UInt8](repeating: 0, count: 16)
+        switch model {
+        case .justWorks, .numericComparison:  // §2.3.5.6.2
+            let cb = try receiveValue(.pairingConfirm)
+            na = Self.random(16)
+            try sendValue(.pairingRandom, na)
+            nb = try receiveValue(.pairingRandom)
+            guard cb == SMPCrypto.f4(u: pkbX, v: pkaX, x: nb, z: 0) else { throw fail(.init(rawValue: 0x04)) }
+            if model == .numericComparison {
+                let digits = SMPCrypto.g2(u: pkaX, v: pkbX, x: na, y: nb) % 1_000_000
+                pairing.display?("numeric comparison: \(Self.sixDigits(digits)) (the device shows the same six digits)")
+                guard pairing.confirmNumber?(digits) == true else { throw fail(.init(rawValue: 0x0C)) }
+            }
+        case .passkeyHostInputs, .passkeyHostDisplays:  // §2.3.5.6.3: 20 rounds, one passkey bit each
+            let passkey = try passkeyFor(model)
+            na = []; nb = []
+            for i in 0..<20 {
+                let ri: UInt8 = 0x80 | UInt8((passkey >> UInt32(i)) & 1)
+                let nai = Self.random(16)
+                try sendValue(.pairingConfirm, SMPCrypto.f4(u: pkaX, v: pkbX, x: nai, z: ri))
+                let cbi = try receiveValue(.pairingConfirm)
+                try sendValue(.pairingRandom, nai)
+                let nbi = try receiveValue(.pairingRandom)
+                guard cbi == SMPCrypto.f4(u: pkbX, v: pkaX, x: nbi, z: ri) else { throw fail(.init(rawValue: 0x04)) }
+                na = nai; nb = nbi
+            }
+            r[12] = UInt8(passkey >> 24); r[13] = UInt8(truncatingIfNeeded: passkey >> 16)
+            r[14] = UInt8(truncatingIfNeeded: passkey >> 8); r[15] = UInt8(truncatingIfNeeded: passkey)
+        }
+        // §2.3.5.6.5: keys, then the DHKey checks both ways.
+        let (macKey, ltk) = SMPCrypto.f5(w: dhKey, n1: na, n2: nb, a1: a, a2: b)
+        let ioA = [preq.authReq.rawValue, preq.oobDataFlag, preq.ioCapability.rawValue]
+        let ioB = [pres.authReq.rawValue, pres.oobDataFlag, pres.ioCapability.rawValue]
+        try sendValue(.pairingDHKeyCheck, SMPCrypto.f6(w: macKey, n1: na, n2: nb, r: r, ioCap: ioA, a1: a, a2: b))
+        let eb = try receiveValue(.pairingDHKeyCheck)
+        guard eb == SMPCrypto.f6(w: macKey, n1: nb, n2: na, r: r, ioCap: ioB, a1: b, a2: a) else { throw fail(.init(rawValue: 0x0B)) }
+        return ltk
+    }
+
+    // MARK: legacy pairing (§2.3.5.5)
+
+    func pairLegacy(model: AssociationModel, preqPDU: [UInt8], presPDU: [UInt8],
+                    ia: [UInt8], iat: UInt8, ra: [UInt8], rat: UInt8) throws(HostError) -> [UInt8] {
+        var tk = [UInt8](repeating: 0, count: 16)
+        if model != .justWorks {
+            let passkey = try passkeyFor(model)
+            tk[12] = UInt8(passkey >> 24); tk[13] = UInt8(truncatingIfNeeded: passkey >> 16)
+            tk[14] = UInt8(truncatingIfNeeded: passkey >> 8); tk[15] = UInt8(truncatingIfNeeded: passkey)
+        }
+        let preq = SMPCrypto.swapped(preqPDU), pres = SMPCrypto.swapped(presPDU)
+        func c1(_ r: [UInt8]) -> [UInt8] { SMPCrypto.c1(k: tk, r: r, preq: preq, pres: pres, iat: iat, ia: ia, rat: rat, ra: ra) }
+        let mrand = Self.random(16)
+        try sendValue(.pairingConfirm, c1(mrand))
+        let sconfirm = try receiveValue(.pairingConfirm)
+        try sendValue(.pairingRandom, mrand)
+        let srand = try receiveValue(.pairingRandom)
+        guard sconfirm == c1(srand) else { throw fail(.init(rawValue: 0x04)) }
+        return SMPCrypto.s1(k: tk, r1: srand, r2: mrand)
+    }
+
+    // MARK: helpers
+
+    func passkeyFor(_ model: AssociationModel) throws(HostError) -> UInt32 {
+        if model == .passkeyHostDisplays {
+            let p = pairing.passkey ?? UInt32.random(in: 0..<1_000_000)
+            pairing.display?("passkey \(Self.sixDigits(p)): type it on the device")
+            return p
+        }
+        guard let p = pairing.passkey ?? pairing.askPasskey?(), p < 1_000_000 else {
+            throw fail(.passkeyEntryFailed)
+        }
+        return p
+    }
+
+    static func sixDigits(_ v: UInt32) -> String {
+        let s = String(v)
+        return String(repeating: "0", count: max(0, 6 - s.count)) + s
+    }
+
+    static func random(_ n: Int) -> [UInt8] {
+        var g = SystemRandomNumberGenerator()
+        return (0..<n).map { _ in UInt8.random(in: 0...255, using: &g) }
+    }
+
+    /// Sends Pairing Failed and returns the error to throw.
+    func fail(_ reason: SMPFailureReason) -> HostError {
+        try? sendL2CAP(cid: 0x0006, SMPPDU.encodePairingFailed(reason))
+        return .pairingFailed(reason: reason.rawValue, byPeer: false)
+    }
+
+    func sendValue(_ code: SMPCode, _ msbFirst: [UInt8]) throws(HostError) {
+        try sendL2CAP(cid: 0x0006, SMPPDU.encodeValue128(code, SMPCrypto.swapped(msbFirst)))
+    }
+
+    /// A 16-octet value PDU, returned MSB-first.
+    func receiveValue(_ code: SMPCode) throws(HostError) -> [UInt8] {
+        SMPCrypto.swapped(Array(try receiveSMP(code)[1..<17]))
+    }
+
+    /// The next SMP PDU (of `code`, when given), within SMP's 30 s. Pairing Failed from the
+    /// peer throws with its reason; a PDU of another code or length fails the pairing.
+    func receiveSMP(_ code: SMPCode?) throws(HostError) -> [UInt8] {
+        while true {
+            let p = try wait("SMP \(code?.name ?? "key distribution")", timeout: pairing.timeout, linkRequired: true) {
+                () throws(HostError) -> [UInt8]? in smpInbox.isEmpty ? nil : smpInbox.removeFirst()
+            }
+            let c = SMPCode(rawValue: p[0])
+            if c == .pairingFailed { throw .pairingFailed(reason: p.count > 1 ? p[1] : 0, byPeer: true) }
+            if c == .securityRequest || c == .pairingKeypressNotification { continue }  // nothing to do mid-pairing
+            guard let n = c.pduLength, p.count == n else { throw fail(.init(rawValue: 0x0A)) }  // Invalid Parameters
+            if let code, c != code { throw fail(.unspecifiedReason) }
+            return p
+        }
+    }
+
+    /// LE Enable Encryption and its Encryption Change. `ltk`, `rand` little-endian.
+    func startEncryption(ltk: [UInt8], ediv: UInt16, rand: [UInt8]) throws(HostError) {
+        guard let c = connection else { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
+        encryptionResult = nil
+        try command(HCICommand.leEnableEncryption(handle: c.handle, rand: rand, ediv: ediv, ltk: ltk))
+        let r = try wait("Encryption Change", timeout: pairing.timeout, linkRequired: true) {
+            () throws(HostError) -> (status: UInt8, enabled: Bool)? in encryptionResult
+        }
+        guard r.status == 0, r.enabled else { throw .encryptionFailed(status: r.status == 0 ? 0x1F : r.status) }
+    }
+
+    /// SMP from the peer. During pairing it queues for `receiveSMP`; otherwise a Security
+    /// Request is remembered for the next `secure` (§3.6.7) and a Pairing Request, which
+    /// only a central may send, is refused with Command Not Supported.
+    func handleSMP(_ p: [UInt8]) throws(HostError) {
+        guard let code = p.first else { return }
+        if pairingActive { smpInbox.append(p); return }
+        switch code {
+        case 0x0B: securityRequest = SMPAuthReq(rawValue: p.count > 1 ? p[1] : 0)
+        case 0x01: try sendL2CAP(cid: 0x0006, SMPPDU.encodePairingFailed(.init(rawValue: 0x07)))
+        default: break
+        }
+    }
+}
