@@ -50,7 +50,8 @@ public final class Analyzer {
         if naming {
             let peer = decoder.connection(adapter: record.adapter, handle: conn)?.peer
             gatt.observe(a.decoded, peer: peer)
-            if let h = a.decoded.attStorage.handle ?? a.decoded.attStorage.errorHandle,
+            // A response without a handle of its own is named by its request's.
+            if let h = a.decoded.attStorage.handle ?? a.decoded.attStorage.errorHandle ?? a.decoded.attTransaction?.requestHandle,
                let (loc, source) = gatt.locate(adapter: record.adapter, connection: conn, handle: h,
                                                serverIsPeer: GATTTracker.serverIsPeer(opcode: a.decoded.attStorage.opcode.rawValue,
                                                                                        direction: GATTTracker.direction(of: a.decoded))) {

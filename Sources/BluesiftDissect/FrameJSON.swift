@@ -64,6 +64,7 @@ public enum FrameJSON {
         if layers.contains(.att) {
             w.beginObject("att")
             a.decoded.attStorage.describe(into: &w)
+            if let h = a.decoded.attTransaction?.requestHandle { w.int("request_handle", Int(h)) }
             FrameNaming.describe(a, into: &w)
             if let t = a.decoded.attTransaction {
                 w.int("request_frame", t.requestFrame)

@@ -22,12 +22,30 @@ enum FrameNaming {
                 w.replaying(13, k) { w in names(loc, a.namedBy, plugin: nil, into: &w) }
             }
         }
-        if let uuid = valueUUID(loc), a.decoded.layers.contains(.att), let value = a.decoded.attStorage.value,
-           let short = uuid.shortValue, StandardCharacteristics.supported.contains(short) {
+        guard let uuid = valueUUID(loc), a.decoded.layers.contains(.att), let value = a.decoded.attStorage.value else { return }
+        let op = a.decoded.attStorage.opcode.rawValue
+        if let short = uuid.shortValue, StandardCharacteristics.supported.contains(short),
+           op != 0x0D || StandardCharacteristics.strings.contains(short) {
             w.beginObject("decoded")
             _ = StandardCharacteristics.describe(uuid, value, into: &w)
             w.endObject()
+        } else if isRead(op), a.vendor == nil, let text = printableText(value) {
+            w.beginObject("decoded"); w.string("text", text); w.endObject()
         }
+    }
+
+    /// Read Response, Read Blob Response (Core 5.4 Vol 3 Part F §3.4.4.4, §3.4.4.6).
+    @inline(__always) static func isRead(_ op: UInt8) -> Bool { op == 0x0B || op == 0x0D }
+
+    /// A value of no known format that is readable UTF-8 text (at least 3 bytes, no control
+    /// characters but tab/newline; one trailing NUL allowed): shown as text.
+    static func printableText(_ v: UnsafeRawBufferPointer) -> String? {
+        var bytes = v[...]
+        if bytes.last == 0 { bytes = bytes.dropLast() }
+        guard bytes.count >= 3 else { return nil }
+        for b in bytes where b < 0x20 && b != 0x09 && b != 0x0A || b == 0x7F { return nil }
+        guard let s = String(validating: bytes, as: UTF8.self) else { return nil }
+        return s
     }
 
     static func names<S: FieldSink>(_ loc: GATTDatabase.Location, _ namedBy: NamingSource?, plugin: String?,
@@ -75,10 +93,35 @@ enum FrameNaming {
         if let c = loc.characteristic { parts.append(text(c)) }
         if let d = loc.descriptor { parts.append(text(d)) }
         var s = "[" + parts.joined(separator: " / ") + "]"
-        if let uuid = valueUUID(loc), let value = a.decoded.att?.value {
-            var sink = TextFieldWriter()
-            if let text = StandardCharacteristics.describe(uuid, value, into: &sink) { s += " " + text }
-        }
+        if let text = valueText(a, loc) { s += " " + text }
         return s
+    }
+
+    /// The decoded value: a standard characteristic's ("battery 87%", "\"1.4.2\""), or a
+    /// read value of unknown format that is UTF-8 text.
+    static func valueText(_ a: AnalyzedFrame, _ loc: GATTDatabase.Location) -> String? {
+        guard let uuid = valueUUID(loc), let att = a.decoded.att, let value = att.value else { return nil }
+        var sink = TextFieldWriter()
+        let op = att.opcode.rawValue
+        if op != 0x0D || uuid.shortValue.map({ StandardCharacteristics.strings.contains($0) }) == true,
+           let text = StandardCharacteristics.describe(uuid, value, into: &sink) {
+            return text
+        } else if isRead(op), a.vendor == nil, uuid.shortValue.map({ StandardCharacteristics.supported.contains($0) }) != true,
+                  let text = printableText(value) {
+            return "\"" + text + "\""
+        }
+        return nil
+    }
+}
+
+extension AnalyzedFrame {
+    /// What a view shows for the value: the vendor message, else the standard value.
+    public var valueText: String? {
+        if let v = vendor {
+            let s = VendorRendering.summary(v)
+            return s.hasPrefix(" ") ? String(s.dropFirst()) : s
+        }
+        guard let loc = location else { return nil }
+        return FrameNaming.valueText(self, loc)
     }
 }

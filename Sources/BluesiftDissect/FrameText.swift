@@ -31,7 +31,8 @@ public struct FrameText {
             if let v = a.vendor { s += VendorRendering.summary(v) }
             if let t = f.attTransaction {
                 let msClock = f.record.timestamp.nanoseconds % 1_000_000 == 0 && t.latencyMicroseconds % 1000 == 0
-                s += " (reply to #\(t.requestFrame), \(formatLatency(t.latencyMicroseconds, millisecondClock: msClock)))"
+                let h = t.requestHandle.map { " handle " + Hex.fixed(UInt64($0), width: 4) } ?? ""
+                s += " (reply to #\(t.requestFrame)\(h), \(formatLatency(t.latencyMicroseconds, millisecondClock: msClock)))"
             }
             return s
         }
@@ -113,6 +114,7 @@ public struct FrameText {
         if let l2 = f.l2cap { tree.beginObject("l2cap"); l2.describe(into: &tree); tree.endObject() }
         if let att = f.att {
             tree.beginObject("att"); att.describe(into: &tree)
+            if let h = f.attTransaction?.requestHandle { tree.int("request_handle", Int(h)) }
             FrameNaming.describe(a, into: &tree)
             if let t = f.attTransaction {
                 tree.int("request_frame", t.requestFrame)

@@ -77,8 +77,12 @@ public struct DecodedFrame {
 public struct ATTTransaction: Sendable, Hashable {
     public var requestFrame: Int
     public var latencyMicroseconds: Int64
-    public init(requestFrame: Int, latencyMicroseconds: Int64) {
+    /// The attribute handle a Read, Read Blob or Write Request addressed: names its response
+    /// (or Error Response), which carries no handle of its own.
+    public var requestHandle: UInt16?
+    public init(requestFrame: Int, latencyMicroseconds: Int64, requestHandle: UInt16? = nil) {
         self.requestFrame = requestFrame; self.latencyMicroseconds = latencyMicroseconds
+        self.requestHandle = requestHandle
     }
 }
 
