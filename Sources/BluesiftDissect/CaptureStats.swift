@@ -1,0 +1,823 @@
+import BluesiftWire
+import BluesiftCapture
+import BluesiftProtocols
+import BluesiftGATT
+
+/// What `bluesift stats` reports (schema: docs/stats.md). Plain Codable values: the CLI
+/// encodes them as JSON, text or CSV, and the HTML report embeds them.
+public struct StatsReport: Codable, Sendable {
+    public var file: String
+    public var format: String
+    public var records = 0
+    public var bytes = 0
+    public var truncatedRecords = 0
+    /// RFC 3339 UTC, with microseconds.
+    public var first: String?
+    public var last: String?
+    public var firstUs: Int64?
+    public var lastUs: Int64?
+    public var durationUs: Int64 = 0
+    public var quality: [Advice] = []
+    public var devices: [Device] = []
+    /// Devices past the cap (`StatsLimits.devices`), counted only.
+    public var devicesNotListed = 0
+    public var connections: [Connection] = []
+    public var connectionsNotListed = 0
+    public var failedConnections: [FailedConnection] = []
+    public var characteristics: [Characteristic] = []
+    public var problems: [Problem] = []
+    /// Problems per kind, including those past the listing cap (sorted by kind).
+    public var problemCounts: [KindCount] = []
+    public struct KindCount: Codable, Sendable { public var kind: String; public var count: Int }
+    public var problemsNotListed = 0
+    public var counts: Counts = Counts()
+
+    public struct Counts: Codable, Sendable {
+        /// `attErrors`: every Error Response; `discoveryEnds`: those that end a discovery
+        /// (Attribute Not Found for Find Information / Find By Type Value / Read By (Group)
+        /// Type), which are not problems.
+        public var att = 0, attErrors = 0, discoveryEnds = 0, smp = 0, smpPairingFailed = 0, hciCommandsFailed = 0
+        public var reassemblyErrors = 0, malformedRecords = 0, vendorBadChecksums = 0
+        public var advertisingReports = 0, unansweredRequests = 0
+        public var reads = 0, writeRequests = 0, writeCommands = 0, notifications = 0, indications = 0
+    }
+
+    /// A finding about the capture itself, with what to do about it.
+    public struct Advice: Codable, Sendable {
+        public var code: String
+        public var severity: String   // "warning" | "info"
+        public var message: String
+        public var advice: String
+        public var frame: Int?
+    }
+
+    public struct Device: Codable, Sendable {
+        public var address: String
+        public var addressType: String?
+        public var names: [String] = []
+        public var rssiMin: Int?
+        public var rssiMax: Int?
+        public var companies: [String] = []
+        public var advertisingReports = 0
+        public var firstFrame: Int
+        public var lastFrame: Int
+        public var firstUs: Int64
+        public var lastUs: Int64
+        /// Indexes into `connections`.
+        public var connections: [Int] = []
+    }
+
+    public struct Parameters: Codable, Sendable {
+        public var frame: Int
+        public var us: Int64
+        /// Connection interval in 1.25 ms units, latency in events, timeout in 10 ms units.
+        public var interval: Int
+        public var latency: Int
+        public var timeout: Int
+        public var intervalMs: Double { Double(interval) * 1.25 }
+    }
+
+    public struct Encryption: Codable, Sendable {
+        public var frame: Int
+        public var us: Int64
+        public var enabled: Bool
+        public var keySize: Int?
+        /// "hci" (Encryption Change) or "ll" (LL_START_ENC_REQ seen by a sniffer).
+        public var source: String
+    }
+
+    public struct Connection: Codable, Sendable {
+        public var index: Int
+        public var adapter: Int
+        /// HCI connection handle, or the sniffer's connection number.
+        public var handle: Int
+        public var transport: String?
+        public var peer: String?
+        public var peerAddressType: String?
+        public var peerName: String?
+        public var role: String?
+        public var accessAddress: String?
+        /// Nil when the capture started during the connection (first frame in `firstFrame`).
+        public var startFrame: Int?
+        public var startUs: Int64?
+        public var firstFrame: Int
+        public var firstUs: Int64
+        public var lastFrame: Int
+        public var lastUs: Int64
+        public var endFrame: Int?
+        public var endUs: Int64?
+        public var durationUs: Int64
+        public var disconnectReason: Int?
+        public var disconnectReasonName: String?
+        public var parameters: [Parameters] = []
+        public var mtu: Int?
+        public var mtuFrame: Int?
+        public var txPhy: String?
+        public var rxPhy: String?
+        public var phyFrame: Int?
+        public var maxTxOctets: Int?
+        public var maxRxOctets: Int?
+        public var dataLengthFrame: Int?
+        public var encryption: [Encryption] = []
+        public var pairingFrame: Int?
+        public var pairingFailed: String?
+        public var attOperations = 0
+        public var attErrors = 0
+        /// ATT PDUs carried in frames the sniffer could not decrypt.
+        public var encryptedFrames = 0
+    }
+
+    public struct FailedConnection: Codable, Sendable {
+        public var frame: Int
+        public var us: Int64
+        public var peer: String?
+        /// "failed" (Connection Complete with an error), "cancelled", "never_completed".
+        public var outcome: String
+        public var status: Int?
+        public var statusName: String?
+    }
+
+    public struct Characteristic: Codable, Sendable {
+        /// Index into `connections`.
+        public var connection: Int
+        public var handle: Int
+        public var service: String?
+        public var serviceName: String?
+        public var characteristic: String?
+        public var characteristicName: String?
+        public var descriptor: String?
+        public var descriptorName: String?
+        public var namedBy: String?
+        public var reads = 0
+        public var writeRequests = 0
+        public var writeCommands = 0
+        public var notifications = 0
+        public var indications = 0
+        public var errors = 0
+        public var bytesToServer = 0
+        public var bytesFromServer = 0
+        public var latency: Latency?
+        public var firstFrame: Int
+    }
+
+    public struct Latency: Codable, Sendable {
+        public var count: Int
+        public var minUs: Int64
+        public var medianUs: Int64
+        public var p95Us: Int64
+        public var maxUs: Int64
+        /// Counts per bucket, bucket i holding [bounds[i], bounds[i+1]) µs (bounds: `LatencyHistogram.bounds`).
+        public var histogram: [Int]
+    }
+
+    public struct Problem: Codable, Sendable {
+        /// att_error, unanswered_request, smp_pairing_failed, hci_command_failed,
+        /// l2cap_reassembly, truncated_record, malformed, vendor_bad_checksum.
+        public var kind: String
+        public var frame: Int
+        public var us: Int64
+        public var connection: Int?
+        public var handle: Int?
+        public var requestFrame: Int?
+        public var message: String
+    }
+}
+
+/// Caps that keep `stats` memory flat on any capture.
+public enum StatsLimits {
+    public static let devices = 4096
+    public static let connections = 4096
+    public static let characteristicsPerConnection = 512
+    public static let problems = 10_000
+    public static let namesPerDevice = 4
+}
+
+/// Latency histogram: 8 buckets per octave from 1 µs to ~2^34 µs, so median/p95 are within
+/// ±4.5% of the exact value (min and max are exact). Allocated on first use.
+public struct LatencyHistogram: Sendable {
+    static let perOctave = 8.0
+    static let buckets = 8 * 35
+    var counts: [UInt32] = []
+    var n = 0
+    var minUs = Int64.max, maxUs = Int64.min
+
+    /// Lower bound of each display bucket (µs): the report's histograms use decades/3.
+    public static let bounds: [Int64] = [0, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000,
+                                         100_000, 200_000, 500_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000]
+
+    static func bucket(_ us: Int64) -> Int {
+        guard us > 1 else { return 0 }
+        return min(buckets - 1, Int(statsLog2(Double(us)) * perOctave))
+    }
+
+    mutating func add(_ us: Int64) {
+        if counts.isEmpty { counts = [UInt32](repeating: 0, count: Self.buckets) }
+        counts[Self.bucket(us)] &+= 1
+        n += 1
+        if us < minUs { minUs = us }
+        if us > maxUs { maxUs = us }
+    }
+
+    func quantile(_ q: Double) -> Int64 {
+        let target = max(1, Int((Double(n) * q).rounded(.up)))
+        var seen = 0
+        for (i, c) in counts.enumerated() where c > 0 {
+            seen += Int(c)
+            if seen >= target {
+                let mid = i == 0 ? 1 : statsExp2((Double(i) + 0.5) / Self.perOctave)
+                return min(maxUs, max(minUs, Int64(mid.rounded())))
+            }
+        }
+        return maxUs
+    }
+
+    var summary: StatsReport.Latency? {
+        guard n > 0 else { return nil }
+        var display = [Int](repeating: 0, count: Self.bounds.count)
+        for (i, c) in counts.enumerated() where c > 0 {
+            let lo = i == 0 ? 0 : statsExp2(Double(i) / Self.perOctave)
+            var b = Self.bounds.count - 1
+            while b > 0 && Double(Self.bounds[b]) > lo { b -= 1 }
+            display[b] += Int(c)
+        }
+        return .init(count: n, minUs: minUs, medianUs: quantile(0.5), p95Us: quantile(0.95), maxUs: maxUs, histogram: display)
+    }
+}
+
+func statsLog2(_ x: Double) -> Double {
+    // Integer part from the exponent, fraction by a short series: no libm dependency here.
+    guard x > 0 else { return 0 }
+    let e = Double(x.exponent)
+    let m = x.significand   // [1, 2)
+    // log2(m) = ln(m)/ln2, ln via atanh series on (m-1)/(m+1)
+    let y = (m - 1) / (m + 1), y2 = y * y
+    var term = y, sum = 0.0
+    var k = 1.0
+    for _ in 0..<8 { sum += term / k; term *= y2; k += 2 }
+    return e + 2 * sum / 0.6931471805599453
+}
+
+func statsExp2(_ x: Double) -> Double {
+    let i = x.rounded(.down)
+    let f = (x - i) * 0.6931471805599453
+    var term = 1.0, sum = 1.0
+    for k in 1...12 { term *= f / Double(k); sum += term }
+    return sum * Double(sign: .plus, exponent: Int(i), significand: 1)
+}
+
+/// Computes a `StatsReport` in one pass over analyzed frames. Memory is bounded by the caps
+/// in `StatsLimits`, never by the number of records.
+public final class CaptureStats {
+    public let unansweredAfterUs: Int64 = 30_000_000   // ATT transaction timeout, Core 5.4 Vol 3 Part F §3.3.3
+    public var report: StatsReport
+
+    struct ConnKey: Hashable { var adapter: UInt16; var handle: UInt16 }
+    struct Pending { var frame: Int; var us: Int64; var opcode: UInt8; var handle: UInt16?; var char: Int? }
+    struct ConnState {
+        var index: Int
+        var chars: [UInt16: Int] = [:]
+        /// Unanswered request per direction of the request (0 sent, 1 received, 2 unknown).
+        var pending: [Pending?] = [nil, nil, nil]
+        var clientMTU: Int?
+        var ended = false
+    }
+
+    var conns: [ConnKey: ConnState] = [:]
+    var kindCounts: [String: Int] = [:]
+    var deviceIndex: [BDAddr: Int] = [:]
+    var pendingCreates: [UInt16: (frame: Int, us: Int64, peer: BDAddr?, cancelled: Bool)] = [:]
+    /// CONNECT_IND seen by a sniffer, by access address.
+    var connectInds: [UInt32: (frame: Int, us: Int64, peer: BDAddr?, params: (Int, Int, Int))] = [:]
+    var lastUs: Int64?
+    var openConnections = 0
+    var gapCount = 0, backwards = 0
+    var firstGapFrame: Int?, firstBackwardsFrame: Int?
+    var truncatedACL = 0, firstTruncatedFrame: Int?
+    var unnamedOps = 0, namedOps = 0, firstUnnamedFrame: Int?
+    var discoverySeen = false
+    var llEncryptedFrames = 0, firstEncryptedFrame: Int?
+    var smpSeen = false
+    var isSniffer = false
+    var pairingFrames = 0
+
+    public init(file: String, format: String) {
+        report = StatsReport(file: file, format: format)
+    }
+
+    // MARK: per record
+
+    public func add(_ a: inout AnalyzedFrame, decoder: ProtocolDecoder) {
+        let r = a.decoded.record
+        let us = r.timestamp.microseconds
+        report.records += 1
+        report.bytes += r.bytes.count
+        if report.firstUs == nil { report.firstUs = us }
+        if let l = lastUs {
+            if us < l { backwards += 1; if firstBackwardsFrame == nil { firstBackwardsFrame = r.frame } }
+            else if us - l > 60_000_000 && openConnections > 0 { gapCount += 1; if firstGapFrame == nil { firstGapFrame = r.frame } }
+        }
+        lastUs = us
+        report.lastUs = us
+        if r.isTruncated {
+            report.truncatedRecords += 1
+            if r.kind == .acl { truncatedACL += 1; if firstTruncatedFrame == nil { firstTruncatedFrame = r.frame } }
+            problem("truncated_record", r, conn: nil, "record cut by the capture: \(r.bytes.count) of \(r.originalLength) bytes")
+        }
+        let layers = a.decoded.layers
+        if !a.decoded.errors.isEmpty {
+            report.counts.malformedRecords += 1
+            for e in a.decoded.errors {
+                if e.code == .reassembly || (e.layer == "l2cap" && e.code != .truncated) {
+                    report.counts.reassemblyErrors += e.code == .reassembly ? 1 : 0
+                    if e.code == .reassembly { problem("l2cap_reassembly", r, conn: nil, e.message) }
+                }
+                if e.code != .reassembly && !(e.code == .truncated && r.isTruncated) {
+                    problem("malformed", r, conn: nil, (e.layer.isEmpty ? "" : e.layer + ": ") + e.message)
+                }
+            }
+        }
+        if layers.contains(.hci) { hci(&a, r, us, decoder) }
+        if layers.contains(.ll), let ll = a.decoded.ll { linkLayer(ll, &a, r, us, decoder) }
+        if layers.contains(.adv) { advertising(&a, r, us) }
+        if layers.contains(.smp), let smp = a.decoded.smp { self.smp(smp, &a, r, us, decoder) }
+        if layers.contains(.att) { att(&a, r, us, decoder) }
+    }
+
+    func problem(_ kind: String, _ r: CaptureRecord, conn: Int?, handle: Int? = nil, request: Int? = nil, _ msg: String) {
+        kindCounts[kind, default: 0] += 1
+        guard report.problems.count < StatsLimits.problems else { report.problemsNotListed += 1; return }
+        report.problems.append(.init(kind: kind, frame: r.frame, us: r.timestamp.microseconds, connection: conn,
+                                     handle: handle, requestFrame: request, message: msg))
+    }
+
+    /// The connection a frame belongs to: created on first sight, a new one after a
+    /// set-up event or a disconnection on the same handle.
+    func connection(_ adapter: UInt16, _ handle: UInt16, _ r: CaptureRecord, _ decoder: ProtocolDecoder, fresh: Bool = false) -> Int? {
+        let key = ConnKey(adapter: adapter, handle: handle)
+        if !fresh, let s = conns[key], !s.ended { return s.index }
+        guard report.connections.count < StatsLimits.connections else { report.connectionsNotListed += 1; return nil }
+        if let s = conns[key], !s.ended { closePending(s, at: r.timestamp.microseconds, reason: "the connection was set up again") }
+        let info = decoder.connection(adapter: adapter, handle: handle)
+        let us = r.timestamp.microseconds
+        var c = StatsReport.Connection(index: report.connections.count, adapter: Int(adapter), handle: Int(handle),
+                                       firstFrame: r.frame, firstUs: us, lastFrame: r.frame, lastUs: us, durationUs: 0)
+        c.transport = info?.transport?.rawValue
+        if let p = info?.peer { c.peer = p.description }
+        c.peerAddressType = info?.peerAddressType?.name
+        c.role = info?.role?.rawValue
+        if let aa = info?.accessAddress {
+            c.accessAddress = Hex.fixed(UInt64(aa), width: 8)
+            isSniffer = true
+            if let ind = connectInds[aa] {
+                c.startFrame = ind.frame; c.startUs = ind.us
+                c.parameters.append(.init(frame: ind.frame, us: ind.us, interval: ind.params.0, latency: ind.params.1, timeout: ind.params.2))
+                if let p = ind.peer { c.peer = p.description }
+                c.role = "sniffed"
+            }
+        }
+        if fresh { c.startFrame = r.frame; c.startUs = us }
+        report.connections.append(c)
+        conns[key] = ConnState(index: c.index)
+        openConnections += 1
+        return c.index
+    }
+
+    // MARK: HCI
+
+    func hci(_ a: inout AnalyzedFrame, _ r: CaptureRecord, _ us: Int64, _ decoder: ProtocolDecoder) {
+        let h = a.decoded.hciStorage
+        if let c = a.decoded.connection, r.kind == .acl || r.kind == .sco || r.kind == .iso,
+           let i = connection(r.adapter, c, r, decoder) {
+            report.connections[i].lastFrame = r.frame; report.connections[i].lastUs = us
+        }
+        switch h.kind {
+        case .command:
+            switch h.opcode {
+            case 0x200D, 0x2043, 0x0405:   // LE (Extended) Create Connection, Create Connection
+                // A zero peer: the filter accept list chooses (initiator filter policy 1).
+                pendingCreates[r.adapter] = (r.frame, us, h.peer?.description == "00:00:00:00:00:00" ? nil : h.peer, false)
+            case 0x200E, 0x0408:           // LE Create Connection Cancel, Create Connection Cancel
+                if var p = pendingCreates[r.adapter] { p.cancelled = true; pendingCreates[r.adapter] = p }
+            default: break
+            }
+        case .event:
+            hciEvent(h, r, us, decoder)
+        default: break
+        }
+    }
+
+    func hciEvent(_ h: HCIPacket, _ r: CaptureRecord, _ us: Int64, _ decoder: ProtocolDecoder) {
+        switch h.opcode {
+        case 0x0E, 0x0F:   // Command Complete / Command Status (Core 5.4 Vol 4 Part E §7.7.14-15)
+            guard let st = h.status, st != .success, let op = h.commandOpcode, op != 0 else { return }
+            report.counts.hciCommandsFailed += 1
+            problem("hci_command_failed", r, conn: nil, "\(HCICommandNames.name(op)) failed: \(st.name) (\(Hex.fixed(UInt64(st.rawValue), width: 2)))")
+            if op == 0x200D || op == 0x2043 || op == 0x0405, let p = pendingCreates.removeValue(forKey: r.adapter) {
+                report.failedConnections.append(.init(frame: p.frame, us: p.us, peer: p.peer?.description, outcome: "failed",
+                                                      status: Int(st.rawValue), statusName: st.name))
+            }
+        case _ where h.opcode == 0x03 || (h.opcode == 0x3E && [0x01, 0x0A, 0x29].contains(h.subevent ?? 0)):
+            // (LE) (Enhanced) Connection Complete (§7.7.3, §7.7.65.1, .10, .29)
+            let create = pendingCreates.removeValue(forKey: r.adapter)
+            guard let st = h.status else { return }
+            if st != .success {
+                let cancelled = create?.cancelled == true || st.rawValue == 0x02
+                report.failedConnections.append(.init(frame: r.frame, us: us, peer: h.peer?.description ?? create?.peer?.description,
+                                                      outcome: cancelled ? "cancelled" : "failed", status: Int(st.rawValue), statusName: st.name))
+                return
+            }
+            guard let handle = h.handle, let i = connection(r.adapter, handle, r, decoder, fresh: true) else { return }
+            if let iv = h.interval, let lat = h.latency, let to = h.supervisionTimeout {
+                report.connections[i].parameters.append(.init(frame: r.frame, us: us, interval: Int(iv), latency: Int(lat), timeout: Int(to)))
+            }
+        case 0x05:   // Disconnection Complete (§7.7.5)
+            guard h.status == .success, let handle = h.handle else { return }
+            let key = ConnKey(adapter: r.adapter, handle: handle)
+            guard let i = connection(r.adapter, handle, r, decoder) else { return }
+            end(i, key, r, reason: h.reason)
+        case 0x08, 0x59:   // Encryption Change v1/v2 (§7.7.8, §7.7.8.v2)
+            guard h.status == .success, let handle = h.handle, let i = connection(r.adapter, handle, r, decoder) else { return }
+            report.connections[i].encryption.append(.init(frame: r.frame, us: us, enabled: (h.encryption ?? 0) != 0,
+                                                          keySize: h.keySize.map(Int.init), source: "hci"))
+        case 0x30:   // Encryption Key Refresh Complete (§7.7.39)
+            guard h.status == .success, let handle = h.handle, let i = connection(r.adapter, handle, r, decoder) else { return }
+            report.connections[i].encryption.append(.init(frame: r.frame, us: us, enabled: true, keySize: nil, source: "hci"))
+        case 0x3E:
+            guard h.status == nil || h.status == .success, let handle = h.handle else { return }
+            switch h.subevent {
+            case 0x03:   // LE Connection Update Complete (§7.7.65.3)
+                guard let i = connection(r.adapter, handle, r, decoder), let iv = h.interval, let lat = h.latency,
+                      let to = h.supervisionTimeout else { return }
+                report.connections[i].parameters.append(.init(frame: r.frame, us: us, interval: Int(iv), latency: Int(lat), timeout: Int(to)))
+            case 0x07:   // LE Data Length Change (§7.7.65.7)
+                guard let i = connection(r.adapter, handle, r, decoder) else { return }
+                report.connections[i].maxTxOctets = h.maxTxOctets.map(Int.init)
+                report.connections[i].maxRxOctets = h.maxRxOctets.map(Int.init)
+                report.connections[i].dataLengthFrame = r.frame
+            case 0x0C:   // LE PHY Update Complete (§7.7.65.12)
+                guard let i = connection(r.adapter, handle, r, decoder) else { return }
+                report.connections[i].txPhy = h.txPHY.map(Self.phyName)
+                report.connections[i].rxPhy = h.rxPHY.map(Self.phyName)
+                report.connections[i].phyFrame = r.frame
+            default: break
+            }
+        default: break
+        }
+    }
+
+    static func phyName(_ p: UInt8) -> String {
+        switch p { case 1: "1M"; case 2: "2M"; case 3: "Coded"; default: "PHY \(p)" }
+    }
+
+    func end(_ i: Int, _ key: ConnKey, _ r: CaptureRecord, reason: HCIStatus?) {
+        let us = r.timestamp.microseconds
+        report.connections[i].endFrame = r.frame
+        report.connections[i].endUs = us
+        report.connections[i].lastFrame = r.frame; report.connections[i].lastUs = us
+        if let reason {
+            report.connections[i].disconnectReason = Int(reason.rawValue)
+            report.connections[i].disconnectReasonName = reason.name
+        }
+        if let s = conns[key] { closePending(s, at: us, reason: "the link ended") }
+        conns[key]?.ended = true
+        openConnections = max(0, openConnections - 1)
+    }
+
+    /// Requests still open when their connection ends or the capture stops.
+    func closePending(_ s: ConnState, at us: Int64, reason: String) {
+        for p in s.pending { if let p { unanswered(p, s.index, until: us, reason: reason) } }
+    }
+
+    func unanswered(_ p: Pending, _ conn: Int, until us: Int64, reason: String) {
+        let waited = us - p.us
+        let timedOut = waited >= unansweredAfterUs
+        guard timedOut || reason != "the capture ended" else { return }
+        report.counts.unansweredRequests += 1
+        kindCounts["unanswered_request", default: 0] += 1
+        guard report.problems.count < StatsLimits.problems else { report.problemsNotListed += 1; return }
+        let what = ATTOpcode(rawValue: p.opcode).name
+        let msg = timedOut ? "\(what) unanswered for \(TimeFormat.duration(microseconds: waited)) (ATT transaction timeout is 30 s)"
+                           : "\(what) unanswered: \(reason) \(TimeFormat.duration(microseconds: waited)) later"
+        report.problems.append(.init(kind: "unanswered_request", frame: p.frame, us: p.us, connection: conn,
+                                     handle: p.handle.map(Int.init), requestFrame: nil, message: msg))
+    }
+
+    // MARK: link layer (sniffers)
+
+    func linkLayer(_ ll: LLPacket, _ a: inout AnalyzedFrame, _ r: CaptureRecord, _ us: Int64, _ decoder: ProtocolDecoder) {
+        isSniffer = true
+        if ll.isAdvertising {
+            // CONNECT_IND (Core 5.4 Vol 6 Part B §2.3.3.1): InitA, AdvA, AA, CRCInit, WinSize,
+            // WinOffset, Interval, Latency, Timeout, …
+            guard ll.pduType == 0x05, ll.payload.count >= 28 else { return }
+            let p = ll.payload
+            func u16(_ o: Int) -> Int { Int(p[o]) | Int(p[o + 1]) << 8 }
+            let aa = UInt32(p[12]) | UInt32(p[13]) << 8 | UInt32(p[14]) << 16 | UInt32(p[15]) << 24
+            let adv = BDAddr(littleEndian: UnsafeRawBufferPointer(rebasing: p[6..<12]))
+            if connectInds.count < 1024 { connectInds[aa] = (r.frame, us, adv, (u16(22), u16(24), u16(26))) }
+            return
+        }
+        guard let c = a.decoded.connection, let i = connection(r.adapter, c, r, decoder) else { return }
+        report.connections[i].lastFrame = r.frame; report.connections[i].lastUs = us
+        if ll.encrypted {
+            report.connections[i].encryptedFrames += 1
+            llEncryptedFrames += 1
+            if firstEncryptedFrame == nil { firstEncryptedFrame = r.frame }
+        }
+        guard let op = ll.controlOpcode?.rawValue, let d = ll.controlData else { return }
+        switch op {
+        case 0x05:   // LL_START_ENC_REQ (§2.4.2.5)
+            report.connections[i].encryption.append(.init(frame: r.frame, us: us, enabled: true, keySize: nil, source: "ll"))
+        case 0x02, 0x0D:   // LL_TERMINATE_IND (§2.4.2.2), LL_REJECT_IND
+            if op == 0x02, let code = d.first {
+                end(i, ConnKey(adapter: r.adapter, handle: c), r, reason: HCIStatus(code))
+            }
+        case 0x00 where d.count >= 11:   // LL_CONNECTION_UPDATE_IND (§2.4.2.1)
+            func u16(_ o: Int) -> Int { Int(d[o]) | Int(d[o + 1]) << 8 }
+            report.connections[i].parameters.append(.init(frame: r.frame, us: us, interval: u16(3), latency: u16(5), timeout: u16(7)))
+        default: break
+        }
+    }
+
+    // MARK: advertising
+
+    func advertising(_ a: inout AnalyzedFrame, _ r: CaptureRecord, _ us: Int64) {
+        a.decoded.advStorage.forEachReport { rep in
+            guard let addr = rep.address else { return }
+            report.counts.advertisingReports += 1
+            let i: Int
+            if let d = deviceIndex[addr] { i = d } else {
+                guard report.devices.count < StatsLimits.devices else { report.devicesNotListed += 1; return }
+                i = report.devices.count
+                deviceIndex[addr] = i
+                report.devices.append(.init(address: addr.description, addressType: rep.addressType?.name,
+                                            firstFrame: r.frame, lastFrame: r.frame, firstUs: us, lastUs: us))
+            }
+            report.devices[i].advertisingReports += 1
+            report.devices[i].lastFrame = r.frame; report.devices[i].lastUs = us
+            if let rssi = rep.rssi, rssi != 127 {
+                let v = Int(rssi)
+                report.devices[i].rssiMin = min(report.devices[i].rssiMin ?? v, v)
+                report.devices[i].rssiMax = max(report.devices[i].rssiMax ?? v, v)
+            }
+            guard !rep.data.isEmpty else { return }
+            for s in rep.structures {
+                switch s.type.rawValue {
+                case 0x08, 0x09:
+                    let name = String(decoding: s.value, as: UTF8.self)
+                    if !name.isEmpty, !report.devices[i].names.contains(name), report.devices[i].names.count < StatsLimits.namesPerDevice {
+                        report.devices[i].names.append(name)
+                    }
+                case 0xFF where s.value.count >= 2:
+                    let id = UInt16(s.value[0]) | UInt16(s.value[1]) << 8
+                    let company = AssignedNumbers.companyName(id) ?? Hex.fixed(UInt64(id), width: 4)
+                    if !report.devices[i].companies.contains(company), report.devices[i].companies.count < StatsLimits.namesPerDevice {
+                        report.devices[i].companies.append(company)
+                    }
+                default: break
+                }
+            }
+        }
+    }
+
+    // MARK: SMP
+
+    func smp(_ smp: SMPPDU, _ a: inout AnalyzedFrame, _ r: CaptureRecord, _ us: Int64, _ decoder: ProtocolDecoder) {
+        report.counts.smp += 1
+        smpSeen = true
+        guard let c = a.decoded.connection, let i = connection(r.adapter, c, r, decoder) else { return }
+        lastConnection = i
+        switch smp.code {
+        case 0x01:   // Pairing Request (Core 5.4 Vol 3 Part H §3.5.1)
+            if report.connections[i].pairingFrame == nil { report.connections[i].pairingFrame = r.frame }
+            pairingFrames += 1
+        case 0x05:   // Pairing Failed (§3.5.5)
+            report.counts.smpPairingFailed += 1
+            let reason = smp.reason?.name ?? "unknown reason"
+            report.connections[i].pairingFailed = reason
+            problem("smp_pairing_failed", r, conn: i, "Pairing Failed: \(reason)")
+        default: break
+        }
+    }
+
+    // MARK: ATT
+
+    /// Requests answered by a response (Core 5.4 Vol 3 Part F §3.4): counted for latency.
+    static func isRequest(_ op: UInt8) -> Bool {
+        switch op {
+        case 0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x1D, 0x20: true
+        default: false
+        }
+    }
+
+    func att(_ a: inout AnalyzedFrame, _ r: CaptureRecord, _ us: Int64, _ decoder: ProtocolDecoder) {
+        report.counts.att += 1
+        guard let c = a.decoded.connection, let i = connection(r.adapter, c, r, decoder) else { return }
+        let key = ConnKey(adapter: r.adapter, handle: c)
+        report.connections[i].attOperations += 1
+        report.connections[i].lastFrame = r.frame; report.connections[i].lastUs = us
+        let att = a.decoded.attStorage
+        let op = att.opcode.rawValue
+        let dirSlot = r.direction.map { $0 == .sent ? 0 : 1 } ?? 2
+        let t = a.decoded.attTransaction
+        if let v = a.vendor { for m in v.messages where m.checksum == .bad {
+            report.counts.vendorBadChecksums += 1
+            problem("vendor_bad_checksum", r, conn: i, handle: Int(v.handle), "\(m.plugin) \(m.message): bad checksum")
+        } }
+        switch op {
+        case 0x04, 0x06, 0x08, 0x10: discoverySeen = true
+        case 0x02: conns[key]?.clientMTU = att.mtu.map(Int.init)
+        case 0x03:
+            if let s = att.mtu {
+                let client = conns[key]?.clientMTU ?? Int(s)
+                report.connections[i].mtu = min(client, Int(s)); report.connections[i].mtuFrame = r.frame
+            }
+        default: break
+        }
+        // The attribute the frame is about: its own handle, else (responses) the request's.
+        // Attribute Not Found answering a discovery request ends the discovery (Core 5.4 Vol 3
+        // Part G §4.4-4.7): expected, not a problem, and about a range, not an attribute.
+        let discoveryEnd = op == 0x01 && att.errorCode == 0x0A && [0x04, 0x06, 0x08, 0x10].contains(att.requestOpcode?.rawValue ?? 0)
+        let handle: UInt16? = att.handle ?? t?.requestHandle ?? (discoveryEnd ? nil : att.errorHandle)
+        lastConnection = i
+        var ch: Int?
+        if let h = handle, let chIndex = characteristic(key, i, h, &a, r) { ch = chIndex }
+        lastCharacteristic = ch
+        if handle != nil, [0x0A, 0x0C, 0x12, 0x52, 0xD2, 0x1B, 0x1D].contains(op) {
+            if a.location == nil { unnamedOps += 1; if firstUnnamedFrame == nil { firstUnnamedFrame = r.frame } } else { namedOps += 1 }
+        }
+        let valueCount = att.value?.count ?? 0
+        if let ch {
+            switch op {
+            case 0x0A, 0x0C: report.characteristics[ch].reads += 1; report.counts.reads += 1
+            case 0x12: report.characteristics[ch].writeRequests += 1; report.counts.writeRequests += 1
+                report.characteristics[ch].bytesToServer += valueCount
+            case 0x52, 0xD2: report.characteristics[ch].writeCommands += 1; report.counts.writeCommands += 1
+                report.characteristics[ch].bytesToServer += valueCount
+            case 0x16: report.characteristics[ch].bytesToServer += valueCount
+            case 0x1B: report.characteristics[ch].notifications += 1; report.counts.notifications += 1
+                report.characteristics[ch].bytesFromServer += valueCount
+            case 0x1D: report.characteristics[ch].indications += 1; report.counts.indications += 1
+                report.characteristics[ch].bytesFromServer += valueCount
+            case 0x0B, 0x0D: report.characteristics[ch].bytesFromServer += valueCount
+            case 0x01: report.characteristics[ch].errors += 1
+            default: break
+            }
+            if let t, op != 0x1E { latencies[ch].add(t.latencyMicroseconds) }
+        }
+        if op == 0x01 && discoveryEnd {
+            report.counts.attErrors += 1
+            report.counts.discoveryEnds += 1
+        } else if op == 0x01 {
+            report.counts.attErrors += 1
+            report.connections[i].attErrors += 1
+            let req = att.requestOpcode?.name ?? "request"
+            let err = att.errorCode.map { ATTErrorCode(rawValue: $0).name } ?? "error"
+            var where_ = ""
+            if let loc = a.location {
+                where_ = " on " + (loc.characteristic.map { GATTNames.name($0) ?? $0.description } ?? GATTNames.name(loc.service) ?? loc.service.description)
+                if let d = loc.descriptor { where_ += " / " + (GATTNames.name(d) ?? d.description) }
+            }
+            let hText = handle.map { " handle " + Hex.fixed(UInt64($0), width: 4) } ?? ""
+            problem("att_error", r, conn: i, handle: handle.map(Int.init), request: t?.requestFrame,
+                    "\(err) for \(req)\(hText)\(where_)")
+        }
+        // Unanswered requests: one outstanding per direction (§3.3.2).
+        if Self.isRequest(op) {
+            if let old = conns[key]?.pending[dirSlot] ?? nil {
+                unanswered(old, i, until: us, reason: "another request was sent")
+            }
+            conns[key]?.pending[dirSlot] = Pending(frame: r.frame, us: us, opcode: op, handle: att.handle, char: ch)
+        } else if let t {
+            let reqSlot = dirSlot == 2 ? 2 : 1 - dirSlot
+            if conns[key]?.pending[reqSlot]?.frame == t.requestFrame { conns[key]?.pending[reqSlot] = nil }
+        }
+    }
+
+    var latencies: [LatencyHistogram] = []
+    /// Connection and characteristic (indexes into the report) of the last ATT frame added.
+    public private(set) var lastConnection: Int?
+    public private(set) var lastCharacteristic: Int?
+
+    func characteristic(_ key: ConnKey, _ conn: Int, _ handle: UInt16, _ a: inout AnalyzedFrame, _ r: CaptureRecord) -> Int? {
+        if let ch = conns[key]?.chars[handle] {
+            if report.characteristics[ch].characteristic == nil, let loc = a.location { name(ch, loc, a.namedBy, a.vendor?.plugin) }
+            return ch
+        }
+        guard (conns[key]?.chars.count ?? 0) < StatsLimits.characteristicsPerConnection else { return nil }
+        let ch = report.characteristics.count
+        report.characteristics.append(.init(connection: conn, handle: Int(handle), firstFrame: r.frame))
+        latencies.append(LatencyHistogram())
+        conns[key]?.chars[handle] = ch
+        if let loc = a.location { name(ch, loc, a.namedBy, a.vendor?.plugin) }
+        return ch
+    }
+
+    func name(_ ch: Int, _ loc: GATTDatabase.Location, _ by: NamingSource?, _ plugin: String?) {
+        report.characteristics[ch].service = loc.service.description
+        report.characteristics[ch].serviceName = GATTNames.name(loc.service)
+        if let c = loc.characteristic {
+            report.characteristics[ch].characteristic = c.description
+            report.characteristics[ch].characteristicName = GATTNames.name(c)
+        } else if loc.isDeclaration {
+            report.characteristics[ch].characteristicName = "(declaration)"
+        }
+        if let d = loc.descriptor {
+            report.characteristics[ch].descriptor = d.description
+            report.characteristics[ch].descriptorName = GATTNames.name(d)
+        }
+        if let by { report.characteristics[ch].namedBy = by == .plugin ? "plugin:" + (plugin ?? "") : by.rawValue }
+    }
+
+    // MARK: end
+
+    /// Closes open requests and connections and writes the quality findings.
+    public func finish(decoder: ProtocolDecoder, warnings: [String]) -> StatsReport {
+        let endUs = lastUs ?? 0
+        for (_, s) in conns where !s.ended { closePending(s, at: endUs, reason: "the capture ended") }
+        for (i, l) in latencies.enumerated() { report.characteristics[i].latency = l.summary }
+        var byAddress: [String: Int] = [:]
+        for (i, d) in report.devices.enumerated() { byAddress[d.address] = i }
+        for i in report.connections.indices {
+            if report.connections[i].peer == nil, let info = decoder.connection(adapter: UInt16(report.connections[i].adapter),
+                                                                                 handle: UInt16(report.connections[i].handle)),
+               info.startFrame.map({ $0 <= report.connections[i].firstFrame }) ?? true, let p = info.peer {
+                report.connections[i].peer = p.description
+            }
+            let c = report.connections[i]
+            if let p = c.peer, let d = byAddress[p] { report.devices[d].connections.append(i) }
+            report.connections[i].durationUs = (c.endUs ?? c.lastUs) - (c.startUs ?? c.firstUs)
+            if report.connections[i].peerName == nil, let p = c.peer,
+               let d = report.devices.first(where: { $0.address == p }) { report.connections[i].peerName = d.names.first }
+        }
+        for (_, p) in pendingCreates {
+            report.failedConnections.append(.init(frame: p.frame, us: p.us, peer: p.peer?.description,
+                                                  outcome: p.cancelled ? "cancelled" : "never_completed", status: nil, statusName: nil))
+        }
+        report.failedConnections.sort { $0.frame < $1.frame }
+        report.problems.sort { ($0.frame, $0.kind) < ($1.frame, $1.kind) }
+        report.problemCounts = kindCounts.sorted { $0.key < $1.key }.map { .init(kind: $0.key, count: $0.value) }
+        if let f = report.firstUs { report.first = TimeFormat.rfc3339(Timestamp(microseconds: f)) }
+        if let l = report.lastUs { report.last = TimeFormat.rfc3339(Timestamp(microseconds: l)) }
+        report.durationUs = (report.lastUs ?? 0) - (report.firstUs ?? 0)
+        assessQuality(warnings: warnings)
+        return report
+    }
+
+    func assessQuality(warnings: [String]) {
+        var q: [StatsReport.Advice] = []
+        if truncatedACL > 0 {
+            if report.format.hasPrefix("btsnoop") {
+                q.append(.init(code: "android_filtered", severity: "warning",
+                               message: "\(truncatedACL) ACL records were cut short by the capture: this looks like Android's filtered HCI snoop log, which drops ATT values and L2CAP payloads.",
+                               advice: "On the phone: Developer options → Enable Bluetooth HCI snoop log → \"Enabled\" (full, not \"Filtered\"), turn Bluetooth off and on, reproduce, then take a new bug report.",
+                               frame: firstTruncatedFrame))
+            } else {
+                q.append(.init(code: "truncated", severity: "warning",
+                               message: "\(truncatedACL) ACL records were cut short by the capture (snap length).",
+                               advice: "Capture again without a snap length limit (tcpdump/dumpcap -s 0).", frame: firstTruncatedFrame))
+            }
+        }
+        let midConn = report.connections.filter { $0.startFrame == nil }
+        if let first = midConn.first {
+            if isSniffer {
+                q.append(.init(code: "sniffer_missed_connect", severity: "warning",
+                               message: "The sniffer missed the CONNECT_IND of \(midConn.count) connection(s): connection parameters, roles and the channel map are unknown, and the link may have been followed only partly.",
+                               advice: "Start the sniffer before the devices connect and have it follow the advertiser (e.g. nRF Sniffer: select the device before connecting).",
+                               frame: first.firstFrame))
+            } else {
+                q.append(.init(code: "starts_mid_connection", severity: "warning",
+                               message: "The capture starts during \(midConn.count) connection(s): their set-up (parameters, role, MTU exchange, pairing) is not in it.",
+                               advice: "Start the capture before connecting (on Android, enable the snoop log, then toggle Bluetooth).",
+                               frame: first.firstFrame))
+            }
+        }
+        if unnamedOps > 0 {
+            q.append(.init(code: "no_gatt_discovery", severity: discoverySeen ? "info" : "warning",
+                           message: "\(unnamedOps) ATT operations address handles the capture never discovered\(discoverySeen ? "" : " (no GATT discovery in the capture)"): they are shown by handle only.",
+                           advice: "Name them with --gatt FILE, a database written by `bluesift gatt --format json` from a capture of the same device that includes the discovery (or connect once with a fresh bond so the phone rediscovers).",
+                           frame: firstUnnamedFrame))
+        }
+        if gapCount > 0 || backwards > 0 {
+            var m: [String] = []
+            if gapCount > 0 { m.append("\(gapCount) gap(s) of more than 60 s while a connection was open") }
+            if backwards > 0 { m.append("\(backwards) timestamp(s) going backwards") }
+            q.append(.init(code: "gaps", severity: "warning",
+                           message: m.joined(separator: " and ") + ": records may be missing (a rotated or wrapped capture buffer, or merged files).",
+                           advice: "On Android raise the snoop log buffer (Developer options → Bluetooth HCI snoop log size) or take the log sooner after the problem.",
+                           frame: firstBackwardsFrame ?? firstGapFrame))
+        }
+        if isSniffer, llEncryptedFrames > 0 {
+            let sawPairing = pairingFrames > 0
+            q.append(.init(code: "encrypted_no_key", severity: "warning",
+                           message: "\(llEncryptedFrames) link-layer frames are encrypted and were not decrypted" + (sawPairing ? "." : "; the pairing is not in the capture, so the key cannot be recovered from it."),
+                           advice: sawPairing ? "Provide the long-term key (from the bond store of one of the devices) to decrypt." :
+                               "Capture the pairing too (remove the bond on both sides and pair while sniffing), or provide the long-term key from one of the devices.",
+                           frame: firstEncryptedFrame))
+        }
+        for w in warnings {
+            q.append(.init(code: "reader_warning", severity: "warning", message: w, advice: "The file is damaged or cut: records after the damage may be missing.", frame: nil))
+        }
+        report.quality = q
+    }
+}

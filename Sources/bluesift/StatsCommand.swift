@@ -1,0 +1,197 @@
+import Foundation
+import ArgumentParser
+import BluesiftWire
+import BluesiftCapture
+import BluesiftProtocols
+import BluesiftDissect
+import BluesiftGATT
+import BluesiftPlugins
+
+struct Stats: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "One screen per capture: capture quality, devices, connections, per-characteristic counts and latency, problems.",
+        discussion: """
+        One streaming pass, memory bounded. --format json writes one object per file per line \
+        (schema: docs/stats.md); csv writes the per-characteristic table.
+        """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
+
+    @Argument(help: "Capture files, or folders of them.")
+    var files: [String]
+
+    @Option(help: "Output format: text, json or csv.")
+    var format: Format = .text
+
+    @Option(help: "Files decoded in parallel (default: the number of cores).")
+    var jobs: Int = FileJobs.defaultJobs
+
+    @Option(help: "Import a GATT database (JSON from `bluesift gatt --format json`) to name undiscovered handles.")
+    var gatt: String?
+
+    @OptionGroup var plugins: PluginOptions
+
+    func run() throws {
+        let db = try gatt.map(loadGATT)
+        let pluginList = plugins.loadPlugins()
+        let format = self.format
+        let code = FileJobs.run(FileJobs.expand(files), jobs: jobs) { path, fd in
+            guard let report = Stats.compute(path, gatt: db, plugins: pluginList) else { return 2 }
+            var out = Output(fd: fd)
+            switch format {
+            case .json: out.buffer.append(contentsOf: Stats.json(report)); out.buffer.append(0x0A)
+            case .csv: out.line(Stats.csv(report))
+            case .text: out.line(Stats.text(report))
+            }
+            out.flush()
+            return 0
+        }
+        if code != 0 { throw ExitCode(code) }
+    }
+
+    /// One pass over the capture; nil (message printed) when it cannot be opened.
+    static func compute(_ file: String, gatt: GATTDatabase?, plugins: [Plugin]?) -> StatsReport? {
+        guard let reader = openCapture(file) else { return nil }
+        let analyzer = Analyzer(naming: true)
+        if let gatt { analyzer.gatt.importDatabase(gatt) }
+        analyzer.plugins = plugins.map { PluginSet($0) }
+        let f = reader.format
+        let stats = CaptureStats(file: file, format: f.container.rawValue + ", " + f.datalinkName)
+        var progress = Progress(file)
+        var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
+        while let record = reader.next() {
+            analyzer.analyze(record, into: &frame)
+            stats.add(&frame, decoder: analyzer.decoder)
+            if record.frame & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
+        }
+        progress.finish()
+        printWarnings(reader, path: file)
+        return stats.finish(decoder: analyzer.decoder, warnings: reader.warnings)
+    }
+
+    static func json(_ r: StatsReport) -> Data {
+        let e = JSONEncoder()
+        e.keyEncodingStrategy = .convertToSnakeCase
+        e.outputFormatting = [.withoutEscapingSlashes]
+        return (try? e.encode(r)) ?? Data("{}".utf8)
+    }
+
+    static func csvField(_ s: String?) -> String {
+        guard let s else { return "" }
+        if s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) { return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        return s
+    }
+
+    static let csvHeader = "file,connection,conn_handle,peer,handle,service,service_name,characteristic,characteristic_name,descriptor,descriptor_name,named_by,reads,write_requests,write_commands,notifications,indications,errors,bytes_to_server,bytes_from_server,latency_count,latency_min_us,latency_median_us,latency_p95_us,latency_max_us"
+
+    static func csv(_ r: StatsReport) -> String {
+        var lines = [csvHeader]
+        for c in r.characteristics {
+            let conn = r.connections[c.connection]
+            let l = c.latency
+            let cols: [String?] = [r.file, String(c.connection), Hex.fixed(UInt64(conn.handle), width: 4), conn.peer,
+                                   Hex.fixed(UInt64(c.handle), width: 4), c.service, c.serviceName, c.characteristic,
+                                   c.characteristicName, c.descriptor, c.descriptorName, c.namedBy,
+                                   String(c.reads), String(c.writeRequests), String(c.writeCommands), String(c.notifications),
+                                   String(c.indications), String(c.errors), String(c.bytesToServer), String(c.bytesFromServer),
+                                   l.map { String($0.count) } ?? "0", l.map { String($0.minUs) }, l.map { String($0.medianUs) },
+                                   l.map { String($0.p95Us) }, l.map { String($0.maxUs) }]
+            lines.append(cols.map(csvField).joined(separator: ","))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func ms(_ us: Int64) -> String { TimeFormat.duration(microseconds: us) }
+
+    /// Latencies: "795 µs", "12.3 ms", "1.20 s".
+    static func lat(_ us: Int64) -> String {
+        if us < 1000 { return "\(us) µs" }
+        if us < 1_000_000 { let t = (us + 50) / 100; return "\(t / 10).\(t % 10) ms" }
+        let t = (us + 5000) / 10_000; return "\(t / 100).\(t % 100 < 10 ? "0" : "")\(t % 100) s"
+    }
+
+    static func characteristicLabel(_ c: StatsReport.Characteristic) -> String {
+        var parts: [String] = []
+        if let s = c.serviceName ?? c.service { parts.append(s) }
+        if let ch = c.characteristicName ?? c.characteristic { parts.append(ch) }
+        if let d = c.descriptorName ?? c.descriptor { parts.append(d) }
+        return parts.isEmpty ? "(unnamed)" : parts.joined(separator: " / ")
+    }
+
+    static func text(_ r: StatsReport) -> String {
+        var o: [String] = []
+        o.append("file:        \(r.file)")
+        o.append("format:      \(r.format)")
+        var span = ""
+        if let a = r.first, let b = r.last { span = ", \(a) → \(b) (\(ms(r.durationUs)))" }
+        o.append("records:     \(r.records)" + (r.truncatedRecords > 0 ? " (\(r.truncatedRecords) truncated)" : "") + span)
+        o.append("")
+        o.append("capture quality:")
+        if r.quality.isEmpty { o.append("  no problems found with the capture itself") }
+        for q in r.quality {
+            o.append("  \(q.severity == "warning" ? "!" : "i") \(q.message)" + (q.frame.map { " (from frame \($0))" } ?? ""))
+            o.append("    → \(q.advice)")
+        }
+        o.append("")
+        o.append("devices: \(r.devices.count)" + (r.devicesNotListed > 0 ? " (+\(r.devicesNotListed) not listed)" : ""))
+        for d in r.devices.sorted(by: { ($0.connections.count, $0.advertisingReports) > ($1.connections.count, $1.advertisingReports) }).prefix(20) {
+            var s = "  \(d.address)"
+            if let t = d.addressType { s += " (\(t))" }
+            if !d.names.isEmpty { s += "  \"" + d.names.joined(separator: "\", \"") + "\"" }
+            if let lo = d.rssiMin, let hi = d.rssiMax { s += "  RSSI \(lo)…\(hi) dBm" }
+            if !d.companies.isEmpty { s += "  " + d.companies.joined(separator: ", ") }
+            s += "  \(d.advertisingReports) reports"
+            if !d.connections.isEmpty { s += ", connections " + d.connections.map { "#\($0)" }.joined(separator: " ") }
+            o.append(s)
+        }
+        if r.devices.count > 20 { o.append("  … \(r.devices.count - 20) more (--format json lists all)") }
+        o.append("")
+        o.append("connections: \(r.connections.count)" + (r.failedConnections.isEmpty ? "" : ", \(r.failedConnections.count) failed or cancelled attempts"))
+        for c in r.connections {
+            var s = "  #\(c.index) \(Hex.fixed(UInt64(c.handle), width: 4)) \(c.transport ?? "?") peer \(c.peer ?? "unknown")"
+            if let n = c.peerName { s += " \"\(n)\"" }
+            if let role = c.role { s += " \(role)" }
+            s += c.startFrame == nil ? "  started before the capture (frame \(c.firstFrame))" : "  frames \(c.startFrame!)…"
+            s += c.endFrame.map { "\($0)" } ?? " open at end"
+            s += "  \(ms(c.durationUs))"
+            o.append(s)
+            for (i, p) in c.parameters.enumerated() {
+                o.append("      \(i == 0 ? "parameters" : "update    ") #\(p.frame): interval \(p.intervalMs) ms, latency \(p.latency), timeout \(p.timeout * 10) ms")
+            }
+            var facts: [String] = []
+            if let m = c.mtu { facts.append("MTU \(m)") }
+            if let tx = c.txPhy, let rx = c.rxPhy { facts.append("PHY \(tx)/\(rx)") }
+            if let tx = c.maxTxOctets, let rx = c.maxRxOctets { facts.append("data length tx \(tx) rx \(rx)") }
+            for e in c.encryption where e.enabled {
+                facts.append("encrypted #\(e.frame)" + (e.keySize.map { " key \($0) bytes" } ?? ""))
+            }
+            if let p = c.pairingFrame { facts.append("pairing #\(p)" + (c.pairingFailed.map { " FAILED (\($0))" } ?? "")) }
+            facts.append("\(c.attOperations) ATT" + (c.attErrors > 0 ? ", \(c.attErrors) errors" : ""))
+            if let reason = c.disconnectReasonName { facts.append("ended: \(reason)") }
+            o.append("      " + facts.joined(separator: "; "))
+        }
+        for f in r.failedConnections {
+            o.append("  attempt #\(f.frame) peer \(f.peer ?? "?"): \(f.outcome.replacingOccurrences(of: "_", with: " "))" + (f.statusName.map { " (\($0))" } ?? ""))
+        }
+        o.append("")
+        o.append("characteristics: \(r.characteristics.count)")
+        if !r.characteristics.isEmpty {
+            o.append("  conn handle  reads wr-req wr-cmd notif indic errs   bytes→srv  bytes←srv  latency min/median/p95/max   name")
+            for c in r.characteristics {
+                func n(_ v: Int, _ w: Int) -> String { let s = String(v); return String(repeating: " ", count: max(0, w - s.count)) + s }
+                var lat = "-"
+                if let l = c.latency { lat = "\(Stats.lat(l.minUs))/\(Stats.lat(l.medianUs))/\(Stats.lat(l.p95Us))/\(Stats.lat(l.maxUs))" }
+                lat += String(repeating: " ", count: max(0, 29 - lat.count))
+                o.append("  \(n(c.connection, 4)) \(Hex.fixed(UInt64(c.handle), width: 4)) \(n(c.reads, 6)) \(n(c.writeRequests, 6)) \(n(c.writeCommands, 6)) \(n(c.notifications, 5)) \(n(c.indications, 5)) \(n(c.errors, 4)) \(n(c.bytesToServer, 11)) \(n(c.bytesFromServer, 10))  \(lat) \(characteristicLabel(c))")
+            }
+        }
+        o.append("")
+        let total = r.problemCounts.reduce(0) { $0 + $1.count }
+        o.append("problems: \(total)" + (total > 0 ? " (" + r.problemCounts.map { "\($0.kind) \($0.count)" }.joined(separator: ", ") + ")" : ""))
+        for p in r.problems.prefix(50) {
+            o.append("  #\(p.frame) \(p.kind): \(p.message)" + (p.requestFrame.map { " (request #\($0))" } ?? ""))
+        }
+        if total > 50 { o.append("  … \(total - 50) more (--format json lists up to \(StatsLimits.problems))") }
+        return o.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,179 @@
+import Testing
+import Foundation
+
+/// Counts recomputed from the JSON Lines dump, the way a user would with jq.
+struct JSONLCounts: Equatable, CustomStringConvertible {
+    var records = 0, truncated = 0, att = 0, attErrors = 0, smp = 0, smpPairingFailed = 0
+    var hciCommandsFailed = 0, reassembly = 0
+    var reads = 0, writeRequests = 0, writeCommands = 0, notifications = 0, indications = 0
+    /// (conn handle, attribute handle) → [reads, wreq, wcmd, notif, ind, errors, bytes→, bytes←, latencies]
+    var perHandle: [String: [Int]] = [:]
+    var advertisers: Set<String> = []
+
+    var description: String {
+        "records \(records) truncated \(truncated) att \(att) errors \(attErrors) smp \(smp) failed \(smpPairingFailed) hci \(hciCommandsFailed) reasm \(reassembly) r \(reads) wr \(writeRequests) wc \(writeCommands) n \(notifications) i \(indications) handles \(perHandle.count) adv \(advertisers.count)"
+    }
+
+    static func fromDump(_ jsonl: String) -> JSONLCounts {
+        var c = JSONLCounts()
+        for line in jsonl.split(separator: "\n") {
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
+            c.records += 1
+            if o["truncated"] as? Bool == true { c.truncated += 1 }
+            for e in o["errors"] as? [[String: Any]] ?? [] where e["code"] as? String == "reassembly" { c.reassembly += 1 }
+            if let h = o["hci"] as? [String: Any], o["kind"] as? String == "event",
+               let op = h["opcode"] as? Int, op == 0x0E || op == 0x0F,
+               let st = h["status"] as? Int, st != 0, let cmd = h["command_opcode"] as? Int, cmd != 0 { c.hciCommandsFailed += 1 }
+            if let s = o["smp"] as? [String: Any] {
+                c.smp += 1
+                if s["opcode"] as? Int == 5 { c.smpPairingFailed += 1 }
+            }
+            if let adv = o["adv"] as? [String: Any] {
+                for r in adv["reports"] as? [[String: Any]] ?? [adv] { if let a = r["address"] as? String { c.advertisers.insert(a) } }
+            }
+            guard let a = o["att"] as? [String: Any], let conn = o["conn"] as? Int else { continue }
+            c.att += 1
+            let op = a["opcode"] as? Int ?? -1
+            let discoveryEnd = op == 1 && a["error"] as? Int == 0x0A && [4, 6, 8, 16].contains(a["request_opcode"] as? Int ?? 0)
+            let handle = a["handle"] as? Int ?? a["request_handle"] as? Int ?? (discoveryEnd ? nil : a["error_handle"] as? Int)
+            let valueBytes = (a["value"] as? String).map { $0.count / 2 } ?? 0
+            if op == 1 { c.attErrors += 1 }
+            guard let handle else { continue }
+            let key = "\(conn)/\(handle)"
+            var v = c.perHandle[key] ?? [Int](repeating: 0, count: 9)
+            switch op {
+            case 0x0A, 0x0C: v[0] += 1; c.reads += 1
+            case 0x12: v[1] += 1; v[6] += valueBytes; c.writeRequests += 1
+            case 0x52, 0xD2: v[2] += 1; v[6] += valueBytes; c.writeCommands += 1
+            case 0x16: v[6] += valueBytes
+            case 0x1B: v[3] += 1; v[7] += valueBytes; c.notifications += 1
+            case 0x1D: v[4] += 1; v[7] += valueBytes; c.indications += 1
+            case 0x0B, 0x0D: v[7] += valueBytes
+            case 0x01: v[5] += 1
+            default: break
+            }
+            if a["latency_us"] != nil, op != 0x1E { v[8] += 1 }
+            c.perHandle[key] = v
+        }
+        return c
+    }
+
+    static func fromStats(_ json: String) -> JSONLCounts {
+        var c = JSONLCounts()
+        guard let o = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
+              let k = o["counts"] as? [String: Int] else { return c }
+        c.records = o["records"] as? Int ?? -1
+        c.truncated = o["truncated_records"] as? Int ?? -1
+        c.att = k["att"]!; c.attErrors = k["att_errors"]!; c.smp = k["smp"]!; c.smpPairingFailed = k["smp_pairing_failed"]!
+        c.hciCommandsFailed = k["hci_commands_failed"]!; c.reassembly = k["reassembly_errors"]!
+        c.reads = k["reads"]!; c.writeRequests = k["write_requests"]!; c.writeCommands = k["write_commands"]!
+        c.notifications = k["notifications"]!; c.indications = k["indications"]!
+        let conns = o["connections"] as? [[String: Any]] ?? []
+        for ch in o["characteristics"] as? [[String: Any]] ?? [] {
+            let conn = conns[ch["connection"] as! Int]["handle"] as! Int
+            let key = "\(conn)/\(ch["handle"] as! Int)"
+            var v = c.perHandle[key] ?? [Int](repeating: 0, count: 9)
+            for (i, name) in ["reads", "write_requests", "write_commands", "notifications", "indications", "errors",
+                              "bytes_to_server", "bytes_from_server"].enumerated() { v[i] += ch[name] as? Int ?? 0 }
+            v[8] += (ch["latency"] as? [String: Any])?["count"] as? Int ?? 0
+            c.perHandle[key] = v
+        }
+        for d in o["devices"] as? [[String: Any]] ?? [] { c.advertisers.insert(d["address"] as! String) }
+        return c
+    }
+}
+
+@Suite struct StatsTests {
+    static var corpusFiles: [String] {
+        let dirs = [CLI.captures.path, CLI.corpus.path]
+        var out: [String] = []
+        for d in dirs {
+            for n in ((try? FileManager.default.contentsOfDirectory(atPath: d)) ?? []).sorted()
+            where !n.hasSuffix(".md") && !n.hasSuffix(".txt") && !n.hasSuffix(".json") { out.append(d + "/" + n) }
+        }
+        return out
+    }
+
+    /// Every count `stats` reports equals the one recomputed from the JSON Lines dump, on every
+    /// capture of the repository and of the corpus.
+    @Test(arguments: corpusFiles) func statsAgreeWithJSONLines(_ path: String) throws {
+        let dump = try CLI.run(["dump", "--format", "jsonl", path])
+        let stats = try CLI.run(["stats", "--format", "json", path])
+        #expect(dump.status == stats.status)
+        guard stats.status == 0 else { return }
+        let want = JSONLCounts.fromDump(dump.stdout)
+        let got = JSONLCounts.fromStats(stats.stdout)
+        #expect(got.records > 0 || path.contains("empty"))
+        #expect(got == want, "\(path): stats \(got) vs jsonl \(want)")
+        if got.perHandle != want.perHandle {
+            for k in Set(got.perHandle.keys).union(want.perHandle.keys).sorted() where got.perHandle[k] != want.perHandle[k] {
+                Issue.record("\(path) \(k): stats \(got.perHandle[k] ?? []) jsonl \(want.perHandle[k] ?? [])")
+            }
+        }
+    }
+
+    @Test func bandCaptureStats() throws {
+        let r = try CLI.run(["stats", "--format", "json", CLI.capture("band_mtu23.btsnoop")])
+        #expect(r.status == 0)
+        let o = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        let conns = o["connections"] as! [[String: Any]]
+        #expect(conns.count == 1)
+        #expect(conns[0]["peer"] as? String == "c0:ba:0d:00:00:01")
+        #expect(conns[0]["mtu"] as? Int == 23)
+        let chars = o["characteristics"] as! [[String: Any]]
+        // Battery Level (0x0010): one read, its response 0x57 = 87 %.
+        let battery = chars.first { $0["handle"] as? Int == 16 }!
+        #expect(battery["characteristic_name"] as? String == "Battery Level")
+        #expect(battery["reads"] as? Int == 1)
+        #expect(battery["bytes_from_server"] as? Int == 1)
+        #expect((battery["latency"] as? [String: Any])?["min_us"] as? Int == 892)
+    }
+
+    @Test func csvIsThePerCharacteristicTable() throws {
+        let r = try CLI.run(["stats", "--format", "csv", CLI.capture("band_mtu23.btsnoop")])
+        #expect(r.status == 0)
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("file,connection,conn_handle,peer,handle,") == true)
+        #expect(lines.contains { $0.contains(",0x0010,180f,Battery Service,2a19,Battery Level,") })
+    }
+
+    @Test func textStartsWithCaptureQuality() throws {
+        let r = try CLI.run(["stats", CLI.capture("revcar_btsnoop_hci.log")])
+        #expect(r.status == 0)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let q = lines.firstIndex(of: "capture quality:")!
+        let d = lines.firstIndex { $0.hasPrefix("devices:") }!
+        #expect(q < d)
+    }
+
+    @Test func missingFileExits2() throws {
+        let r = try CLI.run(["stats", "/nonexistent.log"])
+        #expect(r.status == 2)
+        #expect(r.stderr.hasPrefix("bluesift: "))
+    }
+}
+
+/// Responses carry the handle and GATT names of the request they answer, and standard values.
+@Suite struct ResponseNamingTests {
+    func att(_ frame: Int) throws -> [String: Any] {
+        let r = try CLI.run(["dump", "--format", "jsonl", "--frames", String(frame), CLI.capture("band_mtu23.btsnoop")])
+        let o = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        return o["att"] as! [String: Any]
+    }
+
+    @Test func readResponseIsNamedByItsRequest() throws {
+        let fw = try att(102)   // Read Response to #100, Read Request of handle 0x0018
+        #expect(fw["request_handle"] as? Int == 0x18)
+        #expect(fw["characteristic_name"] as? String == "Firmware Revision String")
+        #expect((fw["decoded"] as? [String: Any])?["text"] as? String == "1.4.2")
+        let battery = try att(108)
+        #expect(battery["request_handle"] as? Int == 0x10)
+        #expect(battery["characteristic_name"] as? String == "Battery Level")
+        #expect((battery["decoded"] as? [String: Any])?["level"] as? Int == 87)
+    }
+
+    @Test func writeResponseIsNamedInText() throws {
+        let r = try CLI.run(["dump", "--no-color", "--frames", "72", CLI.capture("revcar_btsnoop_hci.log")])
+        #expect(r.stdout.contains("ATT Write Response [ffe0 / ffe4 / Client Characteristic Configuration] (reply to #71 handle 0x0014, 53 ms)"))
+    }
+}
