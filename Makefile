@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 APT_PKGS_BUILD := libpcap-dev libbluetooth-dev pkg-config
-APT_PKGS_TEST := $(APT_PKGS_BUILD) tshark time
+APT_PKGS_TEST := $(APT_PKGS_BUILD) tshark time chromium fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/debug/bluesift
 DEMO_CAPTURE := Captures/band_mtu23.btsnoop

@@ -6,7 +6,8 @@
 //   3 protocols BluesiftProtocols   HCI, ACL->L2CAP, L2CAP, ATT, SMP, advertising, link layer
 //   4 GATT      BluesiftGATT        per-device databases rebuilt from discovery, naming
 //   5 plugins   BluesiftPlugins     declarative vendor dissectors (YAML), frame assembly, checksums
-//   5 dissect   BluesiftDissect     field trees, renderers, capture statistics
+//   5 dissect   BluesiftDissect     field trees, renderers, capture statistics (stats)
+//   5½ report   BluesiftReport      self-contained HTML report of a capture or a replay
 //   6 live      BluesiftTransport   H4 over TCP/UNIX/serial, HCI user channel (+ CBluetooth headers)
 //               BluesiftHost        minimal LE central: scan, connect, L2CAP, ATT client, SMP pairing
 //   7 replay    BluesiftReplay      replay scripts, live replay, capture diff
@@ -44,6 +45,8 @@ let package = Package(
         .target(name: "BluesiftGATT", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols"]),
         .target(name: "BluesiftPlugins", dependencies: ["BluesiftWire", .product(name: "Yams", package: "Yams")]),
         .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins"]),
+        // One HTML file per capture or replay report: above dissect, never imports transport.
+        .target(name: "BluesiftReport", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
         // Header-only (constants and struct layouts): no libbluetooth at run time.
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth"),
         .target(name: "BluesiftTransport", dependencies: ["BluesiftWire", "BluesiftCapture", "CBluetooth"]),
@@ -52,7 +55,7 @@ let package = Package(
         // The git commit `bluesift --version` shows, written into the linked binary by make.
         .target(name: "CBuildStamp"),
         .executableTarget(name: "bluesift", dependencies: [
-            "BluesiftReplay", "CBuildStamp", "BluesiftSecurity",
+            "BluesiftReplay", "BluesiftReport", "CBuildStamp", "BluesiftSecurity",
             "BluesiftDissect", "BluesiftCapture", "BluesiftPlugins", "BluesiftGATT", "BluesiftHost", "BluesiftTransport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

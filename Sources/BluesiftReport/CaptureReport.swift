@@ -1,0 +1,189 @@
+import Foundation
+import BluesiftWire
+import BluesiftCapture
+import BluesiftProtocols
+import BluesiftGATT
+import BluesiftPlugins
+import BluesiftDissect
+
+/// Options of `bluesift report`.
+public struct ReportOptions: Sendable {
+    /// Seconds east of UTC that times are shown in (0: UTC), and its label.
+    public var utcOffsetSeconds = 0
+    public var zoneLabel = "UTC"
+    /// Sequence rows embedded; past it only errors, vendor frames and SMP are kept, and the
+    /// page says how many were left out. ~60 bytes a row.
+    public var maxOperations = 250_000
+    public init() {}
+}
+
+/// Writes the self-contained HTML report of a capture, streaming: the sequence rows go to
+/// `sink` as the capture is read (never held in memory), the statistics after them.
+/// Layout: docs/report.md. The page renders itself from the embedded JSON (ReportAssets.js).
+public final class CaptureReportWriter {
+    let sink: (UnsafeRawBufferPointer) -> Void
+    var buffer: [UInt8] = []
+    public private(set) var bytesWritten = 0
+    public private(set) var operations = 0
+    public private(set) var operationsLeftOut = 0
+    var firstLeftOutFrame: Int?
+
+    public init(sink: @escaping (UnsafeRawBufferPointer) -> Void) {
+        self.sink = sink
+        buffer.reserveCapacity(1 << 17)
+    }
+
+    func flush(force: Bool = false) {
+        guard force || buffer.count >= 1 << 16 else { return }
+        buffer.withUnsafeBytes { sink($0) }
+        bytesWritten += buffer.count
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func raw(_ s: String) { buffer.append(contentsOf: s.utf8) }
+
+    /// A JSON string safe inside <script>: `<`, `>`, `&` and U+2028/9 escaped too.
+    func jsonString(_ s: String) {
+        buffer.append(0x22)
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": buffer.append(contentsOf: [0x5C, 0x22])
+            case "\\": buffer.append(contentsOf: [0x5C, 0x5C])
+            case "\n": buffer.append(contentsOf: [0x5C, 0x6E])
+            case "<", ">", "&", "\u{2028}", "\u{2029}":
+                raw(String(format: "\\u%04x", u.value))
+            default:
+                if u.value < 0x20 { raw(String(format: "\\u%04x", u.value)) } else { buffer.append(contentsOf: String(u).utf8) }
+            }
+        }
+        buffer.append(0x22)
+    }
+
+    /// Runs the whole capture: returns the statistics the page shows.
+    public func write(reader: any CaptureReader, file: String, analyzer: Analyzer, options: ReportOptions,
+                      progress: ((Int, Int) -> Void)? = nil) -> StatsReport {
+        let f = reader.format
+        let stats = CaptureStats(file: file, format: f.container.rawValue + ", " + f.datalinkName)
+        maxRows = options.maxOperations
+        raw(ReportAssets.head(title: "bluesift report — " + (file.split(separator: "/").last.map(String.init) ?? file)))
+        raw("<script type=\"application/json\" id=\"ops\">[")
+        var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
+        var base: Int64?
+        var first = true
+        while let record = reader.next() {
+            analyzer.analyze(record, into: &frame)
+            stats.add(&frame, decoder: analyzer.decoder)
+            if base == nil { base = record.timestamp.microseconds }
+            let layers = frame.decoded.layers
+            if layers.contains(.att) || layers.contains(.smp) {
+                row(&frame, stats, base: base!, first: &first)
+            }
+            if record.frame & 0xFFFF == 0 { progress?(reader.bytesRead, reader.fileSize) }
+        }
+        raw("]</script>\n")
+        let report = stats.finish(decoder: analyzer.decoder, warnings: reader.warnings)
+        // Everything else the page needs, small: statistics, GATT databases, settings.
+        raw("<script type=\"application/json\" id=\"stats\">")
+        appendJSON(report)
+        raw("</script>\n<script type=\"application/json\" id=\"gatt\">")
+        let gatt = GATTJSON.encode(analyzer.gatt.devices)
+        buffer.append(contentsOf: Self.scriptSafe(Array(gatt.utf8)))
+        raw("</script>\n<script type=\"application/json\" id=\"meta\">")
+        raw("{\"kind\":\"capture\",\"base_us\":\(base ?? 0),\"utc_offset_s\":\(options.utcOffsetSeconds),\"zone\":")
+        jsonString(options.zoneLabel)
+        raw(",\"operations\":\(operations),\"left_out\":\(operationsLeftOut),\"left_out_from\":\(firstLeftOutFrame ?? 0),\"max_operations\":\(options.maxOperations)")
+        raw(",\"generator\":\"bluesift report\"}</script>\n")
+        raw(ReportAssets.tail)
+        flush(force: true)
+        return report
+    }
+
+    /// Writes the page of a replay report (`replay --report` JSON, given as bytes).
+    public func writeReplay(json: [UInt8], file: String, options: ReportOptions) {
+        raw(ReportAssets.head(title: "bluesift replay report — " + (file.split(separator: "/").last.map(String.init) ?? file)))
+        raw("<script type=\"application/json\" id=\"replay\">")
+        buffer.append(contentsOf: Self.scriptSafe(json))
+        raw("</script>\n<script type=\"application/json\" id=\"meta\">{\"kind\":\"replay\",\"file\":")
+        jsonString(file)
+        raw(",\"utc_offset_s\":\(options.utcOffsetSeconds),\"zone\":")
+        jsonString(options.zoneLabel)
+        raw("}</script>\n")
+        raw(ReportAssets.tail)
+        flush(force: true)
+    }
+
+    /// JSON bytes made safe inside a <script> element (`<` only occurs in strings).
+    static func scriptSafe(_ b: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(b.count)
+        for c in b {
+            if c == 0x3C { out.append(contentsOf: Array("\\u003c".utf8)) } else { out.append(c) }
+        }
+        return out
+    }
+
+    func appendJSON(_ r: StatsReport) {
+        let e = JSONEncoder()
+        e.keyEncodingStrategy = .convertToSnakeCase
+        e.outputFormatting = [.withoutEscapingSlashes]
+        let d = (try? e.encode(r)) ?? Data("{}".utf8)
+        buffer.append(contentsOf: Self.scriptSafe(Array(d)))
+    }
+
+    /// One sequence row: [frame, t_us, conn, dir, op, handle, char, latency_us, request_frame,
+    /// error, value_hex, text, vendor]. dir 0 host→peer, 1 peer→host, 2 unknown; op is the ATT opcode,
+    /// or 0x100 + the SMP code. -1 / 0 / "" mean absent. Documented in docs/report.md.
+    func row(_ a: inout AnalyzedFrame, _ stats: CaptureStats, base: Int64, first: inout Bool) {
+        let r = a.decoded.record
+        let isATT = a.decoded.layers.contains(.att)
+        let att = a.decoded.attStorage
+        let op: Int = isATT ? Int(att.opcode.rawValue) : 0x100 + Int(a.decoded.smp?.code ?? 0)
+        let isError = isATT ? op == 0x01 : op == 0x105
+        if operations >= maxRows && !(isError || a.vendor != nil || !isATT) {
+            operationsLeftOut += 1
+            if firstLeftOutFrame == nil { firstLeftOutFrame = r.frame }
+            return
+        }
+        operations += 1
+        if !first { buffer.append(0x2C) }
+        first = false
+        if operations & 0x3F == 0 { buffer.append(0x0A) }
+        let dir = r.direction.map { $0 == .sent ? 0 : 1 } ?? 2
+        let t = a.decoded.attTransaction
+        let handle: Int = isATT ? (att.handle ?? t?.requestHandle ?? att.errorHandle).map(Int.init) ?? -1 : -1
+        let conn = stats.lastConnection ?? -1
+        let ch = isATT ? (stats.lastCharacteristic ?? -1) : -1
+        raw("[\(r.frame),\(r.timestamp.microseconds &- base),\(conn),\(dir),\(op),\(handle),\(ch),")
+        raw("\(t.map { $0.latencyMicroseconds } ?? -1),\(t?.requestFrame ?? 0),\(isATT ? Int(att.errorCode ?? 0) : 0),")
+        // The value, cut to 24 bytes (the page says so with "…").
+        buffer.append(0x22)
+        let valueBytes: UnsafeRawBufferPointer? = isATT ? att.value : a.decoded.smp.map { $0.parameters }
+        if let v = valueBytes {
+            let n = min(v.count, 24)
+            for i in 0..<n { let b = v[i]; buffer.append(Self.hexDigits[Int(b >> 4)]); buffer.append(Self.hexDigits[Int(b & 15)]) }
+            if v.count > 24 { raw("…") }
+        }
+        buffer.append(0x22); buffer.append(0x2C)
+        var text = ""
+        if isATT {
+            if op == 0x01, let code = att.errorCode {
+                text = ATTErrorCode(rawValue: code).name + " (" + (att.requestOpcode?.name ?? "request") + ")"
+            } else if let v = a.valueText {
+                text = v
+            } else if op == 0x03 || op == 0x02, let m = att.mtu {
+                text = "MTU \(m)"
+            }
+        } else if let smp = a.decoded.smp {
+            text = smp.summary
+        }
+        if text.utf8.count > 160 { text = String(text.prefix(157)) + "…" }
+        jsonString(text)
+        raw(a.vendor != nil ? ",1]" : ",0]")
+        flush()
+    }
+
+    var maxRows = 250_000
+    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    public func setMaxOperations(_ n: Int) { maxRows = n }
+}
