@@ -53,8 +53,17 @@ demo: build venv
 	@echo
 	@echo "== bluesift replay $(DEMO_CAPTURE) against a virtual band whose firmware regressed (Bumble, H4 over TCP)"
 	@Tests/VirtualDevice/start_rig.sh start 9301 9302 -- --regression 03 >/dev/null
-	@$(BIN) replay $(DEMO_CAPTURE) --transport tcp:127.0.0.1:9301 --timing asap; \
+	@mkdir -p demo-out
+	@$(BIN) replay $(DEMO_CAPTURE) --transport tcp:127.0.0.1:9301 --timing asap --report demo-out/replay-report.json; \
 	  rc=$$?; Tests/VirtualDevice/start_rig.sh stop 9302; echo "(exit code $$rc: 1 = differences found)"
+	@echo
+	@echo "== bluesift stats $(DEMO_CAPTURE)"
+	@$(BIN) stats $(DEMO_CAPTURE)
+	@echo
+	@echo "== bluesift report: one self-contained HTML file each (no network needed to open them)"
+	@$(BIN) report $(DEMO_CAPTURE) -o demo-out/capture-report.html
+	@$(BIN) report demo-out/replay-report.json -o demo-out/replay-report.html
+	@echo "open $(CURDIR)/demo-out/capture-report.html and $(CURDIR)/demo-out/replay-report.html in a browser"
 
 test: deps-test venv
 	$(SWIFT) build --build-tests

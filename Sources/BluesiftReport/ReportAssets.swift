@@ -213,13 +213,13 @@ enum ReportAssets {
 
       // ---------- GATT ----------
       addView('gatt','GATT',function(sec){
-        var named={};S.characteristics.forEach(function(c){var k=c.handle;(named[k]=named[k]||{})[c.named_by||'unnamed']=1;});
+        var named={};S.characteristics.forEach(function(c){var p=(S.connections[c.connection]||{}).peer||'';var k=p+'/'+c.handle;(named[k]=named[k]||{})[c.named_by||'handle only (seen before its discovery)']=1;});
         sec.appendChild(el('p',{'class':'mut'},'Databases rebuilt from the GATT discovery in the capture (or imported with --gatt). "named by" says how the handles seen in operations got their names: discovery, imported, or plugin.'));
         if(!G.devices.length)sec.appendChild(el('p',{id:'gatt-none'},'No GATT discovery in this capture: handles are shown by number. Import a database with --gatt FILE.'));
         G.devices.forEach(function(d){var dd=el('details',{'class':'gatt-dev',open:''});dd.appendChild(el('summary',null,d.address+' — '+d.services.length+' services'));
           d.services.forEach(function(s){var sd=el('details',{open:''});sd.appendChild(el('summary',null,hex4(s.start)+'–'+hex4(s.end)+'  '+(s.name||s.uuid)+(s.name?' ('+s.uuid+')':'')+(s.primary?'':' [secondary]')));
-            s.characteristics.forEach(function(c){var cd=el('details');var how=named[c.value_handle]?Object.keys(named[c.value_handle]).join(', '):'not used';
-              cd.appendChild(el('summary',null,hex4(c.value_handle)+'  '+(c.name||c.uuid)+(c.name?' ('+c.uuid+')':'')+'  ['+c.properties.join(', ')+']  — named by '+how));
+            s.characteristics.forEach(function(c){var cd=el('details');var nk=named[d.address+'/'+c.value_handle];var how=nk?'named by '+Object.keys(nk).join(', '):'not used in operations';
+              cd.appendChild(el('summary',null,hex4(c.value_handle)+'  '+(c.name||c.uuid)+(c.name?' ('+c.uuid+')':'')+'  ['+c.properties.join(', ')+']  — '+how));
               c.descriptors.forEach(function(x){cd.appendChild(el('div',{'class':'mono',style:'margin-left:18px'},hex4(x.handle)+'  '+(x.name||x.uuid)));});sd.appendChild(cd);});
             dd.appendChild(sd);});sec.appendChild(dd);});
       });
@@ -287,6 +287,8 @@ enum ReportAssets {
 
     if(meta.kind==='replay')replayReport();else captureReport();
     document.body.dataset.ready='1';
+    // Time from navigation start to a rendered page (scripts/bench.sh reads it).
+    document.body.dataset.renderMs=String(Math.round(performance.now()));
     })();
     """#
 }

@@ -6,9 +6,6 @@ import BluesiftDissect
 import BluesiftGATT
 import BluesiftPlugins
 import BluesiftReport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,7 +35,7 @@ struct Report: ParsableCommand {
 
     func run() throws {
         let out = output ?? ((file.split(separator: "/").last.map(String.init) ?? "report") + ".html")
-        try refuseSameFile(input: file, output: out)
+        try OutputGuard.refuseSameFile(output: out, inputs: [file])
         var options = ReportOptions()
         options.maxOperations = max(1000, maxOperations)
         if local {
@@ -46,8 +43,17 @@ struct Report: ParsableCommand {
             options.utcOffsetSeconds = tz.secondsFromGMT()
             options.zoneLabel = tz.abbreviation() ?? tz.identifier
         }
-        let sink = try AtomicFile(out)
-        let writer = CaptureReportWriter { bytes in sink.write(bytes) }
+        let sink: AtomicFile
+        do { sink = try AtomicFile(path: out) } catch {
+            stderrLine("bluesift: \(error)")
+            throw Exit.unusableInput
+        }
+        var writeError: (any Error)?
+        let writer = CaptureReportWriter { bytes in
+            guard writeError == nil else { return }
+            sink.out.writeBytes(bytes)
+            do { try sink.flushIfNeeded() } catch { writeError = error }
+        }
         if let replay = Self.replayJSON(file) {
             writer.writeReplay(json: replay, file: file, options: options)
         } else {
@@ -64,7 +70,14 @@ struct Report: ParsableCommand {
             printWarnings(reader, path: file)
             _ = report
         }
-        try sink.commit()
+        do {
+            if let writeError { throw writeError }
+            try sink.commit()
+        } catch {
+            sink.discard()
+            stderrLine("bluesift: \(error)")
+            throw Exit.unusableInput
+        }
         stderrLine("bluesift: report written to \(out) (\(writer.bytesWritten) bytes" +
                    (writer.operationsLeftOut > 0 ? ", \(writer.operationsLeftOut) operations left out of the sequence view" : "") + ")")
     }
@@ -82,55 +95,3 @@ struct Report: ParsableCommand {
     }
 }
 
-/// Refuses to write over an input: same device and inode (a hard link or another path to it).
-func refuseSameFile(input: String, output: String) throws {
-    var a = stat(), b = stat()
-    guard stat(input, &a) == 0, stat(output, &b) == 0 else { return }
-    if a.st_dev == b.st_dev && a.st_ino == b.st_ino {
-        stderrLine("bluesift: \(output) is the input file; choose another output")
-        throw Exit.unusableInput
-    }
-}
-
-/// A file written under a temporary name in the same directory and renamed into place at
-/// the end: readers never see half a report, and a failed run leaves nothing behind.
-final class AtomicFile {
-    let path: String
-    let tmp: String
-    var fd: Int32
-    var failed = false
-
-    init(_ path: String) throws {
-        self.path = path
-        let dir = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        let base = path.split(separator: "/").last.map(String.init) ?? path
-        tmp = (dir.isEmpty ? "/" : dir) + "/." + base + ".tmp-\(getpid())"
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else {
-            stderrLine("bluesift: \(path): cannot write (\(String(cString: strerror(errno))))")
-            throw Exit.unusableInput
-        }
-    }
-
-    func write(_ p: UnsafeRawBufferPointer) {
-        var off = 0
-        while off < p.count && !failed {
-            let n = Glibc.write(fd, p.baseAddress! + off, p.count - off)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { failed = true; break }
-            off += n
-        }
-    }
-
-    func commit() throws {
-        let closed = close(fd) == 0
-        fd = -1
-        if failed || !closed || rename(tmp, path) != 0 {
-            unlink(tmp)
-            stderrLine("bluesift: \(path): cannot write")
-            throw Exit.unusableInput
-        }
-    }
-
-    deinit { if fd >= 0 { close(fd); unlink(tmp) } }
-}

@@ -40,8 +40,9 @@ struct Stats: ParsableCommand {
             var out = Output(fd: fd)
             switch format {
             case .json: out.buffer.append(contentsOf: Stats.json(report)); out.buffer.append(0x0A)
-            case .csv: out.line(Stats.csv(report))
-            case .text: out.line(Stats.text(report))
+            // One line at a time: `line` escapes control characters from the air.
+            case .csv: for l in Stats.csv(report).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
+            case .text: for l in Stats.text(report).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
             }
             out.flush()
             return 0

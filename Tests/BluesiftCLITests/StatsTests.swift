@@ -141,8 +141,8 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
         let r = try CLI.run(["stats", CLI.capture("revcar_btsnoop_hci.log")])
         #expect(r.status == 0)
         let lines = r.stdout.split(separator: "\n").map(String.init)
-        let q = lines.firstIndex(of: "capture quality:")!
-        let d = lines.firstIndex { $0.hasPrefix("devices:") }!
+        let q = try #require(lines.firstIndex(of: "capture quality:"))
+        let d = try #require(lines.firstIndex { $0.hasPrefix("devices:") })
         #expect(q < d)
     }
 

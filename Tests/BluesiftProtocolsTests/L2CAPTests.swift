@@ -138,7 +138,7 @@ import BluesiftCapture
         #expect(read.l2cap?.psm == 0x1F && read.l2cap?.name == "ATT" && read.att?.bytes.first == 0x0a)
         let rsp = d.decode(store.record(5, .acl, .received, acl(h, pb: 0b10, l2(0x0040, [0x0b, 0x41, 0x42])), us: 12_500))
         #expect(rsp.l2cap?.psm == 0x1F && rsp.att?.bytes.first == 0x0b)
-        #expect(rsp.attTransaction == ATTTransaction(requestFrame: 4, latencyMicroseconds: 2500))
+        #expect(rsp.attTransaction == ATTTransaction(requestFrame: 4, latencyMicroseconds: 2500, requestHandle: 3))
         // Unknown dynamic CID: no PSM, not decoded as ATT.
         let other = d.decode(store.record(6, .acl, .sent, acl(h, pb: 0b10, l2(0x0050, [0x0a, 0x03, 0x00]))))
         #expect(other.l2cap?.psm == nil && other.l2cap?.name == "Dynamic Channel" && other.att == nil)

@@ -118,19 +118,20 @@ import BluesiftCapture
         }
         _ = send(1, .sent, [0x0a, 0x03, 0x00], us: 100)                 // Read Request
         _ = send(2, .received, [0x1d, 0x10, 0x00, 0x01], us: 150)       // Indication from the server
-        #expect(send(3, .received, [0x0b, 0x01], us: 400).attTransaction == ATTTransaction(requestFrame: 1, latencyMicroseconds: 300))
+        #expect(send(3, .received, [0x0b, 0x01], us: 400).attTransaction == ATTTransaction(requestFrame: 1, latencyMicroseconds: 300, requestHandle: 3))
         #expect(send(4, .sent, [0x1e], us: 450).attTransaction == ATTTransaction(requestFrame: 2, latencyMicroseconds: 300))
         // A response in the same direction as the request pairs with nothing.
         _ = send(5, .sent, [0x12, 0x03, 0x00, 0x01], us: 500)
         #expect(send(6, .sent, [0x13], us: 510).attTransaction == nil)
-        // Error Response names the request opcode.
-        #expect(send(7, .received, [0x01, 0x12, 0x03, 0x00, 0x03], us: 900).attTransaction?.requestFrame == 5)
+        // Error Response names the request opcode; it carries the request's handle.
+        let err = send(7, .received, [0x01, 0x12, 0x03, 0x00, 0x03], us: 900).attTransaction
+        #expect(err?.requestFrame == 5 && err?.requestHandle == 3)
         // Answered once only.
         #expect(send(8, .received, [0x13], us: 950).attTransaction == nil)
         // A new request replaces an unanswered one.
         _ = send(9, .sent, [0x0a, 0x03, 0x00], us: 1000)
         _ = send(10, .sent, [0x0a, 0x05, 0x00], us: 2000)
-        #expect(send(11, .received, [0x0b], us: 2100).attTransaction == ATTTransaction(requestFrame: 10, latencyMicroseconds: 100))
+        #expect(send(11, .received, [0x0b], us: 2100).attTransaction == ATTTransaction(requestFrame: 10, latencyMicroseconds: 100, requestHandle: 5))
     }
 
     @Test func advertisingReportsGoToAdvLayer() {
