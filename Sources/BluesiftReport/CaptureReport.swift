@@ -60,8 +60,12 @@ public final class CaptureReportWriter {
     }
 
     /// Runs the whole capture: returns the statistics the page shows.
+    /// With a non-empty `filter` (the CLI's common filter options) only the records it passes
+    /// are shown and counted; the decoder still sees every record.
     public func write(reader: any CaptureReader, file: String, analyzer: Analyzer, options: ReportOptions,
-                      progress: ((Int, Int) -> Void)? = nil) -> StatsReport {
+                      filter: FrameFilter = FrameFilter(), progress: ((Int, Int) -> Void)? = nil) -> StatsReport {
+        var filter = filter
+        let filtering = !filter.isEmpty
         let f = reader.format
         let stats = CaptureStats(file: file, format: f.container.rawValue + ", " + f.datalinkName)
         maxRows = options.maxOperations
@@ -72,6 +76,7 @@ public final class CaptureReportWriter {
         var first = true
         while let record = reader.next() {
             analyzer.analyze(record, into: &frame)
+            if filtering && !filter.matches(frame, analyzer: analyzer) { continue }
             stats.add(&frame, decoder: analyzer.decoder)
             if base == nil { base = record.timestamp.microseconds }
             let layers = frame.decoded.layers

@@ -33,6 +33,8 @@ struct Report: ParsableCommand {
 
     @OptionGroup var plugins: PluginOptions
 
+    @OptionGroup var filter: FilterOptions
+
     func run() throws {
         let out = output ?? ((file.split(separator: "/").last.map(String.init) ?? "report") + ".html")
         try OutputGuard.refuseSameFile(output: out, inputs: [file])
@@ -58,12 +60,13 @@ struct Report: ParsableCommand {
             writer.writeReplay(json: replay, file: file, options: options)
         } else {
             let db = try gatt.map(loadGATT)
+            guard let frameFilter = filter.prepare(try filter.make(), file: file) else { throw Exit.unusableInput }
             let reader = try openOrExit(file)
             let analyzer = Analyzer(naming: true)
             if let db { analyzer.gatt.importDatabase(db) }
             analyzer.plugins = plugins.loadPlugins().map { PluginSet($0) }
             var progress = Progress(file)
-            let report = writer.write(reader: reader, file: file, analyzer: analyzer, options: options) { done, total in
+            let report = writer.write(reader: reader, file: file, analyzer: analyzer, options: options, filter: frameFilter) { done, total in
                 progress.update(done: done, total: total)
             }
             progress.finish()

@@ -31,12 +31,17 @@ struct Stats: ParsableCommand {
 
     @OptionGroup var plugins: PluginOptions
 
+    @OptionGroup var filter: FilterOptions
+
     func run() throws {
         let db = try gatt.map(loadGATT)
         let pluginList = plugins.loadPlugins()
         let format = self.format
+        let frameFilter = try filter.make()
+        let options = filter
         let code = FileJobs.run(FileJobs.expand(files), jobs: jobs) { path, fd in
-            guard let report = Stats.compute(path, gatt: db, plugins: pluginList) else { return 2 }
+            guard let f = options.prepare(frameFilter, file: path),
+                  let report = Stats.compute(path, gatt: db, plugins: pluginList, filter: f) else { return 2 }
             var out = Output(fd: fd)
             switch format {
             case .json: out.buffer.append(contentsOf: Stats.json(report)); out.buffer.append(0x0A)
@@ -51,7 +56,10 @@ struct Stats: ParsableCommand {
     }
 
     /// One pass over the capture; nil (message printed) when it cannot be opened.
-    static func compute(_ file: String, gatt: GATTDatabase?, plugins: [Plugin]?) -> StatsReport? {
+    /// With a filter, only the records it passes are counted (the decoder still sees all).
+    static func compute(_ file: String, gatt: GATTDatabase?, plugins: [Plugin]?, filter: FrameFilter = FrameFilter()) -> StatsReport? {
+        var filter = filter
+        let filtering = !filter.isEmpty
         guard let reader = openCapture(file) else { return nil }
         let analyzer = Analyzer(naming: true)
         if let gatt { analyzer.gatt.importDatabase(gatt) }
@@ -62,7 +70,7 @@ struct Stats: ParsableCommand {
         var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
         while let record = reader.next() {
             analyzer.analyze(record, into: &frame)
-            stats.add(&frame, decoder: analyzer.decoder)
+            if !filtering || filter.matches(frame, analyzer: analyzer) { stats.add(&frame, decoder: analyzer.decoder) }
             if record.frame & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
         }
         progress.finish()

@@ -177,3 +177,16 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
         #expect(r.stdout.contains("ATT Write Response [ffe0 / ffe4 / Client Characteristic Configuration] (reply to #71 handle 0x0014, 53 ms)"))
     }
 }
+
+/// `stats` and `report` take the common filter options: only what passes is counted.
+@Suite struct StatsFilterTests {
+    @Test func characteristicFilterKeepsOnlyItsRecords() throws {
+        let r = try CLI.run(["stats", "--format", "json", "--characteristic", "Battery Level", CLI.capture("band_mtu23.btsnoop")])
+        #expect(r.status == 0)
+        let o = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        let chars = o["characteristics"] as! [[String: Any]]
+        #expect(!chars.isEmpty && chars.allSatisfy { $0["characteristic"] as? String == "2a19" })
+        #expect(chars.contains { $0["handle"] as? Int == 0x10 && $0["reads"] as? Int == 1 })
+        #expect((o["records"] as! Int) < 151)
+    }
+}
