@@ -65,7 +65,7 @@ import Foundation
     @Test func latencyUnits() throws {
         // PacketLogger clock in whole milliseconds: no "0 µs" or "1000 µs".
         let r = try CLI.run(["dump", "--no-color", "--frames", "1742-2912", Self.bafang])
-        #expect(r.stdout.contains("  1742 09:55:39.692000 < [0x0401] ATT Write Response (reply to #1741, 1 ms)\n"))
+        #expect(r.stdout.contains("  1742 09:55:39.692000 < [0x0401] ATT Write Response (reply to #1741 handle 0x001b, 1 ms)\n"))
         #expect(r.stdout.contains("  2912 10:00:49.742000 < [0x0403] ATT Handle Value Confirmation (reply to #2911, <1 ms)\n"))
         #expect(!r.stdout.contains(" µs)"))
         // A µs clock: µs below 10 ms, ms above.
