@@ -11,7 +11,7 @@ public struct CaptureSummary {
     public var recordsWithErrors = 0
     /// Plain counters, not dictionaries or arrays: this runs for every record.
     @usableFromInline var kindCounts = InlineArray<16, Int>(repeating: 0)
-    @usableFromInline var hci = 0, l2cap = 0, att = 0, smp = 0, adv = 0, ll = 0
+    @usableFromInline var hci = 0, l2cap = 0, att = 0, smp = 0, adv = 0, ll = 0, classic = 0
     public var adapters: Set<UInt16> = []
     @usableFromInline var lastAdapter: UInt16?
     public var bytes = 0
@@ -29,7 +29,7 @@ public struct CaptureSummary {
     /// Records carrying each decoded layer.
     public var protocols: [String: Int] {
         var d: [String: Int] = [:]
-        for (name, n) in [("hci", hci), ("l2cap", l2cap), ("att", att), ("smp", smp), ("adv", adv), ("ll", ll)] where n > 0 { d[name] = n }
+        for (name, n) in [("hci", hci), ("l2cap", l2cap), ("att", att), ("smp", smp), ("adv", adv), ("ll", ll), ("classic", classic)] where n > 0 { d[name] = n }
         return d
     }
 
@@ -57,6 +57,7 @@ public struct CaptureSummary {
             if layers.contains(.smp) { smp &+= 1 }
             if layers.contains(.adv) { adv &+= 1 }
             if layers.contains(.ll) { ll &+= 1 }
+            if layers.contains(.classic) { classic &+= 1 }
         }
     }
 

@@ -73,6 +73,7 @@ public enum FrameJSON {
             w.endObject()
         }
         if layers.contains(.smp), let smp = a.decoded.smp { w.beginObject("smp"); smp.describe(into: &w); w.endObject() }
+        if layers.contains(.classic), let c = a.decoded.classic { c.describe(into: &w) }
         if layers.contains(.adv) { w.beginObject("adv"); a.decoded.advStorage.describe(into: &w); w.endObject() }
     }
 

@@ -37,6 +37,7 @@ public struct FrameText {
             return s
         }
         if let smp = f.smp { return smp.summary }
+        if f.layers.contains(.classic), let c = f.classic { return c.summary }
         if let l2 = f.l2cap { return l2.summary }
         if let adv = f.adv { return adv.summary }
         if let ll = f.ll { return ll.summary }
@@ -123,6 +124,7 @@ public struct FrameText {
             tree.endObject()
         }
         if let smp = f.smp { tree.beginObject("smp"); smp.describe(into: &tree); tree.endObject() }
+        if f.layers.contains(.classic), let c = f.classic { c.describe(into: &tree) }
         if let adv = f.adv { tree.beginObject("adv"); adv.describe(into: &tree); tree.endObject() }
         if let v = a.vendor { VendorRendering.tree(v, into: &tree) }
         for l in tree.lines { out.append(contentsOf: l.utf8); out.append(0x0A) }

@@ -49,7 +49,7 @@ struct Info: ParsableCommand {
         out.line("controllers: \(adapters.isEmpty ? "none seen" : adapters.joined(separator: ", "))")
         let kinds = summary.kinds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }
         out.line("kinds:       \(kinds.joined(separator: ", "))")
-        let order = ["hci", "ll", "adv", "l2cap", "att", "smp"]
+        let order = ["hci", "ll", "adv", "l2cap", "att", "smp", "classic"]
         let counts = summary.protocols
         let protos = order.compactMap { p in counts[p].map { "\(p) \($0)" } }
         out.line("protocols:   \(protos.isEmpty ? "none" : protos.joined(separator: ", "))")
@@ -77,6 +77,14 @@ struct Info: ParsableCommand {
             if let reason = c.disconnectReason { s += "  ended: \(HCIStatus(reason).name) (\(Hex.fixed(UInt64(reason), width: 2)))" }
             out.line(s)
             if let air = c.air { airLines(c, air, &out) }
+            if let lt = c.linkType {
+                // Synchronous link (Vol 4 Part E §7.7.35): audio is counted, not decoded.
+                let air = c.airMode.map { ["µ-law", "A-law", "CVSD", "transparent (mSBC/LC3)"][Int(min($0, 3))] } ?? "?"
+                out.line("        \(lt == 2 ? "eSCO" : "SCO") air mode \(air), \(c.scoPackets) SCO packets")
+            } else if c.scoPackets > 0 {
+                out.line("        \(c.scoPackets) SCO packets")
+            }
+            if !c.profiles.isEmpty { out.line("        profiles: " + c.profiles.map(\.description).joined(separator: ", ")) }
         }
         if decoder.crcBadPackets + decoder.encryptedPackets + decoder.retransmissions > 0 {
             out.line("air:         \(decoder.crcBadPackets) CRC-bad packets (not decoded), \(decoder.encryptedPackets) encrypted PDUs"

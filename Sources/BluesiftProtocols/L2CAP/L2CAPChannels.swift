@@ -15,12 +15,18 @@ struct L2CAPChannels {
         /// Bytes of the current SDU still to come, and its reassembly.
         var sduRemaining = 0
         var sdu: Reassembler?
+        /// Configured mode (option 0x04, §5.4): 0 basic, 3 enhanced retransmission, 4 streaming.
+        var mode: UInt8 = 0
+        /// Frames carry an FCS in ERTM/streaming unless option 0x05 turned it off (§5.5).
+        var fcs = true
     }
     private struct Pending { var identifier: UInt8; var side: UInt8; var psm: UInt16; var sourceCIDs: [UInt16] }
 
     static let maxChannels = 64
     private(set) var channels: [Key: Channel] = [:]
     private var pending: [Pending] = []
+    private struct PendingConfig { var identifier: UInt8; var side: UInt8; var key: Key; var mode: UInt8; var fcs: Bool }
+    private var pendingConfig: [PendingConfig] = []
 
     static func other(_ side: UInt8) -> UInt8 { side == 2 ? 2 : 1 - side }
 
@@ -79,6 +85,27 @@ struct L2CAPChannels {
                 add(side, s.cid(at: i), psm: p.psm, creditBased: true,
                     bearer: i < p.sourceCIDs.count ? p.sourceCIDs[i] : nil)
             }
+        case 0x04:   // Configuration Request: options for the channel the receiver's CID names (§4.4, §5)
+            guard let dcid = s.destinationCID, let off = s.listOffset else { return }
+            let k = Key(side: peer, cid: dcid)
+            guard let c = channels[k] else { return }
+            var mode = c.mode, fcs = c.fcs
+            var i = off
+            while i + 2 <= s.data.count {
+                let type = s.data[i] & 0x7F, len = Int(s.data[i + 1])
+                if type == 0x04, len >= 1, i + 2 < s.data.count { mode = s.data[i + 2] }
+                if type == 0x05, len >= 1, i + 2 < s.data.count { fcs = s.data[i + 2] != 0 }
+                i += 2 + len
+            }
+            // Applies once the peer accepts it (a refusal proposes other values, §4.5).
+            if mode != c.mode || fcs != c.fcs {
+                if pendingConfig.count >= 8 { pendingConfig.removeFirst() }
+                pendingConfig.append(PendingConfig(identifier: s.identifier, side: side, key: k, mode: mode, fcs: fcs))
+            }
+        case 0x05:   // Configuration Response: success applies the request's mode
+            guard let i = pendingConfig.firstIndex(where: { $0.identifier == s.identifier && $0.side == peer }) else { return }
+            let p = pendingConfig.remove(at: i)
+            if s.result == 0, var c = channels[p.key] { c.mode = p.mode; c.fcs = p.fcs; channels[p.key] = c }
         case 0x06, 0x07:   // Disconnection Request/Response: DCID is the receiver's, SCID the sender's
             let senderIsRequester = s.code == 0x06
             if let d = s.destinationCID { channels[Key(side: senderIsRequester ? peer : side, cid: d)] = nil }

@@ -24,6 +24,10 @@ public struct L2CAPLayer: FieldDescribable {
     public var sduLength: Int?
     /// Credit-based channels: this K-frame continues an SDU that is not complete yet.
     public var sduIncomplete = false
+    /// Enhanced retransmission (3) or streaming (4) mode channels: the mode and the frame's
+    /// standard control field (Vol 3 Part A §3.3.2).
+    public var mode: UInt8?
+    public var control: UInt16?
 
     public init(cid: UInt16, length: Int, payload: UnsafeRawBufferPointer, fragments: Int = 1) {
         self.cid = cid; self.length = length; self.payload = payload; self.fragments = fragments
@@ -88,8 +92,34 @@ public struct L2CAPLayer: FieldDescribable {
         if truncated { sink.bool("truncated", true) }
         if let n = sduLength { sink.int("sdu_length", n) }
         if sduIncomplete { sink.bool("sdu_incomplete", true) }
+        if let m = mode { describeMode(m, into: &sink) }
         if let s = signal { s.describe(into: &sink) }
         if moreSignals > 0 { describeMoreSignals(into: &sink) }
+    }
+
+    private func describeMode<S: FieldSink>(_ m: UInt8, into sink: inout S) {
+        sink.string("mode", Self.modeName(m))
+        guard let c = control else { return }
+        sink.int("control", Int(c))
+        if c & 1 == 0 {
+            sink.string("frame", "I")
+            sink.int("tx_seq", Int(c >> 1 & 0x3F)); sink.int("req_seq", Int(c >> 8 & 0x3F)); sink.int("sar", Int(c >> 14))
+        } else {
+            sink.string("frame", "S")
+            sink.int("supervisory", Int(c >> 2 & 3)); sink.int("req_seq", Int(c >> 8 & 0x3F))
+        }
+    }
+
+    /// Channel modes of the Retransmission and Flow Control option (§5.4).
+    public static func modeName(_ m: UInt8) -> String {
+        switch m {
+        case 0: "Basic"
+        case 1: "Retransmission"
+        case 2: "Flow Control"
+        case 3: "Enhanced Retransmission"
+        case 4: "Streaming"
+        default: "Unknown"
+        }
     }
 
     private func describeMoreSignals<S: FieldSink>(into sink: inout S) {
@@ -146,7 +176,13 @@ public struct L2CAPLayer: FieldDescribable {
 
     /// "L2CAP Connection Parameter Update Request", "L2CAP ATT cid=0x0004 len=7".
     public var summary: String {
-        if isSignalling, let s = signal { return "L2CAP " + s.name }
+        if isSignalling, let s = signal {
+            // A connection request names the protocol it asks for.
+            if let p = s.psm, s.code == 0x02 || s.code == 0x0C || s.code == 0x14 || s.code == 0x17 {
+                return "L2CAP " + s.name + " PSM " + Hex.fixed(UInt64(p), width: 4) + " (" + Self.psmName(p) + ")"
+            }
+            return "L2CAP " + s.name
+        }
         var s = "L2CAP \(name) cid=" + Hex.fixed(UInt64(cid), width: 4) + " len=\(length)"
         if fragments > 1 { s += " fragments=\(fragments)" }
         return s

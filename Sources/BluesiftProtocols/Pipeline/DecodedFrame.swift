@@ -16,6 +16,8 @@ public struct DecodedFrame {
         public static let adv = Layers(rawValue: 1 << 4)
         public static let ll = Layers(rawValue: 1 << 5)
         public static let note = Layers(rawValue: 1 << 6)
+        /// A Classic layer above L2CAP: SDP, RFCOMM (with HFP AT lines), AVDTP, AVCTP/AVRCP.
+        public static let classic = Layers(rawValue: 1 << 7)
     }
 
     public var record: CaptureRecord
@@ -39,6 +41,7 @@ public struct DecodedFrame {
     /// Rarer layers, set by the decoder only, together with `layers`.
     public internal(set) var smp: SMPPDU?
     public internal(set) var ll: LLPacket?
+    public internal(set) var classic: ClassicLayer?
     /// Text of `.note` records, and descriptions of index/control records.
     public internal(set) var note: String?
     public internal(set) var layers: Layers = []
@@ -60,6 +63,7 @@ public struct DecodedFrame {
             if layers.contains(.smp) { smp = nil }
             if layers.contains(.ll) { ll = nil }
             if layers.contains(.note) { note = nil }
+            if layers.contains(.classic) { classic = nil }
             layers = []
         }
         if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
@@ -106,6 +110,13 @@ public struct ConnectionInfo: Sendable, Hashable {
     public var accessAddress: UInt32?
     /// Sniffed LE connections: what the air showed of them.
     public var air: AirLink?
+    /// BR/EDR: Classic profiles seen on this link (`info`).
+    public var profiles: [ClassicProfile] = []
+    /// Synchronous links (Synchronous Connection Complete, Vol 4 Part E §7.7.35): link type
+    /// (0 SCO, 2 eSCO), air mode, and the SCO data packets counted on the handle.
+    public var linkType: UInt8?
+    public var airMode: UInt8?
+    public var scoPackets = 0
     public init(adapter: UInt16, handle: UInt16) { self.adapter = adapter; self.handle = handle }
 }
 

@@ -12,6 +12,7 @@ extension ProtocolDecoder {
         case .event: trackEvent(record, &f)
         case .acl: decodeACL(record, &f)
         case .command where f.hciStorage.opcode == 0x0405: pendingCreate[record.adapter] = f.hciStorage.peer
+        case .sco: countSCO(record, f.hciStorage.handle)
         default: break
         }
     }
@@ -44,6 +45,10 @@ extension ProtocolDecoder {
             c.peer = hci.peer; c.peerAddressType = hci.peerAddressType; c.transport = .bredr
             c.start = record.timestamp; c.startFrame = record.frame
             c.role = pendingCreate[adapter] == hci.peer ? .central : nil
+            if hci.opcode == 0x2C {   // §7.7.35: link type, intervals, lengths, air mode
+                c.linkType = hci.linkType
+                if hci.parameters.count >= 17 { c.airMode = hci.parameters[16] }
+            }
             open(c)
         case 0x05:   // Disconnection Complete
             guard hci.status == .success, let h = hci.handle else { return }
@@ -70,6 +75,13 @@ extension ProtocolDecoder {
             }
         default: break
         }
+    }
+
+    /// SCO data is counted per link, not decoded (audio).
+    private func countSCO(_ record: CaptureRecord, _ handle: UInt16?) {
+        guard let h = handle else { return }
+        let id = table.ensure(.init(adapter: record.adapter, handle: h), record: record)
+        table.update(id) { $0.scoPackets += 1 }
     }
 
     private func open(_ c: ConnectionInfo) {

@@ -29,12 +29,34 @@ extension ProtocolDecoder {
             let isATT = ch.psm == 0x001F || ch.psm == 0x0027
             if !ch.creditBased {
                 if isATT { decodeATT(payload, cid: ch.bearer, truncated: truncated, state: s, side: side, record, &f) }
+                else if Self.isClassicPSM(ch.psm) {
+                    if ch.mode == 3 || ch.mode == 4 {
+                        if let sdu = retransmissionFrame(ch, &f) {
+                            decodeClassic(sdu, psm: ch.psm, bearer: ch.bearer, state: s, side: side, record, &f)
+                        }
+                    } else if !payload.isEmpty {
+                        decodeClassic(payload, psm: ch.psm, bearer: ch.bearer, state: s, side: side, record, &f)
+                    }
+                }
             } else if let sdu = kFrame(side: side, state: s, truncated: truncated, &f), isATT {
                 decodeATT(sdu, cid: ch.bearer, truncated: truncated, state: s, side: side, record, &f)
             }
         default:
             break
         }
+    }
+
+    /// Enhanced retransmission / streaming I- and S-frames (Vol 3 Part A §3.3): notes mode and
+    /// control on the l2cap layer; returns the information of an unsegmented I-frame.
+    private func retransmissionFrame(_ ch: L2CAPChannels.Channel, _ f: inout DecodedFrame) -> UnsafeRawBufferPointer? {
+        let p = f.l2capStorage.payload
+        f.l2capStorage.mode = ch.mode
+        let tail = ch.fcs ? 2 : 0
+        guard p.count >= 2 + tail else { return nil }
+        let c = UInt16(p[0]) | UInt16(p[1]) << 8
+        f.l2capStorage.control = c
+        guard c & 1 == 0, c >> 14 == 0 else { return nil }
+        return UnsafeRawBufferPointer(rebasing: p[2..<(p.count - tail)])
     }
 
     /// Credit-based K-frames (Vol 3 Part A §3.4): the first of an SDU carries its length.

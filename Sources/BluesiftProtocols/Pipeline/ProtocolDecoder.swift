@@ -9,6 +9,8 @@ public final class ProtocolDecoder {
         var reassembly: [Reassembler?] = [nil, nil, nil]   // by side: 0, 1, unknown
         var channels = L2CAPChannels()
         var att = ATTPairing()
+        /// Classic layers (SDP, RFCOMM, AVDTP, AVCTP): nil until the first Classic PDU.
+        var classic: ClassicState?
     }
     struct StateKey: Hashable { var adapter: UInt16; var connection: UInt32 }
 
@@ -27,6 +29,8 @@ public final class ProtocolDecoder {
     /// `release` clears it (a connection that ends is released); a new connection changes
     /// the generation.
     var lastACL: (key: StateKey, state: ConnState, generation: Int)?
+    /// SDP attribute lists joined across continuations, borrowed by the frame.
+    let sdpWhole = OwnedBytes()
 
     /// Sniffed connections by number: roles, SN/NESN, encryption and pairing state.
     var links: [UInt16: SniffedLink] = [:]

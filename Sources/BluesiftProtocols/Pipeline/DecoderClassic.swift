@@ -1,0 +1,202 @@
+import BluesiftWire
+import BluesiftCapture
+
+/// Per-connection state of the Classic layers, created on the first Classic PDU (LE-only
+/// connections never allocate it). Bounded: a few small tables per connection.
+final class ClassicState {
+    /// SDP attribute lists split by continuation state, by responder side (§4.6-§4.7).
+    var sdpLists: [[UInt8]] = [[], [], []]
+    /// RFCOMM server channel → service name, from SDP records seen on this connection.
+    var channelNames: [UInt8: String] = [:]
+    /// AT line assembly per (side, DLCI).
+    var atLines: [UInt16: ATLineSplitter] = [:]
+    /// +CIND indicator names, in order.
+    var indicators: [String] = []
+    /// The AVDTP signalling channel's bearer (the first AVDTP channel, AVDTP 1.3 §5.4.2);
+    /// later AVDTP channels carry media.
+    var avdtpSignalling: UInt16?
+    /// SEP types by (responder side, SEID) from Discover responses: true = sink.
+    var sepIsSink: [UInt16: Bool] = [:]
+    /// The configured codec (Set Configuration), for media packets and `info`.
+    var codec: A2DPCodec?
+    /// Profiles already recorded in the connection table.
+    var recorded: Set<String> = []
+    static let maxEntries = 64
+}
+
+extension ProtocolDecoder {
+    /// PSMs whose PDUs have a Classic layer above L2CAP.
+    @inline(__always)
+    static func isClassicPSM(_ psm: UInt16) -> Bool {
+        psm == 0x0001 || psm == 0x0003 || psm == 0x0017 || psm == 0x0019 || psm == 0x001B
+    }
+
+    /// An SDU (or B-frame information payload) on a Classic PSM → its layer (Core 5.4 Vol 3
+    /// Part B SDP; RFCOMM 1.2; AVDTP 1.3; AVCTP 1.4/AVRCP 1.6).
+    func decodeClassic(_ payload: UnsafeRawBufferPointer, psm: UInt16, bearer: UInt16, state s: ConnState,
+                       side: UInt8, _ record: CaptureRecord, _ f: inout DecodedFrame) {
+        let c = s.classic ?? { let n = ClassicState(); s.classic = n; return n }()
+        let layer: ClassicLayer
+        switch psm {
+        case 0x0001: layer = .sdp(sdp(payload, c, side: side))
+        case 0x0003: layer = .rfcomm(rfcomm(payload, c, side: side, record, &f))
+        case 0x0019:
+            if c.avdtpSignalling == nil { c.avdtpSignalling = bearer }
+            if c.avdtpSignalling == bearer {
+                let sig = AVDTPSignal(bytes: payload)
+                avdtp(sig, c, side: side, record)
+                layer = .avdtp(sig)
+            } else {
+                layer = .media(AVDTPMediaPacket(bytes: payload, codecType: c.codec?.codecType))
+            }
+        default:
+            let p = AVCTPPDU(bytes: payload, browsing: psm == 0x001B)
+            if p.pid == 0x110E || p.pid == 0x110C, !p.isResponse {
+                profile(record, "AVRCP", role: side == 0 ? "controller" : side == 1 ? "target" : nil, c)
+            }
+            layer = .avrcp(p)
+        }
+        if let e = layer.error, !(e.code == .truncated && f.l2capStorage.truncated) { f.errors.append(e) }
+        f.classic = layer
+        f.layers.insert(.classic)
+    }
+
+    private func sdp(_ payload: UnsafeRawBufferPointer, _ c: ClassicState, side: UInt8) -> SDPPDU {
+        var p = SDPPDU(bytes: payload)
+        guard p.error == nil, p.pduID.carriesAttributeLists, let part = p.attributeBytes else { return p }
+        let i = Int(side)
+        if p.isFragment {
+            if c.sdpLists[i].count + part.count <= 65_536 { c.sdpLists[i] += part } else { c.sdpLists[i] = [] }
+            return p
+        }
+        if c.sdpLists[i].isEmpty {
+            p.complete = part
+        } else {
+            c.sdpLists[i] += part
+            // Kept until the next decode call (the frame borrows it).
+            p.complete = sdpWhole.hold(c.sdpLists[i])
+            c.sdpLists[i] = []
+        }
+        if let whole = p.complete {
+            for rec in SDPServiceRecord.records(whole) {
+                if let ch = rec.rfcommChannel, c.channelNames.count < ClassicState.maxEntries {
+                    c.channelNames[ch] = rec.serviceClasses.first.map(SDPDataElement.uuidName) ?? rec.serviceName ?? "channel \(ch)"
+                }
+            }
+        }
+        return p
+    }
+
+    private func rfcomm(_ payload: UnsafeRawBufferPointer, _ c: ClassicState, side: UInt8,
+                        _ record: CaptureRecord, _ f: inout DecodedFrame) -> RFCOMMFrame {
+        var fr = RFCOMMFrame(bytes: payload)
+        guard fr.dlci != 0 else { return fr }
+        fr.serviceName = c.channelNames[fr.channel]
+        guard fr.frameType == .uih, !fr.information.isEmpty else { return fr }
+        let name = fr.serviceName ?? ""
+        // AT lines on channels SDP named Handsfree/Headset; on channels SDP did not name, only
+        // text that starts like HFP's extended commands ("AT+", "\r\n+"): serial-port devices
+        // (ELM327 OBD dongles) speak plain AT too.
+        let hfp = name.hasPrefix("Handsfree") || name.hasPrefix("Headset")
+            || (name.isEmpty && (c.atLines[UInt16(side) << 8 | UInt16(fr.dlci)] != nil
+                                 || (ATLineSplitter.isText(fr.information) && Self.looksLikeHFP(fr.information))))
+        guard hfp else {
+            profile(record, name == "Serial Port" ? "SPP" : "RFCOMM channel \(fr.channel)" + (name.isEmpty ? "" : " (" + name + ")"), role: nil, c)
+            return fr
+        }
+        let key = UInt16(side) << 8 | UInt16(fr.dlci)
+        guard c.atLines[key] != nil || c.atLines.count < ClassicState.maxEntries else { return fr }
+        var splitter = c.atLines[key] ?? ATLineSplitter()
+        let lines = splitter.feed(fr.information)
+        c.atLines[key] = splitter
+        for text in lines {
+            let isCommand = text.count >= 2 && text.prefix(2).uppercased() == "AT"
+            var l = ATLine(line: text, isCommand: isCommand)
+            if let names = l.indicatorNames, l.kind == .result { c.indicators = Array(names.prefix(32)) }
+            if let i = l.indicatorIndex, i >= 1, i <= c.indicators.count { l.indicator = c.indicators[i - 1] }
+            let hs = name.hasPrefix("Headset") ? "HSP" : "HFP"
+            if isCommand { profile(record, hs, role: side == 0 ? "HF" : side == 1 ? "AG" : nil, c) }
+            if l.command == "+BCS", let codec = l.codecs?.first { profileDetail(record, hs, detail: "codec " + codec) }
+            fr.at.append(l)
+        }
+        return fr
+    }
+
+    /// "AT+…" from the hands-free unit, or "\r\n+…" from the audio gateway.
+    static func looksLikeHFP(_ d: UnsafeRawBufferPointer) -> Bool {
+        if d.count >= 3, d[0] | 0x20 == 0x61, d[1] | 0x20 == 0x74, d[2] == 0x2B { return true }
+        return d.count >= 3 && d[0] == 0x0D && d[1] == 0x0A && d[2] == 0x2B
+    }
+
+    private func avdtp(_ sig: AVDTPSignal, _ c: ClassicState, side: UInt8, _ record: CaptureRecord) {
+        guard sig.packetType == 0, let id = sig.signalID else { return }
+        if id == .discover, sig.messageType == .accept {
+            AVDTPCapability.forEachSEP(sig.parameters) { seid, _, _, sink in
+                if c.sepIsSink.count < ClassicState.maxEntries { c.sepIsSink[UInt16(side) << 8 | UInt16(seid)] = sink }
+            }
+        }
+        if id == .setConfiguration || id.rawValue == 0x05, sig.messageType == .command, let codec = sig.codec, let acp = sig.acpSEID {
+            c.codec = codec
+            // The acceptor's SEP type tells the roles: configuring a sink makes the sender the source.
+            let peer = L2CAPChannels.other(side)
+            let acpSink = c.sepIsSink[UInt16(peer) << 8 | UInt16(acp)] ?? true
+            let hostIsSource: Bool? = side == 2 ? nil : (side == 0) == acpSink
+            profile(record, "A2DP", role: hostIsSource.map { $0 ? "source" : "sink" }, c)
+            profileDetail(record, "A2DP", detail: codec.summary)
+        }
+    }
+
+    /// Records a profile on the connection's table entry once (roles added as they appear).
+    func profile(_ record: CaptureRecord, _ name: String, role: String?, _ c: ClassicState) {
+        let tag = name + "/" + (role ?? "")
+        guard !c.recorded.contains(tag), c.recorded.count < ClassicState.maxEntries else { return }
+        c.recorded.insert(tag)
+        guard let h = lastACL?.key.connection else { return }
+        let id = table.ensure(.init(adapter: record.adapter, handle: UInt16(truncatingIfNeeded: h)), record: record)
+        table.update(id) { info in
+            if let i = info.profiles.firstIndex(where: { $0.name == name }) {
+                if let r = role, !info.profiles[i].roles.contains(r) { info.profiles[i].roles.append(r) }
+            } else {
+                info.profiles.append(ClassicProfile(name: name, roles: role.map { [$0] } ?? []))
+            }
+        }
+    }
+
+    func profileDetail(_ record: CaptureRecord, _ name: String, detail: String) {
+        guard let h = lastACL?.key.connection else { return }
+        let id = table.ensure(.init(adapter: record.adapter, handle: UInt16(truncatingIfNeeded: h)), record: record)
+        table.update(id) { info in
+            if let i = info.profiles.firstIndex(where: { $0.name == name }) { info.profiles[i].detail = detail }
+            else { info.profiles.append(ClassicProfile(name: name, roles: [], detail: detail)) }
+        }
+    }
+}
+
+/// Bytes the decoder owns for the frame it returns (valid until the next decode call).
+final class OwnedBytes {
+    private var buffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    func hold(_ bytes: [UInt8]) -> UnsafeRawBufferPointer {
+        if buffer.count < bytes.count {
+            buffer.deallocate()
+            buffer = .allocate(byteCount: max(bytes.count, 1024), alignment: 1)
+        }
+        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        return UnsafeRawBufferPointer(rebasing: buffer[0..<bytes.count])
+    }
+    deinit { buffer.deallocate() }
+}
+
+/// A Classic profile seen on a connection, for `info`: "A2DP (source) SBC 44100 joint stereo".
+/// Roles are the capture host's.
+public struct ClassicProfile: Sendable, Hashable {
+    public var name: String
+    public var roles: [String]
+    public var detail: String?
+    public init(name: String, roles: [String], detail: String? = nil) { self.name = name; self.roles = roles; self.detail = detail }
+    public var description: String {
+        var s = name
+        if !roles.isEmpty { s += " (" + roles.joined(separator: "+") + ")" }
+        if let d = detail { s += " " + d }
+        return s
+    }
+}
