@@ -174,6 +174,6 @@ import BluesiftCapture
         let sco = d.connections.filter { $0.linkType != nil }
         #expect(sco.count >= 1)
         #expect(sco.map(\.scoPackets).reduce(0, +) == 8712)
-        #expect(sco.first?.airMode == 3)
+        #expect(sco.first?.airMode == 2)   // CVSD, as +BCS: 1 agreed
     }
 }
