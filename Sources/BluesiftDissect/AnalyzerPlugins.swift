@@ -50,6 +50,24 @@ extension Analyzer {
         a.vendor = r
     }
 
+    /// Plugins on Classic channels: RFCOMM data (UIH on a data DLCI, not AT lines) by server
+    /// channel, else the payload of a dynamic L2CAP channel by PSM. Sent by the host = write.
+    func applyChannelPlugins(_ a: inout AnalyzedFrame, _ plugins: PluginSet) {
+        guard let conn = a.decoded.connection else { return }
+        let direction: PluginDirection = a.record.direction == .sent ? .write : .notify
+        let device = UInt64(a.record.adapter) << 16 | UInt64(conn)
+        var result: PluginSet.Result?
+        if a.decoded.layers.contains(.classic), case .rfcomm(let f)? = a.decoded.classic {
+            guard f.dlci != 0, f.frameType == .uih, f.at.isEmpty, !f.information.isEmpty else { return }
+            result = plugins.process(channel: .rfcomm(f.channel), direction: direction, device: device,
+                                     value: f.information, timeMicroseconds: a.record.timestamp.microseconds)
+        } else if let psm = a.decoded.l2capStorage.psm, !a.decoded.l2capStorage.payload.isEmpty {
+            result = plugins.process(channel: .psm(psm), direction: direction, device: device,
+                                     value: a.decoded.l2capStorage.payload, timeMicroseconds: a.record.timestamp.microseconds)
+        }
+        a.vendor = result
+    }
+
     /// A one-characteristic database answers `locate` the way discovery would have.
     func pluginLocation(handle: UInt16, service: BluetoothUUID, characteristic: BluetoothUUID) -> GATTDatabase.Location? {
         if let l = pluginState.pluginLocations[handle] { return l }

@@ -185,6 +185,7 @@ public struct FrameFilter: Sendable {
                 case "adv": any = any || f.adv != nil
                 case "ll": any = any || f.ll != nil
                 case "note": any = any || f.note != nil
+                case "classic", "sdp", "rfcomm", "hfp", "avdtp", "avrcp": any = any || Self.classic(f, is: p)
                 default: break
                 }
             }
@@ -299,7 +300,8 @@ public struct FrameFilter: Sendable {
         return peerNames.filter { !found.contains($0.lowercased()) }
     }
 
-    public static let protocolNames: Set<String> = ["hci", "l2cap", "att", "smp", "adv", "ll", "note"]
+    public static let protocolNames: Set<String> = ["hci", "l2cap", "att", "smp", "adv", "ll", "note",
+                                                    "classic", "sdp", "rfcomm", "hfp", "avdtp", "avrcp"]
 
     /// `--att-opcode` names: every opcode's spec name in lower case with dashes
     /// ("write-request", "handle-value-notification") and the short forms below.
@@ -318,5 +320,15 @@ public struct FrameFilter: Sendable {
             if name != "Unknown", name.lowercased().replacingOccurrences(of: " ", with: "-") == key { return [v] }
         }
         return nil
+    }
+
+    /// Classic layer names (docs/DESIGN.md "Adding a protocol layer"): `classic` is any of them.
+    static func classic(_ f: DecodedFrame, is name: String) -> Bool {
+        guard f.layers.contains(.classic), let c = f.classic else { return false }
+        switch (name, c) {
+        case ("classic", _), ("sdp", .sdp), ("rfcomm", .rfcomm), ("avdtp", .avdtp), ("avdtp", .media), ("avrcp", .avrcp): return true
+        case ("hfp", .rfcomm(let r)): return !r.at.isEmpty
+        default: return false
+        }
     }
 }

@@ -37,8 +37,8 @@ public struct FrameText {
             return s
         }
         if let smp = f.smp { return smp.summary }
-        if f.layers.contains(.classic), let c = f.classic { return c.summary }
-        if let l2 = f.l2cap { return l2.summary }
+        if f.layers.contains(.classic), let c = f.classic { return c.summary + (a.vendor.map(VendorRendering.summary) ?? "") }
+        if let l2 = f.l2cap { return l2.summary + (a.vendor.map(VendorRendering.summary) ?? "") }
         if let adv = f.adv { return adv.summary }
         if let ll = f.ll { return ll.summary }
         if let hci = f.hci { return hci.summary }

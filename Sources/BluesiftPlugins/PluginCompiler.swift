@@ -251,14 +251,32 @@ struct PluginCompiler {
         var out: [PluginMatch] = []
         for item in seq {
             let m = try mapping(item, "a match rule")
-            try checkKeys(m, ["service", "characteristic", "handle", "direction", "directions"], "a match rule")
+            try checkKeys(m, ["service", "characteristic", "handle", "direction", "directions", "rfcomm_channel", "psm"], "a match rule")
+            var channel: PluginChannel?
+            if let n = m["rfcomm_channel"] {
+                let v = try integer(n, "rfcomm_channel")
+                guard (1...30).contains(v) else { throw fail(n, "rfcomm_channel must be 1-30") }
+                channel = .rfcomm(UInt8(v))
+            }
+            if let n = m["psm"] {
+                let v = try integer(n, "psm")
+                guard (1...0xFFFF).contains(v), v & 1 == 1 else { throw fail(n, "psm must be odd, 0x0001-0xffff") }
+                guard channel == nil else { throw fail(n, "a match rule names one of characteristic, rfcomm_channel, psm") }
+                channel = .psm(UInt16(v))
+            }
             var service: BluetoothUUID?
             if let s = m["service"] {
                 guard let u = BluetoothUUID(string: try string(s, "service")) else { throw fail(s, "bad service UUID") }
                 service = u
             }
-            guard let cn = m["characteristic"] else { throw fail(item, "a match rule needs 'characteristic'") }
-            guard let c = BluetoothUUID(string: try string(cn, "characteristic")) else { throw fail(cn, "bad characteristic UUID") }
+            var c = BluetoothUUID(0)
+            if let cn = m["characteristic"] {
+                guard channel == nil else { throw fail(cn, "a match rule names one of characteristic, rfcomm_channel, psm") }
+                guard let u = BluetoothUUID(string: try string(cn, "characteristic")) else { throw fail(cn, "bad characteristic UUID") }
+                c = u
+            } else if channel == nil {
+                throw fail(item, "a match rule needs 'characteristic' (or 'rfcomm_channel' / 'psm')")
+            }
             var handle: UInt16?
             if let h = m["handle"] {
                 let v = try integer(h, "handle")
@@ -276,7 +294,8 @@ struct PluginCompiler {
                 }
             }
             if dirs.isEmpty { dirs = Set(PluginDirection.allCases) }
-            out.append(PluginMatch(service: service, characteristic: c, handle: handle, directions: dirs))
+            if channel != nil, handle != nil || service != nil { throw fail(item, "service and handle apply to characteristics, not channels") }
+            out.append(PluginMatch(service: service, characteristic: c, handle: handle, directions: dirs, channel: channel))
         }
         if out.isEmpty { throw fail(n, "match is empty") }
         return out

@@ -7,12 +7,28 @@ public enum PluginDirection: String, Sendable, CaseIterable {
 }
 
 /// Where a plugin applies: a characteristic (by service and characteristic UUID), and for
-/// captures without discovery, an optional handle override.
+/// captures without discovery, an optional handle override; or a Classic channel (an RFCOMM
+/// server channel or an L2CAP PSM), whose data is matched as `write` when the capture host
+/// sent it and `notify` when it received it.
 public struct PluginMatch: Sendable, Equatable {
     public var service: BluetoothUUID?
+    /// Unused (0000) for channel matches.
     public var characteristic: BluetoothUUID
     public var handle: UInt16?
     public var directions: Set<PluginDirection>
+    public var channel: PluginChannel? = nil
+}
+
+/// A Classic data channel a plugin can target.
+public enum PluginChannel: Sendable, Hashable, CustomStringConvertible {
+    case rfcomm(UInt8)
+    case psm(UInt16)
+    public var description: String {
+        switch self {
+        case .rfcomm(let c): "rfcomm \(c)"
+        case .psm(let p): "psm " + Hex.fixed(UInt64(p), width: 4)
+        }
+    }
 }
 
 /// How frames are cut out of a byte stream spanning several ATT values.

@@ -8,12 +8,14 @@ public final class PluginSet {
     struct Entry { var plugin: Int; var match: PluginMatch }
     var byCharacteristic: [BluetoothUUID: [Entry]] = [:]
     var byHandle: [UInt16: [Entry]] = [:]
+    var byChannel: [PluginChannel: [Entry]] = [:]
     var assemblers: [Int: FrameAssembler] = [:]
 
     public init(_ plugins: [Plugin]) {
         self.plugins = plugins
         for (i, p) in plugins.enumerated() {
             for m in p.matches {
+                if let c = m.channel { byChannel[c, default: []].append(Entry(plugin: i, match: m)); continue }
                 byCharacteristic[m.characteristic, default: []].append(Entry(plugin: i, match: m))
                 if let h = m.handle { byHandle[h, default: []].append(Entry(plugin: i, match: m)) }
             }
@@ -22,6 +24,22 @@ public final class PluginSet {
     }
 
     public var isEmpty: Bool { plugins.isEmpty }
+
+    /// Some plugin targets a Classic channel (the analyzer looks at Classic data only then).
+    public var targetsChannels: Bool { !byChannel.isEmpty }
+
+    /// Runs the plugin of a Classic channel over its data (see `PluginMatch`).
+    public func process(channel: PluginChannel, direction: PluginDirection, device: UInt64,
+                        value: UnsafeRawBufferPointer, timeMicroseconds: Int64) -> Result? {
+        guard let e = byChannel[channel]?.first(where: { $0.match.directions.contains(direction) }) else { return nil }
+        let key: UInt16
+        switch channel {
+        case .rfcomm(let c): key = 0x8000 | UInt16(c)
+        case .psm(let p): key = p
+        }
+        return run(e.plugin, e.match, handle: key, direction: direction, byHandle: false, device: device,
+                   value: value, timeMicroseconds: timeMicroseconds)
+    }
 
     /// Drops partial frames (start of another capture).
     public func reset() { for a in assemblers.values { a.reset() } }
@@ -69,6 +87,12 @@ public final class PluginSet {
         guard let (i, m, byHandle) = match(service: service, characteristic: characteristic, handle: handle, direction: direction) else {
             return nil
         }
+        return run(i, m, handle: handle, direction: direction, byHandle: byHandle, device: device, value: value,
+                   timeMicroseconds: timeMicroseconds)
+    }
+
+    func run(_ i: Int, _ m: PluginMatch, handle: UInt16, direction: PluginDirection, byHandle: Bool, device: UInt64,
+             value: UnsafeRawBufferPointer, timeMicroseconds: Int64) -> Result? {
         let p = plugins[i]
         var r = Result(plugin: p.id, match: m, handle: handle, direction: direction, namedByHandle: byHandle, messages: [], pending: 0, pendingNeed: nil, dropped: [])
         if let a = assemblers[i] {

@@ -28,7 +28,7 @@ struct FilterOptions: ParsableArguments {
     @Flag(help: "Only records with errors: decode errors, ATT Error Responses, SMP Pairing Failed, failed commands, non-success disconnections.")
     var errors = false
 
-    @Option(name: .customLong("protocol"), help: ArgumentHelp("Only records with this layer: hci, l2cap, att, smp, adv, ll, note (repeatable).", valueName: "LAYER"))
+    @Option(name: .customLong("protocol"), help: ArgumentHelp("Only records with this layer: hci, l2cap, att, smp, adv, ll, note, classic, sdp, rfcomm, hfp, avdtp, avrcp (repeatable).", valueName: "LAYER"))
     var protocols: [String] = []
 
     @Option(name: .customLong("att-opcode"), help: ArgumentHelp("Only ATT PDUs with this opcode: 0x12, or a name: write, read, notify, indicate, error, mtu, write-request… (repeatable).", valueName: "OPCODE"))

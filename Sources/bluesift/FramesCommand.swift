@@ -58,7 +58,7 @@ struct Frames: ParsableCommand {
                     matched += 1
                 }
                 guard let v = a.vendor, !v.messages.isEmpty else { continue }
-                let ch = a.location?.characteristic?.description ?? Hex.fixed(UInt64(v.handle), width: 4)
+                let ch = a.location?.characteristic?.description ?? v.match.channel?.description ?? Hex.fixed(UInt64(v.handle), width: 4)
                 for m in v.messages { write(m, v, ch, a.record, file, many, &out) }
                 messages += v.messages.count
                 out.flushIfNeeded()

@@ -85,7 +85,7 @@ struct Plugins: ParsableCommand {
             for p in loaded.plugins {
                 out.line("\(p.id)  \(p.name)  (\(p.messageNames.count) messages, \(p.examples.count) examples)  \(p.path)")
                 for m in p.matches {
-                    var s = "  " + (m.service.map { "service \($0) " } ?? "") + "characteristic \(m.characteristic)"
+                    var s = "  " + (m.channel.map(\.description) ?? ((m.service.map { "service \($0) " } ?? "") + "characteristic \(m.characteristic)"))
                     if let h = m.handle { s += " handle \(Hex.fixed(UInt64(h), width: 4))" }
                     s += "  " + PluginDirection.allCases.filter { m.directions.contains($0) }.map(\.rawValue).joined(separator: ", ")
                     out.line(s)

@@ -214,7 +214,7 @@ public struct RFCOMMFrame: FieldDescribable {
             if let d = m.dlci { s += " ch=\(d >> 1)" }
         }
         if let c = credits { s += " credits=\(c)" }
-        if !at.isEmpty { s += " " + at.map(\.text).joined(separator: " | ") }
+        if !at.isEmpty { s += " " + at.map { $0.text + ($0.indicator.map { " (" + $0 + ")" } ?? "") }.joined(separator: " | ") }
         else if frameType == .uih, dlci != 0, !information.isEmpty { s += " len=\(information.count)" }
         return s
     }
