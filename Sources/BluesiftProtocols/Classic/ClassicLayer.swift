@@ -3,7 +3,8 @@ import BluesiftWire
 /// The Classic (BR/EDR) protocol layer above L2CAP of one record, chosen by the channel's
 /// PSM (see docs/DESIGN.md, "Adding a protocol layer"). One per record: a frame carries at
 /// most one of them, in `DecodedFrame.classic` under the `.classic` layer bit.
-public enum ClassicLayer {
+/// Indirect: a frame holds one pointer (LE records copy and reset frames without its ~300 bytes).
+public indirect enum ClassicLayer {
     case sdp(SDPPDU)
     case rfcomm(RFCOMMFrame)
     case avdtp(AVDTPSignal)
