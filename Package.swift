@@ -2,7 +2,8 @@
 // Layers, lowest first; each target depends only on targets above it in this list.
 //   1 wire      BluesiftWire        byte reader/writer, UUIDs, typed errors, field sinks
 //   1 security  BluesiftSecurity    AES-CMAC, SMP crypto toolbox, AES-CCM (swift-crypto)
-//   2 capture   BluesiftCapture     btsnoop / pcap / pcapng / PacketLogger readers and writers
+//   2 capture   BluesiftCapture     btsnoop / pcap / pcapng / PacketLogger readers and writers;
+//                                   compressed files, bug reports (btsnooz), merged and growing files
 //   3 protocols BluesiftProtocols   HCI, ACL->L2CAP, L2CAP, ATT, SMP, advertising, link layer
 //   4 GATT      BluesiftGATT        per-device databases rebuilt from discovery, naming
 //   5 plugins   BluesiftPlugins     declarative vendor dissectors (YAML), frame assembly, checksums
@@ -30,17 +31,22 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
     ],
     targets: [
         .systemLibrary(name: "CPcap", path: "Sources/CPcap", pkgConfig: "libpcap",
                        providers: [.apt(["libpcap-dev"])]),
+        // Debian's zlib, liblzma, libzstd, libbz2: compressed captures, btsnooz sections.
+        .systemLibrary(name: "CCompression", path: "Sources/CCompression",
+                       providers: [.apt(["zlib1g-dev", "liblzma-dev", "libzstd-dev", "libbz2-dev"])]),
         .target(name: "BluesiftWire"),
         // AES-CMAC, SMP's c1/s1/f4-f6/g2/ah, AES-CCM: shared by the host's pairing and the
         // decoder's decryption of sniffed links.
         .target(name: "BluesiftSecurity", dependencies: ["BluesiftWire",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto")]),
-        .target(name: "BluesiftCapture", dependencies: ["BluesiftWire", "CPcap"]),
+        .target(name: "BluesiftCapture", dependencies: ["BluesiftWire", "CPcap", "CCompression",
+            .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .target(name: "BluesiftProtocols", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftSecurity"]),
         .target(name: "BluesiftGATT", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols"]),
         .target(name: "BluesiftPlugins", dependencies: ["BluesiftWire", .product(name: "Yams", package: "Yams")]),
@@ -67,7 +73,8 @@ let package = Package(
         .executableTarget(name: "FuzzPlugins", dependencies: ["BluesiftFuzz", "CFuzzer"]),
         .testTarget(name: "BluesiftWireTests", dependencies: ["BluesiftWire"]),
         .testTarget(name: "BluesiftSecurityTests", dependencies: ["BluesiftSecurity"]),
-        .testTarget(name: "BluesiftCaptureTests", dependencies: ["BluesiftCapture"]),
+        .testTarget(name: "BluesiftCaptureTests", dependencies: ["BluesiftCapture", "CCompression",
+            .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols", "BluesiftCapture", "BluesiftWire"]),
         .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect"]),
         .testTarget(name: "BluesiftReplayTests", dependencies: ["BluesiftReplay", "BluesiftPlugins"]),

@@ -8,14 +8,43 @@ import BluesiftWire
 public enum CaptureFile {
     /// Opens `path`, sniffs the magic and returns the matching streaming reader.
     /// Throws `.notFound`, `.isDirectory`, `.unreadable`, `.notACapture` or `.unsupported`.
+    ///
+    /// A bug report (zip, or text with a btsnooz section) opens as all its Bluetooth logs in
+    /// time order; `report.zip:NAME` opens one of them (see ``BugReport``).
     public static func open(path: String) throws(CaptureError) -> any CaptureReader {
-        let file = try MappedFile(path: path)
+        let file: MappedFile
+        do { file = try MappedFile(path: path) } catch {
+            if error.code == .notFound, let (report, name) = bugReportMember(path) {
+                guard let log = report.log(named: name) else {
+                    throw CaptureError(.notFound, path: path, "no log named \(name) in the bug report; `bluesift info \(report.path)` lists them")
+                }
+                return try report.reader(for: log)
+            }
+            throw error
+        }
+        if let codec = Compression.detect(file.bytes) {
+            let stream = Decompressor(codec, input: ChunkedInput(file: file))
+            let inner = try reader(MappedFile(path: path, stream: stream), path: path, streamed: true)
+            return StreamedReader(inner, stream: stream, compression: codec)
+        }
+        return try reader(file, path: path, streamed: false)
+    }
+
+    /// The reader for the content of `file` (mapped, or a window over a stream).
+    static func reader(_ file: MappedFile, path: String, streamed: Bool) throws(CaptureError) -> any CaptureReader {
         let sniffed = sniff(file.bytes)
+        if streamed, let d = (file.stream as? Decompressor)?.damage, file.size == 0 {
+            throw CaptureError(.notACapture, path: path, "not a capture: \(d)")
+        }
         switch sniffed {
         case .btsnoop:
             return try BTSnoopReader(file: file)
         case .packetlogger(let endian):
             return PacketLoggerReader(file: file, endian: endian)
+        case .pcap where streamed:
+            return try PcapStreamReader(file: file)
+        case .pcapng where streamed:
+            return try PcapngReader(file: file)
         case .pcap, .pcapng:
             let container: CaptureFormat.Container = sniffed == .pcap ? .pcap : .pcapng
             let reader: any CaptureReader
@@ -39,11 +68,45 @@ public enum CaptureFile {
             throw CaptureError(.notACapture, path: path, "not a capture: \(what) header cut short (\(file.size) of \(need) bytes)")
         case .empty:
             throw CaptureError(.notACapture, path: path, "not a capture: the file is empty")
+        case .unknown where streamed && Compression.detect(file.bytes) != nil:
+            throw CaptureError(.unsupported, path: path, "compressed twice: decompress it once first")
+        case .unknown where !streamed && BugReport.isBugReport(file):
+            return try open(bugReport: BugReport(path: path))
         case .unknown:
             let head = file.bytes.prefix(8).map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined(separator: " ")
             throw CaptureError(.notACapture, path: path,
                                "not a capture: no btsnoop, pcap, pcapng or PacketLogger signature (starts with \(head))")
         }
+    }
+
+    /// All the logs of a bug report in one time-ordered stream.
+    public static func open(bugReport report: BugReport) throws(CaptureError) -> any CaptureReader {
+        var sources: [(name: String, reader: any CaptureReader)] = []
+        for log in report.logs { sources.append((log.name, try report.reader(for: log))) }
+        return sources.count == 1 ? sources[0].reader : MergedReader(sources)
+    }
+
+    /// Several files of one session (rotated logs) as one capture, in time order.
+    public static func open(merging paths: [String]) throws(CaptureError) -> any CaptureReader {
+        var sources: [(name: String, reader: any CaptureReader)] = []
+        for p in paths { sources.append((p, try open(path: p))) }
+        return sources.count == 1 ? sources[0].reader : MergedReader(sources)
+    }
+
+    /// The bug report when `path` is `REPORT:NAME` and REPORT is one.
+    public static func bugReport(_ path: String) -> BugReport? {
+        guard let file = try? MappedFile(path: path), sniff(file.bytes) == .unknown, Compression.detect(file.bytes) == nil,
+              BugReport.isBugReport(file) else { return nil }
+        return try? BugReport(path: path)
+    }
+
+    static func bugReportMember(_ path: String) -> (BugReport, String)? {
+        var i = path.endIndex
+        while let c = path[..<i].lastIndex(of: ":") {
+            if let r = bugReport(String(path[..<c])) { return (r, String(path[path.index(after: c)...])) }
+            i = c
+        }
+        return nil
     }
 
     enum Sniffed: Equatable {
@@ -57,7 +120,7 @@ public enum CaptureFile {
 
     static let btsnoopMagic: [UInt8] = Array("btsnoop\0".utf8)
 
-    /// Content sniffing; the extension is never consulted (the corpus has pcap files named
+    /// Content sniffing (after any compression is undone); the extension is never consulted (the corpus has pcap files named
     /// .pcapng and btsnoop files named .cfa).
     static func sniff(_ b: UnsafeRawBufferPointer) -> Sniffed {
         if b.isEmpty { return .empty }
@@ -114,4 +177,25 @@ extension CaptureFile {
         case .pcapng: return try PcapWriter(path: path, pcapng: true, source: source)
         }
     }
+}
+
+/// A reader over decompressed bytes: progress counts compressed bytes, and damage in the
+/// compressed data is a warning like a file cut short (the records before it are kept).
+final class StreamedReader: CaptureReader {
+    let inner: any CaptureReader
+    let stream: any ByteStream
+    let format: CaptureFormat
+
+    init(_ inner: any CaptureReader, stream: any ByteStream, compression: Compression?) {
+        self.inner = inner
+        self.stream = stream
+        var f = inner.format
+        f.compression = compression
+        format = f
+    }
+
+    func next() -> CaptureRecord? { inner.next() }
+    var warnings: [String] { inner.warnings + (stream.damage.map { [$0] } ?? []) }
+    var bytesRead: Int { stream.consumed }
+    var fileSize: Int { stream.total }
 }

@@ -25,18 +25,22 @@ public struct CaptureError: Error, Sendable, CustomStringConvertible {
 
 /// Container format and link type, as detected from the content.
 public struct CaptureFormat: Sendable, Hashable, CustomStringConvertible {
-    public enum Container: String, Sendable { case btsnoop, pcap, pcapng, packetlogger }
+    public enum Container: String, Sendable { case btsnoop, pcap, pcapng, packetlogger, btsnooz }
     public var container: Container
     /// btsnoop datalink (1001/1002/2001) or pcap LINKTYPE; 0 for PacketLogger.
     public var datalink: UInt32
     public var byteOrder: Endianness
     public var datalinkName: String
+    /// How the file was compressed, when it was (read through a stream).
+    public var compression: Compression?
 
-    public init(container: Container, datalink: UInt32, byteOrder: Endianness = .big, datalinkName: String) {
+    public init(container: Container, datalink: UInt32, byteOrder: Endianness = .big, datalinkName: String,
+                compression: Compression? = nil) {
         self.container = container; self.datalink = datalink; self.byteOrder = byteOrder; self.datalinkName = datalinkName
+        self.compression = compression
     }
 
-    public var description: String { "\(container.rawValue) (\(datalinkName))" }
+    public var description: String { "\(container.rawValue) (\(datalinkName))" + (compression.map { ", \($0.rawValue)-compressed" } ?? "") }
 }
 
 /// Streams records one at a time. Each returned record borrows the reader's buffer until

@@ -5,6 +5,9 @@ import BluesiftProtocols
 import BluesiftDissect
 import BluesiftGATT
 import BluesiftPlugins
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct Dump: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -55,6 +58,12 @@ struct Dump: ParsableCommand {
 
     @OptionGroup var keyOptions: KeyOptions
 
+    @Flag(help: "Read the files as one session (rotated logs: btsnoop_hci.log.last and btsnoop_hci.log, numbered PacketLogger files), merged in time order; connection state carries across.")
+    var merge = false
+
+    @Flag(help: "Keep reading the file as it grows (btsnoop, pcap, pcapng, PacketLogger), printing each record as it arrives, until Ctrl-C.")
+    var follow = false
+
     func run() throws {
         let filter = try self.filter.make()
         let db = try gatt.map(loadGATT)
@@ -67,7 +76,21 @@ struct Dump: ParsableCommand {
             out.line(FrameCSV.header)
             out.flush()
         }
-        let code = FileJobs.run(FileJobs.expand(files), jobs: jobs) { path, fd in
+        if follow {
+            guard files.count == 1 else { throw ValidationError("--follow reads one file") }
+            signal(SIGINT) { _ in followInterrupted = 1 }
+            signal(SIGTERM) { _ in followInterrupted = 1 }
+            // A parent may have started us with these blocked (spawned from a dispatch thread).
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, SIGINT)
+            sigaddset(&set, SIGTERM)
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+            let code = dump(files[0], fd: 1, filter: filter, gatt: db, plugins: pluginList, color: color, width: width, keys: keys)
+            if code != 0 { throw ExitCode(code) }
+            return
+        }
+        let code = FileJobs.run(MergedInputs.inputs(files, merge: merge), jobs: jobs) { path, fd in
             dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: color, width: width, keys: keys)
         }
         if code != 0 { throw ExitCode(code) }
@@ -75,7 +98,17 @@ struct Dump: ParsableCommand {
 
     func dump(_ file: String, fd: Int32, filter: FrameFilter, gatt: GATTDatabase?, plugins: [Plugin]?, color: Bool,
               width: Int? = nil, keys: [KnownLTK] = []) -> Int32 {
-        guard var filter = self.filter.prepare(filter, file: file), let reader = openCapture(file) else { return 2 }
+        guard var filter = self.filter.prepare(filter, file: file) else { return 2 }
+        let opened: (any CaptureReader)?
+        if follow {
+            do { opened = try CaptureFile.open(following: file) { followInterrupted != 0 } } catch {
+                stderrLine("bluesift: \(error.description)")
+                opened = nil
+            }
+        } else {
+            opened = openCapture(file)
+        }
+        guard let reader = opened else { return 2 }
         let filtering = !filter.isEmpty
         var matched = 0
         let analyzer = Analyzer(naming: !noNaming || filter.needsNaming)
@@ -106,7 +139,14 @@ struct Dump: ParsableCommand {
                 case .csv:
                     out.line(FrameCSV.row(frame))
                 }
-                out.flushIfNeeded()
+                if follow {
+                    // Live: each record as it arrives, whole lines only.
+                    json.withBytes { out.write($0) }
+                    json.removeAll()
+                    out.flush()
+                } else {
+                    out.flushIfNeeded()
+                }
             }
             if record.frame & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
             if filter.isExhausted(after: record.frame) { break }

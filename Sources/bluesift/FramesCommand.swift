@@ -17,6 +17,7 @@ struct Frames: ParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, csv, jsonl }
 
     @Argument(help: "Capture files.") var files: [String]
+    @Flag(help: "Read the files as one session (rotated logs), merged in time order.") var merge = false
     @Option(help: "Output format: text, csv or jsonl.") var format: Format = .text
     @Option(help: "Import a GATT database (JSON) to name handles whose discovery was not captured.") var gatt: String?
     @OptionGroup var plugins: PluginOptions
@@ -38,7 +39,7 @@ struct Frames: ParsableCommand {
             out.line("file,frame,time,direction,characteristic,plugin,message,fields,checksum")
             out.flush()
         }
-        let expanded = FileJobs.expand(files)
+        let expanded = MergedInputs.inputs(files, merge: merge)
         let many = files.count > 1 || expanded.count > 1
         let code = FileJobs.run(expanded, jobs: jobs) { file, fd in
             guard var filter = self.filter.prepare(filter, file: file), let reader = openCapture(file) else { return 2 }

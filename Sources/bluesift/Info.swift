@@ -16,10 +16,13 @@ struct Info: ParsableCommand {
 
     @OptionGroup var keyOptions: KeyOptions
 
+    @Flag(help: "Read the files as one session (rotated logs: btsnoop_hci.log.last and btsnoop_hci.log), merged in time order.")
+    var merge = false
+
     func run() throws {
         let keys = try keyOptions.keys()
         let options = keyOptions
-        let code = FileJobs.run(FileJobs.expand(files), jobs: jobs) { path, fd in Info.report(path, fd: fd, keys: keys, options: options) }
+        let code = FileJobs.run(MergedInputs.inputs(files, merge: merge), jobs: jobs) { path, fd in Info.report(path, fd: fd, keys: keys, options: options) }
         if code != 0 { throw ExitCode(code) }
     }
 
@@ -40,7 +43,13 @@ struct Info: ParsableCommand {
         var out = Output(fd: fd)
         let f = reader.format
         out.line("file:        \(file)")
-        out.line("format:      \(f.container.rawValue), \(f.datalinkName)" + (f.datalink != 0 ? " (link type \(f.datalink))" : ""))
+        if let report = CaptureFile.bugReport(file) {
+            // Android bug report: its Bluetooth logs, each openable as FILE:NAME.
+            out.line("logs:        \(report.logs.count), read together in time order (one alone: \(file):NAME)")
+            for l in report.logs { out.line("  \(l.name)  \(l.isBTSnooz ? "btsnooz section" : "snoop log"), \(l.size) bytes") }
+        }
+        out.line("format:      \(f.container.rawValue), \(f.datalinkName)" + (f.datalink != 0 ? " (link type \(f.datalink))" : "")
+                 + (f.compression.map { ", \($0.rawValue)-compressed" } ?? ""))
         out.line("records:     \(summary.records)" + (summary.truncatedRecords > 0 ? " (\(summary.truncatedRecords) truncated by the capture)" : ""))
         if let a = summary.first, let b = summary.last {
             out.line("time span:   \(TimeFormat.rfc3339(a)) → \(TimeFormat.rfc3339(b)) (\(TimeFormat.duration(microseconds: summary.spanMicroseconds)))")

@@ -80,6 +80,24 @@ func terminalColumns() -> Int {
     return 80
 }
 
+/// `--merge`: the files named are one session (rotated logs), read as one capture in time
+/// order. The group is registered under a label that the job then opens.
+enum MergedInputs {
+    nonisolated(unsafe) static var groups: [String: [String]] = [:]
+
+    /// The job list: each capture alone, or all of them as one when `merge` is set.
+    static func inputs(_ files: [String], merge: Bool) -> [String] {
+        let expanded = FileJobs.expand(files)
+        guard merge, expanded.count > 1 else { return expanded }
+        let label = expanded.joined(separator: " + ")
+        groups[label] = expanded
+        return [label]
+    }
+}
+
+/// `dump --follow`: set by SIGINT, read by the stream waiting at the file's end.
+nonisolated(unsafe) var followInterrupted: sig_atomic_t = 0
+
 /// Opens a capture, or prints a one-line message and returns nil (the caller exits 2).
 func openCapture(_ path: String) -> (any CaptureReader)? {
     if isFolder(path) {
@@ -87,6 +105,7 @@ func openCapture(_ path: String) -> (any CaptureReader)? {
         return nil
     }
     do {
+        if let group = MergedInputs.groups[path] { return try CaptureFile.open(merging: group) }
         return try CaptureFile.open(path: path)
     } catch {
         stderrLine("bluesift: \(error.description)")

@@ -10,10 +10,11 @@ struct CLI {
 
     struct Result { var status: Int32; var stdout: String; var stderr: String }
 
-    static func run(_ args: [String]) throws -> Result {
+    /// `wrapper`: a command that runs bluesift (e.g. /usr/bin/time -f %M -o FILE).
+    static func run(_ args: [String], wrapper: [String] = []) throws -> Result {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = args
+        p.executableURL = URL(fileURLWithPath: wrapper.first ?? binary)
+        p.arguments = wrapper.isEmpty ? args : Array(wrapper.dropFirst()) + [binary] + args
         // Files, not pipes: a large output can never block the child.
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-cli-\(UUID().uuidString)")
         FileManager.default.createFile(atPath: tmp.path + ".out", contents: nil)

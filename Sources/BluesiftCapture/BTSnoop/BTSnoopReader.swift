@@ -49,15 +49,20 @@ public final class BTSnoopReader: CaptureReader {
     public func next() -> CaptureRecord? {
         guard !done else { return nil }
         // Offsets and lengths are bounded by the file size: wrapping arithmetic is exact.
-        let remaining = file.size &- offset
+        var remaining = file.size &- offset
+        // A stream (compressed, growing) reads on here; a mapped file has all its bytes.
+        if remaining < Self.recordHeaderSize { remaining = file.more(offset, Self.recordHeaderSize) }
         if remaining == 0 { done = true; return nil }
         if remaining < Self.recordHeaderSize { return stopCut(remaining, of: Self.recordHeaderSize, header: true) }
-        let original = Int(file.u32(offset, .big))
         let included = Int(file.u32(offset &+ 4, .big))
+        var available = remaining &- Self.recordHeaderSize
+        if included > available {
+            available = file.more(offset, Self.recordHeaderSize &+ included) &- Self.recordHeaderSize
+            if included > available { return stopCut(available, of: included, header: false) }
+        }
+        let original = Int(file.u32(offset, .big))
         let flags = file.u32(offset &+ 8, .big)
         let raw = Int64(bitPattern: file.be64(offset &+ 16))
-        let available = remaining &- Self.recordHeaderSize
-        if included > available { return stopCut(available, of: included, header: false) }
         file.release(upTo: offset) // earlier records are no longer borrowed
         let data = file.slice(offset &+ Self.recordHeaderSize, included)
         offset &+= Self.recordHeaderSize &+ included

@@ -7,16 +7,40 @@ import Darwin
 /// A read-only memory map of a whole capture file. Records are views into it, so reading
 /// never copies; pages already consumed are handed back to the kernel (`release(upTo:)`)
 /// so resident memory stays bounded however large the file is.
+///
+/// Or a window over a stream (a decompressed or a growing file): the same offsets address
+/// the bytes read so far, `size` is where they end, and a reader that finds too few bytes
+/// for a record asks `more(offset, need)`, which drops what lies before `offset` and reads
+/// on. For a mapped file `more` returns at once, so the readers' per-record path is the same.
 public final class MappedFile {
     let path: String
-    let size: Int
-    let base: UnsafeRawPointer?
+    @exclusivity(unchecked) private(set) var size: Int
+    /// Byte `offset` is at `base + offset` (for a stream, the window start minus its offset).
+    @exclusivity(unchecked) private(set) var base: UnsafeRawPointer?
     @exclusivity(unchecked) private var released = 0   // checked per record: no runtime check
     private static let releaseStep = 8 << 20
+    let stream: (any ByteStream)?
+    private var window = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    private var windowStart = 0
+    private(set) var streamEnded = true
+    /// A record longer than this in a stream is taken as damage, not read into memory.
+    static let streamRecordLimit = 64 << 20
+
+    /// A window over `stream`, holding at least its first `initial` bytes (for sniffing) when it has them.
+    init(path: String, stream: any ByteStream, initial: Int = 1 << 16) {
+        self.path = path
+        self.stream = stream
+        size = 0
+        streamEnded = false
+        window = .allocate(byteCount: 1 << 20, alignment: 8)
+        base = UnsafeRawPointer(window.baseAddress!)
+        _ = more(0, initial)
+    }
 
     /// Opens and maps `path`; throws `.notFound`, `.isDirectory` or `.unreadable`.
     init(path: String) throws(CaptureError) {
         self.path = path
+        stream = nil
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             let e = errno
@@ -66,8 +90,36 @@ public final class MappedFile {
     }
 
     deinit {
-        if let base { munmap(UnsafeMutableRawPointer(mutating: base), size) }
+        if stream != nil { window.deallocate() } else if let base { munmap(UnsafeMutableRawPointer(mutating: base), size) }
     }
+
+    /// Bytes available from `offset`, after reading on until there are `need` of them (or
+    /// the stream ends). Bytes before `offset` are dropped: no record borrows them any more.
+    @inline(never) func more(_ offset: Int, _ need: Int) -> Int {
+        guard let stream, !streamEnded else { return size &- offset }
+        let held = size - offset
+        if offset > windowStart {
+            let w = window.baseAddress!
+            if held > 0 { memmove(w, w + (offset - windowStart), held) }
+            windowStart = offset
+        }
+        let goal = min(need, Self.streamRecordLimit)
+        while size - offset < goal {
+            let used = size - windowStart
+            if used == window.count {
+                let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: window.count * 2, alignment: 8)
+                bigger.baseAddress!.copyMemory(from: window.baseAddress!, byteCount: used)
+                window.deallocate()
+                window = bigger
+            }
+            let n = stream.read(into: UnsafeMutableRawBufferPointer(rebasing: window[used...]))
+            if n <= 0 { streamEnded = true; break }
+            size += n
+        }
+        base = UnsafeRawPointer(window.baseAddress!) - windowStart
+        return size - offset
+    }
+
 
     /// The whole file.
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: size) }
@@ -95,6 +147,7 @@ public final class MappedFile {
     }
 
     @inline(never) private func releaseNow(upTo offset: Int) {
+        guard stream == nil else { released = offset; return }  // a window is trimmed by `more`
         guard let base else { return }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let end = offset / page * page

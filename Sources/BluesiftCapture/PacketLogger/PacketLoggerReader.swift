@@ -88,12 +88,14 @@ public final class PacketLoggerReader: CaptureReader {
 
     public func next() -> CaptureRecord? {
         guard !done else { return nil }
-        let remaining = file.size - offset
+        var remaining = file.size - offset
+        if remaining < 12 { remaining = file.more(offset, 12) }  // streams read on; see MappedFile
         if remaining == 0 { done = true; return nil }
         if remaining < 12 { return stop("file ends mid-record at offset \(offset): \(remaining) of 12 header bytes") }
         let len = Int(file.u32(offset, endian))
         let secs = file.u32(offset + 4, endian), usecs = file.u32(offset + 8, endian)
         if len < 8 { return stop("record at offset \(offset) has length \(len), less than its 8-byte timestamp") }
+        if len > remaining - 4 { remaining = file.more(offset, 4 + len) }
         if len > remaining - 4 { return stop("file ends mid-record at offset \(offset): \(remaining - 4) of \(len) bytes") }
         file.release(upTo: offset) // earlier records are no longer borrowed
         let body = file.slice(offset + 12, len - 8)

@@ -77,7 +77,8 @@ final class PcapngReader: CaptureReader {
 
     func next() -> CaptureRecord? {
         while !done {
-            let remaining = file.size - offset
+            var remaining = file.size - offset
+            if remaining < 12 { remaining = file.more(offset, 12) }  // streams read on; see MappedFile
             if remaining == 0 { done = true; return nil }
             if remaining < 12 { return stop("file ends mid-record at offset \(offset): \(remaining) of 12 block header bytes") }
             let type = file.u32(offset, .little) == 0x0A0D_0D0A ? 0x0A0D_0D0A : file.u32(offset, endian)
@@ -91,6 +92,7 @@ final class PcapngReader: CaptureReader {
             }
             let len = Int(file.u32(offset + 4, endian))
             if len < 12 { return stop("block at offset \(offset) has length \(len), less than 12") }
+            if len > remaining { remaining = file.more(offset, len) }
             if len > remaining { return stop("file ends mid-record at offset \(offset): \(remaining) of \(len) bytes") }
             let start = offset
             file.release(upTo: start) // earlier records are no longer borrowed
