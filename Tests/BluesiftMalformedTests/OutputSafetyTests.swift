@@ -106,6 +106,21 @@ import Glibc
         #expect(da.stdout == db.stdout)
     }
 
+    /// H4 indicators this tool does not name (0x06, 0x0E) wrote 0 records into btsnoop 1002,
+    /// which holds any indicator: now kept, byte for byte.
+    @Test func unusualH4IndicatorsSurviveIntoBtsnoop() throws {
+        let src = Temp.file(Bytes.pcapHeader(linktype: 187) + Bytes.pcapRecord([0x06, 0xAA, 0xBB]) + Bytes.pcapRecord([0x0E, 0x01])
+                            + Bytes.pcapRecord(Bytes.reset))
+        let out = Temp.dir.appendingPathComponent(UUID().uuidString + ".btsnoop").path
+        let r = try CLI.run(["convert", src, out])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("wrote 3 records"))
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+        // Records after the 16-byte header: 24-byte record header, then H4 indicator + packet.
+        #expect(Array(bytes[40..<43]) == [0x06, 0xAA, 0xBB])
+        #expect(Array(bytes[67..<69]) == [0x0E, 0x01])
+    }
+
     /// A btsnoop record dated before 1970 (real Android logs have them) wrapped to the year
     /// 6524 in pcap/pcapng: now written as 1970-01-01 with a warning.
     @Test func pre1970TimestampIsClampedWithAWarning() throws {
