@@ -20,20 +20,10 @@ import BluesiftGATT
     struct Row { var fromCentral: Bool?; var master: String; var slave: String; var opcode: Int?; var handles: [Int] }
 
     static func tsharkRows(_ path: String) throws -> [Int: Row] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: TsharkConformanceTests.tshark!)
-        p.arguments = ["-r", path, "-Y", "btle.data_header.llid", "-T", "fields", "-E", "separator=|",
-                       "-e", "frame.number", "-e", "nordic_ble.direction", "-e", "btle_rf.flags",
-                       "-e", "btle.master_bd_addr", "-e", "btle.slave_bd_addr", "-e", "btatt.opcode", "-e", "btatt.handle"]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
         var rows: [Int: Row] = [:]
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            let f = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        let fields = ["frame.number", "nordic_ble.direction", "btle_rf.flags",
+                      "btle.master_bd_addr", "btle.slave_bd_addr", "btatt.opcode", "btatt.handle"]
+        for f in try TsharkConformanceTests.fieldLines(path, filter: "btle.data_header.llid", fields: fields) {
             guard f.count >= 7, let frame = Int(f[0]) else { continue }
             var from: Bool?
             if let d = Int(f[1]) { from = d == 1 }

@@ -17,19 +17,8 @@ import BluesiftProtocols
         let fields = ["frame.number", "btsdp.pdu", "btsdp.tid", "btrfcomm.dlci", "btrfcomm.frame_type", "btrfcomm.mcc.cmd",
                       "bthfp.at_cmd", "btavdtp.signal_id", "btavdtp.message_type", "btavdtp.transaction", "rtp.seq",
                       "btavctp.pid", "btavrcp.opcode", "btavrcp.pdu_id", "btavrcp.ctype"]
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: T.tshark!)
-        p.arguments = ["-r", path, "-Y", "btsdp || btrfcomm || btavdtp || btavctp || rtp", "-T", "fields", "-E", "separator=|"]
-            + fields.flatMap { ["-e", $0] }
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
         var out: [Int: [String: String]] = [:]
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            let f = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        for f in try T.fieldLines(path, filter: "btsdp || btrfcomm || btavdtp || btavctp || rtp", fields: fields) {
             guard f.count == fields.count, let frame = Int(f[0]) else { continue }
             func n(_ i: Int) -> String {   // first value, hex without leading zeros
                 let v = f[i].split(separator: ",").first.map(String.init) ?? ""

@@ -34,20 +34,25 @@ import BluesiftProtocols
     /// Opcodes whose `handle` addresses one attribute (our schema); 0x01 uses error_handle.
     static let singleHandleOpcodes: Set<Int> = [0x0A, 0x0C, 0x12, 0x52, 0xD2, 0x16, 0x17, 0x1B, 0x1D]
 
-    static func tsharkRows(_ path: String) throws -> [Row] {
+    /// tshark's `-T fields` output for the packets `filter` selects: one array of fields per packet.
+    /// The conformance suites (ATT, sniffer roles, Classic) all read tshark this way.
+    static func fieldLines(_ path: String, filter: String, fields: [String]) throws -> [[String]] {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: tshark!)
-        p.arguments = ["-r", path, "-Y", "btatt", "-T", "fields", "-E", "separator=|",
-                       "-e", "frame.number", "-e", "btatt.opcode", "-e", "btatt.handle", "-e", "btatt.value"]
+        p.arguments = ["-r", path, "-Y", filter, "-T", "fields", "-E", "separator=|"] + fields.flatMap { ["-e", $0] }
         let pipe = Pipe()
         p.standardOutput = pipe
         p.standardError = FileHandle.nullDevice
         try p.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n")
+            .map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+    }
+
+    static func tsharkRows(_ path: String) throws -> [Row] {
         var rows: [Row] = []
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            let f = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        for f in try fieldLines(path, filter: "btatt", fields: ["frame.number", "btatt.opcode", "btatt.handle", "btatt.value"]) {
             guard f.count >= 4, let frame = Int(f[0]) else { continue }
             // Malformed ATT (tshark could not read the opcode): keep with opcode -1.
             let op = f[1].split(separator: ",").first.flatMap { Int($0.dropFirst(2), radix: 16) } ?? -1
