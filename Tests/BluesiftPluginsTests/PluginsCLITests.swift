@@ -6,8 +6,14 @@ import Foundation
     static let binary = Fixtures.root.appendingPathComponent(".build/debug/bluesift").path
 
     static func run(_ args: [String], env: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+        try runProcess(binary, args, env: env)
+    }
+
+    /// Runs any executable (bluesift, tshark) with stdout and stderr through files, not pipes:
+    /// a full pipe would block a child that writes more than 64 kB to the stream not read first.
+    static func runProcess(_ exe: String, _ args: [String], env: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
+        p.executableURL = URL(fileURLWithPath: exe)
         p.arguments = args
         p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-plugins-cli-\(UUID().uuidString)")

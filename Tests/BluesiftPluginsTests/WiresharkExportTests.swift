@@ -12,20 +12,7 @@ import BluesiftPlugins
     static let sep = "\u{1F}"
 
     static func run(_ exe: String, _ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = args
-        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-ws-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: tmp.path + ".out", contents: nil)
-        FileManager.default.createFile(atPath: tmp.path + ".err", contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: tmp.path + ".out"); try? FileManager.default.removeItem(atPath: tmp.path + ".err") }
-        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: tmp.path + ".out"))
-        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: tmp.path + ".err"))
-        try p.run()
-        p.waitUntilExit()
-        let o = FileManager.default.contents(atPath: tmp.path + ".out") ?? Data()
-        let e = FileManager.default.contents(atPath: tmp.path + ".err") ?? Data()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        try PluginsCLITests.runProcess(exe, args)
     }
 
     static func tempDir() throws -> URL {
