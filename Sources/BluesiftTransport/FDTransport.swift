@@ -94,6 +94,13 @@ public final class FDTransport: HCITransport {
         if fd >= 0 { system.close(fd); fd = -1 }
     }
 
+    /// Hands the descriptor over (the tap forwards raw bytes on it); this transport is closed after.
+    func takeDescriptor() -> Int32 {
+        let d = fd
+        fd = -1
+        return d
+    }
+
     static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
         let d = deadline - ContinuousClock.now
         if d <= .zero { return 0 }
