@@ -19,11 +19,7 @@ public struct TapEndpoint: Hashable, Sendable, CustomStringConvertible {
         var body = Substring(text)
         listens = text.lowercased().hasPrefix("listen:")
         if listens { body = body.dropFirst(7) }
-        do throws(TransportError) {
-            spec = try TransportSpec(parsing: String(body))
-        } catch {
-            throw TransportError(.badSpec, "bad tap side '\(text)': \(Self.usage)")
-        }
+        spec = try TransportSpec(parsing: String(body))
         switch spec {
         case .hci:
             // A user channel carries one packet per read/write, not a byte stream to relay.

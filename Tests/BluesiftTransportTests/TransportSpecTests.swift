@@ -38,3 +38,31 @@ import Testing
         }
     }
 }
+
+@Suite struct TapEndpointTests {
+    @Test func listenPrefixAndOpenedSides() throws {
+        let l = try TapEndpoint(parsing: "listen:tcp:127.0.0.1:9480")
+        #expect(l.listens && l.spec == .tcp(host: "127.0.0.1", port: 9480) && l.description == "listen:tcp:127.0.0.1:9480")
+        let u = try TapEndpoint(parsing: "listen:unix:/tmp/h.sock")
+        #expect(u.listens && u.path == "/tmp/h.sock")
+        let s = try TapEndpoint(parsing: "serial:/dev/ttyUSB0@1000000")
+        #expect(!s.listens && s.spec == .serial(path: "/dev/ttyUSB0", baud: 1_000_000, rtscts: false) && s.path == "/dev/ttyUSB0")
+        #expect(try TapEndpoint(parsing: "tcp:[::1]:9481").path == nil)
+    }
+
+    @Test(arguments: [
+        ("hci:0", "not an H4 byte stream"),
+        ("listen:serial:/dev/ttyS0", "not listened on"),
+        ("listen:tcp:127.0.0.1", "missing port"),
+        ("listen:", "expected tcp:HOST:PORT"),
+    ])
+    func refusesWhatCannotBeTapped(spec: String, fragment: String) {
+        do {
+            _ = try TapEndpoint(parsing: spec)
+            Issue.record("'\(spec)' parsed")
+        } catch {
+            #expect(error.code == .badSpec)
+            #expect(error.message.contains(fragment), "\(error.message)")
+        }
+    }
+}

@@ -1,0 +1,325 @@
+import Testing
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `bluesift tap` between a Bumble host (Tests/VirtualDevice/tap_central.py) and Bumble's
+/// virtual controllers, where band_peripheral.py answers:
+///
+///     tap_central.py ─tcp─ bluesift tap (listen:tcp:…) ─tcp─ controllers.py ─link─ band
+///
+/// Ports 9480…9499 (this issue's range). Every process is bounded: the rig exits after 60 s
+/// or with the test process, the host after its own timeout, the tap when a side closes
+/// (killed after 15 s otherwise, which fails the test).
+enum TapRig {
+    static let python = Rig.root.appendingPathComponent(".venv/bin/python").path
+
+    struct Run {
+        var dir: String
+        var tapStatus: Int32
+        var tapStdout: String
+        var tapStderr: String
+        var hostStatus: Int32
+        var hostOutput: String
+        var hostATT: [ATTStep]
+        var seconds: Double
+    }
+
+    /// One ATT PDU as the host logged it or as `dump --format jsonl` decodes it.
+    struct ATTStep: Equatable, CustomStringConvertible {
+        var dir: String, opcode: Int, handle: Int?, value: String?
+        var description: String { "\(dir) 0x\(String(opcode, radix: 16))" + (handle.map { " h=\($0)" } ?? "") + (value.map { " v=\($0)" } ?? "") }
+    }
+    /// The PDUs whose handle and value both sides report (reads, writes, notifications).
+    static let handleOpcodes: Set<Int> = [0x0A, 0x0C, 0x12, 0x52, 0x1B, 0x1D]
+    static let valueOpcodes: Set<Int> = [0x0B, 0x0D, 0x12, 0x52, 0x1B, 0x1D]
+
+    static func steps(jsonLines text: String) -> [ATTStep] {
+        text.split(separator: "\n").compactMap { line in
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            let att = (o["att"] as? [String: Any]) ?? (o["opcode"] != nil && o["pdu"] != nil ? o : nil)
+            guard let att, let op = att["opcode"] as? Int, let dir = o["dir"] as? String else { return nil }
+            return ATTStep(dir: dir, opcode: op, handle: handleOpcodes.contains(op) ? att["handle"] as? Int : nil,
+                           value: valueOpcodes.contains(op) ? att["value"] as? String : nil)
+        }
+    }
+
+    static func read(_ path: String) -> String {
+        String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+    }
+
+    static func process(_ exe: String, _ args: [String], out: String, err: String, cwd: URL? = nil) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = args
+        if let cwd { p.currentDirectoryURL = cwd }
+        FileManager.default.createFile(atPath: out, contents: nil)
+        FileManager.default.createFile(atPath: err, contents: nil)
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        p.standardError = out == err ? p.standardOutput : try FileHandle(forWritingTo: URL(fileURLWithPath: err))
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
+    /// Waits up to `seconds` for `p` to exit; kills it and returns false when it did not.
+    @discardableResult
+    static func wait(_ p: Process, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit(); return false }
+        p.waitUntilExit()
+        return true
+    }
+
+    static func waitFor(_ text: String, in path: String, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if read(path).contains(text) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
+    }
+
+    /// Starts the rig on `base`, `base+1`, the tap listening on `base+2` for the host side,
+    /// then either runs tap_central.py through it (`host: true`) or hands the tap's port to
+    /// `during`; the tap is expected to stop by itself afterwards.
+    static func run(base: Int, tapArgs: (String) -> [String], host: Bool = true,
+                    during: ((_ tap: Process, _ port: Int, _ controllers: Process) throws -> Void)? = nil) throws -> Run {
+        let dir = "/tmp/bluesift-tap-\(getpid())-\(base)"
+        try? FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(base)", "127.0.0.1:\(base + 1)"], log: dir + "/controllers.log")
+        defer { Rig.stop(ctl) }
+        let band = try Rig.start("band_peripheral.py", ["tcp-client:127.0.0.1:\(base + 1)"], log: dir + "/band.log")
+        defer { Rig.stop(band) }
+        let t0 = Date()
+        let tap = try process(Rig.binary, ["tap", "--host", "listen:tcp:127.0.0.1:\(base + 2)", "--controller", "tcp:127.0.0.1:\(base)"] + tapArgs(dir),
+                              out: dir + "/tap.out", err: dir + "/tap.err")
+        defer { if tap.isRunning { kill(tap.processIdentifier, SIGKILL); tap.waitUntilExit() } }
+        guard waitFor("listening on tcp:127.0.0.1:\(base + 2)", in: dir + "/tap.err", seconds: 10) else {
+            throw Rig.RigError(message: "tap not listening: \(read(dir + "/tap.err"))")
+        }
+        var hostStatus: Int32 = -1
+        if host {
+            let h = try process(python, ["tap_central.py", "tcp-client:127.0.0.1:\(base + 2)", "--log", dir + "/host_att.jsonl",
+                                         "--snoop", dir + "/host.btsnoop", "--timeout", "15"],
+                                out: dir + "/host.log", err: dir + "/host.log", cwd: Rig.root.appendingPathComponent("Tests/VirtualDevice"))
+            if wait(h, seconds: 25) { hostStatus = h.terminationStatus }
+        }
+        try during?(tap, base + 2, ctl)
+        let stopped = wait(tap, seconds: 15)
+        return Run(dir: dir, tapStatus: stopped ? tap.terminationStatus : -1, tapStdout: read(dir + "/tap.out"),
+                   tapStderr: read(dir + "/tap.err"), hostStatus: hostStatus, hostOutput: read(dir + "/host.log"),
+                   hostATT: steps(jsonLines: read(dir + "/host_att.jsonl")), seconds: Date().timeIntervalSince(t0))
+    }
+
+    /// `bluesift ARGS`: status, stdout, stderr.
+    static func bluesift(_ args: [String]) throws -> (Int32, String, String) {
+        let dir = NSTemporaryDirectory() + "bluesift-tap-cli-\(getpid())-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: dir + ".out"); try? FileManager.default.removeItem(atPath: dir + ".err") }
+        let p = try process(Rig.binary, args, out: dir + ".out", err: dir + ".err")
+        wait(p, seconds: 30)
+        return (p.terminationStatus, read(dir + ".out"), read(dir + ".err"))
+    }
+
+    /// btsnoop records as (flags, packet bytes); nil unless the file ends exactly on a record.
+    static func btsnoop(_ path: String) -> [(UInt32, [UInt8])]? {
+        guard let d = FileManager.default.contents(atPath: path), d.count >= 16,
+              Array(d.prefix(8)) == Array("btsnoop\0".utf8) else { return nil }
+        let b = [UInt8](d)
+        func u32(_ o: Int) -> UInt32 { b[o..<(o + 4)].reduce(0) { $0 << 8 | UInt32($1) } }
+        var o = 16, out: [(UInt32, [UInt8])] = []
+        while o < b.count {
+            guard o + 24 <= b.count else { return nil }
+            let n = Int(u32(o + 4))
+            guard o + 24 + n <= b.count else { return nil }
+            out.append((u32(o + 8), Array(b[(o + 24)..<(o + 24 + n)])))
+            o += 24 + n
+        }
+        return out
+    }
+
+    static func files(_ dir: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+    }
+}
+
+@Suite(.serialized, .enabled(if: Rig.available, "needs the Bumble venv: make venv"))
+struct TapBetweenBumbleHostAndController {
+    /// The host's GATT session succeeds through the tap; the tap's btsnoop holds exactly the
+    /// packets the host's own Bumble snooper saw, and decodes to the ATT sequence it logged.
+    @Test func recordingDecodesToTheHostsATTSequence() throws {
+        let r = try TapRig.run(base: 9480) { dir in ["-w", dir + "/tap.btsnoop", "--format", "jsonl"] }
+        defer { try? FileManager.default.removeItem(atPath: r.dir) }
+        #expect(r.hostStatus == 0 && r.hostOutput.contains("SESSION OK"), "\(r.hostOutput)")
+        #expect(r.tapStatus == 0, "\(r.tapStderr)")
+        #expect(r.seconds < 30)
+        let last = r.tapStderr.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.contains("host side closed (end of stream)"), "\(r.tapStderr)")
+
+        // The session the host logged: the reads, the CCCD write, the vendor exchange.
+        let host = r.hostATT
+        #expect(host.count > 40)
+        #expect(host.first == .init(dir: "sent", opcode: 0x02, handle: nil, value: nil))
+        #expect(host.contains(.init(dir: "sent", opcode: 0x0A, handle: 0x18, value: nil)))          // read 2A26
+        #expect(host.contains(.init(dir: "received", opcode: 0x0B, handle: nil, value: "312e342e32")))  // "1.4.2"
+        #expect(host.contains(.init(dir: "received", opcode: 0x0B, handle: nil, value: "57")))      // battery 87
+        #expect(host.contains(.init(dir: "sent", opcode: 0x12, handle: 0x20, value: "0100")))       // 36F6 CCCD
+        #expect(host.contains(.init(dir: "received", opcode: 0x1B, handle: 0x1F, value: "a50890e1100000cc")))  // live steps
+        #expect(host.contains(.init(dir: "sent", opcode: 0x12, handle: 0x1D, value: "a50401a0")))   // device_info request
+        #expect(host.contains(.init(dir: "received", opcode: 0x1B, handle: 0x1F, value: "a5078101045771")))  // fw 1.4, battery 87
+        #expect(host.contains(.init(dir: "sent", opcode: 0x52, handle: 0x1D, value: "a50406a7")))   // ping command
+        #expect(host.last?.opcode == 0x1B)
+
+        // The recording, decoded by bluesift, is that sequence.
+        let (status, jsonl, err) = try TapRig.bluesift(["dump", "--format", "jsonl", r.dir + "/tap.btsnoop"])
+        #expect(status == 0 && err.isEmpty, "\(err)")
+        #expect(TapRig.steps(jsonLines: jsonl) == host)
+        // So are the lines printed live.
+        #expect(TapRig.steps(jsonLines: r.tapStdout) == host)
+
+        // Bytes unchanged: every packet, with its direction, as the host's own snooper wrote it.
+        let mine = try #require(TapRig.btsnoop(r.dir + "/tap.btsnoop"))
+        let theirs = try #require(TapRig.btsnoop(r.dir + "/host.btsnoop"))
+        #expect(mine.count == theirs.count && mine.count > 100)
+        #expect(zip(mine, theirs).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 })
+        #expect(last.contains("\(mine.count) packets"))
+        #expect(last.contains("recorded \(mine.count) packets in \(r.dir)/tap.btsnoop"))
+        #expect(!TapRig.files(r.dir).contains { $0.contains(".tmp-") })
+    }
+
+    /// --rotate-size 1k: whole numbered files, none over the size, none half-written, that
+    /// together (`dump --merge`) are the same session.
+    @Test func rotationWritesWholeNumberedFiles() throws {
+        let r = try TapRig.run(base: 9483) { dir in ["-w", dir + "/tap.btsnoop", "--rotate-size", "1k", "--quiet"] }
+        defer { try? FileManager.default.removeItem(atPath: r.dir) }
+        #expect(r.hostStatus == 0, "\(r.hostOutput)")
+        #expect(r.tapStatus == 0, "\(r.tapStderr)")
+        #expect(r.tapStdout.isEmpty)
+        let names = TapRig.files(r.dir).filter { $0.hasPrefix("tap.btsnoop") }
+        #expect(!names.contains("tap.btsnoop"))
+        #expect(!TapRig.files(r.dir).contains { $0.contains(".tmp-") })
+        #expect(names.count >= 4, "\(names)")
+        let paths = (1...names.count).map { "\(r.dir)/tap.btsnoop.\($0)" }
+        #expect(Set(names) == Set(paths.map { ($0 as NSString).lastPathComponent }))
+        var total = 0
+        for p in paths {
+            let size = (try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int) ?? 0
+            #expect(size <= 1024 && size > 16, "\(p): \(size) bytes")
+            let records = try #require(TapRig.btsnoop(p), "\(p) is not whole")
+            #expect(!records.isEmpty)
+            total += records.count
+            let (status, _, err) = try TapRig.bluesift(["info", p])
+            #expect(status == 0 && err.isEmpty, "\(p): \(err)")
+        }
+        let theirs = try #require(TapRig.btsnoop(r.dir + "/host.btsnoop"))
+        #expect(total == theirs.count)
+        let (status, jsonl, err) = try TapRig.bluesift(["dump", "--merge", "--format", "jsonl"] + paths)
+        #expect(status == 0, "\(err)")
+        #expect(TapRig.steps(jsonLines: jsonl) == r.hostATT)
+        #expect(r.tapStderr.contains("recorded \(total) packets in \(paths.count) files, \(paths[0]) … \(paths.last!)"))
+    }
+
+    /// A raw host writes an HCI Reset in two pieces: the controller, which only answers a
+    /// whole command, gets it (forwarded as read, not held back for framing) and answers
+    /// through the tap; SIGINT then ends the tap with both packets recorded.
+    @Test func splitCommandIsForwardedAndSIGINTEndsTheTap() throws {
+        var answer: [UInt8] = []
+        let r = try TapRig.run(base: 9486, tapArgs: { dir in ["-w", dir + "/tap.btsnoop"] }, host: false) { tap, port, _ in
+            let fd = try connectTCP(port: port)
+            defer { close(fd) }
+            _ = [UInt8]([0x01, 0x03]).withUnsafeBytes { write(fd, $0.baseAddress, 2) }
+            Thread.sleep(forTimeInterval: 0.3)
+            _ = [UInt8]([0x0c, 0x00]).withUnsafeBytes { write(fd, $0.baseAddress, 2) }
+            answer = readBytes(fd, count: 7, seconds: 5)
+            Thread.sleep(forTimeInterval: 0.2)
+            kill(tap.processIdentifier, SIGINT)
+            TapRig.wait(tap, seconds: 10)  // the host stays connected until the tap is gone
+        }
+        defer { try? FileManager.default.removeItem(atPath: r.dir) }
+        #expect(answer == [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])
+        #expect(r.tapStatus == 0, "\(r.tapStderr)")
+        #expect(r.tapStdout.contains("< Reset") && r.tapStdout.contains("> Command Complete: Reset status=Success"), "\(r.tapStdout)")
+        let last = r.tapStderr.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.hasPrefix("bluesift: tap: interrupted: 2 packets (1 host→controller, 1 controller→host), 4 + 7 bytes forwarded"), "\(last)")
+        let records = try #require(TapRig.btsnoop(r.dir + "/tap.btsnoop"))
+        #expect(records.map(\.0) == [2, 3])  // command sent, event received (btsnoop flags)
+        #expect(records.map(\.1) == [[0x01, 0x03, 0x0c, 0x00], [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00]])
+    }
+
+    /// The controller going away ends the tap by itself, naming that side.
+    @Test func controllerClosingEndsTheTap() throws {
+        let r = try TapRig.run(base: 9489, tapArgs: { _ in [] }, host: false) { tap, port, controllers in
+            let fd = try connectTCP(port: port)
+            defer { close(fd) }
+            Thread.sleep(forTimeInterval: 0.3)
+            kill(controllers.processIdentifier, SIGKILL)
+            TapRig.wait(tap, seconds: 10)
+        }
+        defer { try? FileManager.default.removeItem(atPath: r.dir) }
+        #expect(r.tapStatus == 0, "\(r.tapStderr)")
+        #expect(r.tapStderr.contains("bluesift: tap: controller side closed"), "\(r.tapStderr)")
+        #expect(r.seconds < 20)
+    }
+}
+
+/// Side specs and outputs refused before anything is forwarded (no rig needed).
+@Suite struct TapRefusals {
+    @Test func badSideIsUsageExit64() throws {
+        let (status, _, err) = try TapRig.bluesift(["tap", "--host", "listen:serial:/dev/ttyS0", "--controller", "tcp:127.0.0.1:9492"])
+        #expect(status == 64)
+        #expect(err == "bluesift: --host: bad tap side 'listen:serial:/dev/ttyS0': a serial line is opened, not listened on (serial:PATH[@BAUD])\n")
+    }
+
+    @Test func unreachableControllerIsExit3() throws {
+        let (status, _, err) = try TapRig.bluesift(["tap", "--host", "listen:tcp:127.0.0.1:9493", "--controller", "tcp:127.0.0.1:9494"])
+        #expect(status == 3)
+        #expect(err.contains("listening on tcp:127.0.0.1:9493"))
+        #expect(err.contains("bluesift: tap: tcp:127.0.0.1:9494: connection refused"))
+    }
+
+    /// The recording may not be the socket the tap listens on.
+    @Test func outputThatIsASideIsRefused() throws {
+        let sock = NSTemporaryDirectory() + "bluesift-tap-\(getpid()).sock"
+        defer { unlink(sock) }
+        let (status, _, err) = try TapRig.bluesift(["tap", "--host", "listen:unix:\(sock)", "--controller", "listen:tcp:127.0.0.1:9495", "-w", sock])
+        #expect(status == 2)
+        #expect(err.contains("bluesift: \(sock): is the input; refusing to overwrite it"), "\(err)")
+        #expect(!FileManager.default.fileExists(atPath: sock))  // the listening socket is removed
+    }
+
+    @Test func rotateSizeNeedsASizeAndAFile() throws {
+        let (s1, _, e1) = try TapRig.bluesift(["tap", "--host", "listen:tcp:127.0.0.1:9496", "--controller", "tcp:127.0.0.1:9497", "-w", "/tmp/x", "--rotate-size", "12q"])
+        #expect(s1 == 64 && e1.contains("--rotate-size: expected a size in bytes of at least 80"))
+        let (s2, _, e2) = try TapRig.bluesift(["tap", "--host", "listen:tcp:127.0.0.1:9496", "--controller", "tcp:127.0.0.1:9497", "--rotate-size", "1M"])
+        #expect(s2 == 64 && e2.contains("-w FILE with it"))
+    }
+}
+
+func connectTCP(port: Int) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var a = sockaddr_in()
+    a.sin_family = sa_family_t(AF_INET)
+    a.sin_port = in_port_t(UInt16(port).bigEndian)
+    a.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    guard rc == 0 else { close(fd); throw Rig.RigError(message: "connect \(port): errno \(errno)") }
+    return fd
+}
+
+/// Up to `count` bytes, waiting at most `seconds`.
+func readBytes(_ fd: Int32, count: Int, seconds: Double) -> [UInt8] {
+    var out: [UInt8] = []
+    let deadline = Date().addingTimeInterval(seconds)
+    while out.count < count && Date() < deadline {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 100) > 0 else { continue }
+        var b = [UInt8](repeating: 0, count: count - out.count)
+        let n = b.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n <= 0 { break }
+        out += b[0..<n]
+    }
+    return out
+}
