@@ -115,6 +115,20 @@ if a and b: print(f"decryption costs {b / max(a, 0.01):.2f}x dump --format jsonl
 PY
     $bin info "$crk/05_numeric_pin/numeric_pin.pcap" | grep -o "passkey search: .*" || true
 fi
+# Live tap (issue 17): the round trip of an HCI command through `bluesift tap` (recording
+# and decoding each packet) against the same virtual controller reached directly.
+if [ -x .venv/bin/python ]; then
+    vd=Tests/VirtualDevice
+    (cd $vd && exec ../../.venv/bin/python controllers.py 127.0.0.1:9497 127.0.0.1:9498 --timeout 120 --watch-pid $$ \
+        </dev/null >"../../$out/tap-controllers.log" 2>&1) &
+    ctl=$!
+    for _ in $(seq 100); do grep -q READY "$out/tap-controllers.log" 2>/dev/null && break; sleep 0.1; done
+    $bin tap --host listen:tcp:127.0.0.1:9499 --controller tcp:127.0.0.1:9498 -w "$out/tap.btsnoop" >/dev/null 2>"$out/tap.err" &
+    tap=$!
+    for _ in $(seq 100); do grep -q listening "$out/tap.err" 2>/dev/null && break; sleep 0.1; done
+    .venv/bin/python $vd/tap_latency.py --direct 127.0.0.1:9497 --tapped 127.0.0.1:9499 -n 2000 || true
+    kill $ctl 2>/dev/null; wait $tap 2>/dev/null || true; wait $ctl 2>/dev/null || true
+fi
 if [ "${BENCH_1G:-0}" = 1 ]; then
     big1g="$out/big-1000MB.btsnoop"
     [ -f "$big1g" ] || python3 scripts/make_big_capture.py "$src" "$big1g" 1000

@@ -17,15 +17,19 @@ struct Tap: ParsableCommand {
         abstract: "Sit between a host stack and a controller speaking H4: forward every byte both ways unchanged, record a btsnoop, print each packet decoded as it passes.",
         discussion: """
         Each side is a transport opened as `replay --transport` opens it, or one the tap \
-        listens on and waits for:
-          tcp:HOST:PORT            connect to a TCP listener (a virtual controller, an H4 bridge)
-          unix:PATH                connect to a UNIX socket
-          serial:PATH[@BAUD][,rtscts]  open a UART or pty (default 115200 baud, 8N1)
-          listen:tcp:HOST:PORT     listen, take the first connection (a host stack connecting)
-          listen:unix:PATH         the same on a UNIX socket (created, removed at the end)
+        listens on:
+          tcp:HOST:PORT          connect (a virtual controller, an H4 bridge)
+          unix:PATH              connect to a UNIX socket
+          serial:PATH[@BAUD][,rtscts]
+                                 open a UART or pty (115200 baud, 8N1 by default)
+          listen:tcp:HOST:PORT   listen; the first connection is this side
+          listen:unix:PATH       the same on a UNIX socket (removed at the end)
+
         A host stack usually connects to its controller, so the host side is typically \
         listen:… and the controller side tcp:/unix:/serial:. The tap prints "listening on …" \
-        on stderr once a listening side can be connected to.
+        on stderr once a listening side can be connected to. For example:
+          bluesift tap --host listen:tcp:127.0.0.1:9000 \\
+                       --controller tcp:127.0.0.1:9001 -w s.btsnoop
 
         Bytes are written to the other side as soon as they are read, whatever packet \
         boundaries the reads fall on; a copy is framed into H4 packets for the recording \
