@@ -85,7 +85,7 @@ enum TapRig {
     /// Starts the rig on `base`, `base+1`, the tap listening on `base+2` for the host side,
     /// then either runs tap_central.py through it (`host: true`) or hands the tap's port to
     /// `during`; the tap is expected to stop by itself afterwards.
-    static func run(base: Int, tapArgs: (String) -> [String], host: Bool = true,
+    static func run(base: Int, tapArgs: (String) -> [String], host: Bool = true, unixHost: Bool = false, serialController: Bool = false,
                     during: ((_ tap: Process, _ port: Int, _ controllers: Process) throws -> Void)? = nil) throws -> Run {
         let dir = "/tmp/bluesift-tap-\(getpid())-\(base)"
         try? FileManager.default.removeItem(atPath: dir)
@@ -94,16 +94,28 @@ enum TapRig {
         defer { Rig.stop(ctl) }
         let band = try Rig.start("band_peripheral.py", ["tcp-client:127.0.0.1:\(base + 1)"], log: dir + "/band.log")
         defer { Rig.stop(band) }
+        var controllerSpec = "tcp:127.0.0.1:\(base)"
+        var bridge: Process?
+        defer { if let bridge { Rig.stop(bridge) } }
+        if serialController {
+            // The controller as a serial line: a pty relayed to its TCP port.
+            bridge = try Rig.start("pty_bridge.py", ["127.0.0.1:\(base)"], log: dir + "/bridge.log")
+            let ready = read(dir + "/bridge.log").split(separator: "\n").first { $0.hasPrefix("READY ") }
+            controllerSpec = "serial:\(ready?.dropFirst(6) ?? "?")@1000000"
+        }
+        let sock = "/tmp/bluesift-tap-\(getpid())-\(base).sock"
+        let (hostSpec, hostTransport) = unixHost ? ("listen:unix:\(sock)", "unix:\(sock)")
+                                                 : ("listen:tcp:127.0.0.1:\(base + 2)", "tcp-client:127.0.0.1:\(base + 2)")
         let t0 = Date()
-        let tap = try process(Rig.binary, ["tap", "--host", "listen:tcp:127.0.0.1:\(base + 2)", "--controller", "tcp:127.0.0.1:\(base)"] + tapArgs(dir),
+        let tap = try process(Rig.binary, ["tap", "--host", hostSpec, "--controller", controllerSpec] + tapArgs(dir),
                               out: dir + "/tap.out", err: dir + "/tap.err")
         defer { if tap.isRunning { kill(tap.processIdentifier, SIGKILL); tap.waitUntilExit() } }
-        guard waitFor("listening on tcp:127.0.0.1:\(base + 2)", in: dir + "/tap.err", seconds: 10) else {
+        guard waitFor("listening on \(hostSpec.dropFirst(7))", in: dir + "/tap.err", seconds: 10) else {
             throw Rig.RigError(message: "tap not listening: \(read(dir + "/tap.err"))")
         }
         var hostStatus: Int32 = -1
         if host {
-            let h = try process(python, ["tap_central.py", "tcp-client:127.0.0.1:\(base + 2)", "--log", dir + "/host_att.jsonl",
+            let h = try process(python, ["tap_central.py", hostTransport, "--log", dir + "/host_att.jsonl",
                                          "--snoop", dir + "/host.btsnoop", "--timeout", "15"],
                                 out: dir + "/host.log", err: dir + "/host.log", cwd: Rig.root.appendingPathComponent("Tests/VirtualDevice"))
             if wait(h, seconds: 25) { hostStatus = h.terminationStatus }
@@ -249,6 +261,25 @@ struct TapBetweenBumbleHostAndController {
         #expect(records.map(\.1) == [[0x01, 0x03, 0x0c, 0x00], [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00]])
     }
 
+    /// The other side forms: the host connects to a UNIX socket the tap listens on, the
+    /// controller is a serial line (a pty relayed to the virtual controller). Same session,
+    /// same recording as the host's own snoop, and the socket is gone afterwards.
+    @Test func unixHostAndSerialController() throws {
+        let r = try TapRig.run(base: 9492, tapArgs: { dir in ["-w", dir + "/tap.btsnoop", "--quiet"] }, unixHost: true, serialController: true)
+        defer { try? FileManager.default.removeItem(atPath: r.dir) }
+        #expect(r.hostStatus == 0 && r.hostOutput.contains("SESSION OK"), "\(r.hostOutput)")
+        #expect(r.tapStatus == 0, "\(r.tapStderr)")
+        #expect(r.tapStderr.contains("⇄ serial:/dev/pts/"), "\(r.tapStderr)")
+        #expect(r.tapStderr.contains("host side closed (end of stream)"), "\(r.tapStderr)")
+        let mine = try #require(TapRig.btsnoop(r.dir + "/tap.btsnoop"))
+        let theirs = try #require(TapRig.btsnoop(r.dir + "/host.btsnoop"))
+        #expect(mine.count == theirs.count && mine.count > 100)
+        #expect(zip(mine, theirs).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 })
+        let (_, jsonl, _) = try TapRig.bluesift(["dump", "--format", "jsonl", r.dir + "/tap.btsnoop"])
+        #expect(TapRig.steps(jsonLines: jsonl) == r.hostATT && r.hostATT.count > 40)
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/bluesift-tap-\(getpid())-9492.sock"))
+    }
+
     /// The controller going away ends the tap by itself, naming that side.
     @Test func controllerClosingEndsTheTap() throws {
         let r = try TapRig.run(base: 9489, tapArgs: { _ in [] }, host: false) { tap, port, controllers in
@@ -288,6 +319,15 @@ struct TapBetweenBumbleHostAndController {
         #expect(status == 2)
         #expect(err.contains("bluesift: \(sock): is the input; refusing to overwrite it"), "\(err)")
         #expect(!FileManager.default.fileExists(atPath: sock))  // the listening socket is removed
+    }
+
+    /// An output that cannot be created is said before anything is forwarded.
+    @Test func unwritableRecordingIsExit2BeforeForwarding() throws {
+        let (status, _, err) = try TapRig.bluesift(["tap", "--host", "listen:tcp:127.0.0.1:9498", "--controller", "listen:tcp:127.0.0.1:9499",
+                                                    "-w", "/nonexistent-dir/tap.btsnoop"])
+        #expect(status == 2)
+        #expect(err.contains("bluesift: /nonexistent-dir/tap.btsnoop: cannot create"), "\(err)")
+        #expect(!err.contains("forwarding"))
     }
 
     @Test func rotateSizeNeedsASizeAndAFile() throws {
