@@ -2,7 +2,9 @@
 # `make fuzz`: builds the libFuzzer targets and runs each for FUZZ_SECONDS (docs/fuzzing.md).
 #   FUZZ_SECONDS=60  FUZZ_TARGETS="FuzzCapture FuzzStack FuzzPlugins"  FUZZ_SANITIZE=fuzzer[,address]
 #   HOSTILE_SCALE=10: then the hostile-input campaign (CaptureHostileTests, PluginHostileTests,
-#   OutputSafetyTests) runs at that scale (0 skips it): more fragments, loops and plugins.
+#   OutputSafetyTests) runs at that scale (0 skips it): more fragments, loops and plugins; with
+#   it the replay against hostile devices, its notification flood FLOOD_SECONDS (default 60)
+#   long at FLOOD_RATE (default 10000) notifications/s: the host's pending-notification cap fills.
 #   FUZZ_FORK=1 (default): libFuzzer's fork mode, which keeps going after a crash so one known
 #   bug does not hide the next; FUZZ_FORK=0 stops at the first crash (classic mode).
 # -detect_leaks=0: process-lifetime caches (compiled plugins, metadata) are not leaks.
@@ -68,8 +70,9 @@ scale=${HOSTILE_SCALE:-10}
 if [ "$scale" != 0 ]; then
   echo "== hostile-input campaign at scale $scale"
   if "$SWIFT" build --build-tests >"$DIR/logs/hostile-build.log" 2>&1 &&
-     BLUESIFT_HOSTILE_SCALE=$scale "$SWIFT" test --skip-build \
-       --filter 'CaptureHostileTests|PluginHostileTests|OutputSafetyTests' >"$DIR/logs/hostile.log" 2>&1; then
+     BLUESIFT_HOSTILE_SCALE=$scale BLUESIFT_FLOOD_SECONDS=${FLOOD_SECONDS:-60} BLUESIFT_FLOOD_RATE=${FLOOD_RATE:-10000} \
+       "$SWIFT" test --skip-build \
+       --filter 'CaptureHostileTests|PluginHostileTests|OutputSafetyTests|ReplayAgainstHostileParts' >"$DIR/logs/hostile.log" 2>&1; then
     line="hostile campaign x$scale: $(grep -oE 'Test run with [0-9]+ tests.*' "$DIR/logs/hostile.log" | tail -1)"
   else
     status=1

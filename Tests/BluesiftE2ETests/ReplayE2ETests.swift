@@ -22,11 +22,11 @@ enum Rig {
     /// Starts a rig process (controllers.py or band_peripheral.py) and waits for its READY line.
     /// Started directly, not through start_rig.sh: Foundation's Process waits for every holder
     /// of its exit-status pipe, which backgrounded grandchildren would keep open.
-    static func start(_ script: String, _ args: [String], log: String) throws -> Process {
+    static func start(_ script: String, _ args: [String], log: String, lifetime: Int = 60) throws -> Process {
         let p = Process()
         p.executableURL = root.appendingPathComponent(".venv/bin/python")
         p.currentDirectoryURL = root.appendingPathComponent("Tests/VirtualDevice")
-        p.arguments = [script] + args + ["--timeout", "60", "--watch-pid", "\(getpid())"]
+        p.arguments = [script] + args + ["--timeout", "\(lifetime)", "--watch-pid", "\(getpid())"]
         FileManager.default.createFile(atPath: log, contents: nil)
         let h = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         p.standardOutput = h; p.standardError = h

@@ -3,7 +3,7 @@
 
     band_peripheral.py tcp-client:127.0.0.1:9002 [--mtu 185] [--layout moved]
         [--regression 03] [--vanish-after N] [--silent-after N] [--mute-after N] [--dump-gatt FILE]
-        [--hostile malformed-att|wrong-opcode|flood] [--flood-seconds S]
+        [--hostile malformed-att|wrong-opcode|flood] [--flood-seconds S] [--flood-rate N]
         [--security encryption|authentication] [--pairing sc|legacy] [--io noio|display|yesno|keyboard|kbdisplay]
         [--passkey N] [--keystore FILE]
 
@@ -29,6 +29,7 @@ from bumble.device import Device, DeviceConfiguration
 from bumble.transport import open_transport
 
 import band_protocol as bp
+from controllers import FLOOD_OPCODE
 
 log = logging.getLogger('rig.band')
 
@@ -51,6 +52,8 @@ class Band:
         self.regression = {int(c, 16) for c in args.regression.split(',') if c} if args.regression else set()
         self.started = time.monotonic()
         self.writes = 0
+        # Notifications sent through the GATT server (the flood is counted by the controller).
+        self.notified = 0
         self.sessions: dict[int, tuple[bp.Reassembler, bp.BandState]] = {}
         self.vanish = asyncio.Event()
         self.device: Device | None = None
@@ -141,18 +144,16 @@ class Band:
         size = connection.att_mtu - 3
         for offset in range(0, len(frame), size):
             await self.device.notify_subscriber(connection, self.vendor_notify, frame[offset:offset + size])
+            self.notified += 1
 
     async def flood(self, connection) -> None:
-        """As many notifications as the link takes (aiming at 10,000/s) for --flood-seconds."""
-        end = time.monotonic() + self.args.flood_seconds
-        n = 0
-        while time.monotonic() < end and connection.handle in self.device.connections:
-            self.device.send_l2cap_pdu(connection.handle, 0x0004,
-                                       b'\x1b' + struct.pack('<H', self.vendor_notify.handle) + struct.pack('<I', n))
-            n += 1
-            if n % 50 == 0:
-                await asyncio.sleep(0.005)
-        log.warning('flood: sent %d notifications', n)
+        """--flood-rate notifications a second for --flood-seconds: asked of the band's
+        controller (vendor command, controllers.py RigController.flood), which puts them on
+        the link as pre-built ACL packets; Bumble's GATT path carries ~2,300/s at most."""
+        params = struct.pack('<HHII', connection.handle, self.vendor_notify.handle,
+                             self.args.flood_rate, int(self.args.flood_seconds * 1000))
+        await self.device.host.send_command(hci.HCI_Command(op_code=FLOOD_OPCODE, parameters=params))
+        log.warning('flood: asked for %d/s for %.1f s', self.args.flood_rate, self.args.flood_seconds)
 
     def on_subscription(self, connection, notify_enabled: bool, _indicate: bool) -> None:
         if notify_enabled and self.args.hostile == 'flood':
@@ -163,6 +164,7 @@ class Band:
 
     def on_disconnection(self, connection_handle: int) -> None:
         self.sessions.pop(connection_handle, None)
+        log.warning('NOTIFIED %d', self.notified)
 
 
 def uuid_name(uuid: UUID) -> str | None:
@@ -335,6 +337,7 @@ def main() -> None:
                         help='misbehave: malformed ATT PDUs or wrong response opcodes around each vendor write, '
                              'or a notification flood once subscribed')
     parser.add_argument('--flood-seconds', type=float, default=10, help='how long --hostile flood lasts')
+    parser.add_argument('--flood-rate', type=int, default=10000, help='notifications per second of --hostile flood')
     parser.add_argument('--layout', choices=['normal', 'moved', 'impostor'], default='normal',
                         help='impostor: same address, no vendor service (another device answering)')
     parser.add_argument('--regression', default='', help='commands (hex, comma separated) answering differently, e.g. 03')

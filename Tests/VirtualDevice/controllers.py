@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import logging
 import signal
+import struct
 import sys
 
 from bumble import hci, ll
@@ -29,6 +30,10 @@ log = logging.getLogger('rig.controllers')
 # view the link just stops answering, so the peer's supervision timer fires.
 REASON_CONNECTION_TIMEOUT = hci.HCI_ErrorCode.CONNECTION_TIMEOUT_ERROR  # 0x08
 HOST_NUMBER_OF_COMPLETED_PACKETS = 0x0C35
+# Vendor command (OGF 0x3F) a hostile device's host sends its controller: put a flood of
+# notifications on the link. Parameters: connection handle, ATT value handle (u16 each),
+# rate per second, duration in ms (u32 each). See RigController.flood.
+FLOOD_OPCODE = hci.hci_vendor_command_op_code(0x0F1)
 
 
 def default_bd_addr(index: int) -> str:
@@ -71,6 +76,9 @@ class RigController(Controller):
 
     # -- HCI from the host ---------------------------------------------------------------
     def on_hci_packet(self, packet):
+        if isinstance(packet, hci.HCI_Command) and packet.op_code == FLOOD_OPCODE:
+            self.start_flood(bytes(packet.parameters))
+            return
         if isinstance(packet, hci.HCI_Command) and packet.op_code in self.rejected:
             log.warning('[%s] rejecting %s as asked', self.name, packet.name)
             self._send_hci_command_status(hci.HCI_ErrorCode.COMMAND_DISALLOWED_ERROR, packet.op_code)
@@ -152,6 +160,46 @@ class RigController(Controller):
                 hci.HCI_ErrorCode.UNKNOWN_CONNECTION_IDENTIFIER_ERROR, command.op_code)
             return None
         return super().on_hci_disconnect_command(command)
+
+    # -- a notification flood (band_peripheral.py --hostile flood) -------------------------
+    def start_flood(self, parameters: bytes) -> None:
+        handle, value_handle, rate, duration_ms = struct.unpack('<HHII', parameters[:12])
+        status = hci.HCI_ErrorCode.SUCCESS if self.find_connection_by_handle(handle) else \
+            hci.HCI_ErrorCode.UNKNOWN_CONNECTION_IDENTIFIER_ERROR
+        self.send_hci_packet(hci.HCI_Command_Complete_Event(
+            num_hci_command_packets=1, command_opcode=FLOOD_OPCODE,
+            return_parameters=hci.HCI_StatusReturnParameters(status)))
+        if status == hci.HCI_ErrorCode.SUCCESS:
+            asyncio.get_running_loop().create_task(self.flood(handle, value_handle, rate, duration_ms / 1000))
+
+    async def flood(self, handle: int, value_handle: int, rate: int, seconds: float) -> None:
+        """ATT Handle Value Notifications (Core 5.4 Vol 3 Part F §3.4.7.1), value = a u32
+        counter, at `rate` per second for `seconds`, straight into the peer controller's H4
+        stream as pre-built ACL packets, many per write. The path through Bumble's GATT server,
+        host flow control and this controller's per-packet relay costs ~100 µs of Python per
+        notification in each of two processes: ~2,300/s at most on this rig (README, Replay)."""
+        mine = self.find_connection_by_handle(handle)
+        peer = self.link.find_le_controller(mine.peer_address)
+        theirs = peer.le_connections.get(mine.self_address) if peer else None
+        if theirs is None:
+            log.warning('[%s] flood: no peer connection', self.name)
+            return
+        # H4 ACL, PB 0b10 (first, automatically flushable), one L2CAP PDU on the ATT channel.
+        head = struct.pack('<BHHHHBH', 0x02, theirs.handle | 0x2000, 11, 7, 0x0004, 0x1B, value_handle)
+        total = int(rate * seconds)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        sent = 0
+        while sent < total and theirs.handle in (c.handle for c in peer.le_connections.values()):
+            due = min(total, int((loop.time() - start) * rate) + 1)
+            batch = b''.join(head + struct.pack('<I', n) for n in range(sent, due))
+            # Through the peer's own send queue: never between two fragments of another PDU.
+            loop.call_soon(peer.host.on_packet, batch)
+            sent = due
+            await asyncio.sleep(0.002)
+        took = loop.time() - start
+        log.warning('FLOOD sent %d notifications in %.2f s (%.0f/s), asked %d/s for %.1f s',
+                    sent, took, sent / took if took else 0, rate, seconds)
 
     def drop_all_links(self) -> None:
         for connection in list(self.le_connections.values()):

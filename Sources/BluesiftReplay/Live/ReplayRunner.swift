@@ -265,11 +265,18 @@ public final class ReplayRunner {
     func attachLate(_ late: [ReceivedNotification], to report: inout ReplayReport, remap: Remapper, matcher: AnswerMatcher) {
         let i = report.steps.count - 1
         let reverse = Dictionary(remap.map.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
+        let limit = ReplayReport.listLimit
         for n in late {
             let recorded = reverse[Int(n.handle)] ?? Int(n.handle)
             if matcher.ignore.ignoresHandle(recorded) { continue }
-            report.steps[i].differences.append(.init(status: "unexpected", what: "notification", handle: recorded, got: Hex.string(n.value)))
-            report.steps[i].answers.append("\(Hex.fixed(UInt64(n.handle), width: 4)) \(Hex.string(n.value)) (late)")
+            // Beyond the listed ones only counted, as `capped` would: a flood between two steps
+            // (up to the host's 65,536 buffered) is not turned into as many strings first.
+            if report.steps[i].differences.count < limit {
+                report.steps[i].differences.append(.init(status: "unexpected", what: "notification", handle: recorded, got: Hex.string(n.value)))
+            } else { report.steps[i].unlisted = (report.steps[i].unlisted ?? 0) + 1 }
+            if report.steps[i].answers.count < limit {
+                report.steps[i].answers.append("\(Hex.fixed(UInt64(n.handle), width: 4)) \(Hex.string(n.value)) (late)")
+            } else { report.steps[i].unlisted = (report.steps[i].unlisted ?? 0) + 1 }
         }
         report.steps[i].status = Self.status(report.steps[i].differences)
         ReplayReport.capped(&report.steps[i])
