@@ -69,8 +69,11 @@ import BluesiftProtocols
         var mismatches: [String] = []
     }
 
-    static func compare(_ file: String) throws -> Result {
-        let path = T.corpus.appendingPathComponent(file).path
+    /// Bundled captures (Captures/) compared as well; they need tshark only, not the corpus.
+    static let bundled = ["classic_a2dp_hfp.btsnoop"]
+
+    static func compare(_ file: String, path: String? = nil) throws -> Result {
+        let path = path ?? T.corpus.appendingPathComponent(file).path
         let theirs = try tsharkRows(path), ours = try ourRows(path)
         var res = Result(file: file)
         for frame in theirs.keys.sorted() {
@@ -115,5 +118,22 @@ import BluesiftProtocols
         print(String(format: "classic conformance: %d/%d = %.2f%%", matched, total, 100 * Double(matched) / Double(max(total, 1))))
         #expect(total > 1500)
         #expect(Double(matched) >= 0.995 * Double(total))
+    }
+
+    /// The bundled Classic capture (generated with Bumble, Captures/PROVENANCE.md) agrees with
+    /// tshark field for field; it needs no corpus, so it runs wherever tshark is installed.
+    @Test(arguments: bundled) func bundledCaptureMatchesTshark(_ file: String) throws {
+        guard T.tshark != nil else { print("classic conformance (bundled): skipped (no tshark)"); return }
+        let r = try Self.compare(file, path: T.root.appendingPathComponent("Captures/" + file).path)
+        let per = r.byProtocol.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.0)/\($0.value.1)" }.joined(separator: ", ")
+        print("classic conformance \(file): \(r.matched)/\(r.total) (\(per))")
+        #expect(r.mismatches.isEmpty, "\(r.mismatches)")
+        // 8 SDP PDUs, 16 AVDTP signals + 12 media packets, 15 AVRCP, 46 RFCOMM frames, 33 AT lines.
+        #expect(r.byProtocol["sdp"]?.1 == 8)
+        #expect(r.byProtocol["avdtp"]?.1 == 28)
+        #expect(r.byProtocol["avrcp"]?.1 == 15)
+        #expect(r.byProtocol["rfcomm"]?.1 == 46)
+        #expect(r.byProtocol["hfp"]?.1 == 33)
+        #expect(r.total == r.matched && r.total > 100)
     }
 }

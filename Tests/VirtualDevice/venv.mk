@@ -3,6 +3,7 @@
 #   make venv            .venv at the repo root with Tests/VirtualDevice/requirements.txt
 #   make rig-selftest    starts the rig, checks it end to end (< 20 s)
 #   make band-captures   regenerates Captures/band_*
+#   make classic-capture regenerates Captures/classic_a2dp_hfp.btsnoop (in-process, no ports)
 # Requirements are (re)installed only when requirements.txt is newer than the stamp; pip
 # does not reach the index for a pinned requirement that is already installed.
 # Included anywhere, this file does not change the including Makefile's default goal.
@@ -14,7 +15,7 @@ VDEV_DIR := Tests/VirtualDevice
 VDEV_STAMP := $(VDEV_VENV)/.requirements.stamp
 VDEV_SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: venv venv-clean rig-selftest band-captures
+.PHONY: venv venv-clean rig-selftest band-captures classic-capture
 
 venv: $(VDEV_STAMP)
 
@@ -41,5 +42,8 @@ rig-selftest: venv
 
 band-captures: venv
 	$(VDEV_DIR)/make_captures.sh
+
+classic-capture: venv
+	$(VDEV_PY) $(VDEV_DIR)/classic_session.py Captures/classic_a2dp_hfp.btsnoop
 
 .DEFAULT_GOAL := $(VDEV_SAVED_GOAL)
