@@ -30,6 +30,9 @@ public struct StatsReport: Codable, Sendable {
     public var problemCounts: [KindCount] = []
     public struct KindCount: Codable, Sendable { public var kind: String; public var count: Int }
     public var problemsNotListed = 0
+    /// Classic (BR/EDR) channels: one row per connection and profile channel (RFCOMM: per DLCI).
+    public var classic: [ClassicChannel] = []
+    public var classicNotListed = 0
     public var counts: Counts = Counts()
 
     public struct Counts: Codable, Sendable {
@@ -40,6 +43,29 @@ public struct StatsReport: Codable, Sendable {
         public var reassemblyErrors = 0, malformedRecords = 0, vendorBadChecksums = 0
         public var advertisingReports = 0, unansweredRequests = 0
         public var reads = 0, writeRequests = 0, writeCommands = 0, notifications = 0, indications = 0
+        /// Classic: SDP PDUs, AVDTP signalling packets and media packets, AVRCP commands and
+        /// responses, RFCOMM frames, HFP/HSP AT command lines and result code lines, SCO packets.
+        public var sdp = 0, avdtpSignals = 0, avdtpMedia = 0, avrcpCommands = 0, avrcpResponses = 0
+        public var rfcommFrames = 0, hfpCommands = 0, hfpResults = 0, scoPackets = 0
+    }
+
+    /// One Classic channel: `profile` is SDP, AVDTP (signalling), A2DP media, AVRCP, RFCOMM or
+    /// SCO. `commands`/`responses`: SDP requests/responses, AVDTP commands/responses (accept,
+    /// reject, general reject), AVRCP commands/responses, and on RFCOMM the AT command lines /
+    /// result code lines. `bytes`: L2CAP payload (RFCOMM: information field; SCO: data).
+    public struct ClassicChannel: Codable, Sendable {
+        public var connection: Int
+        public var profile: String
+        public var psm: Int?
+        public var dlci: Int?
+        public var serverChannel: Int?
+        public var service: String?
+        public var frames = 0
+        public var commands = 0
+        public var responses = 0
+        public var bytes = 0
+        public var firstFrame: Int
+        public var lastFrame: Int
     }
 
     /// A finding about the capture itself, with what to do about it.
@@ -190,6 +216,7 @@ public enum StatsLimits {
     public static let characteristicsPerConnection = 512
     public static let problems = 10_000
     public static let namesPerDevice = 4
+    public static let classicChannels = 4096
 }
 
 /// Latency histogram: 8 buckets per octave from 1 µs to ~2^34 µs, so median/p95 are within
@@ -283,6 +310,8 @@ public final class CaptureStats {
     }
 
     var conns: [ConnKey: ConnState] = [:]
+    struct ClassicKey: Hashable { var conn: Int; var profile: String; var dlci: Int }
+    var classicRows: [ClassicKey: Int] = [:]
     var kindCounts: [String: Int] = [:]
     var deviceIndex: [BDAddr: Int] = [:]
     var pendingCreates: [UInt16: (frame: Int, us: Int64, peer: BDAddr?, cancelled: Bool)] = [:]
@@ -341,6 +370,60 @@ public final class CaptureStats {
         if layers.contains(.adv) { advertising(&a, r, us) }
         if layers.contains(.smp), let smp = a.decoded.smp { self.smp(smp, &a, r, us, decoder) }
         if layers.contains(.att) { att(&a, r, us, decoder) }
+        if layers.contains(.classic), let c = a.decoded.classic { classic(c, &a, r, decoder) }
+        else if r.kind == .sco, let h = a.decoded.hci { sco(h, &a, r, decoder) }
+    }
+
+    // MARK: Classic
+
+    func classicRow(_ key: ClassicKey, _ r: CaptureRecord) -> Int? {
+        if let i = classicRows[key] { report.classic[i].lastFrame = r.frame; return i }
+        guard report.classic.count < StatsLimits.classicChannels else { report.classicNotListed += 1; return nil }
+        report.classic.append(.init(connection: key.conn, profile: key.profile, dlci: key.dlci >= 0 ? key.dlci : nil,
+                                    firstFrame: r.frame, lastFrame: r.frame))
+        classicRows[key] = report.classic.count - 1
+        return report.classic.count - 1
+    }
+
+    func classic(_ layer: ClassicLayer, _ a: inout AnalyzedFrame, _ r: CaptureRecord, _ decoder: ProtocolDecoder) {
+        guard let c = a.decoded.connection, let conn = connection(r.adapter, c, r, decoder) else { return }
+        let l2 = a.decoded.l2cap
+        var profile = "", dlci = -1, commands = 0, responses = 0, bytes = l2?.length ?? 0
+        switch layer {
+        case .sdp(let p):
+            profile = "SDP"; report.counts.sdp += 1
+            if [2, 4, 6].contains(p.pduID.rawValue) { commands = 1 } else { responses = 1 }
+        case .avdtp(let s):
+            profile = "AVDTP"; report.counts.avdtpSignals += 1
+            if s.messageType == .command { commands = 1 } else { responses = 1 }
+        case .media:
+            profile = "A2DP media"; report.counts.avdtpMedia += 1
+        case .avrcp(let p):
+            profile = "AVRCP"
+            if p.isResponse { responses = 1; report.counts.avrcpResponses += 1 } else { commands = 1; report.counts.avrcpCommands += 1 }
+        case .rfcomm(let f):
+            profile = "RFCOMM"; dlci = Int(f.dlci); bytes = f.length; report.counts.rfcommFrames += 1
+            for line in f.at { if line.isCommand { commands += 1 } else { responses += 1 } }
+            report.counts.hfpCommands += commands; report.counts.hfpResults += responses
+        }
+        guard let i = classicRow(ClassicKey(conn: conn, profile: profile, dlci: dlci), r) else { return }
+        report.classic[i].frames += 1
+        report.classic[i].commands += commands
+        report.classic[i].responses += responses
+        report.classic[i].bytes += bytes
+        if report.classic[i].psm == nil, let psm = l2?.psm { report.classic[i].psm = Int(psm) }
+        if case .rfcomm(let f) = layer {
+            if dlci > 0 { report.classic[i].serverChannel = Int(f.channel) }
+            if let n = f.serviceName { report.classic[i].service = n }
+        }
+    }
+
+    func sco(_ h: HCIPacket, _ a: inout AnalyzedFrame, _ r: CaptureRecord, _ decoder: ProtocolDecoder) {
+        guard let c = a.decoded.connection, let conn = connection(r.adapter, c, r, decoder) else { return }
+        report.counts.scoPackets += 1
+        guard let i = classicRow(ClassicKey(conn: conn, profile: "SCO", dlci: -1), r) else { return }
+        report.classic[i].frames += 1
+        report.classic[i].bytes += h.dataLength ?? 0
     }
 
     func problem(_ kind: String, _ r: CaptureRecord, conn: Int?, handle: Int? = nil, request: Int? = nil, _ msg: String) {

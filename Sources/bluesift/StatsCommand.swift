@@ -12,16 +12,21 @@ struct Stats: ParsableCommand {
         abstract: "One screen per capture: capture quality, devices, connections, per-characteristic counts and latency, problems.",
         discussion: """
         One streaming pass, memory bounded. --format json writes one object per file per line \
-        (schema: docs/stats.md); csv writes the per-characteristic table.
+        (schema: docs/stats.md); csv writes the per-characteristic table, or with --table classic \
+        the Classic channels (SDP, AVDTP, A2DP media, AVRCP, RFCOMM per DLCI, SCO).
         """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
+    enum Table: String, ExpressibleByArgument, CaseIterable { case characteristics, classic }
 
     @Argument(help: "Capture files, or folders of them.")
     var files: [String]
 
     @Option(help: "Output format: text, json or csv.")
     var format: Format = .text
+
+    @Option(help: "Table written by --format csv: characteristics or classic.")
+    var table: Table = .characteristics
 
     @Option(help: "Files decoded in parallel (default: the number of cores).")
     var jobs: Int = FileJobs.defaultJobs
@@ -36,7 +41,7 @@ struct Stats: ParsableCommand {
     func run() throws {
         let db = try gatt.map(loadGATT)
         let pluginList = plugins.loadPlugins()
-        let format = self.format
+        let format = self.format, table = self.table
         let frameFilter = try filter.make()
         let options = filter
         let code = FileJobs.run(FileJobs.expand(files), jobs: jobs) { path, fd in
@@ -46,7 +51,7 @@ struct Stats: ParsableCommand {
             switch format {
             case .json: out.buffer.append(contentsOf: Stats.json(report)); out.buffer.append(0x0A)
             // One line at a time: `line` escapes control characters from the air.
-            case .csv: for l in Stats.csv(report).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
+            case .csv: for l in (table == .classic ? Stats.classicCSV(report) : Stats.csv(report)).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
             case .text: for l in Stats.text(report).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
             }
             out.flush()
@@ -108,6 +113,35 @@ struct Stats: ParsableCommand {
             lines.append(cols.map(csvField).joined(separator: ","))
         }
         return lines.joined(separator: "\n")
+    }
+
+    static let classicCSVHeader = "file,connection,conn_handle,peer,profile,psm,dlci,server_channel,service,frames,commands,responses,bytes,first_frame,last_frame"
+
+    static func classicCSV(_ r: StatsReport) -> String {
+        var lines = [classicCSVHeader]
+        for c in r.classic {
+            let conn = r.connections[c.connection]
+            let cols: [String?] = [r.file, String(c.connection), Hex.fixed(UInt64(conn.handle), width: 4), conn.peer, c.profile,
+                                   c.psm.map { Hex.fixed(UInt64($0), width: 4) }, c.dlci.map(String.init), c.serverChannel.map(String.init),
+                                   c.service, String(c.frames), String(c.commands), String(c.responses), String(c.bytes),
+                                   String(c.firstFrame), String(c.lastFrame)]
+            lines.append(cols.map(csvField).joined(separator: ","))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// "AVDTP (PSM 0x0019)", "RFCOMM DLCI 2 (channel 1, Handsfree)", "SCO".
+    static func classicLabel(_ c: StatsReport.ClassicChannel) -> String {
+        var s = c.profile
+        if let d = c.dlci {
+            s += " DLCI \(d)"
+            var inner: [String] = []
+            if let ch = c.serverChannel { inner.append("channel \(ch)") }
+            if let n = c.service { inner.append(n) }
+            if d == 0 { inner.append("multiplexer") }
+            if !inner.isEmpty { s += " (" + inner.joined(separator: ", ") + ")" }
+        } else if let p = c.psm { s += " (PSM \(Hex.fixed(UInt64(p), width: 4)))" }
+        return s
     }
 
     static func ms(_ us: Int64) -> String { TimeFormat.duration(microseconds: us) }
@@ -192,6 +226,20 @@ struct Stats: ParsableCommand {
                 if let l = c.latency { lat = "\(Stats.lat(l.minUs))/\(Stats.lat(l.medianUs))/\(Stats.lat(l.p95Us))/\(Stats.lat(l.maxUs))" }
                 lat += String(repeating: " ", count: max(0, 29 - lat.count))
                 o.append("  \(n(c.connection, 4)) \(Hex.fixed(UInt64(c.handle), width: 4)) \(n(c.reads, 6)) \(n(c.writeRequests, 6)) \(n(c.writeCommands, 6)) \(n(c.notifications, 5)) \(n(c.indications, 5)) \(n(c.errors, 4)) \(n(c.bytesToServer, 11)) \(n(c.bytesFromServer, 10))  \(lat) \(characteristicLabel(c))")
+            }
+        }
+        if !r.classic.isEmpty {
+            o.append("")
+            let k = r.counts
+            o.append("classic: \(r.classic.count) channels (SDP \(k.sdp), AVDTP \(k.avdtpSignals) signals + \(k.avdtpMedia) media, "
+                     + "AVRCP \(k.avrcpCommands) commands + \(k.avrcpResponses) responses, RFCOMM \(k.rfcommFrames) frames, "
+                     + "AT \(k.hfpCommands) commands + \(k.hfpResults) results, SCO \(k.scoPackets))"
+                     + (r.classicNotListed > 0 ? " (+\(r.classicNotListed) frames on channels not listed)" : ""))
+            o.append("  conn frames   cmds  resps      bytes  first…last  channel")
+            for c in r.classic {
+                func n(_ v: Int, _ w: Int) -> String { let s = String(v); return String(repeating: " ", count: max(0, w - s.count)) + s }
+                let span = "\(c.firstFrame)…\(c.lastFrame)"
+                o.append("  \(n(c.connection, 4)) \(n(c.frames, 6)) \(n(c.commands, 6)) \(n(c.responses, 6)) \(n(c.bytes, 10))  \(span)\(String(repeating: " ", count: max(1, 12 - span.count)))\(classicLabel(c))")
             }
         }
         o.append("")

@@ -9,9 +9,13 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
     /// (conn handle, attribute handle) → [reads, wreq, wcmd, notif, ind, errors, bytes→, bytes←, latencies]
     var perHandle: [String: [Int]] = [:]
     var advertisers: Set<String> = []
+    /// Classic totals [sdp, avdtp signals, media, avrcp cmds, avrcp resps, rfcomm, at cmds, at results, sco]
+    var classic = [Int](repeating: 0, count: 9)
+    /// (conn handle, profile, dlci) → [frames, commands, responses, bytes]
+    var perClassic: [String: [Int]] = [:]
 
     var description: String {
-        "records \(records) truncated \(truncated) att \(att) errors \(attErrors) smp \(smp) failed \(smpPairingFailed) hci \(hciCommandsFailed) reasm \(reassembly) r \(reads) wr \(writeRequests) wc \(writeCommands) n \(notifications) i \(indications) handles \(perHandle.count) adv \(advertisers.count)"
+        "records \(records) truncated \(truncated) att \(att) errors \(attErrors) smp \(smp) failed \(smpPairingFailed) hci \(hciCommandsFailed) reasm \(reassembly) r \(reads) wr \(writeRequests) wc \(writeCommands) n \(notifications) i \(indications) handles \(perHandle.count) adv \(advertisers.count) classic \(classic) channels \(perClassic.count)"
     }
 
     static func fromDump(_ jsonl: String) -> JSONLCounts {
@@ -31,6 +35,7 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
             if let adv = o["adv"] as? [String: Any] {
                 for r in adv["reports"] as? [[String: Any]] ?? [adv] { if let a = r["address"] as? String { c.advertisers.insert(a) } }
             }
+            if let conn = o["conn"] as? Int { c.addClassic(o, conn: conn) }
             guard let a = o["att"] as? [String: Any], let conn = o["conn"] as? Int else { continue }
             c.att += 1
             let op = a["opcode"] as? Int ?? -1
@@ -58,6 +63,34 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
         return c
     }
 
+    /// The Classic counts of docs/stats.md, from one JSON Lines record.
+    mutating func addClassic(_ o: [String: Any], conn: Int) {
+        var profile: String?, dlci = -1, cmds = 0, resps = 0, bytes = (o["l2cap"] as? [String: Any])?["length"] as? Int ?? 0
+        if let s = o["sdp"] as? [String: Any] {
+            profile = "SDP"; classic[0] += 1
+            if [2, 4, 6].contains(s["opcode"] as? Int ?? 0) { cmds = 1 } else { resps = 1 }
+        } else if let a = o["avdtp"] as? [String: Any] {
+            if a["name"] as? String == "Media" { profile = "A2DP media"; classic[2] += 1 }
+            else { profile = "AVDTP"; classic[1] += 1; if a["message_type"] as? Int == 0 { cmds = 1 } else { resps = 1 } }
+        } else if let a = o["avrcp"] as? [String: Any] {
+            profile = "AVRCP"
+            if a["response"] as? Bool == true { resps = 1; classic[4] += 1 } else { cmds = 1; classic[3] += 1 }
+        } else if let f = o["rfcomm"] as? [String: Any] {
+            profile = "RFCOMM"; dlci = f["dlci"] as? Int ?? -2; bytes = f["length"] as? Int ?? 0; classic[5] += 1
+            for l in o["hfp"] as? [[String: Any]] ?? [] {
+                if ["result", "final"].contains(l["type"] as? String ?? "") { resps += 1 } else { cmds += 1 }
+            }
+            classic[6] += cmds; classic[7] += resps
+        } else if o["kind"] as? String == "sco" {
+            profile = "SCO"; classic[8] += 1; bytes = (o["hci"] as? [String: Any])?["length"] as? Int ?? 0
+        }
+        guard let profile else { return }
+        let key = "\(conn)/\(profile)/\(dlci)"
+        var v = perClassic[key] ?? [0, 0, 0, 0]
+        v[0] += 1; v[1] += cmds; v[2] += resps; v[3] += bytes
+        perClassic[key] = v
+    }
+
     static func fromStats(_ json: String) -> JSONLCounts {
         var c = JSONLCounts()
         guard let o = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
@@ -69,6 +102,15 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
         c.reads = k["reads"]!; c.writeRequests = k["write_requests"]!; c.writeCommands = k["write_commands"]!
         c.notifications = k["notifications"]!; c.indications = k["indications"]!
         let conns = o["connections"] as? [[String: Any]] ?? []
+        c.classic = ["sdp", "avdtp_signals", "avdtp_media", "avrcp_commands", "avrcp_responses", "rfcomm_frames",
+                     "hfp_commands", "hfp_results", "sco_packets"].map { k[$0]! }
+        for ch in o["classic"] as? [[String: Any]] ?? [] {
+            let conn = conns[ch["connection"] as! Int]["handle"] as! Int
+            let key = "\(conn)/\(ch["profile"] as! String)/\(ch["dlci"] as? Int ?? -1)"
+            var v = c.perClassic[key] ?? [0, 0, 0, 0]
+            for (i, name) in ["frames", "commands", "responses", "bytes"].enumerated() { v[i] += ch[name] as? Int ?? 0 }
+            c.perClassic[key] = v
+        }
         for ch in o["characteristics"] as? [[String: Any]] ?? [] {
             let conn = conns[ch["connection"] as! Int]["handle"] as! Int
             let key = "\(conn)/\(ch["handle"] as! Int)"
@@ -105,6 +147,9 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
         let got = JSONLCounts.fromStats(stats.stdout)
         #expect(got.records > 0 || path.contains("empty"))
         #expect(got == want, "\(path): stats \(got) vs jsonl \(want)")
+        for k in Set(got.perClassic.keys).union(want.perClassic.keys).sorted() where got.perClassic[k] != want.perClassic[k] {
+            Issue.record("\(path) classic \(k): stats \(got.perClassic[k] ?? []) jsonl \(want.perClassic[k] ?? [])")
+        }
         if got.perHandle != want.perHandle {
             for k in Set(got.perHandle.keys).union(want.perHandle.keys).sorted() where got.perHandle[k] != want.perHandle[k] {
                 Issue.record("\(path) \(k): stats \(got.perHandle[k] ?? []) jsonl \(want.perHandle[k] ?? [])")
@@ -127,6 +172,23 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
         #expect(battery["reads"] as? Int == 1)
         #expect(battery["bytes_from_server"] as? Int == 1)
         #expect((battery["latency"] as? [String: Any])?["min_us"] as? Int == 892)
+    }
+
+    /// The bundled Classic capture: every profile channel with the counts the script produced.
+    @Test func classicChannelsOfTheBundledCapture() throws {
+        let r = try CLI.run(["stats", "--format", "csv", "--table", "classic", CLI.capture("classic_a2dp_hfp.btsnoop")])
+        #expect(r.status == 0)
+        let rows = r.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).dropFirst(4).joined(separator: ",") }
+        #expect(rows == ["SDP,0x0001,,,,8,4,4,300,55,77",
+                         "AVDTP,0x0019,,,,16,8,8,76,91,281",
+                         "AVRCP,0x0017,,,,15,7,8,247,124,172",
+                         "A2DP media,0x0019,,,,12,0,0,7296,140,166",
+                         "RFCOMM,0x0003,0,,,10,0,0,36,186,287",
+                         "RFCOMM,0x0003,2,1,Handsfree,36,11,22,467,192,274",
+                         "SCO,,,,,16,0,0,960,255,270"])
+        let text = try CLI.run(["stats", CLI.capture("classic_a2dp_hfp.btsnoop")])
+        #expect(text.stdout.contains("classic: 7 channels (SDP 8, AVDTP 16 signals + 12 media, AVRCP 7 commands + 8 responses, RFCOMM 46 frames, AT 11 commands + 22 results, SCO 16)"))
+        #expect(text.stdout.contains("RFCOMM DLCI 2 (channel 1, Handsfree)"))
     }
 
     @Test func csvIsThePerCharacteristicTable() throws {
