@@ -9,7 +9,7 @@ import Glibc
 ///
 ///     tap_central.py ─tcp─ bluesift tap (listen:tcp:…) ─tcp─ controllers.py ─link─ band
 ///
-/// Ports 9480…9499 (this range). Every process is bounded: the rig exits after 60 s
+/// Ports 9480…9493 (this range is 9480…9499; the rest is TapRefusals'). Every process is bounded: the rig exits after 60 s
 /// or with the test process, the host after its own timeout, the tap when a side closes
 /// (killed after 15 s otherwise, which fails the test).
 enum TapRig {
@@ -296,26 +296,27 @@ struct TapBetweenBumbleHostAndController {
     }
 }
 
-/// Side specs and outputs refused before anything is forwarded (no rig needed).
+/// Side specs and outputs refused before anything is forwarded, and a stop while waiting (no
+/// rig needed). Ports 9494…9499, apart from the Bumble suite's 9480…9493: suites run in parallel.
 @Suite struct TapRefusals {
     @Test func badSideIsUsageExit64() throws {
-        let (status, _, err) = try TapRig.bluesift(["tap", "--host", "listen:serial:/dev/ttyS0", "--controller", "tcp:127.0.0.1:9492"])
+        let (status, _, err) = try TapRig.bluesift(["tap", "--host", "listen:serial:/dev/ttyS0", "--controller", "tcp:127.0.0.1:9499"])
         #expect(status == 64)
         #expect(err == "bluesift: --host: bad tap side 'listen:serial:/dev/ttyS0': a serial line is opened, not listened on (serial:PATH[@BAUD])\n")
     }
 
     @Test func unreachableControllerIsExit3() throws {
-        let (status, _, err) = try TapRig.bluesift(["tap", "--host", "listen:tcp:127.0.0.1:9493", "--controller", "tcp:127.0.0.1:9494"])
+        let (status, _, err) = try TapRig.bluesift(["tap", "--host", "listen:tcp:127.0.0.1:9494", "--controller", "tcp:127.0.0.1:9495"])
         #expect(status == 3)
-        #expect(err.contains("listening on tcp:127.0.0.1:9493"))
-        #expect(err.contains("bluesift: tap: tcp:127.0.0.1:9494: connection refused"))
+        #expect(err.contains("listening on tcp:127.0.0.1:9494"))
+        #expect(err.contains("bluesift: tap: tcp:127.0.0.1:9495: connection refused"))
     }
 
     /// The recording may not be the socket the tap listens on.
     @Test func outputThatIsASideIsRefused() throws {
         let sock = NSTemporaryDirectory() + "bluesift-tap-\(getpid()).sock"
         defer { unlink(sock) }
-        let (status, _, err) = try TapRig.bluesift(["tap", "--host", "listen:unix:\(sock)", "--controller", "listen:tcp:127.0.0.1:9495", "-w", sock])
+        let (status, _, err) = try TapRig.bluesift(["tap", "--host", "listen:unix:\(sock)", "--controller", "listen:tcp:127.0.0.1:9496", "-w", sock])
         #expect(status == 2)
         #expect(err.contains("bluesift: \(sock): is the input; refusing to overwrite it"), "\(err)")
         #expect(!FileManager.default.fileExists(atPath: sock))  // the listening socket is removed
@@ -323,17 +324,34 @@ struct TapBetweenBumbleHostAndController {
 
     /// An output that cannot be created is said before anything is forwarded.
     @Test func unwritableRecordingIsExit2BeforeForwarding() throws {
-        let (status, _, err) = try TapRig.bluesift(["tap", "--host", "listen:tcp:127.0.0.1:9498", "--controller", "listen:tcp:127.0.0.1:9499",
+        let (status, _, err) = try TapRig.bluesift(["tap", "--host", "listen:tcp:127.0.0.1:9499", "--controller", "listen:unix:\(NSTemporaryDirectory())bluesift-tap-\(getpid())-w.sock",
                                                     "-w", "/nonexistent-dir/tap.btsnoop"])
         #expect(status == 2)
         #expect(err.contains("bluesift: /nonexistent-dir/tap.btsnoop: cannot create"), "\(err)")
         #expect(!err.contains("forwarding"))
     }
 
+    /// SIGTERM while waiting for the host: exit 0, a complete (empty) btsnoop, no temporary file.
+    @Test func sigtermWhileWaitingLeavesACompleteEmptyRecording() throws {
+        let dir = NSTemporaryDirectory() + "bluesift-tap-term-\(getpid())"
+        try? FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let p = try TapRig.process(Rig.binary, ["tap", "--host", "listen:tcp:127.0.0.1:9497", "--controller", "listen:tcp:127.0.0.1:9498",
+                                                "-w", dir + "/t.btsnoop"], out: dir + "/out", err: dir + "/err")
+        #expect(TapRig.waitFor("listening on tcp:127.0.0.1:9498", in: dir + "/err", seconds: 10))
+        kill(p.processIdentifier, SIGTERM)
+        #expect(TapRig.wait(p, seconds: 5))
+        #expect(p.terminationStatus == 0)
+        #expect(TapRig.read(dir + "/err").hasSuffix("bluesift: tap: interrupted: 0 packets (0 host→controller, 0 controller→host), 0 + 0 bytes forwarded, recorded 0 packets in \(dir)/t.btsnoop\n"))
+        #expect(TapRig.btsnoop(dir + "/t.btsnoop")?.isEmpty == true)
+        #expect(TapRig.files(dir).sorted() == ["err", "out", "t.btsnoop"])
+    }
+
     @Test func rotateSizeNeedsASizeAndAFile() throws {
-        let (s1, _, e1) = try TapRig.bluesift(["tap", "--host", "listen:tcp:127.0.0.1:9496", "--controller", "tcp:127.0.0.1:9497", "-w", "/tmp/x", "--rotate-size", "12q"])
+        let (s1, _, e1) = try TapRig.bluesift(["tap", "--host", "listen:tcp:127.0.0.1:9499", "--controller", "tcp:127.0.0.1:9499", "-w", "/tmp/x", "--rotate-size", "12q"])
         #expect(s1 == 64 && e1.contains("--rotate-size: expected a size in bytes of at least 80"))
-        let (s2, _, e2) = try TapRig.bluesift(["tap", "--host", "listen:tcp:127.0.0.1:9496", "--controller", "tcp:127.0.0.1:9497", "--rotate-size", "1M"])
+        let (s2, _, e2) = try TapRig.bluesift(["tap", "--host", "listen:tcp:127.0.0.1:9499", "--controller", "tcp:127.0.0.1:9499", "--rotate-size", "1M"])
         #expect(s2 == 64 && e2.contains("-w FILE with it"))
     }
 }
