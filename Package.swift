@@ -67,7 +67,7 @@ let package = Package(
         ]),
         // Fuzzing (docs/fuzzing.md). CFuzzer only declares libFuzzer's driver entry point.
         .systemLibrary(name: "CFuzzer", path: "Sources/CFuzzer"),
-        .target(name: "BluesiftFuzz", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
+        .target(name: "BluesiftFuzz", dependencies: ["BluesiftWire", "BluesiftCapture", "CCompression", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
         .executableTarget(name: "FuzzCapture", dependencies: ["BluesiftFuzz", "CFuzzer"]),
         .executableTarget(name: "FuzzStack", dependencies: ["BluesiftFuzz", "CFuzzer"]),
         .executableTarget(name: "FuzzPlugins", dependencies: ["BluesiftFuzz", "CFuzzer"]),

@@ -5,6 +5,8 @@
 #   OutputSafetyTests) runs at that scale (0 skips it): more fragments, loops and plugins; with
 #   it the replay against hostile devices, its notification flood FLOOD_SECONDS (default 60)
 #   long at FLOOD_RATE (default 10000) notifications/s: the host's pending-notification cap fills.
+#   MUTATION_ITERATIONS=100000 MUTATION_SEED=random: structure-aware mutants of every capture
+#   format (BluesiftFuzz/StructuredCaptureFuzz.swift), checked against the records they must give.
 #   FUZZ_FORK=1 (default): libFuzzer's fork mode, which keeps going after a crash so one known
 #   bug does not hide the next; FUZZ_FORK=0 stops at the first crash (classic mode).
 # -detect_leaks=0: process-lifetime caches (compiled plugins, metadata) are not leaks.
@@ -64,6 +66,25 @@ for t in $TARGETS; do
   fi
   echo "$line"; summary="$summary$line"$'\n'
 done
+
+# Structure-aware mutation of every capture format (StructuredMutationTests; `make test` runs
+# 2,200 mutants of seed 1): MUTATION_ITERATIONS (default 100000) with a new seed each run.
+# Failing inputs land in .build-fuzz/artifacts/structured; keep them in Tests/FuzzRegressions/structured.
+iters=${MUTATION_ITERATIONS:-100000}
+if [ "$iters" != 0 ]; then
+  mseed=${MUTATION_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+  echo "== structured capture mutation: $iters mutants, seed $mseed"
+  mkdir -p "$DIR/artifacts/structured"
+  if "$SWIFT" build --build-tests >"$DIR/logs/structured-build.log" 2>&1 &&
+     BLUESIFT_MUTATION_ITERATIONS=$iters BLUESIFT_MUTATION_SEED=$mseed BLUESIFT_MUTATION_ARTIFACTS="$DIR/artifacts/structured" \
+       "$SWIFT" test --skip-build --filter 'StructuredMutationTests' >"$DIR/logs/structured.log" 2>&1; then
+    line="structured mutation (seed $mseed): $(grep -oE '[0-9]+ inputs, [0-9]+ with predicted records' "$DIR/logs/structured.log" | tail -1), no failure"
+  else
+    status=1
+    line="structured mutation (seed $mseed): FAILED (see $DIR/logs/structured.log; inputs in $DIR/artifacts/structured; the last input run is last-input)"
+  fi
+  echo "$line"; summary="$summary$line"$'\n'
+fi
 
 # The hand-made nasties of the test suite, scaled up (a debug build, as `make test` uses).
 scale=${HOSTILE_SCALE:-10}

@@ -25,6 +25,19 @@ import BluesiftFuzz
         for f in files { CorpusRunner.readFile(f)!.withUnsafeBytes { StackFuzz.run($0) } }
     }
 
+    /// Mutants of StructuredCaptureFuzz that once failed, as plain capture files: read with
+    /// the reader contract checked, in bounded time.
+    @Test func structuredCaptureRegressions() {
+        let files = Self.inputs("structured")
+        #expect(!files.isEmpty)
+        for f in files {
+            let t0 = Date()
+            let r = StructuredCaptureFuzz.read(CorpusRunner.readFile(f)!, plain: 1 << 20, pipeline: StackFuzz.Pipeline())
+            #expect(r.contract == nil, "\(f): \(r.contract ?? "")")
+            #expect(Date().timeIntervalSince(t0) < 5, "\(f)")
+        }
+    }
+
     @Test func pluginRegressions() {
         let files = Self.inputs("plugins")
         #expect(!files.isEmpty)

@@ -86,6 +86,37 @@ import Glibc
         #expect(loaded.errors.count == 3)
     }
 
+    /// The load-time nasties side by side with the band's plugin, through the CLI: `plugins
+    /// check` names each with FILE:LINE (exit 2), and `dump` still decodes the band's frames
+    /// with that folder, in bounded time and memory.
+    @Test func nastiesBesideAGoodPluginThroughTheCLI() throws {
+        var bomb = "id: bomb\nmatch:\n  - { characteristic: fff1 }\nframe:\n  - { id: a, type: u1 }\nenums:\n"
+        bomb += "  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+        for i in 1...9 { bomb += "  l\(i): &l\(i) [" + Array(repeating: "*l\(i - 1)", count: 9).joined(separator: ", ") + "]\n" }
+        let nested = "id: nested\nmatch:\n  - { characteristic: fff2 }\nframe: " + String(repeating: "[", count: 20_000) + String(repeating: "]", count: 20_000) + "\n"
+        let recursive = "id: recursive\nmatch:\n  - { characteristic: fff3 }\nframe:\n  - { id: root, type: node }\ntypes:\n  node:\n    - { id: tag, type: u1 }\n    - { id: child, type: node, if: tag != 0 }\n"
+        let expr = "id: expr\nmatch:\n  - { characteristic: fff4 }\nframe:\n  - { id: data, size: \"" + String(repeating: "(", count: 5000) + "1" + String(repeating: ")", count: 5000) + "\" }\n"
+        let dir = try Self.folder(["band.yaml": Self.bandYAML, "bomb.yaml": bomb, "nested.yaml": nested,
+                                   "recursive.yaml": recursive, "expr.yaml": expr])
+        let t0 = Date()
+        let check = try CLI.run(["plugins", "check"] + ["band", "bomb", "nested", "recursive", "expr"].map { "\(dir)/\($0).yaml" })
+        #expect(check.status == 2)
+        let lines = check.stderr.split(separator: "\n").map(String.init).sorted()
+        #expect(lines.count == 4, "\(check.stderr)")
+        for (line, name) in zip(lines, ["bomb", "expr", "nested", "recursive"]) {
+            // DIR/NAME.yaml:LINE: message
+            let rest = line.hasPrefix("\(dir)/\(name).yaml:") ? line.dropFirst(dir.count + name.count + 7) : ""
+            #expect((Int(rest.prefix { $0.isNumber }) ?? 0) > 0, "\(line)")
+        }
+        #expect(check.stdout.contains("band.yaml: ok (band: "), "\(check.stdout)")
+        let dump = try CLI.run(["dump", "--plugins", dir, "--frames", "118-136",
+                                Self.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path])
+        #expect(dump.status == 0)
+        #expect(dump.stdout.contains("band sport_count"), "\(dump.stdout)")
+        #expect(dump.peakRSSKiB > 0 && dump.peakRSSKiB < 200_000, "\(dump.peakRSSKiB) KiB")
+        #expect(Date().timeIntervalSince(t0) < 30)
+    }
+
     /// A thousand plugins in a folder load, each under its own id, in bounded time.
     @Test func aThousandPluginsInAFolder() throws {
         let count = 1000 * CaptureHostileTests.scale
