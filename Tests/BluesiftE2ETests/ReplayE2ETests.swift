@@ -17,7 +17,7 @@ enum Rig {
         return (nextPort, nextPort + 1)
     }
 
-    struct Result { var status: Int32; var stdout: String; var stderr: String; var seconds: Double; var report: [String: Any]? }
+    struct Result { var status: Int32; var stdout: String; var stderr: String; var seconds: Double; var report: [String: Any]?; var peakKiB = -1 }
 
     /// Starts a rig process (controllers.py or band_peripheral.py) and waits for its READY line.
     /// Started directly, not through start_rig.sh: Foundation's Process waits for every holder
@@ -50,8 +50,9 @@ enum Rig {
 
     /// Starts the rig with band options, runs `bluesift replay` against it, stops the rig.
     /// `during` runs while the replay does, with the controllers process (e.g. to kill it).
+    /// `timed`: under GNU time, for bluesift's peak RSS (`peakKiB`).
     static func replay(_ capture: String, band: [String] = [], extra: [String] = [], controllers: [String] = [],
-                       during: ((Process) -> Void)? = nil) throws -> Result {
+                       timed: Bool = false, during: ((Process) -> Void)? = nil) throws -> Result {
         let (central, bandPort) = ports()
         let dir = "/tmp/bluesift-e2e-\(getpid())-\(bandPort)"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -62,8 +63,8 @@ enum Rig {
         defer { stop(dev) }
         let report = dir + "/report.json"
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = ["replay", root.appendingPathComponent("Captures/\(capture)").path,
+        p.executableURL = URL(fileURLWithPath: timed ? "/usr/bin/time" : binary)
+        p.arguments = (timed ? ["-f", "%M", "-o", dir + "/rss", binary] : []) + ["replay", root.appendingPathComponent("Captures/\(capture)").path,
                        "--transport", "tcp:127.0.0.1:\(central)", "--timing", "asap", "--window", "300",
                        "--timeout", "3", "--report", report] + extra
         let o = dir + "/out.txt", e = dir + "/err.txt"
@@ -76,8 +77,10 @@ enum Rig {
         p.waitUntilExit()
         let secs = Date().timeIntervalSince(t0)
         let r = FileManager.default.contents(atPath: report).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        let rss = timed ? (try? String(contentsOfFile: dir + "/rss", encoding: .utf8))?.split(separator: "\n").last.flatMap { Int($0) } ?? -1 : -1
         return Result(status: p.terminationStatus, stdout: String(decoding: FileManager.default.contents(atPath: o) ?? Data(), as: UTF8.self),
-                      stderr: String(decoding: FileManager.default.contents(atPath: e) ?? Data(), as: UTF8.self), seconds: secs, report: r)
+                      stderr: String(decoding: FileManager.default.contents(atPath: e) ?? Data(), as: UTF8.self), seconds: secs, report: r,
+                      peakKiB: rss)
     }
 
     struct RigError: Error, CustomStringConvertible { var message: String; var description: String { message } }

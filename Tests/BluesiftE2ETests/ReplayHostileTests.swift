@@ -65,17 +65,20 @@ struct ReplayAgainstHostileParts {
     /// differences, or 3 with a partial report), never a hang.
     @Test(arguments: ["malformed-att", "wrong-opcode"])
     func hostileDevice(_ mode: String) throws {
-        let r = try Rig.replay("band_mtu23.btsnoop", band: ["--hostile", mode])
+        let r = try Rig.replay("band_mtu23.btsnoop", band: ["--hostile", mode], timed: true)
         #expect(r.status == 1 || r.status == 3, "\(mode): \(r.stdout)\n\(r.stderr)")
         #expect(r.seconds < 40)
+        // Bounded: the same replay of a well-behaved band peaks at 30 MB (debug build).
+        #expect(r.peakKiB > 0 && r.peakKiB < 80_000, "\(mode): \(r.peakKiB) KiB")
         #expect(r.report != nil)
         if r.status == 3 { #expect(r.report?["complete"] as? Bool == false) }
     }
 
     /// A server offering an ATT MTU of 65,535: the MTU in force is the client's, replay matches.
     @Test func mtu65535() throws {
-        let r = try Rig.replay("band_mtu23.btsnoop", band: ["--mtu", "65535"])
+        let r = try Rig.replay("band_mtu23.btsnoop", band: ["--mtu", "65535"], timed: true)
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.peakKiB > 0 && r.peakKiB < 80_000, "\(r.peakKiB) KiB")
         #expect(r.summary["mismatched"] == 0)
     }
 
