@@ -358,7 +358,11 @@ public final class CaptureStats {
             for e in a.decoded.errors {
                 if e.code == .reassembly || (e.layer == "l2cap" && e.code != .truncated) {
                     report.counts.reassemblyErrors += e.code == .reassembly ? 1 : 0
-                    if e.code == .reassembly { problem("l2cap_reassembly", r, conn: nil, e.message) }
+                    if e.code == .reassembly {
+                        // AVDTP/AVCTP messages split over several packets (the Classic layers).
+                        if e.layer == "avdtp" || e.layer == "avrcp" { problem("message_reassembly", r, conn: nil, e.layer + ": " + e.message) }
+                        else { problem("l2cap_reassembly", r, conn: nil, e.message) }
+                    }
                 }
                 if e.code != .reassembly && !(e.code == .truncated && r.isTruncated) {
                     problem("malformed", r, conn: nil, (e.layer.isEmpty ? "" : e.layer + ": ") + e.message)

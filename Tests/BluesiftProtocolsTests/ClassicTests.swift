@@ -177,3 +177,102 @@ import BluesiftCapture
         #expect(sco.first?.airMode == 2)   // CVSD, as +BCS: 1 agreed
     }
 }
+
+/// AVDTP signalling (AVDTP 1.3 §8.4.2) and AVCTP (AVCTP 1.4 §6.1.2) messages split over
+/// start/continue/end packets, built here byte by byte: the end packet carries the whole
+/// message; parts out of order, a wrong count and a message past the cap are notes.
+@Suite struct ClassicFragmentTests {
+    let h: UInt16 = 0x000B
+    let store = RecordStore()
+
+    /// Connection Complete, then an L2CAP channel for `psm`: ours 0x0040, the peer's 0x0041.
+    func open(_ d: ProtocolDecoder, psm: UInt8) {
+        _ = d.decode(store.h4(1, .received, "04 03 0b 00 0b 00 11 22 33 44 55 66 01 00"))
+        _ = d.decode(store.record(2, .acl, .sent, acl(h, pb: 0b10, l2(0x0001, [0x02, 0x01, 0x04, 0x00, psm, 0x00, 0x40, 0x00]))))
+        _ = d.decode(store.record(3, .acl, .received, acl(h, pb: 0b10, l2(0x0001, hx("03 01 08 00 41 00 40 00 00 00 00 00")))))
+    }
+
+    func received(_ d: ProtocolDecoder, _ frame: Int, _ payload: [UInt8]) -> DecodedFrame {
+        d.decode(store.record(frame, .acl, .received, acl(h, pb: 0b10, l2(0x0040, payload))))
+    }
+
+    // Get All Capabilities response (§8.8): media transport, SBC, aptX (vendor 0x004F id 0x0001), delay reporting.
+    static let caps = hx("01 00 07 06 00 00 ff ff 02 35 07 09 00 ff 4f 00 00 00 01 00 ff 08 00")
+
+    @Test func avdtpStartContinueEndMakeOneMessage() {
+        let d = ProtocolDecoder()
+        open(d, psm: 0x19)
+        let c = Self.caps
+        // tid 1, Response Accept (2): start (NOSP 3, signal 0x0C), continue, end.
+        let start = received(d, 4, [0x1 << 4 | 1 << 2 | 2, 3, 0x0C] + c[0..<8])
+        let cont = received(d, 5, [0x1 << 4 | 2 << 2 | 2] + c[8..<16])
+        let end = received(d, 6, [0x1 << 4 | 3 << 2 | 2] + c[16...])
+        #expect(start.classic?.summary == "AVDTP Get All Capabilities Response Accept tid=1 (start packet)")
+        #expect(cont.classic?.summary == "AVDTP Fragment Response Accept tid=1 (continue packet)")
+        guard case .avdtp(let sig)? = end.classic else { Issue.record("no AVDTP layer"); return }
+        #expect(end.errors.isEmpty)
+        #expect(sig.signalID == .getAllCapabilities && sig.reassembled == 3 && sig.startFrame == 4)
+        #expect(Array(sig.parameters) == c)
+        #expect(sig.summary == "AVDTP Get All Capabilities Response Accept tid=1 (3 packets from #4) aptX 16000,32000,44100,48000 mono,stereo")
+        let j = json(sig)
+        #expect(j.contains(#""packet_type":"end","reassembled_packets":3,"start_frame":4"#))
+        #expect(j.contains(#""codec":"SBC""#) && j.contains(#""codec":"aptX""#) && j.contains(#""name":"Delay Reporting""#))
+    }
+
+    @Test func avdtpPartsOutOfOrderAreNotes() {
+        let d = ProtocolDecoder()
+        open(d, psm: 0x19)
+        // An end packet with no start: a note, the packet keeps its header only.
+        let orphan = received(d, 4, [0x2 << 4 | 3 << 2 | 2, 0xAA])
+        #expect(orphan.errors.map(\.message) == ["end packet (tid=2) without a start packet"])
+        #expect(orphan.errors.first?.layer == "avdtp" && orphan.errors.first?.code == .reassembly)
+        // Start announcing 3 packets, then the end: reassembled, with a note on the count.
+        _ = received(d, 5, [0x3 << 4 | 1 << 2 | 2, 3, 0x0C] + Self.caps[0..<10])
+        let end = received(d, 6, [0x3 << 4 | 3 << 2 | 2] + Self.caps[10...])
+        #expect(end.errors.map(\.message) == ["2 packets from #5, the start packet announced 3"])
+        if case .avdtp(let sig)? = end.classic { #expect(sig.reassembled == 2 && Array(sig.parameters) == Self.caps) }
+        else { Issue.record("no AVDTP layer") }
+        // A second start before the first ended: the first is dropped with a note.
+        _ = received(d, 7, [0x4 << 4 | 1 << 2 | 2, 2, 0x0C] + Self.caps[0..<4])
+        let again = received(d, 8, [0x5 << 4 | 1 << 2 | 2, 2, 0x0C] + Self.caps[0..<4])
+        #expect(again.errors.map(\.message) == ["start packet before the message started in #7 ended; that message is dropped"])
+    }
+
+    @Test func avdtpMessagePastTheCapIsDropped() {
+        let d = ProtocolDecoder()
+        open(d, psm: 0x19)
+        let big = [UInt8](repeating: 0x55, count: 9_000)
+        _ = received(d, 4, [0x1 << 4 | 1 << 2 | 2, 3, 0x0C] + big)
+        let over = received(d, 5, [0x1 << 4 | 2 << 2 | 2] + big)
+        #expect(over.errors.map(\.message) == ["message started in #4 is over 16384 bytes: not reassembled"])
+        let end = received(d, 6, [0x1 << 4 | 3 << 2 | 2] + big)
+        #expect(end.errors.isEmpty)
+        if case .avdtp(let sig)? = end.classic { #expect(sig.reassembled == nil && sig.packetType == 3) }
+        // The next message on the channel decodes normally.
+        let next = received(d, 7, [0x2 << 4 | 2, 0x0C] + Self.caps)
+        if case .avdtp(let sig)? = next.classic { #expect(sig.signalID == .getAllCapabilities && sig.codec != nil) }
+        else { Issue.record("no AVDTP layer") }
+    }
+
+    @Test func avctpStartEndMakeOneAVRCPResponse() {
+        let d = ProtocolDecoder()
+        open(d, psm: 0x17)
+        // GetElementAttributes response (AVRCP 1.6 §6.6.1): title and artist, UTF-8 (0x006A).
+        func attr(_ id: UInt8, _ s: String) -> [UInt8] { [0, 0, 0, id, 0x00, 0x6A, 0, UInt8(s.utf8.count)] + Array(s.utf8) }
+        let params = [2] + attr(1, "A title long enough to need two AVCTP packets") + attr(2, "Somebody")
+        let avc: [UInt8] = [0x0C, 0x48, 0x00, 0x00, 0x19, 0x58, 0x20, 0x00, 0x00, UInt8(params.count)] + params
+        // tl 3, response: start (2 packets, PID 0x110E) with the first 20 octets, end with the rest.
+        let start = received(d, 4, [0x3 << 4 | 1 << 2 | 2, 2, 0x11, 0x0E] + avc[0..<20])
+        let end = received(d, 5, [0x3 << 4 | 3 << 2 | 2] + avc[20...])
+        #expect(start.classic?.summary.hasSuffix("(start packet) tid=3") == true)
+        guard case .avrcp(let p)? = end.classic else { Issue.record("no AVRCP layer"); return }
+        #expect(end.errors.isEmpty)
+        #expect(p.pid == 0x110E && p.isResponse && p.pduID?.rawValue == 0x20 && p.reassembled == 2 && p.startFrame == 4)
+        #expect(p.elementAttributes.map(\.1) == ["A title long enough to need two AVCTP packets", "Somebody"])
+        #expect(p.summary == "AVRCP Stable GetElementAttributes title=\"A title long enough to need two AVCTP packets\" artist=\"Somebody\" (2 packets from #4) tid=3")
+        #expect(json(p).contains(#""response":true,"packet_type":"end","reassembled_packets":2,"start_frame":4,"pid":4366"#))
+        // A continue packet with no start on the other side: a note in the avrcp layer.
+        let orphan = d.decode(store.record(6, .acl, .sent, acl(h, pb: 0b10, l2(0x0041, [0x4 << 4 | 2 << 2]))))
+        #expect(orphan.errors.map { "\($0.layer) \($0.message)" } == ["avrcp continue packet (tid=4) without a start packet"])
+    }
+}

@@ -106,6 +106,10 @@ public struct AVCTPPDU: FieldDescribable {
     public var pduID: AVRCPPDUID?
     public var parameters = UnsafeRawBufferPointer(start: nil, count: 0)
     public var error: DecodeError?
+    /// On an end packet (AVCTP 1.4 §6.1.2): the number of packets the whole message came in,
+    /// and the frame of its start packet.
+    public var reassembled: Int?
+    public var startFrame: Int?
 
     public init(bytes: UnsafeRawBufferPointer, browsing: Bool) {
         self.browsing = browsing
@@ -234,6 +238,8 @@ public struct AVCTPPDU: FieldDescribable {
         if let e = event { s += " " + e.name }
         for (id, v) in elementAttributes where id <= 3 { s += " " + Self.attributeName(id) + "=\"" + v + "\"" }
         if pid != nil, pid != 0x110E, pid != 0x110C { s += " PID=" + Hex.fixed(UInt64(pid!), width: 4) }
+        if packetType != 0 { s += " (" + AVDTPSignal.packetTypeNames[Int(packetType)] + " packet)" }
+        if let n = reassembled, let st = startFrame { s += " (\(n) packets from #\(st))" }
         return s + " tid=\(transaction)"
     }
 
@@ -242,6 +248,8 @@ public struct AVCTPPDU: FieldDescribable {
         else if let o = opcode { sink.int("opcode", Int(o)); sink.string("name", name) }
         sink.int("transaction", Int(transaction))
         sink.bool("response", isResponse)
+        if packetType != 0 || reassembled != nil { sink.string("packet_type", AVDTPSignal.packetTypeNames[reassembled == nil ? Int(packetType) : 3]) }
+        if let n = reassembled, let st = startFrame { sink.int("reassembled_packets", n); sink.int("start_frame", st) }
         if let p = pid { sink.int("pid", Int(p)) }
         if invalidPID { sink.bool("invalid_pid", true) }
         if browsing { sink.bool("browsing", true) }

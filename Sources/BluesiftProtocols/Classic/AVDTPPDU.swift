@@ -90,8 +90,9 @@ public struct AVDTPError: RawRepresentable, Hashable, Sendable {
     }
 }
 
-/// One AVDTP signalling message (AVDTP 1.3 §8.4-§8.20). Borrows its bytes. Fragmented
-/// messages (start/continue/end packets, §8.4.2) show their header only.
+/// One AVDTP signalling message (AVDTP 1.3 §8.4-§8.20). Borrows its bytes. Start and
+/// continue packets of a fragmented message (§8.4.2) show their header; the decoder gives
+/// the end packet the whole message (`reassembled`, `startFrame`).
 public struct AVDTPSignal: FieldDescribable {
     public var transaction: UInt8 = 0
     /// 0 single, 1 start, 2 continue, 3 end.
@@ -101,6 +102,10 @@ public struct AVDTPSignal: FieldDescribable {
     public var numberOfPackets: Int?
     public var parameters = UnsafeRawBufferPointer(start: nil, count: 0)
     public var error: DecodeError?
+    /// On an end packet: the number of packets the whole message came in, and the frame of
+    /// its start packet.
+    public var reassembled: Int?
+    public var startFrame: Int?
 
     public init(bytes: UnsafeRawBufferPointer) {
         var r = ByteReader(bytes)
@@ -161,6 +166,7 @@ public struct AVDTPSignal: FieldDescribable {
     public var summary: String {
         var s = "AVDTP " + name + " " + messageType.name + " tid=\(transaction)"
         if packetType != 0 { s += " (" + Self.packetTypeNames[Int(packetType)] + " packet)" }
+        if let n = reassembled, let st = startFrame { s += " (\(n) packets from #\(st))" }
         if let a = acpSEID { s += " ACP SEID \(a)" }
         if signalID == .discover, messageType == .accept {
             AVDTPCapability.forEachSEP(parameters) { seid, inUse, media, sink in
@@ -175,7 +181,8 @@ public struct AVDTPSignal: FieldDescribable {
     public func describe<S: FieldSink>(into sink: inout S) {
         if let id = signalID { sink.int("opcode", Int(id.rawValue)); sink.string("name", id.name) }
         sink.int("transaction", Int(transaction))
-        sink.string("packet_type", Self.packetTypeNames[Int(packetType)])
+        sink.string("packet_type", Self.packetTypeNames[reassembled == nil ? Int(packetType) : 3])
+        if let n = reassembled, let st = startFrame { sink.int("reassembled_packets", n); sink.int("start_frame", st) }
         sink.int("message_type", Int(messageType.rawValue)); sink.string("message_type_name", messageType.name)
         if let n = numberOfPackets { sink.int("number_of_packets", n) }
         if let a = acpSEID { sink.int("acp_seid", Int(a)) }

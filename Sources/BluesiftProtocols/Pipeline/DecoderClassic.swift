@@ -21,7 +21,27 @@ final class ClassicState {
     var codec: A2DPCodec?
     /// Profiles already recorded in the connection table.
     var recorded: Set<String> = []
+    /// AVDTP signalling (AVDTP 1.3 §8.4.2) and AVCTP control (AVCTP 1.4 §6.1.2) messages being
+    /// reassembled, by sending side.
+    var avdtpParts: [MessageParts?] = [nil, nil, nil]
+    var avctpParts: [MessageParts?] = [nil, nil, nil]
     static let maxEntries = 64
+    /// Largest reassembled AVDTP/AVCTP message kept (a Get All Capabilities response with
+    /// every vendor codec is well under 1 KB); past it the message is dropped with a note.
+    static let maxMessage = 16_384
+}
+
+/// A fragmented message being put together: the single-packet header it will get, the data
+/// so far, and how many packets the start packet announced.
+struct MessageParts {
+    var header: [UInt8]
+    var data: [UInt8] = []
+    var announced: Int
+    var packets = 1
+    var transaction: UInt8
+    var startFrame: Int
+    /// Past `ClassicState.maxMessage`: data dropped, the end packet only closes it.
+    var overflow = false
 }
 
 extension ProtocolDecoder {
@@ -43,14 +63,16 @@ extension ProtocolDecoder {
         case 0x0019:
             if c.avdtpSignalling == nil { c.avdtpSignalling = bearer }
             if c.avdtpSignalling == bearer {
-                let sig = AVDTPSignal(bytes: payload)
+                var sig = AVDTPSignal(bytes: payload)
+                if sig.packetType != 0, sig.error == nil { sig = avdtpParts(sig, c, side: side, record, &f) }
                 avdtp(sig, c, side: side, record)
                 layer = .avdtp(sig)
             } else {
                 layer = .media(AVDTPMediaPacket(bytes: payload, codecType: c.codec?.codecType))
             }
         default:
-            let p = AVCTPPDU(bytes: payload, browsing: psm == 0x001B)
+            var p = AVCTPPDU(bytes: payload, browsing: psm == 0x001B)
+            if p.packetType != 0, p.error == nil, !p.browsing { p = avctpParts(p, payload, c, side: side, record, &f) }
             if p.pid == 0x110E || p.pid == 0x110C, !p.isResponse {
                 profile(record, "AVRCP", role: side == 0 ? "controller" : side == 1 ? "target" : nil, c)
             }
@@ -144,6 +166,76 @@ extension ProtocolDecoder {
             profile(record, "A2DP", role: hostIsSource.map { $0 ? "source" : "sink" }, c)
             profileDetail(record, "A2DP", detail: codec.summary)
         }
+    }
+
+    /// AVDTP 1.3 §8.4.2: a start packet (with the number of packets and the signal id), then
+    /// continue packets, then an end packet, each with the same transaction label. The end
+    /// packet's frame carries the whole message, decoded as the single packet it makes.
+    private func avdtpParts(_ sig: AVDTPSignal, _ c: ClassicState, side: UInt8, _ record: CaptureRecord,
+                            _ f: inout DecodedFrame) -> AVDTPSignal {
+        let header = sig.signalID.map { [sig.transaction << 4 | sig.messageType.rawValue, $0.rawValue] } ?? []
+        guard let whole = joinParts(&c.avdtpParts[Int(side)], type: sig.packetType, transaction: sig.transaction,
+                                    announced: sig.numberOfPackets ?? 0, header: header, data: sig.parameters,
+                                    layer: "avdtp", record, &f) else { return sig }
+        var out = AVDTPSignal(bytes: sdpWhole.hold(whole.bytes))
+        out.reassembled = whole.packets
+        out.startFrame = whole.startFrame
+        return out
+    }
+
+    /// AVCTP 1.4 §6.1.2: the start packet has the number of packets and the PID, continue and
+    /// end packets a one-octet header; the whole message gets a single packet's header.
+    private func avctpParts(_ p: AVCTPPDU, _ payload: UnsafeRawBufferPointer, _ c: ClassicState, side: UInt8,
+                            _ record: CaptureRecord, _ f: inout DecodedFrame) -> AVCTPPDU {
+        let start = p.packetType == 1
+        let skip = start ? 4 : 1
+        guard payload.count >= skip else { return p }
+        let h0 = payload[0] & 0xF3   // packet type bits cleared: a single packet
+        let header: [UInt8] = start ? [h0, payload[2], payload[3]] : []
+        let data = UnsafeRawBufferPointer(rebasing: payload[skip...])
+        guard let whole = joinParts(&c.avctpParts[Int(side)], type: p.packetType, transaction: p.transaction,
+                                    announced: start ? Int(payload[1]) : 0, header: header, data: data,
+                                    layer: "avrcp", record, &f) else { return p }
+        var out = AVCTPPDU(bytes: sdpWhole.hold(whole.bytes), browsing: false)
+        out.reassembled = whole.packets
+        out.startFrame = whole.startFrame
+        return out
+    }
+
+    /// One packet of a fragmented message into `parts`; the whole message on a good end packet.
+    /// Problems (a continue or end packet without its start, a start before the last message
+    /// ended, a count that differs from the announced one, a message past the cap) are notes
+    /// on the record; nothing is allocated beyond `ClassicState.maxMessage`.
+    private func joinParts(_ parts: inout MessageParts?, type: UInt8, transaction: UInt8, announced: Int,
+                           header: [UInt8], data: UnsafeRawBufferPointer, layer: String,
+                           _ record: CaptureRecord, _ f: inout DecodedFrame) -> (bytes: [UInt8], packets: Int, startFrame: Int)? {
+        func note(_ m: String) { f.errors.append(DecodeError(layer: layer, code: .reassembly, offset: 0, message: m)) }
+        if type == 1 {
+            if let old = parts { note("start packet before the message started in #\(old.startFrame) ended; that message is dropped") }
+            parts = MessageParts(header: header, announced: announced, transaction: transaction, startFrame: record.frame)
+        } else {
+            guard parts != nil, parts!.transaction == transaction else {
+                note((type == 2 ? "continue" : "end") + " packet (tid=\(transaction)) without a start packet")
+                return nil
+            }
+            parts!.packets += 1
+        }
+        if !parts!.overflow {
+            if parts!.data.count + data.count > ClassicState.maxMessage {
+                parts!.overflow = true
+                parts!.data = []
+                note("message started in #\(parts!.startFrame) is over \(ClassicState.maxMessage) bytes: not reassembled")
+            } else {
+                parts!.data.append(contentsOf: data)
+            }
+        }
+        guard type == 3, let done = parts else { return nil }
+        parts = nil
+        if done.overflow { return nil }
+        if done.packets != done.announced {
+            note("\(done.packets) packets from #\(done.startFrame), the start packet announced \(done.announced)")
+        }
+        return (done.header + done.data, done.packets, done.startFrame)
     }
 
     /// Records a profile on the connection's table entry once (roles added as they appear).

@@ -29,7 +29,8 @@ public final class ProtocolDecoder {
     /// `release` clears it (a connection that ends is released); a new connection changes
     /// the generation.
     var lastACL: (key: StateKey, state: ConnState, generation: Int)?
-    /// SDP attribute lists joined across continuations, borrowed by the frame.
+    /// SDP attribute lists joined across continuations, and AVDTP/AVCTP messages reassembled
+    /// from start/continue/end packets (a frame has one Classic layer), borrowed by the frame.
     let sdpWhole = OwnedBytes()
 
     /// Sniffed connections by number: roles, SN/NESN, encryption and pairing state.
