@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "BluesiftProtocols", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftSecurity"]),
         .target(name: "BluesiftGATT", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols"]),
         .target(name: "BluesiftPlugins", dependencies: ["BluesiftWire", .product(name: "Yams", package: "Yams")]),
-        .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins"]),
+        .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftSecurity"]),
         // One HTML file per capture or replay report: above dissect, never imports transport.
         .target(name: "BluesiftReport", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
         // Header-only (constants and struct layouts): no libbluetooth at run time.
@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "BluesiftTransportTests", dependencies: ["BluesiftTransport"]),
         .testTarget(name: "BluesiftPluginsTests", dependencies: ["BluesiftPlugins", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
         .testTarget(name: "BluesiftHostTests", dependencies: ["BluesiftHost", "BluesiftSecurity", "BluesiftProtocols"], exclude: ["Fixtures"]),
-        .testTarget(name: "BluesiftCLITests", dependencies: []),
+        .testTarget(name: "BluesiftCLITests", dependencies: ["BluesiftSecurity"]),
         .testTarget(name: "BluesiftE2ETests", dependencies: []),
         .testTarget(name: "BluesiftConformanceTests", dependencies: ["BluesiftCapture", "BluesiftProtocols", "BluesiftGATT"]),
         .testTarget(name: "BluesiftMalformedTests", dependencies: ["BluesiftFuzz", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftPlugins", "BluesiftDissect"]),

@@ -1,0 +1,555 @@
+import BluesiftWire
+import BluesiftCapture
+import BluesiftSecurity
+
+/// `bluesift redact`: addresses replaced by keyed pseudonyms, key material zeroed, optionally
+/// one peer kept and chosen characteristics masked. Every change keeps the record's length, so
+/// the file stays decodable by bluesift and Wireshark alike. Two passes over the capture:
+/// `learn` collects the addresses (and sniffer CRC parameters), `redact` rewrites a record.
+public final class Redactor {
+    public struct Options: Sendable {
+        public var salt: [UInt8]
+        /// Keep only this device (address as printed, any case): its connections and advertising.
+        public var peer: [UInt8]?
+        public var maskCharacteristics: Set<BluetoothUUID> = []
+        /// Drop every advertising report (all of them, or all but the peer's with `peer`).
+        public var dropAdvertising = false
+        public init(salt: [UInt8], peer: [UInt8]? = nil) { self.salt = salt; self.peer = peer }
+    }
+
+    let options: Options
+    let pseudonyms: AddressPseudonyms
+    /// Original address (6 bytes, wire order, packed) → pseudonym; both byte orders.
+    var map: [UInt64: UInt64] = [:]
+    /// Addresses met in a known place (as opposed to the reversed entries of `map`).
+    var known: Set<UInt64> = []
+    /// First two bytes of every mapped pattern: most windows are rejected without hashing.
+    var prefilter = [UInt64](repeating: 0, count: 1024)
+    /// Counts for the report, by what was replaced.
+    public private(set) var counts: [String: Int] = [:]
+    /// Connection handle → peer address (wire order), from connection complete events.
+    var handlePeer: [UInt16: [UInt8]] = [:]
+    /// Sniffed links: access address → CRC init (from CONNECT_IND).
+    var crcInit: [UInt32: UInt32] = [0x8E89_BED6: 0x55_5555]
+    /// How this capture's sniffer stores the CRC (found on a packet whose CRC was valid).
+    var crcVariant: Int?
+    let analyzer: Analyzer?
+
+    public init(options: Options) {
+        self.options = options
+        pseudonyms = AddressPseudonyms(salt: options.salt)
+        analyzer = options.maskCharacteristics.isEmpty ? nil : Analyzer(naming: true)
+    }
+
+    public var distinctAddresses: Int { known.count }
+
+    // MARK: pass 1
+
+    /// Learns the addresses a record carries in known places.
+    public func learn(_ r: CaptureRecord) {
+        let b = r.bytes
+        for o in addressOffsets(r) where o + 6 <= b.count { add(Array(b[o..<o + 6])) }
+        // As text: log lines, and device names such as "HFP AG Demo 00:1A:7D:DA:71:01".
+        for a in Self.textAddresses(b) { add(a.wire) }
+        if r.kind == .ll, crcVariant == nil, let s = r.sniffer, s.hasCRC, s.crcOK != false, b.count >= 9 {
+            calibrateCRC(b)
+        }
+    }
+
+    func pack(_ a: some Collection<UInt8>) -> UInt64 { a.reduce(0) { $0 << 8 | UInt64($1) } }
+
+    /// Addresses too regular to search for everywhere (00…, ff…, few distinct bytes) are only
+    /// replaced where they are known to be addresses.
+    static func distinctive(_ a: [UInt8]) -> Bool { Set(a).count >= 4 }
+
+    /// Known-place addresses get their own pseudonym even when the same bytes were first met
+    /// reversed (another address read backwards), so a field always decodes to pseudonym(field).
+    func add(_ a: [UInt8]) {
+        guard a.contains(where: { $0 != 0 }), a.contains(where: { $0 != 0xFF }) else { return }
+        let k = pack(a)
+        guard !known.contains(k) else { return }
+        known.insert(k)
+        let p = pseudonyms.pseudonym(a)
+        map[k] = pack(p)
+        let rk = pack(a.reversed())
+        if !known.contains(rk) { map[rk] = pack(p.reversed()) }
+        if Self.distinctive(a) {
+            for x in [a, a.reversed()] {
+                let i = Int(x[0]) << 8 | Int(x[1])
+                prefilter[i >> 6] |= 1 << UInt64(i & 63)
+            }
+        }
+    }
+
+    // MARK: pass 2
+
+    /// What to do with one record: nil bytes = unchanged; `drop` = leave it out.
+    public func redact(_ r: CaptureRecord) -> (bytes: [UInt8]?, drop: Bool) {
+        if shouldDrop(r) { counts["records dropped", default: 0] += 1; return (nil, true) }
+        var b = Array(r.bytes)
+        var changed = false
+        // Known address fields first (also the regular-looking addresses), then every other
+        // occurrence of a known address in either byte order.
+        var fixed: [Range<Int>] = []
+        for o in addressOffsets(r) where o + 6 <= b.count {
+            let k = pack(b[o..<o + 6])
+            fixed.append(o..<o + 6)
+            if let p = map[k] { write(p, into: &b, at: o); changed = true; counts["addresses", default: 0] += 1 }
+        }
+        if let t = redactText(b) {
+            b = t.bytes; changed = true; counts["addresses in text", default: 0] += t.count
+        }
+        if b.count >= 6 {
+            var i = 0
+            while i + 6 <= b.count {
+                let f = Int(b[i]) << 8 | Int(b[i + 1])
+                // A window overlapping a field already handled is never a second address.
+                if prefilter[f >> 6] & (1 << UInt64(f & 63)) != 0, !fixed.contains(where: { $0.overlaps(i..<i + 6) }),
+                   let p = map[pack(b[i..<i + 6])], Self.distinctive(Array(b[i..<i + 6])) {
+                    write(p, into: &b, at: i); changed = true; counts["addresses", default: 0] += 1
+                    i += 6
+                } else {
+                    i += 1
+                }
+            }
+        }
+        for (range, what) in keyRanges(r) where range.upperBound <= b.count {
+            for j in range { b[j] = 0 }
+            changed = true
+            counts[what, default: 0] += 1
+        }
+        if let a = analyzer {
+            let x = a.analyze(r)
+            if let ch = x.location?.characteristic, options.maskCharacteristics.contains(ch), let range = attValueRange(r), !range.isEmpty {
+                for j in range { b[j] = 0 }
+                changed = true
+                counts["masked values of \(ch)", default: 0] += 1
+            }
+        }
+        guard changed, !b.elementsEqual(r.bytes) else { return (nil, false) }
+        if r.kind == .ll { fixCRC(&b, r) }
+        return (b, false)
+    }
+
+    /// A record stored otherwise than the reader shows it (log text): its addresses as text,
+    /// and known addresses as bytes; nil when nothing changes.
+    public func redactStored(_ raw: UnsafeRawBufferPointer) -> [UInt8]? {
+        var b = Array(raw)
+        var n = 0
+        if let t = redactText(b) { b = t.bytes; n += t.count }
+        var i = 0
+        while i + 6 <= b.count {
+            if let p = map[pack(b[i..<i + 6])], Self.distinctive(Array(b[i..<i + 6])) { write(p, into: &b, at: i); n += 1; i += 6 } else { i += 1 }
+        }
+        guard n > 0 else { return nil }
+        counts["addresses in text", default: 0] += n
+        return b
+    }
+
+    func write(_ p: UInt64, into b: inout [UInt8], at o: Int) {
+        for j in 0..<6 { b[o + j] = UInt8(truncatingIfNeeded: p >> UInt64(8 * (5 - j))) }
+    }
+
+    /// The report: what was replaced, how many times.
+    public var report: [(String, Int)] {
+        var rows = [("distinct addresses", distinctAddresses)]
+        rows += counts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        return rows
+    }
+
+    // MARK: where addresses and keys are
+
+    /// Offsets (in the record's bytes) of 6-byte device addresses, by protocol.
+    func addressOffsets(_ r: CaptureRecord) -> [Int] {
+        let b = r.bytes
+        switch r.kind {
+        case .command:
+            guard b.count >= 3 else { return [] }
+            let op = UInt16(b[0]) | UInt16(b[1]) << 8
+            let p = 3
+            switch op {
+            // Core 5.4 Vol 4 Part E §7.1: Link Control commands whose first parameter is BD_ADDR.
+            case 0x0405, 0x0408, 0x0409, 0x040A, 0x040B, 0x040C, 0x040D, 0x040E, 0x0419, 0x041A,
+                 0x042B, 0x042C, 0x042D, 0x042E, 0x042F, 0x0434, 0x0C12:
+                return [p]
+            // §7.3.9 Write Stored Link Key: Num_Keys, BD_ADDR[i], Link_Key[i].
+            case 0x0C11:
+                guard b.count > p else { return [] }
+                return (0..<Int(b[p])).map { p + 1 + 6 * $0 }
+            case 0x2005: return [p]                                   // §7.8.4 LE Set Random Address
+            case 0x2006: return [p + 7]                               // §7.8.5 LE Set Advertising Parameters
+            case 0x200D: return [p + 6]                               // §7.8.12 LE Create Connection
+            case 0x2011, 0x2012, 0x2027, 0x2028, 0x202B, 0x202C, 0x204E: return [p + 1]   // accept/resolving lists, privacy mode
+            case 0x2035: return [p + 1]                               // §7.8.52 LE Set Advertising Set Random Address
+            case 0x2036: return [p + 12]                              // §7.8.53 LE Set Extended Advertising Parameters
+            case 0x2043: return [p + 3]                               // §7.8.66 LE Extended Create Connection
+            case 0x2044: return [p + 3]                               // §7.8.67 LE Periodic Advertising Create Sync
+            default: return []
+            }
+        case .event:
+            guard b.count >= 2 else { return [] }
+            let p = 2
+            switch b[0] {
+            case 0x03: trackConnection(b, statusAt: p, handleAt: p + 1, addressAt: p + 3); return [p + 3]   // §7.7.3 Connection Complete
+            case 0x04, 0x16, 0x17, 0x18, 0x31, 0x32, 0x33, 0x34, 0x35, 0x3B, 0x3D: return [p]  // §7.7.4, .22-.24, .40-.45
+            case 0x07, 0x12, 0x36: return [p + 1]                                               // name, role change, SSP complete
+            case 0x02, 0x22:                                                                    // §7.7.2/.33 Inquiry Result (arrays)
+                guard b.count > p else { return [] }
+                return (0..<Int(b[p])).map { p + 1 + 6 * $0 }
+            case 0x2F: return [p + 1]                                                          // §7.7.38 Extended Inquiry Result
+            case 0x15:                                                                          // §7.7.21 Return Link Keys
+                guard b.count > p else { return [] }
+                return (0..<Int(b[p])).map { p + 1 + 22 * $0 }
+            case 0x0E:                                                                          // §7.7.14 Command Complete
+                guard b.count >= 5 else { return [] }
+                let op = UInt16(b[3]) | UInt16(b[4]) << 8
+                switch op {
+                case 0x1009, 0x0408, 0x040B, 0x040C, 0x040D, 0x040E, 0x041A, 0x042B, 0x042C, 0x042D, 0x042E, 0x042F, 0x0434:
+                    return [6]
+                default: return []
+                }
+            case 0x3E:
+                guard b.count > p else { return [] }
+                switch b[p] {
+                case 0x01: trackConnection(b, statusAt: p + 1, handleAt: p + 2, addressAt: p + 6); return [p + 6]                 // §7.7.65.1
+                case 0x0A, 0x29: trackConnection(b, statusAt: p + 1, handleAt: p + 2, addressAt: p + 6); return [p + 6, p + 12, p + 18] // §7.7.65.10
+                case 0x02: return advReportOffsets(b).flatMap { [$0.address] + Self.adAddressOffsets(b, from: $0.address + 7, to: $0.end - 1) }  // §7.7.65.2
+                case 0x0B:                                                                                      // §7.7.65.11
+                    guard b.count > p + 1 else { return [] }
+                    var out: [Int] = []
+                    for i in 0..<Int(b[p + 1]) { let o: Int = p + 2 + 16 * i; out.append(o + 2); out.append(o + 9) }
+                    return out
+                case 0x0D: return extAdvReportOffsets(b).flatMap { (r: (address: Int, end: Int)) -> [Int] in [r.address, r.address + 14] + Self.adAddressOffsets(b, from: r.address + 21, to: r.end) }  // §7.7.65.13
+                case 0x0E: return [p + 6]                                                                       // §7.7.65.14
+                case 0x13: return [p + 3]                                                                       // §7.7.65.19
+                default: return []
+                }
+            default: return []
+            }
+        case .acl:
+            guard let (cid, pay) = l2cap(b) else { return [] }
+            // Vol 3 Part H §3.6.4 Identity Address Information: type, address.
+            if cid == 0x0006 || cid == 0x0007, pay + 8 <= b.count, b[pay] == 0x09 { return [pay + 2] }
+            return []
+        case .ll:
+            return llAddressOffsets(r)
+        case .index:
+            // Linux monitor New Index (BlueZ btsnoop.h): type, bus, bdaddr, name.
+            return r.sourceType == 0 && b.count >= 8 ? [2] : []
+        default:
+            return []
+        }
+    }
+
+    /// Core 5.4 Supplement Part A §1.16 LE Bluetooth Device Address (address + type byte) and
+    /// §1.13 Public/Random Target Address (a list of addresses): AD structures in `from..<to`.
+    static func adAddressOffsets(_ b: UnsafeRawBufferPointer, from: Int, to: Int) -> [Int] {
+        var out: [Int] = []
+        var o = from
+        let end = min(to, b.count)
+        while o + 1 < end {
+            let len = Int(b[o])
+            guard len > 0, o + 1 + len <= end else { break }
+            switch b[o + 1] {
+            case 0x1B where len >= 7: out.append(o + 2)
+            case 0x17, 0x18: out += stride(from: o + 2, through: o + 1 + len - 6, by: 6).map { $0 }
+            default: break
+            }
+            o += 1 + len
+        }
+        return out
+    }
+
+    /// "hh:hh:hh:hh:hh:hh" (either case) in log text: (offset, address in wire order).
+    static func textAddresses(_ b: some Collection<UInt8>) -> [(offset: Int, wire: [UInt8])] {
+        let t = Array(b)
+        guard t.count >= 17 else { return [] }
+        func hex(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 0x30...0x39: c - 0x30
+            case 0x41...0x46: c - 0x41 + 10
+            case 0x61...0x66: c - 0x61 + 10
+            default: nil
+            }
+        }
+        var out: [(Int, [UInt8])] = []
+        var i = 0
+        while i + 17 <= t.count {
+            var a: [UInt8] = []
+            var ok = (i == 0 || (hex(t[i - 1]) == nil && t[i - 1] != 0x3A)) && (i + 17 == t.count || (hex(t[i + 17]) == nil && t[i + 17] != 0x3A))
+            var j = 0
+            while ok && j < 6 {
+                if let h = hex(t[i + 3 * j]), let l = hex(t[i + 3 * j + 1]), j == 5 || t[i + 3 * j + 2] == 0x3A { a.append(h << 4 | l) } else { ok = false }
+                j += 1
+            }
+            if ok { out.append((i, a.reversed())); i += 17 } else { i += 1 }
+        }
+        return out
+    }
+
+    /// Text with every address replaced by its pseudonym (same case, same length).
+    func redactText(_ b: [UInt8]) -> (bytes: [UInt8], count: Int)? {
+        let found = Self.textAddresses(b)
+        guard !found.isEmpty else { return nil }
+        var t = b
+        for (o, wire) in found {
+            guard wire.contains(where: { $0 != 0 }), wire.contains(where: { $0 != 0xFF }) else { continue }
+            let k = pack(wire)
+            let p = known.contains(k) ? map[k]! : pack(pseudonyms.pseudonym(wire))
+            let upper = t[o..<o + 17].contains { $0 >= 0x41 && $0 <= 0x46 }
+            let digits = Array((upper ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
+            for j in 0..<6 {   // text shows the most significant byte first
+                let v = UInt8(truncatingIfNeeded: p >> UInt64(8 * j))
+                t[o + 3 * j] = digits[Int(v >> 4)]
+                t[o + 3 * j + 1] = digits[Int(v & 15)]
+            }
+        }
+        return t == b ? nil : (t, found.count)
+    }
+
+    func trackConnection(_ b: UnsafeRawBufferPointer, statusAt s: Int, handleAt h: Int, addressAt a: Int) {
+        guard a + 6 <= b.count, b[s] == 0 else { return }
+        let handle = (UInt16(b[h]) | UInt16(b[h + 1]) << 8) & 0x0FFF
+        handlePeer[handle] = Array(b[a..<a + 6])
+    }
+
+    /// LE Advertising Report: reports one after another (as controllers send them and
+    /// Wireshark reads them): event type, address type, address, data length, data, RSSI.
+    func advReportOffsets(_ b: UnsafeRawBufferPointer) -> [(address: Int, end: Int)] {
+        guard b.count > 3 else { return [] }
+        var out: [(Int, Int)] = []
+        var o = 4
+        for _ in 0..<Int(b[3]) {
+            guard o + 9 <= b.count else { break }
+            let len = Int(b[o + 8])
+            out.append((o + 2, o + 9 + len + 1))
+            o += 9 + len + 1
+        }
+        return out
+    }
+
+    /// LE Extended Advertising Report: 24 fixed bytes then data, per report.
+    func extAdvReportOffsets(_ b: UnsafeRawBufferPointer) -> [(address: Int, end: Int)] {
+        guard b.count > 3 else { return [] }
+        var out: [(Int, Int)] = []
+        var o = 4
+        for _ in 0..<Int(b[3]) {
+            guard o + 24 <= b.count else { break }
+            let len = Int(b[o + 23])
+            out.append((o + 3, o + 24 + len))
+            o += 24 + len
+        }
+        return out
+    }
+
+    /// (CID, payload offset) of an ACL packet that starts an L2CAP frame.
+    func l2cap(_ b: UnsafeRawBufferPointer) -> (UInt16, Int)? {
+        guard b.count >= 8 else { return nil }
+        let pb = (b[1] >> 4) & 0x3
+        guard pb != 0x1 else { return nil }
+        return (UInt16(b[6]) | UInt16(b[7]) << 8, 8)
+    }
+
+    /// Key material, zeroed: (byte range, report label).
+    func keyRanges(_ r: CaptureRecord) -> [(Range<Int>, String)] {
+        let b = r.bytes
+        switch r.kind {
+        case .command:
+            guard b.count >= 3 else { return [] }
+            let op = UInt16(b[0]) | UInt16(b[1]) << 8
+            switch op {
+            case 0x201A: return [(5..<21, "LE Long Term Key Request Reply LTK")]        // §7.8.25
+            case 0x2019: return [(15..<31, "LE Enable Encryption LTK")]                 // §7.8.24
+            case 0x040B: return [(9..<25, "Link Key Request Reply key")]                // §7.1.10
+            case 0x040D: return [(10..<26, "PIN Code Request Reply PIN")]               // §7.1.12
+            case 0x2027: return [(10..<42, "LE Add Device To Resolving List IRKs")]     // §7.8.38
+            // §7.8.22 LE Encrypt: hosts compute c1/s1/ah with it, so key and plaintext are
+            // TK, confirm and random values.
+            case 0x2017: return [(3..<35, "LE Encrypt key and plaintext")]
+            case 0x0C11:                                                                  // §7.3.9
+                guard b.count > 3 else { return [] }
+                let n = Int(b[3])
+                return (0..<n).map { (4 + 6 * n + 16 * $0 ..< 4 + 6 * n + 16 * ($0 + 1), "Write Stored Link Key key") }
+            default: return []
+            }
+        case .event:
+            guard b.count >= 2 else { return [] }
+            switch b[0] {
+            case 0x18: return [(8..<24, "Link Key Notification key")]                   // §7.7.24
+            case 0x0E where b.count >= 6:                                                 // §7.7.14 Command Complete
+                switch UInt16(b[3]) | UInt16(b[4]) << 8 {
+                case 0x2017: return [(6..<22, "LE Encrypt result")]                       // §7.8.22: a confirm value or key
+                case 0x2018: return [(6..<14, "LE Rand result")]                          // §7.8.23: pairing randoms, EDIV/Rand
+                default: return []
+                }
+            case 0x3E where b.count > 2 && b[2] == 0x09:                                  // §7.7.65.9 LE Generate DHKey Complete
+                return [(4..<36, "LE DHKey")]
+            case 0x15:                                                                    // §7.7.21
+                guard b.count > 2 else { return [] }
+                return (0..<Int(b[2])).map { (3 + 22 * $0 + 6 ..< 3 + 22 * $0 + 22, "Return Link Keys key") }
+            default: return []
+            }
+        case .acl:
+            guard let (cid, pay) = l2cap(b), cid == 0x0006 || cid == 0x0007, pay < b.count else { return [] }
+            return smpKeys(code: b[pay], at: pay)
+        case .ll:
+            guard let pay = llSMP(r) else { return [] }
+            return smpKeys(code: b[pay], at: pay)
+        default:
+            return []
+        }
+    }
+
+    /// Vol 3 Part H §3.5.3/3.5.4 Pairing Confirm/Random (from which legacy pairing's keys are
+    /// recovered), §3.5.7 DHKey Check, §3.6.2 Encryption Information (LTK), §3.6.4 Identity Information (IRK),
+    /// §3.6.6 Signing Information (CSRK).
+    func smpKeys(code: UInt8, at p: Int) -> [(Range<Int>, String)] {
+        switch code {
+        case 0x03: [(p + 1..<p + 17, "SMP Pairing Confirm value")]
+        case 0x04: [(p + 1..<p + 17, "SMP Pairing Random value")]
+        case 0x06: [(p + 1..<p + 17, "SMP Encryption Information LTK")]
+        case 0x08: [(p + 1..<p + 17, "SMP Identity Information IRK")]
+        case 0x0A: [(p + 1..<p + 17, "SMP Signing Information CSRK")]
+        case 0x0D: [(p + 1..<p + 17, "SMP Pairing DHKey Check value")]
+        default: []
+        }
+    }
+
+    // MARK: sniffed link layer (AA, header, payload, CRC)
+
+    static let advAA: UInt32 = 0x8E89_BED6
+
+    func aa(_ b: UnsafeRawBufferPointer) -> UInt32? {
+        guard b.count >= 6 else { return nil }
+        return UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
+    }
+
+    /// Vol 6 Part B §2.3: AdvA, TargetA, ScanA, InitA in advertising PDUs; CONNECT_IND also
+    /// gives the connection's access address and CRC init.
+    func llAddressOffsets(_ r: CaptureRecord) -> [Int] {
+        let b = r.bytes
+        guard let a = aa(b), a == Self.advAA else { return [] }
+        let end = b.count - (r.sniffer?.hasCRC == false ? 0 : 3)
+        let p = 6
+        let offsets: [Int]
+        switch b[4] & 0x0F {
+        case 0x00, 0x02, 0x04, 0x06: offsets = [p] + Self.adAddressOffsets(b, from: p + 6, to: end)   // AdvA, AdvData
+        case 0x01, 0x03: offsets = [p, p + 6]
+        case 0x05:
+            offsets = [p, p + 6]
+            if p + 19 <= end {
+                let access = UInt32(b[p + 12]) | UInt32(b[p + 13]) << 8 | UInt32(b[p + 14]) << 16 | UInt32(b[p + 15]) << 24
+                crcInit[access] = UInt32(b[p + 16]) | UInt32(b[p + 17]) << 8 | UInt32(b[p + 18]) << 16
+            }
+        case 0x07, 0x08:
+            // §2.3.4 Common Extended Advertising Payload: header length and AdvMode, flags,
+            // then AdvA and TargetA when flagged; AdvData after the extended header.
+            var o: [Int] = []
+            let hlen = p < end ? Int(b[p] & 0x3F) : 0
+            if hlen >= 1, p + 1 + hlen <= end {
+                let flags = b[p + 1]
+                var q = p + 2
+                if flags & 0x01 != 0 { o.append(q); q += 6 }
+                if flags & 0x02 != 0 { o.append(q) }
+                o += Self.adAddressOffsets(b, from: p + 1 + hlen, to: end)
+            }
+            offsets = o.filter { $0 + 6 <= p + 1 + hlen || $0 >= p + 1 + hlen }
+        default: offsets = []
+        }
+        return offsets.filter { $0 + 6 <= end }
+    }
+
+    /// Offset of an SMP PDU in an unencrypted LL data PDU that starts an L2CAP frame.
+    func llSMP(_ r: CaptureRecord) -> Int? {
+        let b = r.bytes
+        guard let a = aa(b), a != Self.advAA, r.sniffer?.encrypted != true, b.count >= 11, b[4] & 0x03 == 0x02 else { return nil }
+        guard UInt16(b[8]) | UInt16(b[9]) << 8 == 0x0006 else { return nil }
+        return 10
+    }
+
+    /// Core 5.4 Vol 6 Part B §3.1.1: CRC-24, polynomial x^24+x^10+x^9+x^6+x^4+x^3+x+1, over the
+    /// PDU, least significant bit first.
+    static func crc24(_ b: some Collection<UInt8>, initial: UInt32) -> UInt32 {
+        var state = initial & 0xFF_FFFF
+        for byte in b {
+            var cur = byte
+            for _ in 0..<8 {
+                let bit = (state ^ UInt32(cur)) & 1
+                cur >>= 1
+                state >>= 1
+                if bit != 0 { state ^= 0xDA_6000 }
+            }
+        }
+        return state
+    }
+
+    static func reverse24(_ v: UInt32) -> UInt32 {
+        var r: UInt32 = 0
+        for i in 0..<24 where v & (1 << UInt32(i)) != 0 { r |= 1 << UInt32(23 - i) }
+        return r
+    }
+
+    /// The stored CRC for `variant` (init reversed or not; value reversed or not; byte order).
+    static func crcBytes(_ pdu: some Collection<UInt8>, initial: UInt32, variant: Int) -> [UInt8] {
+        let i = variant & 1 != 0 ? reverse24(initial) : initial
+        var v = crc24(pdu, initial: i)
+        if variant & 2 != 0 { v = reverse24(v) }
+        let le = [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF)]
+        return variant & 4 != 0 ? le.reversed() : le
+    }
+
+    func calibrateCRC(_ b: UnsafeRawBufferPointer) {
+        guard let a = aa(b), a == Self.advAA else { return }
+        let pdu = b[4..<b.count - 3], stored = Array(b[b.count - 3..<b.count])
+        crcVariant = (0..<8).first { Self.crcBytes(pdu, initial: 0x55_5555, variant: $0) == stored }
+    }
+
+    func fixCRC(_ b: inout [UInt8], _ r: CaptureRecord) {
+        guard r.sniffer?.hasCRC != false, b.count >= 9, let v = crcVariant,
+              let access = aa(r.bytes), let initial = crcInit[access] else {
+            counts["sniffed packets with a stale CRC", default: 0] += 1
+            return
+        }
+        // Only when the original CRC was right: a bad CRC stays bad.
+        let before = Self.crcBytes(r.bytes[4..<r.bytes.count - 3], initial: initial, variant: v)
+        guard before.elementsEqual(r.bytes[(r.bytes.count - 3)...]) else { return }
+        let c = Self.crcBytes(b[4..<b.count - 3], initial: initial, variant: v)
+        b.replaceSubrange(b.count - 3..<b.count, with: c)
+        counts["sniffed packet CRCs recomputed", default: 0] += 1
+    }
+
+    // MARK: --peer, advertising, masked characteristics
+
+    func shouldDrop(_ r: CaptureRecord) -> Bool {
+        let b = r.bytes
+        switch r.kind {
+        case .event where b.count > 3 && b[0] == 0x3E && (b[2] == 0x02 || b[2] == 0x0D):
+            guard let peer = options.peer else { return options.dropAdvertising }
+            let addrs = b[2] == 0x02 ? advReportOffsets(b).map(\.address) : extAdvReportOffsets(b).map(\.address)
+            return !addrs.contains { $0 + 6 <= b.count && b[$0..<$0 + 6].elementsEqual(peer) }
+        case .acl:
+            guard let peer = options.peer, b.count >= 2 else { return false }
+            let handle = (UInt16(b[0]) | UInt16(b[1]) << 8) & 0x0FFF
+            guard let p = handlePeer[handle] else { return true }
+            return p != peer
+        case .ll:
+            guard let a = aa(b), a == Self.advAA else { return false }
+            guard let peer = options.peer else { return options.dropAdvertising }
+            return !llAddressOffsets(r).contains { b[$0..<$0 + 6].elementsEqual(peer) }
+        default:
+            return false
+        }
+    }
+
+    /// The value bytes of an ATT PDU carrying a characteristic value (Vol 3 Part F §3.4).
+    func attValueRange(_ r: CaptureRecord) -> Range<Int>? {
+        let b = r.bytes
+        guard r.kind == .acl, let (cid, p) = l2cap(b), cid == 0x0004, p < b.count else { return nil }
+        switch b[p] {
+        case 0x1B, 0x1D, 0x12, 0x52, 0x16: return p + 3 <= b.count ? (p + 3 + (b[p] == 0x16 ? 2 : 0))..<b.count : nil
+        case 0xD2: return p + 15 <= b.count ? (p + 3)..<(b.count - 12) : nil
+        case 0x0B, 0x0D: return (p + 1)..<b.count
+        default: return nil
+        }
+    }
+}
