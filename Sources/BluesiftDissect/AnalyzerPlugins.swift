@@ -51,7 +51,8 @@ extension Analyzer {
     }
 
     /// Plugins on Classic channels: RFCOMM data (UIH on a data DLCI, not AT lines) by server
-    /// channel, else the payload of a dynamic L2CAP channel by PSM. Sent by the host = write.
+    /// channel, else by the service SDP named on it; else the payload of a dynamic L2CAP
+    /// channel by PSM. Sent by the host = write.
     func applyChannelPlugins(_ a: inout AnalyzedFrame, _ plugins: PluginSet) {
         guard let conn = a.decoded.connection else { return }
         let direction: PluginDirection = a.record.direction == .sent ? .write : .notify
@@ -59,8 +60,12 @@ extension Analyzer {
         var result: PluginSet.Result?
         if a.decoded.layers.contains(.classic), case .rfcomm(let f)? = a.decoded.classic {
             guard f.dlci != 0, f.frameType == .uih, f.at.isEmpty, !f.information.isEmpty else { return }
-            result = plugins.process(channel: .rfcomm(f.channel), direction: direction, device: device,
-                                     value: f.information, timeMicroseconds: a.record.timestamp.microseconds)
+            let t = a.record.timestamp.microseconds
+            result = plugins.process(channel: .rfcomm(f.channel), direction: direction, device: device, value: f.information, timeMicroseconds: t)
+            if result == nil, plugins.targetsServices, let name = f.serviceName {
+                result = plugins.process(channel: .rfcommService(name), direction: direction, device: device, value: f.information,
+                                         timeMicroseconds: t, stream: 0x8000 | UInt16(f.channel))
+            }
         } else if let psm = a.decoded.l2capStorage.psm, !a.decoded.l2capStorage.payload.isEmpty {
             result = plugins.process(channel: .psm(psm), direction: direction, device: device,
                                      value: a.decoded.l2capStorage.payload, timeMicroseconds: a.record.timestamp.microseconds)

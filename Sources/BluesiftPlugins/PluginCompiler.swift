@@ -251,17 +251,33 @@ struct PluginCompiler {
         var out: [PluginMatch] = []
         for item in seq {
             let m = try mapping(item, "a match rule")
-            try checkKeys(m, ["service", "characteristic", "handle", "direction", "directions", "rfcomm_channel", "psm"], "a match rule")
+            try checkKeys(m, ["service", "characteristic", "handle", "direction", "directions", "rfcomm_channel", "rfcomm_dlci",
+                              "rfcomm_service", "psm"], "a match rule")
+            // One target per rule: a characteristic, or a Classic channel named one of four ways.
+            let targets = ["characteristic", "rfcomm_channel", "rfcomm_dlci", "rfcomm_service", "psm"].filter { m[$0] != nil }
+            if targets.count > 1, let second = m[targets[1]] {
+                throw fail(second, "a match rule names one of characteristic, rfcomm_channel, rfcomm_dlci, rfcomm_service, psm")
+            }
             var channel: PluginChannel?
             if let n = m["rfcomm_channel"] {
                 let v = try integer(n, "rfcomm_channel")
                 guard (1...30).contains(v) else { throw fail(n, "rfcomm_channel must be 1-30") }
                 channel = .rfcomm(UInt8(v))
             }
+            if let n = m["rfcomm_dlci"] {
+                // RFCOMM 1.2 §5.4 / TS 07.10 §5.6: DLCI = server channel << 1 | direction bit.
+                let v = try integer(n, "rfcomm_dlci")
+                guard (2...61).contains(v) else { throw fail(n, "rfcomm_dlci must be 2-61 (0 is the multiplexer)") }
+                channel = .rfcomm(UInt8(v >> 1))
+            }
+            if let n = m["rfcomm_service"] {
+                let v = try string(n, "rfcomm_service")
+                guard !v.isEmpty else { throw fail(n, "rfcomm_service must name a service") }
+                channel = .rfcommService(v)
+            }
             if let n = m["psm"] {
                 let v = try integer(n, "psm")
                 guard (1...0xFFFF).contains(v), v & 1 == 1 else { throw fail(n, "psm must be odd, 0x0001-0xffff") }
-                guard channel == nil else { throw fail(n, "a match rule names one of characteristic, rfcomm_channel, psm") }
                 channel = .psm(UInt16(v))
             }
             var service: BluetoothUUID?
@@ -271,11 +287,10 @@ struct PluginCompiler {
             }
             var c = BluetoothUUID(0)
             if let cn = m["characteristic"] {
-                guard channel == nil else { throw fail(cn, "a match rule names one of characteristic, rfcomm_channel, psm") }
                 guard let u = BluetoothUUID(string: try string(cn, "characteristic")) else { throw fail(cn, "bad characteristic UUID") }
                 c = u
             } else if channel == nil {
-                throw fail(item, "a match rule needs 'characteristic' (or 'rfcomm_channel' / 'psm')")
+                throw fail(item, "a match rule needs 'characteristic' (or 'rfcomm_channel', 'rfcomm_dlci', 'rfcomm_service', 'psm')")
             }
             var handle: UInt16?
             if let h = m["handle"] {

@@ -19,13 +19,17 @@ public struct PluginMatch: Sendable, Equatable {
     public var channel: PluginChannel? = nil
 }
 
-/// A Classic data channel a plugin can target.
+/// A Classic data channel a plugin can target: an RFCOMM server channel (`rfcomm_channel`, or
+/// `rfcomm_dlci` halved), the service SDP advertised on an RFCOMM channel (`rfcomm_service`,
+/// as `dump` names it: "Serial Port"), or an L2CAP PSM.
 public enum PluginChannel: Sendable, Hashable, CustomStringConvertible {
     case rfcomm(UInt8)
+    case rfcommService(String)
     case psm(UInt16)
     public var description: String {
         switch self {
         case .rfcomm(let c): "rfcomm \(c)"
+        case .rfcommService(let n): "rfcomm service \"\(n)\""
         case .psm(let p): "psm " + Hex.fixed(UInt64(p), width: 4)
         }
     }

@@ -15,7 +15,11 @@ public final class PluginSet {
         self.plugins = plugins
         for (i, p) in plugins.enumerated() {
             for m in p.matches {
-                if let c = m.channel { byChannel[c, default: []].append(Entry(plugin: i, match: m)); continue }
+                if let c = m.channel {
+                    byChannel[c, default: []].append(Entry(plugin: i, match: m))
+                    if case .rfcommService = c { targetsServices = true }
+                    continue
+                }
                 byCharacteristic[m.characteristic, default: []].append(Entry(plugin: i, match: m))
                 if let h = m.handle { byHandle[h, default: []].append(Entry(plugin: i, match: m)) }
             }
@@ -28,13 +32,18 @@ public final class PluginSet {
     /// Some plugin targets a Classic channel (the analyzer looks at Classic data only then).
     public var targetsChannels: Bool { !byChannel.isEmpty }
 
-    /// Runs the plugin of a Classic channel over its data (see `PluginMatch`).
+    /// Some plugin targets an RFCOMM channel by its SDP service name.
+    public private(set) var targetsServices = false
+
+    /// Runs the plugin of a Classic channel over its data (see `PluginMatch`). `stream` keys the
+    /// frame reassembly (default: from the channel); a service match passes its server channel.
     public func process(channel: PluginChannel, direction: PluginDirection, device: UInt64,
-                        value: UnsafeRawBufferPointer, timeMicroseconds: Int64) -> Result? {
+                        value: UnsafeRawBufferPointer, timeMicroseconds: Int64, stream: UInt16? = nil) -> Result? {
         guard let e = byChannel[channel]?.first(where: { $0.match.directions.contains(direction) }) else { return nil }
         let key: UInt16
         switch channel {
         case .rfcomm(let c): key = 0x8000 | UInt16(c)
+        case .rfcommService: key = stream ?? 0x8000
         case .psm(let p): key = p
         }
         return run(e.plugin, e.match, handle: key, direction: direction, byHandle: false, device: device,
