@@ -19,8 +19,12 @@ include Tests/VirtualDevice/venv.mk
 # Installing (README, "Install"): make install PREFIX=/usr/local [DESTDIR=/tmp/pkg]
 PREFIX ?= /usr/local
 DESTDIR ?=
+# The static build has a build directory of its own, so `release` (bench.sh) and
+# `release-static` (install) do not relink each other's binary back and forth.
+STATIC_BUILD := .build-static
+STATIC_FLAGS := $(RELEASE_FLAGS) --static-swift-stdlib --scratch-path $(STATIC_BUILD)
 # The binary install-files copies (install builds it: release, Swift runtime linked in).
-BIN_TO_INSTALL ?= .build/release/bluesift
+BIN_TO_INSTALL ?= $(STATIC_BUILD)/release/bluesift
 MAN_BUILD ?= .build/man
 COMMIT := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 I_BIN := $(DESTDIR)$(PREFIX)/bin
@@ -70,16 +74,18 @@ test: deps-test venv
 	$(SWIFT) build --product generate-manual   # InstallTests installs the man pages too
 	$(SWIFT) test --skip-build
 
-# The fast build (see scripts/bench.sh): .build/release/bluesift
+# The fast build (scripts/bench.sh builds through this target too): .build/release/bluesift,
+# stamped with the commit. RELEASE_BIN names the binary to stamp (a test stamps a copy).
+RELEASE_BIN ?= .build/release/bluesift
 release: deps-build
 	$(SWIFT) build -c release $(RELEASE_FLAGS)
-	@python3 scripts/stamp_binary.py .build/release/bluesift "$(COMMIT)"
+	@python3 scripts/stamp_binary.py $(RELEASE_BIN) "$(COMMIT)"
 
 # The installable binary: as `release`, with the Swift runtime and Foundation linked in, so
 # it runs on a Debian machine without Swift (only Debian's libc, libstdc++, libpcap).
 release-static: deps-build
-	$(SWIFT) build -c release $(RELEASE_FLAGS) --static-swift-stdlib
-	@python3 scripts/stamp_binary.py .build/release/bluesift "$(COMMIT)"
+	$(SWIFT) build -c release $(STATIC_FLAGS) --product bluesift
+	@python3 scripts/stamp_binary.py $(STATIC_BUILD)/release/bluesift "$(COMMIT)"
 
 # Runs the binary with no Swift on the library path and checks ldd finds no Swift library.
 check-static:

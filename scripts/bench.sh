@@ -9,12 +9,12 @@ size=${1:-100}
 src=${BENCH_SOURCE:-../shared/captures/public/lightctl_btsnoop_hci.log}
 [ -f "$src" ] || src=Captures/pongbot_btsnoop_hci.log
 out=bench-out; mkdir -p "$out"
-# The release flags of the Makefile: cross-module optimisation lets the generic field sinks
-# specialise across modules (~25% faster JSON Lines, same output); runtime exclusivity checks
-# are off (the tests' debug build keeps them). Build flags rather than Package.swift
-# unsafeFlags, so the package stays usable as a dependency.
-swift build -c release -Xswiftc -cross-module-optimization -Xswiftc -enforce-exclusivity=unchecked >/dev/null
-bin=.build/release/bluesift
+# The binary `make release` builds and stamps with the commit (its flags: cross-module
+# optimisation, no runtime exclusivity checks; see the Makefile): one build path for both.
+# BENCH_BUILD_ONLY=1 stops after the build and prints the binary's --version.
+bin=${RELEASE_BIN:-.build/release/bluesift}
+make -s release RELEASE_BIN="$bin" >/dev/null
+if [ "${BENCH_BUILD_ONLY:-0}" = 1 ]; then "$bin" --version; exit 0; fi
 big="$out/big-${size}MB.btsnoop"
 [ -f "$big" ] || python3 scripts/make_big_capture.py "$src" "$big" "$size"
 records=$($bin info "$big" | awk '/^records:/ {print $2}')
