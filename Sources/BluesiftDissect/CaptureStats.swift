@@ -17,6 +17,9 @@ public struct StatsReport: Codable, Sendable {
     public var firstUs: Int64?
     public var lastUs: Int64?
     public var durationUs: Int64 = 0
+    /// Every timestamp a whole millisecond: the capture's clock has ms resolution, so
+    /// latencies are shown as "<1 ms" and whole ms, never "0 µs".
+    public var millisecondClock = false
     public var quality: [Advice] = []
     public var devices: [Device] = []
     /// Devices past the cap (`StatsLimits.devices`), counted only.
@@ -328,6 +331,7 @@ public final class CaptureStats {
     var smpSeen = false
     var isSniffer = false
     var pairingFrames = 0
+    var subMillisecond = false
 
     public init(file: String, format: String) {
         report = StatsReport(file: file, format: format)
@@ -347,6 +351,7 @@ public final class CaptureStats {
         }
         lastUs = us
         report.lastUs = us
+        if !subMillisecond && r.timestamp.nanoseconds % 1_000_000 != 0 { subMillisecond = true }
         if r.isTruncated {
             report.truncatedRecords += 1
             if r.kind == .acl { truncatedACL += 1; if firstTruncatedFrame == nil { firstTruncatedFrame = r.frame } }
@@ -847,6 +852,7 @@ public final class CaptureStats {
         if let f = report.firstUs { report.first = TimeFormat.rfc3339(Timestamp(microseconds: f)) }
         if let l = report.lastUs { report.last = TimeFormat.rfc3339(Timestamp(microseconds: l)) }
         report.durationUs = (report.lastUs ?? 0) - (report.firstUs ?? 0)
+        report.millisecondClock = report.records > 0 && !subMillisecond
         assessQuality(warnings: warnings)
         return report
     }

@@ -81,13 +81,21 @@ enum FrameNaming {
     }
 
     /// " [Battery / Battery Level] battery 87%"
-    /// `short`: a 128-bit UUID without a name as its first 8 digits and "…" (narrow terminals).
+    /// `short`: a 128-bit UUID without a name as its first 8 digits and "…" (narrow terminals);
+    /// a name says it all, so a named UUID is only its name.
     static func summary(_ a: AnalyzedFrame, short: Bool = false) -> String? {
         guard let loc = a.location else { return nil }
         func text(_ u: BluetoothUUID) -> String {
             if let n = GATTNames.name(u) { return n }
             let d = u.description
-            return short && d.count > 8 ? String(d.prefix(8)) + "…" : d
+            guard short && d.count > 8 else { return d }
+            // One vendor's UUIDs often share their first 8 digits (21c50462-…-9aeb service,
+            // 21c50462-…-9af0 characteristic): then the last 4 tell them apart.
+            let others = [loc.service, loc.characteristic, loc.descriptor].compactMap { $0 }.filter { $0 != u }.map(\.description)
+            let head = d.prefix(8), tail = d.suffix(4)
+            if !others.contains(where: { $0.prefix(8) == head }) { return head + "…" }
+            if !others.contains(where: { $0.prefix(8) == head && $0.suffix(4) == tail }) { return head + "…" + tail }
+            return d
         }
         var parts = [text(loc.service)]
         if let c = loc.characteristic { parts.append(text(c)) }

@@ -46,11 +46,8 @@ public struct FrameText {
         return f.record.kind.name
     }
 
-    /// µs below 10 ms, ms from there. A clock that only has milliseconds (PacketLogger files
-    /// from some tools) cannot tell 0 from 999 µs: "<1 ms", and whole ms throughout.
     static func formatLatency(_ us: Int64, millisecondClock: Bool = false) -> String {
-        if millisecondClock { return us < 1000 ? "<1 ms" : "\(us / 1000) ms" }
-        return us < 10_000 ? "\(us) µs" : "\(us / 1000) ms"
+        TimeFormat.latency(microseconds: us, millisecondClock: millisecondClock)
     }
 
     public func render(_ a: AnalyzedFrame, into out: inout [UInt8]) {
@@ -87,7 +84,9 @@ public struct FrameText {
         }
         if let width {
             // The head (frame, time, mark, connection) is plain ASCII but for the mark's colour.
-            let headColumns = 6 + 1 + 15 + 1 + 2 + (f.connection != nil ? 9 : 0) + max(0, frame.count - 6)
+            // The mark is one column ("<", ">", "=") or three ("C→P" of a sniffer), then a space.
+            let markColumns = r.direction == nil && r.kind == .ll && f.ll?.fromCentral != nil ? 3 : 1
+            let headColumns = 6 + 1 + 15 + 1 + markColumns + 1 + (f.connection != nil ? 9 : 0) + max(0, frame.count - 6)
             let room = max(10, width - headColumns)
             let all = rest + errorText
             if all.count > room {

@@ -105,6 +105,18 @@ public enum TimeFormat {
         }
     }
 
+    /// A latency, the same in dump, stats and report: µs below 10 ms, whole ms from there
+    /// ("892 µs", "97 ms"). A clock that only has milliseconds (some PacketLogger files)
+    /// cannot tell 0 from 999 µs: "<1 ms", and whole ms throughout (rounded: stats' median
+    /// and p95 are estimates that fall between ticks).
+    public static func latency(microseconds us: Int64, millisecondClock: Bool = false) -> String {
+        if millisecondClock {
+            let ms = (us + 500) / 1000
+            return ms == 0 ? "<1 ms" : "\(ms) ms"
+        }
+        return us < 10_000 ? "\(us) µs" : "\(us / 1000) ms"
+    }
+
     /// Human duration: "2 h 03 min", "12.345 s".
     public static func duration(microseconds us: Int64) -> String {
         let s = Double(us) / 1e6

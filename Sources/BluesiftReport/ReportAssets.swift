@@ -78,6 +78,11 @@ enum ReportAssets {
       if(withDate)s=d.getUTCFullYear()+'-'+pad(d.getUTCMonth()+1,2)+'-'+pad(d.getUTCDate(),2)+' '+s+' '+ZONE;return s;}
     function fmtDur(us){if(us<0)return '';if(us<1000)return us+' µs';if(us<1e6)return (us/1000).toFixed(us<1e4?2:1)+' ms';if(us<6e7)return (us/1e6).toFixed(2)+' s';
       var s=Math.round(us/1e6),h=Math.floor(s/3600),m=Math.floor(s%3600/60);return (h?h+' h ':'')+m+' min '+(s%60)+' s';}
+    // Latencies as dump and stats print them: µs below 10 ms, whole ms above; "<1 ms" and
+    // whole ms when the capture's clock has only milliseconds (stats' millisecond_clock).
+    var MSCLOCK=false;
+    function fmtLat(us,exact){if(us<0)return '';if(MSCLOCK&&!exact){var m=Math.floor((us+500)/1000);return m==0?'<1 ms':m+' ms';}
+      return us<1e4?us+' µs':Math.floor(us/1000)+' ms';}
     function hex4(v){return '0x'+pad(v.toString(16),4);}
     var ATT={1:'Error Response',2:'Exchange MTU Request',3:'Exchange MTU Response',4:'Find Information Request',5:'Find Information Response',6:'Find By Type Value Request',7:'Find By Type Value Response',8:'Read By Type Request',9:'Read By Type Response',10:'Read Request',11:'Read Response',12:'Read Blob Request',13:'Read Blob Response',14:'Read Multiple Request',15:'Read Multiple Response',16:'Read By Group Type Request',17:'Read By Group Type Response',18:'Write Request',19:'Write Response',22:'Prepare Write Request',23:'Prepare Write Response',24:'Execute Write Request',25:'Execute Write Response',27:'Notification',29:'Indication',30:'Confirmation',32:'Read Multiple Variable Request',33:'Read Multiple Variable Response',35:'Multiple Handle Value Notification',82:'Write Command',210:'Signed Write Command'};
     var SMP={1:'Pairing Request',2:'Pairing Response',3:'Pairing Confirm',4:'Pairing Random',5:'Pairing Failed',6:'Encryption Information',7:'Central Identification',8:'Identity Information',9:'Identity Address Information',10:'Signing Information',11:'Security Request',12:'Pairing Public Key',13:'Pairing DHKey Check',14:'Keypress Notification'};
@@ -95,6 +100,7 @@ enum ReportAssets {
     // ---------- capture report ----------
     function captureReport(){
       var S=data('stats'),OPS=data('ops')||[],G=data('gatt')||{devices:[]};
+      MSCLOCK=!!(S&&S.millisecond_clock);
       var base=meta.base_us||0;
       document.body.dataset.kind='capture';
       var facts=S.format+' · '+S.records.toLocaleString('en')+' records'+(S.truncated_records?' ('+S.truncated_records+' truncated)':'');
@@ -201,7 +207,7 @@ enum ReportAssets {
           var v=el('div',{'class':'val'});v.appendChild(el('span',{'class':'what'},what));if(ch)v.appendChild(document.createTextNode(' · '+ch));
           if(r[11])v.appendChild(el('b',null,' '+r[11]));else if(r[10])v.appendChild(el('span',{'class':'mono mut'},' '+r[10]));
           if(r[8])v.appendChild(el('span',{'class':'mut'},' (reply to #'+r[8]+')'));e.title=what+(ch?' · '+ch:'')+(r[11]?' · '+r[11]:'')+(r[10]?' · '+r[10]:'');e.appendChild(v);
-          e.appendChild(el('div',{'class':'n mono'},r[7]>=0?fmtDur(r[7]):''));return e;}
+          e.appendChild(el('div',{'class':'n mono'},r[7]>=0?fmtLat(r[7]):''));return e;}
         vp.addEventListener('scroll',render);[devSel,chSel,errCb,venCb].forEach(function(x){x.addEventListener('change',filter);});
         seq.go=function(f){var i=rowIndexOfFrame(f);if(i<0)i=OPS.length-1;if(i<0)return;
           if(index.indexOf(i)<0){devSel.value='';chSel.value='';errCb.checked=false;venCb.checked=false;filter();}
@@ -233,11 +239,11 @@ enum ReportAssets {
           td(connLabel(c.connection),'nw');td(hex4(c.handle),'mono');td([c.service_name||c.service,charLabel(i)].filter(Boolean).join(' / '));td(c.named_by||'—','mut');
           td(c.reads,'n reads');td(c.write_requests,'n wreq');td(c.write_commands,'n wcmd');td(c.notifications,'n notif');td(c.indications,'n ind');td(c.errors,'n errs'+(c.errors?' err':''));
           td(c.bytes_to_server,'n');td(c.bytes_from_server,'n');
-          var L=c.latency;td(L?fmtDur(L.min_us)+' / '+fmtDur(L.median_us)+' / '+fmtDur(L.p95_us)+' / '+fmtDur(L.max_us)+' ('+L.count+')':'','n');
+          var L=c.latency;td(L?fmtLat(L.min_us)+' / '+fmtLat(L.median_us)+' / '+fmtLat(L.p95_us)+' / '+fmtLat(L.max_us)+' ('+L.count+')':'','n');
           var cell=el('td');if(L){var mx=Math.max.apply(null,L.histogram),s=svg('svg',{width:170,height:38,'class':'hist'});
             [[4,'1ms'],[7,'10ms'],[10,'100ms'],[13,'1s']].forEach(function(t){s.appendChild(svg('text',{x:t[0]*10,y:37,'font-size':8,fill:'#667085'},t[1]));});
             L.histogram.forEach(function(n,k){var bh=n?Math.max(2,n/mx*24):0;var r=svg('rect',{x:k*10,y:26-bh,width:8,height:bh,'class':bounds[k]>=1e5?'slow':''});
-              r.appendChild(svg('title',{},n+' between '+fmtDur(bounds[k])+' and '+(k+1<bounds.length?fmtDur(bounds[k+1]):'∞')));s.appendChild(r);});
+              r.appendChild(svg('title',{},n+' between '+fmtLat(bounds[k],true)+' and '+(k+1<bounds.length?fmtLat(bounds[k+1],true):'∞')));s.appendChild(r);});
             s.appendChild(svg('line',{x1:0,x2:170,y1:26.5,y2:26.5,stroke:'#98a2b3'}));cell.appendChild(s);}tr.appendChild(cell);t.appendChild(tr);});
         sec.appendChild(t);if(!S.characteristics.length)sec.appendChild(el('p',{'class':'mut'},'No characteristic was read, written or notified.'));
       });

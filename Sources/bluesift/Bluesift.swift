@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Bluesift: ParsableCommand {
@@ -23,6 +24,42 @@ struct Bluesift: ParsableCommand {
     /// Output safety first (SIGINT/SIGTERM remove temporary files, SIGPIPE becomes EPIPE), then the command.
     static func main() {
         OutputGuard.installSignalHandlers()
-        main(nil)
+        let args = Array(CommandLine.arguments.dropFirst())
+        do {
+            var command = try parseAsRoot(args)
+            try command.run()
+        } catch {
+            fail(error, args)
+        }
+    }
+
+    /// ArgumentParser's own errors in the house form: `bluesift: message` on one line, and for
+    /// usage errors where the usage is (`(see 'bluesift dump --help')`), exit 64. Help,
+    /// --version and completion scripts (exit 0), and our ExitCodes (message already
+    /// printed), exit as ArgumentParser does.
+    static func fail(_ error: Error, _ args: [String]) -> Never {
+        let code = exitCode(for: error)
+        let text = message(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
+        if code == .success || text.isEmpty { exit(withError: error) }
+        var line = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        // "Unknown option …" reads as the rest of our messages: lower case after "bluesift: ".
+        if let first = line.first, first.isUppercase, line.dropFirst().first?.isLowercase == true {
+            line = first.lowercased() + line.dropFirst()
+        }
+        if code == .validationFailure { line += " (see '\(commandPath(args)) --help')" }
+        stderrLine("bluesift: " + line)
+        Foundation.exit(code.rawValue)
+    }
+
+    /// "bluesift plugins check" for the arguments given: the subcommands named, in order.
+    static func commandPath(_ args: [String]) -> String {
+        var path = ["bluesift"]
+        var command: ParsableCommand.Type = Bluesift.self
+        for a in args {
+            guard let sub = command.configuration.subcommands.first(where: { $0._commandName == a }) else { break }
+            path.append(a)
+            command = sub
+        }
+        return path.joined(separator: " ")
     }
 }

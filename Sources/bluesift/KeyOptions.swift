@@ -22,7 +22,7 @@ struct KeyOptions: ParsableArguments {
         var out: [KnownLTK] = []
         for t in ltks {
             let h = t.hasPrefix("0x") ? String(t.dropFirst(2)) : t
-            guard let b = Hex.parse(h), b.count == 16 else { throw ValidationError("bad --ltk \(t): 32 hex digits expected") }
+            guard let b = Hex.parse(h), b.count == 16 else { throw usage("--ltk", "32 hex digits, most significant first", t) }
             out.append(KnownLTK(ltk: b, source: "--ltk"))
         }
         if let path = keysFile { out += try BondStoreFile.read(path) }
@@ -47,9 +47,15 @@ struct KeyOptions: ParsableArguments {
 /// `--keys` / `--write-keys`: the bond store of BluesiftSecurity (LTK and Rand as sent in SMP).
 enum BondStoreFile {
     static func read(_ path: String) throws -> [KnownLTK] {
-        guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("cannot read --keys \(path)") }
+        guard FileManager.default.fileExists(atPath: path) else {
+            stderrLine("bluesift: --keys \(path): no such file")
+            throw Exit.unusableInput
+        }
         let store: BondStore
-        do { store = try BondStore.load(path: path) } catch { throw ValidationError("--keys \(path): \(error.description)") }
+        do { store = try BondStore.load(path: path) } catch {
+            stderrLine("bluesift: --keys \(path): \(error.description)")
+            throw Exit.unusableInput
+        }
         return store.bonds.enumerated().map { i, b in
             // A device with an IRK may appear under any resolvable address: try it everywhere
             // (the MIC tells). An LE SC LTK has EDIV and Rand zero: any session may use it.
@@ -71,6 +77,9 @@ enum BondStoreFile {
                                     ltk: key.reversed(), ediv: k.ediv ?? 0, rand: k.rand ?? [UInt8](repeating: 0, count: 8),
                                     authenticated: (k.tk ?? 0) != 0, secureConnections: false))
         }
-        do { try store.save(path: path) } catch { throw ValidationError("--write-keys \(path): \(error.description)") }
+        do { try store.save(path: path) } catch {
+            stderrLine("bluesift: --write-keys \(path): \(error.description)")
+            throw Exit.unusableInput
+        }
     }
 }

@@ -109,7 +109,7 @@ struct Plugins: ParsableCommand {
                     let p = try PluginLoader.load(file: f)
                     out.line("\(f): ok (\(p.id): \(p.messageNames.count) messages, \(p.examples.count) examples)")
                 } catch {
-                    stderrLine(error.description)
+                    stderrLine("bluesift: \(error.description)")
                     failed = true
                 }
             }
@@ -131,10 +131,10 @@ struct Plugins: ParsableCommand {
             if files.isEmpty {
                 let loaded = PluginLoader.load(directories: options.searchPath())
                 plugins = loaded.plugins
-                for e in loaded.errors { stderrLine(e.description); failed = true }
+                for e in loaded.errors { stderrLine("bluesift: \(e.description)"); failed = true }
             } else {
                 for f in files {
-                    do { plugins.append(try PluginLoader.load(file: f)) } catch { stderrLine(error.description); failed = true }
+                    do { plugins.append(try PluginLoader.load(file: f)) } catch { stderrLine("bluesift: \(error.description)"); failed = true }
                 }
             }
             var out = Output()
@@ -200,8 +200,8 @@ struct Plugins: ParsableCommand {
         @OptionGroup var options: PluginOptions
 
         func run() throws {
-            guard let dir = PluginDirection(rawValue: direction) else { throw ValidationError("bad --direction \(direction)") }
-            guard let bytes = Hex.parse(hex.joined()) else { throw ValidationError("not hex: \(hex.joined(separator: " "))") }
+            guard let dir = PluginDirection(rawValue: direction) else { throw usage("--direction", "write, notify, indicate or read", direction) }
+            guard let bytes = Hex.parse(hex.joined()) else { throw usage("<hex>", "frame bytes in hex such as a5 06 03", hex.joined(separator: " ")) }
             let p = try findPlugin(plugin, options)
             var frames = [bytes]
             var out = Output()
@@ -245,7 +245,7 @@ struct Plugins: ParsableCommand {
             let p = try findPlugin(plugin, options)
             var d: [String: PluginValue] = [:]
             for f in fields {
-                guard let eq = f.firstIndex(of: "=") else { throw ValidationError("expected name=value: \(f)") }
+                guard let eq = f.firstIndex(of: "=") else { throw usage("<fields>", "name=value", f) }
                 let k = String(f[..<eq]), v = String(f[f.index(after: eq)...])
                 d[k] = PluginValue(fieldText: v)
             }
@@ -271,7 +271,7 @@ extension Plugins {
         @OptionGroup var options: PluginOptions
 
         func run() throws {
-            guard let bytes = Hex.parse(hex.joined()) else { throw ValidationError("not hex") }
+            guard let bytes = Hex.parse(hex.joined()) else { throw usage("<hex>", "frame bytes in hex", hex.joined(separator: " ")) }
             let p = try findPlugin(plugin, options)
             let set = PluginSet([p])
             var clock = timespec()
@@ -294,5 +294,7 @@ func findPlugin(_ id: String, _ options: PluginOptions) throws -> Plugin {
     let loaded = PluginLoader.load(directories: options.searchPath())
     if let p = loaded.plugins.first(where: { $0.id == id }) { return p }
     for e in loaded.errors { stderrLine("bluesift: warning: \(e.description) (plugin skipped)") }
-    throw ValidationError("no plugin '\(id)' (found: \(loaded.plugins.map(\.id).joined(separator: ", ")))")
+    let found = loaded.plugins.map(\.id)
+    throw usage("--plugin", found.isEmpty ? "a plugin id, but no plugin was found (point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins)"
+                                          : "a plugin id: " + found.joined(separator: ", "), id)
 }

@@ -75,20 +75,20 @@ struct Replay: ParsableCommand {
 
     func run() throws {
         var options = ReplayRunner.Options()
-        guard let t = ReplayRunner.Timing(parsing: timing) else { throw ValidationError("bad --timing \(timing); use recorded, asap or fixed:MS") }
+        guard let t = ReplayRunner.Timing(parsing: timing) else { throw usage("--timing", "recorded, asap or fixed:MS", timing) }
         options.timing = t
         options.window = .milliseconds(max(0, window))
         options.force = force
         options.rawHandles = rawHandles
-        guard let mode = PairMode(rawValue: pair) else { throw ValidationError("bad --pair \(pair); use never, auto or always") }
+        guard let mode = PairMode(rawValue: pair) else { throw usage("--pair", "never, auto or always", pair) }
         options.pair = mode
         var pk: UInt32?
         if let passkey {
-            guard passkey.count <= 6, let v = UInt32(passkey), v < 1_000_000 else { throw ValidationError("bad --passkey \(passkey); use six digits") }
+            guard passkey.count <= 6, let v = UInt32(passkey), v < 1_000_000 else { throw usage("--passkey", "six digits such as 314159", passkey) }
             pk = v
         }
         for i in ignore {
-            guard let r = IgnoreRule(parsing: i) else { throw ValidationError("bad --ignore \(i); use handle=H, bytes=H:A-B or field=NAME") }
+            guard let r = IgnoreRule(parsing: i) else { throw usage("--ignore", "handle=H, bytes=H:A-B or field=NAME", i) }
             options.ignore.append(r)
         }
         let inputs = [input]

@@ -71,7 +71,7 @@ struct Report: ParsableCommand {
             }
             progress.finish()
             printWarnings(reader, path: file)
-            _ = report
+            if !frameFilter.isEmpty && report.records == 0 { filter.reportNoMatch(file) }
         }
         do {
             if let writeError { throw writeError }

@@ -22,7 +22,8 @@ struct Script: ParsableCommand {
     func run() throws {
         if let output { try OutputGuard.refuseSameFile(output: output, inputs: [file] + (gatt.map { [$0] } ?? [])) }
         guard let filter = self.filter.prepare(try self.filter.make(), file: file) else { throw Exit.unusableInput }
-        let script = try Script.extract(file: file, filter: filter, gatt: gatt, plugins: plugins.loadPlugins())
+        let script = try Script.extract(file: file, filter: filter, gatt: gatt, plugins: plugins.loadPlugins(),
+                                        filterText: self.filter.summary)
         if script.steps.isEmpty && !filter.isEmpty { self.filter.reportNoMatch(file) }
         let data = try script.encoded()
         if let output {
@@ -36,11 +37,15 @@ struct Script: ParsableCommand {
     }
 
     /// Extracts the script of one connection (default: the one with the most ATT writes).
-    static func extract(file: String, filter: FrameFilter, gatt: String?, plugins: [Plugin]? = nil) throws -> ReplayScript {
+    /// `filterText`: the filter options as typed, for the message when none of them match.
+    static func extract(file: String, filter: FrameFilter, gatt: String?, plugins: [Plugin]? = nil,
+                        filterText: String = "") throws -> ReplayScript {
         var handle = filter.connection
         if handle == nil { handle = try busiestConnection(file, filter: filter, gatt: gatt) }
         guard let handle else {
-            stderrLine("bluesift: \(file): no connection with ATT writes in this capture")
+            // Nothing to write a script from: exit 2, as for a capture without writes.
+            stderrLine("bluesift: \(file): " + (filter.isEmpty ? "no connection with ATT writes in this capture"
+                                                               : "no ATT writes match \(filterText)"))
             throw Exit.unusableInput
         }
         let reader = try openOrExit(file)

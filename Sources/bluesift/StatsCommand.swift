@@ -47,6 +47,7 @@ struct Stats: ParsableCommand {
         let code = FileJobs.run(FileJobs.expand(files), jobs: jobs) { path, fd in
             guard let f = options.prepare(frameFilter, file: path),
                   let report = Stats.compute(path, gatt: db, plugins: pluginList, filter: f) else { return 2 }
+            if !f.isEmpty && report.records == 0 { options.reportNoMatch(path) }
             var out = Output(fd: fd)
             switch format {
             case .json: out.buffer.append(contentsOf: Stats.json(report)); out.buffer.append(0x0A)
@@ -146,12 +147,6 @@ struct Stats: ParsableCommand {
 
     static func ms(_ us: Int64) -> String { TimeFormat.duration(microseconds: us) }
 
-    /// Latencies: "795 µs", "12.3 ms", "1.20 s".
-    static func lat(_ us: Int64) -> String {
-        if us < 1000 { return "\(us) µs" }
-        if us < 1_000_000 { let t = (us + 50) / 100; return "\(t / 10).\(t % 10) ms" }
-        let t = (us + 5000) / 10_000; return "\(t / 100).\(t % 100 < 10 ? "0" : "")\(t % 100) s"
-    }
 
     static func characteristicLabel(_ c: StatsReport.Characteristic) -> String {
         var parts: [String] = []
@@ -219,12 +214,16 @@ struct Stats: ParsableCommand {
         o.append("")
         o.append("characteristics: \(r.characteristics.count)")
         if !r.characteristics.isEmpty {
-            o.append("  conn handle  reads wr-req wr-cmd notif indic errs   bytes→srv  bytes←srv  latency min/median/p95/max   name")
+            o.append("  conn handle  reads wr-req wr-cmd notif indic errs   bytes→srv  bytes←srv  latency min/median/p95/max      name")
             for c in r.characteristics {
                 func n(_ v: Int, _ w: Int) -> String { let s = String(v); return String(repeating: " ", count: max(0, w - s.count)) + s }
                 var lat = "-"
-                if let l = c.latency { lat = "\(Stats.lat(l.minUs))/\(Stats.lat(l.medianUs))/\(Stats.lat(l.p95Us))/\(Stats.lat(l.maxUs))" }
-                lat += String(repeating: " ", count: max(0, 29 - lat.count))
+                if let l = c.latency {
+                    lat = [l.minUs, l.medianUs, l.p95Us, l.maxUs].map {
+                        TimeFormat.latency(microseconds: $0, millisecondClock: r.millisecondClock)
+                    }.joined(separator: "/")
+                }
+                lat += String(repeating: " ", count: max(0, 31 - lat.count))   // "9999 µs" four times
                 o.append("  \(n(c.connection, 4)) \(Hex.fixed(UInt64(c.handle), width: 4)) \(n(c.reads, 6)) \(n(c.writeRequests, 6)) \(n(c.writeCommands, 6)) \(n(c.notifications, 5)) \(n(c.indications, 5)) \(n(c.errors, 4)) \(n(c.bytesToServer, 11)) \(n(c.bytesFromServer, 10))  \(lat) \(characteristicLabel(c))")
             }
         }

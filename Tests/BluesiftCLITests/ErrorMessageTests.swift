@@ -128,6 +128,48 @@ import Foundation
         Self.expectPrefixedOnce(refused.stderr)
     }
 
+    /// `plugins check` and `plugins test` name the file and line after the prefix, like every message.
+    @Test func pluginCheckLinesArePrefixed() throws {
+        let d = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: d) }
+        let bad = d.appendingPathComponent("bad.yaml")
+        try "id: x\n".write(to: bad, atomically: true, encoding: .utf8)
+        let band = CLI.root.appendingPathComponent("Plugins/band.yaml").path
+        let check = try CLI.run(["plugins", "check", bad.path, band])
+        #expect(check.status == 2)
+        #expect(check.stdout == "\(band): ok (band: 14 messages, 16 examples)\n")
+        #expect(check.stderr == "bluesift: \(bad.path):1: missing 'match'\n")
+        let test = try CLI.run(["plugins", "test", bad.path])
+        #expect(test.status == 1)
+        #expect(test.stderr == "bluesift: \(bad.path):1: missing 'match'\n")
+    }
+
+    /// The argument parser's own messages and every bad option value: one line, the prefix
+    /// once, where to read the usage; exit 64 (a missing --keys file: 2, unusable input).
+    @Test func usageErrorsAreOneLine() throws {
+        let cases: [([String], Int32, String)] = [
+            (["dump", "--format", "xml", Self.band], 64,
+             "bluesift: the value 'xml' is invalid for '--format <format>'. Please provide one of 'text', 'jsonl' or 'csv'. (see 'bluesift dump --help')\n"),
+            (["dump", "--bogus", Self.band], 64, "bluesift: unknown option '--bogus'. Did you mean '--jobs'? (see 'bluesift dump --help')\n"),
+            (["plugins", "check"], 64, "bluesift: missing expected argument '<files> ...' (see 'bluesift plugins check --help')\n"),
+            (["dump", "--follow", Self.band, Self.band], 64, "bluesift: --follow reads one file (see 'bluesift dump --help')\n"),
+            (["dump", "--ltk", "zz", Self.band], 64, "bluesift: --ltk: expected 32 hex digits, most significant first (got \"zz\")\n"),
+            (["dump", "--keys", "/nonexistent/bonds.json", Self.band], 2, "bluesift: --keys /nonexistent/bonds.json: no such file\n"),
+            (["replay", "--timing", "fast", "--dry-run", Self.band], 64, "bluesift: --timing: expected recorded, asap or fixed:MS (got \"fast\")\n"),
+            (["replay", "--ignore", "foo", "--dry-run", Self.band], 64, "bluesift: --ignore: expected handle=H, bytes=H:A-B or field=NAME (got \"foo\")\n"),
+            (["plugins", "decode", "--plugin", "band", "--direction", "up", "a5"], 64, "bluesift: --direction: expected write, notify, indicate or read (got \"up\")\n"),
+        ]
+        for (args, status, message) in cases {
+            let r = try CLI.run(args)
+            #expect(r.status == status, "\(args)")
+            #expect(r.stderr == message, "\(args)")
+            #expect(r.stdout.isEmpty, "\(args)")
+        }
+        // Help and --version still go to stdout, exit 0.
+        let help = try CLI.run(["dump", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: bluesift dump") && help.stderr.isEmpty)
+    }
+
     @Test func unknownCodesShowTheCode() throws {
         let hfp = CLI.corpus.appendingPathComponent("btstack_hfp_test3.pklg").path
         let e = try CLI.run(["dump", "--no-color", "--frames", "32", hfp])
@@ -135,6 +177,9 @@ import Foundation
         let isap = CLI.corpus.appendingPathComponent("isap_hci_dump.pklg").path
         let c = try CLI.run(["dump", "--no-color", "--frames", "1", isap])
         #expect(c.stdout == "     1 12:52:06.465269 < Unknown command 0xf422\n")
+        // A vendor command's completion names which one (it said only "Vendor").
+        let v = try CLI.run(["dump", "--no-color", "--frames", "97-98", CLI.capture("pongbot_btsnoop_hci.log")])
+        #expect(v.stdout.hasSuffix("    98 21:44:29.172531 > Command Complete: Vendor ocf=0x0017 status=Unknown HCI Command\n"))
     }
 
     @Test func decodeErrorPrintedOnce() throws {

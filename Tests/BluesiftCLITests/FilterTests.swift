@@ -107,6 +107,28 @@ import Foundation
         #expect(none.stderr.contains("no records match --connection 0x0002"))
     }
 
+    /// Every command that reads captures says on stderr when its filter matched nothing:
+    /// exit 0 with empty results (stats, report), exit 2 where nothing can be written (script).
+    @Test func noMatchOnEveryCommand() throws {
+        let stats = try CLI.run(["stats", "--frames", "99999", Self.band])
+        #expect(stats.status == 0)
+        #expect(stats.stdout.contains("records:     0"))
+        #expect(stats.stderr == "bluesift: \(Self.band): no records match --frames 99999\n")
+        let html = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-nomatch-\(UUID().uuidString).html").path
+        defer { try? FileManager.default.removeItem(atPath: html) }
+        let report = try CLI.run(["report", "--peer", "11:22:33:44:55:66", Self.band, "-o", html])
+        #expect(report.status == 0)
+        #expect(report.stderr.hasPrefix("bluesift: \(Self.band): no records match --peer 11:22:33:44:55:66\nbluesift: report written to \(html) ("))
+        let script = try CLI.run(["script", "--frames", "99999", Self.band])
+        #expect(script.status == 2)
+        #expect(script.stdout.isEmpty)
+        #expect(script.stderr == "bluesift: \(Self.band): no ATT writes match --frames 99999\n")
+        let diff = try CLI.run(["diff", "--connection", "0x0002", Self.band, CLI.capture("band_mtu185.btsnoop")])
+        #expect(diff.status == 0)
+        #expect(diff.stderr == "bluesift: \(Self.band): no records match --connection 0x0002\n"
+                + "bluesift: \(CLI.capture("band_mtu185.btsnoop")): no records match --connection 0x0002\n")
+    }
+
     /// `script` picks the steps by the filter; `diff` compares only what passes it.
     @Test func scriptAndDiffFilter() throws {
         let s = try CLI.run(["script", "--characteristic", "Battery Level", Self.band])

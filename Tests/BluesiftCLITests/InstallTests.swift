@@ -77,6 +77,25 @@ import Foundation
         #expect(left == [])
     }
 
+    /// scripts/bench.sh builds through `make release` (one build path), so the binary it times
+    /// says which commit it is. SWIFT=true stands in for the compiler (a release build inside
+    /// `swift test` is too slow): a copy of the debug binary is what `make release` stamps.
+    @Test func benchBinaryIsStampedByMakeRelease() throws {
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-bench-\(UUID().uuidString)")
+        try FileManager.default.copyItem(atPath: CLI.binary, toPath: tmp.path)
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        let describe = try Self.run("/usr/bin/git", ["describe", "--always", "--dirty", "--abbrev=12"], cwd: CLI.root.path)
+        let commit = describe.status == 0 ? describe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : "unknown"
+        var env = ProcessInfo.processInfo.environment
+        env["SWIFT"] = "true"
+        env["RELEASE_BIN"] = tmp.path
+        env["BENCH_BUILD_ONLY"] = "1"
+        let r = try Self.run(CLI.root.appendingPathComponent("scripts/bench.sh").path, [], cwd: CLI.root.path, env: env)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "0.1.0 (commit \(commit))\n")
+        #expect(commit != "unknown" || describe.status != 0)
+    }
+
     @Test func versionShowsTheStampedCommit() throws {
         let plain = try CLI.run(["--version"])
         #expect(plain.status == 0)

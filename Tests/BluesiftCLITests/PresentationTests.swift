@@ -43,6 +43,26 @@ import Foundation
         #expect(piped.stdout.hasSuffix("(reply to #464, 97 ms)\n"))
     }
 
+    /// A sniffer's direction mark (`C→P`) takes three columns: lines still fit.
+    @Test func snifferLinesFitTheTerminal() throws {
+        let mouse = CLI.corpus.appendingPathComponent("tesible_mouse.pcapng").path
+        let lines = try Self.onTerminal(["dump", "--frames", "990-1000", mouse]).map(Self.visible)
+        #expect(lines.count == 11)
+        #expect(lines.allSatisfy { $0.count <= 80 }, "\(lines.map(\.count))")
+        #expect(lines[4] == "   994 13:26:07.310960 P→C [0x0001] ATT Exchange MTU Response mtu=23 (reply to …")
+    }
+
+    /// UUIDs of one vendor base that share their first 8 digits stay apart when shortened.
+    @Test func shortenedUUIDsStayDistinct() throws {
+        let pogo = CLI.corpus.appendingPathComponent("pogoplus_bt_log_plus_pair.log").path
+        let l = try Self.onTerminal(["dump", "--frames", "230", pogo], columns: 160).map(Self.visible)
+        #expect(l.count == 1)
+        #expect(l.first?.contains("Attribute Not Found [21c50462…9aeb / 21c50462…9af0] (repl") == true, "\(l)")
+        let pong = CLI.corpus.appendingPathComponent("pongbot_btsnoop_hci.log").path
+        let p = try Self.onTerminal(["dump", "--frames", "390", pong], columns: 160).map(Self.visible)
+        #expect(p.first?.contains("[089810cc… / 08981d24…]") == true, "\(p)")
+    }
+
     @Test func colourMarksFailuresAndNOCOLORIsRespected() throws {
         let band = CLI.capture("band_mtu23.btsnoop")
         let red = "\u{1B}[31m"
@@ -60,6 +80,26 @@ import Foundation
         #expect(!plain[0].contains("\u{1B}["))
         let forced = try CLI.run(["dump", "--color", "--frames", "51", band])
         #expect(forced.stdout.contains(red))
+        // Failed commands: a Command Complete with an error status, a failed connection.
+        let pong = CLI.capture("pongbot_btsnoop_hci.log")
+        let failed = try Self.onTerminal(["dump", "--wide", "--frames", "858-859", pong])
+        #expect(!failed[0].contains(red))
+        #expect(failed[1].contains(red + "Command Complete: Delete Stored Link Key status=Invalid HCI Command Parameters"))
+        let conn = try Self.onTerminal(["dump", "--wide", "--frames", "230", pong])
+        #expect(conn[0].contains(red + "LE Meta: LE Enhanced Connection Complete"))
+    }
+
+    /// stats and dump print latencies alike: µs below 10 ms, whole ms above; "<1 ms" on a
+    /// millisecond clock, never "0 µs" (stats printed "1.1 ms" and "0 µs" before).
+    @Test func statsLatencyUnitsAsDump() throws {
+        let band = try CLI.run(["stats", CLI.capture("band_mtu23.btsnoop")])
+        #expect(band.stdout.contains("  1068 µs/1068 µs/1068 µs/1068 µs Device Information / PnP ID\n"))
+        #expect(band.stdout.contains("  860 µs/1387 µs/1512 µs/1578 µs  Tencent Holdings Limited. / 36f5\n"))
+        let json = try CLI.run(["stats", "--format", "json", CLI.capture("band_mtu23.btsnoop")])
+        #expect(json.stdout.contains("\"millisecond_clock\":false"))
+        let r = try CLI.run(["stats", Self.bafang])
+        #expect(r.stdout.contains(" 132781          0  <1 ms/1 ms/7 ms/56 ms "))
+        #expect(!r.stdout.contains(" µs"))
     }
 
     @Test func latencyUnits() throws {
@@ -83,5 +123,15 @@ import Foundation
         #expect(lines.contains("    opcode: 0x12"))     // att
         #expect(lines.contains("    handle: 0x0011"))   // att
         #expect(lines.contains("    length: 9"))        // lengths stay decimal
+        // Flags as the summary shows them (auth=0x01), two-byte opcodes in four digits.
+        let smp = try CLI.run(["dump", "-v", "--no-color", "--frames", "134", CLI.corpus.appendingPathComponent("btstack_sm_pairing.pklg").path])
+        #expect(smp.stdout.hasPrefix("   134 12:12:52.256585 > [0x004a] SMP Pairing Request io=KeyboardDisplay auth=0x01 keysize=16\n"))
+        for l in ["    auth_req: 0x01", "    initiator_key_distribution: 0x07", "    responder_key_distribution: 0x07"] {
+            #expect(smp.stdout.contains(l + "\n"), "\(l)")
+        }
+        let reset = try CLI.run(["dump", "-v", "--no-color", "--frames", "1-2", CLI.capture("band_mtu23.btsnoop")])
+        #expect(reset.stdout.contains("    opcode: 0x0c03\n") && reset.stdout.contains("    command_opcode: 0x0c03\n"))
+        let adv = try CLI.run(["dump", "-v", "--no-color", "--frames", "1", CLI.corpus.appendingPathComponent("lightctl_btsnoop_hci.log").path])
+        #expect(adv.stdout.contains("company_id: 0x004c\n"))
     }
 }

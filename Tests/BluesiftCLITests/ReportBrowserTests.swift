@@ -95,6 +95,18 @@ struct Chromium {
                 let cell = Self.matches(row[2], #"<td class="n \#(cls)[^"]*">(\d+)</td>"#).first?[1]
                 #expect(cell == String(c[key] as! Int), "\(capture) char \(row[1]) \(key)")
             }
+            // Latencies in the units dump and stats use: µs below 10 ms, whole ms above; on a
+            // millisecond clock (bafang's PacketLogger file) "<1 ms" and whole ms.
+            if let l = c["latency"] as? [String: Any] {
+                let msClock = stats["millisecond_clock"] as? Bool == true
+                func text(_ us: Int) -> String {
+                    if msClock { let ms = (us + 500) / 1000; return ms == 0 ? "<1 ms" : "\(ms) ms" }
+                    return us < 10_000 ? "\(us) µs" : "\(us / 1000) ms"
+                }
+                let shown = ["min_us", "median_us", "p95_us", "max_us"].map { text(l[$0] as! Int) }.joined(separator: " / ")
+                    .replacingOccurrences(of: "<", with: "&lt;")   // as the DOM holds it
+                #expect(row[2].contains(">\(shown) (\(l["count"] as! Int))</td>"), "\(capture) char \(row[1]) latency")
+            }
         }
 
         // Problems: one list item per listed problem, each linking to its own frame.

@@ -123,6 +123,7 @@ extension HCIPacket {
         if let op = commandOpcode {
             let n = HCICommandNames.name(op)
             s += ": " + (n == "Unknown" ? "Unknown command " + Hex.fixed(UInt64(op), width: 4) : n)
+            if op >= 0xFC00 { s += " ocf=" + Hex.fixed(UInt64(op & 0x03FF), width: 4) }   // which vendor command
         }
         if isVendorCommand { s += " ocf=" + Hex.fixed(UInt64(opcode & 0x03FF), width: 4) }
         if let h = handle { s += " handle=" + Hex.fixed(UInt64(h), width: 4) }
