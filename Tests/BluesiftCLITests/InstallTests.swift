@@ -96,6 +96,16 @@ import Foundation
         #expect(commit != "unknown" || describe.status != 0)
     }
 
+    /// make check-static refuses a binary that needs the Swift runtime (the debug build does),
+    /// naming the libraries; the static build passes it (README, Install).
+    @Test func checkStaticRefusesADynamicBinary() throws {
+        let r = try Self.run("/usr/bin/make", ["-s", "check-static", "BIN_TO_INSTALL=\(CLI.binary)"], cwd: CLI.root.path)
+        #expect(r.status != 0)
+        #expect(r.stderr.hasPrefix("check-static: \(CLI.binary): links Swift libraries dynamically: "))
+        #expect(r.stderr.contains("libswiftCore.so") && r.stderr.contains("libFoundation.so"))
+        #expect(r.stdout.isEmpty)
+    }
+
     @Test func versionShowsTheStampedCommit() throws {
         let plain = try CLI.run(["--version"])
         #expect(plain.status == 0)
