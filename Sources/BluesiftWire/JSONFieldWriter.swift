@@ -46,6 +46,8 @@ public final class JSONFieldWriter: FieldSink {
 
     /// Forgets the bytes written, keeping the capacity (for chunked output).
     public func removeAll() { used = 0 }
+    /// Drops the last `n` bytes written (a closing `}` and newline, to add a key after them).
+    public func removeLast(_ n: Int) { used = max(0, used - n) }
 
     /// Room for `n` more bytes; returns where they go.
     @inline(__always)

@@ -18,6 +18,10 @@ struct Dump: ParsableCommand {
         l2cap, att, smp, adv), each with at least opcode and name; ATT values a plugin decodes \
         add "vendor": {"plugin","message","fields","checksum"}. See README.
 
+        Several files or a folder: each JSON Lines record ends with "file" (the capture's path \
+        as found); --output-dir DIR writes each capture's output to DIR/NAME.jsonl (.csv, .txt), \
+        atomically, so that an engine reads the folder in parallel (docs/fleet.md).
+
         CSV (RFC 4180, header row first): frame, ts, dir, kind, conn, layer (the most specific), \
         name (its PDU name), handle, service, characteristic (GATT names, else UUIDs), value (ATT \
         value, hex), summary (the text line), errors ("; "-separated).
@@ -61,6 +65,12 @@ struct Dump: ParsableCommand {
     @Flag(help: "Read the files as one session (rotated logs: btsnoop_hci.log.last and btsnoop_hci.log, numbered PacketLogger files), merged in time order; connection state carries across.")
     var merge = false
 
+    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Write each capture's output to DIR/NAME.jsonl (.csv, .txt for those formats), atomically, instead of stdout.", valueName: "DIR"))
+    var outputDir: String?
+
+    @Flag(name: .customLong("with-file"), help: "Add \"file\" to every JSON Lines record even for one capture (a Spark task handed one path).")
+    var withFile = false
+
     @Flag(help: "Keep reading the file as it grows (btsnoop, pcap, pcapng, PacketLogger), printing each record as it arrives, until Ctrl-C.")
     var follow = false
 
@@ -71,7 +81,8 @@ struct Dump: ParsableCommand {
         let keys = try keyOptions.keys()
         let color = !noColor && (color || (stdoutIsTerminal && !noColorEnvironment))
         let width = wide || !stdoutIsTerminal ? nil : terminalColumns()
-        if format == .csv {
+        if outputDir != nil, merge || follow { throw ValidationError("--output-dir writes one file per capture: not with --merge or --follow") }
+        if format == .csv && outputDir == nil {
             var out = Output()
             out.line(FrameCSV.header)
             out.flush()
@@ -90,14 +101,42 @@ struct Dump: ParsableCommand {
             if code != 0 { throw ExitCode(code) }
             return
         }
-        let code = FileJobs.run(MergedInputs.inputs(files, merge: merge), jobs: jobs) { path, fd in
-            dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: color, width: width, keys: keys)
+        let inputs = MergedInputs.inputs(files, merge: merge)
+        // Fleets: a "file" key on every record, only when there is more than one source.
+        let fleet = withFile || (!merge && (files.count > 1 || files.contains(where: isFolder)))
+        let json = format == .jsonl
+        let code: Int32
+        if let outputDir {
+            let ext = format == .jsonl ? "jsonl" : format == .csv ? "csv" : "txt"
+            code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: ext, jobs: jobs) { path, fd in
+                if format == .csv { var out = Output(fd: fd); out.line(FrameCSV.header); out.flush() }
+                return dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: false, width: nil, keys: keys,
+                            fileKey: fleet && json ? Self.fileKey(path) : nil)
+            }
+        } else {
+            code = FileJobs.run(inputs, jobs: jobs) { path, fd in
+                dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: color, width: width, keys: keys,
+                     fileKey: fleet && json ? Self.fileKey(path) : nil)
+            }
         }
         if code != 0 { throw ExitCode(code) }
     }
 
+    /// `,"file":"PATH"}` + newline: replaces a record's closing brace, so the per-record
+    /// path is unchanged when there is one file.
+    static func fileKey(_ path: String) -> [UInt8] {
+        var w = JSONFieldWriter(capacity: 256)
+        w.beginTopLevel()
+        w.string("file", path)
+        w.endTopLevel()
+        w.newline()
+        var b = w.out
+        b[0] = UInt8(ascii: ",")
+        return b
+    }
+
     func dump(_ file: String, fd: Int32, filter: FrameFilter, gatt: GATTDatabase?, plugins: [Plugin]?, color: Bool,
-              width: Int? = nil, keys: [KnownLTK] = []) -> Int32 {
+              width: Int? = nil, keys: [KnownLTK] = [], fileKey: [UInt8]? = nil) -> Int32 {
         guard var filter = self.filter.prepare(filter, file: file) else { return 2 }
         let opened: (any CaptureReader)?
         if follow {
@@ -128,6 +167,10 @@ struct Dump: ParsableCommand {
                 switch format {
                 case .jsonl:
                     FrameJSON.write(&frame, into: &json, times: &times)
+                    if let fileKey {
+                        json.removeLast(2)
+                        fileKey.withUnsafeBytes { json.appendRaw($0) }
+                    }
                     if json.count >= 1 << 16 {
                         json.withBytes { out.write($0) }
                         json.removeAll()

@@ -36,6 +36,57 @@ enum FileJobs {
         return out
     }
 
+    /// `--output-dir`: where each capture's output goes, DIR/NAME.EXT with NAME the capture's
+    /// file name; captures of the same name in different folders get their path, slashes
+    /// replaced by "_" (Android logs are all btsnoop_hci.log).
+    static func outputPaths(_ files: [String], dir: String, ext: String) -> [String: String] {
+        let base = dir.hasSuffix("/") ? dir : dir + "/"
+        func name(_ f: String) -> String { String(f.split(separator: "/").last ?? Substring(f)) }
+        var seen: [String: Int] = [:]
+        for f in files { seen[name(f), default: 0] += 1 }
+        var out: [String: String] = [:]
+        for f in files {
+            var n = name(f)
+            if seen[n]! > 1 {
+                n = f.split(separator: "/").filter { $0 != "." && $0 != ".." }.joined(separator: "_")
+            }
+            out[f] = base + n + "." + ext
+        }
+        return out
+    }
+
+    /// Runs `body` per capture into its own file under `dir` (created if missing), each written
+    /// atomically (`AtomicFile`: a temporary file renamed into place when the capture is done;
+    /// a capture that fails leaves no file). An output that is an input is refused first (exit
+    /// 2, nothing written). Returns the worst exit code, as `run`.
+    static func runToDirectory(_ files: [String], dir: String, ext: String, jobs: Int,
+                               body: @escaping (String, Int32) -> Int32) throws -> Int32 {
+        do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
+            stderrLine("bluesift: \(dir): cannot create the output folder")
+            throw Exit.unusableInput
+        }
+        guard isFolder(dir) else {
+            stderrLine("bluesift: \(dir): not a folder")
+            throw Exit.unusableInput
+        }
+        let targets = outputPaths(files, dir: dir, ext: ext)
+        for f in files { try OutputGuard.refuseSameFile(output: targets[f]!, inputs: files) }
+        let work = UncheckedBox(body)
+        return run(files, jobs: jobs) { path, _ in
+            let target = targets[path]!
+            do throws(CaptureError) {
+                let file = try AtomicFile(path: target)
+                let code = work.value(path, file.fileDescriptor)
+                if code >= 2 { file.discard(); return code }
+                try file.commit()
+                return code
+            } catch {
+                stderrLine("bluesift: \(error.description)")
+                return 2
+            }
+        }
+    }
+
     static var defaultJobs: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
     /// `body(path, fd)` writes the file's output to fd and returns its exit code. The result

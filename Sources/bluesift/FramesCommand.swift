@@ -26,6 +26,9 @@ struct Frames: ParsableCommand {
     @Option(help: "Files decoded in parallel (default: the number of cores); each file's output stays whole and in order.")
     var jobs: Int = FileJobs.defaultJobs
 
+    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Write each capture's messages to DIR/NAME.jsonl (.csv, .txt), atomically, instead of stdout.", valueName: "DIR"))
+    var outputDir: String?
+
     func run() throws {
         let filter = try self.filter.make()
         let list = plugins.loadPlugins()
@@ -34,14 +37,18 @@ struct Frames: ParsableCommand {
                        + "point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins")
         }
         let db = try gatt.map(loadGATT)
-        if format == .csv {
+        if outputDir != nil, merge { throw ValidationError("--output-dir writes one file per capture: not with --merge") }
+        let header = "file,frame,time,direction,characteristic,plugin,message,fields,checksum"
+        if format == .csv && outputDir == nil {
             var out = Output()
-            out.line("file,frame,time,direction,characteristic,plugin,message,fields,checksum")
+            out.line(header)
             out.flush()
         }
         let expanded = MergedInputs.inputs(files, merge: merge)
         let many = files.count > 1 || expanded.count > 1
-        let code = FileJobs.run(expanded, jobs: jobs) { file, fd in
+        let toDirectory = outputDir != nil
+        let body: (String, Int32) -> Int32 = { file, fd in
+            if toDirectory && format == .csv { var out = Output(fd: fd); out.line(header); out.flush() }
             guard var filter = self.filter.prepare(filter, file: file), let reader = openCapture(file) else { return 2 }
             let filtering = !filter.isEmpty
             let analyzer = Analyzer(naming: true)
@@ -72,6 +79,12 @@ struct Frames: ParsableCommand {
                            + (list == nil ? " (no plugins loaded)" : ""))
             }
             return 0
+        }
+        let code: Int32
+        if let outputDir {
+            code = try FileJobs.runToDirectory(expanded, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs, body: body)
+        } else {
+            code = FileJobs.run(expanded, jobs: jobs, body: body)
         }
         if code != 0 { throw ExitCode(code) }
     }

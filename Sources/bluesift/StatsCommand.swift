@@ -13,7 +13,9 @@ struct Stats: ParsableCommand {
         discussion: """
         One streaming pass, memory bounded. --format json writes one object per file per line \
         (schema: docs/stats.md); csv writes the per-characteristic table, or with --table classic \
-        the Classic channels (SDP, AVDTP, A2DP media, AVRCP, RFCOMM per DLCI, SCO).
+        the Classic channels (SDP, AVDTP, A2DP media, AVRCP, RFCOMM per DLCI, SCO), its header once. \
+        Every json object and csv row names its "file"; --output-dir DIR writes DIR/NAME.json \
+        (.csv, .txt) per capture, atomically.
         """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
@@ -38,13 +40,20 @@ struct Stats: ParsableCommand {
 
     @OptionGroup var filter: FilterOptions
 
+    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Write each capture's statistics to DIR/NAME.json (.csv, .txt), atomically, instead of stdout.", valueName: "DIR"))
+    var outputDir: String?
+
     func run() throws {
         let db = try gatt.map(loadGATT)
         let pluginList = plugins.loadPlugins()
         let format = self.format, table = self.table
         let frameFilter = try filter.make()
         let options = filter
-        let code = FileJobs.run(FileJobs.expand(files), jobs: jobs) { path, fd in
+        let inputs = FileJobs.expand(files)
+        let toDirectory = outputDir != nil
+        // One header for all files on stdout; one per file in --output-dir.
+        if format == .csv && !toDirectory { var out = Output(); out.line(table == .classic ? Stats.classicCSVHeader : Stats.csvHeader); out.flush() }
+        let body: (String, Int32) -> Int32 = { path, fd in
             guard let f = options.prepare(frameFilter, file: path),
                   let report = Stats.compute(path, gatt: db, plugins: pluginList, filter: f) else { return 2 }
             if !f.isEmpty && report.records == 0 { options.reportNoMatch(path) }
@@ -52,11 +61,20 @@ struct Stats: ParsableCommand {
             switch format {
             case .json: out.buffer.append(contentsOf: Stats.json(report)); out.buffer.append(0x0A)
             // One line at a time: `line` escapes control characters from the air.
-            case .csv: for l in (table == .classic ? Stats.classicCSV(report) : Stats.csv(report)).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
+            case .csv:
+                if toDirectory { out.line(table == .classic ? Stats.classicCSVHeader : Stats.csvHeader) }
+                let rows = table == .classic ? Stats.classicCSV(report, header: false) : Stats.csv(report, header: false)
+                for l in rows.split(separator: "\n") { out.line(String(l)) }
             case .text: for l in Stats.text(report).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
             }
             out.flush()
             return 0
+        }
+        let code: Int32
+        if let outputDir {
+            code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs, body: body)
+        } else {
+            code = FileJobs.run(inputs, jobs: jobs, body: body)
         }
         if code != 0 { throw ExitCode(code) }
     }
@@ -99,8 +117,8 @@ struct Stats: ParsableCommand {
 
     static let csvHeader = "file,connection,conn_handle,peer,handle,service,service_name,characteristic,characteristic_name,descriptor,descriptor_name,named_by,reads,write_requests,write_commands,notifications,indications,errors,bytes_to_server,bytes_from_server,latency_count,latency_min_us,latency_median_us,latency_p95_us,latency_max_us"
 
-    static func csv(_ r: StatsReport) -> String {
-        var lines = [csvHeader]
+    static func csv(_ r: StatsReport, header: Bool = true) -> String {
+        var lines = header ? [csvHeader] : []
         for c in r.characteristics {
             let conn = r.connections[c.connection]
             let l = c.latency
@@ -118,8 +136,8 @@ struct Stats: ParsableCommand {
 
     static let classicCSVHeader = "file,connection,conn_handle,peer,profile,psm,dlci,server_channel,service,frames,commands,responses,bytes,first_frame,last_frame"
 
-    static func classicCSV(_ r: StatsReport) -> String {
-        var lines = [classicCSVHeader]
+    static func classicCSV(_ r: StatsReport, header: Bool = true) -> String {
+        var lines = header ? [classicCSVHeader] : []
         for c in r.classic {
             let conn = r.connections[c.connection]
             let cols: [String?] = [r.file, String(c.connection), Hex.fixed(UInt64(conn.handle), width: 4), conn.peer, c.profile,

@@ -18,6 +18,9 @@ public final class AtomicFile {
     private let direct: Bool
     private var slot = -1
     public var out = ByteWriter(capacity: 1 << 16)
+    /// The temporary file, for a writer of its own (`--output-dir` jobs); flush `out` first
+    /// if both are used.
+    public var fileDescriptor: Int32 { fd }
     private static let flushAt = 1 << 20
 
     public init(path: String) throws(CaptureError) {
