@@ -14,7 +14,7 @@ RELEASE_FLAGS := -Xswiftc -cross-module-optimization -Xswiftc -enforce-exclusivi
 .DEFAULT_GOAL := build
 include Tests/VirtualDevice/venv.mk
 
-.PHONY: deps-build deps-test build demo test bench fuzz clean release release-static man man-files install install-files uninstall check-static
+.PHONY: deps-build deps-test build demo test test-spark bench fuzz clean release release-static man man-files install install-files uninstall check-static
 
 # Installing (README, "Install"): make install PREFIX=/usr/local [DESTDIR=/tmp/pkg]
 PREFIX ?= /usr/local
@@ -73,6 +73,19 @@ test: deps-test venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product generate-manual   # InstallTests installs the man pages too
 	$(SWIFT) test --skip-build
+	@echo "test-spark skipped: opt-in, run make test-spark (pyspark ~320 MB and OpenJDK 17; docs/fleet.md)"
+
+# docs/fleet.md's Spark section in local mode (Tests/Fleet/spark_check.py), checked against
+# stats. Not part of `make test`: the download (pyspark) and the JVM are too heavy for CI.
+SPARK_VENV := .venv-spark
+test-spark: deps-test
+	$(call apt_install,openjdk-17-jre-headless)
+	@[ -x $(SPARK_VENV)/bin/python ] || python3 -m venv $(SPARK_VENV)
+	$(SPARK_VENV)/bin/python -m pip install -q --disable-pip-version-check -r Tests/Fleet/requirements-spark.txt
+	$(SWIFT) build --product bluesift
+	@work=$$(mktemp -d); corpus=$$([ -d ../shared/captures/public ] && echo ../shared/captures/public); \
+	  $(SPARK_VENV)/bin/python Tests/Fleet/spark_check.py $(BIN) docs/fleet.md $$work $$corpus Captures; rc=$$?; \
+	  rm -rf $$work; exit $$rc
 
 # The fast build (scripts/bench.sh builds through this target too): .build/release/bluesift,
 # stamped with the commit. RELEASE_BIN names the binary to stamp (a test stamps a copy).
