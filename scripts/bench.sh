@@ -38,6 +38,11 @@ run "bluesift dump (text)" $bin dump --no-color "$big"
 if [ -d Plugins ] && ls Plugins/*.yaml >/dev/null 2>&1; then
     run "bluesift dump --format jsonl (plugins, GATT)" $bin dump --format jsonl --plugins Plugins "$big"
 fi
+# Issue 19: redact (two passes, the copy patched in place) and the fleet "file" key
+# (--with-file: each record's closing brace replaced) against dump --format jsonl above.
+run "bluesift redact" $bin redact "$big" "$out/redacted.btsnoop" --salt bench
+rm -f "$out/redacted.btsnoop"
+run "bluesift dump --format jsonl --with-file" $bin dump --format jsonl --with-file "$big"
 # stats and report (issue 15): targets stats >= 1 M records/s, report within 2x of dump
 # --format jsonl, peak RSS <= 64 MB for both, the page <= 20 MB and rendered in < 3 s.
 run "bluesift stats --format json" $bin stats --format json "$big"
