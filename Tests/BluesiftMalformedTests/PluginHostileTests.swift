@@ -104,8 +104,8 @@ import Glibc
         let lines = check.stderr.split(separator: "\n").map(String.init).sorted()
         #expect(lines.count == 4, "\(check.stderr)")
         for (line, name) in zip(lines, ["bomb", "expr", "nested", "recursive"]) {
-            // DIR/NAME.yaml:LINE: message
-            let rest = line.hasPrefix("\(dir)/\(name).yaml:") ? line.dropFirst(dir.count + name.count + 7) : ""
+            // bluesift: DIR/NAME.yaml:LINE: message
+            let rest = line.hasPrefix("bluesift: \(dir)/\(name).yaml:") ? line.dropFirst(10 + dir.count + name.count + 7) : ""
             #expect((Int(rest.prefix { $0.isNumber }) ?? 0) > 0, "\(line)")
         }
         #expect(check.stdout.contains("band.yaml: ok (band: "), "\(check.stdout)")

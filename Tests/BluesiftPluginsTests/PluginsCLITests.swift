@@ -46,7 +46,7 @@ import Foundation
         defer { try? FileManager.default.removeItem(at: f.deletingLastPathComponent()) }
         let r = try Self.run(["plugins", "check", f.path, Fixtures.pluginsDir + "/band.yaml"])
         #expect(r.status == 2)
-        #expect(r.err == "\(f.path):6: 'zz' is not a field defined before 'b'\n")
+        #expect(r.err == "bluesift: \(f.path):6: 'zz' is not a field defined before 'b'\n")
         #expect(r.out.contains("band.yaml: ok (band: 14 messages, 16 examples)"))
     }
 
