@@ -149,7 +149,8 @@ enum CLI {
 
     struct Result { var status: Int32; var stdout: String; var stderr: String; var peakRSSKiB: Int }
 
-    static func run(_ args: [String]) throws -> Result {
+    /// `killAfter`: seconds before coreutils' timeout kills it (exit 137), for tests of "never hangs".
+    static func run(_ args: [String], killAfter: Int? = nil) throws -> Result {
         let out = Temp.dir.appendingPathComponent("cli-\(UUID().uuidString).out").path
         let err = out.replacingOccurrences(of: ".out", with: ".err")
         var actions = posix_spawn_file_actions_t()
@@ -159,7 +160,7 @@ enum CLI {
         posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let rssFile = out.replacingOccurrences(of: ".out", with: ".rss")
-        let argv: [UnsafeMutablePointer<CChar>?] = (["/usr/bin/time", "-f", "%M", "-o", rssFile, binary] + args).map { strdup($0) } + [nil]
+        let argv: [UnsafeMutablePointer<CChar>?] = (["/usr/bin/time", "-f", "%M", "-o", rssFile] + (killAfter.map { ["/usr/bin/timeout", "-s", "KILL", "\($0)"] } ?? []) + [binary] + args).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, "/usr/bin/time", &actions, nil, argv, environ)

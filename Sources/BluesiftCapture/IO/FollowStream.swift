@@ -14,10 +14,18 @@ final class FollowStream: ByteStream {
     static let pollMicroseconds: UInt32 = 50_000
 
     init(path: String, shouldStop: @escaping () -> Bool) throws(CaptureError) {
-        fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so opening a FIFO nobody writes to returns at once.
+        fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             let e = errno
             throw CaptureError(e == ENOENT ? .notFound : .unreadable, path: path, e == ENOENT ? "no such file" : "cannot open: \(String(cString: strerror(e)))")
+        }
+        // A FIFO or a device blocks in read() (Ctrl-C never seen) or never ends (/dev/zero):
+        // refused as `open(path:)` refuses them (issue 13). A regular file ignores O_NONBLOCK.
+        var st = stat()
+        if fstat(fd, &st) != 0 || st.st_mode & S_IFMT != S_IFREG {
+            Glibc.close(fd)
+            throw CaptureError(.unreadable, path: path, st.st_mode & S_IFMT == S_IFDIR ? "is a directory" : "not a regular file")
         }
         self.shouldStop = shouldStop
     }
