@@ -38,25 +38,9 @@ struct Dump: ParsableCommand {
     @Option(help: "Output format: text, jsonl or csv.")
     var format: Format = .text
 
-    @Flag(name: .shortAndLong, help: "Layered detail under each summary line.")
-    var verbose = false
+    @OptionGroup var lines: LineOptions
 
     @OptionGroup var filter: FilterOptions
-
-    @Flag(help: "Keep text lines whole on a terminal (by default they are cut to its width).")
-    var wide = false
-
-    @Flag(help: "Colour the text output (default: when stdout is a terminal and NO_COLOR is not set).")
-    var color = false
-
-    @Flag(help: "Never colour.")
-    var noColor = false
-
-    @Option(help: "Import a GATT database (JSON, as written by `bluesift gatt --format json`) to name handles whose discovery was not captured.")
-    var gatt: String?
-
-    @Flag(help: "Skip GATT reconstruction and handle naming.")
-    var noNaming = false
 
     @OptionGroup var plugins: PluginOptions
 
@@ -76,11 +60,11 @@ struct Dump: ParsableCommand {
 
     func run() throws {
         let filter = try self.filter.make()
-        let db = try gatt.map(loadGATT)
+        let db = try lines.gatt.map(loadGATT)
         let pluginList = plugins.loadPlugins()
         let keys = try keyOptions.keys()
-        let color = !noColor && (color || (stdoutIsTerminal && !noColorEnvironment))
-        let width = wide || !stdoutIsTerminal ? nil : terminalColumns()
+        let color = lines.colored
+        let width = lines.width
         if outputDir != nil, merge || follow { throw ValidationError("--output-dir writes one file per capture: not with --merge or --follow") }
         if format == .csv && outputDir == nil {
             var out = Output()
@@ -150,12 +134,12 @@ struct Dump: ParsableCommand {
         guard let reader = opened else { return 2 }
         let filtering = !filter.isEmpty
         var matched = 0
-        let analyzer = Analyzer(naming: !noNaming || filter.needsNaming)
+        let analyzer = Analyzer(naming: !lines.noNaming || filter.needsNaming)
         keyOptions.configure(analyzer.decoder, keys: keys)
         if let gatt { analyzer.gatt.importDatabase(gatt) }
         analyzer.plugins = plugins.map { PluginSet($0) }
         var out = Output(fd: fd)
-        let text = FrameText(color: color, verbose: verbose, width: width)
+        let text = FrameText(color: color, verbose: lines.verbose, width: width)
         var json = JSONFieldWriter(capacity: 1 << 17)
         var progress = Progress(file)
         var times = TimeFormat.RFC3339Cache()
@@ -177,7 +161,7 @@ struct Dump: ParsableCommand {
                     }
                 case .text:
                     // A sniffed retransmission is shown once (its first sending), unless -v.
-                    if !verbose, frame.decoded.record.kind == .ll, frame.decoded.ll?.retransmission == true { break }
+                    if !lines.verbose, frame.decoded.record.kind == .ll, frame.decoded.ll?.retransmission == true { break }
                     text.render(frame, into: &out.buffer)
                 case .csv:
                     out.line(FrameCSV.row(frame))

@@ -99,15 +99,28 @@ struct Plugins: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check plugin files; errors as FILE:LINE: message.",
             discussion: "Exit codes: 0 all valid, 2 at least one plugin is rejected.")
-        @Argument(help: "Plugin files.") var files: [String]
+        @Argument(help: "Plugin files, or folders of them (checked as --plugins loads them, duplicate ids included).") var files: [String]
 
         func run() throws {
             var failed = false
             var out = Output()
+            func ok(_ p: Plugin, _ path: String) {
+                out.line("\(path): ok (\(p.id): \(p.messageNames.count) messages, \(p.examples.count) examples)")
+            }
             for f in files {
+                var isDir: ObjCBool = false
+                if FileManager.default.fileExists(atPath: f, isDirectory: &isDir), isDir.boolValue {
+                    let loaded = PluginLoader.load(directories: [f])
+                    for p in loaded.plugins { ok(p, p.path) }
+                    for e in loaded.errors { stderrLine("bluesift: \(e.description)") }
+                    if loaded.plugins.isEmpty && loaded.errors.isEmpty {
+                        stderrLine("bluesift: \(f): no plugin files (*.yaml, *.yml) in this folder")
+                    }
+                    failed = failed || !loaded.errors.isEmpty || loaded.plugins.isEmpty
+                    continue
+                }
                 do {
-                    let p = try PluginLoader.load(file: f)
-                    out.line("\(f): ok (\(p.id): \(p.messageNames.count) messages, \(p.examples.count) examples)")
+                    ok(try PluginLoader.load(file: f), f)
                 } catch {
                     stderrLine("bluesift: \(error.description)")
                     failed = true

@@ -62,28 +62,12 @@ struct Tap: ParsableCommand {
     @Option(help: "Output format: text, jsonl or csv.")
     var format: Dump.Format = .text
 
-    @Flag(name: .shortAndLong, help: "Layered detail under each summary line.")
-    var verbose = false
+    @OptionGroup var lines: LineOptions
 
     @Flag(help: "Print no decoded lines (only record and forward).")
     var quiet = false
 
     @OptionGroup var filter: FilterOptions
-
-    @Flag(help: "Keep text lines whole on a terminal (by default they are cut to its width).")
-    var wide = false
-
-    @Flag(help: "Colour the text output (default: when stdout is a terminal and NO_COLOR is not set).")
-    var color = false
-
-    @Flag(help: "Never colour.")
-    var noColor = false
-
-    @Option(help: "Import a GATT database (JSON, as written by `bluesift gatt --format json`) to name handles whose discovery was not seen.")
-    var gatt: String?
-
-    @Flag(help: "Skip GATT reconstruction and handle naming.")
-    var noNaming = false
 
     @OptionGroup var plugins: PluginOptions
 
@@ -119,7 +103,7 @@ struct Tap: ParsableCommand {
         guard filter.peerNames.isEmpty else {
             throw usage("--peer", "an address (a live tap cannot look advertised names up ahead)", filter.peerNames[0])
         }
-        let db = try gatt.map(loadGATT)
+        let db = try lines.gatt.map(loadGATT)
         let pluginList = plugins.loadPlugins()
 
         // Ctrl-C / SIGTERM end the session cleanly: the recording is completed, not removed.
@@ -140,7 +124,7 @@ struct Tap: ParsableCommand {
         // The output may be neither side's file (a socket or a serial device) nor an input.
         var recorder: BTSnoopSegments?
         if let write {
-            let inputs = [hostSide.path, controllerSide.path, gatt].compactMap { $0 } + plugins.directories
+            let inputs = [hostSide.path, controllerSide.path, lines.gatt].compactMap { $0 } + plugins.directories
             recorder = BTSnoopSegments(base: write, rotateSize: rotate, inputs: inputs)
             do { try recorder?.start() } catch {
                 stderrLine("bluesift: \(error)")
@@ -160,11 +144,10 @@ struct Tap: ParsableCommand {
         stderrLine("bluesift: tap: forwarding \(hostSide) ⇄ \(controllerSide)")
 
         let filtering = !filter.isEmpty
-        let analyzer = Analyzer(naming: !noNaming || filter.needsNaming)
+        let analyzer = Analyzer(naming: !lines.noNaming || filter.needsNaming)
         if let db { analyzer.gatt.importDatabase(db) }
         analyzer.plugins = pluginList.map { PluginSet($0) }
-        let color = !noColor && (color || (stdoutIsTerminal && !noColorEnvironment))
-        let text = FrameText(color: color, verbose: verbose, width: wide || !stdoutIsTerminal ? nil : terminalColumns())
+        let text = FrameText(color: lines.colored, verbose: lines.verbose, width: lines.width)
         var json = JSONFieldWriter(capacity: 1 << 12)
         var times = TimeFormat.RFC3339Cache()
         var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))

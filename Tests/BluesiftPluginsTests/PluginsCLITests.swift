@@ -50,6 +50,24 @@ import Foundation
         #expect(r.out.contains("band.yaml: ok (band: 14 messages, 16 examples)"))
     }
 
+    /// A folder is checked as --plugins loads it (it was "cannot read the plugin file").
+    @Test(.enabled(if: haveBinary)) func checkTakesAFolder() throws {
+        let good = try Self.run(["plugins", "check", Fixtures.pluginsDir])
+        #expect(good.status == 0)
+        #expect(good.out == "\(Fixtures.pluginsDir)/band.yaml: ok (band: 14 messages, 16 examples)\n"
+                + "\(Fixtures.pluginsDir)/lego-lwp3.yaml: ok (lego-lwp3: 5 messages, 10 examples)\n")
+        let f = try Self.tempPlugin(Self.broken)
+        let dir = f.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bad = try Self.run(["plugins", "check", dir.path])
+        #expect(bad.status == 2)
+        #expect(bad.err == "bluesift: \(f.path):6: 'zz' is not a field defined before 'b'\n")
+        try FileManager.default.removeItem(at: f)
+        let empty = try Self.run(["plugins", "check", dir.path])
+        #expect(empty.status == 2)
+        #expect(empty.err == "bluesift: \(dir.path): no plugin files (*.yaml, *.yml) in this folder\n")
+    }
+
     @Test(.enabled(if: haveBinary)) func testRunsEveryExample() throws {
         let r = try Self.run(["plugins", "test"])
         #expect(r.status == 0)
