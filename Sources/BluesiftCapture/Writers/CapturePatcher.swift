@@ -44,6 +44,7 @@ public final class CapturePatcher {
         let k = max(0, min(n, file.size - offset))
         out.out.writeBytes(file.slice(offset, k))
         offset += k
+        file.release(upTo: offset)   // copied pages go back to the kernel: memory stays flat
         try out.flushIfNeeded()
     }
 
