@@ -68,7 +68,7 @@ public struct FrameFilter: Sendable {
         case absolute(Timestamp)
         case relative(microseconds: Int64)
 
-        /// RFC 3339 (`2026-07-19T11:01:49.5Z`, `…+02:00`) or `+12.5s` / `+250ms` / `+90`
+        /// RFC 3339 (`2026-07-19T11:01:49.5Z`, `…+02:00`) or `+12.5s` / `+250ms` / `+5min` / `+1h` / `+90`
         /// (seconds) after the first record.
         public init?(_ text: String) {
             if text.hasPrefix("+") {
@@ -77,7 +77,9 @@ public struct FrameFilter: Sendable {
                 if body.hasSuffix("ms") { body = body.dropLast(2); scale = 1000 }
                 else if body.hasSuffix("us") || body.hasSuffix("µs") { body = body.dropLast(2); scale = 1 }
                 else if body.hasSuffix("s") { body = body.dropLast() }
+                else if body.hasSuffix("min") { body = body.dropLast(3); scale = 60_000_000 }
                 else if body.hasSuffix("m") { body = body.dropLast(); scale = 60_000_000 }
+                else if body.hasSuffix("h") { body = body.dropLast(); scale = 3_600_000_000 }
                 guard let v = Double(body), v >= 0, v.isFinite, v * scale < 9e18 else { return nil }
                 self = .relative(microseconds: Int64((v * scale).rounded()))
                 return

@@ -2,6 +2,7 @@ import ArgumentParser
 import BluesiftWire
 import BluesiftCapture
 import BluesiftProtocols
+import BluesiftDissect
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,10 +15,14 @@ struct Convert: ParsableCommand {
         become DLT 251 or 256; pcapng adds an interface per link type. The file is written under a \
         temporary name and renamed when complete; OUT may not be the input (same device and inode).
 
+        The filters (--peer, --characteristic, --since, --errors, …) keep only the records they \
+        pass: a session cut out of a long log for Wireshark. Records left out by a filter are \
+        counted apart from those the format cannot hold.
+
         Exit codes:
           0   every record written
           1   records the output format cannot hold were dropped (the file is written; --allow-loss makes this 0)
-          2   unusable input, OUT is the input, or no record could be kept (nothing is written)
+          2   unusable input, OUT is the input, or no record could be kept or passed the filters (nothing is written)
         """)
 
     enum Target: String, ExpressibleByArgument, CaseIterable {
@@ -31,6 +36,7 @@ struct Convert: ParsableCommand {
     @Flag(help: "Write sniffed LE link-layer packets decrypted (keys from --ltk/--keys or recovered from the capture): MIC removed, length and CRC fixed, flagged decrypted in the RF header (DLT 256).")
     var decrypt = false
     @OptionGroup var keyOptions: KeyOptions
+    @OptionGroup var filter: FilterOptions
 
     func run() throws {
         let target: CaptureOutputFormat
@@ -42,6 +48,8 @@ struct Convert: ParsableCommand {
         case nil: throw ValidationError("cannot tell the output format from \(output); add --to btsnoop|btsnoop-monitor|pcap|pcapng")
         }
         try OutputGuard.refuseSameFile(output: output, inputs: [input])
+        guard var frameFilter = filter.prepare(try filter.make(), file: input) else { throw Exit.unusableInput }
+        let filtering = !frameFilter.isEmpty
         let targetName = (to ?? Self.guess(output))?.rawValue ?? ""
         let reader = try openOrExit(input)
         let writer: any CaptureWriter
@@ -50,17 +58,26 @@ struct Convert: ParsableCommand {
             throw Exit.unusableInput
         }
         var n = 0
-        let decoder: ProtocolDecoder? = decrypt ? ProtocolDecoder() : nil
+        // Decoding only when asked for: a plain conversion copies records as read.
+        let analyzer: Analyzer? = decrypt || filtering ? Analyzer(naming: frameFilter.needsNaming) : nil
+        let decoder = analyzer?.decoder
         if let decoder { keyOptions.configure(decoder, keys: try keyOptions.keys()) }
-        var frame = DecodedFrame(record: .empty)
+        var frame = AnalyzedFrame(decoded: DecodedFrame(record: .empty))
         var sealed: [UInt8] = []
         var decrypted = 0
+        var filteredOut = 0
         do {
             var progress = Progress("convert")
             while let r = reader.next() {
-                if let decoder, r.kind == .ll {
-                    decoder.decode(r, into: &frame)
-                    if let p = Self.plaintextRecord(r, frame, decoder, into: &sealed) {
+                if let analyzer, filtering || r.kind == .ll {
+                    analyzer.analyze(r, into: &frame)
+                    if filtering && !frameFilter.matches(frame, analyzer: analyzer) {
+                        filteredOut += 1
+                        continue
+                    }
+                }
+                if decrypt, let decoder = analyzer?.decoder, r.kind == .ll {
+                    if let p = Self.plaintextRecord(r, frame.decoded, decoder, into: &sealed) {
                         decrypted += 1
                         var failure: CaptureError?
                         sealed.withUnsafeBytes { b in
@@ -78,6 +95,11 @@ struct Convert: ParsableCommand {
             }
             progress.finish()
             printWarnings(reader, path: input)
+            if filtering && n == 0 {
+                filter.reportNoMatch(input)
+                stderrLine("bluesift: nothing written")
+                throw Exit.unusableInput
+            }
             // Nothing kept: the writer is dropped unfinished, so no file appears.
             if n > 0 && writer.written == 0 {
                 stderrLine("bluesift: \(input): none of its \(n) records (\(reader.format.datalinkName)) can be written as \(targetName); nothing written")
@@ -91,12 +113,15 @@ struct Convert: ParsableCommand {
         if writer.clamped > 0 {
             stderrLine("bluesift: warning: \(writer.clamped) records dated before 1970 written as 1970-01-01 00:00:00 UTC (\(targetName) cannot hold earlier times)")
         }
-        if let decoder {
+        if decrypt, let decoder {
             stderrLine("bluesift: \(decrypted) of \(decoder.encryptedPackets) encrypted packets written decrypted")
             do { try keyOptions.save(decoder) } catch { stderrLine("bluesift: \(error)"); throw Exit.unusableInput }
         }
         let skipped = writer.skipped
-        stderrLine("bluesift: wrote \(writer.written) records to \(output)" + (skipped > 0 ? " (\(skipped) records this format cannot hold were dropped)" : ""))
+        var notes: [String] = []
+        if filteredOut > 0 { notes.append("\(filteredOut) left out by the filters") }
+        if skipped > 0 { notes.append("\(skipped) records this format cannot hold were dropped") }
+        stderrLine("bluesift: wrote \(writer.written) records to \(output)" + (notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"))
         if skipped > 0 && !allowLoss { throw ExitCode(1) }
     }
 

@@ -19,7 +19,7 @@ struct Dump: ParsableCommand {
         add "vendor": {"plugin","message","fields","checksum"}. See README.
 
         Several files or a folder: each JSON Lines record ends with "file" (the capture's path \
-        as found); --output-dir DIR writes each capture's output to DIR/NAME.jsonl (.csv, .txt), \
+        as found), and each CSV row starts with a "file" column; --output-dir DIR writes each capture's output to DIR/NAME.jsonl (.csv, .txt), \
         atomically, so that an engine reads the folder in parallel (docs/fleet.md).
 
         CSV (RFC 4180, header row first): frame, ts, dir, kind, conn, layer (the most specific), \
@@ -66,13 +66,9 @@ struct Dump: ParsableCommand {
         let color = lines.colored
         let width = lines.width
         if outputDir != nil, merge || follow { throw ValidationError("--output-dir writes one file per capture: not with --merge or --follow") }
-        if format == .csv && outputDir == nil {
-            var out = Output()
-            out.line(FrameCSV.header)
-            out.flush()
-        }
         if follow {
             guard files.count == 1 else { throw ValidationError("--follow reads one file") }
+            if format == .csv { var out = Output(); out.line(FrameCSV.header); out.flush() }
             signal(SIGINT) { _ in followInterrupted = 1 }
             signal(SIGTERM) { _ in followInterrupted = 1 }
             // A parent may have started us with these blocked (spawned from a dispatch thread).
@@ -86,21 +82,28 @@ struct Dump: ParsableCommand {
             return
         }
         let inputs = MergedInputs.inputs(files, merge: merge)
-        // Fleets: a "file" key on every record, only when there is more than one source.
+        // Fleets: a "file" key on every record (a first "file" column in csv, as in stats and
+        // frames), only when there is more than one source.
         let fleet = withFile || (!merge && (files.count > 1 || files.contains(where: isFolder)))
         let json = format == .jsonl
+        let csvHeader = (fleet ? "file," : "") + FrameCSV.header
+        if format == .csv && outputDir == nil {
+            var out = Output()
+            out.line(csvHeader)
+            out.flush()
+        }
         let code: Int32
         if let outputDir {
             let ext = format == .jsonl ? "jsonl" : format == .csv ? "csv" : "txt"
             code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: ext, jobs: jobs) { path, fd in
-                if format == .csv { var out = Output(fd: fd); out.line(FrameCSV.header); out.flush() }
+                if format == .csv { var out = Output(fd: fd); out.line(csvHeader); out.flush() }
                 return dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: false, width: nil, keys: keys,
-                            fileKey: fleet && json ? Self.fileKey(path) : nil)
+                            fileKey: fleet && json ? Self.fileKey(path) : nil, fileColumn: fleet ? path : nil)
             }
         } else {
             code = FileJobs.run(inputs, jobs: jobs) { path, fd in
                 dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: color, width: width, keys: keys,
-                     fileKey: fleet && json ? Self.fileKey(path) : nil)
+                     fileKey: fleet && json ? Self.fileKey(path) : nil, fileColumn: fleet ? path : nil)
             }
         }
         if code != 0 { throw ExitCode(code) }
@@ -120,7 +123,8 @@ struct Dump: ParsableCommand {
     }
 
     func dump(_ file: String, fd: Int32, filter: FrameFilter, gatt: GATTDatabase?, plugins: [Plugin]?, color: Bool,
-              width: Int? = nil, keys: [KnownLTK] = [], fileKey: [UInt8]? = nil) -> Int32 {
+              width: Int? = nil, keys: [KnownLTK] = [], fileKey: [UInt8]? = nil, fileColumn: String? = nil) -> Int32 {
+        let csvFile = fileColumn.map { FrameCSV.quote($0) + "," } ?? ""
         guard var filter = self.filter.prepare(filter, file: file) else { return 2 }
         let opened: (any CaptureReader)?
         if follow {
@@ -164,7 +168,7 @@ struct Dump: ParsableCommand {
                     if !lines.verbose, frame.decoded.record.kind == .ll, frame.decoded.ll?.retransmission == true { break }
                     text.render(frame, into: &out.buffer)
                 case .csv:
-                    out.line(FrameCSV.row(frame))
+                    out.line(csvFile + FrameCSV.row(frame))
                 }
                 if follow {
                     // Live: each record as it arrives, whole lines only.

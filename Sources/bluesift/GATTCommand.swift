@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import BluesiftWire
 import BluesiftCapture
+import BluesiftProtocols
 import BluesiftGATT
 import BluesiftDissect
 
@@ -13,6 +14,12 @@ struct GATT: ParsableCommand {
         Devices are keyed by their address (or by connection when the capture never says it) \
         and kept across reconnections. A Service Changed indication or a changed Database Hash \
         invalidates what was learnt. --format json writes the schema that --gatt FILE reads back.
+
+        The filters choose what is shown, not what is learnt (the databases are always rebuilt \
+        from the whole capture): --service, --characteristic and --handle keep the matching \
+        services and characteristics; the others (--peer, --connection, --since, --until, \
+        --frames, --errors, --protocol, --att-opcode) keep the devices that the records they \
+        pass belong to.
         """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case tree, json }
@@ -20,13 +27,39 @@ struct GATT: ParsableCommand {
     @Argument(help: "Capture file.") var file: String
     @Option(help: "Output format: tree or json.") var format: Format = .tree
     @OptionGroup var keyOptions: KeyOptions
+    @OptionGroup var filter: FilterOptions
 
     func run() throws {
+        guard let full = filter.prepare(try filter.make(), file: file) else { throw Exit.unusableInput }
+        // Attribute options narrow the tree; the others choose devices by their records.
+        var byRecord = full
+        byRecord.characteristic = nil; byRecord.service = nil; byRecord.handles = []
+        let choosing = !byRecord.isEmpty
         let reader = try openOrExit(file)
         let analyzer = Analyzer(naming: true)
         keyOptions.configure(analyzer.decoder, keys: try keyOptions.keys())
-        while let record = reader.next() { _ = analyzer.analyze(record) }
-        let devices = analyzer.gatt.devices
+        var chosen: Set<String> = []
+        var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
+        while let record = reader.next() {
+            analyzer.analyze(record, into: &frame)
+            if choosing, byRecord.matches(frame, analyzer: analyzer) {
+                chosen.formUnion(Self.devices(of: frame.decoded, analyzer.decoder))
+            }
+        }
+        var devices = analyzer.gatt.devices
+        if choosing { devices = devices.filter { chosen.contains($0.address) } }
+        if !full.handles.isEmpty || full.characteristic != nil || full.service != nil {
+            devices = devices.compactMap { d in
+                let db = Self.narrow(d.database, full)
+                return db.services.isEmpty ? nil : GATTJSON.Device(address: d.address, database: db)
+            }
+        }
+        if devices.isEmpty && !full.isEmpty {
+            filter.reportNoMatch(file)
+            if format == .json { var o = Output(); o.buffer.append(contentsOf: GATTJSON.encode([]).utf8); o.flush() }
+            printWarnings(reader, path: file)
+            return
+        }
         var out = Output()
         switch format {
         case .json:
@@ -49,6 +82,43 @@ struct GATT: ParsableCommand {
         }
         out.flush()
         printWarnings(reader, path: file)
+    }
+
+    /// The GATT devices a record belongs to, as `GATTTracker` names them: the connection's
+    /// peer (or "connection 0x0040" when its address is unknown), a sniffed connection's
+    /// central, and this host's own database when the peer used it as a server.
+    static func devices(of f: DecodedFrame, _ d: ProtocolDecoder) -> [String] {
+        guard let c = f.connection else { return [] }
+        let info = d.connection(adapter: f.record.adapter, handle: c)
+        var out = [info?.peer?.description ?? "connection " + Hex.fixed(UInt64(c), width: 4)]
+        if let central = info?.air?.central { out.append(central.description) }
+        if let peripheral = info?.air?.peripheral { out.append(peripheral.description) }
+        if let att = f.att, !GATTTracker.serverIsPeer(opcode: att.opcode.rawValue, direction: GATTTracker.direction(of: f)) {
+            out.append("this host (hci\(f.record.adapter))")
+        }
+        return out
+    }
+
+    /// The services and characteristics that --service, --characteristic and --handle match
+    /// (a service matched by itself keeps all its characteristics).
+    static func narrow(_ db: GATTDatabase, _ f: FrameFilter) -> GATTDatabase {
+        var out = GATTDatabase()
+        for var s in db.services {
+            if let want = f.service, !want.matches(s.uuid) { continue }
+            if f.characteristic != nil || !f.handles.isEmpty {
+                s.characteristics = s.characteristics.filter { c in
+                    if let want = f.characteristic, !want.matches(c.uuid) { return false }
+                    if !f.handles.isEmpty {
+                        let mine = [c.handle, c.valueHandle] + c.descriptors.map(\.handle)
+                        if !mine.contains(where: f.handles.contains) { return false }
+                    }
+                    return true
+                }
+                if s.characteristics.isEmpty { continue }
+            }
+            out.services.append(s)
+        }
+        return out
     }
 
     func label(_ uuid: BluetoothUUID) -> String {

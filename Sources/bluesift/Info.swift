@@ -16,25 +16,56 @@ struct Info: ParsableCommand {
 
     @OptionGroup var keyOptions: KeyOptions
 
+    @OptionGroup var filter: FilterOptions
+
     @Flag(help: "Read the files as one session (rotated logs: btsnoop_hci.log.last and btsnoop_hci.log), merged in time order.")
     var merge = false
 
     func run() throws {
         let keys = try keyOptions.keys()
         let options = keyOptions
-        let code = FileJobs.run(MergedInputs.inputs(files, merge: merge), jobs: jobs) { path, fd in Info.report(path, fd: fd, keys: keys, options: options) }
+        let frameFilter = try filter.make()
+        let filterOptions = filter
+        let code = FileJobs.run(MergedInputs.inputs(files, merge: merge), jobs: jobs) { path, fd in
+            Info.report(path, fd: fd, keys: keys, options: options, filter: frameFilter, filterOptions: filterOptions)
+        }
         if code != 0 { throw ExitCode(code) }
     }
 
-    static func report(_ file: String, fd: Int32, keys: [KnownLTK] = [], options: KeyOptions? = nil) -> Int32 {
+    /// With a filter, the summary counts the records it passes, and lists the connections
+    /// they belong to; every record is still decoded (connection state needs them all).
+    static func report(_ file: String, fd: Int32, keys: [KnownLTK] = [], options: KeyOptions? = nil,
+                       filter: FrameFilter = FrameFilter(), filterOptions: FilterOptions? = nil) -> Int32 {
+        var filter = filter
+        if let filterOptions {
+            guard let f = filterOptions.prepare(filter, file: file) else { return 2 }
+            filter = f
+        }
         guard let reader = openCapture(file) else { return 2 }
-        let decoder = ProtocolDecoder()
+        let filtering = !filter.isEmpty
+        let analyzer = filtering ? Analyzer(naming: filter.needsNaming) : nil
+        let decoder = analyzer?.decoder ?? ProtocolDecoder()
         options?.configure(decoder, keys: keys)
         var summary = CaptureSummary()
         var progress = Progress(file)
-        // btsnoop, the common case, is read through its concrete type: the loop calls its
-        // `next()` directly instead of through the protocol witness.
-        if let btsnoop = reader as? BTSnoopReader {
+        var total = 0
+        var matchedConnections: Set<ConnectionID> = []
+        if let analyzer {
+            var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
+            while let record = reader.next() {
+                total += 1
+                analyzer.analyze(record, into: &frame)
+                if filter.matches(frame, analyzer: analyzer) {
+                    summary.add(frame.decoded)
+                    if let c = frame.decoded.connection, let info = decoder.connection(adapter: record.adapter, handle: c) {
+                        matchedConnections.insert(ConnectionID(info))
+                    }
+                }
+                if record.frame & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
+            }
+        } else if let btsnoop = reader as? BTSnoopReader {
+            // btsnoop, the common case, is read through its concrete type: the loop calls its
+            // `next()` directly instead of through the protocol witness.
             tally(btsnoop, decoder, &summary, &progress)
         } else {
             tally(reader, decoder, &summary, &progress)
@@ -50,19 +81,24 @@ struct Info: ParsableCommand {
         }
         out.line("format:      \(f.container.rawValue), \(f.datalinkName)" + (f.datalink != 0 ? " (link type \(f.datalink))" : "")
                  + (f.compression.map { ", \($0.rawValue)-compressed" } ?? ""))
-        out.line("records:     \(summary.records)" + (summary.truncatedRecords > 0 ? " (\(summary.truncatedRecords) truncated by the capture)" : ""))
+        if filtering {
+            out.line("filter:      \(filterOptions?.summary ?? "")")
+            out.line("records:     \(summary.records) of \(total)" + (summary.truncatedRecords > 0 ? " (\(summary.truncatedRecords) truncated by the capture)" : ""))
+        } else {
+            out.line("records:     \(summary.records)" + (summary.truncatedRecords > 0 ? " (\(summary.truncatedRecords) truncated by the capture)" : ""))
+        }
         if let a = summary.first, let b = summary.last {
             out.line("time span:   \(TimeFormat.rfc3339(a)) → \(TimeFormat.rfc3339(b)) (\(TimeFormat.duration(microseconds: summary.spanMicroseconds)))")
         }
         let adapters = summary.adapters.sorted().map { "hci\($0)" }
         out.line("controllers: \(adapters.isEmpty ? "none seen" : adapters.joined(separator: ", "))")
         let kinds = summary.kinds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }
-        out.line("kinds:       \(kinds.joined(separator: ", "))")
+        out.line("kinds:       \(kinds.isEmpty ? "none" : kinds.joined(separator: ", "))")
         let order = ["hci", "ll", "adv", "l2cap", "att", "smp", "classic"]
         let counts = summary.protocols
         let protos = order.compactMap { p in counts[p].map { "\(p) \($0)" } }
         out.line("protocols:   \(protos.isEmpty ? "none" : protos.joined(separator: ", "))")
-        let conns = decoder.connections
+        let conns = filtering ? decoder.connections.filter { matchedConnections.contains(ConnectionID($0)) } : decoder.connections
         out.line("connections: \(conns.count)")
         for c in conns {
             var s = "  " + Hex.fixed(UInt64(c.handle), width: 4)
@@ -108,8 +144,15 @@ struct Info: ParsableCommand {
         out.line("")
         out.flush()
         printWarnings(reader, path: file)
+        if filtering && summary.records == 0 { filterOptions?.reportNoMatch(file) }
         do { try options?.save(decoder) } catch { stderrLine("bluesift: \(error)"); return 2 }
         return 0
+    }
+
+    /// One connection of the capture (controllers reuse handles: the first frame tells them apart).
+    struct ConnectionID: Hashable {
+        var adapter: UInt16, handle: UInt16, startFrame: Int?
+        init(_ c: ConnectionInfo) { adapter = c.adapter; handle = c.handle; startFrame = c.startFrame }
     }
 
     /// An over-the-air connection: who is who, its parameters, its end, its encryption.

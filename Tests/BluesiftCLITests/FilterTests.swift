@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 
-/// Issue 14: the filter options (one group, same meaning on dump, frames, script and diff),
+/// Issue 14: the filter options (one group, same meaning on every command that reads captures),
 /// on the virtual band's capture (Captures/band_mtu23.btsnoop: 151 records, one connection
 /// 0x0001 to c0:ba:0d:00:00:01 advertising as "bluesift-band", frames 39-151).
 @Suite struct FilterTests {
@@ -80,7 +80,7 @@ import Foundation
         (["--frames", "9-3"], "bluesift: --frames: expected N, N-M, N- or -M (got \"9-3\")\n"),
         (["--connection", "zz"], "bluesift: --connection: expected a connection handle such as 0x0040 or 64 (got \"zz\")\n"),
         (["--handle", "0x1ffff"], "bluesift: --handle: expected an attribute handle such as 0x002a or 42 (got \"0x1ffff\")\n"),
-        (["--since", "yesterday"], "bluesift: --since: expected an RFC 3339 time (2026-07-19T11:01:49.5Z) or an offset from the first record (+12.5s, +250ms) (got \"yesterday\")\n"),
+        (["--since", "yesterday"], "bluesift: --since: expected an RFC 3339 time (2026-07-19T11:01:49.5Z) or an offset from the first record (+12.5s, +250ms, +5min, +1h) (got \"yesterday\")\n"),
         (["--peer", "c0:ba:0d:00:01"], "bluesift: --peer: expected an address such as c0:ba:0d:00:00:01 or an advertised name (got \"c0:ba:0d:00:01\")\n"),
     ])
     func badValuesNameTheExpectedForm(_ args: [String], _ message: String) throws {
@@ -127,6 +127,74 @@ import Foundation
         #expect(diff.status == 0)
         #expect(diff.stderr == "bluesift: \(Self.band): no records match --connection 0x0002\n"
                 + "bluesift: \(CLI.capture("band_mtu185.btsnoop")): no records match --connection 0x0002\n")
+    }
+
+    /// `info` summarises the records the filter passes and lists only their connections.
+    @Test func infoFilters() throws {
+        let r = try CLI.run(["info", "--peer", "bluesift-band", Self.band])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("filter:      --peer bluesift-band\nrecords:     115 of 151\n"))
+        let pongbot = CLI.capture("pongbot_btsnoop_hci.log")
+        let p = try CLI.run(["info", "--peer", "74:b8:39:df:ce:4a", pongbot])
+        #expect(p.stdout.contains("records:     82 of 1741\n"))
+        #expect(p.stdout.contains("connections: 1\n  0x0042  LE  peer 74:b8:39:df:ce:4a (public)  central"))
+        #expect(!p.stdout.contains("0x0041"))
+        let none = try CLI.run(["info", "--since", "+1h", Self.band])
+        #expect(none.status == 0)
+        #expect(none.stdout.contains("records:     0 of 151\n"))
+        #expect(none.stderr == "bluesift: \(Self.band): no records match --since +1h\n")
+        // Without a filter the output keeps its form (no "filter:" line, no "of").
+        let plain = try CLI.run(["info", Self.band])
+        #expect(plain.stdout.contains("records:     151\n") && !plain.stdout.contains("filter:"))
+    }
+
+    /// `convert` keeps the records the filter passes: a session cut out for Wireshark.
+    @Test func convertFilters() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-convert-filter-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("battery.pcapng").path
+        let r = try CLI.run(["convert", "--characteristic", "Battery Level", Self.band, out])
+        #expect(r.status == 0)
+        #expect(r.stderr == "bluesift: wrote 5 records to \(out) (146 left out by the filters)\n")
+        // The same records, renumbered 1-5, with the same bytes as frames 69, 106, 108, 112, 114.
+        let kept = try Self.frames([], file: out)
+        #expect(kept == [1, 2, 3, 4, 5])
+        let original = try CLI.run(["dump", "--format", "csv", "--frames", "69-114", "--characteristic", "2a19", "--no-naming", Self.band])
+        let copy = try CLI.run(["dump", "--format", "csv", "--no-naming", out])
+        func values(_ s: String) -> [String] { s.split(separator: "\n").dropFirst().map { String($0.split(separator: ",", omittingEmptySubsequences: false)[10]) } }
+        #expect(values(copy.stdout) == values(original.stdout))
+        #expect(values(copy.stdout).contains("57"))
+        // Nothing passes: exit 2, no file.
+        let empty = dir.appendingPathComponent("none.pcap").path
+        let n = try CLI.run(["convert", "--peer", "11:22:33:44:55:66", Self.band, empty])
+        #expect(n.status == 2)
+        #expect(n.stderr == "bluesift: \(Self.band): no records match --peer 11:22:33:44:55:66\nbluesift: nothing written\n")
+        #expect(!FileManager.default.fileExists(atPath: empty))
+    }
+
+    /// `gatt` learns from the whole capture; the filters choose the devices and attributes shown.
+    @Test func gattFilters() throws {
+        let pongbot = CLI.capture("pongbot_btsnoop_hci.log")
+        func devices(_ args: [String]) throws -> [String] {
+            try CLI.run(["gatt"] + args + [pongbot]).stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") }.map(String.init)
+        }
+        #expect(try devices([]) == ["5c:b2:60:06:49:73", "74:b8:39:df:ce:4a", "this host (hci0)"])
+        #expect(try devices(["--connection", "0x0042"]) == ["74:b8:39:df:ce:4a"])
+        #expect(try devices(["--peer", "5c:b2:60:06:49:73"]) == ["5c:b2:60:06:49:73"])
+        // The phone-side database: the peer on 0x0043 read this host's attributes.
+        #expect(try devices(["--connection", "0x0043"]) == ["this host (hci0)"])
+        let battery = try CLI.run(["gatt", "--characteristic", "Battery Level", Self.band])
+        #expect(battery.stdout == """
+            c0:ba:0d:00:00:01
+              service 180f "Battery Service"  [0x000e–0x0011]
+                characteristic 2a19 "Battery Level"  value 0x0010  (read, notify)
+                  descriptor 2902 "Client Characteristic Configuration"  0x0011
+
+            """)
+        let none = try CLI.run(["gatt", "--characteristic", "2a37", Self.band])
+        #expect(none.status == 0 && none.stdout.isEmpty)
+        #expect(none.stderr == "bluesift: \(Self.band): no records match --characteristic 2a37\n")
     }
 
     /// `script` picks the steps by the filter; `diff` compares only what passes it.

@@ -106,6 +106,22 @@ import Foundation
         #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["band_mtu23.btsnoop.jsonl"])
     }
 
+    /// dump's CSV names the file first on every row, as stats and frames do (it had no column).
+    @Test(.enabled(if: enabled)) func dumpCSVHasAFileColumnForSeveralCaptures() throws {
+        let one = Self.lines(try CLI.run(["dump", Self.a, "--format", "csv"]).stdout)
+        let two = Self.lines(try CLI.run(["dump", Self.b, "--format", "csv"]).stdout)
+        #expect(one[0].hasPrefix("frame,ts,"))
+        #expect(one.count == 152)
+        let both = Self.lines(try CLI.run(["dump", Self.a, Self.b, "--format", "csv", "--jobs", "2"]).stdout)
+        #expect(both[0] == "file," + one[0])
+        let rowsA: [String] = one.dropFirst().map { Self.a + "," + $0 }
+        let rowsB: [String] = two.dropFirst().map { Self.b + "," + $0 }
+        let rows: [String] = both.dropFirst().map(String.init)
+        #expect(rows == rowsA + rowsB)
+        let forced = Self.lines(try CLI.run(["dump", Self.a, "--format", "csv", "--with-file"]).stdout)
+        #expect(forced[1] == Self.a + "," + one[1])
+    }
+
     @Test(.enabled(if: enabled)) func statsCSVHasOneHeaderAndAFileOnEveryRow() throws {
         let one = Self.lines(try CLI.run(["stats", Self.a, "--format", "csv"]).stdout)
         let both = Self.lines(try CLI.run(["stats", Self.a, Self.b, "--format", "csv"]).stdout)
