@@ -76,7 +76,7 @@ struct Redact: ParsableCommand {
                 try OutputGuard.write(Data(w.out + [0x0A]), to: report)
             } else {
                 stderrLine("bluesift: wrote \(n - patcher.dropped) records to \(output)")
-                for (k, v) in rows { stderrLine("  \(k): \(v)") }
+                for (k, v) in rows { stderrLine("bluesift: replaced \(k): \(v)") }
             }
         } catch let e as CaptureError {
             stderrLine("bluesift: \(e.description)")

@@ -370,7 +370,7 @@ import BluesiftSecurity
         let out = dir.appendingPathComponent("b.btsnoop").path
         let r = try CLI.run(["redact", CLI.capture("band_mtu23.btsnoop"), out, "--salt", "demo"])
         #expect(r.status == 0)
-        #expect(r.stderr == "bluesift: wrote 151 records to \(out)\n  distinct addresses: 3\n  addresses: 6\n")
+        #expect(r.stderr == "bluesift: wrote 151 records to \(out)\nbluesift: replaced distinct addresses: 3\nbluesift: replaced addresses: 6\n")
     }
 
     /// blefun: one peripheral (ea:76:52:b8:3b:e4, 286 advertising reports, 12 connections)
