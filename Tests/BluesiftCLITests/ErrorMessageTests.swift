@@ -180,6 +180,10 @@ import Foundation
         // A vendor command's completion names which one (it said only "Vendor").
         let v = try CLI.run(["dump", "--no-color", "--frames", "97-98", CLI.capture("pongbot_btsnoop_hci.log")])
         #expect(v.stdout.hasSuffix("    98 21:44:29.172531 > Command Complete: Vendor ocf=0x0017 status=Unknown HCI Command\n"))
+        // A vendor-specific event (0xFF) shows the vendor's own code and its size (it said "Vendor").
+        let bafang = CLI.corpus.appendingPathComponent("bafang_bluetoothd-hci-latest.pklg").path
+        let ve = try CLI.run(["dump", "--no-color", "--frames", "9", bafang])
+        #expect(ve.stdout == "     9 09:52:04.962000 > Vendor event code=0x0e len=67\n")
     }
 
     @Test func decodeErrorPrintedOnce() throws {

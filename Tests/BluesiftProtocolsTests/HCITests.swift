@@ -176,6 +176,7 @@ extension HCITests {
         }
         packet("04 ff 03 57 01 02") { h in   // vendor event: parameters raw
             #expect(json(h) == #"{"opcode":255,"name":"Vendor","parameters":"570102"}"#)
+            #expect(h.summary == "Vendor event code=0x57 len=3")
         }
     }
 }

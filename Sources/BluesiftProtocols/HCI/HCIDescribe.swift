@@ -126,6 +126,12 @@ extension HCIPacket {
             if op >= 0xFC00 { s += " ocf=" + Hex.fixed(UInt64(op & 0x03FF), width: 4) }   // which vendor command
         }
         if isVendorCommand { s += " ocf=" + Hex.fixed(UInt64(opcode & 0x03FF), width: 4) }
+        // Vendor-specific event (Vol 4 Part E §5.4.4, code 0xFF): vendors put their own
+        // event code first (Android's HCI extensions, Broadcom, Intel): show it and the size.
+        if kind == .event && opcode == 0xFF && codeRead {
+            s = "Vendor event" + (parameters.first.map { " code=" + Hex.fixed(UInt64($0), width: 2) } ?? "")
+                + " len=\(parameters.count)"
+        }
         if let h = handle { s += " handle=" + Hex.fixed(UInt64(h), width: 4) }
         if let p = peer { s += " peer=\(p)" }
         if let r = role { s += " role=" + Self.roleName(r) }
