@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import BluesiftWire
 import BluesiftCapture
 import BluesiftProtocols
@@ -39,8 +40,10 @@ struct Tap: ParsableCommand {
         -w FILE writes a btsnoop (datalink 1002). Without --rotate-size it is FILE, renamed into \
         place when the tap stops. With --rotate-size N the session goes to FILE.1, FILE.2, … \
         in order, each at most N bytes (unless one packet is larger), each renamed into place \
-        whole as soon as the next starts; read them back with `dump --merge FILE.*`. A file \
-        being written is .NAME.tmp-PID beside it, never under its final name.
+        whole as soon as the next starts; read them back with `dump --merge FILE.*`. Numbered \
+        btsnoop segments of an earlier recording under the same name are removed at the start \
+        (said on stderr), so FILE.* is one session. A file being written is .NAME.tmp-PID beside \
+        it, never under its final name.
 
         Stops when either side closes its connection, or on Ctrl-C / SIGTERM; the last line \
         on stderr gives the packet and byte counts. Exit 0 then; 2 when the recording cannot be \
@@ -126,7 +129,13 @@ struct Tap: ParsableCommand {
         if let write {
             let inputs = [hostSide.path, controllerSide.path, lines.gatt].compactMap { $0 } + plugins.directories
             recorder = BTSnoopSegments(base: write, rotateSize: rotate, inputs: inputs)
-            do { try recorder?.start() } catch {
+            do {
+                let removed = try recorder?.start() ?? []
+                if let first = removed.first, let last = removed.last {
+                    stderrLine("bluesift: tap: removed \(removed.count) segment\(removed.count == 1 ? "" : "s") of an earlier recording: "
+                               + (removed.count == 1 ? first : "\(first) … \(last)"))
+                }
+            } catch {
                 stderrLine("bluesift: \(error)")
                 throw Exit.unusableInput
             }
@@ -246,8 +255,27 @@ final class BTSnoopSegments {
     private var nextName: String { rotateSize == nil ? base : "\(base).\(files.count + 1)" }
 
     /// Opens the first file now, so an unwritable place is said before anything connects.
-    func start() throws(TapRecordError) {
+    /// With rotation, the numbered segments of an earlier recording under the same name are
+    /// removed (as -w FILE replaces FILE): left, `FILE.*` would mix two sessions. Only files
+    /// named FILE.N that are btsnoop files go; their names are returned, to be said.
+    func start() throws(TapRecordError) -> [String] {
         try open()
+        guard rotateSize != nil else { return [] }
+        let url = URL(fileURLWithPath: base)
+        let dir = url.deletingLastPathComponent().path
+        let prefix = url.lastPathComponent + "."
+        var stale: [(Int, String)] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.hasPrefix(prefix) {
+            let n = name.dropFirst(prefix.count)
+            guard !n.isEmpty, n.allSatisfy(\.isASCII), n.allSatisfy(\.isNumber), let k = Int(n) else { continue }
+            let path = dir + "/" + name
+            guard let h = FileHandle(forReadingAtPath: path) else { continue }
+            let magic = (try? h.read(upToCount: 8)) ?? Data()
+            try? h.close()
+            guard magic == Data("btsnoop\0".utf8) else { continue }
+            if (try? FileManager.default.removeItem(atPath: path)) != nil { stale.append((k, path)) }
+        }
+        return stale.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
     private func open() throws(TapRecordError) {

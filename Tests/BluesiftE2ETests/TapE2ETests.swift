@@ -203,14 +203,22 @@ struct TapBetweenBumbleHostAndController {
     }
 
     /// --rotate-size 1k: whole numbered files, none over the size, none half-written, that
-    /// together (`dump --merge`) are the same session.
+    /// together (`dump --merge`) are the same session. Segments of an earlier recording under
+    /// the same name are removed (they would join the session in `FILE.*`); other files stay.
     @Test func rotationWritesWholeNumberedFiles() throws {
-        let r = try TapRig.run(base: 9483) { dir in ["-w", dir + "/tap.btsnoop", "--rotate-size", "1k", "--quiet"] }
+        let r = try TapRig.run(base: 9483) { dir in
+            // An earlier run's segment 40 (a btsnoop header), and a file of the user's that only shares the name.
+            FileManager.default.createFile(atPath: dir + "/tap.btsnoop.40", contents: Data("btsnoop\0".utf8) + Data([0, 0, 0, 1, 0, 0, 0x03, 0xEA]))
+            FileManager.default.createFile(atPath: dir + "/tap.btsnoop.41", contents: Data("notes\n".utf8))
+            return ["-w", dir + "/tap.btsnoop", "--rotate-size", "1k", "--quiet"]
+        }
         defer { try? FileManager.default.removeItem(atPath: r.dir) }
         #expect(r.hostStatus == 0, "\(r.hostOutput)")
         #expect(r.tapStatus == 0, "\(r.tapStderr)")
         #expect(r.tapStdout.isEmpty)
-        let names = TapRig.files(r.dir).filter { $0.hasPrefix("tap.btsnoop") }
+        #expect(r.tapStderr.contains("bluesift: tap: removed 1 segment of an earlier recording: \(r.dir)/tap.btsnoop.40\n"), "\(r.tapStderr)")
+        #expect(TapRig.files(r.dir).contains("tap.btsnoop.41"))
+        let names = TapRig.files(r.dir).filter { $0.hasPrefix("tap.btsnoop") && $0 != "tap.btsnoop.41" }
         #expect(!names.contains("tap.btsnoop"))
         #expect(!TapRig.files(r.dir).contains { $0.contains(".tmp-") })
         #expect(names.count >= 4, "\(names)")
