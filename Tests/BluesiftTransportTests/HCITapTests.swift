@@ -75,6 +75,53 @@ private final class TapOutcome: @unchecked Sendable {
         #expect(outcome.counts == HCITap.Counts(sentPackets: 1, receivedPackets: 1, sentBytes: 4, receivedBytes: 7, discardedBytes: 0, pendingBytes: 0))
         #expect(!FileManager.default.fileExists(atPath: path))  // the listening socket is removed
     }
+
+    /// Bytes from the host that are no H4 packet (a stack out of step, a baud-rate mismatch)
+    /// are forwarded unchanged, counted, and not recorded; the framing finds the next packet.
+    @Test func nonH4BytesAreForwardedCountedAndSkipped() throws {
+        let sent: [UInt8] = [0xAA, 0x00, 0xFF, 0x01, 0x03, 0x0c, 0x00]
+        let controllerGot = TapOutcome()
+        let controller = try OneShotServer(tcp: { c in
+            var b = [UInt8](repeating: 0, count: 64), got: [UInt8] = []
+            while got.count < sent.count { let n = read(c, &b, 64); if n <= 0 { return }; got += b[0..<n] }
+            controllerGot.error = got.map { String(format: "%02x", $0) }.joined()
+            writeAll(c, [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])
+            Thread.sleep(forTimeInterval: 0.1)
+        })
+        let path = "/tmp/bluesift-tap-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let ready = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        let outcome = TapOutcome()
+        let port = controller.port
+        Thread.detachNewThread {
+            defer { done.signal() }
+            do {
+                let tap = HCITap(host: try TapEndpoint(parsing: "listen:unix:\(path)"),
+                                 controller: try TapEndpoint(parsing: "tcp:127.0.0.1:\(port)"))
+                try tap.prepare { _ in ready.signal() }
+                guard try tap.accept(shouldStop: { false }) else { return }
+                outcome.stop = tap.run(shouldStop: { false }) { outcome.events.append($0) }
+                outcome.counts = tap.counts
+                tap.close()
+            } catch {
+                outcome.error = "\(error)"
+                ready.signal()
+            }
+        }
+        #expect(ready.wait(timeout: .now() + 5) == .success)
+        let fd = try connectUnix(path)
+        defer { close(fd) }
+        writeAll(fd, sent)
+        var got = [UInt8](repeating: 0, count: 16), answer: [UInt8] = []
+        while answer.count < 7 { let n = read(fd, &got, 16); if n <= 0 { break }; answer += got[0..<n] }
+        #expect(answer == [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        withExtendedLifetime(controller) {}
+        #expect(outcome.error == nil)
+        #expect(controllerGot.error == "aa00ff01030c00")   // every byte, unchanged
+        #expect(outcome.events.map(\.packet) == [H4Packet(.command, [0x03, 0x0c, 0x00]), H4Packet(.event, [0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])])
+        #expect(outcome.counts.discardedBytes == 3)
+        #expect(outcome.counts.sentPackets == 1 && outcome.counts.sentBytes == 7)
+    }
 }
 
 private func connectUnix(_ path: String) throws -> Int32 {
