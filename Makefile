@@ -124,6 +124,7 @@ GENERATE_MANUAL ?= $(STATIC_BUILD)/release/generate-manual
 man-files:
 	rm -rf $(MAN_BUILD) && mkdir -p $(MAN_BUILD)
 	$(GENERATE_MANUAL) $(BIN_TO_INSTALL) --multi-page --output-directory $(MAN_BUILD)
+	rm -f $(MAN_BUILD)/bluesift.plugins.bench.1   # hidden (make bench's), no page: the generator ignores shouldDisplay
 
 install: release-static check-static man install-files
 

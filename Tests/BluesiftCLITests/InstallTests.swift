@@ -49,6 +49,8 @@ import Foundation
         let dumpPage = try String(contentsOfFile: root + "/share/man/man1/bluesift.dump.1", encoding: .utf8)
         #expect(dumpPage.contains("characteristic"))
         #expect(FileManager.default.fileExists(atPath: root + "/share/man/man1/bluesift.1"))
+        #expect(FileManager.default.fileExists(atPath: root + "/share/man/man1/bluesift.plugins.export.1"))
+        #expect(!FileManager.default.fileExists(atPath: root + "/share/man/man1/bluesift.plugins.bench.1"))   // hidden
         for f in ["share/bluesift/Plugins/band.yaml", "share/bluesift/Plugins/lego-lwp3.yaml",
                   "share/bash-completion/completions/bluesift", "share/zsh/site-functions/_bluesift",
                   "share/fish/vendor_completions.d/bluesift.fish"] {
