@@ -275,4 +275,40 @@ import BluesiftCapture
         let orphan = d.decode(store.record(6, .acl, .sent, acl(h, pb: 0b10, l2(0x0041, [0x4 << 4 | 2 << 2]))))
         #expect(orphan.errors.map { "\($0.layer) \($0.message)" } == ["avrcp continue packet (tid=4) without a start packet"])
     }
+
+    /// AVRCP 1.6 §6.5.1: a GetElementAttributes response in three fragments (start, then
+    /// continue and end, each asked for by RequestContinuingResponse with its own label).
+    @Test func avrcpFragmentsMakeOneResponse() {
+        let d = ProtocolDecoder()
+        open(d, psm: 0x17)
+        func attr(_ id: UInt8, _ s: String) -> [UInt8] { [0, 0, 0, id, 0x00, 0x6A, 0, UInt8(s.utf8.count)] + Array(s.utf8) }
+        let title = String(repeating: "Very long title ", count: 6), artist = "Somebody"
+        let params = [2] + attr(1, title) + attr(2, artist)
+        // One AVCTP message (tl, response) with a vendor-dependent AV/C frame of AVRCP packet type `type`.
+        func fragment(_ tl: UInt8, _ type: UInt8, _ part: ArraySlice<UInt8>) -> [UInt8] {
+            [tl << 4 | 2, 0x11, 0x0E, 0x0C, 0x48, 0x00, 0x00, 0x19, 0x58, 0x20, type, 0, UInt8(part.count)] + part
+        }
+        func sent(_ frame: Int, _ payload: [UInt8]) -> DecodedFrame {
+            d.decode(store.record(frame, .acl, .sent, acl(h, pb: 0b10, l2(0x0041, payload))))
+        }
+        let requestMore: (UInt8) -> [UInt8] = { tl in [tl << 4, 0x11, 0x0E, 0x00, 0x48, 0x00, 0x00, 0x19, 0x58, 0x40, 0x00, 0x00, 0x01, 0x20] }
+        let start = received(d, 4, fragment(3, 1, params[0..<40]))
+        #expect(start.classic?.summary == "AVRCP Stable GetElementAttributes (start fragment) tid=3")
+        #expect(sent(5, requestMore(4)).classic?.summary == "AVRCP Control RequestContinuingResponse tid=4")
+        _ = received(d, 6, fragment(4, 2, params[40..<80]))
+        _ = sent(7, requestMore(5))
+        let end = received(d, 8, fragment(5, 3, params[80...]))
+        guard case .avrcp(let p)? = end.classic else { Issue.record("no AVRCP layer"); return }
+        #expect(end.errors.isEmpty)
+        #expect(p.reassembled == 3 && p.startFrame == 4 && p.avrcpPacketType == 0)
+        #expect(Array(p.parameters) == params)
+        #expect(p.elementAttributes.map(\.1) == [title, artist])
+        #expect(p.summary == "AVRCP Stable GetElementAttributes title=\"\(title)\" artist=\"Somebody\" (3 fragments from #4) tid=5")
+        #expect(json(p).contains(#""reassembled_fragments":3,"start_frame":4"#))
+        // AbortContinuingResponse drops what was gathered: a later end fragment is an orphan.
+        _ = received(d, 9, fragment(6, 1, params[0..<40]))
+        _ = sent(10, [7 << 4, 0x11, 0x0E, 0x00, 0x48, 0x00, 0x00, 0x19, 0x58, 0x41, 0x00, 0x00, 0x01, 0x20])
+        let orphan = received(d, 11, fragment(7, 3, params[40...]))
+        #expect(orphan.errors.map { "\($0.layer) \($0.message)" } == ["avrcp end fragment of GetElementAttributes without a start fragment"])
+    }
 }

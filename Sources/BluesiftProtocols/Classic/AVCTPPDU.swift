@@ -104,12 +104,17 @@ public struct AVCTPPDU: FieldDescribable {
     /// Vendor dependent / browsing.
     public var companyID: UInt32?
     public var pduID: AVRCPPDUID?
+    /// Vendor dependent: AVRCP's own fragmentation (AVRCP 1.6 §6.5.1: 0 single, 1 start,
+    /// 2 continue, 3 end), distinct from AVCTP's packet type.
+    public var avrcpPacketType: UInt8 = 0
     public var parameters = UnsafeRawBufferPointer(start: nil, count: 0)
     public var error: DecodeError?
     /// On an end packet (AVCTP 1.4 §6.1.2): the number of packets the whole message came in,
     /// and the frame of its start packet.
     public var reassembled: Int?
     public var startFrame: Int?
+    /// `reassembled` counts AVRCP fragments (§6.5.1), each its own AVCTP message.
+    public var fragments = false
 
     public init(bytes: UnsafeRawBufferPointer, browsing: Bool) {
         self.browsing = browsing
@@ -140,7 +145,7 @@ public struct AVCTPPDU: FieldDescribable {
                 companyID = try r.readUInt24(.big, "company id")
                 guard companyID == 0x001958 else { parameters = r.readRemaining(); return }
                 pduID = AVRCPPDUID(rawValue: try r.readUInt8("PDU ID"))
-                _ = try r.readUInt8("packet type")
+                avrcpPacketType = try r.readUInt8("packet type") & 0x03
                 let n = Int(try r.readUInt16(.big, "parameter length"))
                 parameters = try r.readBytes(min(n, r.readableBytes), "parameters")
             default:
@@ -239,7 +244,8 @@ public struct AVCTPPDU: FieldDescribable {
         for (id, v) in elementAttributes where id <= 3 { s += " " + Self.attributeName(id) + "=\"" + v + "\"" }
         if pid != nil, pid != 0x110E, pid != 0x110C { s += " PID=" + Hex.fixed(UInt64(pid!), width: 4) }
         if packetType != 0 { s += " (" + AVDTPSignal.packetTypeNames[Int(packetType)] + " packet)" }
-        if let n = reassembled, let st = startFrame { s += " (\(n) packets from #\(st))" }
+        if avrcpPacketType != 0 { s += " (" + AVDTPSignal.packetTypeNames[Int(avrcpPacketType)] + " fragment)" }
+        if let n = reassembled, let st = startFrame { s += " (\(n) " + (fragments ? "fragments" : "packets") + " from #\(st))" }
         return s + " tid=\(transaction)"
     }
 
@@ -248,8 +254,11 @@ public struct AVCTPPDU: FieldDescribable {
         else if let o = opcode { sink.int("opcode", Int(o)); sink.string("name", name) }
         sink.int("transaction", Int(transaction))
         sink.bool("response", isResponse)
-        if packetType != 0 || reassembled != nil { sink.string("packet_type", AVDTPSignal.packetTypeNames[reassembled == nil ? Int(packetType) : 3]) }
-        if let n = reassembled, let st = startFrame { sink.int("reassembled_packets", n); sink.int("start_frame", st) }
+        if packetType != 0 || (reassembled != nil && !fragments) { sink.string("packet_type", AVDTPSignal.packetTypeNames[reassembled == nil ? Int(packetType) : 3]) }
+        if avrcpPacketType != 0 { sink.string("avrcp_packet_type", AVDTPSignal.packetTypeNames[Int(avrcpPacketType)]) }
+        if let n = reassembled, let st = startFrame {
+            sink.int(fragments ? "reassembled_fragments" : "reassembled_packets", n); sink.int("start_frame", st)
+        }
         if let p = pid { sink.int("pid", Int(p)) }
         if invalidPID { sink.bool("invalid_pid", true) }
         if browsing { sink.bool("browsing", true) }

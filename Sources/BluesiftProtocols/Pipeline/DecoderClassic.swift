@@ -25,6 +25,8 @@ final class ClassicState {
     /// reassembled, by sending side.
     var avdtpParts: [MessageParts?] = [nil, nil, nil]
     var avctpParts: [MessageParts?] = [nil, nil, nil]
+    /// AVRCP vendor-dependent responses sent in fragments (AVRCP 1.6 §6.5.1), by sending side.
+    var avrcpParts: [MessageParts?] = [nil, nil, nil]
     static let maxEntries = 64
     /// Largest reassembled AVDTP/AVCTP message kept (a Get All Capabilities response with
     /// every vendor codec is well under 1 KB); past it the message is dropped with a note.
@@ -73,6 +75,10 @@ extension ProtocolDecoder {
         default:
             var p = AVCTPPDU(bytes: payload, browsing: psm == 0x001B)
             if p.packetType != 0, p.error == nil, !p.browsing { p = avctpParts(p, payload, c, side: side, record, &f) }
+            if p.error == nil, p.packetType == 0 || p.reassembled != nil, !p.browsing {
+                if p.avrcpPacketType != 0 { p = avrcpFragments(p, c, side: side, record, &f) }
+                else if p.pduID?.rawValue == 0x41, !p.isResponse { c.avrcpParts[Int(L2CAPChannels.other(side))] = nil }   // AbortContinuingResponse
+            }
             if p.pid == 0x110E || p.pid == 0x110C, !p.isResponse {
                 profile(record, "AVRCP", role: side == 0 ? "controller" : side == 1 ? "target" : nil, c)
             }
@@ -199,6 +205,52 @@ extension ProtocolDecoder {
         var out = AVCTPPDU(bytes: sdpWhole.hold(whole.bytes), browsing: false)
         out.reassembled = whole.packets
         out.startFrame = whole.startFrame
+        return out
+    }
+
+    /// AVRCP 1.6 §6.5.1: a vendor-dependent response too long for one AVCTP message comes as
+    /// a start fragment, then (each asked for by RequestContinuingResponse, so each with its
+    /// own transaction label) continue fragments and an end fragment of the same PDU ID. The
+    /// end fragment's frame carries the whole response, decoded as a single one.
+    private func avrcpFragments(_ p: AVCTPPDU, _ c: ClassicState, side: UInt8, _ record: CaptureRecord,
+                                _ f: inout DecodedFrame) -> AVCTPPDU {
+        guard let pdu = p.pduID, let pid = p.pid, let company = p.companyID, let ctype = p.ctype, let subunit = p.subunitType else { return p }
+        func note(_ m: String) { f.errors.append(DecodeError(layer: "avrcp", code: .reassembly, offset: 0, message: m)) }
+        let i = Int(side)
+        if p.avrcpPacketType == 1 {
+            if let old = c.avrcpParts[i] { note("start fragment before the response started in #\(old.startFrame) ended; that response is dropped") }
+            // The single response it will become: AVCTP header (one packet), AV/C frame (subunit
+            // id 0: AVRCP's panel subunit is 0x48), packet type 0; the length is set at the end.
+            let header: [UInt8] = [p.transaction << 4 | (p.isResponse ? 2 : 0), UInt8(pid >> 8), UInt8(pid & 0xFF),
+                                   ctype.rawValue, subunit << 3 | 0x00, 0x00,
+                                   UInt8(company >> 16), UInt8(company >> 8 & 0xFF), UInt8(company & 0xFF), pdu.rawValue, 0, 0, 0]
+            c.avrcpParts[i] = MessageParts(header: header, announced: 0, transaction: pdu.rawValue, startFrame: record.frame)
+        } else {
+            guard c.avrcpParts[i] != nil, c.avrcpParts[i]!.transaction == pdu.rawValue else {
+                note((p.avrcpPacketType == 2 ? "continue" : "end") + " fragment of \(pdu.name) without a start fragment")
+                return p
+            }
+            c.avrcpParts[i]!.packets += 1
+        }
+        if !c.avrcpParts[i]!.overflow {
+            if c.avrcpParts[i]!.data.count + p.parameters.count > ClassicState.maxMessage {
+                c.avrcpParts[i]!.overflow = true
+                c.avrcpParts[i]!.data = []
+                note("response started in #\(c.avrcpParts[i]!.startFrame) is over \(ClassicState.maxMessage) bytes: not reassembled")
+            } else {
+                c.avrcpParts[i]!.data.append(contentsOf: p.parameters)
+            }
+        }
+        guard p.avrcpPacketType == 3, let done = c.avrcpParts[i] else { return p }
+        c.avrcpParts[i] = nil
+        if done.overflow { return p }
+        var whole = done.header + done.data
+        whole[11] = UInt8(done.data.count >> 8); whole[12] = UInt8(done.data.count & 0xFF)
+        whole[0] = p.transaction << 4 | (p.isResponse ? 2 : 0)   // this frame's own label: the answer to its request
+        var out = AVCTPPDU(bytes: sdpWhole.hold(whole), browsing: false)
+        out.reassembled = done.packets
+        out.startFrame = done.startFrame
+        out.fragments = true
         return out
     }
 
