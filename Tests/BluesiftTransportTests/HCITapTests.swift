@@ -15,6 +15,31 @@ private final class TapOutcome: @unchecked Sendable {
 }
 
 @Suite struct HCITapTests {
+    /// A tap on its own thread between a UNIX socket for the host (its path returned) and a
+    /// TCP controller; `done` is signalled when the tap has stopped, `outcome` then holds what it did.
+    fileprivate static func startTap(controllerPort port: UInt16) -> (path: String, done: DispatchSemaphore, outcome: TapOutcome) {
+        let path = "/tmp/bluesift-tap-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let ready = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        let outcome = TapOutcome()
+        Thread.detachNewThread {
+            defer { done.signal() }
+            do {
+                let tap = HCITap(host: try TapEndpoint(parsing: "listen:unix:\(path)"),
+                                 controller: try TapEndpoint(parsing: "tcp:127.0.0.1:\(port)"))
+                try tap.prepare { _ in ready.signal() }
+                guard try tap.accept(shouldStop: { false }) else { return }
+                outcome.stop = tap.run(shouldStop: { false }) { outcome.events.append($0) }
+                outcome.counts = tap.counts
+                tap.close()
+            } catch {
+                outcome.error = "\(error)"
+                ready.signal()
+            }
+        }
+        #expect(ready.wait(timeout: .now() + 5) == .success)
+        return (path, done, outcome)
+    }
+
     /// Half a command reaches the controller before the host has written the rest, and half
     /// an event reaches the host before the controller has written the rest: nothing waits
     /// for a whole packet. The framed copy still reports one whole packet each way.
@@ -33,26 +58,7 @@ private final class TapOutcome: @unchecked Sendable {
             writeAll(c, [0x03, 0x0c, 0x00])
             Thread.sleep(forTimeInterval: 0.1)
         })
-        let path = "/tmp/bluesift-tap-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-        let ready = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
-        let outcome = TapOutcome()
-        let port = controller.port
-        Thread.detachNewThread {
-            defer { done.signal() }
-            do {
-                let tap = HCITap(host: try TapEndpoint(parsing: "listen:unix:\(path)"),
-                                 controller: try TapEndpoint(parsing: "tcp:127.0.0.1:\(port)"))
-                try tap.prepare { _ in ready.signal() }
-                guard try tap.accept(shouldStop: { false }) else { return }
-                outcome.stop = tap.run(shouldStop: { false }) { outcome.events.append($0) }
-                outcome.counts = tap.counts
-                tap.close()
-            } catch {
-                outcome.error = "\(error)"
-                ready.signal()
-            }
-        }
-        #expect(ready.wait(timeout: .now() + 5) == .success)
+        let (path, done, outcome) = Self.startTap(controllerPort: controller.port)
         let fd = try connectUnix(path)
         defer { close(fd) }
         writeAll(fd, [0x01, 0x03])
@@ -88,26 +94,7 @@ private final class TapOutcome: @unchecked Sendable {
             writeAll(c, [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])
             Thread.sleep(forTimeInterval: 0.1)
         })
-        let path = "/tmp/bluesift-tap-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-        let ready = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
-        let outcome = TapOutcome()
-        let port = controller.port
-        Thread.detachNewThread {
-            defer { done.signal() }
-            do {
-                let tap = HCITap(host: try TapEndpoint(parsing: "listen:unix:\(path)"),
-                                 controller: try TapEndpoint(parsing: "tcp:127.0.0.1:\(port)"))
-                try tap.prepare { _ in ready.signal() }
-                guard try tap.accept(shouldStop: { false }) else { return }
-                outcome.stop = tap.run(shouldStop: { false }) { outcome.events.append($0) }
-                outcome.counts = tap.counts
-                tap.close()
-            } catch {
-                outcome.error = "\(error)"
-                ready.signal()
-            }
-        }
-        #expect(ready.wait(timeout: .now() + 5) == .success)
+        let (path, done, outcome) = Self.startTap(controllerPort: controller.port)
         let fd = try connectUnix(path)
         defer { close(fd) }
         writeAll(fd, sent)
