@@ -9,11 +9,33 @@ public struct FrameText {
     public var color: Bool
     public var verbose: Bool
     /// Columns a summary line may take (a terminal's width); nil keeps every line whole.
-    /// Lines cut to fit end in "…"; 128-bit UUIDs without a name are shortened.
+    /// Lines cut to fit end in "…"; 128-bit UUIDs without a name are shortened (and shown
+    /// whole once, on a line of their own).
     public var width: Int?
+    /// Shortened 128-bit UUIDs already shown whole (on a terminal, each once, on a line of
+    /// its own after the first record that names it).
+    let shown = ShownUUIDs()
 
     public init(color: Bool, verbose: Bool, width: Int? = nil) {
         self.color = color; self.verbose = verbose; self.width = width
+    }
+
+    final class ShownUUIDs: @unchecked Sendable {
+        var uuids: Set<BluetoothUUID> = []
+        static let limit = 4096   // a hostile capture's thousands of UUIDs: no more legends past it
+    }
+
+    /// "                       = characteristic 00020005-574f-4f20-5370-6865726f2121": the
+    /// whole of each unnamed 128-bit UUID that the summary line shortened, the first time.
+    func legend(_ a: AnalyzedFrame, into out: inout [UInt8]) {
+        guard let loc = a.location else { return }
+        for (role, u) in [("service", loc.service), ("characteristic", loc.characteristic), ("descriptor", loc.descriptor)] {
+            guard let u, GATTNames.name(u) == nil, u.description.count > 8,
+                  shown.uuids.count < ShownUUIDs.limit, shown.uuids.insert(u).inserted else { continue }
+            let line = String(repeating: " ", count: 23) + "= " + role + " " + u.description
+            out.append(contentsOf: (color ? Self.dim + line + Self.reset : line).utf8)
+            out.append(0x0A)
+        }
     }
 
     static let reset = "\u{1B}[0m", red = "\u{1B}[31m", green = "\u{1B}[32m", blue = "\u{1B}[34m",
@@ -107,6 +129,7 @@ public struct FrameText {
         }
         out.append(contentsOf: line.utf8)
         out.append(0x0A)
+        if width != nil { legend(a, into: &out) }
         guard verbose else { return }
         var tree = TextFieldWriter(depth: 1)
         if let hci = f.hci { tree.beginObject("hci"); hci.describe(into: &tree); tree.endObject() }

@@ -31,11 +31,23 @@ import Foundation
 
     @Test func dumpFitsTheTerminalUnlessWide() throws {
         let lines = try Self.onTerminal(["dump", "--frames", "460-470", Self.blefun])
-        #expect(lines.count == 11)
+        #expect(lines.count == 13)
         #expect(lines.allSatisfy { Self.visible($0).count <= 80 })
-        // 128-bit UUIDs without a name are shortened, so the names still fit.
+        // 128-bit UUIDs without a name are shortened, so the names still fit; each is shown
+        // whole once, after the first record that names it.
         let l466 = Self.visible(lines.first { $0.hasPrefix("   466") } ?? "")
         #expect(l466.contains("[00020001… / 00020005…]") || l466.hasSuffix("…"))
+        let i = try #require(lines.firstIndex { $0.hasPrefix("   466") })
+        #expect(lines[i + 1 ... i + 2].map(Self.visible) == [
+            "                       = service 00020001-574f-4f20-5370-6865726f2121",
+            "                       = characteristic 00020005-574f-4f20-5370-6865726f2121"])
+        let later = try Self.onTerminal(["dump", "--frames", "1600-1625", Self.blefun]).map(Self.visible)
+        #expect(later.filter { $0.hasPrefix("                       = ") } == [
+            "                       = service 00020001-574f-4f20-5370-6865726f2121",
+            "                       = characteristic 00020005-574f-4f20-5370-6865726f2121",
+            "                       = characteristic 00020002-574f-4f20-5370-6865726f2121",
+            "                       = characteristic 00020003-574f-4f20-5370-6865726f2121"])
+        #expect(later.filter { $0.contains("[00020001… / 00020002…") }.count == 4)
         let wide = try Self.onTerminal(["dump", "--wide", "--frames", "466", Self.blefun])
         #expect(Self.visible(wide[0]).hasSuffix("[00020001-574f-4f20-5370-6865726f2121 / 00020005-574f-4f20-5370-6865726f2121] (reply to #464, 97 ms)"))
         // Not a terminal: whole lines, as before.
@@ -56,7 +68,7 @@ import Foundation
     @Test func shortenedUUIDsStayDistinct() throws {
         let pogo = CLI.corpus.appendingPathComponent("pogoplus_bt_log_plus_pair.log").path
         let l = try Self.onTerminal(["dump", "--frames", "230", pogo], columns: 160).map(Self.visible)
-        #expect(l.count == 1)
+        #expect(l.count == 3)   // the line, then the two UUIDs whole
         #expect(l.first?.contains("Attribute Not Found [21c50462…9aeb / 21c50462…9af0] (repl") == true, "\(l)")
         let pong = CLI.corpus.appendingPathComponent("pongbot_btsnoop_hci.log").path
         let p = try Self.onTerminal(["dump", "--frames", "390", pong], columns: 160).map(Self.visible)
