@@ -54,7 +54,7 @@ public struct FrameText {
             if let t = f.attTransaction {
                 let msClock = f.record.timestamp.nanoseconds % 1_000_000 == 0 && t.latencyMicroseconds % 1000 == 0
                 let h = t.requestHandle.map { " handle " + Hex.fixed(UInt64($0), width: 4) } ?? ""
-                s += " (reply to #\(t.requestFrame)\(h), \(formatLatency(t.latencyMicroseconds, millisecondClock: msClock)))"
+                s += " (reply to #\(t.requestFrame)\(h), \(TimeFormat.latency(microseconds: t.latencyMicroseconds, millisecondClock: msClock)))"
             }
             return s
         }
@@ -66,10 +66,6 @@ public struct FrameText {
         if let hci = f.hci { return hci.summary }
         if let note = f.note { return note }
         return f.record.kind.name
-    }
-
-    static func formatLatency(_ us: Int64, millisecondClock: Bool = false) -> String {
-        TimeFormat.latency(microseconds: us, millisecondClock: millisecondClock)
     }
 
     public func render(_ a: AnalyzedFrame, into out: inout [UInt8]) {

@@ -1,5 +1,6 @@
 import BluesiftWire
 import BluesiftCapture
+import BluesiftProtocols
 import BluesiftSecurity
 
 /// `bluesift redact`: addresses replaced by keyed pseudonyms, key material zeroed, optionally
@@ -99,20 +100,8 @@ public final class Redactor {
         if let t = redactText(b) {
             b = t.bytes; changed = true; counts["addresses in text", default: 0] += t.count
         }
-        if b.count >= 6 {
-            var i = 0
-            while i + 6 <= b.count {
-                let f = Int(b[i]) << 8 | Int(b[i + 1])
-                // A window overlapping a field already handled is never a second address.
-                if prefilter[f >> 6] & (1 << UInt64(f & 63)) != 0, !fixed.contains(where: { $0.overlaps(i..<i + 6) }),
-                   let p = map[pack(b[i..<i + 6])], Self.distinctive(Array(b[i..<i + 6])) {
-                    write(p, into: &b, at: i); changed = true; counts["addresses", default: 0] += 1
-                    i += 6
-                } else {
-                    i += 1
-                }
-            }
-        }
+        let found = replaceKnownAddresses(&b, skipping: fixed)
+        if found > 0 { changed = true; counts["addresses", default: 0] += found }
         for (range, what) in keyRanges(r) where range.upperBound <= b.count {
             for j in range { b[j] = 0 }
             changed = true
@@ -137,13 +126,28 @@ public final class Redactor {
         var b = Array(raw)
         var n = 0
         if let t = redactText(b) { b = t.bytes; n += t.count }
-        var i = 0
-        while i + 6 <= b.count {
-            if let p = map[pack(b[i..<i + 6])], Self.distinctive(Array(b[i..<i + 6])) { write(p, into: &b, at: i); n += 1; i += 6 } else { i += 1 }
-        }
+        n += replaceKnownAddresses(&b)
         guard n > 0 else { return nil }
         counts["addresses in text", default: 0] += n
         return b
+    }
+
+    /// Every other occurrence of a known distinctive address, in either byte order, replaced;
+    /// a window overlapping `skipping` (fields already handled) is never a second address.
+    /// Returns how many were replaced.
+    func replaceKnownAddresses(_ b: inout [UInt8], skipping fixed: [Range<Int>] = []) -> Int {
+        var n = 0, i = 0
+        while i + 6 <= b.count {
+            let f = Int(b[i]) << 8 | Int(b[i + 1])
+            if prefilter[f >> 6] & (1 << UInt64(f & 63)) != 0, !fixed.contains(where: { $0.overlaps(i..<i + 6) }),
+               let p = map[pack(b[i..<i + 6])], Self.distinctive(Array(b[i..<i + 6])) {
+                write(p, into: &b, at: i); n += 1
+                i += 6
+            } else {
+                i += 1
+            }
+        }
+        return n
     }
 
     func write(_ p: UInt64, into b: inout [UInt8], at o: Int) {
@@ -467,40 +471,18 @@ public final class Redactor {
         return 10
     }
 
-    /// Core 5.4 Vol 6 Part B §3.1.1: CRC-24, polynomial x^24+x^10+x^9+x^6+x^4+x^3+x+1, over the
-    /// PDU, least significant bit first.
-    static func crc24(_ b: some Collection<UInt8>, initial: UInt32) -> UInt32 {
-        var state = initial & 0xFF_FFFF
-        for byte in b {
-            var cur = byte
-            for _ in 0..<8 {
-                let bit = (state ^ UInt32(cur)) & 1
-                cur >>= 1
-                state >>= 1
-                if bit != 0 { state ^= 0xDA_6000 }
-            }
-        }
-        return state
-    }
-
-    static func reverse24(_ v: UInt32) -> UInt32 {
-        var r: UInt32 = 0
-        for i in 0..<24 where v & (1 << UInt32(i)) != 0 { r |= 1 << UInt32(23 - i) }
-        return r
-    }
-
-    /// The stored CRC for `variant` (init reversed or not; value reversed or not; byte order).
-    static func crcBytes(_ pdu: some Collection<UInt8>, initial: UInt32, variant: Int) -> [UInt8] {
-        let i = variant & 1 != 0 ? reverse24(initial) : initial
-        var v = crc24(pdu, initial: i)
-        if variant & 2 != 0 { v = reverse24(v) }
+    /// The stored CRC for `variant` (init reversed or not; value reversed or not; byte order):
+    /// sniffers store it in one of these ways. The CRC itself is `LLCRC`'s (Vol 6 Part B §3.1.1).
+    static func crcBytes(_ pdu: UnsafeRawBufferPointer, initial: UInt32, variant: Int) -> [UInt8] {
+        var v = LLCRC.compute(pdu, crcInit: variant & 1 != 0 ? initial : LLCRC.reverse24(initial))
+        if variant & 2 != 0 { v = LLCRC.reverse24(v) }
         let le = [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF)]
         return variant & 4 != 0 ? le.reversed() : le
     }
 
     func calibrateCRC(_ b: UnsafeRawBufferPointer) {
         guard let a = aa(b), a == Self.advAA else { return }
-        let pdu = b[4..<b.count - 3], stored = Array(b[b.count - 3..<b.count])
+        let pdu = UnsafeRawBufferPointer(rebasing: b[4..<b.count - 3]), stored = Array(b[b.count - 3..<b.count])
         crcVariant = (0..<8).first { Self.crcBytes(pdu, initial: 0x55_5555, variant: $0) == stored }
     }
 
@@ -511,9 +493,9 @@ public final class Redactor {
             return
         }
         // Only when the original CRC was right: a bad CRC stays bad.
-        let before = Self.crcBytes(r.bytes[4..<r.bytes.count - 3], initial: initial, variant: v)
+        let before = Self.crcBytes(UnsafeRawBufferPointer(rebasing: r.bytes[4..<r.bytes.count - 3]), initial: initial, variant: v)
         guard before.elementsEqual(r.bytes[(r.bytes.count - 3)...]) else { return }
-        let c = Self.crcBytes(b[4..<b.count - 3], initial: initial, variant: v)
+        let c = b.withUnsafeBytes { Self.crcBytes(UnsafeRawBufferPointer(rebasing: $0[4..<b.count - 3]), initial: initial, variant: v) }
         b.replaceSubrange(b.count - 3..<b.count, with: c)
         counts["sniffed packet CRCs recomputed", default: 0] += 1
     }

@@ -71,15 +71,22 @@ public struct CaptureImage: Sendable {
         return little ? be.reversed() : be
     }
 
-    static func btsnoop(_ b: [UInt8]) -> CaptureImage? {
-        var units: [Unit] = [], o = 16
+    /// Records after a `header`-byte file header, each a `recordHeader`-byte header whose
+    /// 32-bit field at `lengthAt` is the length of the data that follows (btsnoop, pcap).
+    static func records(_ b: [UInt8], header: Int, recordHeader: Int, lengthAt: Int, little: Bool) -> [Unit]? {
+        var units: [Unit] = [], o = header
         while o < b.count {
-            guard o + 24 <= b.count else { return nil }
-            let n = u32(b, o + 4, little: false)
-            guard o + 24 + n <= b.count else { return nil }
-            units.append(Unit(bytes: Array(b[o..<o + 24 + n]), id: units.count))
-            o += 24 + n
+            guard o + recordHeader <= b.count else { return nil }
+            let n = u32(b, o + lengthAt, little: little)
+            guard o + recordHeader + n <= b.count else { return nil }
+            units.append(Unit(bytes: Array(b[o..<o + recordHeader + n]), id: units.count))
+            o += recordHeader + n
         }
+        return units
+    }
+
+    static func btsnoop(_ b: [UInt8]) -> CaptureImage? {
+        guard let units = records(b, header: 16, recordHeader: 24, lengthAt: 4, little: false) else { return nil }
         return CaptureImage(format: .btsnoop, header: Array(b[0..<16]), units: units)
     }
 
@@ -92,14 +99,7 @@ public struct CaptureImage: Sendable {
     }
 
     static func pcap(_ b: [UInt8], little: Bool) -> CaptureImage? {
-        var units: [Unit] = [], o = 24
-        while o < b.count {
-            guard o + 16 <= b.count else { return nil }
-            let n = u32(b, o + 8, little: little)
-            guard o + 16 + n <= b.count else { return nil }
-            units.append(Unit(bytes: Array(b[o..<o + 16 + n]), id: units.count))
-            o += 16 + n
-        }
+        guard let units = records(b, header: 24, recordHeader: 16, lengthAt: 8, little: little) else { return nil }
         return CaptureImage(format: .pcap, header: Array(b[0..<24]), units: units, little: little)
     }
 

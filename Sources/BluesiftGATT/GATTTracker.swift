@@ -65,6 +65,14 @@ public final class GATTTracker {
         return c ? .sent : .received
     }
 
+    /// A peer's name in `devices`: its address, or its connection when the capture never said it.
+    public static func peerName(_ peer: BDAddr?, handle: UInt16) -> String {
+        peer?.description ?? "connection " + Hex.fixed(UInt64(handle), width: 4)
+    }
+
+    /// This host's own database's name in `devices` (phones are GATT servers too).
+    public static func hostName(adapter: UInt16) -> String { "this host (hci\(adapter))" }
+
     /// This host's own database on each adapter, made on first use.
     var localKeys: [UInt16: DeviceKey] = [:]
     /// Sniffed connections: the central's own database (a phone is a GATT server too).
@@ -80,7 +88,7 @@ public final class GATTTracker {
 
     func localKey(_ adapter: UInt16) -> DeviceKey {
         if let k = localKeys[adapter] { return k }
-        let k = DeviceKey(text: "this host (hci\(adapter))")
+        let k = DeviceKey(text: Self.hostName(adapter: adapter))
         localKeys[adapter] = k
         if databases[k] == nil { databases[k] = GATTDatabase(); deviceOrder.append(k) }
         return k
@@ -100,7 +108,7 @@ public final class GATTTracker {
 
     private func findDeviceKey(_ conn: ConnKey, peer: BDAddr?) -> DeviceKey {
         if let k = deviceOfConnection[conn], peer == nil || k.text == peer!.description { return k }
-        let k = DeviceKey(text: peer?.description ?? "connection " + Hex.fixed(UInt64(conn.handle), width: 4))
+        let k = DeviceKey(text: Self.peerName(peer, handle: conn.handle))
         deviceOfConnection[conn] = k
         if databases[k] == nil { databases[k] = GATTDatabase(); deviceOrder.append(k) }
         return k

@@ -76,7 +76,7 @@ struct Convert: ParsableCommand {
                         continue
                     }
                 }
-                if decrypt, let decoder = analyzer?.decoder, r.kind == .ll {
+                if decrypt, let decoder, r.kind == .ll {
                     if let p = Self.plaintextRecord(r, frame.decoded, decoder, into: &sealed) {
                         decrypted += 1
                         var failure: CaptureError?

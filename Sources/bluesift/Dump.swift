@@ -19,8 +19,9 @@ struct Dump: ParsableCommand {
         add "vendor": {"plugin","message","fields","checksum"}. See README.
 
         Several files or a folder: each JSON Lines record ends with "file" (the capture's path \
-        as found), and each CSV row starts with a "file" column; --output-dir DIR writes each capture's output to DIR/NAME.jsonl (.csv, .txt), \
-        atomically, so that an engine reads the folder in parallel (docs/fleet.md).
+        as found), and each CSV row starts with a "file" column; --output-dir DIR writes each \
+        capture's output to DIR/NAME.jsonl (.csv, .txt), atomically, so that an engine reads \
+        the folder in parallel (docs/fleet.md).
 
         CSV (RFC 4180, header row first): frame, ts, dir, kind, conn, layer (the most specific), \
         name (its PDU name), handle, service, characteristic (GATT names, else UUIDs), value (ATT \
@@ -92,19 +93,19 @@ struct Dump: ParsableCommand {
             out.line(csvHeader)
             out.flush()
         }
+        // In --output-dir each file gets its own header, and no colour or terminal width.
+        let toDirectory = outputDir != nil
+        let body: (String, Int32) -> Int32 = { path, fd in
+            if toDirectory && format == .csv { var out = Output(fd: fd); out.line(csvHeader); out.flush() }
+            return dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: color && !toDirectory,
+                        width: toDirectory ? nil : width, keys: keys,
+                        fileKey: fleet && json ? Self.fileKey(path) : nil, fileColumn: fleet ? path : nil)
+        }
         let code: Int32
         if let outputDir {
-            let ext = format == .jsonl ? "jsonl" : format == .csv ? "csv" : "txt"
-            code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: ext, jobs: jobs) { path, fd in
-                if format == .csv { var out = Output(fd: fd); out.line(csvHeader); out.flush() }
-                return dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: false, width: nil, keys: keys,
-                            fileKey: fleet && json ? Self.fileKey(path) : nil, fileColumn: fleet ? path : nil)
-            }
+            code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs, body: body)
         } else {
-            code = FileJobs.run(inputs, jobs: jobs) { path, fd in
-                dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: color, width: width, keys: keys,
-                     fileKey: fleet && json ? Self.fileKey(path) : nil, fileColumn: fleet ? path : nil)
-            }
+            code = FileJobs.run(inputs, jobs: jobs, body: body)
         }
         if code != 0 { throw ExitCode(code) }
     }

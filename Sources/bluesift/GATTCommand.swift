@@ -90,11 +90,11 @@ struct GATT: ParsableCommand {
     static func devices(of f: DecodedFrame, _ d: ProtocolDecoder) -> [String] {
         guard let c = f.connection else { return [] }
         let info = d.connection(adapter: f.record.adapter, handle: c)
-        var out = [info?.peer?.description ?? "connection " + Hex.fixed(UInt64(c), width: 4)]
+        var out = [GATTTracker.peerName(info?.peer, handle: c)]
         if let central = info?.air?.central { out.append(central.description) }
         if let peripheral = info?.air?.peripheral { out.append(peripheral.description) }
         if let att = f.att, !GATTTracker.serverIsPeer(opcode: att.opcode.rawValue, direction: GATTTracker.direction(of: f)) {
-            out.append("this host (hci\(f.record.adapter))")
+            out.append(GATTTracker.hostName(adapter: f.record.adapter))
         }
         return out
     }

@@ -81,12 +81,9 @@ struct Info: ParsableCommand {
         }
         out.line("format:      \(f.container.rawValue), \(f.datalinkName)" + (f.datalink != 0 ? " (link type \(f.datalink))" : "")
                  + (f.compression.map { ", \($0.rawValue)-compressed" } ?? ""))
-        if filtering {
-            out.line("filter:      \(filterOptions?.summary ?? "")")
-            out.line("records:     \(summary.records) of \(total)" + (summary.truncatedRecords > 0 ? " (\(summary.truncatedRecords) truncated by the capture)" : ""))
-        } else {
-            out.line("records:     \(summary.records)" + (summary.truncatedRecords > 0 ? " (\(summary.truncatedRecords) truncated by the capture)" : ""))
-        }
+        if filtering { out.line("filter:      \(filterOptions?.summary ?? "")") }
+        out.line("records:     \(summary.records)" + (filtering ? " of \(total)" : "")
+                 + (summary.truncatedRecords > 0 ? " (\(summary.truncatedRecords) truncated by the capture)" : ""))
         if let a = summary.first, let b = summary.last {
             out.line("time span:   \(TimeFormat.rfc3339(a)) → \(TimeFormat.rfc3339(b)) (\(TimeFormat.duration(microseconds: summary.spanMicroseconds)))")
         }

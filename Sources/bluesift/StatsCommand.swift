@@ -63,7 +63,7 @@ struct Stats: ParsableCommand {
             // One line at a time: `line` escapes control characters from the air.
             case .csv:
                 if toDirectory { out.line(table == .classic ? Stats.classicCSVHeader : Stats.csvHeader) }
-                let rows = table == .classic ? Stats.classicCSV(report, header: false) : Stats.csv(report, header: false)
+                let rows = table == .classic ? Stats.classicCSV(report) : Stats.csv(report)
                 for l in rows.split(separator: "\n") { out.line(String(l)) }
             case .text: for l in Stats.text(report).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
             }
@@ -117,8 +117,9 @@ struct Stats: ParsableCommand {
 
     static let csvHeader = "file,connection,conn_handle,peer,handle,service,service_name,characteristic,characteristic_name,descriptor,descriptor_name,named_by,reads,write_requests,write_commands,notifications,indications,errors,bytes_to_server,bytes_from_server,latency_count,latency_min_us,latency_median_us,latency_p95_us,latency_max_us"
 
-    static func csv(_ r: StatsReport, header: Bool = true) -> String {
-        var lines = header ? [csvHeader] : []
+    /// The per-characteristic rows, without the header (written once per output).
+    static func csv(_ r: StatsReport) -> String {
+        var lines: [String] = []
         for c in r.characteristics {
             let conn = r.connections[c.connection]
             let l = c.latency
@@ -136,8 +137,9 @@ struct Stats: ParsableCommand {
 
     static let classicCSVHeader = "file,connection,conn_handle,peer,profile,psm,dlci,server_channel,service,frames,commands,responses,bytes,first_frame,last_frame"
 
-    static func classicCSV(_ r: StatsReport, header: Bool = true) -> String {
-        var lines = header ? [classicCSVHeader] : []
+    /// The Classic channel rows, without the header.
+    static func classicCSV(_ r: StatsReport) -> String {
+        var lines: [String] = []
         for c in r.classic {
             let conn = r.connections[c.connection]
             let cols: [String?] = [r.file, String(c.connection), Hex.fixed(UInt64(conn.handle), width: 4), conn.peer, c.profile,
@@ -165,6 +167,8 @@ struct Stats: ParsableCommand {
 
     static func ms(_ us: Int64) -> String { TimeFormat.duration(microseconds: us) }
 
+    /// `v` right-aligned in `w` columns.
+    static func padded(_ v: Int, _ w: Int) -> String { let s = String(v); return String(repeating: " ", count: max(0, w - s.count)) + s }
 
     static func characteristicLabel(_ c: StatsReport.Characteristic) -> String {
         var parts: [String] = []
@@ -234,7 +238,7 @@ struct Stats: ParsableCommand {
         if !r.characteristics.isEmpty {
             o.append("  conn handle  reads wr-req wr-cmd notif indic errs   bytes→srv  bytes←srv  latency min/median/p95/max      name")
             for c in r.characteristics {
-                func n(_ v: Int, _ w: Int) -> String { let s = String(v); return String(repeating: " ", count: max(0, w - s.count)) + s }
+                let n = Stats.padded
                 var lat = "-"
                 if let l = c.latency {
                     lat = [l.minUs, l.medianUs, l.p95Us, l.maxUs].map {
@@ -254,7 +258,7 @@ struct Stats: ParsableCommand {
                      + (r.classicNotListed > 0 ? " (+\(r.classicNotListed) frames on channels not listed)" : ""))
             o.append("  conn frames   cmds  resps      bytes  first…last  channel")
             for c in r.classic {
-                func n(_ v: Int, _ w: Int) -> String { let s = String(v); return String(repeating: " ", count: max(0, w - s.count)) + s }
+                let n = Stats.padded
                 let span = "\(c.firstFrame)…\(c.lastFrame)"
                 o.append("  \(n(c.connection, 4)) \(n(c.frames, 6)) \(n(c.commands, 6)) \(n(c.responses, 6)) \(n(c.bytes, 10))  \(span)\(String(repeating: " ", count: max(1, 12 - span.count)))\(classicLabel(c))")
             }

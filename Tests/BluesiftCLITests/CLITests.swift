@@ -12,9 +12,16 @@ struct CLI {
 
     /// `wrapper`: a command that runs bluesift (e.g. /usr/bin/time -f %M -o FILE).
     static func run(_ args: [String], wrapper: [String] = []) throws -> Result {
+        try process(wrapper.first ?? binary, wrapper.isEmpty ? args : Array(wrapper.dropFirst()) + [binary] + args)
+    }
+
+    /// Any program (tshark, make, python, an installed bluesift), in `cwd` with `env` if given.
+    static func process(_ exe: String, _ args: [String], cwd: String? = nil, env: [String: String]? = nil) throws -> Result {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: wrapper.first ?? binary)
-        p.arguments = wrapper.isEmpty ? args : Array(wrapper.dropFirst()) + [binary] + args
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = args
+        if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+        if let env { p.environment = env }
         // Files, not pipes: a large output can never block the child.
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-cli-\(UUID().uuidString)")
         FileManager.default.createFile(atPath: tmp.path + ".out", contents: nil)

@@ -80,17 +80,9 @@ import Foundation
         defer { try? FileManager.default.removeItem(at: d) }
         let bin = d.appendingPathComponent("bluesift")
         try FileManager.default.copyItem(atPath: CLI.binary, toPath: bin.path)
-        let p = Process()
-        p.executableURL = bin
-        p.arguments = ["frames", Self.band]
-        p.environment = ProcessInfo.processInfo.environment.filter { $0.key != "BLUESIFT_PLUGINS" }
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        let bare = try CLI.process(bin.path, ["frames", Self.band], env: ProcessInfo.processInfo.environment.filter { $0.key != "BLUESIFT_PLUGINS" })
+        let text = bare.stderr
+        #expect(bare.status == 0)
         #expect(text.hasPrefix("bluesift: no vendor plugins found (looked in: "))
         #expect(text.contains("share/bluesift/Plugins)"))
         #expect(text.contains("point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins"))

@@ -143,7 +143,7 @@ import Foundation
 
     static var duckdbAvailable: Bool {
         guard FileManager.default.isExecutableFile(atPath: python),
-              let r = try? FleetTests.runTool(python, ["-c", "import duckdb"]) else { return false }
+              let r = try? CLI.process(python, ["-c", "import duckdb"]) else { return false }
         return r.status == 0
     }
 
@@ -156,7 +156,7 @@ import Foundation
         defer { try? FileManager.default.removeItem(at: work) }
         var dirs = [CLI.captures.path]
         if FileManager.default.fileExists(atPath: CLI.corpus.path) { dirs.insert(CLI.corpus.path, at: 0) }
-        let r = try FleetTests.runTool(Self.python, [CLI.root.appendingPathComponent("Tests/Fleet/fleet_check.py").path, CLI.binary,
+        let r = try CLI.process(Self.python, [CLI.root.appendingPathComponent("Tests/Fleet/fleet_check.py").path, CLI.binary,
                                                      CLI.root.appendingPathComponent("docs/fleet.md").path, work.path] + dirs)
         print(r.stdout)
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
@@ -166,20 +166,4 @@ import Foundation
 
 extension FleetTests {
     /// Runs a program with stdout and stderr in files (no pipe to fill up).
-    static func runTool(_ exe: String, _ args: [String]) throws -> CLI.Result {
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let out = dir.appendingPathComponent("out"), err = dir.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = args
-        p.standardOutput = try FileHandle(forWritingTo: out)
-        p.standardError = try FileHandle(forWritingTo: err)
-        try p.run()
-        p.waitUntilExit()
-        return CLI.Result(status: p.terminationStatus, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-                          stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
-    }
 }

@@ -5,25 +5,6 @@ import Foundation
 /// `install-files`; the test runs `install-files` with the debug binary (building a release
 /// inside `swift test` is not possible: the build folder is locked).
 @Suite(.serialized) struct InstallTests {
-    static func run(_ exe: String, _ args: [String], cwd: String? = nil, env: [String: String]? = nil) throws -> CLI.Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = args
-        if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
-        if let env { p.environment = env }
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-inst-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: out.path + ".o", contents: nil)
-        FileManager.default.createFile(atPath: out.path + ".e", contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: out.path + ".o"); try? FileManager.default.removeItem(atPath: out.path + ".e") }
-        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out.path + ".o"))
-        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: out.path + ".e"))
-        try p.run()
-        p.waitUntilExit()
-        return CLI.Result(status: p.terminationStatus,
-                          stdout: String(decoding: FileManager.default.contents(atPath: out.path + ".o") ?? Data(), as: UTF8.self),
-                          stderr: String(decoding: FileManager.default.contents(atPath: out.path + ".e") ?? Data(), as: UTF8.self))
-    }
-
     /// The environment without anything pointing at the repository's plugins.
     static var cleanEnv: [String: String] {
         ProcessInfo.processInfo.environment.filter { $0.key != "BLUESIFT_PLUGINS" }
@@ -37,10 +18,10 @@ import Foundation
         // Man pages from swift-argument-parser's generator (make test builds it).
         let generator = CLI.root.appendingPathComponent(".build/debug/generate-manual").path
         try #require(FileManager.default.isExecutableFile(atPath: generator), "make test builds generate-manual first")
-        let man = try Self.run("/usr/bin/make", ["-s", "man-files", "GENERATE_MANUAL=\(generator)", "BIN_TO_INSTALL=\(CLI.binary)",
+        let man = try CLI.process("/usr/bin/make", ["-s", "man-files", "GENERATE_MANUAL=\(generator)", "BIN_TO_INSTALL=\(CLI.binary)",
                                                  "MAN_BUILD=\(tmp.path)/man"], cwd: CLI.root.path)
         #expect(man.status == 0, "\(man.stderr)")
-        let make = try Self.run("/usr/bin/make", ["-s", "install-files", "PREFIX=\(prefix)", "DESTDIR=\(tmp.path)",
+        let make = try CLI.process("/usr/bin/make", ["-s", "install-files", "PREFIX=\(prefix)", "DESTDIR=\(tmp.path)",
                                                   "BIN_TO_INSTALL=\(CLI.binary)", "MAN_BUILD=\(tmp.path)/man"], cwd: CLI.root.path)
         #expect(make.status == 0, "\(make.stderr)")
         let root = tmp.path + prefix
@@ -62,15 +43,15 @@ import Foundation
         #expect(fish.contains("complete -c 'bluesift'"))
 
         // Run from another folder: the installed plugins are found beside the binary.
-        let list = try Self.run(bin, ["plugins", "list"], cwd: tmp.path, env: Self.cleanEnv)
+        let list = try CLI.process(bin, ["plugins", "list"], cwd: tmp.path, env: Self.cleanEnv)
         #expect(list.status == 0)
         #expect(list.stdout.contains("band  Smart band"))
         #expect(list.stdout.contains(root + "/share/bluesift/Plugins/band.yaml"))
-        let frames = try Self.run(bin, ["frames", "--format", "csv", CLI.capture("band_mtu23.btsnoop")], cwd: tmp.path, env: Self.cleanEnv)
+        let frames = try CLI.process(bin, ["frames", "--format", "csv", CLI.capture("band_mtu23.btsnoop")], cwd: tmp.path, env: Self.cleanEnv)
         #expect(frames.status == 0)
         #expect(frames.stdout.split(separator: "\n").count == 16)   // header + 15 band messages
 
-        let un = try Self.run("/usr/bin/make", ["-s", "uninstall", "PREFIX=\(prefix)", "DESTDIR=\(tmp.path)"], cwd: CLI.root.path)
+        let un = try CLI.process("/usr/bin/make", ["-s", "uninstall", "PREFIX=\(prefix)", "DESTDIR=\(tmp.path)"], cwd: CLI.root.path)
         #expect(un.status == 0)
         let left = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String }.filter {
             var d: ObjCBool = false
@@ -86,13 +67,13 @@ import Foundation
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-bench-\(UUID().uuidString)")
         try FileManager.default.copyItem(atPath: CLI.binary, toPath: tmp.path)
         defer { try? FileManager.default.removeItem(at: tmp) }
-        let describe = try Self.run("/usr/bin/git", ["describe", "--always", "--dirty", "--abbrev=12"], cwd: CLI.root.path)
+        let describe = try CLI.process("/usr/bin/git", ["describe", "--always", "--dirty", "--abbrev=12"], cwd: CLI.root.path)
         let commit = describe.status == 0 ? describe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : "unknown"
         var env = ProcessInfo.processInfo.environment
         env["SWIFT"] = "true"
         env["RELEASE_BIN"] = tmp.path
         env["BENCH_BUILD_ONLY"] = "1"
-        let r = try Self.run(CLI.root.appendingPathComponent("scripts/bench.sh").path, [], cwd: CLI.root.path, env: env)
+        let r = try CLI.process(CLI.root.appendingPathComponent("scripts/bench.sh").path, [], cwd: CLI.root.path, env: env)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "0.1.0 (commit \(commit))\n")
         #expect(commit != "unknown" || describe.status != 0)
@@ -101,7 +82,7 @@ import Foundation
     /// make check-static refuses a binary that needs the Swift runtime (the debug build does),
     /// naming the libraries; the static build passes it (README, Install).
     @Test func checkStaticRefusesADynamicBinary() throws {
-        let r = try Self.run("/usr/bin/make", ["-s", "check-static", "BIN_TO_INSTALL=\(CLI.binary)"], cwd: CLI.root.path)
+        let r = try CLI.process("/usr/bin/make", ["-s", "check-static", "BIN_TO_INSTALL=\(CLI.binary)"], cwd: CLI.root.path)
         #expect(r.status != 0)
         #expect(r.stderr.hasPrefix("check-static: \(CLI.binary): links Swift libraries dynamically: "))
         #expect(r.stderr.contains("libswiftCore.so") && r.stderr.contains("libFoundation.so"))
@@ -116,9 +97,9 @@ import Foundation
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-ver-\(UUID().uuidString)")
         try FileManager.default.copyItem(atPath: CLI.binary, toPath: tmp.path)
         defer { try? FileManager.default.removeItem(at: tmp) }
-        let stamp = try Self.run("/usr/bin/env", ["python3", CLI.root.appendingPathComponent("scripts/stamp_binary.py").path, tmp.path, "7842b50abcde-dirty"])
+        let stamp = try CLI.process("/usr/bin/env", ["python3", CLI.root.appendingPathComponent("scripts/stamp_binary.py").path, tmp.path, "7842b50abcde-dirty"])
         #expect(stamp.status == 0, "\(stamp.stderr)")
-        let v = try Self.run(tmp.path, ["--version"])
+        let v = try CLI.process(tmp.path, ["--version"])
         #expect(v.stdout == "0.1.0 (commit 7842b50abcde-dirty)\n")
     }
 }

@@ -206,16 +206,7 @@ import BluesiftSecurity
     }
 
     static func tsharkCount(_ path: String) throws -> Int {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tshark)
-        p.arguments = ["-r", path, "-T", "fields", "-e", "frame.number"]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").count
+        try CLI.process(tshark, ["-r", path, "-T", "fields", "-e", "frame.number"]).stdout.split(separator: "\n").count
     }
 
     /// The needles (6 bytes or longer) that occur in `hay`, in one pass: windows of 6 bytes

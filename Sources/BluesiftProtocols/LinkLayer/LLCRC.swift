@@ -3,7 +3,7 @@
 /// order (least significant first), register preset with CRCInit (0x555555 on advertising
 /// channels, CONNECT_IND's CRCInit on a connection). Used to re-seal decrypted packets.
 public enum LLCRC {
-    static func reverse24(_ v: UInt32) -> UInt32 {
+    public static func reverse24(_ v: UInt32) -> UInt32 {
         var r: UInt32 = 0
         for i in 0..<24 where v & (1 << UInt32(i)) != 0 { r |= 1 << UInt32(23 - i) }
         return r

@@ -34,11 +34,11 @@ final class ClassicState {
 }
 
 /// A fragmented message being put together: the single-packet header it will get, the data
-/// so far, and how many packets the start packet announced.
+/// so far, and how many packets the start packet announced (nil: AVRCP fragments do not say).
 struct MessageParts {
     var header: [UInt8]
     var data: [UInt8] = []
-    var announced: Int
+    var announced: Int?
     var packets = 1
     var transaction: UInt8
     var startFrame: Int
@@ -215,59 +215,52 @@ extension ProtocolDecoder {
     private func avrcpFragments(_ p: AVCTPPDU, _ c: ClassicState, side: UInt8, _ record: CaptureRecord,
                                 _ f: inout DecodedFrame) -> AVCTPPDU {
         guard let pdu = p.pduID, let pid = p.pid, let company = p.companyID, let ctype = p.ctype, let subunit = p.subunitType else { return p }
-        func note(_ m: String) { f.errors.append(DecodeError(layer: "avrcp", code: .reassembly, offset: 0, message: m)) }
-        let i = Int(side)
-        if p.avrcpPacketType == 1 {
-            if let old = c.avrcpParts[i] { note("start fragment before the response started in #\(old.startFrame) ended; that response is dropped") }
-            // The single response it will become: AVCTP header (one packet), AV/C frame (subunit
-            // id 0: AVRCP's panel subunit is 0x48), packet type 0; the length is set at the end.
-            let header: [UInt8] = [p.transaction << 4 | (p.isResponse ? 2 : 0), UInt8(pid >> 8), UInt8(pid & 0xFF),
-                                   ctype.rawValue, subunit << 3 | 0x00, 0x00,
-                                   UInt8(company >> 16), UInt8(company >> 8 & 0xFF), UInt8(company & 0xFF), pdu.rawValue, 0, 0, 0]
-            c.avrcpParts[i] = MessageParts(header: header, announced: 0, transaction: pdu.rawValue, startFrame: record.frame)
-        } else {
-            guard c.avrcpParts[i] != nil, c.avrcpParts[i]!.transaction == pdu.rawValue else {
-                note((p.avrcpPacketType == 2 ? "continue" : "end") + " fragment of \(pdu.name) without a start fragment")
-                return p
-            }
-            c.avrcpParts[i]!.packets += 1
-        }
-        if !c.avrcpParts[i]!.overflow {
-            if c.avrcpParts[i]!.data.count + p.parameters.count > ClassicState.maxMessage {
-                c.avrcpParts[i]!.overflow = true
-                c.avrcpParts[i]!.data = []
-                note("response started in #\(c.avrcpParts[i]!.startFrame) is over \(ClassicState.maxMessage) bytes: not reassembled")
-            } else {
-                c.avrcpParts[i]!.data.append(contentsOf: p.parameters)
-            }
-        }
-        guard p.avrcpPacketType == 3, let done = c.avrcpParts[i] else { return p }
-        c.avrcpParts[i] = nil
-        if done.overflow { return p }
-        var whole = done.header + done.data
-        whole[11] = UInt8(done.data.count >> 8); whole[12] = UInt8(done.data.count & 0xFF)
-        whole[0] = p.transaction << 4 | (p.isResponse ? 2 : 0)   // this frame's own label: the answer to its request
-        var out = AVCTPPDU(bytes: sdpWhole.hold(whole), browsing: false)
-        out.reassembled = done.packets
-        out.startFrame = done.startFrame
+        // The single response it will become: AVCTP header (one packet), AV/C frame (subunit
+        // id 0: AVRCP's panel subunit is 0x48), packet type 0; label and length set at the end.
+        let header: [UInt8] = p.avrcpPacketType != 1 ? [] : [0, UInt8(pid >> 8), UInt8(pid & 0xFF), ctype.rawValue, subunit << 3, 0x00,
+                                                            UInt8(company >> 16), UInt8(company >> 8 & 0xFF), UInt8(company & 0xFF), pdu.rawValue, 0, 0, 0]
+        guard var whole = joinParts(&c.avrcpParts[Int(side)], type: p.avrcpPacketType, transaction: pdu.rawValue, announced: nil,
+                                    header: header, data: p.parameters, layer: "avrcp", naming: .fragments(pdu.name), record, &f)
+        else { return p }
+        let n = whole.bytes.count - 13
+        whole.bytes[11] = UInt8(n >> 8); whole.bytes[12] = UInt8(n & 0xFF)
+        whole.bytes[0] = p.transaction << 4 | (p.isResponse ? 2 : 0)   // this frame's own label: the answer to its request
+        var out = AVCTPPDU(bytes: sdpWhole.hold(whole.bytes), browsing: false)
+        out.reassembled = whole.packets
+        out.startFrame = whole.startFrame
         out.fragments = true
         return out
     }
 
-    /// One packet of a fragmented message into `parts`; the whole message on a good end packet.
-    /// Problems (a continue or end packet without its start, a start before the last message
+    /// How notes name the parts of a split message: AVDTP/AVCTP packets of a message, told
+    /// apart by transaction label; AVRCP fragments of a response, by PDU.
+    enum PartNaming {
+        case packets, fragments(String)
+        var unit: String { if case .packets = self { "packet" } else { "fragment" } }
+        var whole: String { if case .packets = self { "message" } else { "response" } }
+    }
+
+    /// One part of a split message into `parts`; the whole message on a good end part.
+    /// Problems (a continue or end part without its start, a start before the last message
     /// ended, a count that differs from the announced one, a message past the cap) are notes
-    /// on the record; nothing is allocated beyond `ClassicState.maxMessage`.
-    private func joinParts(_ parts: inout MessageParts?, type: UInt8, transaction: UInt8, announced: Int,
-                           header: [UInt8], data: UnsafeRawBufferPointer, layer: String,
+    /// on the record; nothing is allocated beyond `ClassicState.maxMessage`. `announced` nil:
+    /// the start part does not say how many follow.
+    private func joinParts(_ parts: inout MessageParts?, type: UInt8, transaction: UInt8, announced: Int?,
+                           header: [UInt8], data: UnsafeRawBufferPointer, layer: String, naming: PartNaming = .packets,
                            _ record: CaptureRecord, _ f: inout DecodedFrame) -> (bytes: [UInt8], packets: Int, startFrame: Int)? {
         func note(_ m: String) { f.errors.append(DecodeError(layer: layer, code: .reassembly, offset: 0, message: m)) }
+        let unit = naming.unit, whole = naming.whole
         if type == 1 {
-            if let old = parts { note("start packet before the message started in #\(old.startFrame) ended; that message is dropped") }
+            if let old = parts { note("start \(unit) before the \(whole) started in #\(old.startFrame) ended; that \(whole) is dropped") }
             parts = MessageParts(header: header, announced: announced, transaction: transaction, startFrame: record.frame)
         } else {
             guard parts != nil, parts!.transaction == transaction else {
-                note((type == 2 ? "continue" : "end") + " packet (tid=\(transaction)) without a start packet")
+                let which: String
+                switch naming {
+                case .packets: which = "(tid=\(transaction))"
+                case .fragments(let pdu): which = "of \(pdu)"
+                }
+                note((type == 2 ? "continue" : "end") + " \(unit) \(which) without a start \(unit)")
                 return nil
             }
             parts!.packets += 1
@@ -276,7 +269,7 @@ extension ProtocolDecoder {
             if parts!.data.count + data.count > ClassicState.maxMessage {
                 parts!.overflow = true
                 parts!.data = []
-                note("message started in #\(parts!.startFrame) is over \(ClassicState.maxMessage) bytes: not reassembled")
+                note("\(whole) started in #\(parts!.startFrame) is over \(ClassicState.maxMessage) bytes: not reassembled")
             } else {
                 parts!.data.append(contentsOf: data)
             }
@@ -284,8 +277,8 @@ extension ProtocolDecoder {
         guard type == 3, let done = parts else { return nil }
         parts = nil
         if done.overflow { return nil }
-        if done.packets != done.announced {
-            note("\(done.packets) packets from #\(done.startFrame), the start packet announced \(done.announced)")
+        if let n = done.announced, done.packets != n {
+            note("\(done.packets) packets from #\(done.startFrame), the start packet announced \(n)")
         }
         return (done.header + done.data, done.packets, done.startFrame)
     }
