@@ -15,7 +15,23 @@ import sys
 import time
 from collections import Counter, defaultdict
 
-import duckdb
+
+class Checks:
+    """Counts checks; prints each failure, and at the end `NAME checks: N ok, N failing`."""
+
+    def __init__(self, name):
+        self.name, self.passed, self.failures = name, 0, []
+
+    def __call__(self, ok, what):
+        if ok:
+            self.passed += 1
+        else:
+            self.failures.append(what)
+            print("FAIL", what)
+
+    def close(self):
+        print(f"{self.name} checks: {self.passed} ok, {len(self.failures)} failing")
+        return 1 if self.failures else 0
 
 
 def doc_blocks(path, lang, marker):
@@ -29,6 +45,7 @@ def doc_blocks(path, lang, marker):
 
 
 def main():
+    import duckdb  # here: spark_check.py imports this module from a venv without it
     bluesift, doc, work, *dirs = sys.argv[1:]
     jsonl = f"{work}/jsonl"
     t0 = time.time()
@@ -52,15 +69,7 @@ def main():
 
     results = {n: rows(n) for n in ("att_error_rate", "latency_by_model", "disconnect_reasons")}
     t_duckdb = time.time() - t1
-    failures, passed = [], 0
-
-    def check(ok, what):
-        nonlocal passed
-        if ok:
-            passed += 1
-        else:
-            failures.append(what)
-            print("FAIL", what)
+    check = Checks("fleet")
 
     # The devices view, from stats' side: files → (model, firmware).
     dev = {r[0]: (r[1], r[2]) for r in con.execute("SELECT file, model, firmware FROM devices").fetchall()}
@@ -147,8 +156,7 @@ def main():
     for name, rs in results.items():
         for r in rs[:3]:
             print(f"  {name}: {r}")
-    print(f"fleet checks: {passed} ok, {len(failures)} failing")
-    return 1 if failures else 0
+    return check.close()
 
 
 if __name__ == "__main__":

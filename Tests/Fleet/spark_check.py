@@ -11,17 +11,12 @@ JSON Lines folder bluesift wrote), BLUESIFT and CAPTURE_PATHS set. Closing line:
 import glob
 import json
 import os
-import re
 import subprocess
 import sys
 import time
 from collections import defaultdict
 
-
-def doc_blocks(path):
-    text = open(path, encoding="utf-8").read()
-    return {m.group(1): body[m.end():] for body in re.findall(r"```python\n(.*?)```", text, re.S)
-            for m in [re.match(r"# name: (\w+)\n", body)] if m}
+from fleet_check import Checks, doc_blocks
 
 
 def main():
@@ -31,16 +26,8 @@ def main():
     subprocess.run([bluesift, "dump", *dirs, "--format", "jsonl", "--output-dir", fleet], check=True, stderr=subprocess.DEVNULL)
     stats = [json.loads(l) for l in subprocess.run([bluesift, "stats", *dirs, "--format", "json"], check=True,
                                                     capture_output=True, text=True).stdout.splitlines() if l]
-    blocks = doc_blocks(doc)
-    passed, failures = 0, []
-
-    def check(ok, what):
-        nonlocal passed
-        if ok:
-            passed += 1
-        else:
-            failures.append(what)
-            print("FAIL", what)
+    blocks = doc_blocks(doc, "python", "#")
+    check = Checks("spark")
 
     t0 = time.time()
     os.environ.setdefault("PYSPARK_SUBMIT_ARGS", "--conf spark.ui.showConsoleProgress=false pyspark-shell")
@@ -84,8 +71,7 @@ def main():
     print(f"spark: {len(stats)} captures; local mode, queries and pipe {time.time() - t0:.1f} s; "
           f"{len(paths)} captures piped, {sum(by_file.values())} records")
     spark.stop()
-    print(f"spark checks: {passed} ok, {len(failures)} failing")
-    return 1 if failures else 0
+    return check.close()
 
 
 if __name__ == "__main__":
