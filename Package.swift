@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "BluesiftCaptureTests", dependencies: ["BluesiftCapture", "CCompression",
             .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols", "BluesiftCapture", "BluesiftWire"]),
-        .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect"]),
+        .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect", "BluesiftCapture", "BluesiftGATT", "BluesiftSecurity", "BluesiftWire"]),
         .testTarget(name: "BluesiftReplayTests", dependencies: ["BluesiftReplay", "BluesiftPlugins"]),
         .testTarget(name: "BluesiftTransportTests", dependencies: ["BluesiftTransport"]),
         .testTarget(name: "BluesiftPluginsTests", dependencies: ["BluesiftPlugins", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),

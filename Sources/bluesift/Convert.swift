@@ -21,7 +21,9 @@ struct Convert: ParsableCommand {
 
         Exit codes:
           0   every record written
-          1   records the output format cannot hold were dropped (the file is written; --allow-loss makes this 0)
+          1   records the output format cannot hold were dropped, or times it cannot hold
+              were clamped (the file is written; --allow-loss makes this 0). A capture that starts
+              before 1970 is moved whole for pcap/pcapng: first record at the epoch, intervals kept.
           2   unusable input, OUT is the input, or no record could be kept or passed the filters (nothing is written)
         """)
 
@@ -32,7 +34,7 @@ struct Convert: ParsableCommand {
     @Argument(help: "Input capture.") var input: String
     @Argument(help: "Output file.") var output: String
     @Option(help: "Output format: btsnoop, btsnoop-monitor, pcap, pcapng.") var to: Target?
-    @Flag(help: "Exit 0 even when records the output format cannot hold are dropped.") var allowLoss = false
+    @Flag(help: "Exit 0 even when records or times the output format cannot hold are dropped or clamped.") var allowLoss = false
     @Flag(help: "Write sniffed LE link-layer packets decrypted (keys from --ltk/--keys or recovered from the capture): MIC removed, length and CRC fixed, flagged decrypted in the RF header (DLT 256).")
     var decrypt = false
     @OptionGroup var keyOptions: KeyOptions
@@ -66,6 +68,8 @@ struct Convert: ParsableCommand {
         var sealed: [UInt8] = []
         var decrypted = 0
         var filteredOut = 0
+        // pcap/pcapng cannot hold times before 1970: such a capture is moved whole, intervals kept.
+        var shift: EpochShift? = target == .pcap || target == .pcapng ? EpochShift() : nil
         do {
             var progress = Progress("convert")
             while let r = reader.next() {
@@ -83,6 +87,7 @@ struct Convert: ParsableCommand {
                         sealed.withUnsafeBytes { b in
                             var out = p
                             out.bytes = b; out.originalLength = b.count
+                            shift?.apply(&out)
                             do { try writer.write(out) } catch { failure = error as? CaptureError }
                         }
                         if let failure { throw failure }
@@ -90,7 +95,8 @@ struct Convert: ParsableCommand {
                         continue
                     }
                 }
-                try writer.write(r); n += 1
+                if shift == nil { try writer.write(r) } else { var m = r; shift!.apply(&m); try writer.write(m) }
+                n += 1
                 if n & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
             }
             progress.finish()
@@ -110,8 +116,12 @@ struct Convert: ParsableCommand {
             stderrLine("bluesift: \(error.description)")
             throw Exit.unusableInput
         }
+        if let first = shift?.firstOriginal, let s = shift?.seconds {
+            stderrLine("bluesift: \(input) starts before 1970 (\(TimeFormat.rfc3339(first))), which \(targetName) cannot hold: "
+                       + "every time moved \(s) s later, so the first record is at 1970-01-01T00:00:00Z and intervals are kept")
+        }
         if writer.clamped > 0 {
-            stderrLine("bluesift: warning: \(writer.clamped) records dated before 1970 written as 1970-01-01 00:00:00 UTC (\(targetName) cannot hold earlier times)")
+            stderrLine("bluesift: warning: \(writer.clamped) records dated before 1970 (and before the first record) written as 1970-01-01 00:00:00 UTC (\(targetName) cannot hold earlier times)")
         }
         if decrypt, let decoder {
             stderrLine("bluesift: \(decrypted) of \(decoder.encryptedPackets) encrypted packets written decrypted")
@@ -121,8 +131,9 @@ struct Convert: ParsableCommand {
         var notes: [String] = []
         if filteredOut > 0 { notes.append("\(filteredOut) left out by the filters") }
         if skipped > 0 { notes.append("\(skipped) records this format cannot hold were dropped") }
+        if writer.clamped > 0 { notes.append("\(writer.clamped) times lost") }
         stderrLine("bluesift: wrote \(writer.written) records to \(output)" + (notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"))
-        if skipped > 0 && !allowLoss { throw ExitCode(1) }
+        if (skipped > 0 || writer.clamped > 0) && !allowLoss { throw ExitCode(1) }
     }
 
     /// A decrypted PDU as the air would carry it in clear: access address (and Coded PHY

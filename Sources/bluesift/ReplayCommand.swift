@@ -91,6 +91,7 @@ struct Replay: ParsableCommand {
             guard let r = IgnoreRule(parsing: i) else { throw usage("--ignore", "handle=H, bytes=H:A-B or field=NAME", i) }
             options.ignore.append(r)
         }
+        try refuseFolder(input, hint: "a replay script or one capture")
         let inputs = [input]
         for out in [record, report].compactMap({ $0 }) { try OutputGuard.refuseSameFile(output: out, inputs: inputs) }
         if let record, let report, OutputGuard.sameFile(record, report) || record == report {

@@ -36,6 +36,7 @@ struct Report: ParsableCommand {
     @OptionGroup var filter: FilterOptions
 
     func run() throws {
+        try refuseFolder(file, hint: "for a folder, `bluesift stats DIR` summarises every capture in it")
         let out = output ?? ((file.split(separator: "/").last.map(String.init) ?? "report") + ".html")
         try OutputGuard.refuseSameFile(output: out, inputs: [file])
         var options = ReportOptions()

@@ -188,6 +188,7 @@ struct Tap: ParsableCommand {
         }
         try finish(tap, recorder: recorder, stop: stop, printed: printed)
         if case .failed = stop { throw ExitCode(3) }
+        if out.failure != nil { throw Exit.unusableInput }
     }
 
     /// Closes both sides, completes the recording and says what passed.
@@ -213,18 +214,25 @@ struct Tap: ParsableCommand {
 }
 
 /// Stdout for live lines: written at once; a reader that went away (`| head`) stops the
-/// printing, never the tap (the session still forwards and records).
+/// printing, never the tap (the session still forwards and records). Any other failed write
+/// (a full disk) also stops the printing, is said once, and makes the run's exit code 2.
 struct LiveOutput {
     var closed = false
+    var failure: String?
 
     mutating func emit(_ bytes: [UInt8]) {
         guard !closed, !bytes.isEmpty else { return }
         var off = 0
         while off < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress! + off, $0.count - off) }
+            if n < 0 && errno == EINTR { continue }
             if n <= 0 {
-                if n < 0 && errno == EINTR { continue }
+                let err = n < 0 ? errno : ENOSPC
                 closed = true
+                if err != EPIPE {
+                    failure = "cannot write standard output: \(String(cString: strerror(err))); the tap goes on forwarding and recording"
+                    stderrLine("bluesift: \(failure!)")
+                }
                 return
             }
             off += n

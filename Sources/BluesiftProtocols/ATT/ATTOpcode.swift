@@ -91,6 +91,23 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         }
     }
 
+    /// Where the one attribute value of a PDU of this opcode lies, in a PDU of `length` bytes
+    /// (opcode included): §3.4.4.4/.6 Read and Read Blob Responses, §3.4.5.1/.3/.4 Write
+    /// Request, Command and Signed Write (before its 12-byte signature), §3.4.6.1/.2 Prepare
+    /// Write Request/Response (after handle and offset), §3.4.7.1/.2 notification and
+    /// indication. Nil for PDUs that carry no single value; empty when the PDU is short.
+    public func valueRange(length: Int) -> Range<Int>? {
+        let start: Int, end: Int
+        switch self {
+        case .readResponse, .readBlobResponse: start = 1; end = length
+        case .writeRequest, .writeCommand, .handleValueNotification, .handleValueIndication: start = 3; end = length
+        case .signedWriteCommand: start = 3; end = length - 12
+        case .prepareWriteRequest, .prepareWriteResponse: start = 5; end = length
+        default: return nil
+        }
+        return start <= end ? start..<end : start..<start
+    }
+
     public var description: String { name }
 }
 
