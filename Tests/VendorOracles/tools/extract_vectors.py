@@ -81,10 +81,10 @@ def jsonable(v):
         return bytes(v).hex()
     if isinstance(v, enum.Enum):
         return v.value if isinstance(v.value, (int, str)) else str(v.value)
-    if isinstance(v, (list, tuple)):
+    if isinstance(v, (list, tuple, set, frozenset)) or type(v).__name__ in ("dict_keys", "dict_values"):
         return [jsonable(x) for x in v]
     if isinstance(v, dict):
-        return {str(k): jsonable(x) for k, x in v.items()}
+        return {(bytes(k).hex() if isinstance(k, (bytes, bytearray)) else str(k)): jsonable(x) for k, x in v.items()}
     if v is None or isinstance(v, (int, float, str, bool)):
         return v
     return repr(v)
@@ -281,10 +281,12 @@ def main(argv: list[str]) -> int:
             key = json.dumps([inp, r["parser_args"], r["call"]], sort_keys=True)
             if not seq and key in seen:
                 v = seen[key]
-                if r["test"] not in v["source_tests"]:
-                    v["source_tests"].append(r["test"])
+                test = ("package/" + r["test"]) if vendor == "bleparser" and r["test"] else r["test"]
+                if test not in v["source_tests"]:
+                    v["source_tests"].append(test)
                 continue
-            v = {"id": f"{vendor}-{len(vectors) + 1:03d}", "source_tests": [r["test"]], "call": r["call"]}
+            test = ("package/" + r["test"]) if vendor == "bleparser" and r["test"] else r["test"]
+            v = {"id": f"{vendor}-{len(vectors) + 1:03d}", "source_tests": [test], "call": r["call"]}
             if r["parser_args"] and (r["parser_args"].get("args") or r["parser_args"].get("kwargs")
                                      or "model" in r["parser_args"]):
                 v["parser_args"] = r["parser_args"]
