@@ -140,6 +140,15 @@ def ctor_value(key: str, v):
 
 # ------------------------------------------------------------------ oracles
 
+def key_of(dk) -> tuple[str, str | None]:
+    """(key, device_id) of a DeviceKey, or of the (device_id, key) tuples some libraries use."""
+    if hasattr(dk, "key"):
+        return str(plain(dk.key)), dk.device_id
+    if isinstance(dk, tuple) and len(dk) == 2:
+        return str(plain(dk[1])), dk[0]
+    return str(plain(dk)), None
+
+
 class HAOracle:
     """A Home Assistant BluetoothData parser: update(BluetoothServiceInfo) → SensorUpdate."""
 
@@ -158,22 +167,26 @@ class HAOracle:
         values = []
         for dk, sv in upd.entity_values.items():
             desc = upd.entity_descriptions.get(dk)
-            values.append({"key": dk.key, "device_id": dk.device_id,
+            k, dev = key_of(dk)
+            values.append({"key": k, "device_id": dev,
                            "device_class": plain(desc.device_class) if desc else None,
                            "value": plain(sv.native_value),
                            "unit": plain(desc.native_unit_of_measurement) if desc else None})
         binary = []
         for dk, bv in getattr(upd, "binary_entity_values", {}).items():
             desc = upd.binary_entity_descriptions.get(dk)
-            binary.append({"key": dk.key, "device_id": dk.device_id,
+            k, dev = key_of(dk)
+            binary.append({"key": k, "device_id": dev,
                            "device_class": plain(desc.device_class) if desc else None,
                            "value": plain(bv.native_value)})
-        events = [{"key": dk.key, "device_id": dk.device_id, "event_type": ev.event_type,
+        events = [{"key": key_of(dk)[0], "device_id": key_of(dk)[1], "event_type": ev.event_type,
                    "properties": plain(ev.event_properties)}
                   for dk, ev in getattr(upd, "events", {}).items()]
         devices = {str(k): {f: plain(getattr(d, f, None)) for f in ("name", "model", "manufacturer", "sw_version", "hw_version")}
                    for k, d in upd.devices.items()}
-        out = {"decoded": bool(values or binary or events), "devices": devices, "values": values,
+        # every update carries signal_strength (the RSSI): not a decoding of the payload
+        payload_values = [v for v in values if v["key"] != "signal_strength"]
+        out = {"decoded": bool(payload_values or binary or events), "devices": devices, "values": values,
                "binary": binary, "events": events, "title": upd.title}
         for attr in ("bindkey_verified", "encryption_scheme"):
             if hasattr(parser, attr):
