@@ -5,6 +5,7 @@
   oracle.py captures --out caps/
   bluesift dump caps/*.btsnoop --plugins Plugins --format jsonl > bluesift.jsonl   # one file per vector
   compare.py oracle.jsonl bluesift.jsonl [--manifest caps/manifest.jsonl] [--plugin-map map.json] [-v]
+  compare.py --selftest oracle.jsonl      # the comparison finds exactly the values it altered
 
 Prints per plugin `PLUGIN: N vectors, N agree` (then each disagreement), exit 1 when any
 disagree.
@@ -16,8 +17,9 @@ ADV_IND and its SCAN_RSP may both decode) are merged.
 
 bluesift's `vendor` object (README "JSON Lines", VendorRendering.swift, PluginValue.describe):
   {"plugin":"govee-h5075","message":"h5075","fields":{...},"checksum":null}
- A field is a plain JSON value today. With units (docs/plugin-advertising-design.md) a scaled
- field becomes {"value":21.3,"unit":"°C"} (raw integer kept as "raw"); both forms are read here.
+ A field is a plain JSON value today. With units, docs/plugin-advertising-design.md §9 proposes
+ a sibling "units": {"temperature": "°C"} next to "fields" (fields stay plain numbers); the
+ alternative {"value":21.3,"unit":"°C"} per field is read too.
  Nested objects and lists (BTHome's keyed objects) are flattened; a name seen several times is
  numbered like bthome-ble does (temperature_1, temperature_2) when the oracle does so.
 
@@ -34,6 +36,8 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
+import io
 import json
 import math
 import re
@@ -104,7 +108,9 @@ def plugin_values(vobjs: list[dict], oracle_keys: set[str], key_map: dict[str, s
     seen = collections.Counter()
     leaves = []
     for vo in vobjs:
+        units = vo.get("units") or {}  # the proposed sibling object {"temperature": "°C"}
         for name, value, unit in flatten(vo["fields"]):
+            unit = unit if unit is not None else units.get(name)
             name = key_map.get(name, name)
             seen[name] += 1
             leaves.append((name, seen[name], value, unit))
@@ -121,6 +127,8 @@ def plugin_values(vobjs: list[dict], oracle_keys: set[str], key_map: dict[str, s
 def agree(o, p) -> bool:
     ov, ou = o
     pv, pu = p
+    if ov in (None, "error") or pv is None:  # n/a: the oracle's None / "error", the plugin's null
+        return ov in (None, "error") and pv is None
     if isinstance(ov, bool) or isinstance(pv, bool):
         return bool(ov) == bool(pv) if isinstance(pv, (bool, int)) else str(pv).lower() == str(ov).lower()
     if isinstance(ov, (int, float)) and isinstance(pv, (int, float)):
@@ -136,21 +144,66 @@ def agree(o, p) -> bool:
 
 
 def vector_of_record(rec: dict, manifest: dict) -> str | None:
+    """The vector a bluesift record comes from: a per-vector capture (VECTOR-ID.btsnoop) by
+    its file name, else (file, frame) in the manifest; a record without "file" (one capture
+    dumped) is looked up by frame in the only file the manifest names, if it names one."""
     f = rec.get("file")
     if f:
-        stem = Path(f).name
-        stem = re.sub(r"\.(btsnoop|log|pcap|pcapng)$", "", stem)
-        if stem in manifest.get("ids", set()):
+        name = Path(f).name
+        stem = re.sub(r"\.(btsnoop|log|pcap|pcapng)$", "", name)
+        if stem in manifest["ids"]:
             return stem
-        key = (Path(f).name, rec.get("frame"))
-        if key in manifest.get("frames", {}):
-            return manifest["frames"][key]
-    if (None, rec.get("frame")) in manifest.get("frames", {}):
-        return manifest["frames"][(None, rec.get("frame"))]
+        return manifest["frames"].get((name, rec.get("frame")))
+    files = manifest["files"]
+    if len(files) == 1:
+        return manifest["frames"].get((next(iter(files)), rec.get("frame")))
     return None
 
 
+def selftest(oracle_path: str) -> int:
+    """Builds bluesift-shaped records from the oracle's own values (fields plain, units in the
+    sibling object, n/a as null; one vector in ten with a value off by one unit in its last
+    place) and checks that compare finds exactly the altered ones."""
+    import os
+    import tempfile
+    altered = set()
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as tf:
+        for n, line in enumerate(open(oracle_path)):
+            r = json.loads(line)
+            if not r.get("decoded"):
+                continue
+            fields, units = {}, {}
+            for v in r["values"] + r["binary"]:
+                val = None if v["value"] in (None, "error") else v["value"]
+                fields[v["key"]] = val
+                if v.get("unit"):
+                    units[v["key"]] = v["unit"]
+            for e in r.get("events", []):
+                fields.setdefault(e["key"], e["event_type"])
+            if n % 10 == 0:
+                for k, val in fields.items():
+                    if k not in IGNORED_KEYS and isinstance(val, (int, float)) and not isinstance(val, bool):
+                        fields[k] = val + 10 ** -decimals(val)
+                        altered.add(r["id"])
+                        break
+            rec = {"frame": 1, "file": f"{r['id']}.btsnoop",
+                   "adv": {"reports": [{"data": [{"vendor": {"plugin": r["vendor"], "message": "m", "fields": fields,
+                                                              "units": units, "checksum": None}}]}]}}
+            tf.write(json.dumps(rec) + "\n")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main([oracle_path, tf.name])
+    os.unlink(tf.name)
+    flagged = set(re.findall(r"^  ([a-z]+-\d+):", out.getvalue(), re.M))
+    ok = flagged == altered
+    print(f"compare selftest: {len(altered)} vectors altered, {len(flagged)} flagged, "
+          + ("exactly those" if ok else f"differences: missed {sorted(altered - flagged)[:5]}, extra {sorted(flagged - altered)[:5]}"))
+    return 0 if ok else 1
+
+
 def main(argv=None) -> int:
+    if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--selftest":
+        return selftest(sys.argv[2])
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("oracle")
     ap.add_argument("bluesift")
@@ -164,15 +217,13 @@ def main(argv=None) -> int:
     for line in open(a.oracle):
         r = json.loads(line)
         oracle[r["id"]] = r
-    manifest = {"ids": set(oracle), "frames": {}}
+    manifest = {"ids": set(oracle), "frames": {}, "files": set()}
     if a.manifest:
-        single = None
         for line in open(a.manifest):
             m = json.loads(line)
+            manifest["files"].add(m["file"])
             for n in m["frames"]:
                 manifest["frames"][(m["file"], n)] = m["id"]
-                manifest["frames"][(None, n)] = m["id"] if single in (None, m["file"]) else None
-                single = m["file"]
     key_map_all = json.loads(Path(a.plugin_map).read_text()) if a.plugin_map else {}
 
     per_vector: dict[str, list[dict]] = collections.defaultdict(list)
