@@ -131,7 +131,7 @@ def reports_of(capture: Path):
     report tshark finds."""
     cmd = ["tshark", "-r", str(capture), "-Y",
            "bthci_evt.le_meta_subevent == 0x02 || bthci_evt.le_meta_subevent == 0x0d || "
-           "(btle.advertising_header && !btle.data_header)",
+           "(btle.advertising_header && !btle.data_header && !(nordic_ble.crcok == 0) && !(btle_rf.flags.crc_checked == 1 && btle_rf.flags.crc_valid == 0))",
            "-T", "json", "-x", "-j", "frame bthci_evt btle"]
     cp = subprocess.run(cmd, capture_output=True, text=True)
     if not cp.stdout.strip():
@@ -160,6 +160,19 @@ def reports_of(capture: Path):
             rssi = -60  # the sniffer's RSSI is in its pseudo-header; only signal_strength depends on it
             yield frame, f"ll {['ADV_IND', '', 'ADV_NONCONN_IND', '', 'SCAN_RSP', '', 'ADV_SCAN_IND'][ptype]}", \
                 addr, body[6:], rssi, None, ptype
+
+
+def bluesift_reports(binary: str, capture: Path) -> int | None:
+    """Advertising reports `bluesift dump --protocol adv` finds (read-only use of a built binary)."""
+    cp = subprocess.run([binary, "dump", str(capture), "--format", "jsonl", "--protocol", "adv"],
+                        capture_output=True, text=True, timeout=600)
+    if cp.returncode != 0:
+        return None
+    n = 0
+    for line in cp.stdout.splitlines():
+        a = json.loads(line).get("adv") or {}
+        n += len(a.get("reports") or [])
+    return n
 
 
 # ------------------------------------------------------------------ oracles over the corpus
@@ -206,6 +219,9 @@ def main(argv: list[str]) -> int:
         i = args.index("--md"); md_out = args[i + 1]; del args[i:i + 2]
     if "--jsonl" in args:
         i = args.index("--jsonl"); jsonl_out = args[i + 1]; del args[i:i + 2]
+    bluesift = None
+    if "--bluesift" in args:  # cross-check the report counts with bluesift's own reader
+        i = args.index("--bluesift"); bluesift = args[i + 1]; del args[i:i + 2]
     cdir = Path(args[0] if args else "/work/shared/captures/public")
     captures = sorted(p for p in cdir.iterdir() if p.is_file() and p.suffix not in (".md", ".txt"))
     oracles = CorpusOracles()
@@ -252,7 +268,7 @@ def main(argv: list[str]) -> int:
             if jl and (res or labels):
                 jl.write(json.dumps({"capture": cap.name, "source": source, "address": addr, "ad": data.hex(),
                                      "labels": labels, "decoded_by": sorted(res)}) + "\n")
-        per_capture[cap.name] = (n_reports, n_with_ad)
+        per_capture[cap.name] = (n_reports, n_with_ad, bluesift_reports(bluesift, cap) if bluesift and n_reports else None)
         print(f"{cap.name}: {n_reports} advertising reports, {n_with_ad} with AD data", file=sys.stderr)
     if jl:
         jl.close()
@@ -273,12 +289,19 @@ def write_md(path: Path, per_capture, fmt_caps, decoded, examples, mibeacon):
     L.append("")
     L.append("## Advertising reports per capture")
     L.append("")
-    L.append("| capture | reports | with AD data |")
-    L.append("|---|---:|---:|")
-    for c, (n, a) in sorted(per_capture.items()):
+    cross = any(b is not None for _, _, b in per_capture.values())
+    L.append("| capture | reports | with AD data |" + (" bluesift main: reports |" if cross else ""))
+    L.append("|---|---:|---:|" + ("---:|" if cross else ""))
+    for c, (n, a, b) in sorted(per_capture.items()):
         if n:
-            L.append(f"| {c} | {n} | {a} |")
-    none = [c for c, (n, a) in sorted(per_capture.items()) if not n]
+            L.append(f"| {c} | {n} | {a} |" + (f" {b if b is not None else '?'} |" if cross else ""))
+    if cross:
+        L.append("")
+        L.append("The last column is today's bluesift (`dump --format jsonl --protocol adv`, the main-branch "
+                 "binary, read-only) counting the same reports independently; it lists each report's AD "
+                 "structures (company id, UUID, data as hex) and decodes no vendor payload yet. The counts agree "
+                 "once sniffer PDUs with a failed CRC are left out here (survey.py filters on the sniffer's CRC flag).")
+    none = [c for c, (n, a, b) in sorted(per_capture.items()) if not n]
     L.append("")
     L.append(f"No advertising reports in: {', '.join(none)}.")
     L.append("")
