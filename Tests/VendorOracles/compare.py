@@ -6,6 +6,8 @@
   bluesift dump caps/*.btsnoop --plugins Plugins --format jsonl > bluesift.jsonl   # one file per vector
   compare.py oracle.jsonl bluesift.jsonl [--manifest caps/manifest.jsonl] [--plugin-map map.json] [-v]
   compare.py --selftest oracle.jsonl      # the comparison finds exactly the values it altered
+  survey.py --oracle-jsonl corpus-oracle.jsonl; bluesift dump CAPTURES --with-file --plugins Plugins --format jsonl > b.jsonl
+  compare.py corpus-oracle.jsonl b.jsonl  # real captures: matched by file name and frame number
 
 Prints per plugin `PLUGIN: N vectors, N agree` (then each disagreement), exit 1 when any
 disagree.
@@ -227,11 +229,20 @@ def main(argv=None) -> int:
     key_map_all = json.loads(Path(a.plugin_map).read_text()) if a.plugin_map else {}
 
     per_vector: dict[str, list[dict]] = collections.defaultdict(list)
+    by_frame: dict[tuple, list[dict]] = collections.defaultdict(list)  # real captures (survey.py --oracle-jsonl)
+    corpus = any("file" in o and "frame" in o for o in oracle.values())
     for line in open(a.bluesift):
         rec = json.loads(line)
+        if corpus and rec.get("file"):
+            by_frame[(Path(rec["file"]).name, rec.get("frame"))] += find_vendor_objects(rec)
         vid = vector_of_record(rec, manifest)
         if vid:
             per_vector[vid] += find_vendor_objects(rec)
+    for vid, o in oracle.items():
+        if "file" in o and "frame" in o:
+            # the report's own structures only, when bluesift gives per-report objects
+            objs = by_frame.get((Path(o["file"]).name, o["frame"]), [])
+            per_vector[vid] = objs
 
     stats = collections.defaultdict(lambda: [0, 0])
     problems = collections.defaultdict(list)

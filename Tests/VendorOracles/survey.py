@@ -3,6 +3,11 @@
 oracles decode.
 
   .venv-oracles/bin/python Tests/VendorOracles/survey.py [CAPTURE_DIR] [--md CORPUS.md] [--jsonl out.jsonl]
+        [--oracle-jsonl corpus-oracle.jsonl] [--bluesift PATH/TO/bluesift]
+
+--oracle-jsonl writes, for every report an oracle decodes, oracle.py's JSON line plus "file"
+and "frame" (and an id ORACLE@CAPTURE:FRAME:ADDRESS), which compare.py matches with
+`bluesift dump CAPTURES --with-file --format jsonl` records by file name and frame number.
 
 Every advertising report is read with tshark (`-T json -x`, the `bthci_evt` layer's bytes for
 HCI captures: LE Advertising Report 0x02 and LE Extended Advertising Report 0x0D; the `btle`
@@ -219,6 +224,9 @@ def main(argv: list[str]) -> int:
         i = args.index("--md"); md_out = args[i + 1]; del args[i:i + 2]
     if "--jsonl" in args:
         i = args.index("--jsonl"); jsonl_out = args[i + 1]; del args[i:i + 2]
+    oracle_out = None
+    if "--oracle-jsonl" in args:  # oracle results per decoded corpus report, for compare.py
+        i = args.index("--oracle-jsonl"); oracle_out = open(args[i + 1], "w"); del args[i:i + 2]
     bluesift = None
     if "--bluesift" in args:  # cross-check the report counts with bluesift's own reader
         i = args.index("--bluesift"); bluesift = args[i + 1]; del args[i:i + 2]
@@ -256,6 +264,11 @@ def main(argv: list[str]) -> int:
                     hci = advdata.hci_le_adv_report(addr, data[:31], rssi, 0x00)
                 cache[key] = oracles.run(adv, hci)
             res = cache[key]
+            if oracle_out is not None:
+                for o, r in res.items():
+                    oracle_out.write(json.dumps(dict(r, id=f"{o}@{cap.name}:{frame}:{addr}", vendor=o,
+                                                     file=cap.name, frame=frame, address=addr),
+                                                ensure_ascii=False) + "\n")
             for o, r in res.items():
                 decoded[o][cap.name] += 1
                 ex_key = f"{o}|{cap.name}"
@@ -272,6 +285,8 @@ def main(argv: list[str]) -> int:
         print(f"{cap.name}: {n_reports} advertising reports, {n_with_ad} with AD data", file=sys.stderr)
     if jl:
         jl.close()
+    if oracle_out is not None:
+        oracle_out.close()
     if md_out:
         write_md(Path(md_out), per_capture, fmt_caps, decoded, examples, mibeacon)
     return 0
