@@ -20,6 +20,7 @@ import asyncio
 import enum
 import inspect
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -87,7 +88,9 @@ def jsonable(v):
         return {(bytes(k).hex() if isinstance(k, (bytes, bytearray)) else str(k)): jsonable(x) for k, x in v.items()}
     if v is None or isinstance(v, (int, float, str, bool)):
         return v
-    return repr(v)
+    if callable(v):
+        return None  # GATT notify callbacks some constructors take: irrelevant to advertisements
+    return re.sub(r" at 0x[0-9a-f]+", "", repr(v))  # no addresses: the files must be reproducible
 
 
 def service_info_dict(si) -> dict:
