@@ -54,7 +54,7 @@ FIELDS = [
     "btle.initiator_address", "btle.link_layer_data.access_address",
     "btle.link_layer_data.interval", "btle.link_layer_data.timeout",
     "btle.control_opcode", "btle.control.error_code", "btle.crc.incorrect",
-    "nordic_ble.crcok", "btle_rf.flags.crc_valid", "btle.data_header.llid", "btle.data_header.length",
+    "nordic_ble.crcok", "btle_rf.flags.crc_checked", "btle_rf.flags.crc_valid", "btle.data_header.llid", "btle.data_header.length",
     "btle.master_bd_addr", "btle.slave_bd_addr",
     "btl2cap.cid", "btrfcomm.dlci", "btrfcomm.channel", "btrfcomm.direction", "btrfcomm.frame_type",
     "btsmp.opcode", "btsmp.max_enc_key_size", "_ws.malformed",
@@ -63,6 +63,7 @@ FIELDS = [
 IX = {f: i for i, f in enumerate(FIELDS)}
 
 ADV_AA = 0x8E89BED6
+USER_DLT = 'uat:user_dlts:"User 0 (DLT=147)","btle","0","","0",""'
 # ATT requests (and the indication) that expect an answer, Core Vol 3 Part F 3.4.
 ATT_REQUESTS = {0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x1D, 0x20}
 ATT_DISCOVERY = {0x04, 0x06, 0x08, 0x10}
@@ -99,7 +100,10 @@ def tshark_path(given=None):
 
 
 def run_fields(path, tshark):
-    args = [tshark, "-r", path, "-T", "fields", "-E", "separator=|", "-E", "occurrence=a", "-E", "aggregator=,"]
+    # -2: two passes, so btatt.response_in_frame is known on the request. The user DLT
+    # mapping lets tshark read PPI-wrapped DLT_USER0 Ubertooth captures (crackle's) as btle.
+    args = [tshark, "-2", "-o", USER_DLT, "-r", path, "-T", "fields",
+            "-E", "separator=|", "-E", "occurrence=a", "-E", "aggregator=,"]
     for f in FIELDS:
         args += ["-e", f]
     p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -111,7 +115,8 @@ def run_fields(path, tshark):
         if len(parts) < len(FIELDS) or not parts[0].isdigit():
             continue
         rows.append(parts)
-    return rows, p.returncode, p.stderr.decode("utf-8", "replace").strip()
+    err = "\n".join(l for l in p.stderr.decode("utf-8", "replace").splitlines() if "Running as user" not in l)
+    return rows, p.returncode, err.strip()
 
 
 def values(row, field):
@@ -195,8 +200,8 @@ def reference(path, tshark=None):
     aa_conns = OrderedDict()   # aa -> dict
     aa_terminated = {}
     att_frames = {}        # frame -> (opcode, handle, link)
-    att_pairs = 0
-    att_unanswered = []
+    att_requests = []      # requests and indications (CRC-valid)
+    att_answered = {}      # request frame -> (response frame, how paired)
     att_errors = []
     crc_bad_att = defaultdict(list)   # link -> frames of ATT PDUs tshark saw with bad CRC
     rfcomm = OrderedDict()
@@ -220,8 +225,10 @@ def reference(path, tshark=None):
         ok = first(r, "nordic_ble.crcok")
         if ok is not None and ok in ("0", "False"):
             return True
+        # DLT 256: crc_valid means something only when the sniffer says it checked the CRC.
+        checked = first(r, "btle_rf.flags.crc_checked")
         v = first(r, "btle_rf.flags.crc_valid")
-        return v is not None and v in ("0", "False")
+        return checked in ("1", "True") and v in ("0", "False")
 
     for r in rows:
         fr = int(r[0])
@@ -289,6 +296,9 @@ def reference(path, tshark=None):
             elif code == 0x05 and status == 0 and handle is not None:
                 c = open_by_handle.pop(handle, None)
                 if c is None:
+                    c = next((x for x in conns if x["handle"] == hexs(handle) and x["origin"] != "complete"
+                              and x["end_frame"] is None), None)
+                if c is None:
                     c = OrderedDict([("handle", hexs(handle)), ("transport", None), ("peer", None),
                                      ("start_frame", None), ("start_s", None), ("first_frame", fr), ("first_s", t),
                                      ("last_frame", fr), ("last_s", t), ("end_frame", None), ("end_reason", None),
@@ -310,6 +320,7 @@ def reference(path, tshark=None):
             sh = seen_handles.setdefault(h, {"first_frame": fr, "first_s": t, "frames": 0, "protocols": set()})
             sh["frames"] += 1
             sh["protocols"] |= protos & LINK_PROTOCOLS
+            sh.setdefault("cids", set()).add(first_num(r, "btl2cap.cid"))
             if "btl2cap" in protos and first_num(r, "btl2cap.cid") in (0x0001, 0x0005):
                 sh["protocols"].add("btl2cap_signalling")
             c = open_by_handle.get(h)
@@ -389,11 +400,12 @@ def reference(path, tshark=None):
             if bad and link:
                 crc_bad_att[link].append(fr)
             att_frames[fr] = (op, first_num(r, "btatt.handle"), link)
-            if first(r, "btatt.response_in_frame"):
-                att_pairs += 1
-            elif op in ATT_REQUESTS and not bad:
-                att_unanswered.append({"frame": fr, "us": int(t * 1e6), "opcode": hexs(op, 2),
-                                       "name": ATT_NAMES.get(op), "handle": hexs(first_num(r, "btatt.handle")), "link": link})
+            if op in ATT_REQUESTS and not bad:
+                att_requests.append({"frame": fr, "us": int(t * 1e6), "opcode": hexs(op, 2),
+                                     "name": ATT_NAMES.get(op), "handle": hexs(first_num(r, "btatt.handle")), "link": link})
+            rq = num(first(r, "btatt.request_in_frame")) or num(first(r, "btatt.response_in_frame"))
+            if rq is not None and op not in ATT_REQUESTS:
+                att_answered[rq] = (fr, "tshark")
             if op == 0x01:
                 req = first_num(r, "btatt.req_opcode_in_error")
                 ec = first_num(r, "btatt.error_code")
@@ -428,8 +440,12 @@ def reference(path, tshark=None):
         if c["origin"] == "before_capture":
             h = num(c["handle"])
             sh = seen_handles.get(h, {})
-            if not sh.get("protocols") and c["end_frame"] is None:
-                c["origin"] = "unowned"   # no Complete, no Disconnection, nothing above L2CAP decodes
+            # No Complete and no Disconnection, and the "L2CAP header" is noise: most frames
+            # name a channel of their own (Android's vendor diagnostics on 0x0EDC)
+            # (a link with only proprietary channels, as Apple's on 0x001D, stays a connection).
+            noise = sh.get("frames", 0) >= 10 and len(sh.get("cids", ())) > sh["frames"] // 2
+            if c["end_frame"] is None and noise:
+                c["origin"] = "unowned"
         c["duration_s"] = round(c["last_s"] - (c["start_s"] if c["start_s"] is not None else c["first_s"]), 6)
         c["open_at_end"] = c["end_frame"] is None
     for p in pending_create:
@@ -438,6 +454,21 @@ def reference(path, tshark=None):
                        "cancel_frame": p["cancel_frame"], "status": None, "status_name": None})
     failed.sort(key=lambda x: x["frame"])
 
+    # tshark 4.0 pairs responses with requests (btatt.request_in_frame on the response;
+    # btatt.response_in_frame stays empty even with -2) but not Error Responses. An Error
+    # Response answers the latest open request on its link with the opcode it names
+    # (btatt.req_opcode_in_error): one request outstanding per direction, Vol 3 Part F 3.3.2.
+    by_frame = {q["frame"]: q for q in att_requests}
+    for e in att_errors:
+        if e["request_frame"] is not None:
+            continue
+        cands = [q for q in att_requests if q["link"] == e["link"] and q["opcode"] == e["request_opcode"]
+                 and q["frame"] < e["frame"] and q["frame"] not in att_answered]
+        if cands:
+            e["request_frame"] = cands[-1]["frame"]
+            att_answered[cands[-1]["frame"]] = (e["frame"], "error_response")
+    att_unanswered = [dict(q) for q in att_requests if q["frame"] not in att_answered]
+    att_pairs = sum(1 for k in att_answered if k in by_frame)
     for u in att_unanswered:   # sniffer: was a CRC-bad ATT PDU seen after it on the link?
         later = [f for f in crc_bad_att.get(u["link"], []) if f > u["frame"]]
         u["crc_bad_att_after"] = later[0] if later else None
@@ -458,6 +489,8 @@ def reference(path, tshark=None):
     out["att"] = OrderedDict([
         ("pdus", len(att_frames)),
         ("pairs", att_pairs),
+        ("pairs_by_tshark", sum(1 for v in att_answered.values() if v[1] == "tshark")),
+        ("pair_list", sorted([k, v[0]] for k, v in att_answered.items())),
         ("unanswered", att_unanswered),
         ("errors", att_errors),
         ("errors_count", len(att_errors)),
