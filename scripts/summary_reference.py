@@ -209,6 +209,8 @@ def reference(path, tshark=None):
     smp = []
     connect_ind = []
     malformed = []
+    hci_failed = []        # Command Complete / Command Status frames with an error status
+    smp_failed = []        # SMP Pairing Failed frames
 
     def link_of(r):
         h = first_num(r, "bthci_acl.chandle")
@@ -254,6 +256,8 @@ def reference(path, tshark=None):
             status = first_num(r, "bthci_evt.status")
             handle = first_num(r, "bthci_evt.connection_handle")
             complete = (code in (0x03, 0x2C)) or (code == 0x3E and sub in (0x01, 0x0A, 0x29))
+            if code in (0x0E, 0x0F) and status and first_num(r, "bthci_evt.opcode"):
+                hci_failed.append(fr)
             if code == 0x0F:   # Command Status
                 eop = first_num(r, "bthci_evt.opcode")
                 if eop in CREATE_OPCODES and status:
@@ -430,6 +434,8 @@ def reference(path, tshark=None):
                     e["profiles"].append(RFCOMM_PROFILES[p])
         # --- SMP key sizes
         sop = first_num(r, "btsmp.opcode")
+        if sop == 0x05:
+            smp_failed.append(fr)
         if sop in (0x01, 0x02):
             ks = first_num(r, "btsmp.max_enc_key_size")
             smp.append({"frame": fr, "opcode": hexs(sop, 2), "max_key_size": ks,
@@ -502,7 +508,9 @@ def reference(path, tshark=None):
     out["peers"] = sorted(peers)
     out["smp"] = smp
     out["connect_ind"] = connect_ind
-    out["malformed"] = OrderedDict([("count", len(malformed)), ("frames", [m["frame"] for m in malformed[:50]])])
+    out["malformed"] = OrderedDict([("count", len(malformed)), ("frames", [m["frame"] for m in malformed])])
+    out["hci_failed_commands"] = hci_failed
+    out["smp_pairing_failed"] = smp_failed
     return out
 
 
