@@ -362,8 +362,8 @@ def reference(path, tshark=None):
                         peers.add(adv)
                     if caa is not None:
                         key = "0x%08X" % caa
-                        if key in aa_conns and aa_conns[key]["end_frame"] is not None:
-                            key = "0x%08X#%d" % (caa, fr)
+                        if key in aa_conns:   # a new CONNECT_IND is a new connection, even on an access address
+                            key = "0x%08X#%d" % (caa, fr)   # seen before (SweynTooth's tools reuse 0x9A328370)
                         aa_conns.setdefault(key, OrderedDict([("access_address", "0x%08X" % caa), ("connect_ind_frame", fr),
                                                               ("first_frame", fr), ("first_s", t), ("last_frame", fr), ("last_s", t),
                                                               ("end_frame", None), ("end_reason", None), ("end_reason_name", None),
