@@ -345,6 +345,8 @@ def reference(path, tshark=None):
             sniffer = True
             pdu = first_num(r, "btle.advertising_header.pdu_type")
             if aa == ADV_AA:
+                if crc_bad(r):
+                    continue   # a corrupt advertising PDU names no device
                 if pdu in (0x00, 0x01, 0x02, 0x04, 0x06, 0x07):
                     for a in values(r, "btle.advertising_address")[:1]:
                         d = advertisers.setdefault(a, {"first_frame": fr, "last_frame": fr, "reports": 0})
