@@ -210,6 +210,7 @@ def reference(path, tshark=None):
     connect_ind = []
     malformed = []
     hci_failed = []        # Command Complete / Command Status frames with an error status
+    vendor_returns = []    # Command Complete of vendor commands: tshark shows no status
     smp_failed = []        # SMP Pairing Failed frames
 
     def link_of(r):
@@ -258,6 +259,8 @@ def reference(path, tshark=None):
             complete = (code in (0x03, 0x2C)) or (code == 0x3E and sub in (0x01, 0x0A, 0x29))
             if code in (0x0E, 0x0F) and status and first_num(r, "bthci_evt.opcode"):
                 hci_failed.append(fr)
+            if code == 0x0E and status is None and (first_num(r, "bthci_evt.opcode") or 0) >= 0xFC00:
+                vendor_returns.append(fr)   # tshark does not decode vendor return parameters
             if code == 0x0F:   # Command Status
                 eop = first_num(r, "bthci_evt.opcode")
                 if eop in CREATE_OPCODES and status:
@@ -323,6 +326,7 @@ def reference(path, tshark=None):
         if h is not None:
             sh = seen_handles.setdefault(h, {"first_frame": fr, "first_s": t, "frames": 0, "protocols": set()})
             sh["frames"] += 1
+            sh.setdefault("frame_list", []).append(fr)
             sh["protocols"] |= protos & LINK_PROTOCOLS
             sh.setdefault("cids", set()).add(first_num(r, "btl2cap.cid"))
             if "btl2cap" in protos and first_num(r, "btl2cap.cid") in (0x0001, 0x0005):
@@ -482,12 +486,15 @@ def reference(path, tshark=None):
         u["crc_bad_att_after"] = later[0] if later else None
 
     real = [c for c in conns if c["origin"] != "unowned"]
+    unowned_frames = sorted(f for c in conns if c["origin"] == "unowned"
+                            for f in seen_handles.get(num(c["handle"]), {}).get("frame_list", []))
     out["connections"] = OrderedDict([
         ("kind", "sniffer" if sniffer and not conns else "hci"),
         ("count", len(aa_conns) if sniffer and not conns else len(real)),
         ("hci", conns),
         ("sniffer", list(aa_conns.values())),
         ("unowned_handles", [c["handle"] for c in conns if c["origin"] == "unowned"]),
+        ("unowned_frames", unowned_frames),
     ])
     out["failed_connections"] = OrderedDict([
         ("count", len(failed)),
@@ -512,6 +519,7 @@ def reference(path, tshark=None):
     out["connect_ind"] = connect_ind
     out["malformed"] = OrderedDict([("count", len(malformed)), ("frames", [m["frame"] for m in malformed])])
     out["hci_failed_commands"] = hci_failed
+    out["hci_vendor_complete_without_status"] = vendor_returns
     out["smp_pairing_failed"] = smp_failed
     return out
 
