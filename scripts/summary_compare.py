@@ -153,6 +153,11 @@ def compare(path, bin_, tshark=None):
         res.notes.append("bluesift stats gave no JSON (exit %d): %s" % (rc, err.strip().splitlines()[-1] if err.strip() else ""))
         return res, ref, st
     kind_of = origin(path)
+    if kind_of == "pcap":
+        # A pcap of HCI (H4) may be an Android log converted, or Linux: no verdict. A sniffer's
+        # pcap (link layer) never comes from Android's snoop log.
+        kind_of = "sniffer pcap" if ref["connections"]["kind"] == "sniffer" or "link layer" in st.get("format", "") \
+            or "Sniffer" in st.get("format", "") else "hci pcap"
 
     # ---- connections ------------------------------------------------------------------
     rc_ = ref["connections"]
@@ -369,7 +374,7 @@ def compare(path, bin_, tshark=None):
                       len(vchars), ", ".join(rc_["unowned_handles"]), ", ".join("0x%04X" % c["handle"] for c in vchars[:6])))
     for q in st.get("quality", []):
         code, msg, adv = q["code"], q["message"], q.get("advice", "")
-        if "Android" in adv and kind_of != "btsnoop":
+        if "Android" in adv and kind_of in ("packetlogger", "sniffer pcap"):
             res.check("problems", False, "advice/" + code,
                       "quality %s advises \"%s\" on a %s capture" % (code, adv[:70], kind_of))
         if code == "gaps":
