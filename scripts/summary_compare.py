@@ -26,6 +26,7 @@ disagreement per claim kind:
 Disagreements where tshark is the one that is wrong are listed in TSHARK_WRONG with the
 reason, as the ATT conformance suite does, and counted apart ("tshark wrong").
 Output: per capture the disagreements, then a table of agreements / disagreements per kind.
+Exit status 1 when any claim disagrees (tshark-wrong and tshark-silent rows do not count).
 """
 import json
 import os
@@ -222,6 +223,9 @@ def compare(path, bin_, tshark=None):
                          t["start_frame"], "before the capture" if t["start_frame"] is None else "Complete"))
             res.check("connection_detail", c.get("end_frame") == t["end_frame"], key + "/end",
                       "handle %s: end frame stats %s, tshark Disconnection Complete %s" % (t["handle"], c.get("end_frame"), t["end_frame"]))
+            if t["peer"] and c.get("peer"):
+                res.check("connection_detail", c["peer"].lower() == t["peer"].lower(), key + "/peer",
+                          "handle %s: peer stats %s, tshark %s" % (t["handle"], c["peer"], t["peer"]))
             if t["end_reason"] is not None:
                 res.check("connection_detail", c.get("disconnect_reason") == t["end_reason"], key + "/reason",
                           "handle %s: end reason stats %s, tshark 0x%02X" % (t["handle"], c.get("disconnect_reason"), t["end_reason"]))
@@ -434,10 +438,18 @@ def main(argv):
         results = list(ex.map(lambda p: (p, compare(p, a.bluesift, a.tshark)), paths))
     total_a, total_d, total_w, total_s = defaultdict(int), defaultdict(int), defaultdict(int), defaultdict(int)
     files_d = defaultdict(set)
-    print("summary conformance: bluesift %s vs %s" % (a.bluesift, run([summary_reference.tshark_path(a.tshark), "--version"])[1].splitlines()[0]))
+    ver = run([a.bluesift, "--version"])[1].strip()
+    print("summary conformance: bluesift %s (%s) vs %s" % (os.path.basename(a.bluesift), ver,
+          run([summary_reference.tshark_path(a.tshark), "--version"])[1].splitlines()[0]))
     print()
     for p, (res, ref, st) in results:
-        rel = os.path.relpath(p, os.path.dirname(ROOT)) if p.startswith(os.path.dirname(ROOT)) else p
+        ap_ = os.path.abspath(p)
+        if ap_.startswith(ROOT + os.sep):
+            rel = os.path.relpath(ap_, ROOT)
+        elif shared_dir() and ap_.startswith(os.path.dirname(shared_dir()) + os.sep):
+            rel = "../" + os.path.relpath(ap_, os.path.dirname(os.path.dirname(shared_dir())))
+        else:
+            rel = p
         nd = sum(len(v) for v in res.disagree.values())
         na = sum(res.agree.values())
         extra = ""
@@ -470,7 +482,8 @@ def main(argv):
     print("%-20s %8d %10d %13d %14d %17d" % ("total", sum(total_a.values()), sum(total_d.values()), sum(total_w.values()),
                                              sum(total_s.values()), len(set().union(*files_d.values())) if files_d else 0))
     print("captures: %d" % len(results))
+    return 1 if sum(total_d.values()) else 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))
