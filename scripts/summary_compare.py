@@ -295,6 +295,11 @@ def compare(path, bin_, tshark=None):
             res.check("rfcomm", False, key, "DLCI %d (channel %d): tshark has it, stats no RFCOMM row" % (t["dlci"], t["channel"]))
             continue
         svc = mine[0].get("service")
+        if t.get("sdp_service") and t.get("server_side"):
+            # the record of the side that serves the channel (the DLCI's direction bit)
+            res.check("rfcomm", (svc or "").lower() == t["sdp_service"].lower(), key + "/sdp_service",
+                      "DLCI %d (channel %d, served by the %s) service: stats \"%s\", that side's SDP record (#%d) \"%s\""
+                      % (t["dlci"], t["channel"], t["server_side"], svc, t["sdp_frame"], t["sdp_service"]))
         if t["service"] and t["service"] not in ("Unknown",) and not t["service"].startswith("UUID128"):
             res.check("rfcomm", (svc or "").lower() == t["service"].lower(), key + "/service",
                       "DLCI %d (channel %d) service: stats \"%s\", tshark \"%s\"" % (t["dlci"], t["channel"], svc, t["service"]))
@@ -333,8 +338,8 @@ def compare(path, bin_, tshark=None):
                   "span: stats %.3f s, tshark %.3f s" % (dur, sp["duration_s"]))
         if "hci_duration_s" in sp and abs(sp["hci_duration_s"] - dur) > 60:
             res.check("span", False, "notes",
-                      "span: stats %.0f s (%s), HCI records span %.3f s; PacketLogger note/config records %s stretch it"
-                      % (dur, human(dur), sp["hci_duration_s"], sp.get("other_records")))
+                      "span: stats %.0f s (%s), HCI records span %.3f s; PacketLogger records of other types (notes, config) %s stretch it"
+                      % (dur, human(dur), sp["hci_duration_s"], dict(sp.get("other_records") or {})))
         elif "hci_duration_s" in sp:
             res.agree["span"] += 1
 

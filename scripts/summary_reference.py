@@ -23,8 +23,10 @@ taken where one is expected, hex fields as `0x…`. What comes out (all frame nu
                 capture holds a CRC-bad ATT frame after it on that link, for sniffers),
                 error responses (discovery-ending Attribute Not Found told apart)
   rfcomm        per (link, DLCI): channel, direction, the service tshark names on SABM
-                ("Channel=2 (Handsfree)"), the profile protocol tshark dissects (bthfp...)
-  sdp           service names tshark shows in SDP Service Search Attribute responses
+                ("Channel=2 (Handsfree)"), the profile protocol tshark dissects (bthfp...),
+                the side that opened the multiplexer, the side that serves the channel (the
+                DLCI's direction bit) and the service class of that side's SDP record
+  sdp           SDP responses: who sent them, RFCOMM channels and service class UUIDs
   advertisers   distinct advertiser addresses (LE Advertising Reports, ADV_* PDUs)
   peers         addresses of connected peers (Connection Complete, CONNECT_IND)
   failed_connections  Create Connection / LE (Extended) Create Connection followed by a
@@ -58,6 +60,7 @@ FIELDS = [
     "btle.master_bd_addr", "btle.slave_bd_addr",
     "btl2cap.cid", "btrfcomm.dlci", "btrfcomm.channel", "btrfcomm.direction", "btrfcomm.frame_type",
     "btsmp.opcode", "btsmp.max_enc_key_size", "_ws.malformed",
+    "hci_h4.direction", "btsdp.pdu", "btsdp.protocol.channel", "btsdp.data_element.value.uuid_16",
     "_ws.col.Info",   # last: may contain the separator
 ]
 IX = {f: i for i, f in enumerate(FIELDS)}
@@ -78,6 +81,14 @@ LINK_PROTOCOLS = {"btatt", "btsmp", "btrfcomm", "btsdp", "btavdtp", "btavctp", "
 # frame.protocols entries that name what runs on an RFCOMM channel.
 RFCOMM_PROFILES = {"bthfp": "HFP", "bthsp": "HSP", "btspp": "SPP", "btsap": "SAP", "btobex": "OBEX",
                    "btdun": "DUN", "btpbap": "PBAP", "btmap": "MAP", "ppp": "DUN"}
+# Service class UUIDs an RFCOMM server record names (Assigned Numbers, Service Class).
+SERVICE_CLASSES = {0x1101: ("Serial Port", "SPP"), 0x1103: ("Dialup Networking", "DUN"),
+                   0x1105: ("OBEX Object Push", "OPP"), 0x1106: ("OBEX File Transfer", "FTP"),
+                   0x1108: ("Headset", "HSP"), 0x1112: ("Headset Audio Gateway", "HSP"),
+                   0x1131: ("Headset - HS", "HSP"), 0x111E: ("Handsfree", "HFP"),
+                   0x111F: ("Handsfree Audio Gateway", "HFP"), 0x112D: ("SIM Access", "SAP"),
+                   0x112F: ("Phonebook Access - PSE", "PBAP"), 0x1132: ("Message Access Server", "MAP")}
+NOT_A_SERVICE = {0x0001, 0x0003, 0x0100, 0x0017, 0x0019, 0x000F, 0x1002, 0x1203, 0x1204}
 CREATE_OPCODES = {0x0405: "Create Connection", 0x200D: "LE Create Connection",
                   0x2043: "LE Extended Create Connection"}
 CANCEL_OPCODES = {0x0408: 0x0405, 0x200E: 0x200D}   # cancel -> what it cancels (LE cancel covers 0x2043 too)
@@ -205,6 +216,9 @@ def reference(path, tshark=None):
     att_errors = []
     crc_bad_att = defaultdict(list)   # link -> frames of ATT PDUs tshark saw with bad CRC
     rfcomm = OrderedDict()
+    sdp = []
+    served = {}            # (link, serving side, channel) -> (service class UUID, frame)
+    mux_initiator = {}     # link -> side that sent SABM on DLCI 0
     sdp_services = []
     smp = []
     connect_ind = []
@@ -220,6 +234,16 @@ def reference(path, tshark=None):
         aa = first_num(r, "btle.access_address")
         if aa is not None and aa != ADV_AA:
             return "aa0x%08X" % aa
+        return None
+
+    def sender(r):
+        """'host' or 'remote' for HCI captures (H4 direction, PacketLogger type), else None."""
+        d = first_num(r, "hci_h4.direction")
+        if d is not None:
+            return "host" if d == 0 else "remote"
+        t = first_num(r, "packetlogger.type")
+        if t in (0x02, 0x03):
+            return "host" if t == 0x02 else "remote"
         return None
 
     def crc_bad(r):
@@ -423,8 +447,22 @@ def reference(path, tshark=None):
                                    "handle": hexs(first_num(r, "btatt.handle")),
                                    "request_frame": num(first(r, "btatt.request_in_frame")),
                                    "discovery_end": ec == 0x0A and req in ATT_DISCOVERY, "link": link})
+        # --- SDP responses: which side serves which RFCOMM channel, and its service class
+        side = sender(r)
+        if first_num(r, "btsdp.pdu") in (0x05, 0x07):
+            chans = [num(v) for v in values(r, "btsdp.protocol.channel")]
+            uuids = [num(v) for v in values(r, "btsdp.data_element.value.uuid_16")]
+            classes = [u for u in uuids if u is not None and u not in NOT_A_SERVICE]
+            sdp.append({"frame": fr, "from": side, "link": link_of(r), "rfcomm_channels": chans,
+                        "service_classes": ["0x%04X" % u for u in classes]})
+            for ch in chans:
+                # the first service class of the response: one record per response in practice
+                if classes and ch is not None:
+                    served[(link_of(r), side, ch)] = (classes[0], fr)
         # --- RFCOMM
         dlci = first_num(r, "btrfcomm.dlci")
+        if dlci == 0 and first_num(r, "btrfcomm.frame_type") in (0x2F, 0x3F):   # SABM on DLCI 0
+            mux_initiator.setdefault(link_of(r), side)
         if dlci is not None and dlci != 0:
             link = link_of(r)
             key = "%s/dlci%d" % (link, dlci)
@@ -481,6 +519,25 @@ def reference(path, tshark=None):
             att_answered[cands[-1]["frame"]] = (e["frame"], "error_response")
     att_unanswered = [dict(q) for q in att_requests if q["frame"] not in att_answered]
     att_pairs = sum(1 for k in att_answered if k in by_frame)
+    # RFCOMM: the DLCI's direction bit names the side holding the server channel (D = 1:
+    # the side that opened the multiplexer, D = 0: the other; checked on chsmartbulb and
+    # manoj), and that side's SDP record names the service.
+    for e in rfcomm.values():
+        init = mux_initiator.get(e["link"])
+        if init is None:
+            continue
+        other = "remote" if init == "host" else "host"
+        e["mux_initiator"] = init
+        e["server_side"] = init if e["direction"] == 1 else other
+        hit = served.get((e["link"], e["server_side"], e["channel"]))
+        if hit:
+            name, prof = SERVICE_CLASSES.get(hit[0], ("0x%04X" % hit[0], None))
+            e["sdp_service"] = name
+            e["sdp_profile"] = prof
+            e["sdp_frame"] = hit[1]
+        wrong = served.get((e["link"], other if e["server_side"] == init else init, e["channel"]))
+        if wrong:
+            e["other_side_record"] = SERVICE_CLASSES.get(wrong[0], ("0x%04X" % wrong[0], None))[0]
     for u in att_unanswered:   # sniffer: was a CRC-bad ATT PDU seen after it on the link?
         later = [f for f in crc_bad_att.get(u["link"], []) if f > u["frame"]]
         u["crc_bad_att_after"] = later[0] if later else None
@@ -513,6 +570,7 @@ def reference(path, tshark=None):
         ("crc_bad_att_frames", sum(len(v) for v in crc_bad_att.values())),
     ])
     out["rfcomm"] = list(rfcomm.values())
+    out["sdp"] = sdp
     out["advertisers"] = OrderedDict([("count", len(advertisers)), ("addresses", list(advertisers.keys()))])
     out["peers"] = sorted(peers)
     out["smp"] = smp
