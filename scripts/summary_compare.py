@@ -251,14 +251,20 @@ def compare(path, bin_, tshark=None):
     # ---- ATT pairs / unanswered ----------------------------------------------------------
     ra = ref["att"]
     answered = {q: r for q, r in ra["pair_list"]}
+    crc_bad_answer = {q: r for q, r in ra.get("pairs_with_crc_bad_response", [])}
     tshark_unans = {u["frame"]: u for u in ra["unanswered"]}
     for p in st.get("problems", []):
         if p["kind"] != "unanswered_request":
             continue
         f = p["frame"]
         if f in answered:
-            res.check("att_pairs", False, "unanswered/%d" % f,
-                      "#%d unanswered_request (%s), tshark: answered by #%d" % (f, p["message"], answered[f]))
+            if f in crc_bad_answer and "CRC" in p["message"]:
+                res.check("att_pairs", True, "unanswered/%d" % f, "")   # says the response was CRC-bad
+            else:
+                res.check("att_pairs", False, "unanswered/%d" % f,
+                          "#%d unanswered_request (%s), tshark: answered by #%d%s" % (
+                              f, p["message"], answered[f],
+                              " (received with a bad CRC; the peer acknowledged it)" if f in crc_bad_answer else ""))
         elif f in tshark_unans:
             u = tshark_unans[f]
             note = ""

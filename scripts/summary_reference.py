@@ -439,7 +439,7 @@ def reference(path, tshark=None):
                                      "name": ATT_NAMES.get(op), "handle": hexs(first_num(r, "btatt.handle")), "link": link})
             rq = num(first(r, "btatt.request_in_frame")) or num(first(r, "btatt.response_in_frame"))
             if rq is not None and op not in ATT_REQUESTS:
-                att_answered[rq] = (fr, "tshark")
+                att_answered[rq] = (fr, "tshark_crc_bad" if bad else "tshark")
             if op == 0x01:
                 req = first_num(r, "btatt.req_opcode_in_error")
                 ec = first_num(r, "btatt.error_code")
@@ -561,7 +561,8 @@ def reference(path, tshark=None):
     out["att"] = OrderedDict([
         ("pdus", len(att_frames)),
         ("pairs", att_pairs),
-        ("pairs_by_tshark", sum(1 for v in att_answered.values() if v[1] == "tshark")),
+        ("pairs_by_tshark", sum(1 for v in att_answered.values() if v[1].startswith("tshark"))),
+        ("pairs_with_crc_bad_response", sorted([k, v[0]] for k, v in att_answered.items() if v[1] == "tshark_crc_bad")),
         ("pair_list", sorted([k, v[0]] for k, v in att_answered.items())),
         ("unanswered", att_unanswered),
         ("errors", att_errors),
