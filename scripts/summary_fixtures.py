@@ -18,6 +18,10 @@ Writes, built from bytes only (no third-party data; stdlib only):
   fira_member_uuids.btsnoop      9a  service 0xFFF0 with characteristics 0xFFF3 and 0xFFF4
   smp_keysize_253.btsnoop        9c  Pairing Request / Response with Maximum Encryption Key Size 253
   pklg_old_notes.pklg            10  a PacketLogger note 6 days before 9 s of HCI records
+  missing_confirms.pcap          11  crackle's test 01 without its two Pairing Confirms (records
+                                     569 and 572): byte for byte crackle's tests/03_stk_brute/
+                                     missing_confirms.pcap (BSD-2-Clause); written only when
+                                     ../shared/captures/crackle/01_crack is there
 
 Sniffer captures are pcap DLT 256 (LE link layer with RF header) with the direction in the
 header's PDU type and correct CRCs (checked against crackle's DLT 256 capture), except the
@@ -353,6 +357,33 @@ def fixture_crc_bad_response(path):
     s.write(path)
 
 
+def crackle_dir():
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for d in [os.path.join(os.path.dirname(here), "shared/captures/crackle"), "/work/shared/captures/crackle"]:
+        if os.path.isdir(d):
+            return d
+    return None
+
+
+def fixture_missing_confirms(path):
+    """crackle's test 03 input, derived from its test 01 input: the same pcap without the
+    two Pairing Confirm records (569, 572). sha-identical to crackle's missing_confirms.pcap."""
+    d = crackle_dir()
+    if d is None:
+        return False
+    data = open(os.path.join(d, "01_crack/pairing_and_ltk_exchange.pcap"), "rb").read()
+    out, o, n = [data[:24]], 24, 0
+    while o + 16 <= len(data):
+        incl = struct.unpack_from("<I", data, o + 8)[0]
+        n += 1
+        if n not in (569, 572):
+            out.append(data[o:o + 16 + incl])
+        o += 16 + incl
+    with open(path, "wb") as f:
+        f.write(b"".join(out))
+    return True
+
+
 FIXTURES = {
     "hfp_sdp_both_sides.btsnoop": fixture_hfp,
     "indication_beside_request.btsnoop": fixture_indication,
@@ -363,6 +394,7 @@ FIXTURES = {
     "fira_member_uuids.btsnoop": fixture_fira,
     "smp_keysize_253.btsnoop": fixture_smp253,
     "pklg_old_notes.pklg": fixture_pklg,
+    "missing_confirms.pcap": fixture_missing_confirms,
 }
 
 
@@ -370,8 +402,8 @@ def main(argv):
     out = argv[0] if argv else "fixtures"
     os.makedirs(out, exist_ok=True)
     for name, make in FIXTURES.items():
-        make(os.path.join(out, name))
-        print(os.path.join(out, name))
+        if make(os.path.join(out, name)) is not False:
+            print(os.path.join(out, name))
 
 
 if __name__ == "__main__":
