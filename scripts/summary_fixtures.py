@@ -18,6 +18,7 @@ Writes, built from bytes only (no third-party data; stdlib only):
   fira_member_uuids.btsnoop      9a  service 0xFFF0 with characteristics 0xFFF3 and 0xFFF4
   smp_keysize_253.btsnoop        9c  Pairing Request / Response with Maximum Encryption Key Size 253
   pklg_old_notes.pklg            10  a PacketLogger note 6 days before 9 s of HCI records
+  pklg_mid_connection.pklg       6a  a PacketLogger capture that starts during a connection
   missing_confirms.pcap          11  crackle's test 01 without its two Pairing Confirms (records
                                      569 and 572): byte for byte crackle's tests/03_stk_brute/
                                      missing_confirms.pcap (BSD-2-Clause); written only when
@@ -245,6 +246,23 @@ def fixture_pklg(path):
         f.write(b"".join(recs))
 
 
+def fixture_pklg_mid_connection(path):
+    """PacketLogger (iOS) capture that starts during a connection: ATT on handle 0x0040
+    with no LE Connection Complete."""
+    recs = []
+
+    def rec(t_us, typ, payload):
+        recs.append(struct.pack(">IIIB", 9 + len(payload), t_us // 1_000_000, t_us % 1_000_000, typ) + payload)
+
+    h = 0x0040
+    for i in range(4):
+        att = bytes.fromhex("1b2a0001") if i % 2 else bytes.fromhex("52280001")
+        l2 = struct.pack("<HH", len(att), 4) + att
+        rec(T0 + i * 100_000, 0x03 if i % 2 else 0x02, struct.pack("<HH", h | 0x2000, len(l2)) + l2)
+    with open(path, "wb") as f:
+        f.write(b"".join(recs))
+
+
 # ---------------------------------------------------------------- sniffer, pcap DLT 256
 def rev24(x):
     return int("{:024b}".format(x)[::-1], 2)
@@ -394,6 +412,7 @@ FIXTURES = {
     "fira_member_uuids.btsnoop": fixture_fira,
     "smp_keysize_253.btsnoop": fixture_smp253,
     "pklg_old_notes.pklg": fixture_pklg,
+    "pklg_mid_connection.pklg": fixture_pklg_mid_connection,
     "missing_confirms.pcap": fixture_missing_confirms,
 }
 
