@@ -112,6 +112,8 @@ def main(argv):
         if start is not None and ln > 0:
             first = (n, p[4], pay)
             break
+        if llid == 2 and len(pay) >= 5 and struct.unpack_from("<H", pay, 2)[0] == 6 and pay[4] in (0x0C, 0x0D):
+            sys.exit("tk_mic_reference: LE Secure Connections pairing (Public Key / DHKey Check): no TK to find")
         if llid == 2 and len(pay) >= 21 and struct.unpack_from("<H", pay, 2)[0] == 6 and pay[4] == 0x04:
             randoms.append(pay[5:21])                     # Pairing Random: initiator's, then responder's
         if llid == 3 and len(pay) >= 23 and pay[0] == 0x03:
