@@ -17,6 +17,8 @@ Writes, built from bytes only (no third-party data; stdlib only):
                                      Read By Group Type
   fira_member_uuids.btsnoop      9a  service 0xFFF0 with characteristics 0xFFF3 and 0xFFF4
   smp_keysize_253.btsnoop        9c  Pairing Request / Response with Maximum Encryption Key Size 253
+  sc_with_ltk.pcap               8b  LE Secure Connections pairing, then a link encrypted with the
+                                     LTK 00112233445566778899aabbccddeeff (for `info --ltk`)
   pklg_old_notes.pklg            10  a PacketLogger note 6 days before 9 s of HCI records
   pklg_mid_connection.pklg       6a  a PacketLogger capture that starts during a connection
   missing_confirms.pcap          11  crackle's test 01 without its two Pairing Confirms (records
@@ -263,6 +265,64 @@ def fixture_pklg_mid_connection(path):
         f.write(b"".join(recs))
 
 
+# ---------------------------------------------------------------- AES-128 and LE AES-CCM (for 8b)
+# AES-128, encryption only (FIPS-197); the same code as scripts/tk_mic_reference.py.
+SBOX = [0]*256
+def _init():
+    p = q = 1
+    while True:
+        p = p ^ ((p << 1) & 0xFF) ^ (0x1B if p & 0x80 else 0)
+        q ^= q << 1; q ^= q << 2; q ^= q << 4; q &= 0xFF
+        if q & 0x80: q ^= 0x09
+        x = q ^ (((q << 1) | (q >> 7)) & 0xFF) ^ (((q << 2) | (q >> 6)) & 0xFF) ^ (((q << 3) | (q >> 5)) & 0xFF) ^ (((q << 4) | (q >> 4)) & 0xFF)
+        SBOX[p] = x ^ 0x63
+        if p == 1: break
+    SBOX[0] = 0x63
+_init()
+def xt(a): return ((a << 1) ^ 0x1B) & 0xFF if a & 0x80 else a << 1
+def expand(key):
+    w = [list(key[i:i+4]) for i in range(0, 16, 4)]
+    rcon = 1
+    for i in range(4, 44):
+        t = list(w[i-1])
+        if i % 4 == 0:
+            t = t[1:] + t[:1]; t = [SBOX[b] for b in t]; t[0] ^= rcon; rcon = xt(rcon)
+        w.append([w[i-4][j] ^ t[j] for j in range(4)])
+    return [sum(w[r*4:r*4+4], []) for r in range(11)]
+def encrypt(key, block, rk=None):
+    rk = rk or expand(key)
+    s = [block[i] ^ rk[0][i] for i in range(16)]
+    for r in range(1, 11):
+        s = [SBOX[b] for b in s]
+        s = [s[(i + 4*(i % 4)) % 16] for i in range(16)]   # ShiftRows (column-major)
+        if r != 10:
+            n = []
+            for c in range(4):
+                a = s[c*4:c*4+4]
+                n += [xt(a[0]) ^ xt(a[1]) ^ a[1] ^ a[2] ^ a[3], a[0] ^ xt(a[1]) ^ xt(a[2]) ^ a[2] ^ a[3],
+                      a[0] ^ a[1] ^ xt(a[2]) ^ xt(a[3]) ^ a[3], xt(a[0]) ^ a[0] ^ a[1] ^ a[2] ^ xt(a[3])]
+            s = n
+        s = [s[i] ^ rk[r][i] for i in range(16)]
+    return bytes(s)
+
+
+def ccm_seal(key, nonce, aad, plain):
+    """LE AES-CCM (M = 4, L = 2): ciphertext || MIC (Vol 6 Part E §1)."""
+    rk = expand(key)
+
+    def a(i):
+        return encrypt(key, bytes([0x01]) + nonce + struct.pack(">H", i), rk)
+
+    x = encrypt(key, bytes([0x49]) + nonce + struct.pack(">H", len(plain)), rk)
+    x = encrypt(key, bytes(p ^ q for p, q in zip(x, bytes([0x00, 0x01, aad]) + bytes(13))), rk)
+    for i in range(0, len(plain), 16):
+        x = encrypt(key, bytes(p ^ q for p, q in zip(x, plain[i:i + 16].ljust(16, b"\0"))), rk)
+    out = bytearray()
+    for i in range(0, len(plain), 16):
+        out += bytes(p ^ q for p, q in zip(plain[i:i + 16], a(i // 16 + 1)))
+    return bytes(out) + bytes(p ^ q for p, q in zip(x[:4], a(0)[:4]))
+
+
 # ---------------------------------------------------------------- sniffer, pcap DLT 256
 def rev24(x):
     return int("{:024b}".format(x)[::-1], 2)
@@ -402,6 +462,44 @@ def fixture_missing_confirms(path):
     return True
 
 
+SC_LTK = bytes.fromhex("00112233445566778899aabbccddeeff")   # the LTK `info --ltk` is given
+
+
+def fixture_sc_with_ltk(path):
+    """LE Secure Connections pairing, then encryption with SC_LTK (EDIV 0, Rand 0): decoded
+    with `--ltk 00112233445566778899aabbccddeeff` every encrypted PDU opens."""
+    s, t = Sniffer(), T0
+    s.adv_ind(t)
+    s.connect_ind(t + 1000)
+    t += 3000
+    s.data(t, True, 2, struct.pack("<HH", 7, 6) + bytes.fromhex("01030009100d0d")); s.empty(t + 150, False); t += 30_000
+    s.empty(t, True); s.data(t + 150, False, 2, struct.pack("<HH", 7, 6) + bytes.fromhex("02030009100d0d")); t += 30_000
+    skdm, ivm = bytes.fromhex("0102030405060708"), bytes.fromhex("a1a2a3a4")
+    skds, ivs = bytes.fromhex("1112131415161718"), bytes.fromhex("b1b2b3b4")
+    s.data(t, True, 3, bytes([0x03]) + bytes(8) + bytes(2) + skdm + ivm); s.empty(t + 150, False); t += 30_000
+    s.empty(t, True); s.data(t + 150, False, 3, bytes([0x04]) + skds + ivs); t += 30_000
+    s.empty(t, True); s.data(t + 150, False, 3, bytes([0x05])); t += 30_000     # LL_START_ENC_REQ
+    sk = encrypt(SC_LTK, (skdm + skds)[::-1])
+    iv = ivm + ivs
+    counter = {True: 0, False: 0}
+
+    def enc(t, from_central, llid, plain):
+        sn, nesn = s.sn[from_central], s.nesn[from_central]
+        hdr = llid | (nesn << 2) | (sn << 3)
+        nonce = struct.pack("<I", counter[from_central] & 0xFFFFFFFF) + bytes([(counter[from_central] >> 32) & 0x7F | (0x80 if from_central else 0)]) + iv
+        counter[from_central] += 1
+        sealed = ccm_seal(sk, nonce, hdr & 0xE3, plain)
+        s.raw(t, s.aa, bytes([hdr, len(sealed)]) + sealed, s.crc_init, 2 if from_central else 3)
+        s.sn[from_central] ^= 1
+        s.nesn[not from_central] ^= 1
+
+    enc(t, True, 3, bytes([0x06])); s.empty(t + 150, False); t += 30_000            # LL_START_ENC_RSP (central)
+    s.empty(t, True); enc(t + 150, False, 3, bytes([0x06])); t += 30_000            # LL_START_ENC_RSP (peripheral)
+    enc(t, True, 2, att_l2cap(bytes.fromhex("0a0300"))); s.empty(t + 150, False); t += 30_000
+    s.empty(t, True); enc(t + 150, False, 2, att_l2cap(bytes.fromhex("0b4142"))); t += 30_000
+    s.write(path)
+
+
 FIXTURES = {
     "hfp_sdp_both_sides.btsnoop": fixture_hfp,
     "indication_beside_request.btsnoop": fixture_indication,
@@ -414,6 +512,7 @@ FIXTURES = {
     "pklg_old_notes.pklg": fixture_pklg,
     "pklg_mid_connection.pklg": fixture_pklg_mid_connection,
     "missing_confirms.pcap": fixture_missing_confirms,
+    "sc_with_ltk.pcap": fixture_sc_with_ltk,
 }
 
 
