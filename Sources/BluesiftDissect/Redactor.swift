@@ -49,10 +49,12 @@ public final class Redactor {
     /// Frame → byte ranges to zero in pass 2 (masked values, fragments included).
     var masked: [Int: [Range<Int>]] = [:]
 
-    public init(options: Options) {
+    /// `analyzer`: how masked characteristics are found (keys, an imported GATT database);
+    /// a plain one when nil. Unused without `maskCharacteristics`.
+    public init(options: Options, analyzer: Analyzer? = nil) {
         self.options = options
         pseudonyms = AddressPseudonyms(salt: options.salt)
-        analyzer = options.maskCharacteristics.isEmpty ? nil : Analyzer(naming: true)
+        self.analyzer = options.maskCharacteristics.isEmpty ? nil : analyzer ?? Analyzer(naming: true)
     }
 
     public var distinctAddresses: Int { known.count }

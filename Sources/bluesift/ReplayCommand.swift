@@ -1,4 +1,5 @@
 import ArgumentParser
+import BluesiftSession
 import Foundation
 import BluesiftWire
 import BluesiftReplay
@@ -70,7 +71,7 @@ struct Replay: ParsableCommand {
             }
             filter.connection = UInt16(v)
         }
-        return try Script.extract(file: input, filter: filter, gatt: nil)
+        return try Script.extract(file: input, filter: filter, settings: DecodeSettings())
     }
 
     func run() throws {

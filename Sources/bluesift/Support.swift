@@ -123,33 +123,6 @@ enum MergedInputs {
 /// `dump --follow`: set by SIGINT, read by the stream waiting at the file's end.
 nonisolated(unsafe) var followInterrupted: sig_atomic_t = 0
 
-/// Opens a capture, or prints a one-line message and returns nil (the caller exits 2).
-func openCapture(_ path: String) -> (any CaptureReader)? {
-    if isFolder(path) {
-        stderrLine("bluesift: no captures in \(path)")
-        return nil
-    }
-    do {
-        if let group = MergedInputs.groups[path] { return try CaptureFile.open(merging: group) }
-        return try CaptureFile.open(path: path)
-    } catch {
-        stderrLine("bluesift: \(error.description)")
-        return nil
-    }
-}
-
-/// Opens a capture or exits 2 with a one-line message (a folder included: the commands that
-/// call it read one capture).
-func openOrExit(_ path: String) throws -> any CaptureReader {
-    try refuseFolder(path)
-    do {
-        return try CaptureFile.open(path: path)
-    } catch {
-        stderrLine("bluesift: \(error.description)")
-        throw Exit.unusableInput
-    }
-}
-
 /// A command that reads one capture, given a folder: one line, exit 2 (never a crash reading
 /// a directory as a file).
 func refuseFolder(_ path: String, hint: String = "dump, info, stats and frames read folders") throws {
