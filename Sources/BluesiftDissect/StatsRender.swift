@@ -4,10 +4,12 @@ import BluesiftWire
 /// What `stats` prints of a `StatsReport`: the text screen, JSON (docs/stats.md), and the
 /// CSV tables (per characteristic, Classic channels), each header written once per output.
 public enum StatsRender {
+    /// Keys sorted: the encoder's own order follows a hash seeded per process, so the same
+    /// capture gave differently ordered objects run to run.
     public static func json(_ r: StatsReport) -> Data {
         let e = JSONEncoder()
         e.keyEncodingStrategy = .convertToSnakeCase
-        e.outputFormatting = [.withoutEscapingSlashes]
+        e.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         return (try? e.encode(r)) ?? Data("{}".utf8)
     }
 

@@ -123,11 +123,7 @@ public final class CaptureReportWriter {
     }
 
     func appendJSON(_ r: StatsReport) {
-        let e = JSONEncoder()
-        e.keyEncodingStrategy = .convertToSnakeCase
-        e.outputFormatting = [.withoutEscapingSlashes]
-        let d = (try? e.encode(r)) ?? Data("{}".utf8)
-        buffer.append(contentsOf: Self.scriptSafe(Array(d)))
+        buffer.append(contentsOf: Self.scriptSafe(Array(StatsRender.json(r))))
     }
 
     /// One sequence row: [frame, t_us, conn, dir, op, handle, char, latency_us, request_frame,
