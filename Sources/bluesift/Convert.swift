@@ -51,7 +51,9 @@ struct Convert: ParsableCommand {
         case nil: throw ValidationError("cannot tell the output format from \(output); add --to btsnoop|btsnoop-monitor|pcap|pcapng")
         }
         try OutputGuard.refuseSameFile(output: output, inputs: [input])
-        let session = try openSessionOrExit(input, decode: try decode.settings(naming: false), filter: try filter.make())
+        let frameFilter = try filter.make()
+        // Plugins matter only to what a filter passes; a plain copy decodes nothing.
+        let session = try openSessionOrExit(input, decode: try decode.settings(naming: false, plugins: !frameFilter.isEmpty), filter: frameFilter)
         let filtering = session.filtering
         let targetName = (to ?? Self.guess(output))?.rawValue ?? ""
         let reader = session.reader

@@ -20,12 +20,14 @@ struct DecodeOptions: ParsableArguments {
 
     /// Read once per command: a bad key, GATT file or plugin folder is said before any capture
     /// is read (exit 2, or 64 for a malformed --ltk).
-    func settings(naming: Bool = true) throws -> DecodeSettings {
+    /// `plugins: false`: a command whose output no plugin changes (`info` without a filter)
+    /// skips compiling them, the one cost of start-up that grows with the plugin folder.
+    func settings(naming: Bool = true, plugins usePlugins: Bool = true) throws -> DecodeSettings {
         var s = DecodeSettings()
         s.naming = naming
         s.keys = try keyOptions.keys()
         s.gatt = try gatt.map(loadGATT)
-        s.plugins = plugins.loadPlugins()
+        s.plugins = usePlugins ? plugins.loadPlugins() : nil
         if isatty(2) != 0 {
             s.crackProgress = { done in stderrRaw("\rbluesift: searching the passkey: \(done * 100 / 1_000_000)%") }
         }

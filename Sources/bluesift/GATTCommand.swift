@@ -36,7 +36,7 @@ struct GATT: ParsableCommand {
         var byRecord = full
         byRecord.characteristic = nil; byRecord.service = nil; byRecord.handles = []
         let choosing = !byRecord.isEmpty
-        let session = try openSessionOrExit(file, decode: try decode.settings(), filter: byRecord)
+        let session = try openSessionOrExit(file, decode: try decode.settings(plugins: !full.isEmpty), filter: byRecord)
         let reader = session.reader, analyzer = session.analyzer
         var chosen: Set<String> = []
         session.forEach { frame in

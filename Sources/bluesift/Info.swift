@@ -23,9 +23,10 @@ struct Info: ParsableCommand {
     var merge = false
 
     func run() throws {
-        let settings = try decode.settings(naming: false)
-        let keys = decode.keyOptions
         let frameFilter = try filter.make()
+        // Plugins change nothing info counts but which records a filter passes.
+        let settings = try decode.settings(naming: false, plugins: !frameFilter.isEmpty)
+        let keys = decode.keyOptions
         let filterOptions = filter
         let code = FileJobs.run(MergedInputs.inputs(files, merge: merge), jobs: jobs) { path, fd in
             Info.report(path, fd: fd, settings: settings, keys: keys, filter: frameFilter, filterOptions: filterOptions)

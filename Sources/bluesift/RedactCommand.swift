@@ -50,7 +50,7 @@ struct Redact: ParsableCommand {
             options.maskCharacteristics.insert(uuid)
         }
         options.dropAdvertising = dropAdvertising
-        let settings = try decode.settings()
+        let settings = try decode.settings(plugins: !options.maskCharacteristics.isEmpty)
         let redactor = Redactor(options: options, analyzer: AnalysisSession.analyzer(settings))
         // Pass 1 learns the addresses (and what to mask), pass 2 rewrites: two reads.
         try openSessionOrExit(input, decode: settings).forEachRecord { redactor.learn($0) }

@@ -80,19 +80,54 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         }
     }
 
+    /// The table without the names, packed one opcode a word, for the per-record path (the
+    /// decoder asks every ATT PDU what it is): bit 31 known, bits 28-30 kind, bit 27 sent by
+    /// the server, bits 8-15 the opcode answered, bits 0-7 the fixed length.
+    private static let packed: [UInt32] = (0...255).map { raw -> UInt32 in
+        guard let f = ATTOpcode(rawValue: UInt8(raw)).facts else { return 0 }
+        let kind: UInt32 = switch f.kind {
+        case .request: 0; case .response: 1; case .command: 2; case .notification: 3; case .indication: 4; case .confirmation: 5
+        }
+        return 1 << 31 | kind << 28 | (f.sender == .server ? 1 << 27 : 0) | UInt32(f.answers) << 8 | UInt32(f.fixedLength)
+    }
+    @inline(__always) private var word: UInt32 { Self.packed[Int(rawValue)] }
+
     /// "Write Request"; "Unknown" for values the spec does not define.
     public var name: String { facts?.name ?? "Unknown" }
     /// Request, response, command, notification, indication or confirmation; nil when unknown.
-    public var kind: ATTPDUKind? { facts?.kind }
+    public var kind: ATTPDUKind? {
+        let w = word
+        guard w >> 31 != 0 else { return nil }
+        switch w >> 28 & 7 {
+        case 0: return .request
+        case 1: return .response
+        case 2: return .command
+        case 3: return .notification
+        case 4: return .indication
+        default: return .confirmation
+        }
+    }
     /// Who sends it: the client (requests, commands, confirmations) or the server.
-    public var sender: ATTRole? { facts?.sender }
+    public var sender: ATTRole? {
+        let w = word
+        return w >> 31 == 0 ? nil : w >> 27 & 1 == 1 ? .server : .client
+    }
     /// The request (or indication) this PDU answers; nil for Error Response, which names the
     /// request it answers in its parameters, and for PDUs that answer nothing.
-    public var answers: ATTOpcode? { facts.flatMap { $0.answers == 0 ? nil : ATTOpcode(rawValue: $0.answers) } }
+    public var answers: ATTOpcode? {
+        let a = UInt8(truncatingIfNeeded: word >> 8)
+        return a == 0 ? nil : ATTOpcode(rawValue: a)
+    }
     /// Exact PDU length (opcode included) where the spec fixes it.
-    public var fixedLength: Int? { facts.flatMap { $0.fixedLength == 0 ? nil : $0.fixedLength } }
+    public var fixedLength: Int? {
+        let n = Int(word & 0xFF)
+        return n == 0 ? nil : n
+    }
     /// Requests and indications: one answer is due (§3.3.2, one outstanding per bearer).
-    public var expectsAnswer: Bool { kind == .request || kind == .indication }
+    public var expectsAnswer: Bool {
+        let w = word
+        return w >> 31 != 0 && (w >> 28 & 7 == 0 || w >> 28 & 7 == 4)
+    }
     /// Read and Read Blob Requests and Responses.
     public var isRead: Bool { self == .readRequest || self == .readBlobRequest }
     public var isReadResponse: Bool { self == .readResponse || self == .readBlobResponse }
