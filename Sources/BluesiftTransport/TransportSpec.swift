@@ -66,9 +66,10 @@ public enum TransportSpec: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Opens the transport. `system` is the syscall seam (tests pass a fake).
-    public func open(system: any SocketSystem = PosixSocketSystem(),
-                     connectTimeout: Duration = .seconds(5)) throws(TransportError) -> FDTransport {
+    /// Opens the transport. `system` is the syscall seam (tests pass a fake). `notice` hears
+    /// what the user should know (an adapter taken over for the run).
+    public func open(system: any SocketSystem = PosixSocketSystem(), connectTimeout: Duration = .seconds(5),
+                     notice: ((String) -> Void)? = nil) throws(TransportError) -> FDTransport {
         switch self {
         case .tcp(let host, let port):
             return try SocketOpener(system: system).tcp(host: host, port: port, timeout: connectTimeout, name: description)
@@ -77,7 +78,7 @@ public enum TransportSpec: Hashable, Sendable, CustomStringConvertible {
         case .serial(let path, let baud, let rtscts):
             return try SerialPort.open(path: path, baud: baud, rtscts: rtscts, name: description)
         case .hci(let index):
-            return try SocketOpener(system: system).hciUserChannel(index: index, name: description)
+            return try SocketOpener(system: system).hciUserChannel(index: index, name: description, notice: notice)
         }
     }
 }

@@ -20,7 +20,8 @@ func openLiveDevice(transport: String, address: String?, name: String?, timeout:
     options.commandTimeout = .milliseconds(Int64(max(timeout, 2) * 1000))
     let device = try HostReplayDevice.connect(transport: transport, match: match, options: options,
                                               scanTimeout: .milliseconds(Int64(max(timeout, 3) * 1000)), pairing: pairing,
-                                              bonds: bonds, keysPath: keysPath, tap: recorder?.tap)
+                                              bonds: bonds, keysPath: keysPath, tap: recorder?.tap,
+                                              notice: { stderrLine("bluesift: replay: " + $0) })
     device.onNote = { stderrLine("bluesift: replay: " + $0) }
     return device
 }

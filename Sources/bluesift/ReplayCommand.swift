@@ -14,8 +14,9 @@ struct Replay: ParsableCommand {
         script of one connection is extracted. The device's GATT database is discovered and \
         each step's handle remapped by (service, characteristic, instance).
 
-        Transports: tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD], hci:N (Linux HCI user channel; \
-        the adapter must be down).
+        Transports: tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD], hci:N (Linux HCI user channel: \
+        an adapter that is up is powered down for the run and up again after it, also after \
+        Ctrl-C; needs CAP_NET_ADMIN). See docs/transport.md.
 
         Exit codes:
           0   every step matched
@@ -141,6 +142,12 @@ struct Replay: ParsableCommand {
                                          pairing: pairingPolicy(passkey: pk, confirm: confirm), bonds: bonds, keysPath: keys)
             result = runner.run(device: dev)
         } catch {
+            // A missing capability is the user's to grant, not a device failure: one line, exit 2.
+            if error.code == .permissionDenied {
+                progress.finish()
+                stderrLine("bluesift: replay: \(error.message)")
+                throw Exit.unusableInput
+            }
             result = ReplayReport()
             result.fault = .init(code: error.code.rawValue, message: error.message, step: nil)
         }

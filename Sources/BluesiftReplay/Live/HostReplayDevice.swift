@@ -23,13 +23,15 @@ public final class HostReplayDevice: ReplayDevice {
     public static func connect(transport spec: String, match: DeviceMatch, options: HostOptions = HostOptions(),
                                scanTimeout: Duration = .seconds(10), pairing: PairingPolicy = PairingPolicy(),
                                bonds: BondStore = BondStore(), keysPath: String? = nil,
-                               tap: ((HCITapEvent) -> Void)? = nil) throws(ReplayFault) -> HostReplayDevice {
+                               tap: ((HCITapEvent) -> Void)? = nil,
+                               notice: ((String) -> Void)? = nil) throws(ReplayFault) -> HostReplayDevice {
         var options = options
         if case .address(let a) = match, let local = bonds.bond(for: a)?.localAddress { options.randomAddress = local }
         let transport: FDTransport
         do {
-            transport = try TransportSpec(parsing: spec).open()
+            transport = try TransportSpec(parsing: spec).open(notice: notice)
         } catch {
+            if error.code == .permissionDenied { throw ReplayFault(.permissionDenied, error.message) }
             // The transport's message names the spec already.
             throw ReplayFault(.transportClosed, error.message.hasPrefix(spec) ? error.message : "\(spec): \(error.message)")
         }
