@@ -152,41 +152,17 @@ struct Tap: ParsableCommand {
         }
         stderrLine("bluesift: tap: forwarding \(hostSide) ⇄ \(controllerSide)")
 
-        let filtering = !filter.isEmpty
-        let analyzer = Analyzer(naming: !lines.noNaming || filter.needsNaming)
-        if let db { analyzer.gatt.importDatabase(db) }
-        analyzer.plugins = pluginList.map { PluginSet($0) }
-        let text = FrameText(color: lines.colored, verbose: lines.verbose, width: lines.width)
-        var json = JSONFieldWriter(capacity: 1 << 12)
-        var times = TimeFormat.RFC3339Cache()
-        var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
-        var out = LiveOutput()
-        if format == .csv && !quiet { out.emit(Array((FrameCSV.header + "\n").utf8)) }
-        var number = 0, printed = 0
+        let live = LiveLines(format: format, lines: lines, filter: filter, quiet: quiet, gatt: db, plugins: pluginList)
+        var number = 0
 
         let stop = tap.run(shouldStop: stopRequested) { event in
             number += 1
             event.withCaptureRecord(frame: number) { record in
                 recorder?.write(record)
-                guard !quiet else { return }
-                analyzer.analyze(record, into: &frame)
-                guard !filtering || filter.matches(frame, analyzer: analyzer) else { return }
-                printed += 1
-                var line: [UInt8] = []
-                switch format {
-                case .jsonl:
-                    FrameJSON.write(&frame, into: &json, times: &times)
-                    json.withBytes { line.append(contentsOf: $0) }
-                    json.removeAll()
-                case .text:
-                    text.render(frame, into: &line)
-                case .csv:
-                    line.append(contentsOf: (TerminalText.escape(FrameCSV.row(frame)) + "\n").utf8)
-                }
-                out.emit(line)
+                live.show(record)
             }
         }
-        try finish(tap, recorder: recorder, stop: stop, printed: printed)
+        try finish(tap, recorder: recorder, stop: stop, printed: live.printed)
         if case .failed = stop { throw ExitCode(3) }
     }
 
@@ -232,7 +208,7 @@ struct LiveOutput {
     }
 }
 
-/// The tap's btsnoop (datalink 1002): one file, or numbered segments FILE.1, FILE.2, … of at
+/// The tap's btsnoop (datalink 1002; `capture`'s: 2001): one file, or numbered segments FILE.1, FILE.2, … of at
 /// most `rotateSize` bytes. Each goes through `AtomicFile` (BTSnoopWriter): written as a
 /// temporary file and renamed into place whole, when the next segment starts or at the end.
 final class BTSnoopSegments {
@@ -240,6 +216,7 @@ final class BTSnoopSegments {
     let base: String
     let rotateSize: Int?
     let inputs: [String]
+    let monitor: Bool
     private var writer: BTSnoopWriter?
     private var size = 0
     private var inSegment = 0
@@ -248,8 +225,8 @@ final class BTSnoopSegments {
     /// Why recording stopped, if it did (the tap forwards on).
     private(set) var failure: String?
 
-    init(base: String, rotateSize: Int?, inputs: [String]) {
-        self.base = base; self.rotateSize = rotateSize; self.inputs = inputs
+    init(base: String, rotateSize: Int?, inputs: [String], monitor: Bool = false) {
+        self.base = base; self.rotateSize = rotateSize; self.inputs = inputs; self.monitor = monitor
     }
 
     private var nextName: String { rotateSize == nil ? base : "\(base).\(files.count + 1)" }
@@ -282,7 +259,7 @@ final class BTSnoopSegments {
         let name = nextName
         if let why = OutputGuard.conflict(output: name, inputs: inputs) { throw TapRecordError(message: why) }
         do {
-            writer = try BTSnoopWriter(path: name, monitor: false)
+            writer = try BTSnoopWriter(path: name, monitor: monitor)
         } catch {
             throw TapRecordError(message: error.description)
         }
@@ -292,14 +269,24 @@ final class BTSnoopSegments {
     }
 
     func write(_ r: CaptureRecord) {
+        append(need: 24 + 1 + r.bytes.count) { w throws(CaptureError) in try w.write(r) }  // record header, H4 indicator, packet
+    }
+
+    /// A monitor packet as the kernel gave it (`capture`).
+    func writeMonitor(_ p: HCIMonitor.Packet) {
+        append(need: 24 + p.payload.count) { w throws(CaptureError) in
+            try w.writeMonitor(adapter: p.adapter, opcode: p.opcode, timestamp: p.timestamp, payload: p.payload)
+        }
+    }
+
+    private func append(need: Int, _ body: (BTSnoopWriter) throws(CaptureError) -> Void) {
         guard failure == nil, writer != nil else { return }
-        let need = 24 + 1 + r.bytes.count  // record header, H4 indicator, packet
         do throws(TapRecordError) {
             if let limit = rotateSize, inSegment > 0, size + need > limit {
                 try commit()
                 try open()
             }
-            do { try writer?.write(r) } catch { throw TapRecordError(message: error.description) }
+            do throws(CaptureError) { if let w = writer { try body(w) } } catch { throw TapRecordError(message: error.description) }
             size += need
             inSegment += 1
             records += 1
