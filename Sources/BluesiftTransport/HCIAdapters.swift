@@ -35,6 +35,8 @@ public enum LinuxBluetooth {
 public struct HCIAdapter: Sendable, Hashable, CustomStringConvertible {
     public var index: UInt16
     public var up: Bool
+    /// The adapter's own address (from HCIGETDEVINFO; nil from the list).
+    public var address: BDAddr?
     public var name: String { "hci\(index)" }
     public var description: String { "\(name) (\(up ? "up" : "down"))" }
 }
@@ -69,7 +71,7 @@ public struct HCIAdapters {
             let n = min(Int(buf[0]) | Int(buf[1]) << 8, LinuxBluetooth.maxAdapters)
             return (0..<n).map { i in
                 let o = 4 + 8 * i
-                return HCIAdapter(index: UInt16(buf[o]) | UInt16(buf[o + 1]) << 8, up: buf[o + 4] & 1 != 0)  // HCI_UP is bit 0
+                return HCIAdapter(index: UInt16(buf[o]) | UInt16(buf[o + 1]) << 8, up: buf[o + 4] & 1 != 0, address: nil)  // HCI_UP is bit 0
             }.sorted { $0.index < $1.index }  // the kernel lists the newest first
         }
     }
@@ -84,7 +86,8 @@ public struct HCIAdapters {
                 if error.code == ENODEV { return nil }
                 throw error
             }
-            return HCIAdapter(index: index, up: buf[16] & 1 != 0)
+            let address = buf.withUnsafeBytes { BDAddr(littleEndian: UnsafeRawBufferPointer(rebasing: $0[10..<16])) }
+            return HCIAdapter(index: index, up: buf[16] & 1 != 0, address: address)
         }
     }
 
@@ -135,6 +138,9 @@ public enum AdapterLease {
         }
         return false
     }
+
+    /// Forgets the adapter (restored by the caller, through the seam).
+    static func release() { index = -1; userFD = -1 }
 
     /// Whether an adapter is held.
     public static var held: Bool { index >= 0 }

@@ -95,10 +95,21 @@ struct SocketOpener {
             takenUp = true
             notice?("\(dev) is up: powered it down for the run (it is powered up again afterwards)")
         }
-        let restore = { () -> Void in
+        let restore = { [system] () -> Void in
             guard takenUp else { return }
-            if !AdapterLease.restoreFromSignal() {
-                notice?("\(dev) could not be powered up again: bring it up with `sudo hciconfig \(dev) up`")
+            if AdapterLease.userFD >= 0 { system.close(AdapterLease.userFD) }
+            AdapterLease.release()
+            // Right after the user channel closes the kernel may still be closing the device.
+            var failure: SystemErrno?
+            for _ in 0..<50 {
+                do throws(SystemErrno) { try adapters.setPower(index, up: true); failure = nil; break } catch {
+                    failure = error
+                    guard error.code == EBUSY else { break }
+                    usleep(20_000)
+                }
+            }
+            if let failure {
+                notice?("\(dev) could not be powered up again (\(failure)): bring it up with `sudo hciconfig \(dev) up`")
             }
         }
         let fd: Int32

@@ -31,6 +31,7 @@ public protocol SocketSystem: AnyObject {
     /// ioctl with a buffer the kernel reads and fills (HCIGETDEVLIST, HCIGETDEVINFO).
     func ioctl(_ fd: Int32, request: UInt, buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno)
     func setOption(_ fd: Int32, level: Int32, name: Int32, value: [UInt8]) throws(SystemErrno)
+    func getOption(_ fd: Int32, level: Int32, name: Int32, value: inout [UInt8]) throws(SystemErrno)
     /// One datagram and its SO_TIMESTAMP time, where the socket gave one.
     func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) -> (count: Int, time: Timestamp?)
 }
@@ -41,6 +42,7 @@ extension SocketSystem {
     public func ioctl(_ fd: Int32, request: UInt, value: Int32) throws(SystemErrno) { throw SystemErrno(ENOTTY) }
     public func ioctl(_ fd: Int32, request: UInt, buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) { throw SystemErrno(ENOTTY) }
     public func setOption(_ fd: Int32, level: Int32, name: Int32, value: [UInt8]) throws(SystemErrno) {}
+    public func getOption(_ fd: Int32, level: Int32, name: Int32, value: inout [UInt8]) throws(SystemErrno) { throw SystemErrno(ENOPROTOOPT) }
     public func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) -> (count: Int, time: Timestamp?) {
         (try read(fd, into: buffer), nil)
     }
@@ -125,6 +127,12 @@ public final class PosixSocketSystem: SocketSystem, Sendable {
 
     public func setOption(_ fd: Int32, level: Int32, name: Int32, value: [UInt8]) throws(SystemErrno) {
         let rc = value.withUnsafeBytes { setsockopt(fd, level, name, $0.baseAddress, socklen_t($0.count)) }
+        if rc < 0 { throw SystemErrno(errno) }
+    }
+
+    public func getOption(_ fd: Int32, level: Int32, name: Int32, value: inout [UInt8]) throws(SystemErrno) {
+        var len = socklen_t(value.count)
+        let rc = value.withUnsafeMutableBytes { getsockopt(fd, level, name, $0.baseAddress, &len) }
         if rc < 0 { throw SystemErrno(errno) }
     }
 

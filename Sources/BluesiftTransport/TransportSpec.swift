@@ -1,13 +1,15 @@
 /// Where the controller is, as written on the command line:
-/// `tcp:HOST:PORT`, `unix:PATH`, `serial:PATH[@BAUD][,rtscts]`, `hci:N`.
+/// `tcp:HOST:PORT`, `unix:PATH`, `serial:PATH[@BAUD][,rtscts]`, `hci:N`, `l2cap:N` (ATT over
+/// the kernel's LE L2CAP socket: no HCI, see `L2CAPBearer`).
 public enum TransportSpec: Hashable, Sendable, CustomStringConvertible {
     case tcp(host: String, port: UInt16)
     case unix(path: String)
     case serial(path: String, baud: Int, rtscts: Bool)
     case hci(index: UInt16)
+    case l2cap(index: UInt16)
 
     public static let defaultBaud = 115_200
-    static let usage = "expected tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD][,rtscts] or hci:N"
+    static let usage = "expected tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD][,rtscts], hci:N or l2cap:N"
 
     public init(parsing text: String) throws(TransportError) {
         guard let colon = text.firstIndex(of: ":") else {
@@ -52,6 +54,10 @@ public enum TransportSpec: Hashable, Sendable, CustomStringConvertible {
             let digits = rest.hasPrefix("hci") ? String(rest.dropFirst(3)) : rest  // hci:hci0 too
             guard let n = UInt16(digits) else { throw bad("adapter index '\(rest)' is not a number (hci:0)") }
             self = .hci(index: n)
+        case "l2cap":
+            let digits = rest.hasPrefix("hci") ? String(rest.dropFirst(3)) : rest
+            guard let n = UInt16(digits) else { throw bad("adapter index '\(rest)' is not a number (l2cap:0)") }
+            self = .l2cap(index: n)
         default:
             throw bad("unknown scheme '\(scheme)': \(Self.usage)")
         }
@@ -63,6 +69,7 @@ public enum TransportSpec: Hashable, Sendable, CustomStringConvertible {
         case .unix(let p): "unix:\(p)"
         case .serial(let p, let b, let f): "serial:\(p)@\(b)" + (f ? ",rtscts" : "")
         case .hci(let n): "hci:\(n)"
+        case .l2cap(let n): "l2cap:\(n)"
         }
     }
 
@@ -79,6 +86,8 @@ public enum TransportSpec: Hashable, Sendable, CustomStringConvertible {
             return try SerialPort.open(path: path, baud: baud, rtscts: rtscts, name: description)
         case .hci(let index):
             return try SocketOpener(system: system).hciUserChannel(index: index, name: description, notice: notice)
+        case .l2cap:
+            throw TransportError(.unsupported, "\(description) carries ATT, not HCI packets: only replay uses it")
         }
     }
 }

@@ -13,14 +13,17 @@ trap off EXIT
 
 for n in 1 2; do btattach -B "/dev/ttyS$n" -P h4 -S 115200 >"$KWORK/btattach$n.log" 2>&1 & done
 # The kernel runs its init sequence against a new adapter, powers it up and, with no
-# bluetoothd to claim it, off again after 2 s (HCI_AUTO_OFF). Up is how a Linux user finds
-# an adapter BlueZ manages, so the tests start from there (HCIDEVUP clears the auto-off).
+# bluetoothd to claim it, off again after 2 s (HCI_AUTO_OFF). The tests start where a Linux
+# user is: the adapter powered on through the management socket as bluetoothd does it (LE
+# on, bondable; without mgmt's LE the kernel's SMP is not there for L2CAP sockets).
 log() { echo "$(date +%T.%N | cut -c1-12) $*" >>"$KWORK/guest.log"; }
 log "attaching"
 end=$((SECONDS + 30))
 while [ $SECONDS -lt $end ]; do
   for n in 0 1; do
-    [ -e /sys/class/bluetooth/hci$n ] && ! hciconfig hci$n | grep -q 'UP RUNNING' && hciconfig hci$n up 2>>"$KWORK/guest.log"
+    if [ -e /sys/class/bluetooth/hci$n ] && ! hciconfig hci$n | grep -q 'UP RUNNING'; then
+      for c in "le on" "bondable on" "power on"; do btmgmt --index $n $c >>"$KWORK/guest.log" 2>&1; done
+    fi
   done
   hciconfig hci0 2>/dev/null | grep -q 'UP RUNNING' && hciconfig hci1 2>/dev/null | grep -q 'UP RUNNING' && break
   sleep 0.2
@@ -34,4 +37,5 @@ for t in $TESTS; do
   echo $? >"$R/$t.rc"
   echo "$(( ($(date +%s%N) - start) / 10000000 ))" | sed 's/..$/.&/' >"$R/$t.time"
 done
+dmesg >"$R/dmesg.txt" 2>&1
 touch "$R/done"

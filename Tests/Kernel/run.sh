@@ -60,7 +60,9 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # --- initramfs: busybox, the modules (each after what it depends on), /init -------------------
-MODS=(9p 9pnet_virtio virtio_pci ecdh_generic cmac bluetooth hci_uart)
+# SMP needs cmac(aes), ecdh-nist-p256 and a default RNG (drbg: hmac(sha512), jitterentropy); the
+# kernel cannot modprobe them itself here (its helper runs in the initramfs, which has no modprobe).
+MODS=(9p 9pnet_virtio virtio_pci sha512_generic jitterentropy_rng drbg ecdh_generic cmac bluetooth hci_uart)
 declare -A SEEN=()
 ORDER=()
 add_module() {  # depth first: dependencies before the module

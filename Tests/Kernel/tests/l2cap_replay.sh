@@ -1,0 +1,24 @@
+# replay over l2cap:0 (the kernel's LE L2CAP socket on the ATT channel): the adapter stays up
+# and in BlueZ's hands, the step results are those of hci:0, the report names the transport.
+source "$REPO/Tests/Kernel/lib.sh"
+replay hci --transport hci:0
+expect_eq "exit over hci:0" 0 "$RC"
+replay l2cap --transport l2cap:0
+expect_eq "exit over l2cap:0" 0 "$RC"
+grep -q "powered it down" "$TDIR/l2cap.err" && fail "l2cap:0 took the adapter over"
+grep '^step ' "$TDIR/hci.out" >"$TDIR/hci.steps"
+grep '^step ' "$TDIR/l2cap.out" >"$TDIR/l2cap.steps"
+cmp "$TDIR/hci.steps" "$TDIR/l2cap.steps" || { diff "$TDIR/hci.steps" "$TDIR/l2cap.steps"; fail "step results differ between hci:0 and l2cap:0"; }
+echo "ok: the same $(wc -l <"$TDIR/l2cap.steps") step lines over hci:0 and l2cap:0"
+expect_grep "report names the transport" '"transport" : "l2cap:0"' "$TDIR/l2cap.json"
+adapter_up 0 || fail "hci0 should have stayed up"
+
+band --regression 03
+replay l2cap-regression --transport l2cap:0
+expect_eq "exit over l2cap:0, regressed band" 1 "$RC"
+expect_grep "regressed field" "sport_count_reply.count expected 9, got 10" "$TDIR/l2cap-regression.out"
+
+# Security over l2cap:N is the kernel's SMP: for Just Works it asks user space to confirm
+# (mgmt User Confirmation Request), which bluetoothd's agent answers. The harness runs no
+# bluetoothd, so pairing over l2cap:0 is not tested here (docs/transport.md).
+band
