@@ -15,7 +15,7 @@
 # moved handles, passkey pairing) through a request file the host's loop below answers.
 #
 # Environment: BLUESIFT (binary, default .build/debug/bluesift), KERNEL_VERSION (default:
-# the newest in /boot), KERNEL_KEEP=1 keeps the work directory, KERNEL_TIMEOUT (s, 170).
+# the newest in /boot), KERNEL_KEEP=1 keeps the work directory, KERNEL_TIMEOUT (s, 300).
 # Exit: 0 all passed, 1 a test failed, 77 skipped (a line "test-kernel skipped: why").
 # Everything made under /tmp is removed on exit, whatever happened.
 set -uo pipefail
@@ -154,7 +154,7 @@ mkdir -p "$WORK/results"
   echo "TESTS=\"${TESTS[*]}\""
 } >"$WORK/env"
 echo "kernel $KVER under QEMU (TCG), ${#TESTS[@]} tests: ${TESTS[*]}"
-timeout "${KERNEL_TIMEOUT:-170}" qemu-system-x86_64 -accel tcg -m 2048 -smp 2 -display none -no-reboot \
+timeout "${KERNEL_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg -m 2048 -smp 2 -display none -no-reboot \
   -kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initramfs.gz" \
   -append "console=ttyS0 ${KERNEL_APPEND:-quiet loglevel=3} panic=-1" \
   -serial mon:stdio -serial "tcp:127.0.0.1:${PORTS[0]}" -serial "tcp:127.0.0.1:${PORTS[1]}" \
@@ -162,7 +162,7 @@ timeout "${KERNEL_TIMEOUT:-170}" qemu-system-x86_64 -accel tcg -m 2048 -smp 2 -d
   -virtfs local,path="$WORK",mount_tag=work,security_model=none \
   </dev/null >"$WORK/console.log" 2>&1
 qrc=$?
-[ $qrc = 124 ] && echo "run.sh: the guest did not finish within ${KERNEL_TIMEOUT:-170} s" >&2
+[ $qrc = 124 ] && echo "run.sh: the guest did not finish within ${KERNEL_TIMEOUT:-300} s" >&2
 
 # --- results -------------------------------------------------------------------------------------
 failed=0
