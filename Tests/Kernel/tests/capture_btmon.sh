@@ -7,17 +7,16 @@ cpid=$!
 btmon -w "$TDIR/btmon.btsnoop" >/dev/null 2>&1 &
 bpid=$!
 for _ in $(seq 100); do grep -q "reading the monitor channel" "$TDIR/capture.err" && [ -s "$TDIR/btmon.btsnoop" ] && break; sleep 0.1; done
-sleep 1
+sleep 0.5
 replay during --transport hci:0
 expect_eq "replay exit" 0 "$RC"
-sleep 1
+sleep 0.5
 kill -INT $cpid $bpid
 wait $cpid; crc=$?
 wait $bpid
 cat "$TDIR/capture.err"
 expect_eq "capture exit after SIGINT" 0 "$crc"
 expect_grep "stop line" "^bluesift: capture: stopped: [0-9]* records, recorded [0-9]* in $TDIR/capture.btsnoop" "$TDIR/capture.err"
-"$BLUESIFT" info "$TDIR/capture.btsnoop" | head -3
 "$BLUESIFT" dump --format jsonl "$TDIR/capture.btsnoop" >"$TDIR/capture.jsonl" || fail "dump of the capture failed"
 "$BLUESIFT" dump --format jsonl "$TDIR/btmon.btsnoop" >"$TDIR/btmon.jsonl" || fail "dump of btmon's file failed"
 python3 - "$TDIR/capture.jsonl" "$TDIR/btmon.jsonl" <<'PY' || fail "the two recordings differ"
@@ -41,4 +40,7 @@ PY
 "$BLUESIFT" dump "$TDIR/capture.btsnoop" >"$TDIR/dump.txt"
 cmp "$TDIR/live.txt" "$TDIR/dump.txt" || { diff "$TDIR/live.txt" "$TDIR/dump.txt" | head; fail "live text differs from dump of the file"; }
 echo "ok: live text = dump of the file ($(wc -l <"$TDIR/live.txt") lines)"
-head -12 "$TDIR/live.txt"
+# What the terminal showed (docs/transport.md, README): the start, the take-over, the link.
+head -9 "$TDIR/live.txt"
+grep -m1 -B1 -A3 "Close Index" "$TDIR/live.txt"
+grep -m12 -E "LE Create Connection|LE Connection Complete|ATT Exchange MTU|ATT Read (Request|Response)" "$TDIR/live.txt"

@@ -1,8 +1,11 @@
 # replay over l2cap:0 (the kernel's LE L2CAP socket on the ATT channel): the adapter stays up
 # and in BlueZ's hands, the step results are those of hci:0, the report names the transport.
 source "$REPO/Tests/Kernel/lib.sh"
-replay hci --transport hci:0
-expect_eq "exit over hci:0" 0 "$RC"
+# hci_replay's run against the same band, else one here.
+if [ -f "$KWORK/t-hci_replay/same.out" ]; then cp "$KWORK/t-hci_replay/same.out" "$TDIR/hci.out"; else
+  replay hci --transport hci:0
+  expect_eq "exit over hci:0" 0 "$RC"
+fi
 replay l2cap --transport l2cap:0
 expect_eq "exit over l2cap:0" 0 "$RC"
 grep -q "powered it down" "$TDIR/l2cap.err" && fail "l2cap:0 took the adapter over"
