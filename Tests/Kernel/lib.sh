@@ -29,7 +29,7 @@ band() {
 # replay_hci OUT-PREFIX ARGS...: replay over hci:0, stdout/stderr/report under TDIR; sets RC.
 replay() {
   local out=$1 t0=$SECONDS; shift
-  "$BLUESIFT" replay "$CAPTURE" --timing asap --window 300 --timeout 3 --report "$TDIR/$out.json" "$@" \
+  "$BLUESIFT" replay "$CAPTURE" --timing asap --window 150 --timeout 3 --report "$TDIR/$out.json" "$@" \
     >"$TDIR/$out.out" 2>"$TDIR/$out.err"
   RC=$?
   echo "== replay $* (exit $RC, $((SECONDS - t0)) s)"; cat "$TDIR/$out.out" "$TDIR/$out.err"

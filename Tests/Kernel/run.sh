@@ -33,7 +33,8 @@ done
 KVER="${KERNEL_VERSION:-$(ls /boot/vmlinuz-* 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -V | tail -1)}"
 [ -n "$KVER" ] && [ -r "/boot/vmlinuz-$KVER" ] || skip "no kernel in /boot (apt-get install linux-image-amd64)"
 [ -d "/lib/modules/$KVER" ] || skip "no modules for kernel $KVER in /lib/modules"
-file -L "$(command -v busybox)" 2>/dev/null | grep -q 'statically linked' || skip "busybox is not the static one (apt-get install busybox-static)"
+# ldd fails on a static executable (and `file` may not be installed).
+! ldd "$(command -v busybox)" >/dev/null 2>&1 || skip "busybox is not the static one (apt-get install busybox-static)"
 [ -x "$BLUESIFT" ] || skip "no bluesift binary at $BLUESIFT (swift build)"
 [ -x "$REPO/.venv/bin/python" ] || skip "no Bumble venv (make venv)"
 
