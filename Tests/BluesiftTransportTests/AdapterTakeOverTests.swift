@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 import BluesiftCapture
+import BluesiftWire
 @testable import BluesiftTransport
 
 /// A kernel with adapters, as the HCI ioctls and the monitor channel show it (no Bluetooth
@@ -137,5 +138,16 @@ final class FakeKernel: SocketSystem {
             #expect(error.code == .permissionDenied)
             #expect(error.message.hasPrefix("capturing from the kernel's monitor channel needs CAP_NET_RAW"))
         }
+    }
+
+    @Test func l2capSpecAndSocketAddress() throws {
+        #expect(try TransportSpec(parsing: "l2cap:0") == .l2cap(index: 0))
+        #expect(try TransportSpec(parsing: "l2cap:hci1").description == "l2cap:1")
+        #expect(throws: TransportError.self) { _ = try TransportSpec(parsing: "l2cap:x") }
+        // struct sockaddr_l2: family 31, psm 0, bdaddr little-endian, cid 4, BDADDR_LE_RANDOM 2.
+        let a = try #require(BDAddr(string: "c0:ba:0d:00:00:01"))
+        #expect(L2CAPBearer.address(a, cid: 4, type: L2CAPBearer.socketAddressType(random: true))
+                == [31, 0, 0, 0, 0x01, 0x00, 0x00, 0x0D, 0xBA, 0xC0, 4, 0, 2, 0])
+        #expect(L2CAPBearer.socketAddressType(random: false) == 1)
     }
 }
