@@ -8,6 +8,7 @@
 //   4 GATT      BluesiftGATT        per-device databases rebuilt from discovery, naming
 //   5 plugins   BluesiftPlugins     declarative vendor dissectors (YAML), frame assembly, checksums
 //   5 dissect   BluesiftDissect     field trees, renderers, capture statistics (stats)
+//   5¼ session  BluesiftSession     one capture read once: source, decode settings, filter
 //   5½ report   BluesiftReport      self-contained HTML report of a capture or a replay
 //   6 live      BluesiftTransport   H4 over TCP/UNIX/serial, HCI user channel (+ CBluetooth headers)
 //               BluesiftHost        minimal LE central: scan, connect, L2CAP, ATT client, SMP pairing
@@ -49,10 +50,11 @@ let package = Package(
             .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .target(name: "BluesiftProtocols", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftSecurity"]),
         .target(name: "BluesiftGATT", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols"]),
-        .target(name: "BluesiftPlugins", dependencies: ["BluesiftWire", .product(name: "Yams", package: "Yams")]),
+        .target(name: "BluesiftPlugins", dependencies: ["BluesiftWire", "BluesiftProtocols", .product(name: "Yams", package: "Yams")]),
         .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftSecurity"]),
         // One HTML file per capture or replay report: above dissect, never imports transport.
-        .target(name: "BluesiftReport", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
+        .target(name: "BluesiftSession", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
+        .target(name: "BluesiftReport", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftSession"]),
         // Header-only (constants and struct layouts): no libbluetooth at run time.
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth"),
         .target(name: "BluesiftTransport", dependencies: ["BluesiftWire", "BluesiftCapture", "CBluetooth"]),
@@ -61,7 +63,7 @@ let package = Package(
         // The git commit `bluesift --version` shows, written into the linked binary by make.
         .target(name: "CBuildStamp"),
         .executableTarget(name: "bluesift", dependencies: [
-            "BluesiftReplay", "BluesiftReport", "CBuildStamp", "BluesiftSecurity",
+            "BluesiftReplay", "BluesiftReport", "BluesiftSession", "CBuildStamp", "BluesiftSecurity",
             "BluesiftDissect", "BluesiftCapture", "BluesiftPlugins", "BluesiftGATT", "BluesiftHost", "BluesiftTransport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -75,8 +77,8 @@ let package = Package(
         .testTarget(name: "BluesiftSecurityTests", dependencies: ["BluesiftSecurity"]),
         .testTarget(name: "BluesiftCaptureTests", dependencies: ["BluesiftCapture", "CCompression",
             .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
-        .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols", "BluesiftCapture", "BluesiftWire"]),
-        .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect"]),
+        .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols", "BluesiftCapture", "BluesiftSecurity", "BluesiftWire"]),
+        .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect", "BluesiftCapture", "BluesiftGATT", "BluesiftSecurity", "BluesiftWire"]),
         .testTarget(name: "BluesiftReplayTests", dependencies: ["BluesiftReplay", "BluesiftPlugins"]),
         .testTarget(name: "BluesiftTransportTests", dependencies: ["BluesiftTransport"]),
         .testTarget(name: "BluesiftPluginsTests", dependencies: ["BluesiftPlugins", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),

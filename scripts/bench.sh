@@ -134,6 +134,11 @@ if [ -x .venv/bin/python ]; then
     .venv/bin/python $vd/tap_latency.py --direct 127.0.0.1:9497 --tapped 127.0.0.1:9499 -n 2000 || true
     kill $ctl 2>/dev/null; wait $tap 2>/dev/null || true; wait $ctl 2>/dev/null || true
 fi
+# A redesign's speed against the commit before it (BENCH_BASE=REV): the per-record commands
+# with both builds on the same input, alternating (scripts/bench_compare.sh).
+if [ -n "${BENCH_BASE:-}" ]; then
+    scripts/bench_compare.sh "$BENCH_BASE" "$big"
+fi
 if [ "${BENCH_1G:-0}" = 1 ]; then
     big1g="$out/big-1000MB.btsnoop"
     [ -f "$big1g" ] || python3 scripts/make_big_capture.py "$src" "$big1g" 1000

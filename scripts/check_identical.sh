@@ -2,22 +2,30 @@
 # Output-identity guard for performance work: md5 of every renderer's output on every capture.
 #   scripts/check_identical.sh record BASELINE.txt [BIN]   save the reference (from an unmodified build)
 #   scripts/check_identical.sh check  BASELINE.txt [BIN]   compare; exit 1 and list what differs
-# Covers dump (jsonl, text, -v text; each with and without plugins) and info, over Captures/ and
-# the public corpus (../shared/captures/public) when present.
+# Covers dump (jsonl, text, -v text, csv; with and without plugins), info, stats (text, json),
+# gatt (tree, json), frames and report, over Captures/ and the public corpus
+# (../shared/captures/public) when present. JOBS=N runs N captures at once.
 set -uo pipefail
+# Swift seeds hashing per process: outputs that follow a dictionary's order would differ run to run.
+export SWIFT_DETERMINISTIC_HASHING=1
 cd "$(dirname "$0")/.."
 mode=${1:?record|check}; ref=${2:?baseline file}; bin=${3:-.build/release/bluesift}
 files=$(ls -d Captures/* ../shared/captures/public/* 2>/dev/null \
         | grep -Ev '\.(md|txt|json)$' | sort)
 out=$(mktemp)
-for f in $files; do
-    [ -f "$f" ] || continue
+one() {
+    local f=$1
     for args in "dump --format jsonl" "dump --no-color" "dump -v --no-color" "info" \
-                "dump --format jsonl --plugins Plugins" "dump --no-color --plugins Plugins"; do
+                "dump --format jsonl --plugins Plugins" "dump --no-color --plugins Plugins" \
+                "dump --format csv" "stats" "stats --format json" "gatt" "gatt --format json" \
+                "frames" "report -o /dev/stdout"; do
         sum=$($bin $args "$f" 2>&1 | md5sum | cut -d' ' -f1)
-        echo "$sum  $args  $(basename "$f")" >> "$out"
+        echo "$(basename "$f")  $args  $sum"
     done
-done
+}
+export -f one; export bin
+printf '%s\n' $files | while read -r f; do [ -f "$f" ] && echo "$f"; done \
+    | xargs -P "${JOBS:-1}" -I{} bash -c 'one "$1"' _ {} | LC_ALL=C sort > "$out"
 if [ "$mode" = record ]; then
     mv "$out" "$ref"; echo "recorded $(wc -l < "$ref") outputs in $ref"
 else

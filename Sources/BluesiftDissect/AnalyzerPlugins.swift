@@ -16,21 +16,22 @@ extension Analyzer {
     /// location already set on `a`; without one, a plugin's handle override may name it.
     public func applyPlugins(_ a: inout AnalyzedFrame) {
         guard let plugins, a.decoded.layers.contains(.att), let conn = a.decoded.connection else { return }
-        let op = a.decoded.attStorage.opcode.rawValue
+        let op = a.decoded.attStorage.opcode
         let key = UInt32(a.record.adapter) << 16 | UInt32(conn)
         let handle: UInt16
         let value: UnsafeRawBufferPointer
         let direction: PluginDirection
         switch op {
-        case 0x12, 0x52, 0x1B, 0x1D, 0xD2:  // the ATT decoder already split off handle and value (signature too)
+        case .writeRequest, .writeCommand, .handleValueNotification, .handleValueIndication, .signedWriteCommand:
+            // the ATT decoder already split off handle and value (signature too)
             guard let h = a.decoded.attStorage.handle, let v = a.decoded.attStorage.value else { return }
             handle = h
             value = v
-            direction = op == 0x1B ? .notify : op == 0x1D ? .indicate : .write
-        case 0x0A:
+            direction = op == .handleValueNotification ? .notify : op == .handleValueIndication ? .indicate : .write
+        case .readRequest:
             if let h = a.decoded.attStorage.handle { pluginState.lastRead[key] = h }
             return
-        case 0x0B:
+        case .readResponse:
             guard let h = pluginState.lastRead.removeValue(forKey: key), let v = a.decoded.attStorage.value else { return }
             handle = h
             value = v

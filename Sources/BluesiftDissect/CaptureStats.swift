@@ -694,14 +694,6 @@ public final class CaptureStats {
 
     // MARK: ATT
 
-    /// Requests answered by a response (Core 5.4 Vol 3 Part F §3.4): counted for latency.
-    static func isRequest(_ op: UInt8) -> Bool {
-        switch op {
-        case 0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x1D, 0x20: true
-        default: false
-        }
-    }
-
     func att(_ a: inout AnalyzedFrame, _ r: CaptureRecord, _ us: Int64, _ decoder: ProtocolDecoder) {
         report.counts.att += 1
         guard let c = a.decoded.connection, let i = connection(r.adapter, c, r, decoder) else { return }
@@ -709,7 +701,7 @@ public final class CaptureStats {
         report.connections[i].attOperations += 1
         report.connections[i].lastFrame = r.frame; report.connections[i].lastUs = us
         let att = a.decoded.attStorage
-        let op = att.opcode.rawValue
+        let op = att.opcode
         let dirSlot = r.direction.map { $0 == .sent ? 0 : 1 } ?? 2
         let t = a.decoded.attTransaction
         if let v = a.vendor { for m in v.messages where m.checksum == .bad {
@@ -717,9 +709,9 @@ public final class CaptureStats {
             problem("vendor_bad_checksum", r, conn: i, handle: Int(v.handle), "\(m.plugin) \(m.message): bad checksum")
         } }
         switch op {
-        case 0x04, 0x06, 0x08, 0x10: discoverySeen = true
-        case 0x02: conns[key]?.clientMTU = att.mtu.map(Int.init)
-        case 0x03:
+        case .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest, .readByGroupTypeRequest: discoverySeen = true
+        case .exchangeMTURequest: conns[key]?.clientMTU = att.mtu.map(Int.init)
+        case .exchangeMTUResponse:
             if let s = att.mtu {
                 let client = conns[key]?.clientMTU ?? Int(s)
                 report.connections[i].mtu = min(client, Int(s)); report.connections[i].mtuFrame = r.frame
@@ -729,38 +721,38 @@ public final class CaptureStats {
         // The attribute the frame is about: its own handle, else (responses) the request's.
         // Attribute Not Found answering a discovery request ends the discovery (Core 5.4 Vol 3
         // Part G §4.4-4.7): expected, not a problem, and about a range, not an attribute.
-        let discoveryEnd = op == 0x01 && att.errorCode == 0x0A && [0x04, 0x06, 0x08, 0x10].contains(att.requestOpcode?.rawValue ?? 0)
+        let discoveryEnd = op == .errorResponse && att.errorCode == ATTErrorCode.attributeNotFound.rawValue && att.requestOpcode?.isDiscovery == true
         let handle: UInt16? = att.handle ?? t?.requestHandle ?? (discoveryEnd ? nil : att.errorHandle)
         lastConnection = i
         var ch: Int?
         if let h = handle, let chIndex = characteristic(key, i, h, &a, r) { ch = chIndex }
         lastCharacteristic = ch
-        if handle != nil, [0x0A, 0x0C, 0x12, 0x52, 0xD2, 0x1B, 0x1D].contains(op) {
+        if handle != nil, op.isRead || op.isWrite && op != .prepareWriteRequest || op == .handleValueNotification || op == .handleValueIndication {
             if a.location == nil { unnamedOps += 1; if firstUnnamedFrame == nil { firstUnnamedFrame = r.frame } } else { namedOps += 1 }
         }
         let valueCount = att.value?.count ?? 0
         if let ch {
             switch op {
-            case 0x0A, 0x0C: report.characteristics[ch].reads += 1; report.counts.reads += 1
-            case 0x12: report.characteristics[ch].writeRequests += 1; report.counts.writeRequests += 1
+            case .readRequest, .readBlobRequest: report.characteristics[ch].reads += 1; report.counts.reads += 1
+            case .writeRequest: report.characteristics[ch].writeRequests += 1; report.counts.writeRequests += 1
                 report.characteristics[ch].bytesToServer += valueCount
-            case 0x52, 0xD2: report.characteristics[ch].writeCommands += 1; report.counts.writeCommands += 1
+            case .writeCommand, .signedWriteCommand: report.characteristics[ch].writeCommands += 1; report.counts.writeCommands += 1
                 report.characteristics[ch].bytesToServer += valueCount
-            case 0x16: report.characteristics[ch].bytesToServer += valueCount
-            case 0x1B: report.characteristics[ch].notifications += 1; report.counts.notifications += 1
+            case .prepareWriteRequest: report.characteristics[ch].bytesToServer += valueCount
+            case .handleValueNotification: report.characteristics[ch].notifications += 1; report.counts.notifications += 1
                 report.characteristics[ch].bytesFromServer += valueCount
-            case 0x1D: report.characteristics[ch].indications += 1; report.counts.indications += 1
+            case .handleValueIndication: report.characteristics[ch].indications += 1; report.counts.indications += 1
                 report.characteristics[ch].bytesFromServer += valueCount
-            case 0x0B, 0x0D: report.characteristics[ch].bytesFromServer += valueCount
-            case 0x01: report.characteristics[ch].errors += 1
+            case .readResponse, .readBlobResponse: report.characteristics[ch].bytesFromServer += valueCount
+            case .errorResponse: report.characteristics[ch].errors += 1
             default: break
             }
-            if let t, op != 0x1E { latencies[ch].add(t.latencyMicroseconds) }
+            if let t, op != .handleValueConfirmation { latencies[ch].add(t.latencyMicroseconds) }
         }
-        if op == 0x01 && discoveryEnd {
+        if op == .errorResponse && discoveryEnd {
             report.counts.attErrors += 1
             report.counts.discoveryEnds += 1
-        } else if op == 0x01 {
+        } else if op == .errorResponse {
             report.counts.attErrors += 1
             report.connections[i].attErrors += 1
             let req = att.requestOpcode?.name ?? "request"
@@ -775,11 +767,11 @@ public final class CaptureStats {
                     "\(err) for \(req)\(hText)\(where_)")
         }
         // Unanswered requests: one outstanding per direction (§3.3.2).
-        if Self.isRequest(op) {
+        if op.expectsAnswer {
             if let old = conns[key]?.pending[dirSlot] ?? nil {
                 unanswered(old, i, until: us, reason: "another request was sent")
             }
-            conns[key]?.pending[dirSlot] = Pending(frame: r.frame, us: us, opcode: op, handle: att.handle, char: ch)
+            conns[key]?.pending[dirSlot] = Pending(frame: r.frame, us: us, opcode: op.rawValue, handle: att.handle, char: ch)
         } else if let t {
             let reqSlot = dirSlot == 2 ? 2 : 1 - dirSlot
             if conns[key]?.pending[reqSlot]?.frame == t.requestFrame { conns[key]?.pending[reqSlot] = nil }

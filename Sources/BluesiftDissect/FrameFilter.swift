@@ -307,11 +307,17 @@ public struct FrameFilter: Sendable {
 
     /// `--att-opcode` names: every opcode's spec name in lower case with dashes
     /// ("write-request", "handle-value-notification") and the short forms below.
-    public static let attOpcodeAliases: [String: [UInt8]] = [
-        "write": [0x12, 0x52, 0xD2], "read": [0x0A, 0x0C], "notify": [0x1B, 0x23], "notification": [0x1B, 0x23],
-        "indicate": [0x1D], "indication": [0x1D], "error": [0x01], "mtu": [0x02, 0x03],
-        "write-cmd": [0x52], "prepare-write": [0x16], "execute-write": [0x18], "confirmation": [0x1E],
-    ]
+    public static let attOpcodeAliases: [String: [UInt8]] = {
+        let o: [String: [ATTOpcode]] = [
+            "write": [.writeRequest, .writeCommand, .signedWriteCommand], "read": [.readRequest, .readBlobRequest],
+            "notify": [.handleValueNotification, .multipleHandleValueNotification],
+            "notification": [.handleValueNotification, .multipleHandleValueNotification],
+            "indicate": [.handleValueIndication], "indication": [.handleValueIndication], "error": [.errorResponse],
+            "mtu": [.exchangeMTURequest, .exchangeMTUResponse], "write-cmd": [.writeCommand], "prepare-write": [.prepareWriteRequest],
+            "execute-write": [.executeWriteRequest], "confirmation": [.handleValueConfirmation],
+        ]
+        return o.mapValues { $0.map(\.rawValue) }
+    }()
 
     /// The opcodes an `--att-opcode` value stands for: a number (0x12, 18) or a name.
     public static func attOpcodes(named text: String) -> [UInt8]? {

@@ -80,7 +80,7 @@ public enum FrameJSON {
     /// Direction and kind: a handful of pairs in a capture, replayed.
     static func writeDirectionAndKind(_ r: CaptureRecord, into w: inout JSONFieldWriter) {
         withUnsafeBytes(of: directionAndKind(r)) { key in
-            w.replaying(10, key) { w in
+            w.replaying(.directionAndKind, key) { w in
                 if let d = r.direction { w.string("dir", d.name) } else { w.null("dir") }
                 w.string("kind", r.kind.name)
             }
@@ -116,7 +116,7 @@ public enum FrameJSON {
                 k.storeBytes(of: (dir, kind, sub, truncated ? UInt8(1) : 0, UInt8(truncatingIfNeeded: opcode), UInt8(0), UInt8(0), UInt8(0)),
                              as: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8).self)
                 let n = 8 + rep.headKey(k + 8, extended: extended)
-                w.replaying(12, UnsafeRawBufferPointer(start: k, count: n)) { w in
+                w.replaying(.advertisingEvent, UnsafeRawBufferPointer(start: k, count: n)) { w in
                     writeDirectionAndKind(r, into: &w)
                     w.beginObject("hci"); a.decoded.hciStorage.describe(into: &w); w.endObject()
                     w.beginObject("adv"); a.decoded.advStorage.describeStart(into: &w)

@@ -1,4 +1,5 @@
 import BluesiftWire
+import BluesiftProtocols
 import BluesiftGATT
 
 /// The GATT names and standard-characteristic decoding an ATT record gets in `dump`.
@@ -19,7 +20,7 @@ enum FrameNaming {
             // text and name-table lookups were ~10% of an ATT-heavy dump.
             var key = NamingKey(loc, a.namedBy)
             withUnsafeBytes(of: &key) { k in
-                w.replaying(13, k) { w in names(loc, a.namedBy, plugin: nil, into: &w) }
+                w.replaying(.gattNames, k) { w in names(loc, a.namedBy, plugin: nil, into: &w) }
             }
         }
         guard let uuid = valueUUID(loc), a.decoded.layers.contains(.att), let value = a.decoded.attStorage.value else { return }
@@ -35,7 +36,7 @@ enum FrameNaming {
     }
 
     /// Read Response, Read Blob Response (Core 5.4 Vol 3 Part F §3.4.4.4, §3.4.4.6).
-    @inline(__always) static func isRead(_ op: UInt8) -> Bool { op == 0x0B || op == 0x0D }
+    @inline(__always) static func isRead(_ op: UInt8) -> Bool { ATTOpcode(rawValue: op).isReadResponse }
 
     /// A value of no known format that is readable UTF-8 text (at least 3 bytes, no control
     /// characters but tab/newline; one trailing NUL allowed): shown as text.

@@ -34,12 +34,27 @@ public final class Redactor {
     var crcInit: [UInt32: UInt32] = [0x8E89_BED6: 0x55_5555]
     /// How this capture's sniffer stores the CRC (found on a packet whose CRC was valid).
     var crcVariant: Int?
+    /// Decodes pass 1 when characteristics are masked: which bytes of which records carry them.
     let analyzer: Analyzer?
+    var scratch = AnalyzedFrame(decoded: DecodedFrame(record: .empty))
+    /// Fragments of the L2CAP PDU in progress per stream (ACL handle or access address, and
+    /// direction): (frame, bytes of the record that carry the PDU).
+    var streams: [UInt64: [(frame: Int, range: Range<Int>)]] = [:]
+    /// Device names that end in part of their own address ("MODEL_6FAB" of …:6f:ab), with
+    /// that part replaced by the pseudonym's: found anywhere in pass 2 (scan responses, Device
+    /// Name reads, remote names, log text). `namePrefilter` holds each name's first two bytes.
+    var names: [[UInt8]: [UInt8]] = [:]
+    var nameLengths: Set<Int> = []
+    var namePrefilter = [UInt64](repeating: 0, count: 1024)
+    /// Frame → byte ranges to zero in pass 2 (masked values, fragments included).
+    var masked: [Int: [Range<Int>]] = [:]
 
-    public init(options: Options) {
+    /// `analyzer`: how masked characteristics are found (keys, an imported GATT database);
+    /// a plain one when nil. Unused without `maskCharacteristics`.
+    public init(options: Options, analyzer: Analyzer? = nil) {
         self.options = options
         pseudonyms = AddressPseudonyms(salt: options.salt)
-        analyzer = options.maskCharacteristics.isEmpty ? nil : Analyzer(naming: true)
+        self.analyzer = options.maskCharacteristics.isEmpty ? nil : analyzer ?? Analyzer(naming: true)
     }
 
     public var distinctAddresses: Int { known.count }
@@ -55,6 +70,142 @@ public final class Redactor {
         if r.kind == .ll, crcVariant == nil, let s = r.sniffer, s.hasCRC, s.crcOK != false, b.count >= 9 {
             calibrateCRC(b)
         }
+        if let a = analyzer { learnMasked(r, a) }
+        for (address, name) in namePlaces(r) where address + 6 <= b.count && name.upperBound <= b.count {
+            learnName(Array(b[name]), address: Array(b[address..<address + 6]))
+        }
+    }
+
+    /// A name whose end is the last 2 or 3 bytes of the device's address in hex (either case)
+    /// gets those digits from the pseudonym instead, in the same case.
+    func learnName(_ name: [UInt8], address a: [UInt8]) {
+        guard names[name] == nil, a.contains(where: { $0 != 0 }), a.contains(where: { $0 != 0xFF }) else { return }
+        func hexValue(_ c: UInt8) -> UInt8? {
+            switch c { case 0x30...0x39: c - 0x30; case 0x41...0x46: c - 0x37; case 0x61...0x66: c - 0x57; default: nil }
+        }
+        for n in [3, 2] where name.count > 2 * n {
+            let tail = name.suffix(2 * n)
+            // Printed most significant first: the tail's bytes are a[n-1] … a[0].
+            let digits = tail.map(hexValue)
+            guard !digits.contains(nil) else { continue }
+            let value = stride(from: 0, to: 2 * n, by: 2).map { digits[$0]! << 4 | digits[$0 + 1]! }
+            guard value == Array(a[0..<n].reversed()), hexValue(name[name.count - 2 * n - 1]) == nil else { continue }
+            let p = pseudonyms.pseudonym(a)
+            let upper = tail.contains { $0 >= 0x41 && $0 <= 0x46 }
+            let alphabet = Array((upper ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
+            var renamed = Array(name.dropLast(2 * n))
+            for byte in p[0..<n].reversed() { renamed += [alphabet[Int(byte >> 4)], alphabet[Int(byte & 15)]] }
+            names[name] = renamed
+            nameLengths.insert(name.count)
+            let i = Int(name[0]) << 8 | Int(name[1])
+            namePrefilter[i >> 6] |= 1 << UInt64(i & 63)
+            return
+        }
+    }
+
+    /// Every occurrence of a learned name replaced; returns how many.
+    func replaceNames(_ b: inout [UInt8]) -> Int {
+        guard !names.isEmpty else { return 0 }
+        var n = 0, i = 0
+        let shortest = nameLengths.min()!
+        while i + shortest <= b.count {
+            let f = Int(b[i]) << 8 | Int(b[i + 1])
+            var hit: (Int, [UInt8])?
+            if namePrefilter[f >> 6] & (1 << UInt64(f & 63)) != 0 {
+                for l in nameLengths where i + l <= b.count {
+                    if let to = names[Array(b[i..<i + l])] { hit = (l, to); break }
+                }
+            }
+            if let (len, to) = hit {
+                b.replaceSubrange(i..<i + len, with: to); n += 1
+                i += len
+            } else {
+                i += 1
+            }
+        }
+        return n
+    }
+
+    /// (address offset, name bytes) of the device names a record gives with their device's
+    /// address: AD Local Name (Supplement Part A §1.2) in advertising reports and sniffed
+    /// advertising PDUs, Remote Name Request Complete (Vol 4 Part E §7.7.7).
+    func namePlaces(_ r: CaptureRecord) -> [(Int, Range<Int>)] {
+        let b = r.bytes
+        switch r.kind {
+        case .event where b.count > 3 && b[0] == 0x3E && b[2] == 0x02:
+            return advReportOffsets(b).flatMap { rep in Self.adNames(b, from: rep.address + 7, to: rep.end - 1).map { (rep.address, $0) } }
+        case .event where b.count > 3 && b[0] == 0x3E && b[2] == 0x0D:
+            return extAdvReportOffsets(b).flatMap { rep in Self.adNames(b, from: rep.address + 21, to: rep.end).map { (rep.address, $0) } }
+        case .event where b.count > 9 && b[0] == 0x07 && b[2] == 0:
+            let end = b[9...].firstIndex(of: 0) ?? b.count
+            return end > 9 ? [(3, 9..<end)] : []
+        case .ll:
+            guard let a = aa(b), a == Self.advAA, b.count > 12, [0x00, 0x02, 0x04, 0x06].contains(b[4] & 0x0F) else { return [] }
+            return Self.adNames(b, from: 12, to: b.count - (r.sniffer?.hasCRC == false ? 0 : 3)).map { (6, $0) }
+        default:
+            return []
+        }
+    }
+
+    /// Ranges of Shortened/Complete Local Name AD structures (types 0x08, 0x09) in `from..<to`.
+    static func adNames(_ b: UnsafeRawBufferPointer, from: Int, to: Int) -> [Range<Int>] {
+        var out: [Range<Int>] = []
+        var o = from
+        let end = min(to, b.count)
+        while o + 1 < end {
+            let len = Int(b[o])
+            guard len > 0, o + 1 + len <= end else { break }
+            if (b[o + 1] == 0x08 || b[o + 1] == 0x09) && len > 1 { out.append(o + 2..<o + 1 + len) }
+            o += 1 + len
+        }
+        return out
+    }
+
+    /// Finds the value bytes of masked characteristics, in HCI ACL and sniffed link-layer
+    /// packets alike, fragments of a PDU split over several packets included. A value the file
+    /// holds encrypted (decrypted by the analyzer) is left as it is and counted.
+    func learnMasked(_ r: CaptureRecord, _ a: Analyzer) {
+        a.analyze(r, into: &scratch)
+        let f = scratch.decoded
+        let b = r.bytes
+        var key: UInt64, range: Range<Int>, start: Bool
+        switch r.kind {
+        case .acl:
+            guard b.count > 4 else { return }
+            let handle = UInt64(b[0]) | UInt64(b[1] & 0x0F) << 8
+            key = 1 << 62 | UInt64(r.adapter) << 32 | handle << 1 | UInt64(r.direction?.rawValue ?? 0)
+            range = 4..<b.count
+            start = (b[1] >> 4) & 0x3 != 0x1
+        case .ll:
+            guard f.layers.contains(.ll), let ll = f.ll, !ll.isAdvertising, let llid = ll.llid, llid == 1 || llid == 2,
+                  !ll.payload.isEmpty else { return }
+            key = UInt64(ll.accessAddress) << 1 | (ll.fromCentral == true ? 1 : 0)
+            if ll.encrypted || ll.decrypted {
+                streams[key] = nil
+                if f.layers.contains(.att), let ch = scratch.location?.characteristic, options.maskCharacteristics.contains(ch) {
+                    counts["encrypted values of \(ch) left as they are", default: 0] += 1
+                }
+                return
+            }
+            let o = ll.payload.baseAddress! - b.baseAddress!
+            range = o..<o + ll.payload.count
+            start = llid == 2
+        default:
+            return
+        }
+        if start { streams[key] = [(r.frame, range)] } else if streams[key] != nil, streams[key]!.count < 512 { streams[key]!.append((r.frame, range)) }
+        guard f.layers.contains(.att), let ch = scratch.location?.characteristic, options.maskCharacteristics.contains(ch),
+              let l2 = f.l2cap, let value = f.attStorage.opcode.valueRange(length: l2.payload.count), !value.isEmpty,
+              let parts = streams[key], parts.count >= l2.fragments else { return }
+        // The PDU is its fragments' bytes one after another: L2CAP header (4), then ATT.
+        let want = (4 + value.lowerBound)..<(4 + value.upperBound)
+        var at = 0
+        for part in parts.suffix(l2.fragments) {
+            let lo = max(want.lowerBound, at), hi = min(want.upperBound, at + part.range.count)
+            if lo < hi { masked[part.frame, default: []].append(part.range.lowerBound + lo - at ..< part.range.lowerBound + hi - at) }
+            at += part.range.count
+        }
+        counts["masked values of \(ch)", default: 0] += 1
     }
 
     func pack(_ a: some Collection<UInt8>) -> UInt64 { a.reduce(0) { $0 << 8 | UInt64($1) } }
@@ -102,18 +253,16 @@ public final class Redactor {
         }
         let found = replaceKnownAddresses(&b, skipping: fixed)
         if found > 0 { changed = true; counts["addresses", default: 0] += found }
+        let renamed = replaceNames(&b)
+        if renamed > 0 { changed = true; counts["addresses in device names", default: 0] += renamed }
         for (range, what) in keyRanges(r) where range.upperBound <= b.count {
             for j in range { b[j] = 0 }
             changed = true
             counts[what, default: 0] += 1
         }
-        if let a = analyzer {
-            let x = a.analyze(r)
-            if let ch = x.location?.characteristic, options.maskCharacteristics.contains(ch), let range = attValueRange(r), !range.isEmpty {
-                for j in range { b[j] = 0 }
-                changed = true
-                counts["masked values of \(ch)", default: 0] += 1
-            }
+        for range in masked[r.frame] ?? [] where range.upperBound <= b.count {
+            for j in range { b[j] = 0 }
+            changed = true
         }
         guard changed, !b.elementsEqual(r.bytes) else { return (nil, false) }
         if r.kind == .ll { fixCRC(&b, r) }
@@ -126,7 +275,7 @@ public final class Redactor {
         var b = Array(raw)
         var n = 0
         if let t = redactText(b) { b = t.bytes; n += t.count }
-        n += replaceKnownAddresses(&b)
+        n += replaceKnownAddresses(&b) + replaceNames(&b)
         guard n > 0 else { return nil }
         counts["addresses in text", default: 0] += n
         return b
@@ -236,6 +385,8 @@ public final class Redactor {
             if cid == 0x0006 || cid == 0x0007, pay + 8 <= b.count, b[pay] == 0x09 { return [pay + 2] }
             return []
         case .ll:
+            // Vol 3 Part H §3.6.4 in a clear data PDU: an address whatever its type byte says.
+            if let pay = llSMP(r), r.bytes[pay] == 0x09, pay + 8 <= r.bytes.count - (r.sniffer?.hasCRC == false ? 0 : 3) { return [pay + 2] }
             return llAddressOffsets(r)
         case .index:
             // Linux monitor New Index (BlueZ btsnoop.h): type, bus, bdaddr, name.
@@ -280,7 +431,10 @@ public final class Redactor {
         var i = 0
         while i + 17 <= t.count {
             var a: [UInt8] = []
-            var ok = (i == 0 || (hex(t[i - 1]) == nil && t[i - 1] != 0x3A)) && (i + 17 == t.count || (hex(t[i + 17]) == nil && t[i + 17] != 0x3A))
+            // Not inside a longer run of colon-separated hex ("P(0):44:09:…" is an address).
+            let before = i == 0 || (hex(t[i - 1]) == nil && (t[i - 1] != 0x3A || i < 2 || hex(t[i - 2]) == nil))
+            let after = i + 17 == t.count || (hex(t[i + 17]) == nil && (t[i + 17] != 0x3A || i + 18 == t.count || hex(t[i + 18]) == nil))
+            var ok = before && after
             var j = 0
             while ok && j < 6 {
                 if let h = hex(t[i + 3 * j]), let l = hex(t[i + 3 * j + 1]), j == 5 || t[i + 3 * j + 2] == 0x3A { a.append(h << 4 | l) } else { ok = false }
@@ -520,18 +674,6 @@ public final class Redactor {
             return !llAddressOffsets(r).contains { b[$0..<$0 + 6].elementsEqual(peer) }
         default:
             return false
-        }
-    }
-
-    /// The value bytes of an ATT PDU carrying a characteristic value (Vol 3 Part F §3.4).
-    func attValueRange(_ r: CaptureRecord) -> Range<Int>? {
-        let b = r.bytes
-        guard r.kind == .acl, let (cid, p) = l2cap(b), cid == 0x0004, p < b.count else { return nil }
-        switch b[p] {
-        case 0x1B, 0x1D, 0x12, 0x52, 0x16: return p + 3 <= b.count ? (p + 3 + (b[p] == 0x16 ? 2 : 0))..<b.count : nil
-        case 0xD2: return p + 15 <= b.count ? (p + 3)..<(b.count - 12) : nil
-        case 0x0B, 0x0D: return (p + 1)..<b.count
-        default: return nil
         }
     }
 }

@@ -61,8 +61,9 @@ public struct GATTDatabase: Sendable, Equatable {
         var loc = Location(service: s.uuid, characteristic: nil, descriptor: nil, instance: 0, isDeclaration: handle == s.start)
         let chars = s.characteristics
         for (i, c) in chars.enumerated() {
-            let next = i + 1 < chars.count ? chars[i + 1].handle : s.end &+ 1
-            guard c.handle <= handle && handle < next else { continue }
+            // In Int: a service that ends at 0xffff (the last one, often) has no next handle.
+            let next = i + 1 < chars.count ? Int(chars[i + 1].handle) : Int(s.end) + 1
+            guard c.handle <= handle && Int(handle) < next else { continue }
             loc.characteristic = c.uuid
             // Earlier characteristics with this UUID (counted here, not in a table built per call).
             var instance = 0

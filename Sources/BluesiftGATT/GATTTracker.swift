@@ -19,7 +19,7 @@ public final class GATTTracker {
     }
 
     struct Pending {
-        var opcode: UInt8
+        var opcode: ATTOpcode
         var start: UInt16
         var end: UInt16
         var type: BluetoothUUID?
@@ -41,19 +41,11 @@ public final class GATTTracker {
     /// A database from `--gatt FILE`, used for any device whose discovery was not captured.
     public func importDatabase(_ db: GATTDatabase) { imported = db }
 
-    /// ATT PDUs a client sends (Core 5.4 Vol 3 Part F §3.3); the rest come from the server.
-    static func sentByClient(_ op: UInt8) -> Bool {
-        switch op {
-        case 0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x1E, 0x20, 0x52, 0xD2: true
-        default: false
-        }
-    }
-
     /// Whose database a PDU's handles belong to: the peer's when this host is the client,
     /// this host's own when the peer is (phones are GATT servers too). Unknown direction: the peer.
-    public static func serverIsPeer(opcode op: UInt8, direction: Direction?) -> Bool {
+    public static func serverIsPeer(opcode op: ATTOpcode, direction: Direction?) -> Bool {
         guard let d = direction else { return true }
-        return sentByClient(op) == (d == .sent)
+        return (op.sender == .client) == (d == .sent)
     }
 
     /// Who sent an ATT PDU, as the host view names it: a sniffed packet has no host, so the
@@ -117,7 +109,8 @@ public final class GATTTracker {
     /// Feed every decoded frame, in order. `peer` is the connection's peer address if known.
     public func observe(_ f: DecodedFrame, peer: BDAddr?) {
         // The PDU is read where the frame holds it (`attStorage`): no copy per record.
-        guard f.layers.contains(.att), let handle = f.connection, let op = f.attStorage.bytes.first else { return }
+        guard f.layers.contains(.att), let handle = f.connection, !f.attStorage.bytes.isEmpty else { return }
+        let op = f.attStorage.opcode
         let conn = ConnKey(adapter: f.record.adapter, handle: handle)
         let dir = Self.direction(of: f)
         let peerKey = deviceKey(f, conn, peer: peer)
@@ -131,30 +124,30 @@ public final class GATTTracker {
         }
         var r = ByteReader(f.attStorage.bytes, at: 1)
         switch op {
-        case 0x04, 0x06, 0x08, 0x10:  // discovery requests
+        case .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest, .readByGroupTypeRequest:
             guard let start = try? r.readUInt16(), let end = try? r.readUInt16() else { return }
             var p = Pending(opcode: op, start: start, end: end)
-            if op == 0x08 || op == 0x10 { p.type = BluetoothUUID(littleEndian: r.remaining) }
-            if op == 0x06 {
+            if op == .readByTypeRequest || op == .readByGroupTypeRequest { p.type = BluetoothUUID(littleEndian: r.remaining) }
+            if op == .findByTypeValueRequest {
                 p.type = (try? r.readBytes(2)).flatMap { BluetoothUUID(littleEndian: $0) }
                 p.value = BluetoothUUID(littleEndian: r.remaining)
             }
             pending[conn, default: [:]][dir] = p
-        case 0x05, 0x07, 0x09, 0x11:
+        case .findInformationResponse, .findByTypeValueResponse, .readByTypeResponse, .readByGroupTypeResponse:
             let reqDir: Direction? = dir.map { $0 == .sent ? .received : .sent }
-            guard let p = pending[conn]?[reqDir], p.opcode + 1 == op else { return }
+            guard let p = pending[conn]?[reqDir], op.answers == p.opcode else { return }
             pending[conn]?[reqDir] = nil
             var db = databases[key] ?? GATTDatabase()
             Self.apply(response: op, reader: &r, pending: p, to: &db)
             databases[key] = db
-        case 0x01:
+        case .errorResponse:
             pending[conn]?[dir.map { $0 == .sent ? .received : .sent }] = nil
-        case 0x1D:  // Service Changed indication invalidates the range it names
+        case .handleValueIndication:  // Service Changed invalidates the range it names
             guard let h = f.attStorage.handle, let v = f.attStorage.value, v.count >= 4,
                   databases[key]?.locate(h)?.characteristic == BluetoothUUID(0x2A05) else { return }
             let start = UInt16(v[0]) | UInt16(v[1]) << 8, end = UInt16(v[2]) | UInt16(v[3]) << 8
             databases[key]?.invalidate(from: start, to: end)
-        case 0x0B:  // a changed Database Hash means the cached database is stale
+        case .readResponse:  // a changed Database Hash means the cached database is stale
             guard let v = f.attStorage.value, v.count == 16 else { return }
             let hashHandle = pendingReadHandle[conn]
             guard let h = hashHandle, databases[key]?.locate(h)?.characteristic == BluetoothUUID(0x2B2A) else { return }
@@ -164,14 +157,14 @@ public final class GATTTracker {
         default:
             break
         }
-        if op == 0x0A, let h = f.attStorage.handle { pendingReadHandle[conn] = h }
+        if op == .readRequest, let h = f.attStorage.handle { pendingReadHandle[conn] = h }
     }
 
     var pendingReadHandle: [ConnKey: UInt16] = [:]
 
-    static func apply(response op: UInt8, reader r: inout ByteReader, pending p: Pending, to db: inout GATTDatabase) {
+    static func apply(response op: ATTOpcode, reader r: inout ByteReader, pending p: Pending, to db: inout GATTDatabase) {
         switch op {
-        case 0x11:  // Read By Group Type Response (§3.4.4.10)
+        case .readByGroupTypeResponse:  // §3.4.4.10
             guard let len = try? r.readUInt8(), len >= 6 else { return }
             let primary = p.type != BluetoothUUID(0x2801)
             while let e = try? r.readBytes(Int(len)) {
@@ -180,12 +173,12 @@ public final class GATTTracker {
                       let uuid = BluetoothUUID(littleEndian: er.remaining) else { return }
                 db.addService(.init(start: h, end: end, uuid: uuid, primary: primary))
             }
-        case 0x07:  // Find By Type Value Response (§3.4.3.4)
+        case .findByTypeValueResponse:  // §3.4.3.4
             guard p.type == BluetoothUUID(0x2800) || p.type == BluetoothUUID(0x2801), let uuid = p.value else { return }
             while let h = try? r.readUInt16(), let end = try? r.readUInt16() {
                 db.addService(.init(start: h, end: end, uuid: uuid, primary: p.type == BluetoothUUID(0x2800)))
             }
-        case 0x09:  // Read By Type Response (§3.4.4.2)
+        case .readByTypeResponse:  // §3.4.4.2
             guard let len = try? r.readUInt8(), len >= 2 else { return }
             while let e = try? r.readBytes(Int(len)) {
                 var er = ByteReader(e)
@@ -198,7 +191,7 @@ public final class GATTTracker {
                     db.addInclude(serviceHandle: h, includedStart: start)
                 }
             }
-        case 0x05:  // Find Information Response (§3.4.3.2): format 1 = 16-bit, 2 = 128-bit UUIDs
+        case .findInformationResponse:  // §3.4.3.2: format 1 = 16-bit, 2 = 128-bit UUIDs
             guard let format = try? r.readUInt8() else { return }
             let size = format == 2 ? 16 : 2
             while let h = try? r.readUInt16(), let u = try? r.readBytes(size) {

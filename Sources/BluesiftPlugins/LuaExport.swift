@@ -1,4 +1,5 @@
 import BluesiftWire
+import BluesiftProtocols
 
 /// A plugin as a Wireshark Lua dissector (Wireshark ≥ 3.6, Lua 5.2's `bit32`): the compiled
 /// model is translated, not interpreted, so the dissector reads the same bytes the same way
@@ -543,6 +544,13 @@ struct LuaGen {
     """#
 
     /// The frame decoder, reassembly and registration.
+    /// The ATT PDUs that carry a value, by opcode, as a Lua table (ATTOpcode's names).
+    static let luaDirections: String = {
+        let d: [(ATTOpcode, String)] = [(.writeRequest, "write"), (.writeCommand, "write"), (.signedWriteCommand, "write"),
+                                        (.handleValueNotification, "notify"), (.handleValueIndication, "indicate"), (.readResponse, "read")]
+        return "{" + d.map { "[0x" + Hex.string([$0.0.rawValue]) + "] = \"" + $0.1 + "\"" }.joined(separator: ", ") + "}"
+    }()
+
     static let dissector = #"""
     -- One complete frame: fields, message, checksum verdicts, error.
     local function decode(tvb, root)
@@ -689,7 +697,7 @@ struct LuaGen {
     local f_service128 = Field.new("btatt.service_uuid128")
     local f_chandle = Field.new("bthci_acl.chandle")
     -- Core 5.4 Vol 3 Part F §3.4.5-3.4.7, §3.4.4.4: the PDUs that carry a characteristic value.
-    local DIRECTIONS = {[0x12] = "write", [0x52] = "write", [0xd2] = "write", [0x1b] = "notify", [0x1d] = "indicate", [0x0b] = "read"}
+    local DIRECTIONS = \#(luaDirections)
 
     local function last(f) local all = {f()}; return all[#all] end
     local function uuid_text(fi)

@@ -66,22 +66,24 @@ public struct CaptureDiff {
     /// reassembled, so different MTUs split the same frame without a difference.
     public static func operations(_ a: AnalyzedFrame, analyzer: Analyzer, lastRead: inout [UInt16: UInt16]) -> [Operation] {
         let f = a.decoded
-        guard let att = f.att, let op = att.bytes.first else { return [] }
+        guard let att = f.att, !att.bytes.isEmpty else { return [] }
+        let op = att.opcode
         let conn = f.connection ?? 0
         let kind: String
         var handle = att.handle
         var location = a.location
         switch op {
-        case 0x12: kind = "write"
-        case 0x52: kind = "command"
-        case 0xD2: kind = "signed-write"
-        case 0x1B: kind = "notify"
-        case 0x1D: kind = "indicate"
-        case 0x0A: lastRead[conn] = att.handle; return []
-        case 0x0B:
+        case .writeRequest: kind = "write"
+        case .writeCommand: kind = "command"
+        case .signedWriteCommand: kind = "signed-write"
+        case .handleValueNotification: kind = "notify"
+        case .handleValueIndication: kind = "indicate"
+        case .readRequest: lastRead[conn] = att.handle; return []
+        case .readResponse:
             kind = "read-value"; handle = lastRead[conn]
             if let h = handle { location = analyzer.gatt.locate(adapter: f.record.adapter, connection: conn, handle: h)?.0 }
-        case 0x01 where att.errorCode != nil && [0x0A, 0x12, 0x16, 0x18].contains(att.requestOpcode?.rawValue):
+        case .errorResponse where att.errorCode != nil
+            && [.readRequest, .writeRequest, .prepareWriteRequest, .executeWriteRequest].contains(att.requestOpcode):
             kind = "error"; handle = att.errorHandle
         default: return []
         }

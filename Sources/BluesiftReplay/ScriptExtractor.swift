@@ -50,11 +50,11 @@ public final class ScriptExtractor {
     }
 
     /// The ATT requests a step sends, for pairing Error Responses.
-    static func requestOpcodes(_ s: ReplayScript.Step) -> [UInt8] {
+    static func requestOpcodes(_ s: ReplayScript.Step) -> [ATTOpcode] {
         switch s.kind {
-        case "mtu": [0x02]
-        case "read": [0x0A, 0x0C]
-        case "write", "subscribe": s.op == "prepared" ? [0x16, 0x18] : [0x12]
+        case "mtu": [.exchangeMTURequest]
+        case "read": [.readRequest, .readBlobRequest]
+        case "write", "subscribe": s.op == "prepared" ? [.prepareWriteRequest, .executeWriteRequest] : [.writeRequest]
         default: []
         }
     }
@@ -72,36 +72,37 @@ public final class ScriptExtractor {
                 if handle == connection { secured = true }
             }
         }
-        guard f.connection == connection, f.record.adapter == adapter, let att = f.att, let op = att.bytes.first else { return }
+        guard f.connection == connection, f.record.adapter == adapter, let att = f.att, !att.bytes.isEmpty else { return }
+        let op = att.opcode
         let dir = f.record.direction
         switch op {
-        case 0x02:  // Exchange MTU Request
+        case .exchangeMTURequest:
             clientDirection = dir
             var s = newStep(a, kind: "mtu")
             s.mtu = att.mtu.map(Int.init)
             steps.append(s)
-        case 0x03:
+        case .exchangeMTUResponse:
             if let i = steps.indices.last, steps[i].kind == "mtu", let server = att.mtu.map(Int.init) {
                 steps[i].expect.response = "ok"
                 steps[i].expect.mtu = server
                 mtu = min(server, steps[i].mtu ?? server)
             }
-        case 0x12, 0x52, 0xD2:  // Write Request / Command / Signed Write
+        case .writeRequest, .writeCommand, .signedWriteCommand:
             clientDirection = dir
             guard let h = att.handle else { return }
             let t = Self.target(a, handle: h)
             let isCCCD = t.descriptor == "2902"
             var s = newStep(a, kind: isCCCD ? "subscribe" : "write")
-            s.op = op == 0x12 ? "request" : op == 0x52 ? "command" : "signed"
-            if op == 0xD2 { s.signed = true }
+            s.op = op == .writeRequest ? "request" : op == .writeCommand ? "command" : "signed"
+            if op == .signedWriteCommand { s.signed = true }
             s.target = t
             s.value = att.value.map { Hex.string($0) } ?? ""
             steps.append(s)
-        case 0x16:  // Prepare Write Request: queue until Execute Write
+        case .prepareWriteRequest:  // queued until Execute Write
             clientDirection = dir
             guard let h = att.handle, let offset = att.offset else { return }
             prepared.append((Self.target(a, handle: h), Int(offset), att.value.map { Array($0) } ?? [], f.record.frame, f.record.isTruncated))
-        case 0x18:  // Execute Write Request: flags 1 writes the queue as one logical step
+        case .executeWriteRequest:  // flags 1 writes the queue as one logical step
             let flags = att.flags ?? 0
             defer { prepared.removeAll() }
             guard flags == 1, let first = prepared.first else { return }
@@ -119,36 +120,36 @@ public final class ScriptExtractor {
             }
             s.value = Hex.string(value)
             steps.append(s)
-        case 0x0A, 0x0C:  // Read / Read Blob
+        case .readRequest, .readBlobRequest:
             clientDirection = dir
             guard let h = att.handle else { return }
             var s = newStep(a, kind: "read")
             s.target = Self.target(a, handle: h)
             steps.append(s)
-        case 0x13, 0x19:  // Write Response / Execute Write Response
+        case .writeResponse, .executeWriteResponse:
             if let i = steps.indices.last, steps[i].expect.response == nil,
                steps[i].kind == "write" || steps[i].kind == "subscribe" {
                 steps[i].expect.response = "ok"
             }
-        case 0x0B, 0x0D:  // Read Response / Read Blob Response
+        case .readResponse, .readBlobResponse:
             if let i = steps.indices.last, steps[i].kind == "read" {
                 steps[i].expect.response = "ok"
                 steps[i].expect.value = (steps[i].expect.value ?? "") + (att.value.map { Hex.string($0) } ?? "")
             }
-        case 0x01:  // Error Response: answers the last step only when it names that step's request
+        case .errorResponse:  // answers the last step only when it names that step's request
             // (discovery is not replayed, so its errors belong to no step).
             if let i = steps.indices.last, let code = att.errorCode, let req = att.requestOpcode,
-               Self.requestOpcodes(steps[i]).contains(req.rawValue) {
+               Self.requestOpcodes(steps[i]).contains(req) {
                 steps[i].expect.response = "error"
                 steps[i].expect.errorCode = Int(code)
                 steps[i].expect.errorName = ATTErrorCode(rawValue: code).name
             }
-        case 0x1B, 0x1D:  // Notification / Indication: expected after the current step
+        case .handleValueNotification, .handleValueIndication:  // expected after the current step
             guard let i = steps.indices.last, let h = att.handle, let start = currentStepTime else { return }
             let after = Double(f.record.timestamp.microseconds &- start.microseconds) / 1000
             steps[i].expect.notifications.append(.init(
                 target: Self.target(a, handle: h), value: att.value.map { Hex.string($0) } ?? "",
-                indication: op == 0x1D ? true : nil, afterMs: after))
+                indication: op == .handleValueIndication ? true : nil, afterMs: after))
         default:
             break
         }

@@ -5,6 +5,7 @@ import BluesiftProtocols
 import BluesiftGATT
 import BluesiftPlugins
 import BluesiftDissect
+import BluesiftSession
 
 /// Options of `bluesift report`.
 public struct ReportOptions: Sendable {
@@ -62,28 +63,22 @@ public final class CaptureReportWriter {
     /// Runs the whole capture: returns the statistics the page shows.
     /// With a non-empty `filter` (the CLI's common filter options) only the records it passes
     /// are shown and counted; the decoder still sees every record.
-    public func write(reader: any CaptureReader, file: String, analyzer: Analyzer, options: ReportOptions,
-                      filter: FrameFilter = FrameFilter(), progress: ((Int, Int) -> Void)? = nil) -> StatsReport {
-        var filter = filter
-        let filtering = !filter.isEmpty
+    public func write(session: AnalysisSession, file: String, options: ReportOptions) -> StatsReport {
+        let reader = session.reader, analyzer = session.analyzer
         let f = reader.format
         let stats = CaptureStats(file: file, format: f.container.rawValue + ", " + f.datalinkName)
         maxRows = options.maxOperations
         raw(ReportAssets.head(title: "bluesift report — " + (file.split(separator: "/").last.map(String.init) ?? file)))
         raw("<script type=\"application/json\" id=\"ops\">[")
-        var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
         var base: Int64?
         var first = true
-        while let record = reader.next() {
-            analyzer.analyze(record, into: &frame)
-            if filtering && !filter.matches(frame, analyzer: analyzer) { continue }
+        session.forEach { frame in
             stats.add(&frame, decoder: analyzer.decoder)
-            if base == nil { base = record.timestamp.microseconds }
+            if base == nil { base = frame.record.timestamp.microseconds }
             let layers = frame.decoded.layers
             if layers.contains(.att) || layers.contains(.smp) {
                 row(&frame, stats, base: base!, first: &first)
             }
-            if record.frame & 0xFFFF == 0 { progress?(reader.bytesRead, reader.fileSize) }
         }
         raw("]</script>\n")
         let report = stats.finish(decoder: analyzer.decoder, warnings: reader.warnings)

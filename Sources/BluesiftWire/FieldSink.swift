@@ -26,17 +26,34 @@ public protocol FieldSink {
     mutating func address(_ key: FieldKey, _ value: BDAddr)
     /// Fields that `body` writes from `source` alone: the same `tag` (one per call site) and
     /// bytes always give the same fields, so a writer may replay what it wrote before.
-    mutating func replaying(_ tag: UInt8, _ source: UnsafeRawBufferPointer, _ body: (inout Self) -> Void)
+    mutating func replaying(_ tag: ReplayTag, _ source: UnsafeRawBufferPointer, _ body: (inout Self) -> Void)
     mutating func beginObject(_ key: FieldKey)
     mutating func endObject()
     mutating func beginArray(_ key: FieldKey)
     mutating func endArray()
 }
 
+/// The call sites whose output a writer may replay (`FieldSink.replaying`): one tag each, so
+/// that equal source bytes at two sites never share an entry.
+public enum ReplayTag: UInt8, Sendable {
+    /// An advertising report's head (event type, address), and its tail after the RSSI.
+    case advertisingHead = 1, advertisingTail = 2
+    /// An HCI packet's fields (`HCIPacket.describe`).
+    case hciFields = 3
+    /// An advertising event's subevent opcode and name.
+    case advertisingOpcode = 4
+    /// A record's direction and kind.
+    case directionAndKind = 10
+    /// An advertising event with no connection, from "dir" to its first report's address type.
+    case advertisingEvent = 12
+    /// An ATT record's GATT names.
+    case gattNames = 13
+}
+
 extension FieldSink {
     public mutating func address(_ key: FieldKey, _ value: BDAddr) { string(key, value.description) }
 
-    public mutating func replaying(_ tag: UInt8, _ source: UnsafeRawBufferPointer, _ body: (inout Self) -> Void) {
+    public mutating func replaying(_ tag: ReplayTag, _ source: UnsafeRawBufferPointer, _ body: (inout Self) -> Void) {
         body(&self)
     }
 

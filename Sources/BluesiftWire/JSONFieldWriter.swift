@@ -356,9 +356,9 @@ public final class JSONFieldWriter: FieldSink {
     /// Replays the bytes `body` wrote for the same tag, source and container state (whether
     /// a comma is due, whether keys are written); they are the same bytes. `body` may leave
     /// up to eight containers open (a record's fixed first part); the replay reopens them.
-    public func replaying(_ tag: UInt8, _ source: UnsafeRawBufferPointer, _ body: (inout JSONFieldWriter) -> Void) {
+    public func replaying(_ tag: ReplayTag, _ source: UnsafeRawBufferPointer, _ body: (inout JSONFieldWriter) -> Void) {
         let state = depth == 0 ? 0 : UInt16(hasMember & 1) | UInt16(inArray & 1) << 1 | 4
-        let salt = UInt16(tag) << 8 | state
+        let salt = UInt16(tag.rawValue) << 8 | state
         if fragments == nil { fragments = FragmentCache() }
         if let hit = fragments!.lookup(source, salt: salt) {
             appendRaw(hit.bytes)

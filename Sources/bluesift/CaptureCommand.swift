@@ -1,4 +1,5 @@
 import ArgumentParser
+import BluesiftSession
 import Foundation
 import BluesiftWire
 import BluesiftCapture
@@ -52,7 +53,7 @@ struct Capture: ParsableCommand {
 
     @OptionGroup var filter: FilterOptions
 
-    @OptionGroup var plugins: PluginOptions
+    @OptionGroup var decode: DecodeOptions
 
     /// nil: every adapter.
     static func parseInterface(_ s: String) -> UInt16?? {
@@ -76,8 +77,7 @@ struct Capture: ParsableCommand {
         guard filter.peerNames.isEmpty else {
             throw usage("--peer", "an address (a live capture cannot look advertised names up ahead)", filter.peerNames[0])
         }
-        let db = try lines.gatt.map(loadGATT)
-        let pluginList = plugins.loadPlugins()
+        let settings = try decode.settings(naming: !lines.noNaming)
 
         let monitor: HCIMonitor
         do { monitor = try HCIMonitor() } catch {
@@ -93,8 +93,8 @@ struct Capture: ParsableCommand {
 
         var recorder: BTSnoopSegments?
         if let write {
-            recorder = BTSnoopSegments(base: write, rotateSize: rotate, inputs: [lines.gatt].compactMap { $0 } + plugins.directories,
-                                       monitor: true)
+            let inputs = [decode.gatt].compactMap { $0 } + decode.plugins.directories
+            recorder = BTSnoopSegments(base: write, rotateSize: rotate, monitor: true) { OutputGuard.conflict(output: $0, inputs: inputs) }
             do {
                 let removed = try recorder?.start() ?? []
                 if let first = removed.first, let last = removed.last {
@@ -107,7 +107,8 @@ struct Capture: ParsableCommand {
             }
         }
         stderrLine("bluesift: capture: reading the monitor channel (\(only.map { "hci\($0)" } ?? "every adapter")); Ctrl-C stops")
-        let live = LiveLines(format: format, lines: lines, filter: filter, quiet: quiet, gatt: db, plugins: pluginList)
+        let live = LiveLines(format: format, lines: lines, filter: filter, quiet: quiet,
+                             analyzer: AnalysisSession.analyzer(settings, filter: filter))
         let builder = MonitorRecordBuilder()
         var records = 0
         var failure: String?
@@ -121,7 +122,7 @@ struct Capture: ParsableCommand {
             // The kernel's notes belong to no adapter (0xFFFF): kept with any adapter chosen.
             if let only, p.adapter != only, p.adapter != 0xFFFF { continue }
             records += 1
-            recorder?.writeMonitor(p)
+            recorder?.writeMonitor(adapter: p.adapter, opcode: p.opcode, timestamp: p.timestamp, payload: p.payload)
             live.show(builder.record(frame: records, timestamp: p.timestamp, adapter: p.adapter, opcode: p.opcode, data: p.payload))
         }
         monitor.close()
@@ -135,5 +136,6 @@ struct Capture: ParsableCommand {
             throw Exit.unusableInput
         }
         if failure != nil { throw ExitCode(3) }
+        if live.out.failure != nil { throw Exit.unusableInput }
     }
 }

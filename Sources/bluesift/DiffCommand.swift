@@ -4,6 +4,7 @@ import BluesiftCapture
 import BluesiftDissect
 import BluesiftReplay
 import BluesiftPlugins
+import BluesiftSession
 
 struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,34 +14,23 @@ struct Diff: ParsableCommand {
     @Argument(help: "Reference capture (e.g. a good run).") var a: String
     @Argument(help: "Capture to compare (e.g. a failing run).") var b: String
     @Option(help: "How many differing operations to list.") var limit = 20
-    @OptionGroup var plugins: PluginOptions
+    @OptionGroup var decode: DecodeOptions
     @OptionGroup var filter: FilterOptions
 
-    func operations(_ path: String, _ list: [Plugin]?, _ filter: FrameFilter) throws -> [CaptureDiff.Operation] {
-        guard var filter = self.filter.prepare(filter, file: path) else { throw Exit.unusableInput }
-        let filtering = !filter.isEmpty
-        let reader = try openOrExit(path)
-        let analyzer = Analyzer(naming: true)
-        analyzer.plugins = list.map { PluginSet($0) }
+    func operations(_ path: String, _ settings: DecodeSettings, _ filter: FrameFilter) throws -> [CaptureDiff.Operation] {
+        let session = try openSessionOrExit(path, decode: settings, filter: filter)
         var reads: [UInt16: UInt16] = [:]
         var ops: [CaptureDiff.Operation] = []
-        var matched = 0
-        while let r = reader.next() {
-            let a = analyzer.analyze(r)
-            if filtering {
-                guard filter.matches(a, analyzer: analyzer) else { continue }
-                matched += 1
-            }
-            ops += CaptureDiff.operations(a, analyzer: analyzer, lastRead: &reads)
-        }
-        if filtering && matched == 0 { self.filter.reportNoMatch(path) }
+        session.forEach { a in ops += CaptureDiff.operations(a, analyzer: session.analyzer, lastRead: &reads) }
+        if session.filtering && session.matched == 0 { self.filter.reportNoMatch(path) }
+        try decode.keyOptions.save(session.decoder)
         return ops
     }
 
     func run() throws {
         let filter = try self.filter.make()
-        let list = plugins.loadPlugins()
-        let diff = CaptureDiff.align(try operations(a, list, filter), try operations(b, list, filter))
+        let settings = try decode.settings()
+        let diff = CaptureDiff.align(try operations(a, settings, filter), try operations(b, settings, filter))
         var out = Output()
         func show(_ op: CaptureDiff.Operation) -> String {
             "#\(op.frame) \(op.kind) \(op.identity) \(Hex.string(op.value))" + (op.vendor.map { " (\($0))" } ?? "")

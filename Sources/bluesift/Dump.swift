@@ -3,6 +3,7 @@ import BluesiftWire
 import BluesiftCapture
 import BluesiftProtocols
 import BluesiftDissect
+import BluesiftSession
 import BluesiftGATT
 import BluesiftPlugins
 #if canImport(Glibc)
@@ -43,9 +44,7 @@ struct Dump: ParsableCommand {
 
     @OptionGroup var filter: FilterOptions
 
-    @OptionGroup var plugins: PluginOptions
-
-    @OptionGroup var keyOptions: KeyOptions
+    @OptionGroup var decode: DecodeOptions
 
     @Flag(help: "Read the files as one session (rotated logs: btsnoop_hci.log.last and btsnoop_hci.log, numbered PacketLogger files), merged in time order; connection state carries across.")
     var merge = false
@@ -61,9 +60,7 @@ struct Dump: ParsableCommand {
 
     func run() throws {
         let filter = try self.filter.make()
-        let db = try lines.gatt.map(loadGATT)
-        let pluginList = plugins.loadPlugins()
-        let keys = try keyOptions.keys()
+        let settings = try decode.settings(naming: !lines.noNaming)
         let color = lines.colored
         let width = lines.width
         if outputDir != nil, merge || follow { throw ValidationError("--output-dir writes one file per capture: not with --merge or --follow") }
@@ -78,7 +75,7 @@ struct Dump: ParsableCommand {
             sigaddset(&set, SIGINT)
             sigaddset(&set, SIGTERM)
             pthread_sigmask(SIG_UNBLOCK, &set, nil)
-            let code = dump(files[0], fd: 1, filter: filter, gatt: db, plugins: pluginList, color: color, width: width, keys: keys)
+            let code = dump(files[0], fd: 1, filter: filter, settings: settings, color: color, width: width)
             if code != 0 { throw ExitCode(code) }
             return
         }
@@ -97,8 +94,8 @@ struct Dump: ParsableCommand {
         let toDirectory = outputDir != nil
         let body: (String, Int32) -> Int32 = { path, fd in
             if toDirectory && format == .csv { var out = Output(fd: fd); out.line(csvHeader); out.flush() }
-            return dump(path, fd: fd, filter: filter, gatt: db, plugins: pluginList, color: color && !toDirectory,
-                        width: toDirectory ? nil : width, keys: keys,
+            return dump(path, fd: fd, filter: filter, settings: settings, color: color && !toDirectory,
+                        width: toDirectory ? nil : width,
                         fileKey: fleet && json ? Self.fileKey(path) : nil, fileColumn: fleet ? path : nil)
         }
         let code: Int32
@@ -123,71 +120,50 @@ struct Dump: ParsableCommand {
         return b
     }
 
-    func dump(_ file: String, fd: Int32, filter: FrameFilter, gatt: GATTDatabase?, plugins: [Plugin]?, color: Bool,
-              width: Int? = nil, keys: [KnownLTK] = [], fileKey: [UInt8]? = nil, fileColumn: String? = nil) -> Int32 {
+    func dump(_ file: String, fd: Int32, filter: FrameFilter, settings: DecodeSettings, color: Bool,
+              width: Int? = nil, fileKey: [UInt8]? = nil, fileColumn: String? = nil) -> Int32 {
         let csvFile = fileColumn.map { FrameCSV.quote($0) + "," } ?? ""
-        guard var filter = self.filter.prepare(filter, file: file) else { return 2 }
-        let opened: (any CaptureReader)?
-        if follow {
-            do { opened = try CaptureFile.open(following: file) { followInterrupted != 0 } } catch {
-                stderrLine("bluesift: \(error.description)")
-                opened = nil
-            }
-        } else {
-            opened = openCapture(file)
-        }
-        guard let reader = opened else { return 2 }
-        let filtering = !filter.isEmpty
-        var matched = 0
-        let analyzer = Analyzer(naming: !lines.noNaming || filter.needsNaming)
-        keyOptions.configure(analyzer.decoder, keys: keys)
-        if let gatt { analyzer.gatt.importDatabase(gatt) }
-        analyzer.plugins = plugins.map { PluginSet($0) }
+        guard let session = openSession(file, decode: settings, filter: filter, following: follow ? { followInterrupted != 0 } : nil) else { return 2 }
         var out = Output(fd: fd)
         let text = FrameText(color: color, verbose: lines.verbose, width: width)
         var json = JSONFieldWriter(capacity: 1 << 17)
         var progress = Progress(file)
+        session.progress = { progress.update(done: $0, total: $1) }
         var times = TimeFormat.RFC3339Cache()
-        var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
-        while let record = reader.next() {
-            analyzer.analyze(record, into: &frame)
-            if !filtering || filter.matches(frame, analyzer: analyzer) {
-                matched += 1
-                switch format {
-                case .jsonl:
-                    FrameJSON.write(&frame, into: &json, times: &times)
-                    if let fileKey {
-                        json.removeLast(2)
-                        fileKey.withUnsafeBytes { json.appendRaw($0) }
-                    }
-                    if json.count >= 1 << 16 {
-                        json.withBytes { out.write($0) }
-                        json.removeAll()
-                    }
-                case .text:
-                    // A sniffed retransmission is shown once (its first sending), unless -v.
-                    if !lines.verbose, frame.decoded.record.kind == .ll, frame.decoded.ll?.retransmission == true { break }
-                    text.render(frame, into: &out.buffer)
-                case .csv:
-                    out.line(csvFile + FrameCSV.row(frame))
+        session.forEach(stopEarly: true) { frame in
+            switch format {
+            case .jsonl:
+                FrameJSON.write(&frame, into: &json, times: &times)
+                if let fileKey {
+                    json.removeLast(2)
+                    fileKey.withUnsafeBytes { json.appendRaw($0) }
                 }
-                if follow {
-                    // Live: each record as it arrives, whole lines only.
+                if json.count >= 1 << 16 {
                     json.withBytes { out.write($0) }
                     json.removeAll()
-                    out.flush()
-                } else {
-                    out.flushIfNeeded()
                 }
+            case .text:
+                // A sniffed retransmission is shown once (its first sending), unless -v.
+                if !lines.verbose, frame.decoded.record.kind == .ll, frame.decoded.ll?.retransmission == true { break }
+                text.render(frame, into: &out.buffer)
+            case .csv:
+                out.line(csvFile + FrameCSV.row(frame))
             }
-            if record.frame & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
-            if filter.isExhausted(after: record.frame) { break }
+            if follow {
+                // Live: each record as it arrives, whole lines only.
+                json.withBytes { out.write($0) }
+                json.removeAll()
+                out.flush()
+            } else {
+                out.flushIfNeeded()
+            }
         }
         progress.finish()
         json.withBytes { out.write($0) }
         out.flush()
-        printWarnings(reader, path: file)
-        if filtering && matched == 0 { self.filter.reportNoMatch(file) }
+        printWarnings(session.reader, path: file)
+        if session.filtering && session.matched == 0 { self.filter.reportNoMatch(file) }
+        do { try decode.keyOptions.save(session.decoder) } catch { return 2 }
         return 0
     }
 }

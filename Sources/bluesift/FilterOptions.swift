@@ -4,8 +4,9 @@ import BluesiftCapture
 import BluesiftDissect
 
 /// The record filters every command that reads captures takes, with the same meaning
-/// everywhere (`@OptionGroup var filter: FilterOptions`, then `try filter.make()`; per file,
-/// `prepare(_:file:)` resolves advertised names and `reportNoMatch` says when nothing matched).
+/// everywhere (`@OptionGroup var filter: FilterOptions`, then `try filter.make()`, given to
+/// each capture's `AnalysisSession`, which resolves advertised names; `reportNoMatch` says
+/// when nothing matched).
 struct FilterOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Only this connection handle (e.g. 0x0040). Controllers reuse handles: --peer follows a device.", valueName: "HANDLE"))
     var connection: String?
@@ -124,18 +125,6 @@ struct FilterOptions: ParsableArguments {
         for h in handles { parts.append("--handle \(h)") }
         if let f = frames { parts.append("--frames \(f)") }
         return parts.joined(separator: " ")
-    }
-
-    /// The filter for one capture: advertised names in `--peer` become addresses (a pass over
-    /// the file, only when a name was given). Nil, after a message, when the file cannot be read.
-    func prepare(_ filter: FrameFilter, file: String) -> FrameFilter? {
-        var f = filter
-        guard !f.peerNames.isEmpty else { return f }
-        guard let reader = openCapture(file) else { return nil }
-        for name in f.resolvePeerNames(reader) {
-            stderrLine("bluesift: \(file): no device advertised the name \"\(name)\" (--peer takes an address or an advertised name)")
-        }
-        return f
     }
 
     /// Says on stderr that nothing in `file` passed the filter.

@@ -3,6 +3,7 @@ import Foundation
 import BluesiftWire
 import BluesiftCapture
 import BluesiftDissect
+import BluesiftSession
 import BluesiftPlugins
 
 struct Frames: ParsableCommand {
@@ -19,8 +20,7 @@ struct Frames: ParsableCommand {
     @Argument(help: "Capture files.") var files: [String]
     @Flag(help: "Read the files as one session (rotated logs), merged in time order.") var merge = false
     @Option(help: "Output format: text, csv or jsonl.") var format: Format = .text
-    @Option(help: "Import a GATT database (JSON) to name handles whose discovery was not captured.") var gatt: String?
-    @OptionGroup var plugins: PluginOptions
+    @OptionGroup var decode: DecodeOptions
     @OptionGroup var filter: FilterOptions
 
     @Option(help: "Files decoded in parallel (default: the number of cores); each file's output stays whole and in order.")
@@ -31,12 +31,12 @@ struct Frames: ParsableCommand {
 
     func run() throws {
         let filter = try self.filter.make()
-        let list = plugins.loadPlugins()
+        let settings = try decode.settings()
+        let list = settings.plugins, plugins = decode.plugins
         if list == nil && !plugins.noPlugins {
             stderrLine("bluesift: no vendor plugins found (looked in: \(plugins.searchPath().joined(separator: ", "))); "
                        + "point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins")
         }
-        let db = try gatt.map(loadGATT)
         if outputDir != nil, merge { throw ValidationError("--output-dir writes one file per capture: not with --merge") }
         let header = "file,frame,time,direction,characteristic,plugin,message,fields,checksum"
         if format == .csv && outputDir == nil {
@@ -49,35 +49,25 @@ struct Frames: ParsableCommand {
         let toDirectory = outputDir != nil
         let body: (String, Int32) -> Int32 = { file, fd in
             if toDirectory && format == .csv { var out = Output(fd: fd); out.line(header); out.flush() }
-            guard var filter = self.filter.prepare(filter, file: file), let reader = openCapture(file) else { return 2 }
-            let filtering = !filter.isEmpty
-            let analyzer = Analyzer(naming: true)
-            analyzer.plugins = list.map { PluginSet($0) }
-            if let db { analyzer.gatt.importDatabase(db) }
+            guard let session = openSession(file, decode: settings, filter: filter) else { return 2 }
             var out = Output(fd: fd)
-            var matched = 0, messages = 0
-            while let record = reader.next() {
-                let a = analyzer.analyze(record)
-                if filtering {
-                    guard filter.matches(a, analyzer: analyzer) else {
-                        if filter.isExhausted(after: record.frame) { break }
-                        continue
-                    }
-                    matched += 1
-                }
-                guard let v = a.vendor, !v.messages.isEmpty else { continue }
+            var messages = 0
+            session.forEach(stopEarly: true) { a in
+                guard let v = a.vendor, !v.messages.isEmpty else { return }
                 let ch = a.location?.characteristic?.description ?? v.match.channel?.description ?? Hex.fixed(UInt64(v.handle), width: 4)
                 for m in v.messages { write(m, v, ch, a.record, file, many, &out) }
                 messages += v.messages.count
                 out.flushIfNeeded()
             }
             out.flush()
-            printWarnings(reader, path: file)
-            if filtering && matched == 0 { self.filter.reportNoMatch(file) }
+            printWarnings(session.reader, path: file)
+            let filtering = session.filtering
+            if filtering && session.matched == 0 { self.filter.reportNoMatch(file) }
             else if messages == 0 {
                 stderrLine("bluesift: \(file): no vendor messages" + (filtering ? " in the records that match \(self.filter.summary)" : "")
                            + (list == nil ? " (no plugins loaded)" : ""))
             }
+            do { try decode.keyOptions.save(session.decoder) } catch { return 2 }
             return 0
         }
         let code: Int32

@@ -5,6 +5,7 @@ import BluesiftCapture
 import BluesiftProtocols
 import BluesiftGATT
 import BluesiftDissect
+import BluesiftSession
 
 struct GATT: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,26 +27,22 @@ struct GATT: ParsableCommand {
 
     @Argument(help: "Capture file.") var file: String
     @Option(help: "Output format: tree or json.") var format: Format = .tree
-    @OptionGroup var keyOptions: KeyOptions
+    @OptionGroup var decode: DecodeOptions
     @OptionGroup var filter: FilterOptions
 
     func run() throws {
-        guard let full = filter.prepare(try filter.make(), file: file) else { throw Exit.unusableInput }
+        let full = try filter.make()
         // Attribute options narrow the tree; the others choose devices by their records.
         var byRecord = full
         byRecord.characteristic = nil; byRecord.service = nil; byRecord.handles = []
         let choosing = !byRecord.isEmpty
-        let reader = try openOrExit(file)
-        let analyzer = Analyzer(naming: true)
-        keyOptions.configure(analyzer.decoder, keys: try keyOptions.keys())
+        let session = try openSessionOrExit(file, decode: try decode.settings(), filter: byRecord)
+        let reader = session.reader, analyzer = session.analyzer
         var chosen: Set<String> = []
-        var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
-        while let record = reader.next() {
-            analyzer.analyze(record, into: &frame)
-            if choosing, byRecord.matches(frame, analyzer: analyzer) {
-                chosen.formUnion(Self.devices(of: frame.decoded, analyzer.decoder))
-            }
+        session.forEach { frame in
+            if choosing { chosen.formUnion(Self.devices(of: frame.decoded, analyzer.decoder)) }
         }
+        try decode.keyOptions.save(session.decoder)
         var devices = analyzer.gatt.devices
         if choosing { devices = devices.filter { chosen.contains($0.address) } }
         if !full.handles.isEmpty || full.characteristic != nil || full.service != nil {
@@ -93,7 +90,7 @@ struct GATT: ParsableCommand {
         var out = [GATTTracker.peerName(info?.peer, handle: c)]
         if let central = info?.air?.central { out.append(central.description) }
         if let peripheral = info?.air?.peripheral { out.append(peripheral.description) }
-        if let att = f.att, !GATTTracker.serverIsPeer(opcode: att.opcode.rawValue, direction: GATTTracker.direction(of: f)) {
+        if let att = f.att, !GATTTracker.serverIsPeer(opcode: att.opcode, direction: GATTTracker.direction(of: f)) {
             out.append(GATTTracker.hostName(adapter: f.record.adapter))
         }
         return out
@@ -127,10 +124,6 @@ struct GATT: ParsableCommand {
 }
 
 /// Reads `--gatt FILE` or exits 2 with one line.
-func importGATT(_ path: String, into analyzer: Analyzer) throws {
-    analyzer.gatt.importDatabase(try loadGATT(path))
-}
-
 /// Reads a GATT database JSON file, or exits 2 with a one-line message.
 func loadGATT(_ path: String) throws -> GATTDatabase {
     guard let data = FileManager.default.contents(atPath: path) else {

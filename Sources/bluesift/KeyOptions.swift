@@ -29,22 +29,15 @@ struct KeyOptions: ParsableArguments {
         return out
     }
 
-    /// Sets up a decoder: keys, and a progress line while a passkey is searched.
-    func configure(_ d: ProtocolDecoder, keys: [KnownLTK]) {
-        d.knownKeys = keys
-        if isatty(2) != 0 {
-            d.crackProgress = { done in stderrRaw("\rbluesift: searching the passkey: \(done * 100 / 1_000_000)%") }
-        }
-    }
-
-    /// Prints what was recovered on stderr-free output? No: the keys go to `--write-keys`.
+    /// `--write-keys`: the keys recovered from the capture, written to the bond store file.
     func save(_ d: ProtocolDecoder) throws {
         guard let path = writeKeys else { return }
         try BondStoreFile.write(d.recoveredKeys, to: path)
     }
 }
 
-/// `--keys` / `--write-keys`: the bond store of BluesiftSecurity (LTK and Rand as sent in SMP).
+/// `--keys` / `--write-keys`: the bond store file, its errors said in one line (exit 2); which
+/// key belongs to which device is BluesiftSecurity's (`KnownLTK(bond:)`, `Bond(recovered:)`).
 enum BondStoreFile {
     static func read(_ path: String) throws -> [KnownLTK] {
         guard FileManager.default.fileExists(atPath: path) else {
@@ -56,27 +49,11 @@ enum BondStoreFile {
             stderrLine("bluesift: --keys \(path): \(error.description)")
             throw Exit.unusableInput
         }
-        return store.bonds.enumerated().map { i, b in
-            // A device with an IRK may appear under any resolvable address: try it everywhere
-            // (the MIC tells). An LE SC LTK has EDIV and Rand zero: any session may use it.
-            KnownLTK(ltk: b.ltk.reversed(), address: b.irk == nil ? (b.identityAddress ?? b.address) : nil,
-                     ediv: b.secureConnections ? nil : b.ediv, rand: b.secureConnections ? nil : b.rand,
-                     source: "--keys \(path) (bond \(i + 1))")
-        }
+        return store.bonds.enumerated().map { i, b in KnownLTK(bond: b, source: "--keys \(path) (bond \(i + 1))") }
     }
 
     static func write(_ keys: [RecoveredKey], to path: String) throws {
-        var store = BondStore()
-        for k in keys {
-            guard let key = k.ltk ?? k.stk else { continue }
-            // The bond belongs to the device that distributed the key; an STK to the pair
-            // (kept under the peripheral's address).
-            let central = k.distributedBy ?? false
-            guard let addr = central ? k.central : k.peripheral else { continue }
-            store.bonds.append(Bond(address: addr, addressType: (central ? k.centralRandom : k.peripheralRandom) ? "random" : "public",
-                                    ltk: key.reversed(), ediv: k.ediv ?? 0, rand: k.rand ?? [UInt8](repeating: 0, count: 8),
-                                    authenticated: (k.tk ?? 0) != 0, secureConnections: false))
-        }
+        let store = BondStore(bonds: keys.compactMap(Bond.init(recovered:)))
         do { try store.save(path: path) } catch {
             stderrLine("bluesift: --write-keys \(path): \(error.description)")
             throw Exit.unusableInput

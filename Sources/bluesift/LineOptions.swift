@@ -15,9 +15,6 @@ struct LineOptions: ParsableArguments {
     @Flag(help: "Never colour.")
     var noColor = false
 
-    @Option(help: "Import a GATT database (JSON, as written by `bluesift gatt --format json`) to name handles whose discovery was not captured.")
-    var gatt: String?
-
     @Flag(help: "Skip GATT reconstruction and handle naming.")
     var noNaming = false
 

@@ -23,11 +23,10 @@ final class LiveLines {
     var out = LiveOutput()
     private(set) var printed = 0
 
-    init(format: Dump.Format, lines: LineOptions, filter: FrameFilter, quiet: Bool, gatt: GATTDatabase?, plugins: [Plugin]?) {
+    /// `analyzer`: the session's (`AnalysisSession.analyzer`: naming, GATT, plugins, keys).
+    init(format: Dump.Format, lines: LineOptions, filter: FrameFilter, quiet: Bool, analyzer: Analyzer) {
         self.format = format; self.quiet = quiet; self.filter = filter; verbose = lines.verbose
-        analyzer = Analyzer(naming: !lines.noNaming || filter.needsNaming)
-        if let gatt { analyzer.gatt.importDatabase(gatt) }
-        analyzer.plugins = plugins.map { PluginSet($0) }
+        self.analyzer = analyzer
         text = FrameText(color: lines.colored, verbose: lines.verbose, width: lines.width)
         if format == .csv && !quiet { out.emit(Array((FrameCSV.header + "\n").utf8)) }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BluesiftSession
 import Foundation
 import BluesiftWire
 import BluesiftCapture
@@ -34,6 +35,7 @@ struct Redact: ParsableCommand {
     var maskCharacteristic: [String] = []
     @Flag(help: "Drop advertising reports (all, or all but --peer's).") var dropAdvertising = false
     @Option(help: "Write the report as JSON to FILE instead of text on stderr.") var report: String?
+    @OptionGroup var decode: DecodeOptions
 
     func run() throws {
         try OutputGuard.refuseSameFile(output: output, inputs: [input])
@@ -48,20 +50,21 @@ struct Redact: ParsableCommand {
             options.maskCharacteristics.insert(uuid)
         }
         options.dropAdvertising = dropAdvertising
-        let redactor = Redactor(options: options)
-        let first = try openOrExit(input)
-        while let r = first.next() { redactor.learn(r) }
-        let reader = try openOrExit(input)
+        let settings = try decode.settings()
+        let redactor = Redactor(options: options, analyzer: AnalysisSession.analyzer(settings))
+        // Pass 1 learns the addresses (and what to mask), pass 2 rewrites: two reads.
+        try openSessionOrExit(input, decode: settings).forEachRecord { redactor.learn($0) }
+        let session = try openSessionOrExit(input, decode: settings)
         do {
             let patcher = try CapturePatcher(input: input, output: output)
             var n = 0
-            while let r = reader.next() {
+            try session.forEachRecord { r in
                 let (bytes, drop) = redactor.redact(r)
                 try patcher.copyNext(expected: r.bytes, replacement: bytes, drop: drop) { redactor.redactStored($0) }
                 n += 1
             }
             try patcher.finish()
-            printWarnings(reader, path: input)
+            printWarnings(session.reader, path: input)
             let rows = redactor.report
             if let report {
                 var w = JSONFieldWriter(capacity: 1024)

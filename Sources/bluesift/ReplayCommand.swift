@@ -1,4 +1,5 @@
 import ArgumentParser
+import BluesiftSession
 import Foundation
 import BluesiftWire
 import BluesiftReplay
@@ -73,7 +74,7 @@ struct Replay: ParsableCommand {
             }
             filter.connection = UInt16(v)
         }
-        return try Script.extract(file: input, filter: filter, gatt: nil)
+        return try Script.extract(file: input, filter: filter, settings: DecodeSettings())
     }
 
     func run() throws {
@@ -94,6 +95,7 @@ struct Replay: ParsableCommand {
             guard let r = IgnoreRule(parsing: i) else { throw usage("--ignore", "handle=H, bytes=H:A-B or field=NAME", i) }
             options.ignore.append(r)
         }
+        try refuseFolder(input, hint: "a replay script or one capture")
         let inputs = [input]
         for out in [record, report].compactMap({ $0 }) { try OutputGuard.refuseSameFile(output: out, inputs: inputs) }
         if let record, let report, OutputGuard.sameFile(record, report) || record == report {

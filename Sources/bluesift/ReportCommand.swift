@@ -3,6 +3,7 @@ import ArgumentParser
 import BluesiftWire
 import BluesiftCapture
 import BluesiftDissect
+import BluesiftSession
 import BluesiftGATT
 import BluesiftPlugins
 import BluesiftReport
@@ -28,14 +29,12 @@ struct Report: ParsableCommand {
     @Option(help: "Sequence rows kept in the page; past it only errors, vendor messages and SMP (default 250000).")
     var maxOperations: Int = 250_000
 
-    @Option(help: "Import a GATT database (JSON from `bluesift gatt --format json`) to name undiscovered handles.")
-    var gatt: String?
-
-    @OptionGroup var plugins: PluginOptions
+    @OptionGroup var decode: DecodeOptions
 
     @OptionGroup var filter: FilterOptions
 
     func run() throws {
+        try refuseFolder(file, hint: "for a folder, `bluesift stats DIR` summarises every capture in it")
         let out = output ?? ((file.split(separator: "/").last.map(String.init) ?? "report") + ".html")
         try OutputGuard.refuseSameFile(output: out, inputs: [file])
         var options = ReportOptions()
@@ -59,19 +58,14 @@ struct Report: ParsableCommand {
         if let replay = Self.replayJSON(file) {
             writer.writeReplay(json: replay, file: file, options: options)
         } else {
-            let db = try gatt.map(loadGATT)
-            guard let frameFilter = filter.prepare(try filter.make(), file: file) else { throw Exit.unusableInput }
-            let reader = try openOrExit(file)
-            let analyzer = Analyzer(naming: true)
-            if let db { analyzer.gatt.importDatabase(db) }
-            analyzer.plugins = plugins.loadPlugins().map { PluginSet($0) }
+            let session = try openSessionOrExit(file, decode: try decode.settings(), filter: try filter.make())
             var progress = Progress(file)
-            let report = writer.write(reader: reader, file: file, analyzer: analyzer, options: options, filter: frameFilter) { done, total in
-                progress.update(done: done, total: total)
-            }
+            session.progress = { progress.update(done: $0, total: $1) }
+            let report = writer.write(session: session, file: file, options: options)
             progress.finish()
-            printWarnings(reader, path: file)
-            if !frameFilter.isEmpty && report.records == 0 { filter.reportNoMatch(file) }
+            printWarnings(session.reader, path: file)
+            if session.filtering && report.records == 0 { filter.reportNoMatch(file) }
+            try decode.keyOptions.save(session.decoder)
         }
         do {
             if let writeError { throw writeError }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BluesiftSession
 import Foundation
 import BluesiftWire
 import BluesiftCapture
@@ -15,15 +16,13 @@ struct Script: ParsableCommand {
     /// --connection picks the connection (default: the one with the most ATT writes among
     /// the records the other filters keep); the other filters choose the steps.
     @OptionGroup var filter: FilterOptions
-    @OptionGroup var plugins: PluginOptions
+    @OptionGroup var decode: DecodeOptions
     @Option(name: .shortAndLong, help: "Output file (default: stdout).") var output: String?
-    @Option(help: "GATT database JSON, when the capture has no discovery.") var gatt: String?
 
     func run() throws {
-        if let output { try OutputGuard.refuseSameFile(output: output, inputs: [file] + (gatt.map { [$0] } ?? [])) }
-        guard let filter = self.filter.prepare(try self.filter.make(), file: file) else { throw Exit.unusableInput }
-        let script = try Script.extract(file: file, filter: filter, gatt: gatt, plugins: plugins.loadPlugins(),
-                                        filterText: self.filter.summary)
+        if let output { try OutputGuard.refuseSameFile(output: output, inputs: [file] + (decode.gatt.map { [$0] } ?? [])) }
+        let filter = try self.filter.make()
+        let script = try Script.extract(file: file, filter: filter, settings: try decode.settings(), filterText: self.filter.summary)
         if script.steps.isEmpty && !filter.isEmpty { self.filter.reportNoMatch(file) }
         let data = try script.encoded()
         if let output {
@@ -38,48 +37,38 @@ struct Script: ParsableCommand {
 
     /// Extracts the script of one connection (default: the one with the most ATT writes).
     /// `filterText`: the filter options as typed, for the message when none of them match.
-    static func extract(file: String, filter: FrameFilter, gatt: String?, plugins: [Plugin]? = nil,
+    static func extract(file: String, filter: FrameFilter, settings: DecodeSettings,
                         filterText: String = "") throws -> ReplayScript {
         var handle = filter.connection
-        if handle == nil { handle = try busiestConnection(file, filter: filter, gatt: gatt) }
+        if handle == nil { handle = try busiestConnection(file, filter: filter, settings: settings) }
         guard let handle else {
             // Nothing to write a script from: exit 2, as for a capture without writes.
             stderrLine("bluesift: \(file): " + (filter.isEmpty ? "no connection with ATT writes in this capture"
                                                                : "no ATT writes match \(filterText)"))
             throw Exit.unusableInput
         }
-        let reader = try openOrExit(file)
-        let analyzer = Analyzer(naming: true)
-        if let gatt { try importGATT(gatt, into: analyzer) }
-        analyzer.plugins = plugins.map { PluginSet($0) }
         let extractor = ScriptExtractor(connection: handle)
         var filter = filter
         filter.connection = handle
-        let filtering = !filter.isEmpty
-        while let r = reader.next() {
-            let a = analyzer.analyze(r)
-            if !filtering || filter.matches(a, analyzer: analyzer) { extractor.observe(a) }
-        }
-        let info = analyzer.decoder.connections.last(where: { $0.handle == handle })
+        let session = try openSessionOrExit(file, decode: settings, filter: filter)
+        session.forEach { extractor.observe($0) }
+        let info = session.decoder.connections.last(where: { $0.handle == handle })
         let source = ReplayScript.Source(capture: (file as NSString).lastPathComponent, connection: Int(handle),
                                          peer: info?.peer?.description, peerAddressType: info?.peerAddressType?.name,
                                          peerName: nil, mtu: extractor.mtu, secured: extractor.secured ? true : nil)
         return ReplayScript(source: source, steps: extractor.steps)
     }
 
-    /// The connection with the most ATT writes.
-    static func busiestConnection(_ file: String, filter: FrameFilter, gatt: String?) throws -> UInt16? {
-        let reader = try openOrExit(file)
-        let analyzer = Analyzer(naming: filter.needsNaming)
-        if filter.needsNaming, let gatt { try importGATT(gatt, into: analyzer) }
-        var filter = filter
-        let filtering = !filter.isEmpty
+    /// The connection with the most ATT writes (GATT names only when a filter needs them).
+    static func busiestConnection(_ file: String, filter: FrameFilter, settings: DecodeSettings) throws -> UInt16? {
+        var plain = DecodeSettings()
+        plain.naming = false
+        plain.keys = settings.keys
+        if filter.needsNaming { plain.gatt = settings.gatt }
+        let session = try openSessionOrExit(file, decode: plain, filter: filter)
         var counts: [UInt16: Int] = [:]
-        while let r = reader.next() {
-            let a = analyzer.analyze(r)
-            if filtering && !filter.matches(a, analyzer: analyzer) { continue }
-            let f = a.decoded
-            if let c = f.connection, let op = f.att?.bytes.first, op == 0x12 || op == 0x52 || op == 0x16 || op == 0xD2 {
+        session.forEach { a in
+            if let c = a.decoded.connection, let op = a.decoded.att?.opcode, op.isWrite {
                 counts[c, default: 0] += 1
             }
         }

@@ -6,6 +6,7 @@ import BluesiftProtocols
 import BluesiftDissect
 import BluesiftGATT
 import BluesiftPlugins
+import BluesiftSession
 
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,10 +34,7 @@ struct Stats: ParsableCommand {
     @Option(help: "Files decoded in parallel (default: the number of cores).")
     var jobs: Int = FileJobs.defaultJobs
 
-    @Option(help: "Import a GATT database (JSON from `bluesift gatt --format json`) to name undiscovered handles.")
-    var gatt: String?
-
-    @OptionGroup var plugins: PluginOptions
+    @OptionGroup var decode: DecodeOptions
 
     @OptionGroup var filter: FilterOptions
 
@@ -44,28 +42,27 @@ struct Stats: ParsableCommand {
     var outputDir: String?
 
     func run() throws {
-        let db = try gatt.map(loadGATT)
-        let pluginList = plugins.loadPlugins()
+        let settings = try decode.settings()
+        let keys = decode.keyOptions
         let format = self.format, table = self.table
         let frameFilter = try filter.make()
         let options = filter
         let inputs = FileJobs.expand(files)
         let toDirectory = outputDir != nil
         // One header for all files on stdout; one per file in --output-dir.
-        if format == .csv && !toDirectory { var out = Output(); out.line(table == .classic ? Stats.classicCSVHeader : Stats.csvHeader); out.flush() }
+        if format == .csv && !toDirectory { var out = Output(); out.line(table == .classic ? StatsRender.classicCSVHeader : StatsRender.csvHeader); out.flush() }
         let body: (String, Int32) -> Int32 = { path, fd in
-            guard let f = options.prepare(frameFilter, file: path),
-                  let report = Stats.compute(path, gatt: db, plugins: pluginList, filter: f) else { return 2 }
-            if !f.isEmpty && report.records == 0 { options.reportNoMatch(path) }
+            guard let report = Stats.compute(path, settings: settings, filter: frameFilter, keys: keys) else { return 2 }
+            if !frameFilter.isEmpty && report.records == 0 { options.reportNoMatch(path) }
             var out = Output(fd: fd)
             switch format {
-            case .json: out.buffer.append(contentsOf: Stats.json(report)); out.buffer.append(0x0A)
+            case .json: out.buffer.append(contentsOf: StatsRender.json(report)); out.buffer.append(0x0A)
             // One line at a time: `line` escapes control characters from the air.
             case .csv:
-                if toDirectory { out.line(table == .classic ? Stats.classicCSVHeader : Stats.csvHeader) }
-                let rows = table == .classic ? Stats.classicCSV(report) : Stats.csv(report)
+                if toDirectory { out.line(table == .classic ? StatsRender.classicCSVHeader : StatsRender.csvHeader) }
+                let rows = table == .classic ? StatsRender.classicCSV(report) : StatsRender.csv(report)
                 for l in rows.split(separator: "\n") { out.line(String(l)) }
-            case .text: for l in Stats.text(report).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
+            case .text: for l in StatsRender.text(report).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
             }
             out.flush()
             return 0
@@ -81,195 +78,17 @@ struct Stats: ParsableCommand {
 
     /// One pass over the capture; nil (message printed) when it cannot be opened.
     /// With a filter, only the records it passes are counted (the decoder still sees all).
-    static func compute(_ file: String, gatt: GATTDatabase?, plugins: [Plugin]?, filter: FrameFilter = FrameFilter()) -> StatsReport? {
-        var filter = filter
-        let filtering = !filter.isEmpty
-        guard let reader = openCapture(file) else { return nil }
-        let analyzer = Analyzer(naming: true)
-        if let gatt { analyzer.gatt.importDatabase(gatt) }
-        analyzer.plugins = plugins.map { PluginSet($0) }
-        let f = reader.format
+    static func compute(_ file: String, settings: DecodeSettings, filter: FrameFilter = FrameFilter(), keys: KeyOptions? = nil) -> StatsReport? {
+        guard let session = openSession(file, decode: settings, filter: filter) else { return nil }
+        let f = session.reader.format
         let stats = CaptureStats(file: file, format: f.container.rawValue + ", " + f.datalinkName)
         var progress = Progress(file)
-        var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
-        while let record = reader.next() {
-            analyzer.analyze(record, into: &frame)
-            if !filtering || filter.matches(frame, analyzer: analyzer) { stats.add(&frame, decoder: analyzer.decoder) }
-            if record.frame & 0xFFFF == 0 { progress.update(done: reader.bytesRead, total: reader.fileSize) }
-        }
+        session.progress = { progress.update(done: $0, total: $1) }
+        session.forEach { frame in stats.add(&frame, decoder: session.decoder) }
         progress.finish()
-        printWarnings(reader, path: file)
-        return stats.finish(decoder: analyzer.decoder, warnings: reader.warnings)
-    }
-
-    static func json(_ r: StatsReport) -> Data {
-        let e = JSONEncoder()
-        e.keyEncodingStrategy = .convertToSnakeCase
-        e.outputFormatting = [.withoutEscapingSlashes]
-        return (try? e.encode(r)) ?? Data("{}".utf8)
-    }
-
-    static func csvField(_ s: String?) -> String {
-        guard let s else { return "" }
-        if s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) { return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-        return s
-    }
-
-    static let csvHeader = "file,connection,conn_handle,peer,handle,service,service_name,characteristic,characteristic_name,descriptor,descriptor_name,named_by,reads,write_requests,write_commands,notifications,indications,errors,bytes_to_server,bytes_from_server,latency_count,latency_min_us,latency_median_us,latency_p95_us,latency_max_us"
-
-    /// The per-characteristic rows, without the header (written once per output).
-    static func csv(_ r: StatsReport) -> String {
-        var lines: [String] = []
-        for c in r.characteristics {
-            let conn = r.connections[c.connection]
-            let l = c.latency
-            let cols: [String?] = [r.file, String(c.connection), Hex.fixed(UInt64(conn.handle), width: 4), conn.peer,
-                                   Hex.fixed(UInt64(c.handle), width: 4), c.service, c.serviceName, c.characteristic,
-                                   c.characteristicName, c.descriptor, c.descriptorName, c.namedBy,
-                                   String(c.reads), String(c.writeRequests), String(c.writeCommands), String(c.notifications),
-                                   String(c.indications), String(c.errors), String(c.bytesToServer), String(c.bytesFromServer),
-                                   l.map { String($0.count) } ?? "0", l.map { String($0.minUs) }, l.map { String($0.medianUs) },
-                                   l.map { String($0.p95Us) }, l.map { String($0.maxUs) }]
-            lines.append(cols.map(csvField).joined(separator: ","))
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    static let classicCSVHeader = "file,connection,conn_handle,peer,profile,psm,dlci,server_channel,service,frames,commands,responses,bytes,first_frame,last_frame"
-
-    /// The Classic channel rows, without the header.
-    static func classicCSV(_ r: StatsReport) -> String {
-        var lines: [String] = []
-        for c in r.classic {
-            let conn = r.connections[c.connection]
-            let cols: [String?] = [r.file, String(c.connection), Hex.fixed(UInt64(conn.handle), width: 4), conn.peer, c.profile,
-                                   c.psm.map { Hex.fixed(UInt64($0), width: 4) }, c.dlci.map(String.init), c.serverChannel.map(String.init),
-                                   c.service, String(c.frames), String(c.commands), String(c.responses), String(c.bytes),
-                                   String(c.firstFrame), String(c.lastFrame)]
-            lines.append(cols.map(csvField).joined(separator: ","))
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    /// "AVDTP (PSM 0x0019)", "RFCOMM DLCI 2 (channel 1, Handsfree)", "SCO".
-    static func classicLabel(_ c: StatsReport.ClassicChannel) -> String {
-        var s = c.profile
-        if let d = c.dlci {
-            s += " DLCI \(d)"
-            var inner: [String] = []
-            if let ch = c.serverChannel { inner.append("channel \(ch)") }
-            if let n = c.service { inner.append(n) }
-            if d == 0 { inner.append("multiplexer") }
-            if !inner.isEmpty { s += " (" + inner.joined(separator: ", ") + ")" }
-        } else if let p = c.psm { s += " (PSM \(Hex.fixed(UInt64(p), width: 4)))" }
-        return s
-    }
-
-    static func ms(_ us: Int64) -> String { TimeFormat.duration(microseconds: us) }
-
-    /// `v` right-aligned in `w` columns.
-    static func padded(_ v: Int, _ w: Int) -> String { let s = String(v); return String(repeating: " ", count: max(0, w - s.count)) + s }
-
-    static func characteristicLabel(_ c: StatsReport.Characteristic) -> String {
-        var parts: [String] = []
-        if let s = c.serviceName ?? c.service { parts.append(s) }
-        if let ch = c.characteristicName ?? c.characteristic { parts.append(ch) }
-        if let d = c.descriptorName ?? c.descriptor { parts.append(d) }
-        return parts.isEmpty ? "(unnamed)" : parts.joined(separator: " / ")
-    }
-
-    static func text(_ r: StatsReport) -> String {
-        var o: [String] = []
-        o.append("file:        \(r.file)")
-        o.append("format:      \(r.format)")
-        var span = ""
-        if let a = r.first, let b = r.last { span = ", \(a) → \(b) (\(ms(r.durationUs)))" }
-        o.append("records:     \(r.records)" + (r.truncatedRecords > 0 ? " (\(r.truncatedRecords) truncated)" : "") + span)
-        o.append("")
-        o.append("capture quality:")
-        if r.quality.isEmpty { o.append("  no problems found with the capture itself") }
-        for q in r.quality {
-            o.append("  \(q.severity == "warning" ? "!" : "i") \(q.message)" + (q.frame.map { " (from frame \($0))" } ?? ""))
-            o.append("    → \(q.advice)")
-        }
-        o.append("")
-        o.append("devices: \(r.devices.count)" + (r.devicesNotListed > 0 ? " (+\(r.devicesNotListed) not listed)" : ""))
-        for d in r.devices.sorted(by: { ($0.connections.count, $0.advertisingReports) > ($1.connections.count, $1.advertisingReports) }).prefix(20) {
-            var s = "  \(d.address)"
-            if let t = d.addressType { s += " (\(t))" }
-            if !d.names.isEmpty { s += "  \"" + d.names.joined(separator: "\", \"") + "\"" }
-            if let lo = d.rssiMin, let hi = d.rssiMax { s += "  RSSI \(lo)…\(hi) dBm" }
-            if !d.companies.isEmpty { s += "  " + d.companies.joined(separator: ", ") }
-            s += "  \(d.advertisingReports) reports"
-            if !d.connections.isEmpty { s += ", connections " + d.connections.map { "#\($0)" }.joined(separator: " ") }
-            o.append(s)
-        }
-        if r.devices.count > 20 { o.append("  … \(r.devices.count - 20) more (--format json lists all)") }
-        o.append("")
-        o.append("connections: \(r.connections.count)" + (r.failedConnections.isEmpty ? "" : ", \(r.failedConnections.count) failed or cancelled attempts"))
-        for c in r.connections {
-            var s = "  #\(c.index) \(Hex.fixed(UInt64(c.handle), width: 4)) \(c.transport ?? "?") peer \(c.peer ?? "unknown")"
-            if let n = c.peerName { s += " \"\(n)\"" }
-            if let role = c.role { s += " \(role)" }
-            s += c.startFrame == nil ? "  started before the capture (frame \(c.firstFrame))" : "  frames \(c.startFrame!)…"
-            s += c.endFrame.map { "\($0)" } ?? " open at end"
-            s += "  \(ms(c.durationUs))"
-            o.append(s)
-            for (i, p) in c.parameters.enumerated() {
-                o.append("      \(i == 0 ? "parameters" : "update    ") #\(p.frame): interval \(p.intervalMs) ms, latency \(p.latency), timeout \(p.timeout * 10) ms")
-            }
-            var facts: [String] = []
-            if let m = c.mtu { facts.append("MTU \(m)") }
-            if let tx = c.txPhy, let rx = c.rxPhy { facts.append("PHY \(tx)/\(rx)") }
-            if let tx = c.maxTxOctets, let rx = c.maxRxOctets { facts.append("data length tx \(tx) rx \(rx)") }
-            for e in c.encryption where e.enabled {
-                facts.append("encrypted #\(e.frame)" + (e.keySize.map { " key \($0) bytes" } ?? ""))
-            }
-            if let p = c.pairingFrame { facts.append("pairing #\(p)" + (c.pairingFailed.map { " FAILED (\($0))" } ?? "")) }
-            facts.append("\(c.attOperations) ATT" + (c.attErrors > 0 ? ", \(c.attErrors) errors" : ""))
-            if let reason = c.disconnectReasonName { facts.append("ended: \(reason)") }
-            o.append("      " + facts.joined(separator: "; "))
-        }
-        for f in r.failedConnections {
-            o.append("  attempt #\(f.frame) peer \(f.peer ?? "?"): \(f.outcome.replacingOccurrences(of: "_", with: " "))" + (f.statusName.map { " (\($0))" } ?? ""))
-        }
-        o.append("")
-        o.append("characteristics: \(r.characteristics.count)")
-        if !r.characteristics.isEmpty {
-            o.append("  conn handle  reads wr-req wr-cmd notif indic errs   bytes→srv  bytes←srv  latency min/median/p95/max      name")
-            for c in r.characteristics {
-                let n = Stats.padded
-                var lat = "-"
-                if let l = c.latency {
-                    lat = [l.minUs, l.medianUs, l.p95Us, l.maxUs].map {
-                        TimeFormat.latency(microseconds: $0, millisecondClock: r.millisecondClock)
-                    }.joined(separator: "/")
-                }
-                lat += String(repeating: " ", count: max(0, 31 - lat.count))   // "9999 µs" four times
-                o.append("  \(n(c.connection, 4)) \(Hex.fixed(UInt64(c.handle), width: 4)) \(n(c.reads, 6)) \(n(c.writeRequests, 6)) \(n(c.writeCommands, 6)) \(n(c.notifications, 5)) \(n(c.indications, 5)) \(n(c.errors, 4)) \(n(c.bytesToServer, 11)) \(n(c.bytesFromServer, 10))  \(lat) \(characteristicLabel(c))")
-            }
-        }
-        if !r.classic.isEmpty {
-            o.append("")
-            let k = r.counts
-            o.append("classic: \(r.classic.count) channels (SDP \(k.sdp), AVDTP \(k.avdtpSignals) signals + \(k.avdtpMedia) media, "
-                     + "AVRCP \(k.avrcpCommands) commands + \(k.avrcpResponses) responses, RFCOMM \(k.rfcommFrames) frames, "
-                     + "AT \(k.hfpCommands) commands + \(k.hfpResults) results, SCO \(k.scoPackets))"
-                     + (r.classicNotListed > 0 ? " (+\(r.classicNotListed) frames on channels not listed)" : ""))
-            o.append("  conn frames   cmds  resps      bytes  first…last  channel")
-            for c in r.classic {
-                let n = Stats.padded
-                let span = "\(c.firstFrame)…\(c.lastFrame)"
-                o.append("  \(n(c.connection, 4)) \(n(c.frames, 6)) \(n(c.commands, 6)) \(n(c.responses, 6)) \(n(c.bytes, 10))  \(span)\(String(repeating: " ", count: max(1, 12 - span.count)))\(classicLabel(c))")
-            }
-        }
-        o.append("")
-        let total = r.problemCounts.reduce(0) { $0 + $1.count }
-        o.append("problems: \(total)" + (total > 0 ? " (" + r.problemCounts.map { "\($0.kind) \($0.count)" }.joined(separator: ", ") + ")" : ""))
-        for p in r.problems.prefix(50) {
-            o.append("  #\(p.frame) \(p.kind): \(p.message)" + (p.requestFrame.map { " (request #\($0))" } ?? ""))
-        }
-        if total > 50 { o.append("  … \(total - 50) more (--format json lists up to \(StatsLimits.problems))") }
-        return o.joined(separator: "\n")
+        printWarnings(session.reader, path: file)
+        do { try keys?.save(session.decoder) } catch { return nil }
+        return stats.finish(decoder: session.decoder, warnings: session.reader.warnings)
     }
 }
+

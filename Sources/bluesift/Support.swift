@@ -37,8 +37,10 @@ struct Output {
         Output.writeAll(fd, bytes)
     }
 
-    /// The whole buffer to `fd`, retrying short writes; a reader that went away (`| head`)
-    /// ends the run quietly.
+    /// The whole buffer to `fd`, retrying short writes. A reader that went away (`| head`,
+    /// EPIPE) ends the run quietly with exit 0; any other failure (a full disk, /dev/full,
+    /// a quota) is one line and exit 2, with every temporary output file removed: nothing
+    /// partial is left looking like success.
     static func writeAll(_ fd: Int32, _ p: UnsafeRawBufferPointer) {
         var off = 0
         while off < p.count {
@@ -47,17 +49,40 @@ struct Output {
             #else
             let n = Darwin.write(fd, p.baseAddress! + off, p.count - off)
             #endif
-            if n <= 0 {
-                if n < 0 && errno == EINTR { continue }
-                exit(0)
-            }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { writeFailed(fd, n < 0 ? errno : ENOSPC) }
             off += n
         }
+    }
+
+    /// Ends the process after a failed write: quietly for a closed pipe, else one line, exit 2.
+    /// Any thread may call it (`--jobs` workers); the first caller's message is the one shown.
+    static func writeFailed(_ fd: Int32, _ err: Int32) -> Never {
+        if err == EPIPE { AtomicFile.removeTemporaryFiles(); exit(0) }
+        if WriteFailure.claim() {
+            let what = fd == 1 ? "standard output" : "the output"
+            stderrLine("bluesift: cannot write \(what): \(String(cString: strerror(err)))")
+            AtomicFile.removeTemporaryFiles()
+            _exit(2)
+        }
+        while true { pause() }   // the first failing thread exits for all
     }
 
     /// One line of output. Control characters and terminal escapes in it (from the air:
     /// names, strings, vendor text) are escaped (TerminalText); JSON stays valid JSON.
     mutating func line(_ s: String) { buffer.append(contentsOf: TerminalText.escape(s).utf8); buffer.append(0x0A) }
+}
+
+/// The first failed write wins: other threads that fail at the same time exit silently.
+enum WriteFailure {
+    nonisolated(unsafe) static var claimed: Int32 = 0
+    nonisolated(unsafe) static var lock = pthread_mutex_t()
+    static func claim() -> Bool {
+        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        if claimed != 0 { return false }
+        claimed = 1
+        return true
+    }
 }
 
 func stderrLine(_ s: String) { stderrRaw(TerminalText.escape(s) + "\n") }
@@ -98,33 +123,12 @@ enum MergedInputs {
 /// `dump --follow`: set by SIGINT, read by the stream waiting at the file's end.
 nonisolated(unsafe) var followInterrupted: sig_atomic_t = 0
 
-/// Opens a capture, or prints a one-line message and returns nil (the caller exits 2).
-func openCapture(_ path: String) -> (any CaptureReader)? {
-    if isFolder(path) {
-        stderrLine("bluesift: no captures in \(path)")
-        return nil
-    }
-    do {
-        if let group = MergedInputs.groups[path] { return try CaptureFile.open(merging: group) }
-        return try CaptureFile.open(path: path)
-    } catch {
-        stderrLine("bluesift: \(error.description)")
-        return nil
-    }
-}
-
-/// Opens a capture or exits 2 with a one-line message.
-func openOrExit(_ path: String) throws -> any CaptureReader {
-    if isFolder(path) {
-        stderrLine("bluesift: no captures in \(path)")
-        throw Exit.unusableInput
-    }
-    do {
-        return try CaptureFile.open(path: path)
-    } catch {
-        stderrLine("bluesift: \(error.description)")
-        throw Exit.unusableInput
-    }
+/// A command that reads one capture, given a folder: one line, exit 2 (never a crash reading
+/// a directory as a file).
+func refuseFolder(_ path: String, hint: String = "dump, info, stats and frames read folders") throws {
+    guard isFolder(path) else { return }
+    stderrLine("bluesift: \(path) is a folder; this command reads one capture file (\(hint))")
+    throw Exit.unusableInput
 }
 
 func isFolder(_ path: String) -> Bool {

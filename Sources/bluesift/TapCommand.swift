@@ -1,4 +1,5 @@
 import ArgumentParser
+import BluesiftSession
 import Foundation
 import BluesiftWire
 import BluesiftCapture
@@ -72,7 +73,7 @@ struct Tap: ParsableCommand {
 
     @OptionGroup var filter: FilterOptions
 
-    @OptionGroup var plugins: PluginOptions
+    @OptionGroup var decode: DecodeOptions
 
     /// "65536", "64k", "2M" (k = 1024).
     static func parseSize(_ s: String) -> Int? {
@@ -106,8 +107,7 @@ struct Tap: ParsableCommand {
         guard filter.peerNames.isEmpty else {
             throw usage("--peer", "an address (a live tap cannot look advertised names up ahead)", filter.peerNames[0])
         }
-        let db = try lines.gatt.map(loadGATT)
-        let pluginList = plugins.loadPlugins()
+        let settings = try decode.settings(naming: !lines.noNaming)
 
         // Ctrl-C / SIGTERM end the session cleanly: the recording is completed, not removed.
         for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig) { _ in tapInterrupted = 1 } }
@@ -127,8 +127,8 @@ struct Tap: ParsableCommand {
         // The output may be neither side's file (a socket or a serial device) nor an input.
         var recorder: BTSnoopSegments?
         if let write {
-            let inputs = [hostSide.path, controllerSide.path, lines.gatt].compactMap { $0 } + plugins.directories
-            recorder = BTSnoopSegments(base: write, rotateSize: rotate, inputs: inputs)
+            let inputs = [hostSide.path, controllerSide.path, decode.gatt].compactMap { $0 } + decode.plugins.directories
+            recorder = BTSnoopSegments(base: write, rotateSize: rotate) { OutputGuard.conflict(output: $0, inputs: inputs) }
             do {
                 let removed = try recorder?.start() ?? []
                 if let first = removed.first, let last = removed.last {
@@ -152,7 +152,8 @@ struct Tap: ParsableCommand {
         }
         stderrLine("bluesift: tap: forwarding \(hostSide) ⇄ \(controllerSide)")
 
-        let live = LiveLines(format: format, lines: lines, filter: filter, quiet: quiet, gatt: db, plugins: pluginList)
+        let live = LiveLines(format: format, lines: lines, filter: filter, quiet: quiet,
+                             analyzer: AnalysisSession.analyzer(settings, filter: filter))
         var number = 0
 
         let stop = tap.run(shouldStop: stopRequested) { event in
@@ -164,6 +165,7 @@ struct Tap: ParsableCommand {
         }
         try finish(tap, recorder: recorder, stop: stop, printed: live.printed)
         if case .failed = stop { throw ExitCode(3) }
+        if live.out.failure != nil { throw Exit.unusableInput }
     }
 
     /// Closes both sides, completes the recording and says what passed.
@@ -189,132 +191,28 @@ struct Tap: ParsableCommand {
 }
 
 /// Stdout for live lines: written at once; a reader that went away (`| head`) stops the
-/// printing, never the tap (the session still forwards and records).
+/// printing, never the tap (the session still forwards and records). Any other failed write
+/// (a full disk) also stops the printing, is said once, and makes the run's exit code 2.
 struct LiveOutput {
     var closed = false
+    var failure: String?
 
     mutating func emit(_ bytes: [UInt8]) {
         guard !closed, !bytes.isEmpty else { return }
         var off = 0
         while off < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress! + off, $0.count - off) }
+            if n < 0 && errno == EINTR { continue }
             if n <= 0 {
-                if n < 0 && errno == EINTR { continue }
+                let err = n < 0 ? errno : ENOSPC
                 closed = true
+                if err != EPIPE {
+                    failure = "cannot write standard output: \(String(cString: strerror(err))); the tap goes on forwarding and recording"
+                    stderrLine("bluesift: \(failure!)")
+                }
                 return
             }
             off += n
         }
     }
-}
-
-/// The tap's btsnoop (datalink 1002; `capture`'s: 2001): one file, or numbered segments FILE.1, FILE.2, … of at
-/// most `rotateSize` bytes. Each goes through `AtomicFile` (BTSnoopWriter): written as a
-/// temporary file and renamed into place whole, when the next segment starts or at the end.
-final class BTSnoopSegments {
-    static let headerSize = 16
-    let base: String
-    let rotateSize: Int?
-    let inputs: [String]
-    let monitor: Bool
-    private var writer: BTSnoopWriter?
-    private var size = 0
-    private var inSegment = 0
-    private(set) var files: [String] = []
-    private(set) var records = 0
-    /// Why recording stopped, if it did (the tap forwards on).
-    private(set) var failure: String?
-
-    init(base: String, rotateSize: Int?, inputs: [String], monitor: Bool = false) {
-        self.base = base; self.rotateSize = rotateSize; self.inputs = inputs; self.monitor = monitor
-    }
-
-    private var nextName: String { rotateSize == nil ? base : "\(base).\(files.count + 1)" }
-
-    /// Opens the first file now, so an unwritable place is said before anything connects.
-    /// With rotation, the numbered segments of an earlier recording under the same name are
-    /// removed (as -w FILE replaces FILE): left, `FILE.*` would mix two sessions. Only files
-    /// named FILE.N that are btsnoop files go; their names are returned, to be said.
-    func start() throws(TapRecordError) -> [String] {
-        try open()
-        guard rotateSize != nil else { return [] }
-        let url = URL(fileURLWithPath: base)
-        let dir = url.deletingLastPathComponent().path
-        let prefix = url.lastPathComponent + "."
-        var stale: [(Int, String)] = []
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.hasPrefix(prefix) {
-            let n = name.dropFirst(prefix.count)
-            guard !n.isEmpty, n.allSatisfy(\.isASCII), n.allSatisfy(\.isNumber), let k = Int(n) else { continue }
-            let path = dir + "/" + name
-            guard let h = FileHandle(forReadingAtPath: path) else { continue }
-            let magic = (try? h.read(upToCount: 8)) ?? Data()
-            try? h.close()
-            guard magic == Data("btsnoop\0".utf8) else { continue }
-            if (try? FileManager.default.removeItem(atPath: path)) != nil { stale.append((k, path)) }
-        }
-        return stale.sorted { $0.0 < $1.0 }.map(\.1)
-    }
-
-    private func open() throws(TapRecordError) {
-        let name = nextName
-        if let why = OutputGuard.conflict(output: name, inputs: inputs) { throw TapRecordError(message: why) }
-        do {
-            writer = try BTSnoopWriter(path: name, monitor: monitor)
-        } catch {
-            throw TapRecordError(message: error.description)
-        }
-        files.append(name)
-        size = Self.headerSize
-        inSegment = 0
-    }
-
-    func write(_ r: CaptureRecord) {
-        append(need: 24 + 1 + r.bytes.count) { w throws(CaptureError) in try w.write(r) }  // record header, H4 indicator, packet
-    }
-
-    /// A monitor packet as the kernel gave it (`capture`).
-    func writeMonitor(_ p: HCIMonitor.Packet) {
-        append(need: 24 + p.payload.count) { w throws(CaptureError) in
-            try w.writeMonitor(adapter: p.adapter, opcode: p.opcode, timestamp: p.timestamp, payload: p.payload)
-        }
-    }
-
-    private func append(need: Int, _ body: (BTSnoopWriter) throws(CaptureError) -> Void) {
-        guard failure == nil, writer != nil else { return }
-        do throws(TapRecordError) {
-            if let limit = rotateSize, inSegment > 0, size + need > limit {
-                try commit()
-                try open()
-            }
-            do throws(CaptureError) { if let w = writer { try body(w) } } catch { throw TapRecordError(message: error.description) }
-            size += need
-            inSegment += 1
-            records += 1
-        } catch {
-            failure = error.message + " (recording stopped; forwarding went on)"
-            if writer != nil { files.removeLast() }  // its temporary file goes with it
-            writer = nil
-        }
-    }
-
-    private func commit() throws(TapRecordError) {
-        guard let w = writer else { return }
-        writer = nil
-        do { try w.finish() } catch { throw TapRecordError(message: error.description) }
-    }
-
-    func finish() {
-        do throws(TapRecordError) { try commit() } catch {
-            if failure == nil { failure = error.message }
-        }
-    }
-
-    func describeFiles() -> String {
-        files.count == 1 ? files[0] : "\(files.count) files, \(files[0]) … \(files[files.count - 1])"
-    }
-}
-
-struct TapRecordError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
 }

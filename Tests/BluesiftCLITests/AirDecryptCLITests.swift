@@ -18,8 +18,7 @@ import Foundation
     }
 
     /// tshark reads the ATT of our decrypted file (crackle's PPI input it cannot read at all).
-    @Test func convertDecryptIsReadByTshark() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tshark") else { return }
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tshark"), "needs tshark")) func convertDecryptIsReadByTshark() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-dec-\(UUID().uuidString).pcap").path
         defer { try? FileManager.default.removeItem(atPath: out) }
         let r = try CLI.run(["convert", "--decrypt", Self.fixture("05_numeric_pin/numeric_pin.pcap"), out])

@@ -61,7 +61,10 @@ import BluesiftSecurity
         var out: [(Range<Int>, String)] = []
         var i = 0
         while i + 17 <= u.count {
-            let edgeOK = (i == 0 || !hexDigit(u[i - 1]) && u[i - 1] != 58) && (i + 17 == u.count || !hexDigit(u[i + 17]) && u[i + 17] != 58)
+            // Not inside a longer colon-separated hex run; "P(0):44:09:…" is an address.
+            let before = i == 0 || !hexDigit(u[i - 1]) && (u[i - 1] != 58 || i < 2 || !hexDigit(u[i - 2]))
+            let after = i + 17 == u.count || !hexDigit(u[i + 17]) && (u[i + 17] != 58 || i + 18 == u.count || !hexDigit(u[i + 18]))
+            let edgeOK = before && after
             if edgeOK, (0..<17).allSatisfy({ $0 % 3 == 2 ? u[i + $0] == 58 : hexDigit(u[i + $0]) }) {
                 out.append((i..<i + 17, String(decoding: u[i..<i + 17], as: UTF8.self)))
                 i += 17
@@ -78,6 +81,7 @@ import BluesiftSecurity
         var cache: [[UInt8]: [UInt8]] = [:]
         var map: [String: String] = [:]      // original address text → pseudonym text
         var textOriginals: Set<String> = []  // addresses met inside log text, as written
+        var nameOriginals: Set<String> = []  // device names that ended in their address's last bytes
         var keys: [[UInt8]] = []
         var problems: [String] = []
         var undecryptable = 0
@@ -151,6 +155,9 @@ import BluesiftSecurity
                     if !hexExplained(ob, nb) { problems.append("frame \(frame) \(path): \(x) → \(y)") }
                     return
                 }
+                // A name ending in the last 2 or 3 bytes of a device's address ("MODEL_6FAB"):
+                // those digits become the pseudonym's, in the same case.
+                if nameSuffixExplained(x, y) { nameOriginals.insert(x); return }
                 // Log text: each address written in it becomes its pseudonym, in the same case.
                 var t = Array(x.utf8)
                 for (r, a) in textAddresses(x) {
@@ -164,6 +171,20 @@ import BluesiftSecurity
             default:
                 if "\(a)" != "\(b)" { problems.append("frame \(frame) \(path): \(a) → \(b)") }
             }
+        }
+
+        mutating func nameSuffixExplained(_ x: String, _ y: String) -> Bool {
+            let (o, n) = (Array(x.utf8), Array(y.utf8))
+            guard o.count == n.count else { return false }
+            for k in [3, 2] where o.count > 2 * k && o.dropLast(2 * k) == n.dropLast(2 * k) {
+                let tail = String(decoding: o.suffix(2 * k), as: UTF8.self)
+                for a in map.keys where a.replacingOccurrences(of: ":", with: "").hasSuffix(tail.lowercased()) {
+                    let p = pseudo(wire(a))
+                    let upper = tail.contains { "ABCDEF".contains($0) }
+                    if Array(n.suffix(2 * k)) == Array(p[0..<k].reversed().map { String(format: upper ? "%02X" : "%02x", $0) }.joined().utf8) { return true }
+                }
+            }
+            return false
         }
 
         mutating func pseudo(_ a: [UInt8]) -> [UInt8] {
@@ -242,7 +263,7 @@ import BluesiftSecurity
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-redact-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        var totals = (files: 0, addresses: 0, keys: 0, leaves: 0, undecryptable: 0)
+        var totals = (files: 0, addresses: 0, keys: 0, leaves: 0, undecryptable: 0, names: 0)
         for input in Self.corpus {
             let name = URL(fileURLWithPath: input).lastPathComponent
             let output = dir.appendingPathComponent(name).path
@@ -277,6 +298,8 @@ import BluesiftSecurity
                 Issue.record("\(name): address \(a) still in the file")
             }
             for a in c.textOriginals.sorted() where hits.contains(Array(a.utf8)) { Issue.record("\(name): address text \(a) still in the file") }
+            for n in c.nameOriginals.sorted() where Self.find(Array(n.utf8), in: bytes) { Issue.record("\(name): device name \(n) (ends in its address) still in the file") }
+            totals.names += c.nameOriginals.count
             for k in c.keys where hits.contains(k) {
                 Issue.record("\(name): key bytes \(k.map { String(format: "%02x", $0) }.joined()) still in the file")
             }
@@ -284,7 +307,7 @@ import BluesiftSecurity
             totals.files += 1; totals.addresses += c.map.count; totals.keys += c.keys.count; totals.leaves += c.changedLeaves
             totals.undecryptable += c.undecryptable
         }
-        print("redact: \(totals.files) captures, \(totals.addresses) addresses renamed, \(totals.keys) keys zeroed, \(totals.leaves) JSON values changed, \(totals.undecryptable) sniffed packets no longer decryptable")
+        print("redact: \(totals.files) captures, \(totals.addresses) addresses renamed, \(totals.names) names ending in their address renamed, \(totals.keys) keys zeroed, \(totals.leaves) JSON values changed, \(totals.undecryptable) sniffed packets no longer decryptable")
         // Without the corpus (../shared absent) only Captures/ is redacted.
         guard ProcessInfo.processInfo.environment["BLUESIFT_REDACT_ONLY"] == nil,
               FileManager.default.fileExists(atPath: CLI.corpus.path) else { return }
@@ -366,11 +389,10 @@ import BluesiftSecurity
 
     /// blefun: one peripheral (ea:76:52:b8:3b:e4, 286 advertising reports, 12 connections)
     /// among five advertisers.
-    @Test(.enabled(if: enabled)) func peerAndDropAdvertising() throws {
+    @Test(.enabled(if: enabled), .enabled(if: FileManager.default.fileExists(atPath: CLI.corpus.appendingPathComponent("blefun_btsnoop_hci.log").path), "needs ../shared/captures/public")) func peerAndDropAdvertising() throws {
         let dir = try Self.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = CLI.corpus.appendingPathComponent("blefun_btsnoop_hci.log").path
-        guard FileManager.default.fileExists(atPath: input) else { return }
         let peer = dir.appendingPathComponent("peer.log").path, rep = dir.appendingPathComponent("r.json").path
         #expect(try CLI.run(["redact", input, peer, "--salt", "s", "--peer", "ea:76:52:b8:3b:e4", "--report", rep]).status == 0)
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: rep))) as! [String: Any]

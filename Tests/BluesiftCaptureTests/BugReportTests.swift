@@ -89,8 +89,7 @@ import ZIPFoundation
         return d
     }
 
-    @Test(arguments: [UInt8(1), 2]) func textReportKeepsEveryRecord(_ version: UInt8) throws {
-        guard Corpus.available else { return }
+    @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public"), arguments: [UInt8(1), 2]) func textReportKeepsEveryRecord(_ version: UInt8) throws {
         let dir = try Self.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let (snooz, expected) = try Self.snooz(Corpus.path(Self.source), version: version)
@@ -117,8 +116,7 @@ import ZIPFoundation
         #expect(Self.records(try CaptureFile.open(path: out)) == expected)
     }
 
-    @Test func zipReportOffersEveryLog() throws {
-        guard Corpus.available else { return }
+    @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public")) func zipReportOffersEveryLog() throws {
         let dir = try Self.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let tree = dir.appendingPathComponent("tree")

@@ -90,10 +90,18 @@ enum Corpus {
     }
 }
 
-/// Temporary files for malformed-input tests.
+/// Temporary files for malformed-input tests: folders under one per process, removed when
+/// the test process exits.
 enum Temp {
+    static let root: URL = {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-capture-\(getpid())")
+        try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: Temp.root) }
+        return d
+    }()
+
     static func dir() -> URL {
-        let d = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-capture-\(getpid())-\(UUID().uuidString.prefix(8))")
+        let d = root.appendingPathComponent(String(UUID().uuidString.prefix(8)))
         try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
         return d
     }

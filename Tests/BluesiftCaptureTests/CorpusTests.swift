@@ -5,15 +5,14 @@ import Foundation
 extension CaptureTests {
     /// Every public corpus file opens and yields exactly tshark's number of records.
     @Suite struct CorpusTests {
-        @Test func summaryParsesExactCounts() throws {
-            guard Corpus.available else { return }
+        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public")) func summaryParsesExactCounts() throws {
             #expect(Corpus.summaries["bafang_bluetoothd-hci-latest.pklg"]?.packets == 50027)
             #expect(Corpus.summaries["lightctl_btsnoop_hci.log"]?.packets == 61318)
             #expect(Corpus.summaries["oppo_empty_BT_HCI_2026_0719_110549.cfa"]?.packets == 0)
             #expect(Corpus.summaries.count == 36)
         }
 
-        @Test(arguments: Corpus.available ? Corpus.files : [])
+        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public"), arguments: Corpus.available ? Corpus.files : [])
         func recordCountMatchesTshark(file: String) throws {
             let expected = try #require(Corpus.summaries[file]).packets
             let reader = try CaptureFile.open(path: Corpus.path(file))
@@ -25,12 +24,11 @@ extension CaptureTests {
         }
 
         /// First and last timestamps as tshark prints them (UTC).
-        @Test(arguments: [
+        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public"), arguments: [
             ("a2dp_motog_lghbs730_btsnoop_hci.log", 6), ("lightctl_btsnoop_hci.log", 6), ("btsnooprs_btsnoop_btmon.log", 6),
             ("pogoplus_bt_log_plus_pair.log", 6), ("bafang_bluetoothd-hci-latest.pklg", 6), ("evenG2_bt2.pklg", 6), ("isap_hci_dump.pklg", 6), ("cheoljun_bluetooth-infocar.pcap", 9), ("crackle_le_secure_connections.pcapng", 9), ("blepcapanalyzer_hci.pcap", 6), ("tesible_mouse.pcapng", 6), ("crackle_pairing_and_ltk_exchange.pcap", 6),
         ])
         func firstAndLastTimestamps(file: String, digits: Int) throws {
-            guard Corpus.available else { return }
             let s = try #require(Corpus.summaries[file])
             let reader = try CaptureFile.open(path: Corpus.path(file))
             var first: Timestamp?, last: Timestamp?
@@ -40,8 +38,7 @@ extension CaptureTests {
         }
 
         /// Containers come from content: .pcapng files holding classic pcap, .cfa holding btsnoop.
-        @Test func everyCorpusFileIsRecognisedByContent() throws {
-            guard Corpus.available else { return }
+        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public")) func everyCorpusFileIsRecognisedByContent() throws {
             #expect(Corpus.files.count == 36)
             for f in Corpus.files { #expect(Corpus.recognised(f), "\(f)") }
             let cfa = try CaptureFile.open(path: Corpus.path("oppo_BT_HCI_2026_0719_110149.cfa"))

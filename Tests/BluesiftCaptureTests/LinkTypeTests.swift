@@ -81,8 +81,7 @@ extension CaptureTests {
         }
 
         /// Kinds over whole corpus files: nothing that tshark decodes is left `.unknown`.
-        @Test func corpusKinds() throws {
-            guard Corpus.available else { return }
+        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public")) func corpusKinds() throws {
             func histogram(_ f: String) throws -> [PacketKind: Int] {
                 Corpus.records(try CaptureFile.open(path: Corpus.path(f))).reduce(into: [:]) { $0[$1.kind, default: 0] += 1 }
             }

@@ -12,8 +12,7 @@ extension CaptureTests {
             return out
         }
 
-        @Test func btsnoopH4() throws {
-            guard Corpus.available else { return }
+        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public")) func btsnoopH4() throws {
             let f = try Self.frames("yeelock_btsnoop_hci.log", [1, 2, 451, 453])
             #expect(f[1]?.kind == .event && f[1]?.dir == .received && f[1]?.bytes == [0x0f, 0x04, 0x00, 0x01, 0x00, 0x00])
             #expect(f[2]?.kind == .command && f[2]?.dir == .sent && f[2]?.bytes == [0x03, 0x0c, 0x00])
@@ -24,8 +23,7 @@ extension CaptureTests {
             #expect(reader.format == CaptureFormat(container: .btsnoop, datalink: 1002, byteOrder: .big, datalinkName: "HCI UART H4"))
         }
 
-        @Test func btsnoopMonitor() throws {
-            guard Corpus.available else { return }
+        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public")) func btsnoopMonitor() throws {
             let f = try Self.frames("btsnooprs_btsnoop_btmon.log", [1, 8, 14])
             #expect(f[1]?.kind == .note && f[1]?.sourceType == 12)
             #expect(String(decoding: f[1]!.bytes, as: UTF8.self) == "Linux version 6.1.19-gentoo-x86_64 (x86_64)")
@@ -35,8 +33,7 @@ extension CaptureTests {
             #expect(f[14]?.bytes == [0x39, 0x20, 0x02, 0x00, 0x00])
         }
 
-        @Test func packetLoggerBigAndLittleEndian() throws {
-            guard Corpus.available else { return }
+        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public")) func packetLoggerBigAndLittleEndian() throws {
             let be = try Self.frames("btstack_sm_pairing.pklg", [1, 23])
             #expect(be[1]?.kind == .note && be[1]?.sourceType == 0xFC)
             #expect(String(decoding: be[1]!.bytes, as: UTF8.self) == "registering packet handler")
@@ -50,8 +47,7 @@ extension CaptureTests {
             #expect(try CaptureFile.open(path: Corpus.path("bafang_bluetoothd-hci-latest.pklg")).format.byteOrder == .big)
         }
 
-        @Test func pcapH4WithPseudoHeader() throws {
-            guard Corpus.available else { return }
+        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public")) func pcapH4WithPseudoHeader() throws {
             let f = try Self.frames("blepcapanalyzer_hci.pcap", [1, 2, 20])
             #expect(f[1]?.kind == .command && f[1]?.dir == .sent && f[1]?.bytes == [0x03, 0x0c, 0x00])
             #expect(f[2]?.kind == .event && f[2]?.dir == .received && f[2]?.bytes == [0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])
@@ -60,8 +56,7 @@ extension CaptureTests {
             #expect(r.format.container == .pcap && r.format.datalink == 201)
         }
 
-        @Test func nordicSnifferV3() throws {
-            guard Corpus.available else { return }
+        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public")) func nordicSnifferV3() throws {
             let f = try Self.frames("tesible_mouse.pcapng", [1, 954, 956])
             let adv = try #require(f[1])
             #expect(adv.kind == .ll && adv.bytes.count == 33)
@@ -73,8 +68,7 @@ extension CaptureTests {
             #expect(try CaptureFile.open(path: Corpus.path("tesible_mouse.pcapng")).format.container == .pcapng)
         }
 
-        @Test func nordicSnifferV2InMisnamedFile() throws {
-            guard Corpus.available else { return }
+        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public")) func nordicSnifferV2InMisnamedFile() throws {
             let f = try Self.frames("sweyntooth_capture_dialog_DA14680_truncated_l2cap_crash.pcap", [1])
             #expect(Corpus.hex(f[1]!.bytes, 8) == "d6be898e030c220b")
             #expect(f[1]?.sniffer?.channel == 0 && f[1]?.sniffer?.crcOK == true && f[1]?.sniffer?.fromCentral == nil)
@@ -83,8 +77,7 @@ extension CaptureTests {
             #expect(r.format.container == .pcap && r.format.datalink == 272)
         }
 
-        @Test func btleRFHeader() throws {
-            guard Corpus.available else { return }
+        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public")) func btleRFHeader() throws {
             let f = try Self.frames("crackle_le_secure_connections.pcapng", [1])
             let r = try #require(f[1])
             #expect(r.kind == .ll && r.bytes.count == 42)
@@ -92,8 +85,7 @@ extension CaptureTests {
             #expect(r.sniffer == SnifferInfo(channel: 37, rssi: 0, phy: 0, hasCRC: true))
         }
 
-        @Test func ppiBTLE() throws {
-            guard Corpus.available else { return }
+        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public")) func ppiBTLE() throws {
             let f = try Self.frames("crackle_pairing_and_ltk_exchange.pcap", [1])
             let r = try #require(f[1])
             #expect(r.kind == .ll && r.sourceType == 192)

@@ -29,10 +29,9 @@ extension CaptureTests {
             return (kept, writer.skipped, Corpus.records(try CaptureFile.open(path: out)))
         }
 
-        @Test(arguments: ["yeelock_btsnoop_hci.log", "blepcapanalyzer_hci.pcap", "bafang_bluetoothd-hci-latest.pklg",
+        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public"), arguments: ["yeelock_btsnoop_hci.log", "blepcapanalyzer_hci.pcap", "bafang_bluetoothd-hci-latest.pklg",
                           "btsnooprs_btsnoop_btmon.log", "airbily_bluethoot_logs.pcapng", "cheoljun_bluetooth-infocar.pcap"])
         func roundTrip(file: String) throws {
-            guard Corpus.available else { return }
             for format in CaptureOutputFormat.allCases {
                 let (kept, skipped, back) = try Self.convert(Corpus.path(file), format)
                 let total = try #require(Corpus.summaries[file]).packets
@@ -103,8 +102,7 @@ extension CaptureTests {
             #expect(n == 120_000 && ok && r.warnings.isEmpty && r.bytesRead == r.fileSize)
         }
 
-        @Test func skipsWhatTheFormatCannotHold() throws {
-            guard Corpus.available else { return }
+        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public")) func skipsWhatTheFormatCannotHold() throws {
             let (kept, skipped, back) = try Self.convert(Corpus.path("tesible_mouse.pcapng"), .pcap)
             #expect(kept.isEmpty && back.isEmpty && skipped == 3110)
         }

@@ -15,7 +15,7 @@ enum PairingRig {
 
     /// One rig on `port`, `port + 1`; `bluesift replay band_mtu23.btsnoop` against it.
     static func replay(port: Int, band: [String], extra: [String], capture: String? = nil) throws -> Run {
-        let dir = "/tmp/bluesift-e2e16-\(getpid())-\(port)"
+        let dir = NSTemporaryDirectory() + "bluesift-e2e16-\(getpid())-\(port)"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(port)", "127.0.0.1:\(port + 1)"], log: dir + "/controllers.log")
@@ -57,7 +57,7 @@ enum PairingRig {
     }
 
     static func tmp(_ name: String) -> String {
-        let path = "/tmp/bluesift-e2e16-\(getpid())-\(name)"
+        let path = NSTemporaryDirectory() + "bluesift-e2e16-\(getpid())-\(name)"
         try? FileManager.default.removeItem(atPath: path)
         return path
     }

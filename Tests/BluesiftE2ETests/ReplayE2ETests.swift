@@ -54,7 +54,7 @@ enum Rig {
     static func replay(_ capture: String, band: [String] = [], extra: [String] = [], controllers: [String] = [],
                        timed: Bool = false, during: ((Process) -> Void)? = nil) throws -> Result {
         let (central, bandPort) = ports()
-        let dir = "/tmp/bluesift-e2e-\(getpid())-\(bandPort)"
+        let dir = NSTemporaryDirectory() + "bluesift-e2e-\(getpid())-\(bandPort)"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let ctl = try start("controllers.py", ["127.0.0.1:\(central)", "127.0.0.1:\(bandPort)"] + controllers, log: dir + "/controllers.log")
@@ -173,7 +173,7 @@ struct ReplayAgainstVirtualBand {
     }
 
     @Test func recordedReplayIsACaptureTheToolReads() throws {
-        let out = "/tmp/bluesift-e2e-\(getpid())-record.btsnoop"
+        let out = NSTemporaryDirectory() + "bluesift-e2e-\(getpid())-record.btsnoop"
         defer { try? FileManager.default.removeItem(atPath: out) }
         let r = try Rig.replay("band_mtu185.btsnoop", extra: ["--record", out])
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
@@ -188,7 +188,7 @@ struct ReplayAgainstVirtualBand {
     /// A replay recorded against the regressed band, diffed with the original session: the
     /// firmware string and the one vendor field differ; the split frames and MTU do not.
     @Test func diffOfTheRecordingNamesTheRegression() throws {
-        let out = "/tmp/bluesift-e2e-\(getpid())-regressed.btsnoop"
+        let out = NSTemporaryDirectory() + "bluesift-e2e-\(getpid())-regressed.btsnoop"
         defer { try? FileManager.default.removeItem(atPath: out) }
         _ = try Rig.replay("band_mtu23.btsnoop", band: ["--regression", "03"], extra: ["--record", out])
         let p = Process()

@@ -34,7 +34,7 @@ enum HostileRig {
     }
 
     static func tempDir() -> String {
-        let d = "/tmp/bluesift-hostile-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let d = NSTemporaryDirectory() + "bluesift-hostile-\(getpid())-\(UUID().uuidString.prefix(8))"
         try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
         return d
     }

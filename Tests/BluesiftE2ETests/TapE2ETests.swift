@@ -87,7 +87,7 @@ enum TapRig {
     /// `during`; the tap is expected to stop by itself afterwards.
     static func run(base: Int, tapArgs: (String) -> [String], host: Bool = true, unixHost: Bool = false, serialController: Bool = false,
                     during: ((_ tap: Process, _ port: Int, _ controllers: Process) throws -> Void)? = nil) throws -> Run {
-        let dir = "/tmp/bluesift-tap-\(getpid())-\(base)"
+        let dir = NSTemporaryDirectory() + "bluesift-tap-\(getpid())-\(base)"
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(base)", "127.0.0.1:\(base + 1)"], log: dir + "/controllers.log")
@@ -103,7 +103,7 @@ enum TapRig {
             let ready = read(dir + "/bridge.log").split(separator: "\n").first { $0.hasPrefix("READY ") }
             controllerSpec = "serial:\(ready?.dropFirst(6) ?? "?")@1000000"
         }
-        let sock = "/tmp/bluesift-tap-\(getpid())-\(base).sock"
+        let sock = NSTemporaryDirectory() + "bluesift-tap-\(getpid())-\(base).sock"
         let (hostSpec, hostTransport) = unixHost ? ("listen:unix:\(sock)", "unix:\(sock)")
                                                  : ("listen:tcp:127.0.0.1:\(base + 2)", "tcp-client:127.0.0.1:\(base + 2)")
         let t0 = Date()
@@ -285,7 +285,7 @@ struct TapBetweenBumbleHostAndController {
         #expect(zip(mine, theirs).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 })
         let (_, jsonl, _) = try TapRig.bluesift(["dump", "--format", "jsonl", r.dir + "/tap.btsnoop"])
         #expect(TapRig.steps(jsonLines: jsonl) == r.hostATT && r.hostATT.count > 40)
-        #expect(!FileManager.default.fileExists(atPath: "/tmp/bluesift-tap-\(getpid())-9492.sock"))
+        #expect(!FileManager.default.fileExists(atPath: NSTemporaryDirectory() + "bluesift-tap-\(getpid())-9492.sock"))
     }
 
     /// The controller going away ends the tap by itself, naming that side.

@@ -71,6 +71,8 @@ import BluesiftFuzz
         }
         let took = Date().timeIntervalSince(t0)
         try? FileManager.default.removeItem(atPath: artifacts + "/last-input")
+        // Kept only when there is something to look at (a failing mutant, or a folder asked for).
+        if failures.isEmpty && Self.env["BLUESIFT_MUTATION_ARTIFACTS"] == nil { try? FileManager.default.removeItem(atPath: artifacts) }
         print("structured mutation, seed \(seed): \(stats.inputs) inputs, \(stats.predictable) with predicted records, "
               + "\(stats.records) records, \(stats.warned) cuts warned, slowest \(String(format: "%.3f", stats.slowest)) s, "
               + "\(String(format: "%.1f", took)) s; \(stats.byMutation.sorted { $0.key < $1.key })")

@@ -80,6 +80,7 @@ enum Temp {
     static let dir: URL = {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-malformed-\(getpid())")
         try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: Temp.dir) }
         return d
     }()
 

@@ -1,3 +1,4 @@
+import BluesiftSecurity
 import Testing
 import Foundation
 import BluesiftWire

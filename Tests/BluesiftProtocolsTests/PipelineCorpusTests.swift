@@ -79,8 +79,8 @@ extension PipelineCorpusTests {
 
     /// Decode rate over an in-memory copy of a real capture (records pre-built, so only the
     /// decoder is measured). Prints the figure; asserts only that it decodes everything.
-    @Test func decodeThroughput() {
-        guard let path = Corpus.path("blefun_btsnoop_hci.log") else { return }
+    @Test(.enabled(if: Corpus.has("blefun_btsnoop_hci.log"), "needs ../shared/captures/public")) func decodeThroughput() {
+        let path = Corpus.path("blefun_btsnoop_hci.log")!
         let recs = TestBTSnoop.read(path).filter { !$0.bytes.isEmpty }
         let store = RecordStore()
         let records = recs.map { r in

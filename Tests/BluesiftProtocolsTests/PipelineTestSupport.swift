@@ -34,6 +34,8 @@ func hx(_ s: String) -> [UInt8] { Hex.parse(s)! }
 enum Corpus {
     static let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/captures/public")
+    /// For `.enabled(if:)`: the corpus capture is there.
+    static func has(_ name: String) -> Bool { path(name) != nil }
     static func path(_ name: String) -> String? {
         let p = dir.appendingPathComponent(name).path
         return FileManager.default.fileExists(atPath: p) ? p : nil

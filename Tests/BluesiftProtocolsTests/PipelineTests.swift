@@ -4,8 +4,8 @@ import BluesiftCapture
 @testable import BluesiftProtocols
 
 @Suite struct PipelineTests {
-    @Test func connectionsFromRealCapture() {
-        guard let path = Corpus.path("blefun_btsnoop_hci.log") else { return }
+    @Test(.enabled(if: Corpus.has("blefun_btsnoop_hci.log"), "needs ../shared/captures/public")) func connectionsFromRealCapture() {
+        let path = Corpus.path("blefun_btsnoop_hci.log")!
         let d = ProtocolDecoder()
         TestBTSnoop.decode(path, d) { _ in }
         #expect(d.connections.count == 12)
@@ -18,8 +18,8 @@ import BluesiftCapture
     }
 
     /// happyleaf starts mid-connection: the first ACL creates a connection without a peer.
-    @Test func midConnectionCaptureFromRealFile() {
-        guard let path = Corpus.path("happyleaf_btsnoop_hci.log") else { return }
+    @Test(.enabled(if: Corpus.has("happyleaf_btsnoop_hci.log"), "needs ../shared/captures/public")) func midConnectionCaptureFromRealFile() {
+        let path = Corpus.path("happyleaf_btsnoop_hci.log")!
         let d = ProtocolDecoder()
         var firstACL: Int?
         TestBTSnoop.decode(path, d) { f in if f.record.kind == .acl, firstACL == nil { firstACL = f.record.frame } }
@@ -99,8 +99,8 @@ import BluesiftCapture
 
     /// pongbot #272/#273 pair on handle 0x0041; #511 answers #504 on 0x0041 although a Write
     /// Request went out on 0x0042 in between (#509): pairing is per connection.
-    @Test func attPairingOnRealCapture() {
-        guard let path = Corpus.path("pongbot_btsnoop_hci.log") else { return }
+    @Test(.enabled(if: Corpus.has("pongbot_btsnoop_hci.log"), "needs ../shared/captures/public")) func attPairingOnRealCapture() {
+        let path = Corpus.path("pongbot_btsnoop_hci.log")!
         let recs = TestBTSnoop.read(path)
         let d = ProtocolDecoder()
         var tx: [Int: ATTTransaction] = [:]

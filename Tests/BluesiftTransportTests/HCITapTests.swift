@@ -18,7 +18,7 @@ private final class TapOutcome: @unchecked Sendable {
     /// A tap on its own thread between a UNIX socket for the host (its path returned) and a
     /// TCP controller; `done` is signalled when the tap has stopped, `outcome` then holds what it did.
     fileprivate static func startTap(controllerPort port: UInt16) -> (path: String, done: DispatchSemaphore, outcome: TapOutcome) {
-        let path = "/tmp/bluesift-tap-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let path = NSTemporaryDirectory() + "bluesift-tap-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         let ready = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
         let outcome = TapOutcome()
         Thread.detachNewThread {

@@ -35,7 +35,7 @@ import BluesiftCapture
     }
 
     @Test func unixEcho() throws {
-        let path = "/tmp/bluesift-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let path = NSTemporaryDirectory() + "bluesift-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         let server = try OneShotServer(unixPath: path, handler: OneShotServer.echo)
         let t = try TransportSpec(parsing: "unix:\(path)").open()
         defer { t.close() }

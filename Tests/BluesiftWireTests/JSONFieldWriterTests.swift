@@ -78,7 +78,7 @@ struct JSONFieldWriterTests {
                 w.beginObject("")
                 w.int("n", s.count)
                 if cached {
-                    w.replaying(7, p) { w in calls += 1; w.beginArray("data"); members(&w, p); w.endArray() }
+                    w.replaying(.gattNames, p) { w in calls += 1; w.beginArray("data"); members(&w, p); w.endArray() }
                 } else {
                     w.beginArray("data"); calls += 1; members(&w, p); w.endArray()
                 }
@@ -121,7 +121,7 @@ struct JSONFieldWriterTests {
             src.withUnsafeBytes { p in
                 func fields(_ w: inout JSONFieldWriter, _ tag: UInt8) {
                     let body: (inout JSONFieldWriter) -> Void = { w in w.int("a", Int(tag)); w.hex("b", p) }
-                    if cached { w.replaying(tag, p, body) } else { body(&w) }
+                    if cached { w.replaying(tag == 1 ? .advertisingHead : .advertisingTail, p, body) } else { body(&w) }
                 }
                 w.beginTopLevel()
                 w.beginObject("first"); fields(&w, 1); w.endObject()
@@ -150,7 +150,7 @@ struct JSONFieldWriterTests {
                         w.string("kind", key[0] == 0 ? "even" : "odd")
                         w.beginObject("adv"); w.int("op", 13); w.beginArray("reports"); w.beginObject(""); w.int("type", Int(key[0]))
                     }
-                    if cached { w.replaying(12, key, body) } else { body(&w) }
+                    if cached { w.replaying(.advertisingEvent, key, body) } else { body(&w) }
                     w.int("rssi", -40 - i)
                     w.endObject(); w.beginObject(""); w.int("type", 9); w.endObject()
                     w.endArray(); w.endObject()

@@ -165,3 +165,24 @@ public final class PcapWriter: CaptureWriter {
 
     public func finish() throws(CaptureError) { try file.commit() }
 }
+
+/// pcap and pcapng count time from 1970, unsigned: a capture that starts earlier (an Android
+/// log from a phone whose clock was never set dates from year 0) is moved whole so that its
+/// first record is at the epoch, keeping every interval. Decided at the first record; a later
+/// record still before 1970 (dated before the first one) is the writer's to clamp and count.
+public struct EpochShift {
+    /// Seconds added to every timestamp; nil before the first record, 0 when none is needed.
+    public private(set) var seconds: Int64?
+    /// The first record's own time, when it was moved.
+    public private(set) var firstOriginal: Timestamp?
+
+    public init() {}
+
+    public mutating func apply(_ r: inout CaptureRecord) {
+        if seconds == nil {
+            seconds = r.timestamp.seconds < 0 ? -r.timestamp.seconds : 0
+            if seconds! > 0 { firstOriginal = r.timestamp }
+        }
+        if let s = seconds, s > 0 { r.timestamp.seconds &+= s }
+    }
+}

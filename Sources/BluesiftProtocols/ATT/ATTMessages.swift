@@ -173,9 +173,12 @@ public struct ATTFindInformationRequest: ATTMessageType {
 public struct ATTFindInformationResponse: ATTMessageType {
     public static let opcode = ATTOpcode.findInformationResponse
     public var entries: [ATTHandleUUID]
-    public init(entries: [ATTHandleUUID]) { self.entries = entries }
+    /// 16-bit UUIDs written in full (format 2): a server may send them so, and a decoded PDU
+    /// encodes back to its own bytes.
+    public var long: Bool
+    public init(entries: [ATTHandleUUID], long: Bool = false) { self.entries = entries; self.long = long }
     public func encodeParameters(into w: inout ByteWriter) {
-        let short = entries.allSatisfy { ($0.uuid.shortValue ?? .max) <= 0xFFFF }
+        let short = !long && entries.allSatisfy { ($0.uuid.shortValue ?? .max) <= 0xFFFF }
         w.writeUInt8(short ? 1 : 2)
         for e in entries {
             w.writeUInt16(e.handle)
@@ -191,6 +194,7 @@ public struct ATTFindInformationResponse: ATTMessageType {
             let h = try r.readUInt16(.little, "handle")
             entries.append(ATTHandleUUID(handle: h, uuid: BluetoothUUID(littleEndian: try r.readBytes(size, "uuid"))!))
         }
+        long = f == 2 && entries.allSatisfy { ($0.uuid.shortValue ?? .max) <= 0xFFFF }
     }
 }
 

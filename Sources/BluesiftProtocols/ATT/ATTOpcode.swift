@@ -38,42 +38,67 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let writeCommand = ATTOpcode(rawValue: 0x52)
     public static let signedWriteCommand = ATTOpcode(rawValue: 0xD2)
 
-    /// "Write Request"; "Unknown" for values the spec does not define (Core 5.4 Vol 3 Part F Table 3.37).
-    public var name: String {
+    /// Every fact about an opcode, in one table (Core 5.4 Vol 3 Part F §3.4.8 Table 3.37, the
+    /// PDUs of §3.4.1–§3.4.7): name, what it is, who sends it, the opcode it answers (Error
+    /// Response names its own), and its exact length where fixed (§3.4, to flag trailing bytes).
+    /// Read through the properties below; nothing else lists opcodes.
+    @inline(__always)
+    var facts: (name: String, kind: ATTPDUKind, sender: ATTRole, answers: UInt8, fixedLength: Int)? {
         switch rawValue {
-        case 0x01: "Error Response"
-        case 0x02: "Exchange MTU Request"
-        case 0x03: "Exchange MTU Response"
-        case 0x04: "Find Information Request"
-        case 0x05: "Find Information Response"
-        case 0x06: "Find By Type Value Request"
-        case 0x07: "Find By Type Value Response"
-        case 0x08: "Read By Type Request"
-        case 0x09: "Read By Type Response"
-        case 0x0A: "Read Request"
-        case 0x0B: "Read Response"
-        case 0x0C: "Read Blob Request"
-        case 0x0D: "Read Blob Response"
-        case 0x0E: "Read Multiple Request"
-        case 0x0F: "Read Multiple Response"
-        case 0x10: "Read By Group Type Request"
-        case 0x11: "Read By Group Type Response"
-        case 0x12: "Write Request"
-        case 0x13: "Write Response"
-        case 0x16: "Prepare Write Request"
-        case 0x17: "Prepare Write Response"
-        case 0x18: "Execute Write Request"
-        case 0x19: "Execute Write Response"
-        case 0x1B: "Handle Value Notification"
-        case 0x1D: "Handle Value Indication"
-        case 0x1E: "Handle Value Confirmation"
-        case 0x20: "Read Multiple Variable Request"
-        case 0x21: "Read Multiple Variable Response"
-        case 0x23: "Multiple Handle Value Notification"
-        case 0x52: "Write Command"
-        case 0xD2: "Signed Write Command"
-        default: "Unknown"
+        case 0x01: ("Error Response", .response, .server, 0, 5)
+        case 0x02: ("Exchange MTU Request", .request, .client, 0, 3)
+        case 0x03: ("Exchange MTU Response", .response, .server, 0x02, 3)
+        case 0x04: ("Find Information Request", .request, .client, 0, 5)
+        case 0x05: ("Find Information Response", .response, .server, 0x04, 0)
+        case 0x06: ("Find By Type Value Request", .request, .client, 0, 0)
+        case 0x07: ("Find By Type Value Response", .response, .server, 0x06, 0)
+        case 0x08: ("Read By Type Request", .request, .client, 0, 0)
+        case 0x09: ("Read By Type Response", .response, .server, 0x08, 0)
+        case 0x0A: ("Read Request", .request, .client, 0, 3)
+        case 0x0B: ("Read Response", .response, .server, 0x0A, 0)
+        case 0x0C: ("Read Blob Request", .request, .client, 0, 5)
+        case 0x0D: ("Read Blob Response", .response, .server, 0x0C, 0)
+        case 0x0E: ("Read Multiple Request", .request, .client, 0, 0)
+        case 0x0F: ("Read Multiple Response", .response, .server, 0x0E, 0)
+        case 0x10: ("Read By Group Type Request", .request, .client, 0, 0)
+        case 0x11: ("Read By Group Type Response", .response, .server, 0x10, 0)
+        case 0x12: ("Write Request", .request, .client, 0, 0)
+        case 0x13: ("Write Response", .response, .server, 0x12, 1)
+        case 0x16: ("Prepare Write Request", .request, .client, 0, 0)
+        case 0x17: ("Prepare Write Response", .response, .server, 0x16, 0)
+        case 0x18: ("Execute Write Request", .request, .client, 0, 2)
+        case 0x19: ("Execute Write Response", .response, .server, 0x18, 1)
+        case 0x1B: ("Handle Value Notification", .notification, .server, 0, 0)
+        case 0x1D: ("Handle Value Indication", .indication, .server, 0, 0)
+        case 0x1E: ("Handle Value Confirmation", .confirmation, .client, 0x1D, 1)
+        case 0x20: ("Read Multiple Variable Request", .request, .client, 0, 0)
+        case 0x21: ("Read Multiple Variable Response", .response, .server, 0x20, 0)
+        case 0x23: ("Multiple Handle Value Notification", .notification, .server, 0, 0)
+        case 0x52: ("Write Command", .command, .client, 0, 0)
+        case 0xD2: ("Signed Write Command", .command, .client, 0, 0)
+        default: nil
         }
+    }
+
+    /// "Write Request"; "Unknown" for values the spec does not define.
+    public var name: String { facts?.name ?? "Unknown" }
+    /// Request, response, command, notification, indication or confirmation; nil when unknown.
+    public var kind: ATTPDUKind? { facts?.kind }
+    /// Who sends it: the client (requests, commands, confirmations) or the server.
+    public var sender: ATTRole? { facts?.sender }
+    /// The request (or indication) this PDU answers; nil for Error Response, which names the
+    /// request it answers in its parameters, and for PDUs that answer nothing.
+    public var answers: ATTOpcode? { facts.flatMap { $0.answers == 0 ? nil : ATTOpcode(rawValue: $0.answers) } }
+    /// Exact PDU length (opcode included) where the spec fixes it.
+    public var fixedLength: Int? { facts.flatMap { $0.fixedLength == 0 ? nil : $0.fixedLength } }
+    /// Requests and indications: one answer is due (§3.3.2, one outstanding per bearer).
+    public var expectsAnswer: Bool { kind == .request || kind == .indication }
+    /// Read and Read Blob Requests and Responses.
+    public var isRead: Bool { self == .readRequest || self == .readBlobRequest }
+    public var isReadResponse: Bool { self == .readResponse || self == .readBlobResponse }
+    /// Discovery requests (§4.4–§4.7): an Attribute Not Found answer ends the discovery.
+    public var isDiscovery: Bool {
+        self == .findInformationRequest || self == .findByTypeValueRequest || self == .readByTypeRequest || self == .readByGroupTypeRequest
     }
 
     /// Command flag (§3.3.1): no response expected.
@@ -81,18 +106,40 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// Authentication Signature flag (§3.3.1): 12-byte signature at the end.
     public var isSigned: Bool { rawValue & 0x80 != 0 }
 
-    /// The response opcode a request expects (Error Response aside); nil for non-requests.
+    /// The response opcode a request (or indication) expects, Error Response aside; nil otherwise.
     public var responseOpcode: ATTOpcode? {
-        switch rawValue {
-        case 0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x20:
-            ATTOpcode(rawValue: rawValue + 1)
-        case 0x1D: .handleValueConfirmation
-        default: nil
+        guard expectsAnswer else { return nil }
+        return self == .handleValueIndication ? .handleValueConfirmation : ATTOpcode(rawValue: rawValue &+ 1)
+    }
+
+    /// A client writing a value: Write Request and Command, Signed Write, Prepare Write Request.
+    public var isWrite: Bool { self == .writeRequest || self == .writeCommand || self == .signedWriteCommand || self == .prepareWriteRequest }
+
+    /// Where the one attribute value of a PDU of this opcode lies, in a PDU of `length` bytes
+    /// (opcode included): §3.4.4.4/.6 Read and Read Blob Responses, §3.4.5.1/.3/.4 Write
+    /// Request, Command and Signed Write (before its 12-byte signature), §3.4.6.1/.2 Prepare
+    /// Write Request/Response (after handle and offset), §3.4.7.1/.2 notification and
+    /// indication. Nil for PDUs that carry no single value; empty when the PDU is short.
+    public func valueRange(length: Int) -> Range<Int>? {
+        let start: Int, end: Int
+        switch self {
+        case .readResponse, .readBlobResponse: start = 1; end = length
+        case .writeRequest, .writeCommand, .handleValueNotification, .handleValueIndication: start = 3; end = length
+        case .signedWriteCommand: start = 3; end = length - 12
+        case .prepareWriteRequest, .prepareWriteResponse: start = 5; end = length
+        default: return nil
         }
+        return start <= end ? start..<end : start..<start
     }
 
     public var description: String { name }
 }
+
+/// What an ATT PDU is (Core 5.4 Vol 3 Part F §3.3, §3.4.8 Table 3.37).
+public enum ATTPDUKind: Sendable { case request, response, command, notification, indication, confirmation }
+
+/// The two ATT roles (§3.1): a client sends requests, commands and confirmations.
+public enum ATTRole: Sendable { case client, server }
 
 /// ATT Error Code (Core 5.4 Vol 3 Part F §3.4.1.1 Table 3.4; CSS Part B §1.2 for 0xE0-0xFF). Open.
 public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

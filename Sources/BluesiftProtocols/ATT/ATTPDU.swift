@@ -89,18 +89,6 @@ public struct ATTPDU: FieldDescribable {
 
     // MARK: decoding
 
-    /// Exact PDU length for fixed-size opcodes (§3.4), to flag trailing bytes.
-    static func fixedLength(_ op: UInt8) -> Int? {
-        switch op {
-        case 0x01: 5
-        case 0x02, 0x03, 0x0A: 3
-        case 0x04, 0x0C: 5
-        case 0x13, 0x19, 0x1E: 1
-        case 0x18: 2
-        default: nil
-        }
-    }
-
     private mutating func parse() throws(DecodeError) {
         var r = ByteReader(bytes)
         _ = try r.readUInt8("opcode")
@@ -184,7 +172,7 @@ public struct ATTPDU: FieldDescribable {
         default:
             break
         }
-        if let n = Self.fixedLength(opcode.rawValue), bytes.count > n {
+        if let n = opcode.fixedLength, bytes.count > n {
             throw DecodeError(code: .invalidLength, offset: n, message: "\(bytes.count - n) bytes after the PDU")
         }
     }

@@ -6,7 +6,7 @@ extension AdvertisingReport {
     public func describe<S: FieldSink>(into sink: inout S, extended: Bool) {
         withKeySpace { k in
             let n = headKey(k, extended: extended)
-            sink.replaying(1, UnsafeRawBufferPointer(start: k, count: n)) { sink in describeHead(into: &sink, extended: extended) }
+            sink.replaying(.advertisingHead, UnsafeRawBufferPointer(start: k, count: n)) { sink in describeHead(into: &sink, extended: extended) }
             describeAfterHead(into: &sink, keySpace: k)
         }
     }
@@ -43,7 +43,7 @@ extension AdvertisingReport {
         k.storeBytes(of: (periodicInterval ?? 0).littleEndian, toByteOffset: 6, as: UInt16.self)
         k.storeBytes(of: (directAddress?.value ?? 0).littleEndian, toByteOffset: 8, as: UInt64.self)
         if let d = data.baseAddress { (k + 16).copyMemory(from: d, byteCount: data.count) }
-        sink.replaying(2, UnsafeRawBufferPointer(start: k, count: 16 + data.count)) { sink in describeTail(into: &sink) }
+        sink.replaying(.advertisingTail, UnsafeRawBufferPointer(start: k, count: 16 + data.count)) { sink in describeTail(into: &sink) }
     }
 
     public func describeHead<S: FieldSink>(into sink: inout S, extended: Bool) {
@@ -81,7 +81,7 @@ extension AdvertisingLayer {
     public func describeStart<S: FieldSink>(into sink: inout S) {
         if single == nil {   // HCI reports: opcode and name are the subevent's, replayed
             withUnsafeBytes(of: opcode) { key in
-                sink.replaying(4, key) { sink in sink.int("opcode", opcode); sink.string("name", name) }
+                sink.replaying(.advertisingOpcode, key) { sink in sink.int("opcode", opcode); sink.string("name", name) }
             }
         } else {
             sink.int("opcode", opcode); sink.string("name", name)

@@ -16,7 +16,7 @@ extension HCIPacket {
         // An advertising report event keeps no fields of its own here (the `adv` layer
         // decodes it): its fields are a function of the subevent and `truncated`, replayed.
         if kind == .event, opcode == 0x3E, isAdvertisingReport, let s = subevent {
-            withUnsafeBytes(of: (s, truncated)) { key in sink.replaying(3, key) { describeFields(into: &$0) } }
+            withUnsafeBytes(of: (s, truncated)) { key in sink.replaying(.hciFields, key) { describeFields(into: &$0) } }
         } else {
             describeFields(into: &sink)
         }

@@ -1,3 +1,4 @@
+import BluesiftSecurity
 import BluesiftWire
 import BluesiftCapture
 
