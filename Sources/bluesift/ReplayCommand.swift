@@ -174,7 +174,8 @@ struct Replay: ParsableCommand {
         if let d = r.device { out.line("device \(d)") }
         if let s = r.security {
             out.line("security: level \(s.level) (\(s.levelName)), \(s.paired ? "paired, " + s.method.replacingOccurrences(of: "_", with: " ") : "re-encrypted with the stored key"), "
-                     + "\(s.secureConnections ? "LE Secure Connections" : "legacy"), "
+                     // The kernel's pairing (l2cap:N) does not say whether it used Secure Connections.
+                     + (s.method == "kernel" ? "" : "\(s.secureConnections ? "LE Secure Connections" : "legacy"), ")
                      + "key size \(s.keySize)" + (s.bonded ? ", keys stored" : "") + (s.reason.map { "; \($0)" } ?? ""))
         }
         for m in r.remapped {

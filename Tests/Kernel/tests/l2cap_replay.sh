@@ -21,7 +21,17 @@ replay l2cap-regression --transport l2cap:0
 expect_eq "exit over l2cap:0, regressed band" 1 "$RC"
 expect_grep "regressed field" "sport_count_reply.count expected 9, got 10" "$TDIR/l2cap-regression.out"
 
-# Security over l2cap:N is the kernel's SMP: for Just Works it asks user space to confirm
-# (mgmt User Confirmation Request), which bluetoothd's agent answers. The harness runs no
-# bluetoothd, so pairing over l2cap:0 is not tested here (docs/transport.md).
+# Security over l2cap:N is the kernel's SMP: it asks user space to confirm Just Works (mgmt
+# User Confirmation Request), which bluetoothd's agent answers; mgmt_agent.py plays that part.
+band --security encryption
+python3 "$REPO/Tests/Kernel/mgmt_agent.py" >"$TDIR/agent.log" 2>&1 &
+agent=$!
+for _ in $(seq 50); do grep -q READY "$TDIR/agent.log" && break; sleep 0.1; done
+replay l2cap-secure --transport l2cap:0 --pair always
+kill $agent; wait $agent 2>/dev/null
+cat "$TDIR/agent.log"
+expect_eq "exit over l2cap:0, kernel pairing" 0 "$RC"
+expect_grep "kernel security" "^security: level 2 (encrypted unauthenticated), paired, kernel, key size 16" "$TDIR/l2cap-secure.out"
+expect_grep "all matched" "16 matched, 0 mismatched" "$TDIR/l2cap-secure.out"
+expect_grep "the agent confirmed Just Works" "^confirmed hci0 c0:ba:0d:00:00:01 hint 1" "$TDIR/agent.log"
 band
