@@ -14,7 +14,7 @@ RELEASE_FLAGS := -Xswiftc -cross-module-optimization -Xswiftc -enforce-exclusivi
 .DEFAULT_GOAL := build
 include Tests/VirtualDevice/venv.mk
 
-.PHONY: deps-build deps-test build demo test test-in-tmpdir test-spark spark-deps spark-check bench fuzz clean release release-static man man-files install install-files uninstall check-static
+.PHONY: deps-build deps-test build demo test test-in-tmpdir test-kernel kernel-deps test-spark spark-deps spark-check bench fuzz clean release release-static man man-files install install-files uninstall check-static
 
 # Installing (README, "Install"): make install PREFIX=/usr/local [DESTDIR=/tmp/pkg]
 PREFIX ?= /usr/local
@@ -88,6 +88,20 @@ test-in-tmpdir: deps-test venv
 	@# here (~2 min, 371 MB); a machine that cannot install them skips it with this line.
 	@if $(MAKE) --no-print-directory spark-deps; then $(MAKE) --no-print-directory spark-check; \
 	  else echo "test-spark skipped: OpenJDK 17 or pyspark could not be installed here (see docs/fleet.md)"; fi
+	@# The kernel harness (Tests/Kernel, docs/transport.md) whenever QEMU, a Debian kernel,
+	@# busybox-static and BlueZ install here; otherwise one line says why. Exit 77: skipped.
+	@if $(MAKE) --no-print-directory kernel-deps; then Tests/Kernel/run.sh || [ $$? = 77 ]; \
+	  else echo "test-kernel skipped: $(KERNEL_PKGS) could not be installed here (see docs/transport.md)"; fi
+
+# Real Linux Bluetooth in the loop: Debian's kernel under QEMU, the rig's controllers as its
+# hci0/hci1 (Tests/Kernel/run.sh; docs/transport.md). `make test` runs it too.
+KERNEL_PKGS := qemu-system-x86 linux-image-amd64 busybox-static bluez cpio
+kernel-deps:
+	$(call apt_install,$(KERNEL_PKGS))
+
+test-kernel: kernel-deps venv
+	$(SWIFT) build --product bluesift
+	Tests/Kernel/run.sh
 
 # docs/fleet.md's Spark section in local mode (Tests/Fleet/spark_check.py), checked against
 # stats. `make test` runs it too when the installs succeed.

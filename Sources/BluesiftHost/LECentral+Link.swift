@@ -113,6 +113,7 @@ extension LECentral {
 
     /// HCI Disconnect (reason 0x13, remote user terminated) and wait for the link to drop.
     public func disconnect(reason: UInt8 = 0x13) throws(HostError) {
+        if let bearer { bearer.close(); connection = nil; return }  // the kernel drops the link
         guard let c = connection else { return }
         try command(HCICommand.disconnect(handle: c.handle, reason: reason))
         do {
@@ -130,6 +131,15 @@ extension LECentral {
     /// Sends one L2CAP basic frame, split to the controller's LE ACL buffer size, each
     /// fragment waiting for a buffer credit (Number Of Completed Packets).
     func sendL2CAP(cid: UInt16, _ payload: [UInt8]) throws(HostError) {
+        if let bearer {
+            guard connection != nil else { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
+            guard cid == 0x0004 else { return }  // signalling and SMP are the kernel's
+            do { try bearer.send(payload) } catch {
+                if error.code == .closed { connection = nil }
+                throw HostError(error)
+            }
+            return
+        }
         guard let c = connection, let info = controller else { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
         var frame = ByteWriter(capacity: payload.count + 4)
         frame.writeUInt16(UInt16(payload.count)); frame.writeUInt16(cid); frame.writeBytes(payload)

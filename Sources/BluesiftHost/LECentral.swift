@@ -89,6 +89,27 @@ public final class LECentral {
         self.options = options
     }
 
+    /// ATT over a link the kernel made and holds (`L2CAPBearer`): no HCI at all. The GATT
+    /// procedures run unchanged; SMP and link control are the kernel's.
+    public private(set) var bearer: (any ATTBearer)?
+
+    public init(bearer: any ATTBearer, peer: BDAddr, peerType: AddressType, options: HostOptions = HostOptions()) {
+        self.transport = NoHCITransport(name: bearer.name)
+        self.options = options
+        self.bearer = bearer
+        connection = LEConnection(handle: 0, peer: peer, peerType: peerType, role: 0, interval: 0, latency: 0, supervisionTimeout: 0)
+    }
+
+    /// One ATT PDU from the bearer handled, or the time passed; a closed link is forgotten.
+    func pumpBearer(_ bearer: any ATTBearer, timeout: Duration) throws(HostError) {
+        let pdu: [UInt8]?
+        do { pdu = try bearer.receive(timeout: timeout) } catch {
+            if error.code == .closed { connection = nil; attRequestPending = false }
+            throw HostError(error)
+        }
+        if let pdu { try handleATT(pdu) }
+    }
+
     /// Returns and clears the buffered notifications.
     public func takeNotifications() -> [GATTNotification] {
         defer { notifications.removeAll() }
@@ -108,6 +129,7 @@ public final class LECentral {
             if linkRequired, connection == nil { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
             let left = deadline - ContinuousClock.now
             guard left > .zero else { throw .timeout(what) }
+            if let bearer { try pumpBearer(bearer, timeout: left); continue }
             let packet: H4Packet?
             do { packet = try transport.receive(timeout: left) } catch { throw HostError(error) }
             if let packet { try dispatch(packet) }
@@ -118,6 +140,7 @@ public final class LECentral {
     public func pump(for duration: Duration) throws(HostError) {
         let deadline = ContinuousClock.now + duration
         while ContinuousClock.now < deadline {
+            if let bearer { try pumpBearer(bearer, timeout: deadline - ContinuousClock.now); continue }
             let packet: H4Packet?
             do { packet = try transport.receive(timeout: deadline - ContinuousClock.now) } catch { throw HostError(error) }
             if let packet { try dispatch(packet) }
@@ -233,4 +256,17 @@ public final class LECentral {
             if v != 0 && v != 0x3FFF_FFFF_FFFF { return BDAddr(v | 0xC000_0000_0000) }
         }
     }
+}
+
+/// The HCI side of a bearer-mode central: there is none; any HCI use is a programming error
+/// reported as unsupported.
+final class NoHCITransport: HCITransport {
+    let name: String
+    var tap: ((HCITapEvent) -> Void)?
+    init(name: String) { self.name = name }
+    func send(_ kind: PacketKind, _ bytes: [UInt8]) throws(TransportError) {
+        throw TransportError(.unsupported, "\(name) carries ATT only: no HCI commands")
+    }
+    func receive(timeout: Duration) throws(TransportError) -> H4Packet? { nil }
+    func close() {}
 }

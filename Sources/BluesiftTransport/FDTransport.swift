@@ -22,7 +22,11 @@ public final class FDTransport: HCITransport {
         self.fd = fd; self.system = system; self.name = name
     }
 
-    deinit { if fd >= 0 { system.close(fd) } }
+    /// Runs once, after the descriptor is closed (an adapter taken for the user channel is
+    /// powered up again).
+    public var onClose: (() -> Void)?
+
+    deinit { close() }
 
     public var isOpen: Bool { fd >= 0 }
 
@@ -92,6 +96,7 @@ public final class FDTransport: HCITransport {
 
     public func close() {
         if fd >= 0 { system.close(fd); fd = -1 }
+        if let done = onClose { onClose = nil; done() }
     }
 
     /// Hands the descriptor over (the tap forwards raw bytes on it); this transport is closed after.

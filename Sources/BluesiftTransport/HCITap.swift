@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import BluesiftCapture
+import CBluetooth  // SOCK_* come from the socket header CBluetooth includes (one owner per header)
 
 /// One side of a tap as written on the command line: a transport spec that is opened as
 /// `replay --transport` opens it (connect to `tcp:`/`unix:`, open `serial:`), or the same

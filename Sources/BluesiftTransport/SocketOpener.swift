@@ -69,29 +69,74 @@ struct SocketOpener {
     }
 
     /// Linux HCI user channel: exclusive raw access to a controller the kernel has let go of.
-    func hciUserChannel(index: UInt16, name: String) throws(TransportError) -> FDTransport {
+    /// An adapter that is up is powered down first (`notice` says so) and powered up again
+    /// when the transport closes (or on SIGINT/SIGTERM, through `AdapterLease`).
+    func hciUserChannel(index: UInt16, name: String, notice: ((String) -> Void)?) throws(TransportError) -> FDTransport {
         let dev = "hci\(index)"
+        let adapters = HCIAdapters(system: system)
+        var takenUp = false
+        let found: HCIAdapter?
+        do throws(SystemErrno) { found = try adapters.adapter(index) } catch {
+            // ENOTTY: a system without the adapter ioctls (a test's fake): just bind.
+            guard error.code == ENOTTY else { throw Self.hciError(error, dev: dev, index: index, call: "HCIGETDEVINFO") }
+            found = HCIAdapter(index: index, up: false)
+        }
+        guard let found else {
+            throw TransportError(.noSuchAdapter, errno: ENODEV, "no Bluetooth adapter \(dev): \(adapters.describe())")
+        }
+        if found.up {
+            do throws(SystemErrno) { try adapters.setPower(index, up: false) } catch {
+                if error.code == EPERM || error.code == EACCES {
+                    throw TransportError(.permissionDenied, errno: error.code,
+                                         "\(dev) is up and taking it over needs CAP_NET_ADMIN: run as root, or grant it once with `sudo setcap cap_net_admin,cap_net_raw+ep $(which bluesift)`")
+                }
+                throw Self.hciError(error, dev: dev, index: index, call: "HCIDEVDOWN")
+            }
+            takenUp = true
+            notice?("\(dev) is up: powered it down for the run (it is powered up again afterwards)")
+        }
+        let restore = { [system] () -> Void in
+            guard takenUp else { return }
+            if AdapterLease.userFD >= 0 { system.close(AdapterLease.userFD) }
+            AdapterLease.release()
+            // Right after the user channel closes the kernel may still be closing the device.
+            var failure: SystemErrno?
+            for _ in 0..<50 {
+                do throws(SystemErrno) { try adapters.setPower(index, up: true); failure = nil; break } catch {
+                    failure = error
+                    guard error.code == EBUSY else { break }
+                    usleep(20_000)
+                }
+            }
+            if let failure {
+                notice?("\(dev) could not be powered up again (\(failure)): bring it up with `sudo hciconfig \(dev) up`")
+            }
+        }
         let fd: Int32
         do throws(SystemErrno) {
             fd = try system.socket(domain: bluesift_af_bluetooth(),
                                    type: Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
                                    protocol: bluesift_btproto_hci())
         } catch {
+            if takenUp { AdapterLease.take(index: index, fd: -1); restore() }
             throw Self.hciError(error, dev: dev, index: index, call: "socket")
         }
-        var sa = sockaddr_hci()
-        sa.hci_family = sa_family_t(bluesift_af_bluetooth())
-        sa.hci_dev = index
-        sa.hci_channel = UInt16(bluesift_hci_channel_user())
-        let address = withUnsafeBytes(of: &sa) { Array($0) }
+        if takenUp { AdapterLease.take(index: index, fd: fd) }
+        let address = LinuxBluetooth.hciAddress(device: index, channel: UInt16(bluesift_hci_channel_user()))
         do throws(SystemErrno) {
             try system.bind(fd, address: address)
             try system.setNonBlocking(fd)
         } catch {
-            system.close(fd)
+            if takenUp { restore() } else { system.close(fd) }
             throw Self.hciError(error, dev: dev, index: index, call: "bind")
         }
-        return FDTransport(fd: fd, system: system, name: name)
+        let t = FDTransport(fd: fd, system: system, name: name)
+        if takenUp {
+            // The lease closes the descriptor itself (the signal path too): the transport
+            // forgets it and restores instead.
+            t.onClose = { AdapterLease.userFD = -1; restore() }
+        }
+        return t
     }
 
     static func hciError(_ e: SystemErrno, dev: String, index: UInt16, call: String) -> TransportError {
@@ -104,9 +149,9 @@ struct SocketOpener {
                                   "\(dev) is busy: bring it down first with `sudo hciconfig \(dev) down` or `sudo btmgmt --index \(index) power off`")
         case EPERM, EACCES:
             return TransportError(.permissionDenied, errno: e.code,
-                                  "no permission to open the HCI user channel on \(dev): it needs CAP_NET_ADMIN (run as root, or `sudo setcap cap_net_admin+ep $(which bluesift)`)")
+                                  "no permission to open the HCI user channel on \(dev): it needs CAP_NET_ADMIN (run as root, or grant it once with `sudo setcap cap_net_admin,cap_net_raw+ep $(which bluesift)`)")
         case ENODEV:
-            return TransportError(.noSuchAdapter, errno: e.code, "no such Bluetooth adapter: \(dev) (list adapters with `hciconfig` or `btmgmt info`)")
+            return TransportError(.noSuchAdapter, errno: e.code, "no Bluetooth adapter \(dev): \(HCIAdapters().describe())")
         default:
             return TransportError(.openFailed, errno: e.code, "cannot open the HCI user channel on \(dev): \(call): \(e)")
         }

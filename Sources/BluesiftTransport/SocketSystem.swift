@@ -26,6 +26,26 @@ public protocol SocketSystem: AnyObject {
     /// True when `fd` became readable (or writable), false on timeout.
     func wait(_ fd: Int32, forWriting: Bool, timeoutMilliseconds: Int32) throws(SystemErrno) -> Bool
     func close(_ fd: Int32)
+    /// ioctl with an integer argument (HCIDEVUP/HCIDEVDOWN take the adapter index).
+    func ioctl(_ fd: Int32, request: UInt, value: Int32) throws(SystemErrno)
+    /// ioctl with a buffer the kernel reads and fills (HCIGETDEVLIST, HCIGETDEVINFO).
+    func ioctl(_ fd: Int32, request: UInt, buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno)
+    func setOption(_ fd: Int32, level: Int32, name: Int32, value: [UInt8]) throws(SystemErrno)
+    func getOption(_ fd: Int32, level: Int32, name: Int32, value: inout [UInt8]) throws(SystemErrno)
+    /// One datagram and its SO_TIMESTAMP time, where the socket gave one.
+    func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) -> (count: Int, time: Timestamp?)
+}
+
+/// Seams a fake need not script: an ioctl is "not a tty", options are accepted, a datagram
+/// is a read without a time.
+extension SocketSystem {
+    public func ioctl(_ fd: Int32, request: UInt, value: Int32) throws(SystemErrno) { throw SystemErrno(ENOTTY) }
+    public func ioctl(_ fd: Int32, request: UInt, buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) { throw SystemErrno(ENOTTY) }
+    public func setOption(_ fd: Int32, level: Int32, name: Int32, value: [UInt8]) throws(SystemErrno) {}
+    public func getOption(_ fd: Int32, level: Int32, name: Int32, value: inout [UInt8]) throws(SystemErrno) { throw SystemErrno(ENOPROTOOPT) }
+    public func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) -> (count: Int, time: Timestamp?) {
+        (try read(fd, into: buffer), nil)
+    }
 }
 
 /// The real POSIX calls.
@@ -96,6 +116,61 @@ public final class PosixSocketSystem: SocketSystem, Sendable {
     }
 
     public func close(_ fd: Int32) { _ = sysClose(fd) }
+
+    public func ioctl(_ fd: Int32, request: UInt, value: Int32) throws(SystemErrno) {
+        while Glibc.ioctl(fd, request, value) < 0 { if errno != EINTR { throw SystemErrno(errno) } }
+    }
+
+    public func ioctl(_ fd: Int32, request: UInt, buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) {
+        while Glibc.ioctl(fd, request, buffer.baseAddress!) < 0 { if errno != EINTR { throw SystemErrno(errno) } }
+    }
+
+    public func setOption(_ fd: Int32, level: Int32, name: Int32, value: [UInt8]) throws(SystemErrno) {
+        let rc = value.withUnsafeBytes { setsockopt(fd, level, name, $0.baseAddress, socklen_t($0.count)) }
+        if rc < 0 { throw SystemErrno(errno) }
+    }
+
+    public func getOption(_ fd: Int32, level: Int32, name: Int32, value: inout [UInt8]) throws(SystemErrno) {
+        var len = socklen_t(value.count)
+        let rc = value.withUnsafeMutableBytes { getsockopt(fd, level, name, $0.baseAddress, &len) }
+        if rc < 0 { throw SystemErrno(errno) }
+    }
+
+    public func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) -> (count: Int, time: Timestamp?) {
+        // Room for one SCM_TIMESTAMP (struct timeval), aligned as cmsghdr wants.
+        var control = [UInt64](repeating: 0, count: 8)
+        var iov = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
+        let (n, failed, time) = control.withUnsafeMutableBytes { c -> (Int, Int32, Timestamp?) in
+            var msg = msghdr()
+            msg.msg_control = c.baseAddress; msg.msg_controllen = c.count
+            let n: Int = withUnsafeMutablePointer(to: &iov) { iovp in
+                msg.msg_iov = iovp; msg.msg_iovlen = 1
+                while true {
+                    let n = recvmsg(fd, &msg, 0)
+                    if n >= 0 || errno != EINTR { return n }
+                }
+            }
+            if n < 0 { return (n, errno, nil) }
+            var time: Timestamp?
+            // cmsghdr: len (size_t), level, type (int32), then the data, 8-byte aligned.
+            var off = 0
+            let header = MemoryLayout<Int>.size + 8
+            while off + header <= Int(msg.msg_controllen) {
+                let len = c.load(fromByteOffset: off, as: Int.self)
+                let level = c.load(fromByteOffset: off + MemoryLayout<Int>.size, as: Int32.self)
+                let type = c.load(fromByteOffset: off + MemoryLayout<Int>.size + 4, as: Int32.self)
+                if level == SOL_SOCKET && type == LinuxBluetooth.soTimestamp && len >= header + MemoryLayout<timeval>.size {
+                    let tv = c.loadUnaligned(fromByteOffset: off + header, as: timeval.self)
+                    time = Timestamp(seconds: Int64(tv.tv_sec), nanoseconds: Int32(tv.tv_usec) * 1000)
+                }
+                guard len > 0 else { break }
+                off += (len + 7) & ~7
+            }
+            return (n, 0, time)
+        }
+        if n < 0 { throw SystemErrno(failed) }
+        return (n, time)
+    }
 }
 
 // Free functions under other names, so the methods above can share the POSIX names.

@@ -1,13 +1,15 @@
 /// Where the controller is, as written on the command line:
-/// `tcp:HOST:PORT`, `unix:PATH`, `serial:PATH[@BAUD][,rtscts]`, `hci:N`.
+/// `tcp:HOST:PORT`, `unix:PATH`, `serial:PATH[@BAUD][,rtscts]`, `hci:N`, `l2cap:N` (ATT over
+/// the kernel's LE L2CAP socket: no HCI, see `L2CAPBearer`).
 public enum TransportSpec: Hashable, Sendable, CustomStringConvertible {
     case tcp(host: String, port: UInt16)
     case unix(path: String)
     case serial(path: String, baud: Int, rtscts: Bool)
     case hci(index: UInt16)
+    case l2cap(index: UInt16)
 
     public static let defaultBaud = 115_200
-    static let usage = "expected tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD][,rtscts] or hci:N"
+    static let usage = "expected tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD][,rtscts], hci:N or l2cap:N"
 
     public init(parsing text: String) throws(TransportError) {
         guard let colon = text.firstIndex(of: ":") else {
@@ -52,6 +54,10 @@ public enum TransportSpec: Hashable, Sendable, CustomStringConvertible {
             let digits = rest.hasPrefix("hci") ? String(rest.dropFirst(3)) : rest  // hci:hci0 too
             guard let n = UInt16(digits) else { throw bad("adapter index '\(rest)' is not a number (hci:0)") }
             self = .hci(index: n)
+        case "l2cap":
+            let digits = rest.hasPrefix("hci") ? String(rest.dropFirst(3)) : rest
+            guard let n = UInt16(digits) else { throw bad("adapter index '\(rest)' is not a number (l2cap:0)") }
+            self = .l2cap(index: n)
         default:
             throw bad("unknown scheme '\(scheme)': \(Self.usage)")
         }
@@ -63,12 +69,14 @@ public enum TransportSpec: Hashable, Sendable, CustomStringConvertible {
         case .unix(let p): "unix:\(p)"
         case .serial(let p, let b, let f): "serial:\(p)@\(b)" + (f ? ",rtscts" : "")
         case .hci(let n): "hci:\(n)"
+        case .l2cap(let n): "l2cap:\(n)"
         }
     }
 
-    /// Opens the transport. `system` is the syscall seam (tests pass a fake).
-    public func open(system: any SocketSystem = PosixSocketSystem(),
-                     connectTimeout: Duration = .seconds(5)) throws(TransportError) -> FDTransport {
+    /// Opens the transport. `system` is the syscall seam (tests pass a fake). `notice` hears
+    /// what the user should know (an adapter taken over for the run).
+    public func open(system: any SocketSystem = PosixSocketSystem(), connectTimeout: Duration = .seconds(5),
+                     notice: ((String) -> Void)? = nil) throws(TransportError) -> FDTransport {
         switch self {
         case .tcp(let host, let port):
             return try SocketOpener(system: system).tcp(host: host, port: port, timeout: connectTimeout, name: description)
@@ -77,7 +85,9 @@ public enum TransportSpec: Hashable, Sendable, CustomStringConvertible {
         case .serial(let path, let baud, let rtscts):
             return try SerialPort.open(path: path, baud: baud, rtscts: rtscts, name: description)
         case .hci(let index):
-            return try SocketOpener(system: system).hciUserChannel(index: index, name: description)
+            return try SocketOpener(system: system).hciUserChannel(index: index, name: description, notice: notice)
+        case .l2cap:
+            throw TransportError(.unsupported, "\(description) carries ATT, not HCI packets: only replay uses it")
         }
     }
 }

@@ -10,7 +10,20 @@ import Foundation
 /// `record`, every HCI packet goes to a btsnoop written atomically when `finishRecording` runs.
 func openLiveDevice(transport: String, address: String?, name: String?, timeout: Double,
                     recorder: Recorder?, pairing: PairingPolicy = PairingPolicy(),
-                    bonds: BondStore = BondStore(), keysPath: String? = nil) throws(ReplayFault) -> ReplayDevice {
+                    bonds: BondStore = BondStore(), keysPath: String? = nil, addressType: String? = nil) throws(ReplayFault) -> ReplayDevice {
+    if case .l2cap(let index)? = try? TransportSpec(parsing: transport) {
+        // The kernel connects by address: there is no scan to match a name with.
+        guard name == nil, let a = address, let peer = BDAddr(string: a) else {
+            throw ReplayFault(.deviceNotFound, "\(transport) connects by address: give --device ADDR (--name needs hci:N or another HCI transport)")
+        }
+        if recorder != nil { stderrLine("bluesift: replay: --record records HCI packets, which \(transport) does not see (use `bluesift capture` beside it)") }
+        var options = HostOptions()
+        options.attTimeout = .milliseconds(Int64(timeout * 1000))
+        // Random unless recorded public: a static random address has its two top bits set.
+        let random = addressType.map { $0.lowercased().hasPrefix("random") } ?? (peer.value >> 46 == 0b11)
+        return try HostReplayDevice.connectL2CAP(index: index, peer: peer, random: random, options: options,
+                                                 connectTimeout: .milliseconds(Int64(max(timeout, 5) * 1000)))
+    }
     let match: DeviceMatch
     if let name { match = .name(name) }
     else if let a = address, let addr = BDAddr(string: a) { match = .address(addr) }
@@ -20,7 +33,8 @@ func openLiveDevice(transport: String, address: String?, name: String?, timeout:
     options.commandTimeout = .milliseconds(Int64(max(timeout, 2) * 1000))
     let device = try HostReplayDevice.connect(transport: transport, match: match, options: options,
                                               scanTimeout: .milliseconds(Int64(max(timeout, 3) * 1000)), pairing: pairing,
-                                              bonds: bonds, keysPath: keysPath, tap: recorder?.tap)
+                                              bonds: bonds, keysPath: keysPath, tap: recorder?.tap,
+                                              notice: { stderrLine("bluesift: replay: " + $0) })
     device.onNote = { stderrLine("bluesift: replay: " + $0) }
     return device
 }

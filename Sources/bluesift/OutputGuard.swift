@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import BluesiftTransport
 import BluesiftCapture
 #if canImport(Glibc)
 import Glibc
@@ -73,6 +74,7 @@ enum OutputGuard {
         signal(SIGPIPE, SIG_IGN)
         let handler: @convention(c) (Int32) -> Void = { sig in
             AtomicFile.removeTemporaryFiles()
+            AdapterLease.restoreFromSignal()  // an adapter taken for hci:N is powered up again
             signal(sig, SIG_DFL)
             raise(sig)
         }

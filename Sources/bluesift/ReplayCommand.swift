@@ -15,8 +15,11 @@ struct Replay: ParsableCommand {
         script of one connection is extracted. The device's GATT database is discovered and \
         each step's handle remapped by (service, characteristic, instance).
 
-        Transports: tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD], hci:N (Linux HCI user channel; \
-        the adapter must be down).
+        Transports: tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD], hci:N (Linux HCI user channel: \
+        an adapter that is up is powered down for the run and up again after it, also after \
+        Ctrl-C; needs CAP_NET_ADMIN), l2cap:N (Linux: the kernel's LE L2CAP socket on the ATT \
+        channel, the adapter stays with BlueZ; connects by address; pairing is the kernel's, \
+        Just Works only). See docs/transport.md.
 
         Exit codes:
           0   every step matched
@@ -34,7 +37,7 @@ struct Replay: ParsableCommand {
         """)
 
     @Argument(help: "Replay script (JSON) or capture.") var input: String
-    @Option(help: "Transport to the controller: tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD], hci:N.") var transport: String?
+    @Option(help: "Transport to the controller: tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD], hci:N, l2cap:N.") var transport: String?
     @Option(help: "Connection to extract when INPUT is a capture.") var connection: String?
     @Option(help: "Device address (default: the peer recorded).") var device: String?
     @Option(help: "Match the device by its advertised name instead.") var name: String?
@@ -140,13 +143,21 @@ struct Replay: ParsableCommand {
         var result: ReplayReport
         do {
             let dev = try openLiveDevice(transport: transport, address: target, name: name, timeout: timeout, recorder: recorder,
-                                         pairing: pairingPolicy(passkey: pk, confirm: confirm), bonds: bonds, keysPath: keys)
+                                         pairing: pairingPolicy(passkey: pk, confirm: confirm), bonds: bonds, keysPath: keys,
+                                         addressType: device == nil ? script.source.peerAddressType : nil)
             result = runner.run(device: dev)
         } catch {
+            // A missing capability is the user's to grant, not a device failure: one line, exit 2.
+            if error.code == .permissionDenied {
+                progress.finish()
+                stderrLine("bluesift: replay: \(error.message)")
+                throw Exit.unusableInput
+            }
             result = ReplayReport()
             result.fault = .init(code: error.code.rawValue, message: error.message, step: nil)
         }
         progress.finish()
+        result.transport = transport
         // The evidence is kept whatever happened: the recording is completed, then renamed into place.
         if let recorder {
             do { try recorder.finish() } catch { stderrLine("bluesift: \(error.description)") }
@@ -163,7 +174,8 @@ struct Replay: ParsableCommand {
         if let d = r.device { out.line("device \(d)") }
         if let s = r.security {
             out.line("security: level \(s.level) (\(s.levelName)), \(s.paired ? "paired, " + s.method.replacingOccurrences(of: "_", with: " ") : "re-encrypted with the stored key"), "
-                     + "\(s.secureConnections ? "LE Secure Connections" : "legacy"), "
+                     // The kernel's pairing (l2cap:N) does not say whether it used Secure Connections.
+                     + (s.method == "kernel" ? "" : "\(s.secureConnections ? "LE Secure Connections" : "legacy"), ")
                      + "key size \(s.keySize)" + (s.bonded ? ", keys stored" : "") + (s.reason.map { "; \($0)" } ?? ""))
         }
         for m in r.remapped {

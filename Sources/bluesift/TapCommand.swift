@@ -152,41 +152,20 @@ struct Tap: ParsableCommand {
         }
         stderrLine("bluesift: tap: forwarding \(hostSide) ⇄ \(controllerSide)")
 
-        let filtering = !filter.isEmpty
-        let analyzer = AnalysisSession.analyzer(settings, filter: filter)
-        let text = FrameText(color: lines.colored, verbose: lines.verbose, width: lines.width)
-        var json = JSONFieldWriter(capacity: 1 << 12)
-        var times = TimeFormat.RFC3339Cache()
-        var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
-        var out = LiveOutput()
-        if format == .csv && !quiet { out.emit(Array((FrameCSV.header + "\n").utf8)) }
-        var number = 0, printed = 0
+        let live = LiveLines(format: format, lines: lines, filter: filter, quiet: quiet,
+                             analyzer: AnalysisSession.analyzer(settings, filter: filter))
+        var number = 0
 
         let stop = tap.run(shouldStop: stopRequested) { event in
             number += 1
             event.withCaptureRecord(frame: number) { record in
                 recorder?.write(record)
-                guard !quiet else { return }
-                analyzer.analyze(record, into: &frame)
-                guard !filtering || filter.matches(frame, analyzer: analyzer) else { return }
-                printed += 1
-                var line: [UInt8] = []
-                switch format {
-                case .jsonl:
-                    FrameJSON.write(&frame, into: &json, times: &times)
-                    json.withBytes { line.append(contentsOf: $0) }
-                    json.removeAll()
-                case .text:
-                    text.render(frame, into: &line)
-                case .csv:
-                    line.append(contentsOf: (TerminalText.escape(FrameCSV.row(frame)) + "\n").utf8)
-                }
-                out.emit(line)
+                live.show(record)
             }
         }
-        try finish(tap, recorder: recorder, stop: stop, printed: printed)
+        try finish(tap, recorder: recorder, stop: stop, printed: live.printed)
         if case .failed = stop { throw ExitCode(3) }
-        if out.failure != nil { throw Exit.unusableInput }
+        if live.out.failure != nil { throw Exit.unusableInput }
     }
 
     /// Closes both sides, completes the recording and says what passed.

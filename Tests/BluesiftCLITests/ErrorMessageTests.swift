@@ -111,7 +111,7 @@ import Foundation
         #expect(dev.stderr == "bluesift: --device: expected an address such as c0:ba:0d:00:00:01 (got \"c0:ba:0d\")\n")
         let t = try CLI.run(["replay", "--transport", "tpc:127.0.0.1:9420", Self.band])
         #expect(t.status == 64)
-        #expect(t.stderr.hasPrefix("bluesift: --transport: bad transport 'tpc:127.0.0.1:9420': unknown scheme 'tpc': expected tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD][,rtscts] or hci:N"))
+        #expect(t.stderr.hasPrefix("bluesift: --transport: bad transport 'tpc:127.0.0.1:9420': unknown scheme 'tpc': expected tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD][,rtscts], hci:N or l2cap:N"))
         // Nothing listens on 9421: the address once, and what to check.
         let refused = try CLI.run(["replay", "--transport", "tcp:127.0.0.1:9421", "--timeout", "1", Self.band])
         #expect(refused.status == 3)

@@ -65,7 +65,7 @@ final class FakeSocketSystem: SocketSystem {
         let e = openError(fake, index: 1)
         #expect(e?.code == .adapterBusy)
         #expect(e?.message == "hci1 is busy: bring it down first with `sudo hciconfig hci1 down` or `sudo btmgmt --index 1 power off`")
-        #expect(fake.closed == [42])  // the socket is not leaked
+        #expect(fake.closed == [42, 42])  // neither the HCIGETDEVINFO socket nor the user channel is leaked
     }
 
     @Test func permissionAndNoDevice() {
@@ -90,7 +90,7 @@ final class FakeSocketSystem: SocketSystem {
         #expect(try t.receive(timeout: .seconds(1)) == H4Packet(.acl, [0x01, 0x20, 0x01, 0x00, 0xFF]))
         #expect(try t.receive(timeout: .milliseconds(10)) == nil)
         t.close()
-        #expect(fake.closed == [42])
+        #expect(fake.closed == [42, 42])  // the HCIGETDEVINFO socket, then the user channel
     }
 
     /// This machine's kernel has no AF_BLUETOOTH: the real call must say so plainly.

@@ -19,7 +19,7 @@ public final class BTSnoopReader: CaptureReader {
     @exclusivity(unchecked) private var offset = BTSnoopReader.headerSize
     @exclusivity(unchecked) private var frame = 0
     @exclusivity(unchecked) private var done = false
-    private let scratch = Scratch()
+    private let monitor = MonitorRecordBuilder()
 
     init(file: MappedFile) throws(CaptureError) {
         self.file = file
@@ -85,13 +85,8 @@ public final class BTSnoopReader: CaptureReader {
             return CaptureRecord(frame: frame, timestamp: ts, direction: received, kind: kind,
                                  bytes: data, originalLength: max(original, included), sourceType: UInt16(flags & 3))
         default: // 2001: adapter index in the high 16 bits, opcode in the low 16 (BlueZ btsnoop.c)
-            let op = UInt16(truncatingIfNeeded: flags)
-            let adapter = UInt16(truncatingIfNeeded: flags >> 16)
-            let (kind, dir) = LinuxMonitorOpcode.classify(op)
-            let bytes = kind == .note ? LinuxMonitorOpcode.payload(op, data, scratch: scratch) : data
-            return CaptureRecord(frame: frame, timestamp: ts, direction: dir, adapter: adapter, kind: kind,
-                                 bytes: bytes, originalLength: kind == .note ? bytes.count : max(original, included),
-                                 sourceType: op)
+            return monitor.record(frame: frame, timestamp: ts, adapter: UInt16(truncatingIfNeeded: flags >> 16),
+                                  opcode: UInt16(truncatingIfNeeded: flags), data: data, originalLength: original)
         }
     }
 

@@ -92,6 +92,23 @@ public enum LinuxMonitorOpcode {
     }
 }
 
+/// Builds records from Linux monitor packets (opcode, adapter, payload) as the btsnoop 2001
+/// reader does: one meaning for a file and a live monitor socket (`bluesift capture`).
+public final class MonitorRecordBuilder {
+    let scratch = Scratch()
+    public init() {}
+
+    /// The record borrows `data` and this builder's buffer until the next call.
+    public func record(frame: Int, timestamp: Timestamp, adapter: UInt16, opcode op: UInt16,
+                       data: UnsafeRawBufferPointer, originalLength: Int? = nil) -> CaptureRecord {
+        let (kind, dir) = LinuxMonitorOpcode.classify(op)
+        let bytes = kind == .note ? LinuxMonitorOpcode.payload(op, data, scratch: scratch) : data
+        return CaptureRecord(frame: frame, timestamp: timestamp, direction: dir, adapter: adapter, kind: kind,
+                             bytes: bytes, originalLength: kind == .note ? bytes.count : max(originalLength ?? data.count, data.count),
+                             sourceType: op)
+    }
+}
+
 /// H4 packet indicators (Core 5.4 Vol 4 Part A §2).
 enum H4 {
     static func kind(_ indicator: UInt8) -> PacketKind {

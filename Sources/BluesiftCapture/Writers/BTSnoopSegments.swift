@@ -1,6 +1,6 @@
 import Foundation
 
-/// A live recording in btsnoop (datalink 1002, the tap's): one file, or numbered segments FILE.1, FILE.2, … of at
+/// A live recording in btsnoop (datalink 1002, the tap's; 2001, `capture`'s): one file, or numbered segments FILE.1, FILE.2, … of at
 /// most `rotateSize` bytes. Each goes through `AtomicFile` (BTSnoopWriter): written as a
 /// temporary file and renamed into place whole, when the next segment starts or at the end.
 public final class BTSnoopSegments {
@@ -9,6 +9,8 @@ public final class BTSnoopSegments {
     public let rotateSize: Int?
     /// Why a file may not be written (it is an input), or nil: the caller's check.
     let refuse: (String) -> String?
+    /// Linux monitor (datalink 2001) files, written with `writeMonitor`.
+    public let monitor: Bool
     private var writer: BTSnoopWriter?
     private var size = 0
     private var inSegment = 0
@@ -17,8 +19,8 @@ public final class BTSnoopSegments {
     /// Why recording stopped, if it did (the tap forwards on).
     public private(set) var failure: String?
 
-    public init(base: String, rotateSize: Int?, refuse: @escaping (String) -> String? = { _ in nil }) {
-        self.base = base; self.rotateSize = rotateSize; self.refuse = refuse
+    public init(base: String, rotateSize: Int?, monitor: Bool = false, refuse: @escaping (String) -> String? = { _ in nil }) {
+        self.base = base; self.rotateSize = rotateSize; self.monitor = monitor; self.refuse = refuse
     }
 
     private var nextName: String { rotateSize == nil ? base : "\(base).\(files.count + 1)" }
@@ -51,7 +53,7 @@ public final class BTSnoopSegments {
         let name = nextName
         if let why = refuse(name) { throw SegmentError(message: why) }
         do {
-            writer = try BTSnoopWriter(path: name, monitor: false)
+            writer = try BTSnoopWriter(path: name, monitor: monitor)
         } catch {
             throw SegmentError(message: error.description)
         }
@@ -61,14 +63,24 @@ public final class BTSnoopSegments {
     }
 
     public func write(_ r: CaptureRecord) {
+        append(need: 24 + 1 + r.bytes.count) { w throws(CaptureError) in try w.write(r) }  // record header, H4 indicator, packet
+    }
+
+    /// A Linux monitor packet as the kernel gave it (`capture`; a monitor recording).
+    public func writeMonitor(adapter: UInt16, opcode: UInt16, timestamp: Timestamp, payload: UnsafeRawBufferPointer) {
+        append(need: 24 + payload.count) { w throws(CaptureError) in
+            try w.writeMonitor(adapter: adapter, opcode: opcode, timestamp: timestamp, payload: payload)
+        }
+    }
+
+    private func append(need: Int, _ body: (BTSnoopWriter) throws(CaptureError) -> Void) {
         guard failure == nil, writer != nil else { return }
-        let need = 24 + 1 + r.bytes.count  // record header, H4 indicator, packet
         do throws(SegmentError) {
             if let limit = rotateSize, inSegment > 0, size + need > limit {
                 try commit()
                 try open()
             }
-            do { try writer?.write(r) } catch { throw SegmentError(message: error.description) }
+            do throws(CaptureError) { if let w = writer { try body(w) } } catch { throw SegmentError(message: error.description) }
             size += need
             inSegment += 1
             records += 1

@@ -54,5 +54,19 @@ public final class BTSnoopWriter: CaptureWriter {
         try file.flushIfNeeded()
     }
 
+    /// A monitor packet as the kernel gave it (what `btmon -w` writes): flags adapter << 16 |
+    /// opcode, the payload unchanged. Only in a monitor file.
+    public func writeMonitor(adapter: UInt16, opcode: UInt16, timestamp: Timestamp, payload: UnsafeRawBufferPointer) throws(CaptureError) {
+        precondition(monitor, "writeMonitor on a datalink 1002 writer")
+        file.out.writeUInt32(UInt32(payload.count), .big)
+        file.out.writeUInt32(UInt32(payload.count), .big)
+        file.out.writeUInt32(UInt32(adapter) << 16 | UInt32(opcode), .big)
+        file.out.writeUInt32(0, .big)
+        file.out.writeUInt64(UInt64(bitPattern: max(0, timestamp.microseconds &+ BTSnoopReader.epochOffsetMicroseconds)), .big)
+        file.out.writeBytes(payload)
+        written += 1
+        try file.flushIfNeeded()
+    }
+
     public func finish() throws(CaptureError) { try file.commit() }
 }

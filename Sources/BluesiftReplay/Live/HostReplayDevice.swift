@@ -23,13 +23,15 @@ public final class HostReplayDevice: ReplayDevice {
     public static func connect(transport spec: String, match: DeviceMatch, options: HostOptions = HostOptions(),
                                scanTimeout: Duration = .seconds(10), pairing: PairingPolicy = PairingPolicy(),
                                bonds: BondStore = BondStore(), keysPath: String? = nil,
-                               tap: ((HCITapEvent) -> Void)? = nil) throws(ReplayFault) -> HostReplayDevice {
+                               tap: ((HCITapEvent) -> Void)? = nil,
+                               notice: ((String) -> Void)? = nil) throws(ReplayFault) -> HostReplayDevice {
         var options = options
         if case .address(let a) = match, let local = bonds.bond(for: a)?.localAddress { options.randomAddress = local }
         let transport: FDTransport
         do {
-            transport = try TransportSpec(parsing: spec).open()
+            transport = try TransportSpec(parsing: spec).open(notice: notice)
         } catch {
+            if error.code == .permissionDenied { throw ReplayFault(.permissionDenied, error.message) }
             // The transport's message names the spec already.
             throw ReplayFault(.transportClosed, error.message.hasPrefix(spec) ? error.message : "\(spec): \(error.message)")
         }
@@ -50,6 +52,21 @@ public final class HostReplayDevice: ReplayDevice {
     }
 
     init(central: LECentral) { self.central = central }
+
+    /// `l2cap:N`: the kernel connects to `peer` over adapter N and holds the link; this host
+    /// speaks ATT on it. Security is the kernel's (`secure` asks for it with BT_SECURITY).
+    public static func connectL2CAP(index: UInt16, peer: BDAddr, random: Bool, options: HostOptions = HostOptions(),
+                                    connectTimeout: Duration = .seconds(10)) throws(ReplayFault) -> HostReplayDevice {
+        let bearer: L2CAPBearer
+        do { bearer = try L2CAPBearer(index: index, peer: peer, random: random, timeout: connectTimeout) } catch {
+            if error.code == .permissionDenied { throw ReplayFault(.permissionDenied, error.message) }
+            throw ReplayFault(error.code == .openFailed && error.errno != nil ? .deviceNotFound : .transportClosed, error.message)
+        }
+        let central = LECentral(bearer: bearer, peer: peer, peerType: random ? .random : .public, options: options)
+        let device = HostReplayDevice(central: central)
+        device.peerAddress = peer.description
+        return device
+    }
 
     static func fault(_ e: HostError, doing what: String) -> ReplayFault {
         switch e {
@@ -76,7 +93,7 @@ public final class HostReplayDevice: ReplayDevice {
         }
     }
 
-    public var security: ReplaySecurity? { central.security.map { Self.describe($0, paired: false, bonded: false, forgotten: false) } }
+    public var security: ReplaySecurity? { kernelSecurity ?? central.security.map { Self.describe($0, paired: false, bonded: false, forgotten: false) } }
     public var securityRequested: Bool { central.securityRequest != nil }
 
     static func describe(_ s: LinkSecurity, paired: Bool, bonded: Bool, forgotten: Bool) -> ReplaySecurity {
@@ -87,6 +104,7 @@ public final class HostReplayDevice: ReplayDevice {
     /// Re-encrypts with the stored key for this device, else pairs; new keys go to `keysPath`
     /// (written atomically, mode 0600).
     public func secure() throws(ReplayFault) -> ReplaySecurity {
+        if let bearer = central.bearer { return try secureByKernel(bearer) }
         guard let c = central.connection else { throw Self.fault(.notConnected, doing: "pairing") }
         let stored = keysPath == nil ? nil : bonds.bond(for: c.peer)
         let out: SecureOutcome
@@ -106,6 +124,23 @@ public final class HostReplayDevice: ReplayDevice {
             bonded = true
         }
         return Self.describe(out.security, paired: out.paired, bonded: bonded, forgotten: out.bondForgotten)
+    }
+
+    /// BT_SECURITY medium: the kernel pairs (Just Works: no agent answers it here) or
+    /// re-encrypts with a key BlueZ keeps. The kernel's keys are its own: none go to --keys.
+    var kernelSecurity: ReplaySecurity?
+
+    func secureByKernel(_ bearer: any ATTBearer) throws(ReplayFault) -> ReplaySecurity {
+        let got: (level: UInt8, keySize: UInt8)
+        do { got = try bearer.secure(level: 2, timeout: max(central.options.attTimeout, .seconds(15))) } catch {  // the kernel pairs: ECDH and all
+            throw ReplayFault(.pairingFailed, "\(error.message) (pairing methods other than Just Works need hci:N)")
+        }
+        // BT_SECURITY levels: 2 medium (encrypted), 3 high (authenticated), 4 FIPS (LE SC authenticated).
+        let names = [2: "encrypted unauthenticated", 3: "authenticated", 4: "authenticated secure connections"]
+        let s = ReplaySecurity(level: Int(got.level), levelName: names[Int(got.level)] ?? "level \(got.level)", method: "kernel",
+                               keySize: Int(got.keySize), secureConnections: got.level == 4, paired: true, bonded: false, bondForgotten: false)
+        kernelSecurity = s
+        return s
     }
 
     public func discover() throws(ReplayFault) -> GATTDatabase {

@@ -108,6 +108,8 @@ public struct ReplayFault: Error, Sendable, CustomStringConvertible {
         public static let wrongDevice = Code(rawValue: "wrong_device")
         /// Pairing Failed (either side), a passkey not given, a refused or failed encryption.
         public static let pairingFailed = Code(rawValue: "pairing_failed")
+        /// The transport needs a capability this process lacks (hci:N without CAP_NET_ADMIN).
+        public static let permissionDenied = Code(rawValue: "permission_denied")
     }
     public var code: Code
     public var message: String

@@ -72,6 +72,8 @@ public struct ReplayReport: Codable, Sendable {
     public var remapped: [Remapper.Remap] = []
     public var steps: [Step] = []
     public var device: String?
+    /// The transport it ran over, as given (tcp:…, hci:0, l2cap:0).
+    public var transport: String?
     public var fault: Fault?
     public var complete = false
     /// Steps whose characteristic the device lacks were sent to their recorded handles.

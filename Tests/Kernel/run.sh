@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# Kernel harness: bluesift against a real Linux Bluetooth stack (docs/transport.md).
+#
+#   Tests/Kernel/run.sh [TEST ...]      TEST: names under Tests/Kernel/tests (default: all)
+#
+# Boots the installed Debian kernel under QEMU (TCG: KVM guests hang on these machines) from
+# a tiny initramfs (static busybox + the 9p and Bluetooth modules, in dependency order from
+# modinfo), shares the host's root into it by 9p and chroots there, so the guest runs this
+# checkout's bluesift, BlueZ tools and files. The virtual controllers stay on the host
+# (Tests/VirtualDevice/controllers.py: Python under TCG is too slow for the kernel's 2 s
+# command timeout); QEMU's serial ports ttyS1 and ttyS2 are their H4 ports, which btattach
+# makes hci0 and hci1. Each test is a bash script run inside the guest (tests/NAME.sh, with
+# lib.sh), one after the other in one boot; its output, exit status and time come back
+# through the shared root. A test asks the host for a band with other options (regression,
+# moved handles, passkey pairing) through a request file the host's loop below answers.
+#
+# Environment: BLUESIFT (binary, default .build/debug/bluesift), KERNEL_VERSION (default:
+# the newest in /boot), KERNEL_KEEP=1 keeps the work directory, KERNEL_TIMEOUT (s, 300).
+# Exit: 0 all passed, 1 a test failed, 77 skipped (a line "test-kernel skipped: why").
+# Everything made under /tmp is removed on exit, whatever happened.
+set -uo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+BLUESIFT="${BLUESIFT:-$REPO/.build/debug/bluesift}"
+[ "${BLUESIFT#/}" = "$BLUESIFT" ] && BLUESIFT="$REPO/$BLUESIFT"
+T0=$SECONDS
+
+skip() { echo "test-kernel skipped: $*"; exit 77; }
+
+for tool in qemu-system-x86_64 busybox btattach btmon modinfo cpio; do
+  command -v "$tool" >/dev/null || skip "$tool not installed (apt-get install qemu-system-x86 linux-image-amd64 busybox-static bluez cpio)"
+done
+KVER="${KERNEL_VERSION:-$(ls /boot/vmlinuz-* 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -V | tail -1)}"
+[ -n "$KVER" ] && [ -r "/boot/vmlinuz-$KVER" ] || skip "no kernel in /boot (apt-get install linux-image-amd64)"
+[ -d "/lib/modules/$KVER" ] || skip "no modules for kernel $KVER in /lib/modules"
+# ldd fails on a static executable (and `file` may not be installed).
+! ldd "$(command -v busybox)" >/dev/null 2>&1 || skip "busybox is not the static one (apt-get install busybox-static)"
+[ -x "$BLUESIFT" ] || skip "no bluesift binary at $BLUESIFT (swift build)"
+[ -x "$REPO/.venv/bin/python" ] || skip "no Bumble venv (make venv)"
+
+TESTS=("$@")
+if [ ${#TESTS[@]} -eq 0 ]; then
+  for f in "$HERE"/tests/*.sh; do TESTS+=("$(basename "$f" .sh)"); done
+fi
+for t in "${TESTS[@]}"; do [ -f "$HERE/tests/$t.sh" ] || { echo "run.sh: no test $t in $HERE/tests" >&2; exit 2; }; done
+
+WORK=$(mktemp -d /tmp/bluesift-kernel.XXXXXX)
+PIDS=()
+cleanup() {
+  local p
+  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+  for p in "${PIDS[@]}"; do
+    for _ in $(seq 40); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
+    kill -KILL "$p" 2>/dev/null
+  done
+  wait 2>/dev/null
+  if [ "${KERNEL_KEEP:-0}" = 1 ]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- initramfs: busybox, the modules (each after what it depends on), /init -------------------
+# SMP needs cmac(aes), ecdh-nist-p256 and a default RNG (drbg: hmac(sha512), jitterentropy); the
+# kernel cannot modprobe them itself here (its helper runs in the initramfs, which has no modprobe).
+MODS=(9p 9pnet_virtio virtio_pci sha512_generic jitterentropy_rng drbg ecdh_generic cmac bluetooth hci_uart)
+declare -A SEEN=()
+ORDER=()
+add_module() {  # depth first: dependencies before the module
+  local m=$1 d deps
+  [ -n "${SEEN[$m]:-}" ] && return; SEEN[$m]=1
+  deps=$(modinfo -k "$KVER" -F depends "$m" 2>/dev/null) || { echo "run.sh: module $m unknown to kernel $KVER" >&2; return 1; }
+  for d in ${deps//,/ }; do add_module "$d" || return 1; done
+  local path; path=$(modinfo -k "$KVER" -n "$m")
+  case "$path" in /*) ORDER+=("$path") ;; esac  # "(builtin)": nothing to load
+}
+for m in "${MODS[@]}"; do add_module "$m" || skip "kernel $KVER lacks module $m"; done
+ROOTFS=$WORK/initramfs
+mkdir -p "$ROOTFS"/{bin,mod,proc,sys,dev,host}
+cp "$(command -v busybox)" "$ROOTFS/bin/busybox"
+: >"$ROOTFS/mod/order"
+for p in "${ORDER[@]}"; do
+  n=$(basename "$p"); n=${n%.xz}; n=${n%.zst}
+  case "$p" in *.xz) xz -dc "$p" >"$ROOTFS/mod/$n" ;; *.zst) zstd -qdc "$p" >"$ROOTFS/mod/$n" ;; *) cp "$p" "$ROOTFS/mod/$n" ;; esac
+  echo "$n" >>"$ROOTFS/mod/order"
+done
+cat >"$ROOTFS/init" <<EOF
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+for m in \$(cat /mod/order); do insmod /mod/\$m || echo "init: insmod \$m failed"; done
+# The host's files through the page cache (binaries and libraries are read once, not at
+# every process start); the work directory uncached, as the host and guest both write there.
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=loose host /host || { echo "init: 9p mount failed"; poweroff -f; }
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=none work "/host$WORK" || { echo "init: 9p work mount failed"; poweroff -f; }
+mount --bind /dev /host/dev; mount --bind /proc /host/proc; mount --bind /sys /host/sys
+mount -t devpts devpts /host/dev/pts 2>/dev/null
+exec chroot /host /bin/bash "$HERE/guest.sh" "$WORK"
+EOF
+chmod +x "$ROOTFS/init"
+(cd "$ROOTFS" && find . | cpio -o -H newc --quiet) | gzip -1 >"$WORK/initramfs.gz" || skip "cannot build the initramfs"
+
+# --- rig on the host: controllers for hci0/hci1 and the band, on free loopback ports -------------
+PORTS=($("$REPO/.venv/bin/python" -c '
+import socket
+s = [socket.socket() for _ in range(3)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])'))
+PY="$REPO/.venv/bin/python"
+VDEV="$REPO/Tests/VirtualDevice"
+(cd "$VDEV" && exec "$PY" controllers.py "127.0.0.1:${PORTS[0]}" "127.0.0.1:${PORTS[1]}" "127.0.0.1:${PORTS[2]}" \
+   --timeout 300 --watch-pid $$ </dev/null >"$WORK/controllers.log" 2>&1) &
+PIDS+=($!)
+wait_ready() {  # LOG PID SECONDS
+  local end=$((SECONDS + $3))
+  while [ $SECONDS -le $end ]; do
+    grep -q '^READY' "$1" 2>/dev/null && return 0
+    kill -0 "$2" 2>/dev/null || return 1
+    sleep 0.05
+  done
+  return 1
+}
+wait_ready "$WORK/controllers.log" "${PIDS[0]}" 20 || { cat "$WORK/controllers.log" >&2; echo "run.sh: controllers did not start" >&2; exit 1; }
+
+# The band, restarted with other options when a test writes $WORK/band.want (lib.sh: band).
+BAND_PID=0
+start_band() {
+  [ "$BAND_PID" != 0 ] && { kill -TERM "$BAND_PID" 2>/dev/null; wait "$BAND_PID" 2>/dev/null; }
+  # shellcheck disable=SC2086  # options are words
+  (cd "$VDEV" && exec "$PY" band_peripheral.py "tcp-client:127.0.0.1:${PORTS[2]}" --timeout 300 --watch-pid $$ $1 \
+     </dev/null >"$WORK/band.log" 2>&1) &
+  BAND_PID=$!
+  wait_ready "$WORK/band.log" "$BAND_PID" 20
+}
+band_loop() {
+  trap 'kill -TERM $BAND_PID 2>/dev/null; exit 0' TERM
+  start_band "" && echo "" >"$WORK/band.ready"
+  while true; do
+    if [ -f "$WORK/band.want" ]; then
+      local want; want=$(cat "$WORK/band.want")
+      rm -f "$WORK/band.ready"; rm -f "$WORK/band.want"  # in this order: the guest waits for ready without want
+      if start_band "$want"; then echo "$want" >"$WORK/band.ready"; else echo "FAILED $want" >"$WORK/band.ready"; fi
+    fi
+    sleep 0.1
+  done
+}
+band_loop &
+PIDS+=($!)
+
+# --- the guest ---------------------------------------------------------------------------------
+mkdir -p "$WORK/results"
+{
+  echo "BLUESIFT=$BLUESIFT"; echo "REPO=$REPO"; echo "KWORK=$WORK"
+  echo "TESTS=\"${TESTS[*]}\""
+} >"$WORK/env"
+echo "kernel $KVER under QEMU (TCG), ${#TESTS[@]} tests: ${TESTS[*]}"
+timeout "${KERNEL_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg -m 2048 -smp 2 -display none -no-reboot \
+  -kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initramfs.gz" \
+  -append "console=ttyS0 ${KERNEL_APPEND:-quiet loglevel=3} panic=-1" \
+  -serial mon:stdio -serial "tcp:127.0.0.1:${PORTS[0]}" -serial "tcp:127.0.0.1:${PORTS[1]}" \
+  -virtfs local,path=/,mount_tag=host,security_model=none,multidevs=remap \
+  -virtfs local,path="$WORK",mount_tag=work,security_model=none \
+  </dev/null >"$WORK/console.log" 2>&1
+qrc=$?
+[ $qrc = 124 ] && echo "run.sh: the guest did not finish within ${KERNEL_TIMEOUT:-300} s" >&2
+
+# --- results -------------------------------------------------------------------------------------
+failed=0
+for t in "${TESTS[@]}"; do
+  rc=$(cat "$WORK/results/$t.rc" 2>/dev/null || echo none)
+  secs=$(cat "$WORK/results/$t.time" 2>/dev/null || echo "?")
+  case "$rc" in
+    0) echo "PASS $t (${secs} s)" ;;
+    77) echo "SKIP $t: $(tail -1 "$WORK/results/$t.log")" ;;
+    *) echo "FAIL $t (exit $rc, ${secs} s):"; sed 's/^/    /' "$WORK/results/$t.log" 2>/dev/null | tail -40; failed=1 ;;
+  esac
+done
+if [ ! -f "$WORK/results/done" ]; then
+  echo "run.sh: the guest did not finish its tests; console:" >&2; tail -30 "$WORK/console.log" >&2; failed=1
+fi
+# Output kept for the docs (docs/transport.md quotes it): KERNEL_OUT=DIR copies the logs there.
+[ -n "${KERNEL_OUT:-}" ] && mkdir -p "$KERNEL_OUT" && cp "$WORK"/results/*.log "$KERNEL_OUT"/ 2>/dev/null
+echo "test-kernel: ${#TESTS[@]} tests in $((SECONDS - T0)) s (boot, tests, power-off)"
+exit $failed

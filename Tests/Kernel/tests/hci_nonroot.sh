@@ -1,0 +1,22 @@
+# Without capabilities: one line saying what is missing and how to grant it, exit 2.
+source "$REPO/Tests/Kernel/lib.sh"
+asnobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all "$@"; }
+asnobody "$BLUESIFT" replay "$CAPTURE" --transport hci:0 --timing asap >"$TDIR/replay.out" 2>"$TDIR/replay.err"
+rc=$?
+cat "$TDIR/replay.err"
+expect_eq "replay exit without CAP_NET_ADMIN" 2 "$rc"
+expect_eq "replay stderr lines" 1 "$(wc -l <"$TDIR/replay.err")"
+expect_grep "names the capability" "CAP_NET_ADMIN" "$TDIR/replay.err"
+expect_grep "says how to grant it" "setcap cap_net_admin,cap_net_raw+ep" "$TDIR/replay.err"
+adapter_up 0 || fail "hci0 should be untouched"
+"$BLUESIFT" replay "$CAPTURE" --transport hci:7 --timing asap >"$TDIR/missing.out" 2>"$TDIR/missing.err"
+cat "$TDIR/missing.err"
+expect_grep "lists the adapters" "no Bluetooth adapter hci7: adapters here: hci0 (up), hci1 (up)" "$TDIR/missing.err"
+if [ -x "$BLUESIFT" ] && "$BLUESIFT" capture --help >/dev/null 2>&1; then
+  asnobody "$BLUESIFT" capture -w "$TDIR/c.btsnoop" >"$TDIR/capture.out" 2>"$TDIR/capture.err"
+  rc=$?
+  cat "$TDIR/capture.err"
+  expect_eq "capture exit without CAP_NET_RAW" 2 "$rc"
+  expect_eq "capture stderr lines" 1 "$(wc -l <"$TDIR/capture.err")"
+  expect_grep "names the capability" "CAP_NET_RAW" "$TDIR/capture.err"
+fi
