@@ -166,14 +166,14 @@ qrc=$?
 [ $qrc = 124 ] && echo "run.sh: the guest did not finish within ${KERNEL_TIMEOUT:-300} s" >&2
 
 # --- results -------------------------------------------------------------------------------------
-failed=0
+failed=0 npass=0 nfail=0 nskip=0
 for t in "${TESTS[@]}"; do
   rc=$(cat "$WORK/results/$t.rc" 2>/dev/null || echo none)
   secs=$(cat "$WORK/results/$t.time" 2>/dev/null || echo "?")
   case "$rc" in
-    0) echo "PASS $t (${secs} s)" ;;
-    77) echo "SKIP $t: $(tail -1 "$WORK/results/$t.log")" ;;
-    *) echo "FAIL $t (exit $rc, ${secs} s):"; sed 's/^/    /' "$WORK/results/$t.log" 2>/dev/null | tail -40; failed=1 ;;
+    0) echo "PASS $t (${secs} s)"; npass=$((npass + 1)) ;;
+    77) echo "SKIP $t: $(tail -1 "$WORK/results/$t.log")"; nskip=$((nskip + 1)) ;;
+    *) echo "FAIL $t (exit $rc, ${secs} s):"; sed 's/^/    /' "$WORK/results/$t.log" 2>/dev/null | tail -40; failed=1; nfail=$((nfail + 1)) ;;
   esac
 done
 if [ ! -f "$WORK/results/done" ]; then
@@ -181,5 +181,6 @@ if [ ! -f "$WORK/results/done" ]; then
 fi
 # Output kept for the docs (docs/transport.md quotes it): KERNEL_OUT=DIR copies the logs there.
 [ -n "${KERNEL_OUT:-}" ] && mkdir -p "$KERNEL_OUT" && cp "$WORK"/results/*.log "$KERNEL_OUT"/ 2>/dev/null
-echo "test-kernel: ${#TESTS[@]} tests in $((SECONDS - T0)) s (boot, tests, power-off)"
+echo "test-kernel ($((SECONDS - T0)) s with boot and power-off):"
+echo "test-kernel: $npass passed, $nfail failed, $nskip skipped"
 exit $failed
