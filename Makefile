@@ -115,7 +115,9 @@ spark-deps: deps-test
 
 spark-check:
 	$(SWIFT) build --product bluesift
+	@# The JVM keeps /tmp/hsperfdata_USER whatever TMPDIR says unless told not to.
 	@work=$$(mktemp -d); corpus=$$([ -d ../shared/captures/public ] && echo ../shared/captures/public); \
+	  JAVA_TOOL_OPTIONS="-XX:-UsePerfData -Djava.io.tmpdir=$${TMPDIR:-/tmp}" \
 	  $(SPARK_VENV)/bin/python Tests/Fleet/spark_check.py $(BIN) docs/fleet.md $$work $$corpus Captures; rc=$$?; \
 	  rm -rf $$work; exit $$rc
 

@@ -37,10 +37,10 @@ public final class AnalysisSession {
     public let path: String
     public let reader: any CaptureReader
     public let analyzer: Analyzer
-    public private(set) var filter: FrameFilter
+    public var filter: FrameFilter
     /// Records read, and those the filter passed.
-    public private(set) var records = 0
-    public private(set) var matched = 0
+    public var records = 0
+    public var matched = 0
     /// `--peer NAME` names no device advertised (names are resolved by a first pass).
     public private(set) var unresolvedPeerNames: [String] = []
     /// Every so many records: (bytes read, file size).
@@ -92,14 +92,20 @@ public final class AnalysisSession {
     /// Each record the filter passes, analysed, in file order (the analyzer sees every record:
     /// connection state needs them all). `stopEarly`: stop once the filter can pass no later
     /// record (a frame range), for commands whose output is only the records passed.
+    /// Inlinable: the renderer's closure is inlined into this loop, as it was when every
+    /// command wrote the loop itself.
+    @inlinable
     public func forEach(stopEarly: Bool = false, _ body: (inout AnalyzedFrame) throws -> Void) rethrows {
         var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
         let filtering = !filter.isEmpty
+        let reader = self.reader, analyzer = self.analyzer
+        var read = 0, passed = 0
+        defer { records += read; matched += passed }
         while let record = reader.next() {
-            records += 1
+            read += 1
             analyzer.analyze(record, into: &frame)
             if !filtering || filter.matches(frame, analyzer: analyzer) {
-                matched += 1
+                passed += 1
                 try body(&frame)
             }
             if record.frame & 0xFFFF == 0 { progress?(reader.bytesRead, reader.fileSize) }

@@ -84,7 +84,8 @@ struct Stats: ParsableCommand {
         let stats = CaptureStats(file: file, format: f.container.rawValue + ", " + f.datalinkName)
         var progress = Progress(file)
         session.progress = { progress.update(done: $0, total: $1) }
-        session.forEach { frame in stats.add(&frame, decoder: session.decoder) }
+        let decoder = session.decoder
+        session.forEach { frame in stats.add(&frame, decoder: decoder) }
         progress.finish()
         printWarnings(session.reader, path: file)
         do { try keys?.save(session.decoder) } catch { return nil }
