@@ -61,30 +61,31 @@ extension LECentral {
     /// Incoming ATT PDUs: responses go to the waiting request; notifications and indications
     /// are delivered; requests from the peer are answered (this host has no database).
     func handleATT(_ pdu: [UInt8]) throws(HostError) {
-        guard let op = pdu.first else { return }
+        guard let raw = pdu.first else { return }
+        let op = ATTOpcode(rawValue: raw)
         switch op {
-        case 0x1B, 0x1D:  // Handle Value Notification / Indication §3.4.7
+        case .handleValueNotification, .handleValueIndication:  // §3.4.7
             guard pdu.count >= 3 else { return }
+            let indication = op == .handleValueIndication
             deliver(GATTNotification(handle: UInt16(pdu[1]) | UInt16(pdu[2]) << 8, value: Array(pdu[3...]),
-                                     isIndication: op == 0x1D, timestamp: currentTimestamp()))
-            if op == 0x1D { try sendL2CAP(cid: 0x0004, ATTHandleValueConfirmation().encode()) }
-        case 0x23:  // Multiple Handle Value Notification §3.4.7.4
+                                     isIndication: indication, timestamp: currentTimestamp()))
+            if indication { try sendL2CAP(cid: 0x0004, ATTHandleValueConfirmation().encode()) }
+        case .multipleHandleValueNotification:  // §3.4.7.4
             if case .multipleHandleValueNotification(let m)? = try? ATTMessage.decode(pdu) {
                 let now = currentTimestamp()
                 for e in m.entries { deliver(GATTNotification(handle: e.handle, value: e.value, isIndication: false, timestamp: now)) }
             }
-        case 0x02:  // the peer's Exchange MTU Request
+        case .exchangeMTURequest:  // the peer's
             guard pdu.count >= 3 else { return }
             let client = UInt16(pdu[1]) | UInt16(pdu[2]) << 8
             try sendL2CAP(cid: 0x0004, ATTExchangeMTUResponse(serverRxMTU: options.preferredMTU).encode())
             mtu = max(23, min(client, options.preferredMTU))
-        case 0x04, 0x06, 0x08, 0x10, 0x0A, 0x0C, 0x0E, 0x12, 0x16, 0x18, 0x20:
+        case _ where op.kind == .request:  // the peer's other requests: this host has no database
             let handle = pdu.count >= 3 ? UInt16(pdu[1]) | UInt16(pdu[2]) << 8 : 0
-            let error: ATTErrorCode = [0x04, 0x06, 0x08, 0x10].contains(op) ? .attributeNotFound
-                : (op == 0x18 ? .requestNotSupported : .invalidHandle)
-            try sendL2CAP(cid: 0x0004, ATTErrorResponse(requestOpcode: ATTOpcode(rawValue: op), handle: op == 0x18 ? 0 : handle,
-                                                         error: error).encode())
-        case 0x01, 0x03, 0x05, 0x07, 0x09, 0x0B, 0x0D, 0x0F, 0x11, 0x13, 0x17, 0x19, 0x21:
+            let execute = op == .executeWriteRequest
+            let error: ATTErrorCode = op.isDiscovery ? .attributeNotFound : (execute ? .requestNotSupported : .invalidHandle)
+            try sendL2CAP(cid: 0x0004, ATTErrorResponse(requestOpcode: op, handle: execute ? 0 : handle, error: error).encode())
+        case _ where op.kind == .response:
             if attRequestPending { attResponse = pdu }
         default:
             break  // commands and confirmations need no answer
