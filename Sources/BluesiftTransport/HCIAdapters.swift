@@ -130,10 +130,11 @@ public enum AdapterLease {
         let s = Glibc.socket(bluesift_af_bluetooth(), Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), bluesift_btproto_hci())
         guard s >= 0 else { return false }
         defer { _ = Glibc.close(s) }
-        // Right after the user channel closes the kernel may still be closing the device.
-        for _ in 0..<50 {
+        // Right after the user channel closes the kernel may still be closing the device: on a
+        // slow machine (a guest under TCG) for over a second. Up to 5 s.
+        for _ in 0..<250 {
             if Glibc.ioctl(s, LinuxBluetooth.hciDevUp, i) == 0 || errno == EALREADY { return true }
-            if errno != EBUSY { return false }
+            if errno != EBUSY && errno != EAGAIN && errno != EINTR { return false }
             usleep(20_000)
         }
         return false

@@ -99,12 +99,13 @@ struct SocketOpener {
             guard takenUp else { return }
             if AdapterLease.userFD >= 0 { system.close(AdapterLease.userFD) }
             AdapterLease.release()
-            // Right after the user channel closes the kernel may still be closing the device.
+            // Right after the user channel closes the kernel may still be closing the device: on a
+            // slow machine (a guest under TCG) for over a second. Up to 5 s.
             var failure: SystemErrno?
-            for _ in 0..<50 {
+            for _ in 0..<250 {
                 do throws(SystemErrno) { try adapters.setPower(index, up: true); failure = nil; break } catch {
                     failure = error
-                    guard error.code == EBUSY else { break }
+                    guard error.code == EBUSY || error.code == EAGAIN || error.code == EINTR else { break }
                     usleep(20_000)
                 }
             }
