@@ -266,44 +266,9 @@ def fixture_pklg_mid_connection(path):
 
 
 # ---------------------------------------------------------------- AES-128 and LE AES-CCM (for 8b)
-# AES-128, encryption only (FIPS-197); the same code as scripts/tk_mic_reference.py.
-SBOX = [0]*256
-def _init():
-    p = q = 1
-    while True:
-        p = p ^ ((p << 1) & 0xFF) ^ (0x1B if p & 0x80 else 0)
-        q ^= q << 1; q ^= q << 2; q ^= q << 4; q &= 0xFF
-        if q & 0x80: q ^= 0x09
-        x = q ^ (((q << 1) | (q >> 7)) & 0xFF) ^ (((q << 2) | (q >> 6)) & 0xFF) ^ (((q << 3) | (q >> 5)) & 0xFF) ^ (((q << 4) | (q >> 4)) & 0xFF)
-        SBOX[p] = x ^ 0x63
-        if p == 1: break
-    SBOX[0] = 0x63
-_init()
-def xt(a): return ((a << 1) ^ 0x1B) & 0xFF if a & 0x80 else a << 1
-def expand(key):
-    w = [list(key[i:i+4]) for i in range(0, 16, 4)]
-    rcon = 1
-    for i in range(4, 44):
-        t = list(w[i-1])
-        if i % 4 == 0:
-            t = t[1:] + t[:1]; t = [SBOX[b] for b in t]; t[0] ^= rcon; rcon = xt(rcon)
-        w.append([w[i-4][j] ^ t[j] for j in range(4)])
-    return [sum(w[r*4:r*4+4], []) for r in range(11)]
-def encrypt(key, block, rk=None):
-    rk = rk or expand(key)
-    s = [block[i] ^ rk[0][i] for i in range(16)]
-    for r in range(1, 11):
-        s = [SBOX[b] for b in s]
-        s = [s[(i + 4*(i % 4)) % 16] for i in range(16)]   # ShiftRows (column-major)
-        if r != 10:
-            n = []
-            for c in range(4):
-                a = s[c*4:c*4+4]
-                n += [xt(a[0]) ^ xt(a[1]) ^ a[1] ^ a[2] ^ a[3], a[0] ^ xt(a[1]) ^ xt(a[2]) ^ a[2] ^ a[3],
-                      a[0] ^ a[1] ^ xt(a[2]) ^ xt(a[3]) ^ a[3], xt(a[0]) ^ a[0] ^ a[1] ^ a[2] ^ xt(a[3])]
-            s = n
-        s = [s[i] ^ rk[r][i] for i in range(16)]
-    return bytes(s)
+# AES-128, encryption only (FIPS-197): tk_mic_reference.py's, beside this script.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tk_mic_reference import encrypt, expand  # noqa: E402
 
 
 def ccm_seal(key, nonce, aad, plain):
