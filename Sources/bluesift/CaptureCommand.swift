@@ -65,18 +65,9 @@ struct Capture: ParsableCommand {
 
     func run() throws {
         guard let only = Self.parseInterface(interface) else { throw usage("-i", "hciN (such as hci0) or any", interface) }
-        var rotate: Int?
-        if let r = rotateSize {
-            guard let n = Tap.parseSize(r), n >= BTSnoopSegments.headerSize + 64 else {
-                throw usage("--rotate-size", "a size in bytes of at least 80, such as 65536, 64k or 2M", r)
-            }
-            guard write != nil else { throw usage("--rotate-size", "-w FILE with it", r) }
-            rotate = n
-        }
+        let rotate = try LiveRecording.rotation(rotateSize, write: write)
         let filter = try self.filter.make()
-        guard filter.peerNames.isEmpty else {
-            throw usage("--peer", "an address (a live capture cannot look advertised names up ahead)", filter.peerNames[0])
-        }
+        try LiveRecording.refuseAdvertisedNames(filter, tool: "capture")
         let settings = try decode.settings(naming: !lines.noNaming)
 
         let monitor: HCIMonitor
@@ -84,27 +75,14 @@ struct Capture: ParsableCommand {
             stderrLine("bluesift: capture: \(error.message)")
             throw Exit.unusableInput
         }
-        // Ctrl-C / SIGTERM end the capture cleanly: the recording is completed, not removed.
-        for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig) { _ in captureInterrupted = 1 } }
-        var set = sigset_t()
-        sigemptyset(&set)
-        for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, sig) }
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        LiveRecording.catchStopSignals { _ in captureInterrupted = 1 }
 
         var recorder: BTSnoopSegments?
         if let write {
             let inputs = [decode.gatt].compactMap { $0 } + decode.plugins.directories
-            recorder = BTSnoopSegments(base: write, rotateSize: rotate, monitor: true) { OutputGuard.conflict(output: $0, inputs: inputs) }
-            do {
-                let removed = try recorder?.start() ?? []
-                if let first = removed.first, let last = removed.last {
-                    stderrLine("bluesift: capture: removed \(removed.count) segment\(removed.count == 1 ? "" : "s") of an earlier recording: "
-                               + (removed.count == 1 ? first : "\(first) … \(last)"))
-                }
-            } catch {
-                stderrLine("bluesift: \(error)")
-                throw Exit.unusableInput
-            }
+            let r = BTSnoopSegments(base: write, rotateSize: rotate, monitor: true) { OutputGuard.conflict(output: $0, inputs: inputs) }
+            try LiveRecording.start(r, tool: "capture")
+            recorder = r
         }
         stderrLine("bluesift: capture: reading the monitor channel (\(only.map { "hci\($0)" } ?? "every adapter")); Ctrl-C stops")
         let live = LiveLines(format: format, lines: lines, filter: filter, quiet: quiet,

@@ -95,26 +95,11 @@ struct Tap: ParsableCommand {
         do { controllerSide = try TapEndpoint(parsing: controller) } catch {
             stderrLine("bluesift: --controller: \(error.message)"); throw Exit.usage
         }
-        var rotate: Int?
-        if let r = rotateSize {
-            guard let n = Self.parseSize(r), n >= BTSnoopSegments.headerSize + 64 else {
-                throw usage("--rotate-size", "a size in bytes of at least 80, such as 65536, 64k or 2M", r)
-            }
-            guard write != nil else { throw usage("--rotate-size", "-w FILE with it", r) }
-            rotate = n
-        }
-        var filter = try self.filter.make()
-        guard filter.peerNames.isEmpty else {
-            throw usage("--peer", "an address (a live tap cannot look advertised names up ahead)", filter.peerNames[0])
-        }
+        let rotate = try LiveRecording.rotation(rotateSize, write: write)
+        let filter = try self.filter.make()
+        try LiveRecording.refuseAdvertisedNames(filter, tool: "tap")
         let settings = try decode.settings(naming: !lines.noNaming)
-
-        // Ctrl-C / SIGTERM end the session cleanly: the recording is completed, not removed.
-        for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig) { _ in tapInterrupted = 1 } }
-        var set = sigset_t()
-        sigemptyset(&set)
-        for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, sig) }
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        LiveRecording.catchStopSignals { _ in tapInterrupted = 1 }
         let stopRequested = { tapInterrupted != 0 }
 
         let tap = HCITap(host: hostSide, controller: controllerSide)
@@ -128,17 +113,9 @@ struct Tap: ParsableCommand {
         var recorder: BTSnoopSegments?
         if let write {
             let inputs = [hostSide.path, controllerSide.path, decode.gatt].compactMap { $0 } + decode.plugins.directories
-            recorder = BTSnoopSegments(base: write, rotateSize: rotate) { OutputGuard.conflict(output: $0, inputs: inputs) }
-            do {
-                let removed = try recorder?.start() ?? []
-                if let first = removed.first, let last = removed.last {
-                    stderrLine("bluesift: tap: removed \(removed.count) segment\(removed.count == 1 ? "" : "s") of an earlier recording: "
-                               + (removed.count == 1 ? first : "\(first) … \(last)"))
-                }
-            } catch {
-                stderrLine("bluesift: \(error)")
-                throw Exit.unusableInput
-            }
+            let r = BTSnoopSegments(base: write, rotateSize: rotate) { OutputGuard.conflict(output: $0, inputs: inputs) }
+            try LiveRecording.start(r, tool: "tap")
+            recorder = r
         }
         let accepted: Bool
         do { accepted = try tap.accept(shouldStop: stopRequested) } catch {
