@@ -379,7 +379,7 @@ public final class CaptureStats {
         if layers.contains(.adv) { advertising(&a, r, us) }
         if layers.contains(.smp), let smp = a.decoded.smp { self.smp(smp, &a, r, us, decoder) }
         if layers.contains(.att) { att(&a, r, us, decoder) }
-        if layers.contains(.classic), let c = a.decoded.classic { classic(c, &a, r, decoder) }
+        if !layers.isDisjoint(with: .anyClassic), let c = a.decoded.classic { classic(c, &a, r, decoder) }
         else if r.kind == .sco, let h = a.decoded.hci { sco(h, &a, r, decoder) }
     }
 

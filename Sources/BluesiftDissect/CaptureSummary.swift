@@ -11,7 +11,8 @@ public struct CaptureSummary {
     public var recordsWithErrors = 0
     /// Plain counters, not dictionaries or arrays: this runs for every record.
     @usableFromInline var kindCounts = InlineArray<16, Int>(repeating: 0)
-    @usableFromInline var hci = 0, l2cap = 0, att = 0, smp = 0, adv = 0, ll = 0, classic = 0
+    /// Records per `FrameLayer` (by its bit).
+    @usableFromInline var layerCounts = InlineArray<32, Int>(repeating: 0)
     public var adapters: Set<UInt16> = []
     @usableFromInline var lastAdapter: UInt16?
     public var bytes = 0
@@ -26,11 +27,17 @@ public struct CaptureSummary {
         return d
     }
 
-    /// Records carrying each decoded layer.
-    public var protocols: [String: Int] {
-        var d: [String: Int] = [:]
-        for (name, n) in [("hci", hci), ("l2cap", l2cap), ("att", att), ("smp", smp), ("adv", adv), ("ll", ll), ("classic", classic)] where n > 0 { d[name] = n }
-        return d
+    /// Records carrying each decoded layer, under the name `info` counts it as
+    /// (`FrameLayer.countedAs`), in the registry's order.
+    public var protocols: [(name: String, count: Int)] {
+        var out: [(name: String, count: Int)] = []
+        for l in FrameLayer.allCases {
+            guard let name = l.countedAs else { continue }
+            let n = layerCounts[Int(l.rawValue)]
+            guard n > 0 else { continue }
+            if let i = out.firstIndex(where: { $0.name == name }) { out[i].count += n } else { out.append((name, n)) }
+        }
+        return out
     }
 
     public init() {}
@@ -50,15 +57,7 @@ public struct CaptureSummary {
         if hasErrors { recordsWithErrors &+= 1 }
         kindCounts[Self.slot(r.kind)] &+= 1
         if r.kind.isHCI, r.adapter != lastAdapter { adapters.insert(r.adapter); lastAdapter = r.adapter }
-        if !layers.isEmpty {
-            if layers.contains(.hci) { hci &+= 1 }
-            if layers.contains(.l2cap) { l2cap &+= 1 }
-            if layers.contains(.att) { att &+= 1 }
-            if layers.contains(.smp) { smp &+= 1 }
-            if layers.contains(.adv) { adv &+= 1 }
-            if layers.contains(.ll) { ll &+= 1 }
-            if layers.contains(.classic) { classic &+= 1 }
-        }
+        layers.forEach { layerCounts[Int($0.rawValue)] &+= 1 }
     }
 
     static let countedKinds: [PacketKind] = [.unknown, .command, .acl, .sco, .event, .iso, .note, .ll, .index, .control]

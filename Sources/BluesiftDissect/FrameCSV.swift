@@ -6,7 +6,7 @@ import BluesiftGATT
 /// `dump --format csv`: one row per record, RFC 4180 quoting, a header row first.
 /// Columns (README, "CSV"):
 ///   frame, ts (RFC 3339 UTC, µs), dir (sent | received | empty), kind (command, event, acl…),
-///   conn (0x0040 or empty), layer (the most specific: att, smp, l2cap, adv, ll, hci, note),
+///   conn (0x0040 or empty), layer (the most specific, `FrameLayer`: att, smp, hfp, rfcomm, l2cap, adv…),
 ///   name (that layer's PDU name), handle (ATT handle, 0x001d), service, characteristic
 ///   (GATT names, else UUIDs), value (ATT value, hex), summary (the text line), errors
 ///   (decode errors, "; "-separated).
@@ -16,14 +16,8 @@ public enum FrameCSV {
     public static func row(_ a: AnalyzedFrame) -> String {
         let f = a.decoded
         let r = f.record
-        var layer = "", name = ""
-        if let att = f.att { layer = "att"; name = att.opcode.name }
-        else if let smp = f.smp { layer = "smp"; name = smp.name }
-        else if let l2 = f.l2cap { layer = "l2cap"; name = l2.name }
-        else if let adv = f.adv { layer = "adv"; name = adv.name }
-        else if let ll = f.ll { layer = "ll"; name = ll.name }
-        else if let hci = f.hci { layer = "hci"; name = hci.name }
-        else if f.note != nil { layer = "note" }
+        let top = FrameLayer.mostSpecific(f.layers)
+        let layer = top.map { $0.key.description } ?? "", name = top?.name(f) ?? ""
         var handle = "", value = ""
         if let att = f.att {
             if let h = att.handle ?? att.errorHandle { handle = Hex.fixed(UInt64(h), width: 4) }

@@ -9,8 +9,12 @@ import BluesiftGATT
 /// analyzer's state, so matching is `matches(_:analyzer:)`, called once per record in order.
 public struct FrameFilter: Sendable {
     public var connection: UInt16?
-    /// Layer names: hci, l2cap, att, smp, adv, ll, note.
-    public var protocols: Set<String> = []
+    /// `--protocol` names (`protocolNames`: a layer's key or a group such as `classic`); a
+    /// record matches when it carries any of their layers.
+    public var protocols: Set<String> = [] {
+        didSet { protocolLayers = protocols.reduce(into: []) { $0.formUnion(FrameLayer.layers(named: $1) ?? []) } }
+    }
+    var protocolLayers: DecodedFrame.Layers = []
     public var attOpcodes: Set<UInt8> = []
     public var handles: Set<UInt16> = []
     public var frames: ClosedRange<Int>?
@@ -177,21 +181,7 @@ public struct FrameFilter: Sendable {
         if let r = frames, !r.contains(f.record.frame) { return false }
         if let c = connection, f.connection != c { return false }
         if !protocols.isEmpty {
-            var any = false
-            for p in protocols {
-                switch p {
-                case "hci": any = any || f.hci != nil
-                case "l2cap": any = any || f.l2cap != nil
-                case "att": any = any || f.att != nil
-                case "smp": any = any || f.smp != nil
-                case "adv": any = any || f.adv != nil
-                case "ll": any = any || f.ll != nil
-                case "note": any = any || f.note != nil
-                case "classic", "sdp", "rfcomm", "hfp", "avdtp", "avrcp": any = any || Self.classic(f, is: p)
-                default: break
-                }
-            }
-            if !any { return false }
+            if f.layers.isDisjoint(with: protocolLayers) { return false }
         }
         if !attOpcodes.isEmpty {
             guard let att = f.att, attOpcodes.contains(att.opcode.rawValue) else { return false }
@@ -302,8 +292,8 @@ public struct FrameFilter: Sendable {
         return peerNames.filter { !found.contains($0.lowercased()) }
     }
 
-    public static let protocolNames: Set<String> = ["hci", "l2cap", "att", "smp", "adv", "ll", "note",
-                                                    "classic", "sdp", "rfcomm", "hfp", "avdtp", "avrcp"]
+    /// `--protocol` names: each layer's key and each group (`FrameLayer`).
+    public static var protocolNames: Set<String> { FrameLayer.names }
 
     /// `--att-opcode` names: every opcode's spec name in lower case with dashes
     /// ("write-request", "handle-value-notification") and the short forms below.
@@ -328,15 +318,5 @@ public struct FrameFilter: Sendable {
             if name != "Unknown", name.lowercased().replacingOccurrences(of: " ", with: "-") == key { return [v] }
         }
         return nil
-    }
-
-    /// Classic layer names (docs/DESIGN.md "Adding a protocol layer"): `classic` is any of them.
-    static func classic(_ f: DecodedFrame, is name: String) -> Bool {
-        guard f.layers.contains(.classic), let c = f.classic else { return false }
-        switch (name, c) {
-        case ("classic", _), ("sdp", .sdp), ("rfcomm", .rfcomm), ("avdtp", .avdtp), ("avdtp", .media), ("avrcp", .avrcp): return true
-        case ("hfp", .rfcomm(let r)): return !r.at.isEmpty
-        default: return false
-        }
     }
 }

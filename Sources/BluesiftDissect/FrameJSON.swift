@@ -26,11 +26,10 @@ public enum FrameJSON {
         w.withUnsafeSpace(TimeFormat.rfc3339MaxCount) { TimeFormat.rfc3339(r.timestamp, to: $0, cache: &times) }
         w.appendRaw("\"")
         let layers = a.decoded.layers
-        if !(layers == [.hci, .adv] && a.decoded.connection == nil && !r.isTruncated && writeAdvertisingEvent(&a, into: &w)) {
+        if !(layers == Self.advertisingEvent && a.decoded.connection == nil && !r.isTruncated && writeAdvertisingEvent(&a, into: &w)) {
             writeLayers(&a, into: &w)
         }
         if let v = a.vendor { VendorRendering.json(v, into: &w) }
-        if layers.contains(.note), let note = a.decoded.note { w.string("note", note) }
         if !a.decoded.errors.isEmpty {
             w.beginArray("errors")
             for e in a.decoded.errors {
@@ -55,27 +54,14 @@ public enum FrameJSON {
             w.bool("truncated", true)
             w.int("original_length", r.originalLength)
         }
-        // The mask first: `if let` copies a layer (200-300 bytes) even to find it absent.
-        let layers = a.decoded.layers
-        // Layers are read in place (`DecodedFrame.hciStorage`): no copy out.
-        if layers.contains(.hci) { w.beginObject("hci"); a.decoded.hciStorage.describe(into: &w); w.endObject() }
-        if layers.contains(.ll), let ll = a.decoded.ll { w.beginObject("ll"); ll.describe(into: &w); w.endObject() }
-        if layers.contains(.l2cap) { w.beginObject("l2cap"); a.decoded.l2capStorage.describe(into: &w); w.endObject() }
-        if layers.contains(.att) {
-            w.beginObject("att")
-            a.decoded.attStorage.describe(into: &w)
-            if let h = a.decoded.attTransaction?.requestHandle { w.int("request_handle", Int(h)) }
-            FrameNaming.describe(a, into: &w)
-            if let t = a.decoded.attTransaction {
-                w.int("request_frame", t.requestFrame)
-                w.int("latency_us", Int(t.latencyMicroseconds))
-            }
-            w.endObject()
+        // Each layer present, in the registry's order, read in place (`DecodedFrame.hciStorage`):
+        // testing an optional layer for nil would copy it (200-300 bytes).
+        a.decoded.layers.forEach { layer in
+            layer.describe(a.decoded, into: &w) { w in if layer == .att { FrameNaming.describe(a, into: &w) } }
         }
-        if layers.contains(.smp), let smp = a.decoded.smp { w.beginObject("smp"); smp.describe(into: &w); w.endObject() }
-        if layers.contains(.classic), let c = a.decoded.classic { c.describe(into: &w) }
-        if layers.contains(.adv) { w.beginObject("adv"); a.decoded.advStorage.describe(into: &w); w.endObject() }
     }
+
+    static let advertisingEvent = DecodedFrame.Layers(.hci, .adv)
 
     /// Direction and kind: a handful of pairs in a capture, replayed.
     static func writeDirectionAndKind(_ r: CaptureRecord, into w: inout JSONFieldWriter) {
@@ -97,7 +83,7 @@ public enum FrameJSON {
     /// `adv` object, its `reports` array and the first report open. False (nothing written)
     /// when the frame is not such an event or holds no report.
     static func writeAdvertisingEvent(_ a: inout AnalyzedFrame, into w: inout JSONFieldWriter) -> Bool {
-        guard a.decoded.layers.contains([.hci, .adv]), a.decoded.hciStorage.kind == .event,
+        guard a.decoded.layers.isSuperset(of: Self.advertisingEvent), a.decoded.hciStorage.kind == .event,
               a.decoded.hciStorage.opcode == 0x3E, a.decoded.hciStorage.isAdvertisingReport,
               let sub = a.decoded.hciStorage.subevent, a.decoded.advStorage.isHCIReport else { return false }
         let r = a.decoded.record

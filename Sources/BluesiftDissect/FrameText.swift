@@ -47,25 +47,16 @@ public struct FrameText {
     /// `short`: 128-bit UUIDs without a name as their first 8 digits and "…".
     static func summary(_ a: AnalyzedFrame, short: Bool) -> String {
         let f = a.decoded
-        if let att = f.att {
-            var s = att.summary
-            if let n = FrameNaming.summary(a, short: short) { s += " " + n }
-            if let v = a.vendor { s += VendorRendering.summary(v) }
-            if let t = f.attTransaction {
-                let msClock = f.record.timestamp.nanoseconds % 1_000_000 == 0 && t.latencyMicroseconds % 1000 == 0
-                let h = t.requestHandle.map { " handle " + Hex.fixed(UInt64($0), width: 4) } ?? ""
-                s += " (reply to #\(t.requestFrame)\(h), \(TimeFormat.latency(microseconds: t.latencyMicroseconds, millisecondClock: msClock)))"
-            }
-            return s
+        guard let top = FrameLayer.mostSpecific(f.layers) else { return f.record.kind.name }
+        var s = top.summary(f)
+        if top == .att { if let n = FrameNaming.summary(a, short: short) { s += " " + n } }
+        if let v = a.vendor { s += VendorRendering.summary(v) }
+        if top == .att, let t = f.attTransaction {
+            let msClock = f.record.timestamp.nanoseconds % 1_000_000 == 0 && t.latencyMicroseconds % 1000 == 0
+            let h = t.requestHandle.map { " handle " + Hex.fixed(UInt64($0), width: 4) } ?? ""
+            s += " (reply to #\(t.requestFrame)\(h), \(TimeFormat.latency(microseconds: t.latencyMicroseconds, millisecondClock: msClock)))"
         }
-        if let smp = f.smp { return smp.summary }
-        if f.layers.contains(.classic), let c = f.classic { return c.summary + (a.vendor.map(VendorRendering.summary) ?? "") }
-        if let l2 = f.l2cap { return l2.summary + (a.vendor.map(VendorRendering.summary) ?? "") }
-        if let adv = f.adv { return adv.summary }
-        if let ll = f.ll { return ll.summary }
-        if let hci = f.hci { return hci.summary }
-        if let note = f.note { return note }
-        return f.record.kind.name
+        return s
     }
 
     public func render(_ a: AnalyzedFrame, into out: inout [UInt8]) {
@@ -128,22 +119,9 @@ public struct FrameText {
         if width != nil { legend(a, into: &out) }
         guard verbose else { return }
         var tree = TextFieldWriter(depth: 1)
-        if let hci = f.hci { tree.beginObject("hci"); hci.describe(into: &tree); tree.endObject() }
-        if let ll = f.ll { tree.beginObject("ll"); ll.describe(into: &tree); tree.endObject() }
-        if let l2 = f.l2cap { tree.beginObject("l2cap"); l2.describe(into: &tree); tree.endObject() }
-        if let att = f.att {
-            tree.beginObject("att"); att.describe(into: &tree)
-            if let h = f.attTransaction?.requestHandle { tree.int("request_handle", Int(h)) }
-            FrameNaming.describe(a, into: &tree)
-            if let t = f.attTransaction {
-                tree.int("request_frame", t.requestFrame)
-                tree.int("latency_us", Int(t.latencyMicroseconds))
-            }
-            tree.endObject()
+        f.layers.forEach { layer in
+            if layer.inTree { layer.describe(f, into: &tree) { t in if layer == .att { FrameNaming.describe(a, into: &t) } } }
         }
-        if let smp = f.smp { tree.beginObject("smp"); smp.describe(into: &tree); tree.endObject() }
-        if f.layers.contains(.classic), let c = f.classic { c.describe(into: &tree) }
-        if let adv = f.adv { tree.beginObject("adv"); adv.describe(into: &tree); tree.endObject() }
         if let v = a.vendor { VendorRendering.tree(v, into: &tree) }
         for l in tree.lines { out.append(contentsOf: l.utf8); out.append(0x0A) }
         if !f.errors.isEmpty || r.kind == .unknown {

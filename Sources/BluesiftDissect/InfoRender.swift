@@ -29,9 +29,7 @@ public enum InfoRender {
         out.append("controllers: \(adapters.isEmpty ? "none seen" : adapters.joined(separator: ", "))")
         let kinds = summary.kinds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }
         out.append("kinds:       \(kinds.isEmpty ? "none" : kinds.joined(separator: ", "))")
-        let order = ["hci", "ll", "adv", "l2cap", "att", "smp", "classic"]
-        let counts = summary.protocols
-        let protos = order.compactMap { p in counts[p].map { "\(p) \($0)" } }
+        let protos = summary.protocols.map { "\($0.name) \($0.count)" }
         out.append("protocols:   \(protos.isEmpty ? "none" : protos.joined(separator: ", "))")
         let conns = connections.map { m in decoder.connections.filter { m.contains(ConnectionID($0)) } } ?? decoder.connections
         out.append("connections: \(conns.count)")

@@ -55,4 +55,22 @@ import Foundation
         #expect(Self.fields(line).count == 13)
         #expect(Self.fields(line)[11].contains("samples=[{steps=340 heart_rate=100},"))
     }
+
+    /// Issue 26: the layer column is the most specific layer for Classic records too (it said
+    /// `l2cap`), from the layer registry (`FrameLayer`).
+    @Test func classicRowsNameTheirLayer() throws {
+        let r = try CLI.run(["dump", "--format", "csv", "--protocol", "classic", CLI.capture("classic_a2dp_hfp.btsnoop")])
+        #expect(r.status == 0)
+        let rows = r.stdout.split(separator: "\n").dropFirst().map { Self.fields($0) }
+        let byFrame = Dictionary(rows.map { ($0[0], $0) }, uniquingKeysWith: { a, _ in a })
+        #expect(byFrame["55"]?[5] == "sdp" && byFrame["55"]?[6] == "Service Search Request")
+        #expect(rows.allSatisfy { ["sdp", "rfcomm", "hfp", "avdtp", "avrcp"].contains($0[5]) })
+        var layers: [String: Int] = [:]
+        for row in rows { layers[row[5], default: 0] += 1 }
+        #expect(layers == ["sdp": 8, "rfcomm": 13, "hfp": 33, "avdtp": 28, "avrcp": 15])
+        // An AT line's record is `hfp`, named by its command.
+        #expect(rows.contains { $0[5] == "hfp" && $0[6] == "AT+CIND" })
+        let sdp = try CLI.run(["dump", "--format", "csv", "--protocol", "sdp", CLI.capture("classic_a2dp_hfp.btsnoop")])
+        #expect(sdp.stdout.split(separator: "\n").dropFirst().allSatisfy { Self.fields($0)[5] == "sdp" })
+    }
 }

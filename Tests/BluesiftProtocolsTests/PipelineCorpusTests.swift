@@ -29,7 +29,7 @@ import BluesiftCapture
             var errors: [String: Int] = [:]
             TestBTSnoop.decode(path, d) { f in
                 frames += 1
-                let held: [(DecodedFrame.Layers, Bool)] = [
+                let held: [(FrameLayer, Bool)] = [
                     (.hci, f.hci != nil), (.l2cap, f.l2cap != nil), (.att, f.att != nil), (.smp, f.smp != nil),
                     (.adv, f.adv != nil), (.ll, f.ll != nil), (.note, f.note != nil)]
                 if held.contains(where: { f.layers.contains($0.0) != $0.1 }) { mismatches.append(f.record.frame) }

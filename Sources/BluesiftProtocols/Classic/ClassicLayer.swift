@@ -2,7 +2,7 @@ import BluesiftWire
 
 /// The Classic (BR/EDR) protocol layer above L2CAP of one record, chosen by the channel's
 /// PSM (see docs/DESIGN.md, "Adding a protocol layer"). One per record: a frame carries at
-/// most one of them, in `DecodedFrame.classic` under the `.classic` layer bit.
+/// most one of them, in `DecodedFrame.classic`, its `FrameLayer` bit set in `layers`.
 /// Indirect: a frame holds one pointer (LE records copy and reset frames without its ~300 bytes).
 public indirect enum ClassicLayer {
     case sdp(SDPPDU)
@@ -10,16 +10,6 @@ public indirect enum ClassicLayer {
     case avdtp(AVDTPSignal)
     case media(AVDTPMediaPacket)
     case avrcp(AVCTPPDU)
-
-    /// The JSON key of the layer's object.
-    public var key: StaticString {
-        switch self {
-        case .sdp: "sdp"
-        case .rfcomm: "rfcomm"
-        case .avdtp, .media: "avdtp"
-        case .avrcp: "avrcp"
-        }
-    }
 
     public var summary: String {
         switch self {
@@ -41,10 +31,30 @@ public indirect enum ClassicLayer {
         }
     }
 
-    /// Writes `"sdp": {…}` (or rfcomm/avdtp/avrcp), and for RFCOMM frames that completed AT
-    /// lines, `"hfp": [{…}]`.
-    public func describe<S: FieldSink>(into sink: inout S) {
-        sink.beginObject(.literal(key))
+    /// The layer of the frame's registry (`FrameLayer`): its mask bit and key.
+    public var layer: FrameLayer {
+        switch self {
+        case .sdp: .sdp
+        case .rfcomm: .rfcomm
+        case .avdtp, .media: .avdtp
+        case .avrcp: .avrcp
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .sdp(let p): p.name
+        case .rfcomm(let p): p.name
+        case .avdtp(let p): p.name
+        case .media: "Media"
+        case .avrcp(let p): p.name
+        }
+    }
+
+    /// Writes `"sdp": {…}` (or rfcomm/avdtp/avrcp); RFCOMM's AT lines are the `hfp` layer's.
+    @inlinable
+    public func describe<S: FieldSink>(into sink: inout S, inside: (inout S) -> Void = { _ in }) {
+        sink.beginObject(.literal(layer.key))
         switch self {
         case .sdp(let p): p.describe(into: &sink)
         case .rfcomm(let p): p.describe(into: &sink)
@@ -52,11 +62,7 @@ public indirect enum ClassicLayer {
         case .media(let p): p.describe(into: &sink)
         case .avrcp(let p): p.describe(into: &sink)
         }
+        inside(&sink)
         sink.endObject()
-        if case .rfcomm(let f) = self, !f.at.isEmpty {
-            sink.beginArray("hfp")
-            for l in f.at { sink.beginObject(""); l.describe(into: &sink); sink.endObject() }
-            sink.endArray()
-        }
     }
 }

@@ -4,20 +4,12 @@ import BluesiftCapture
 /// Everything decoded from one capture record. Borrows bytes from the reader and the
 /// decoder: valid until the next `ProtocolDecoder.decode` call.
 public struct DecodedFrame {
-    /// The layers a frame carries. Counting and resetting read this instead of the layers
-    /// themselves: Swift copies a layer (200-300 bytes) to test its optional for nil.
+    /// The layers a frame carries, one bit per `FrameLayer` (the registry declares them).
+    /// Counting and resetting read this instead of the layers themselves: Swift copies a
+    /// layer (200-300 bytes) to test its optional for nil.
     public struct Layers: OptionSet, Sendable {
-        public var rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
-        public static let hci = Layers(rawValue: 1 << 0)
-        public static let l2cap = Layers(rawValue: 1 << 1)
-        public static let att = Layers(rawValue: 1 << 2)
-        public static let smp = Layers(rawValue: 1 << 3)
-        public static let adv = Layers(rawValue: 1 << 4)
-        public static let ll = Layers(rawValue: 1 << 5)
-        public static let note = Layers(rawValue: 1 << 6)
-        /// A Classic layer above L2CAP: SDP, RFCOMM (with HFP AT lines), AVDTP, AVCTP/AVRCP.
-        public static let classic = Layers(rawValue: 1 << 7)
+        public var rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
     }
 
     public var record: CaptureRecord
@@ -63,7 +55,7 @@ public struct DecodedFrame {
             if layers.contains(.smp) { smp = nil }
             if layers.contains(.ll) { ll = nil }
             if layers.contains(.note) { note = nil }
-            if layers.contains(.classic) { classic = nil }
+            if !layers.isDisjoint(with: .anyClassic) { classic = nil }
             layers = []
         }
         if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
@@ -74,6 +66,10 @@ public struct DecodedFrame {
     mutating func set(_ v: SMPPDU) { smp = v; layers.insert(.smp) }
     mutating func set(_ v: AdvertisingLayer) { advStorage = v; layers.insert(.adv) }
     mutating func set(_ v: LLPacket) { ll = v; layers.insert(.ll) }
+    mutating func set(_ v: ClassicLayer) {
+        classic = v; layers.insert(v.layer)
+        if case .rfcomm(let r) = v, !r.at.isEmpty { layers.insert(.hfp) }
+    }
     mutating func set(note v: String) { note = v; layers.insert(.note) }
 }
 

@@ -85,8 +85,7 @@ extension ProtocolDecoder {
             layer = .avrcp(p)
         }
         if let e = layer.error, !(e.code == .truncated && f.l2capStorage.truncated) { f.errors.append(e) }
-        f.classic = layer
-        f.layers.insert(.classic)
+        f.set(layer)
     }
 
     private func sdp(_ payload: UnsafeRawBufferPointer, _ c: ClassicState, side: UInt8) -> SDPPDU {
