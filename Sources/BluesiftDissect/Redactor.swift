@@ -132,10 +132,8 @@ public final class Redactor {
     func namePlaces(_ r: CaptureRecord) -> [(Int, Range<Int>)] {
         let b = r.bytes
         switch r.kind {
-        case .event where b.count > 3 && b[0] == 0x3E && b[2] == 0x02:
-            return advReportOffsets(b).flatMap { rep in Self.adNames(b, from: rep.address + 7, to: rep.end - 1).map { (rep.address, $0) } }
-        case .event where b.count > 3 && b[0] == 0x3E && b[2] == 0x0D:
-            return extAdvReportOffsets(b).flatMap { rep in Self.adNames(b, from: rep.address + 21, to: rep.end).map { (rep.address, $0) } }
+        case .event where b.count > 3 && b[0] == 0x3E && (b[2] == 0x02 || b[2] == 0x0D):
+            return HCIFieldLayout.advertisingReports(b).flatMap { rep in Self.adNames(b, from: rep.data.lowerBound, to: rep.data.upperBound).map { (rep.address, $0) } }
         case .event where b.count > 9 && b[0] == 0x07 && b[2] == 0:
             let end = b[9...].firstIndex(of: 0) ?? b.count
             return end > 9 ? [(3, 9..<end)] : []
@@ -317,68 +315,10 @@ public final class Redactor {
         let b = r.bytes
         switch r.kind {
         case .command:
-            guard b.count >= 3 else { return [] }
-            let op = UInt16(b[0]) | UInt16(b[1]) << 8
-            let p = 3
-            switch op {
-            // Core 5.4 Vol 4 Part E §7.1: Link Control commands whose first parameter is BD_ADDR.
-            case 0x0405, 0x0408, 0x0409, 0x040A, 0x040B, 0x040C, 0x040D, 0x040E, 0x0419, 0x041A,
-                 0x042B, 0x042C, 0x042D, 0x042E, 0x042F, 0x0434, 0x0C12:
-                return [p]
-            // §7.3.9 Write Stored Link Key: Num_Keys, BD_ADDR[i], Link_Key[i].
-            case 0x0C11:
-                guard b.count > p else { return [] }
-                return (0..<Int(b[p])).map { p + 1 + 6 * $0 }
-            case 0x2005: return [p]                                   // §7.8.4 LE Set Random Address
-            case 0x2006: return [p + 7]                               // §7.8.5 LE Set Advertising Parameters
-            case 0x200D: return [p + 6]                               // §7.8.12 LE Create Connection
-            case 0x2011, 0x2012, 0x2027, 0x2028, 0x202B, 0x202C, 0x204E: return [p + 1]   // accept/resolving lists, privacy mode
-            case 0x2035: return [p + 1]                               // §7.8.52 LE Set Advertising Set Random Address
-            case 0x2036: return [p + 12]                              // §7.8.53 LE Set Extended Advertising Parameters
-            case 0x2043: return [p + 3]                               // §7.8.66 LE Extended Create Connection
-            case 0x2044: return [p + 3]                               // §7.8.67 LE Periodic Advertising Create Sync
-            default: return []
-            }
+            return HCIFieldLayout.addresses(command: b)
         case .event:
-            guard b.count >= 2 else { return [] }
-            let p = 2
-            switch b[0] {
-            case 0x03: trackConnection(b, statusAt: p, handleAt: p + 1, addressAt: p + 3); return [p + 3]   // §7.7.3 Connection Complete
-            case 0x04, 0x16, 0x17, 0x18, 0x31, 0x32, 0x33, 0x34, 0x35, 0x3B, 0x3D: return [p]  // §7.7.4, .22-.24, .40-.45
-            case 0x07, 0x12, 0x36: return [p + 1]                                               // name, role change, SSP complete
-            case 0x02, 0x22:                                                                    // §7.7.2/.33 Inquiry Result (arrays)
-                guard b.count > p else { return [] }
-                return (0..<Int(b[p])).map { p + 1 + 6 * $0 }
-            case 0x2F: return [p + 1]                                                          // §7.7.38 Extended Inquiry Result
-            case 0x15:                                                                          // §7.7.21 Return Link Keys
-                guard b.count > p else { return [] }
-                return (0..<Int(b[p])).map { p + 1 + 22 * $0 }
-            case 0x0E:                                                                          // §7.7.14 Command Complete
-                guard b.count >= 5 else { return [] }
-                let op = UInt16(b[3]) | UInt16(b[4]) << 8
-                switch op {
-                case 0x1009, 0x0408, 0x040B, 0x040C, 0x040D, 0x040E, 0x041A, 0x042B, 0x042C, 0x042D, 0x042E, 0x042F, 0x0434:
-                    return [6]
-                default: return []
-                }
-            case 0x3E:
-                guard b.count > p else { return [] }
-                switch b[p] {
-                case 0x01: trackConnection(b, statusAt: p + 1, handleAt: p + 2, addressAt: p + 6); return [p + 6]                 // §7.7.65.1
-                case 0x0A, 0x29: trackConnection(b, statusAt: p + 1, handleAt: p + 2, addressAt: p + 6); return [p + 6, p + 12, p + 18] // §7.7.65.10
-                case 0x02: return advReportOffsets(b).flatMap { [$0.address] + Self.adAddressOffsets(b, from: $0.address + 7, to: $0.end - 1) }  // §7.7.65.2
-                case 0x0B:                                                                                      // §7.7.65.11
-                    guard b.count > p + 1 else { return [] }
-                    var out: [Int] = []
-                    for i in 0..<Int(b[p + 1]) { let o: Int = p + 2 + 16 * i; out.append(o + 2); out.append(o + 9) }
-                    return out
-                case 0x0D: return extAdvReportOffsets(b).flatMap { (r: (address: Int, end: Int)) -> [Int] in [r.address, r.address + 14] + Self.adAddressOffsets(b, from: r.address + 21, to: r.end) }  // §7.7.65.13
-                case 0x0E: return [p + 6]                                                                       // §7.7.65.14
-                case 0x13: return [p + 3]                                                                       // §7.7.65.19
-                default: return []
-                }
-            default: return []
-            }
+            if let c = HCIFieldLayout.connectionComplete(b) { trackConnection(b, statusAt: c.status, handleAt: c.handle, addressAt: c.address) }
+            return HCIFieldLayout.addresses(event: b)
         case .acl:
             guard let (cid, pay) = l2cap(b) else { return [] }
             // Vol 3 Part H §3.6.4 Identity Address Information: type, address.
@@ -394,25 +334,6 @@ public final class Redactor {
         default:
             return []
         }
-    }
-
-    /// Core 5.4 Supplement Part A §1.16 LE Bluetooth Device Address (address + type byte) and
-    /// §1.13 Public/Random Target Address (a list of addresses): AD structures in `from..<to`.
-    static func adAddressOffsets(_ b: UnsafeRawBufferPointer, from: Int, to: Int) -> [Int] {
-        var out: [Int] = []
-        var o = from
-        let end = min(to, b.count)
-        while o + 1 < end {
-            let len = Int(b[o])
-            guard len > 0, o + 1 + len <= end else { break }
-            switch b[o + 1] {
-            case 0x1B where len >= 7: out.append(o + 2)
-            case 0x17, 0x18: out += stride(from: o + 2, through: o + 1 + len - 6, by: 6).map { $0 }
-            default: break
-            }
-            o += 1 + len
-        }
-        return out
     }
 
     /// "hh:hh:hh:hh:hh:hh" (either case) in log text: (offset, address in wire order).
@@ -471,35 +392,6 @@ public final class Redactor {
         handlePeer[handle] = Array(b[a..<a + 6])
     }
 
-    /// LE Advertising Report: reports one after another (as controllers send them and
-    /// Wireshark reads them): event type, address type, address, data length, data, RSSI.
-    func advReportOffsets(_ b: UnsafeRawBufferPointer) -> [(address: Int, end: Int)] {
-        guard b.count > 3 else { return [] }
-        var out: [(Int, Int)] = []
-        var o = 4
-        for _ in 0..<Int(b[3]) {
-            guard o + 9 <= b.count else { break }
-            let len = Int(b[o + 8])
-            out.append((o + 2, o + 9 + len + 1))
-            o += 9 + len + 1
-        }
-        return out
-    }
-
-    /// LE Extended Advertising Report: 24 fixed bytes then data, per report.
-    func extAdvReportOffsets(_ b: UnsafeRawBufferPointer) -> [(address: Int, end: Int)] {
-        guard b.count > 3 else { return [] }
-        var out: [(Int, Int)] = []
-        var o = 4
-        for _ in 0..<Int(b[3]) {
-            guard o + 24 <= b.count else { break }
-            let len = Int(b[o + 23])
-            out.append((o + 3, o + 24 + len))
-            o += 24 + len
-        }
-        return out
-    }
-
     /// (CID, payload offset) of an ACL packet that starts an L2CAP frame.
     func l2cap(_ b: UnsafeRawBufferPointer) -> (UInt16, Int)? {
         guard b.count >= 8 else { return nil }
@@ -512,41 +404,8 @@ public final class Redactor {
     func keyRanges(_ r: CaptureRecord) -> [(Range<Int>, String)] {
         let b = r.bytes
         switch r.kind {
-        case .command:
-            guard b.count >= 3 else { return [] }
-            let op = UInt16(b[0]) | UInt16(b[1]) << 8
-            switch op {
-            case 0x201A: return [(5..<21, "LE Long Term Key Request Reply LTK")]        // §7.8.25
-            case 0x2019: return [(15..<31, "LE Enable Encryption LTK")]                 // §7.8.24
-            case 0x040B: return [(9..<25, "Link Key Request Reply key")]                // §7.1.10
-            case 0x040D: return [(10..<26, "PIN Code Request Reply PIN")]               // §7.1.12
-            case 0x2027: return [(10..<42, "LE Add Device To Resolving List IRKs")]     // §7.8.38
-            // §7.8.22 LE Encrypt: hosts compute c1/s1/ah with it, so key and plaintext are
-            // TK, confirm and random values.
-            case 0x2017: return [(3..<35, "LE Encrypt key and plaintext")]
-            case 0x0C11:                                                                  // §7.3.9
-                guard b.count > 3 else { return [] }
-                let n = Int(b[3])
-                return (0..<n).map { (4 + 6 * n + 16 * $0 ..< 4 + 6 * n + 16 * ($0 + 1), "Write Stored Link Key key") }
-            default: return []
-            }
-        case .event:
-            guard b.count >= 2 else { return [] }
-            switch b[0] {
-            case 0x18: return [(8..<24, "Link Key Notification key")]                   // §7.7.24
-            case 0x0E where b.count >= 6:                                                 // §7.7.14 Command Complete
-                switch UInt16(b[3]) | UInt16(b[4]) << 8 {
-                case 0x2017: return [(6..<22, "LE Encrypt result")]                       // §7.8.22: a confirm value or key
-                case 0x2018: return [(6..<14, "LE Rand result")]                          // §7.8.23: pairing randoms, EDIV/Rand
-                default: return []
-                }
-            case 0x3E where b.count > 2 && b[2] == 0x09:                                  // §7.7.65.9 LE Generate DHKey Complete
-                return [(4..<36, "LE DHKey")]
-            case 0x15:                                                                    // §7.7.21
-                guard b.count > 2 else { return [] }
-                return (0..<Int(b[2])).map { (3 + 22 * $0 + 6 ..< 3 + 22 * $0 + 22, "Return Link Keys key") }
-            default: return []
-            }
+        case .command: return HCIFieldLayout.keys(command: b)
+        case .event: return HCIFieldLayout.keys(event: b)
         case .acl:
             guard let (cid, pay) = l2cap(b), cid == 0x0006 || cid == 0x0007, pay < b.count else { return [] }
             return smpKeys(code: b[pay], at: pay)
@@ -591,7 +450,7 @@ public final class Redactor {
         let p = 6
         let offsets: [Int]
         switch b[4] & 0x0F {
-        case 0x00, 0x02, 0x04, 0x06: offsets = [p] + Self.adAddressOffsets(b, from: p + 6, to: end)   // AdvA, AdvData
+        case 0x00, 0x02, 0x04, 0x06: offsets = [p] + HCIFieldLayout.adAddresses(b, from: p + 6, to: end)   // AdvA, AdvData
         case 0x01, 0x03: offsets = [p, p + 6]
         case 0x05:
             offsets = [p, p + 6]
@@ -609,7 +468,7 @@ public final class Redactor {
                 var q = p + 2
                 if flags & 0x01 != 0 { o.append(q); q += 6 }
                 if flags & 0x02 != 0 { o.append(q) }
-                o += Self.adAddressOffsets(b, from: p + 1 + hlen, to: end)
+                o += HCIFieldLayout.adAddresses(b, from: p + 1 + hlen, to: end)
             }
             offsets = o.filter { $0 + 6 <= p + 1 + hlen || $0 >= p + 1 + hlen }
         default: offsets = []
@@ -661,7 +520,7 @@ public final class Redactor {
         switch r.kind {
         case .event where b.count > 3 && b[0] == 0x3E && (b[2] == 0x02 || b[2] == 0x0D):
             guard let peer = options.peer else { return options.dropAdvertising }
-            let addrs = b[2] == 0x02 ? advReportOffsets(b).map(\.address) : extAdvReportOffsets(b).map(\.address)
+            let addrs = HCIFieldLayout.advertisingReports(b).map(\.address)
             return !addrs.contains { $0 + 6 <= b.count && b[$0..<$0 + 6].elementsEqual(peer) }
         case .acl:
             guard let peer = options.peer, b.count >= 2 else { return false }

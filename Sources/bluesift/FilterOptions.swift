@@ -1,6 +1,7 @@
 import ArgumentParser
 import BluesiftWire
 import BluesiftCapture
+import BluesiftProtocols
 import BluesiftDissect
 
 /// The record filters every command that reads captures takes, with the same meaning
@@ -29,7 +30,7 @@ struct FilterOptions: ParsableArguments {
     @Flag(help: "Only records with errors: decode errors, ATT Error Responses, SMP Pairing Failed, failed commands, non-success disconnections.")
     var errors = false
 
-    @Option(name: .customLong("protocol"), help: ArgumentHelp("Only records with this layer: hci, l2cap, att, smp, adv, ll, note, classic, sdp, rfcomm, hfp, avdtp, avrcp (repeatable).", valueName: "LAYER"))
+    @Option(name: .customLong("protocol"), help: ArgumentHelp("Only records with this layer: " + FrameLayer.helpList + " (repeatable).", valueName: "LAYER"))
     var protocols: [String] = []
 
     @Option(name: .customLong("att-opcode"), help: ArgumentHelp("Only ATT PDUs with this opcode: 0x12, or a name: write, read, notify, indicate, error, mtu, write-request… (repeatable).", valueName: "OPCODE"))

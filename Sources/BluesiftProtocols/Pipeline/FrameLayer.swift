@@ -81,6 +81,14 @@ public enum FrameLayer: UInt8, CaseIterable, Sendable {
     /// Every `--protocol` name: the keys and the groups.
     public static let names: Set<String> = Set(allCases.map(\.key.description) + allCases.compactMap(\.group))
 
+    /// "hci, ll, adv, …, avrcp, note, classic (sdp, rfcomm, hfp, avdtp, avrcp)" for `--help`.
+    public static var helpList: String {
+        var groups: [String: [String]] = [:]
+        for l in allCases { if let g = l.group { groups[g, default: []].append(l.key.description) } }
+        return (allCases.map(\.key.description) + groups.keys.sorted().map { "\($0) (any of \(groups[$0]!.joined(separator: ", ")))" })
+            .joined(separator: ", ")
+    }
+
     /// The most specific layer of `layers`, nil when there is none.
     @inlinable
     public static func mostSpecific(_ layers: DecodedFrame.Layers) -> FrameLayer? {
