@@ -26,7 +26,7 @@ public enum FrameJSON {
         w.withUnsafeSpace(TimeFormat.rfc3339MaxCount) { TimeFormat.rfc3339(r.timestamp, to: $0, cache: &times) }
         w.appendRaw("\"")
         let layers = a.decoded.layers
-        if !(layers == Self.advertisingEvent && a.decoded.connection == nil && !r.isTruncated && writeAdvertisingEvent(&a, into: &w)) {
+        if !(layers == .advertisingEvent && a.decoded.connection == nil && !r.isTruncated && writeAdvertisingEvent(&a, into: &w)) {
             writeLayers(&a, into: &w)
         }
         if let v = a.vendor { VendorRendering.json(v, into: &w) }
@@ -61,8 +61,6 @@ public enum FrameJSON {
         }
     }
 
-    static let advertisingEvent = DecodedFrame.Layers(.hci, .adv)
-
     /// Direction and kind: a handful of pairs in a capture, replayed.
     static func writeDirectionAndKind(_ r: CaptureRecord, into w: inout JSONFieldWriter) {
         withUnsafeBytes(of: directionAndKind(r)) { key in
@@ -83,7 +81,7 @@ public enum FrameJSON {
     /// `adv` object, its `reports` array and the first report open. False (nothing written)
     /// when the frame is not such an event or holds no report.
     static func writeAdvertisingEvent(_ a: inout AnalyzedFrame, into w: inout JSONFieldWriter) -> Bool {
-        guard a.decoded.layers.isSuperset(of: Self.advertisingEvent), a.decoded.hciStorage.kind == .event,
+        guard a.decoded.layers.isSuperset(of: .advertisingEvent), a.decoded.hciStorage.kind == .event,
               a.decoded.hciStorage.opcode == 0x3E, a.decoded.hciStorage.isAdvertisingReport,
               let sub = a.decoded.hciStorage.subevent, a.decoded.advStorage.isHCIReport else { return false }
         let r = a.decoded.record

@@ -168,6 +168,11 @@ extension DecodedFrame.Layers {
     }
     @inlinable public func contains(_ l: FrameLayer) -> Bool { rawValue & l.bit.rawValue != 0 }
     @inlinable public mutating func insert(_ l: FrameLayer) { rawValue |= l.bit.rawValue }
+    /// An HCI advertising event: hci and adv. (Computed, not a variadic `Layers(…)`, which
+    /// builds an array: this is tested per record.)
+    @inlinable public static var advertisingEvent: DecodedFrame.Layers {
+        DecodedFrame.Layers(rawValue: FrameLayer.hci.bit.rawValue | FrameLayer.adv.bit.rawValue)
+    }
     /// Any Classic layer (SDP, RFCOMM, HFP, AVDTP, AVRCP): `DecodedFrame.classic` is set.
     public static let anyClassic = DecodedFrame.Layers(.sdp, .rfcomm, .hfp, .avdtp, .avrcp)
     /// The layers present, in declaration order.

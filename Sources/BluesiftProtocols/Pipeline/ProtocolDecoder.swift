@@ -158,7 +158,7 @@ extension ProtocolDecoder {
     public func layers(of record: CaptureRecord, scratch f: inout DecodedFrame)
         -> (layers: DecodedFrame.Layers, damaged: Bool) {
         if record.kind == .event, Self.isWholeAdvertisingEvent(record.bytes) {
-            return (DecodedFrame.Layers(.hci, .adv), false)
+            return (.advertisingEvent, false)
         }
         decode(record, into: &f)
         return (f.layers, !f.errors.isEmpty)
