@@ -56,9 +56,20 @@ public enum FrameJSON {
         }
         // Each layer present, in the registry's order, read in place (`DecodedFrame.hciStorage`):
         // testing an optional layer for nil would copy it (200-300 bytes).
-        a.decoded.layers.forEach { layer in
-            layer.describe(a.decoded, into: &w) { w in if layer == .att { FrameNaming.describe(a, into: &w) } }
+        var layers = a.decoded.layers
+        while let layer = layers.popFirst() {
+            if layer == .att { writeATT(&a, into: &w); continue }
+            a.decoded.open(layer, into: &w)
+            a.decoded.close(layer, into: &w)
         }
+    }
+
+    /// The ATT member with the GATT names the analysis found (its own function: a loop that
+    /// also read the whole frame for the names made Swift copy the frame once per record).
+    static func writeATT(_ a: inout AnalyzedFrame, into w: inout JSONFieldWriter) {
+        a.decoded.open(.att, into: &w)
+        FrameNaming.describe(a, into: &w)
+        a.decoded.close(.att, into: &w)
     }
 
     /// Direction and kind: a handful of pairs in a capture, replayed.

@@ -119,8 +119,12 @@ public struct FrameText {
         if width != nil { legend(a, into: &out) }
         guard verbose else { return }
         var tree = TextFieldWriter(depth: 1)
-        f.layers.forEach { layer in
-            if layer.inTree { layer.describe(f, into: &tree) { t in if layer == .att { FrameNaming.describe(a, into: &t) } } }
+        var layers = f.layers
+        while let layer = layers.popFirst() {
+            guard layer.inTree else { continue }
+            layer.open(f, into: &tree)
+            if layer == .att { FrameNaming.describe(a, into: &tree) }
+            layer.close(f, into: &tree)
         }
         if let v = a.vendor { VendorRendering.tree(v, into: &tree) }
         for l in tree.lines { out.append(contentsOf: l.utf8); out.append(0x0A) }

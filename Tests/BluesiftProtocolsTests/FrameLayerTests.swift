@@ -44,7 +44,7 @@ import BluesiftCapture
             guard found == nil, f.layers.contains(.hfp) else { continue }
             var w = JSONFieldWriter(capacity: 1024)
             w.beginTopLevel()
-            f.layers.forEach { $0.describe(f, into: &w) { _ in } }
+            f.layers.forEach { $0.describe(f, into: &w) }
             w.endTopLevel()
             found = (r.frame, f.layers, FrameLayer.hfp.name(f), String(decoding: w.out, as: UTF8.self))
         }

@@ -51,10 +51,10 @@ public indirect enum ClassicLayer {
         }
     }
 
-    /// Writes `"sdp": {…}` (or rfcomm/avdtp/avrcp); RFCOMM's AT lines are the `hfp` layer's.
+    /// The fields of the layer's object (`FrameLayer.open` writes its key); RFCOMM's AT lines
+    /// are the `hfp` layer's.
     @inlinable
-    public func describe<S: FieldSink>(into sink: inout S, inside: (inout S) -> Void = { _ in }) {
-        sink.beginObject(.literal(layer.key))
+    public func describeFields<S: FieldSink>(into sink: inout S) {
         switch self {
         case .sdp(let p): p.describe(into: &sink)
         case .rfcomm(let p): p.describe(into: &sink)
@@ -62,7 +62,5 @@ public indirect enum ClassicLayer {
         case .media(let p): p.describe(into: &sink)
         case .avrcp(let p): p.describe(into: &sink)
         }
-        inside(&sink)
-        sink.endObject()
     }
 }

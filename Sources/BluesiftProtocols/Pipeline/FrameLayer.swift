@@ -14,7 +14,8 @@ public enum FrameLayer: UInt8, CaseIterable, Sendable {
     case hci, ll, adv, l2cap, att, smp, sdp, rfcomm, hfp, avdtp, avrcp, note
 
     /// Bit `rawValue` of `DecodedFrame.Layers`.
-    @inlinable public var bit: DecodedFrame.Layers { DecodedFrame.Layers(rawValue: 1 << UInt32(rawValue)) }
+    @inlinable @inline(__always)
+    public var bit: DecodedFrame.Layers { DecodedFrame.Layers(rawValue: 1 &<< UInt32(truncatingIfNeeded: rawValue)) }
 
     /// JSON Lines member, CSV `layer`, `--protocol` name.
     public var key: StaticString {
@@ -127,38 +128,61 @@ public enum FrameLayer: UInt8, CaseIterable, Sendable {
         }
     }
 
-    /// Writes the layer's member of the record (`"att": {…}`, `"hfp": […]`). `inside` adds
-    /// what the analysis knows to the layer's object before it closes (GATT names of an ATT
-    /// PDU); the layers read in place are not copied out of the frame.
+    /// Writes the layer's member of the record (`"att": {…}`, `"hfp": […]`), reading the layers
+    /// kept in place without copying them out of the frame.
     @inlinable
-    public func describe<S: FieldSink>(_ f: borrowing DecodedFrame, into w: inout S, inside: (inout S) -> Void) {
+    public func describe<S: FieldSink>(_ f: borrowing DecodedFrame, into w: inout S) {
+        open(f, into: &w)
+        close(f, into: &w)
+    }
+
+    /// The member up to where an analysis adds to it (GATT names of an ATT PDU, before its
+    /// request frame and latency); `close` ends it. Two calls, not a closure: a closure that
+    /// captured the renderer's frame made Swift copy the frame (1.4 kB) for every layer.
+    @inlinable
+    public func open<S: FieldSink>(_ f: borrowing DecodedFrame, into w: inout S) {
         let k = FieldKey.literal(key)
         switch self {
-        case .hci: w.beginObject(k); f.hciStorage.describe(into: &w); inside(&w); w.endObject()
-        case .ll: if let ll = f.ll { w.beginObject(k); ll.describe(into: &w); inside(&w); w.endObject() }
-        case .adv: w.beginObject(k); f.advStorage.describe(into: &w); inside(&w); w.endObject()
-        case .l2cap: w.beginObject(k); f.l2capStorage.describe(into: &w); inside(&w); w.endObject()
+        case .hci: w.beginObject(k); f.hciStorage.describe(into: &w)
+        case .ll: w.beginObject(k); f.ll?.describe(into: &w)
+        case .adv: w.beginObject(k); f.advStorage.describe(into: &w)
+        case .l2cap: w.beginObject(k); f.l2capStorage.describe(into: &w)
         case .att:
             w.beginObject(k)
             f.attStorage.describe(into: &w)
             if let h = f.attTransaction?.requestHandle { w.int("request_handle", Int(h)) }
-            inside(&w)
+        case .smp: w.beginObject(k); f.smp?.describe(into: &w)
+        case .sdp, .rfcomm, .avdtp, .avrcp: w.beginObject(k); f.classic?.describeFields(into: &w)
+        case .hfp:
+            w.beginArray(k)
+            if case .rfcomm(let r)? = f.classic { for l in r.at { w.beginObject(""); l.describe(into: &w); w.endObject() } }
+        case .note: w.string(k, f.note ?? "")
+        }
+    }
+
+    @inlinable
+    public func close<S: FieldSink>(_ f: borrowing DecodedFrame, into w: inout S) {
+        switch self {
+        case .att:
             if let t = f.attTransaction {
                 w.int("request_frame", t.requestFrame)
                 w.int("latency_us", Int(t.latencyMicroseconds))
             }
             w.endObject()
-        case .smp: if let smp = f.smp { w.beginObject(k); smp.describe(into: &w); inside(&w); w.endObject() }
-        case .sdp, .rfcomm, .avdtp, .avrcp: if let c = f.classic { c.describe(into: &w, inside: inside) }
-        case .hfp:
-            if case .rfcomm(let r)? = f.classic {
-                w.beginArray(k)
-                for l in r.at { w.beginObject(""); l.describe(into: &w); w.endObject() }
-                w.endArray()
-            }
-        case .note: if let n = f.note { w.string(k, n) }
+        case .hfp: w.endArray()
+        case .note: break
+        default: w.endObject()
         }
     }
+}
+
+extension DecodedFrame {
+    /// `layer.open(self…)` / `layer.close(self…)` as methods: a renderer holding the frame in
+    /// an `inout` value calls them on it in place (passed as an argument, it was copied).
+    @inlinable @inline(__always)
+    public func open<S: FieldSink>(_ layer: FrameLayer, into w: inout S) { layer.open(self, into: &w) }
+    @inlinable @inline(__always)
+    public func close<S: FieldSink>(_ layer: FrameLayer, into w: inout S) { layer.close(self, into: &w) }
 }
 
 extension DecodedFrame.Layers {
@@ -166,8 +190,15 @@ extension DecodedFrame.Layers {
         self.init(rawValue: 0)
         for l in layers { insert(l) }
     }
-    @inlinable public func contains(_ l: FrameLayer) -> Bool { rawValue & l.bit.rawValue != 0 }
-    @inlinable public mutating func insert(_ l: FrameLayer) { rawValue |= l.bit.rawValue }
+    @inlinable @inline(__always) public func contains(_ l: FrameLayer) -> Bool { rawValue & l.bit.rawValue != 0 }
+    @inlinable @inline(__always) public mutating func insert(_ l: FrameLayer) { rawValue |= l.bit.rawValue }
+    /// Takes out the first layer in declaration order (a loop without a closure).
+    @inlinable @inline(__always) public mutating func popFirst() -> FrameLayer? {
+        guard rawValue != 0 else { return nil }
+        let i = rawValue.trailingZeroBitCount
+        rawValue &= rawValue &- 1
+        return FrameLayer(rawValue: UInt8(truncatingIfNeeded: i))
+    }
     /// An HCI advertising event: hci and adv. (Computed, not a variadic `Layers(…)`, which
     /// builds an array: this is tested per record.)
     @inlinable public static var advertisingEvent: DecodedFrame.Layers {
@@ -177,10 +208,7 @@ extension DecodedFrame.Layers {
     public static let anyClassic = DecodedFrame.Layers(.sdp, .rfcomm, .hfp, .avdtp, .avrcp)
     /// The layers present, in declaration order.
     @inlinable public func forEach(_ body: (FrameLayer) -> Void) {
-        var m = rawValue
-        while m != 0 {
-            body(FrameLayer(rawValue: UInt8(truncatingIfNeeded: m.trailingZeroBitCount))!)
-            m &= m &- 1
-        }
+        var m = self
+        while let l = m.popFirst() { body(l) }
     }
 }
