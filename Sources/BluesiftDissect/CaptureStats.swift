@@ -339,6 +339,9 @@ public final class CaptureStats {
 
     // MARK: per record
 
+    var vendorDiagnostics = 0
+    var firstVendorDiagnostic: Int?
+
     public func add(_ a: inout AnalyzedFrame, decoder: ProtocolDecoder) {
         let r = a.decoded.record
         let us = r.timestamp.microseconds
@@ -375,6 +378,10 @@ public final class CaptureStats {
             }
         }
         if layers.contains(.hci) { hci(&a, r, us, decoder) }
+        if r.kind == .acl, layers.contains(.note) {   // vendor diagnostics (`HCIPacket.vendorDiagnosticHandle`)
+            vendorDiagnostics += 1
+            if firstVendorDiagnostic == nil { firstVendorDiagnostic = r.frame }
+        }
         if layers.contains(.ll), let ll = a.decoded.ll { linkLayer(ll, &a, r, us, decoder) }
         if layers.contains(.adv) { advertising(&a, r, us) }
         if layers.contains(.smp), let smp = a.decoded.smp { self.smp(smp, &a, r, us, decoder) }
@@ -508,8 +515,8 @@ public final class CaptureStats {
                 report.failedConnections.append(.init(frame: p.frame, us: p.us, peer: p.peer?.description, outcome: "failed",
                                                       status: Int(st.rawValue), statusName: st.name))
             }
-        case _ where h.opcode == 0x03 || (h.opcode == 0x3E && [0x01, 0x0A, 0x29].contains(h.subevent ?? 0)):
-            // (LE) (Enhanced) Connection Complete (§7.7.3, §7.7.65.1, .10, .29)
+        case _ where h.opcode == 0x03 || h.opcode == 0x2C || (h.opcode == 0x3E && [0x01, 0x0A, 0x29].contains(h.subevent ?? 0)):
+            // (Synchronous) (LE) (Enhanced) Connection Complete (§7.7.3, §7.7.35, §7.7.65.1, .10, .29)
             let create = pendingCreates.removeValue(forKey: r.adapter)
             guard let st = h.status else { return }
             if st != .success {
@@ -609,7 +616,16 @@ public final class CaptureStats {
             if connectInds.count < 1024 { connectInds[aa] = (r.frame, us, adv, (u16(22), u16(24), u16(26))) }
             return
         }
-        guard let c = a.decoded.connection, let i = connection(r.adapter, c, r, decoder) else { return }
+        guard let c = a.decoded.connection else { return }
+        // After LL_TERMINATE_IND the peer's acknowledgement (and retransmissions of the
+        // terminate) still use the access address: they belong to the ended connection, and
+        // only a new CONNECT_IND opens another (Vol 6 Part B §5.1.1).
+        if let s = conns[ConnKey(adapter: r.adapter, handle: c)], s.ended, let end = report.connections[s.index].endFrame,
+           let aa = decoder.connection(adapter: r.adapter, handle: c)?.accessAddress, (connectInds[aa]?.frame ?? 0) < end {
+            report.connections[s.index].lastFrame = r.frame; report.connections[s.index].lastUs = us
+            return
+        }
+        guard let i = connection(r.adapter, c, r, decoder) else { return }
         report.connections[i].lastFrame = r.frame; report.connections[i].lastUs = us
         if ll.encrypted {
             report.connections[i].encryptedFrames += 1
@@ -851,6 +867,11 @@ public final class CaptureStats {
 
     func assessQuality(warnings: [String]) {
         var q: [StatsReport.Advice] = []
+        if vendorDiagnostics > 0 {
+            q.append(.init(code: "vendor_diagnostics", severity: "info",
+                           message: "\(vendorDiagnostics) records are the controller's vendor diagnostics on ACL handle 0x0edc (Broadcom): not a connection, not decoded.",
+                           advice: "Nothing to do: Android's snoop log records them beside the Bluetooth traffic.", frame: firstVendorDiagnostic))
+        }
         if truncatedACL > 0 {
             if report.format.hasPrefix("btsnoop") {
                 q.append(.init(code: "android_filtered", severity: "warning",

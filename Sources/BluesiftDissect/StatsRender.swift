@@ -115,8 +115,8 @@ public enum StatsRender {
             var s = "  #\(c.index) \(Hex.fixed(UInt64(c.handle), width: 4)) \(c.transport ?? "?") peer \(c.peer ?? "unknown")"
             if let n = c.peerName { s += " \"\(n)\"" }
             if let role = c.role { s += " \(role)" }
-            s += c.startFrame == nil ? "  started before the capture (frame \(c.firstFrame))" : "  frames \(c.startFrame!)…"
-            s += c.endFrame.map { "\($0)" } ?? " open at end"
+            if let start = c.startFrame { s += "  frames \(start)…" + (c.endFrame.map { "\($0)" } ?? " open at end") }
+            else { s += "  started before the capture, first seen #\(c.firstFrame)" + (c.endFrame.map { ", ended #\($0)" } ?? ", open at end") }
             s += "  \(ms(c.durationUs))"
             o.append(s)
             for (i, p) in c.parameters.enumerated() {

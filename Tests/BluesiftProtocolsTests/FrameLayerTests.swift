@@ -16,11 +16,11 @@ import BluesiftCapture
         #expect(FrameLayer.layers(named: "hfp") == DecodedFrame.Layers(.hfp))
         #expect(FrameLayer.layers(named: "gatt") == nil)
         // The most specific layer names a record: ATT over L2CAP over HCI, AT lines over RFCOMM,
-        // an advertising PDU over its LL packet, and a note is the least specific.
+        // an advertising PDU over its LL packet, a note over the HCI record it explains.
         #expect(FrameLayer.mostSpecific(DecodedFrame.Layers(.hci, .l2cap, .att)) == .att)
         #expect(FrameLayer.mostSpecific(DecodedFrame.Layers(.hci, .l2cap, .rfcomm, .hfp)) == .hfp)
         #expect(FrameLayer.mostSpecific(DecodedFrame.Layers(.ll, .adv)) == .adv)
-        #expect(FrameLayer.mostSpecific(DecodedFrame.Layers(.hci, .note)) == .hci)
+        #expect(FrameLayer.mostSpecific(DecodedFrame.Layers(.hci, .note)) == .note)
         #expect(FrameLayer.mostSpecific([]) == nil)
         // `info` counts Classic layers as one "classic", HFP not again (it rides on RFCOMM).
         #expect(FrameLayer.allCases.compactMap(\.countedAs) == ["hci", "ll", "adv", "l2cap", "att", "smp",

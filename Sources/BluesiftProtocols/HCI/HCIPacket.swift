@@ -47,6 +47,13 @@ public struct HCIPacket: FieldDescribable {
     public var returnParameters: UnsafeRawBufferPointer?
     public var status: HCIStatus?
     public var handle: UInt16?
+    /// Broadcom controllers (many Android phones) log vendor diagnostics as ACL data on handle
+    /// 0x0EDC, which no connection event opens: its "L2CAP" headers are noise (a CID of their
+    /// own on most packets). Unless a Connection Complete gave the handle, such records are
+    /// not a connection and are not decoded above HCI (Wireshark's btsnoop users see the same
+    /// noise as L2CAP on unknown channels).
+    public static let vendorDiagnosticHandle: UInt16 = 0x0EDC
+    public static let vendorDiagnosticNote = "vendor diagnostics (Broadcom) on ACL handle 0x0edc, not decoded"
     /// Disconnect / Disconnection Complete reason.
     public var reason: HCIStatus?
     public var peer: BDAddr?

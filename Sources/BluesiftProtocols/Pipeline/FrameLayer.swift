@@ -57,15 +57,15 @@ public enum FrameLayer: UInt8, CaseIterable, Sendable {
     /// key and name CSV's `layer` and `name`.
     public var specificity: Int {
         switch self {
-        case .note: 0
         case .hci: 1
-        case .ll: 2
-        case .adv: 3
-        case .l2cap: 4
-        case .sdp, .rfcomm, .avdtp, .avrcp: 5
-        case .hfp: 6
-        case .smp: 7
-        case .att: 8
+        case .note: 2   // on an HCI record, the note says why nothing above HCI was decoded
+        case .ll: 3
+        case .adv: 4
+        case .l2cap: 5
+        case .sdp, .rfcomm, .avdtp, .avrcp: 6
+        case .hfp: 7
+        case .smp: 8
+        case .att: 9
         }
     }
 
