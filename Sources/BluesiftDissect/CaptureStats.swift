@@ -339,6 +339,8 @@ public final class CaptureStats {
 
     // MARK: per record
 
+    var jitter = 0, maxJitterUs: Int64 = 0
+    var firstJitterFrame: Int?
     var vendorDiagnostics = 0
     var firstVendorDiagnostic: Int?
 
@@ -349,7 +351,12 @@ public final class CaptureStats {
         report.bytes += r.bytes.count
         if report.firstUs == nil { report.firstUs = us }
         if let l = lastUs {
-            if us < l { backwards += 1; if firstBackwardsFrame == nil { firstBackwardsFrame = r.frame } }
+            if us < l {
+                // A step back under 50 ms is clock jitter (PacketLogger's millisecond clock, btmon
+                // interleaving its sources); a larger one is a wrapped buffer or merged files.
+                if l - us >= 50_000 { backwards += 1; if firstBackwardsFrame == nil { firstBackwardsFrame = r.frame } }
+                else { jitter += 1; maxJitterUs = max(maxJitterUs, l - us); if firstJitterFrame == nil { firstJitterFrame = r.frame } }
+            }
             else if us - l > 60_000_000 && openConnections > 0 { gapCount += 1; if firstGapFrame == nil { firstGapFrame = r.frame } }
         }
         lastUs = us
@@ -737,7 +744,7 @@ public final class CaptureStats {
         // The attribute the frame is about: its own handle, else (responses) the request's.
         // Attribute Not Found answering a discovery request ends the discovery (Core 5.4 Vol 3
         // Part G §4.4-4.7): expected, not a problem, and about a range, not an attribute.
-        let discoveryEnd = op == .errorResponse && att.errorCode == ATTErrorCode.attributeNotFound.rawValue && att.requestOpcode?.isDiscovery == true
+        let discoveryEnd = att.endsDiscovery
         let handle: UInt16? = att.handle ?? t?.requestHandle ?? (discoveryEnd ? nil : att.errorHandle)
         lastConnection = i
         var ch: Int?
@@ -865,6 +872,37 @@ public final class CaptureStats {
         return report
     }
 
+    /// Where the capture came from, for advice that fits it.
+    enum Origin {
+        case android, packetLogger, btmon, sniffer, other
+        var startAdvice: String {
+            switch self {
+            case .android: "Start the capture before connecting (enable the snoop log, then toggle Bluetooth)."
+            case .packetLogger: "Start PacketLogger (or install Apple's Bluetooth logging profile on iOS) before the devices connect."
+            case .btmon: "Start btmon -w before the devices connect."
+            case .sniffer: "Start the sniffer before the devices connect."
+            case .other: "Start the capture before the devices connect."
+            }
+        }
+        var bufferAdvice: String {
+            switch self {
+            case .android: "On Android raise the snoop log buffer (Developer options → Bluetooth HCI snoop log size) or take the log sooner after the problem."
+            case .packetLogger: "Save the PacketLogger trace sooner after the problem, or check that it was not merged from several traces."
+            case .btmon: "Check that the file was not merged from several recordings; btmon -w records until stopped."
+            case .sniffer: "Keep the sniffer closer to both devices: it loses packets it does not hear."
+            case .other: "Check that the capture was not cut or merged from several files."
+            }
+        }
+    }
+
+    var origin: Origin {
+        if isSniffer { return .sniffer }
+        if report.format.hasPrefix("packetlogger") { return .packetLogger }
+        if report.format.contains("Linux monitor") { return .btmon }
+        if report.format.hasPrefix("btsnoop") { return .android }
+        return .other
+    }
+
     func assessQuality(warnings: [String]) {
         var q: [StatsReport.Advice] = []
         if vendorDiagnostics > 0 {
@@ -894,7 +932,7 @@ public final class CaptureStats {
             } else {
                 q.append(.init(code: "starts_mid_connection", severity: "warning",
                                message: "The capture starts during \(midConn.count) connection(s): their set-up (parameters, role, MTU exchange, pairing) is not in it.",
-                               advice: "Start the capture before connecting (on Android, enable the snoop log, then toggle Bluetooth).",
+                               advice: origin.startAdvice,
                                frame: first.firstFrame))
             }
         }
@@ -904,14 +942,20 @@ public final class CaptureStats {
                            advice: "Name them with --gatt FILE, a database written by `bluesift gatt --format json` from a capture of the same device that includes the discovery (or connect once with a fresh bond so the phone rediscovers).",
                            frame: firstUnnamedFrame))
         }
-        if gapCount > 0 || backwards > 0 {
-            var m: [String] = []
-            if gapCount > 0 { m.append("\(gapCount) gap(s) of more than 60 s while a connection was open") }
-            if backwards > 0 { m.append("\(backwards) timestamp(s) going backwards") }
+        if backwards > 0 {
             q.append(.init(code: "gaps", severity: "warning",
-                           message: m.joined(separator: " and ") + ": records may be missing (a rotated or wrapped capture buffer, or merged files).",
-                           advice: "On Android raise the snoop log buffer (Developer options → Bluetooth HCI snoop log size) or take the log sooner after the problem.",
-                           frame: firstBackwardsFrame ?? firstGapFrame))
+                           message: "\(backwards) timestamp(s) going backwards by 50 ms or more: records may be missing (a rotated or wrapped capture buffer, or merged files).",
+                           advice: origin.bufferAdvice, frame: firstBackwardsFrame))
+        }
+        if gapCount > 0 {
+            q.append(.init(code: "idle_gaps", severity: "info",
+                           message: "\(gapCount) gap(s) of more than 60 s while a connection was open: an idle link, or records lost from the capture's buffer.",
+                           advice: origin.bufferAdvice, frame: firstGapFrame))
+        }
+        if jitter > 0 {
+            q.append(.init(code: "clock_jitter", severity: "info",
+                           message: "\(jitter) timestamp(s) step back by at most \(maxJitterUs < 1000 ? "\(maxJitterUs) µs" : "\(maxJitterUs / 1000) ms"): the clock has jitter; records are in the file's order.",
+                           advice: "Nothing to do: latencies near that size are approximate.", frame: firstJitterFrame))
         }
         if isSniffer, llEncryptedFrames > 0 {
             let sawPairing = pairingFrames > 0

@@ -249,10 +249,11 @@ public struct FrameFilter: Sendable {
         !f.errors.isEmpty || isFailure(f)
     }
 
-    /// What the protocols report as failed (not damage): ATT Error Response, SMP Pairing
+    /// What the protocols report as failed (not damage): ATT Error Response (not one that ends
+    /// a discovery, `ATTPDU.endsDiscovery`), SMP Pairing
     /// Failed, an HCI event with a failure status, a disconnection for a failure reason.
     public static func isFailure(_ f: DecodedFrame) -> Bool {
-        if f.layers.contains(.att), f.attStorage.opcode == .errorResponse { return true }
+        if f.layers.contains(.att), f.attStorage.opcode == .errorResponse, !f.attStorage.endsDiscovery { return true }
         if let smp = f.smp, smp.code == 0x05 { return true }
         if f.layers.contains(.hci), f.record.kind == .event {
             let h = f.hciStorage

@@ -110,7 +110,12 @@ public enum StatsRender {
         }
         if r.devices.count > 20 { o.append("  … \(r.devices.count - 20) more (--format json lists all)") }
         o.append("")
-        o.append("connections: \(r.connections.count)" + (r.failedConnections.isEmpty ? "" : ", \(r.failedConnections.count) failed or cancelled attempts"))
+        var attempts: [String] = []
+        for (outcome, label) in [("failed", "failed"), ("cancelled", "cancelled by the host"), ("never_completed", "never completed")] {
+            let n = r.failedConnections.filter { $0.outcome == outcome }.count
+            if n > 0 { attempts.append("\(n) \(label)") }
+        }
+        o.append("connections: \(r.connections.count)" + (attempts.isEmpty ? "" : "; attempts: " + attempts.joined(separator: ", ")))
         for c in r.connections {
             var s = "  #\(c.index) \(Hex.fixed(UInt64(c.handle), width: 4)) \(c.transport ?? "?") peer \(c.peer ?? "unknown")"
             if let n = c.peerName { s += " \"\(n)\"" }

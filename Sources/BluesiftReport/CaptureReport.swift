@@ -127,7 +127,8 @@ public final class CaptureReportWriter {
     }
 
     /// One sequence row: [frame, t_us, conn, dir, op, handle, char, latency_us, request_frame,
-    /// error, value_hex, text, vendor]. dir 0 host→peer, 1 peer→host, 2 unknown; op is the ATT opcode,
+    /// error, value_hex, text, vendor, discovery_end]. discovery_end 1: an Error Response that ends a
+    /// discovery (`ATTPDU.endsDiscovery`), not an error. dir 0 host→peer, 1 peer→host, 2 unknown; op is the ATT opcode,
     /// or 0x100 + the SMP code. -1 / 0 / "" mean absent. Documented in docs/report.md.
     func row(_ a: inout AnalyzedFrame, _ stats: CaptureStats, base: Int64, first: inout Bool) {
         let r = a.decoded.record
@@ -174,7 +175,8 @@ public final class CaptureReportWriter {
         }
         if text.utf8.count > 160 { text = String(text.prefix(157)) + "…" }
         jsonString(text)
-        raw(a.vendor != nil ? ",1]" : ",0]")
+        raw(a.vendor != nil ? ",1" : ",0")
+        raw(isATT && att.endsDiscovery ? ",1]" : ",0]")
         flush()
     }
 

@@ -87,7 +87,7 @@ enum ReportAssets {
     var ATT={1:'Error Response',2:'Exchange MTU Request',3:'Exchange MTU Response',4:'Find Information Request',5:'Find Information Response',6:'Find By Type Value Request',7:'Find By Type Value Response',8:'Read By Type Request',9:'Read By Type Response',10:'Read Request',11:'Read Response',12:'Read Blob Request',13:'Read Blob Response',14:'Read Multiple Request',15:'Read Multiple Response',16:'Read By Group Type Request',17:'Read By Group Type Response',18:'Write Request',19:'Write Response',22:'Prepare Write Request',23:'Prepare Write Response',24:'Execute Write Request',25:'Execute Write Response',27:'Notification',29:'Indication',30:'Confirmation',32:'Read Multiple Variable Request',33:'Read Multiple Variable Response',35:'Multiple Handle Value Notification',82:'Write Command',210:'Signed Write Command'};
     var SMP={1:'Pairing Request',2:'Pairing Response',3:'Pairing Confirm',4:'Pairing Random',5:'Pairing Failed',6:'Encryption Information',7:'Central Identification',8:'Identity Information',9:'Identity Address Information',10:'Signing Information',11:'Security Request',12:'Pairing Public Key',13:'Pairing DHKey Check',14:'Keypress Notification'};
     function opName(op){if(op>=256)return 'SMP '+(SMP[op-256]||('0x'+(op-256).toString(16)));return ATT[op]||('ATT 0x'+op.toString(16));}
-    function isError(r){return r[4]===1||r[4]===0x105;}
+    function isError(r){return (r[4]===1&&!r[13])||r[4]===0x105;}
 
     var views=[],current=null;
     function addView(id,label,build){var sec=el('section',{id:'view-'+id,'class':'view'});$('views').appendChild(sec);
@@ -110,7 +110,10 @@ enum ReportAssets {
       function count(id,n,label,bad){var d=el('span',{'class':'count'+(bad&&n?' bad':''),id:'n-'+id,'data-value':n});d.appendChild(el('b',null,n.toLocaleString('en')));d.appendChild(document.createTextNode(label));$('counts').appendChild(d);}
       count('devices',S.devices.length+S.devices_not_listed,'devices');
       count('connections',S.connections.length,'connections');
-      count('failed',S.failed_connections.length,'failed attempts',true);
+      // Only failures in red: hosts cancel pending creates as routine (iOS dozens of times).
+      var nFailed=S.failed_connections.filter(function(f){return f.outcome==='failed';}).length;
+      count('failed',nFailed,'failed attempts',true);
+      if(S.failed_connections.length>nFailed)count('cancelled',S.failed_connections.length-nFailed,'cancelled or never completed');
       count('att',S.counts.att,'ATT PDUs');
       count('errors',S.counts.att_errors-S.counts.discovery_ends,'ATT errors',true);
       count('problems',nProblems,'problems',true);

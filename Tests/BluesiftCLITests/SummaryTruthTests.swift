@@ -66,4 +66,42 @@ import Foundation
         #expect(conns.first?["disconnect_reason"] as? Int == 0x13)
         #expect(!(try CLI.run(["stats", path])).stdout.contains("open at end"))
     }
+
+    /// #6a/#6b: advice by the capture's origin. btmon's btsnoop interleaves its sources (32 steps
+    /// back of at most 584 µs, tshark): jitter, not missing records, and no Android advice; a
+    /// PacketLogger capture that starts mid-connection is told about PacketLogger.
+    @Test func adviceFitsTheCapture() throws {
+        let btmon = try CLI.run(["stats", CLI.capture("btsnooprs_btsnoop_btmon.log")])
+        #expect(btmon.stdout.contains("  i 32 timestamp(s) step back by at most 584 µs: the clock has jitter"))
+        #expect(!btmon.stdout.contains("Android") && !btmon.stdout.contains("records may be missing"))
+        let pklg = try CLI.run(["stats", try Self.fixture("pklg_mid_connection.pklg")])
+        #expect(pklg.stdout.contains("→ Start PacketLogger (or install Apple's Bluetooth logging profile on iOS) before the devices connect."))
+        #expect(!pklg.stdout.contains("Android"))
+    }
+
+    /// #6c: iOS cancels pending creates as routine: hciparse_test00 (tshark: 62 LE Create
+    /// Connection Cancel, 3 failed, 1 never completed) no longer reads as 66 failures.
+    @Test func cancelledCreatesAreNotFailures() throws {
+        let r = try CLI.run(["stats", CLI.capture("hciparse_test00.pklg")])
+        #expect(r.stdout.contains("connections: 0; attempts: 3 failed, 62 cancelled by the host, 1 never completed\n"))
+    }
+
+    /// #7a/#7b: an Attribute Not Found that ends a discovery is not an error: band_mtu23 has 6
+    /// (tshark: all answer discovery requests) and no real failure, so `dump --errors` lists
+    /// none and the report's rows mark them as discovery ends (its "errors only" filter and its
+    /// header count agree: 0).
+    @Test func discoveryEndsAreNotErrors() throws {
+        let path = CLI.capture("band_mtu23.btsnoop")
+        let errors = try CLI.run(["dump", "--errors", path])
+        #expect(errors.stdout.isEmpty)
+        #expect(try CLI.run(["dump", "--att-opcode", "error", path]).stdout.split(separator: "\n").count == 6)
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("truth-\(UUID().uuidString).html")
+        defer { try? FileManager.default.removeItem(at: out) }
+        #expect(try CLI.run(["report", path, "-o", out.path]).status == 0)
+        let html = try String(contentsOf: out, encoding: .utf8)
+        #expect(html.contains("function isError(r){return (r[4]===1&&!r[13])||r[4]===0x105;}"))
+        // Six Error Response rows (op 1), each flagged as a discovery end (last column 1).
+        let rows = html.components(separatedBy: "],[").filter { $0.range(of: #"^\[?\d+,\d+,-?\d+,\d,1,"#, options: .regularExpression) != nil }
+        #expect(rows.count == 6 && rows.allSatisfy { $0.hasSuffix(",1") || $0.hasSuffix(",1]") })
+    }
 }

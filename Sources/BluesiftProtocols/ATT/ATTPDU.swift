@@ -14,6 +14,12 @@ public struct ATTPDU: FieldDescribable {
     public var errorCode: UInt8?
     /// The attribute value, where the PDU carries one.
     public var value: UnsafeRawBufferPointer?
+    /// An Error Response that ends a discovery rather than reports a failure: Attribute Not
+    /// Found answering Find Information, Find By Type Value or Read By (Group) Type (Core 5.4
+    /// Vol 3 Part G §4.4-§4.7: the server says there is nothing past the range).
+    public var endsDiscovery: Bool {
+        opcode == .errorResponse && errorCode == ATTErrorCode.attributeNotFound.rawValue && requestOpcode?.isDiscovery == true
+    }
     /// Set when the PDU is shorter or longer than its opcode allows; fields decoded so far stay.
     public var error: DecodeError?
 
