@@ -137,7 +137,7 @@ import Foundation
         #expect(hci.stderr.split(separator: "\n").count == 1)
         let serial = try CLI.run(["replay", "--transport", "serial:/dev/ttyNOPE9", "--timeout", "1", Self.band])
         #expect(serial.status == 2)
-        #expect(serial.stderr == "bluesift: replay: serial:/dev/ttyNOPE9: cannot open /dev/ttyNOPE9: No such file or directory (errno 2)\n")
+        #expect(serial.stderr == "bluesift: replay: serial:/dev/ttyNOPE9@115200: cannot open /dev/ttyNOPE9: No such file or directory (errno 2)\n")
     }
 
     /// `plugins check` and `plugins test` name the file and line after the prefix, like every message.
