@@ -17,7 +17,7 @@ public final class FDTransport: HCITransport {
     private var framer = H4Framer()
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
     /// Set for an HCI user channel (`watchKernelBuffer`): its datagrams are read with recvmsg,
-    /// which carries the kernel's drop count.
+    /// for the kernel's drop count (SO_RXQ_OVFL) where the kernel attaches it.
     private var kernel: KernelBuffer?
 
     /// Takes ownership of `fd`, which should be non-blocking.
@@ -44,8 +44,9 @@ public final class FDTransport: HCITransport {
     /// receive buffer obtained).
     func watchKernelBuffer(bytes: Int?) { kernel = KernelBuffer(bytes: bytes, dropped: 0) }
 
-    /// SO_MEMINFO's drop count (the socket's sk_drops, as SO_RXQ_OVFL's): the only one there is
-    /// when no packet arrived after the drops to carry SO_RXQ_OVFL.
+    /// SO_MEMINFO's drop count (the socket's sk_drops, as SO_RXQ_OVFL's): Linux 6.1's user
+    /// channel attaches no SO_RXQ_OVFL (hci_sock_recvmsg adds the timestamp alone), and no
+    /// kernel can when no packet follows the drops.
     private func refreshKernelDrops() {
         guard fd >= 0, kernel != nil else { return }
         var info = [UInt8](repeating: 0, count: 36)
