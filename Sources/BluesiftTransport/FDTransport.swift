@@ -16,6 +16,9 @@ public final class FDTransport: HCITransport {
     private let system: any SocketSystem
     private var framer = H4Framer()
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
+    /// Set for an HCI user channel (`watchKernelBuffer`): its datagrams are read with recvmsg,
+    /// for the kernel's drop count (SO_RXQ_OVFL) where the kernel attaches it.
+    private var kernel: KernelBuffer?
 
     /// Takes ownership of `fd`, which should be non-blocking.
     public init(fd: Int32, system: any SocketSystem, name: String) {
@@ -29,6 +32,35 @@ public final class FDTransport: HCITransport {
     deinit { close() }
 
     public var isOpen: Bool { fd >= 0 }
+
+    /// The user channel's receive buffer and the packets the kernel dropped when it was full,
+    /// counted until the descriptor closed; nil for a byte stream.
+    public var kernelBuffer: KernelBuffer? {
+        refreshKernelDrops()
+        return kernel
+    }
+
+    /// Counts the kernel's drops on this socket from now on (SO_RXQ_OVFL is on, `bytes` the
+    /// receive buffer obtained).
+    func watchKernelBuffer(bytes: Int?) { kernel = KernelBuffer(bytes: bytes, dropped: 0) }
+
+    /// SO_MEMINFO's drop count (the socket's sk_drops, as SO_RXQ_OVFL's): Linux 6.1's user
+    /// channel attaches no SO_RXQ_OVFL (hci_sock_recvmsg adds the timestamp alone), and no
+    /// kernel can when no packet follows the drops.
+    private func refreshKernelDrops() {
+        guard fd >= 0, kernel != nil else { return }
+        var info = [UInt8](repeating: 0, count: 36)
+        do throws(SystemErrno) {
+            try system.getOption(fd, level: SOL_SOCKET, name: LinuxBluetooth.soMemInfo, value: &info)
+            let drops = info.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 32, as: UInt32.self) }
+            noteKernelDrops(Int(drops))
+        } catch {}  // before Linux 4.12: SO_RXQ_OVFL's count alone
+    }
+
+    /// Both counts are the socket's one cumulative sk_drops, read at different times.
+    private func noteKernelDrops(_ count: Int) {
+        if var k = kernel, count > k.dropped { k.dropped = count; kernel = k }
+    }
 
     /// Bytes skipped on the input because they could not start an H4 packet.
     public var discardedBytes: Int { framer.discardedBytes }
@@ -74,13 +106,18 @@ public final class FDTransport: HCITransport {
                 if left == 0 { return nil }
                 continue
             }
-            let fd = self.fd, system = self.system
+            let fd = self.fd, system = self.system, datagrams = kernel != nil
             let result = readBuffer.withUnsafeMutableBytes { p in
-                Result { () throws(SystemErrno) in try system.read(fd, into: p) }
+                Result { () throws(SystemErrno) in
+                    if datagrams { return try system.receive(fd, into: p) }
+                    return Datagram(count: try system.read(fd, into: p))
+                }
             }
             let n: Int
             switch result {
-            case .success(let count): n = count
+            case .success(let got):
+                n = got.count
+                if let drops = got.drops { noteKernelDrops(Int(drops)) }
             case .failure(let error) where error.code == EAGAIN || error.code == EWOULDBLOCK:
                 continue
             case .failure(let error):
@@ -95,6 +132,7 @@ public final class FDTransport: HCITransport {
     }
 
     public func close() {
+        refreshKernelDrops()  // the count goes with the socket
         if fd >= 0 { system.close(fd); fd = -1 }
         if let done = onClose { onClose = nil; done() }
     }

@@ -19,6 +19,11 @@ public enum LinuxBluetooth {
     static let maxAdapters = 16
     /// SO_TIMESTAMP_OLD: a struct timeval per datagram (what btmon asks for).
     static let soTimestamp: Int32 = 29
+    /// Generic socket options Swift's Glibc does not export (asm-generic/socket.h).
+    static let soRcvBufForce: Int32 = 33
+    static let soRxqOvfl: Int32 = 40
+    /// SO_MEMINFO (Linux 4.12): u32 sk_meminfo[9]; index 8 is SK_MEMINFO_DROPS.
+    static let soMemInfo: Int32 = 55
     static var family: Int32 { bluesift_af_bluetooth() }
 
     /// sockaddr_hci: family, adapter, channel (host order u16 each).

@@ -68,7 +68,7 @@ public final class HCIMonitor {
         guard fd >= 0 else { throw TransportError(.closed, "monitor channel closed") }
         let deadline = ContinuousClock.now + timeout
         while true {
-            let got: (count: Int, time: Timestamp?)
+            let got: Datagram
             do throws(SystemErrno) { got = try system.receive(fd, into: buffer) } catch {
                 guard error.code == EAGAIN || error.code == EWOULDBLOCK else {
                     throw TransportError(.io, errno: error.code, "monitor channel: read failed: \(error)")

@@ -44,9 +44,24 @@ public protocol HCITransport: AnyObject {
     var tap: ((HCITapEvent) -> Void)? { get set }
     /// The spec it was opened from, e.g. "tcp:127.0.0.1:9001".
     var name: String { get }
+    /// The kernel socket's receive buffer and its drops (an HCI user channel); nil elsewhere.
+    var kernelBuffer: KernelBuffer? { get }
+}
+
+/// The receive buffer of an HCI user channel socket, and the packets the kernel dropped
+/// because it was full (a notification flood faster than this host reads).
+public struct KernelBuffer: Sendable, Equatable {
+    /// SO_RCVBUF as the kernel reports it (twice what was set: it counts its bookkeeping too);
+    /// nil when it could not be read.
+    public var bytes: Int?
+    /// Packets dropped so far: SO_RXQ_OVFL's count, or SO_MEMINFO's when larger.
+    public var dropped: Int
+
+    public init(bytes: Int?, dropped: Int) { self.bytes = bytes; self.dropped = dropped }
 }
 
 extension HCITransport {
+    public var kernelBuffer: KernelBuffer? { nil }
     public func send(_ packet: H4Packet) throws(TransportError) { try send(packet.kind, packet.bytes) }
 }
 

@@ -32,8 +32,19 @@ public protocol SocketSystem: AnyObject {
     func ioctl(_ fd: Int32, request: UInt, buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno)
     func setOption(_ fd: Int32, level: Int32, name: Int32, value: [UInt8]) throws(SystemErrno)
     func getOption(_ fd: Int32, level: Int32, name: Int32, value: inout [UInt8]) throws(SystemErrno)
-    /// One datagram and its SO_TIMESTAMP time, where the socket gave one.
-    func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) -> (count: Int, time: Timestamp?)
+    /// One datagram (recvmsg) with what its control messages said.
+    func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) -> Datagram
+}
+
+/// What `receive` read: the datagram's length and its control messages.
+public struct Datagram: Sendable, Equatable {
+    public var count: Int
+    /// SO_TIMESTAMP's time, where the socket gave one.
+    public var time: Timestamp?
+    /// SO_RXQ_OVFL: datagrams the kernel has dropped on this socket so far (cumulative, as
+    /// of this one's queueing), where the socket gave it (the kernel omits it while 0).
+    public var drops: UInt32?
+    public init(count: Int, time: Timestamp? = nil, drops: UInt32? = nil) { self.count = count; self.time = time; self.drops = drops }
 }
 
 /// Seams a fake need not script: an ioctl is "not a tty", options are accepted, a datagram
@@ -43,8 +54,8 @@ extension SocketSystem {
     public func ioctl(_ fd: Int32, request: UInt, buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) { throw SystemErrno(ENOTTY) }
     public func setOption(_ fd: Int32, level: Int32, name: Int32, value: [UInt8]) throws(SystemErrno) {}
     public func getOption(_ fd: Int32, level: Int32, name: Int32, value: inout [UInt8]) throws(SystemErrno) { throw SystemErrno(ENOPROTOOPT) }
-    public func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) -> (count: Int, time: Timestamp?) {
-        (try read(fd, into: buffer), nil)
+    public func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) -> Datagram {
+        Datagram(count: try read(fd, into: buffer))
     }
 }
 
@@ -136,11 +147,11 @@ public final class PosixSocketSystem: SocketSystem, Sendable {
         if rc < 0 { throw SystemErrno(errno) }
     }
 
-    public func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) -> (count: Int, time: Timestamp?) {
-        // Room for one SCM_TIMESTAMP (struct timeval), aligned as cmsghdr wants.
-        var control = [UInt64](repeating: 0, count: 8)
+    public func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) -> Datagram {
+        // Room for an SCM_TIMESTAMP (struct timeval) and an SO_RXQ_OVFL (u32), aligned as cmsghdr wants.
+        var control = [UInt64](repeating: 0, count: 12)
         var iov = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
-        let (n, failed, time) = control.withUnsafeMutableBytes { c -> (Int, Int32, Timestamp?) in
+        let (n, failed, time, drops) = control.withUnsafeMutableBytes { c -> (Int, Int32, Timestamp?, UInt32?) in
             var msg = msghdr()
             msg.msg_control = c.baseAddress; msg.msg_controllen = c.count
             let n: Int = withUnsafeMutablePointer(to: &iov) { iovp in
@@ -150,8 +161,9 @@ public final class PosixSocketSystem: SocketSystem, Sendable {
                     if n >= 0 || errno != EINTR { return n }
                 }
             }
-            if n < 0 { return (n, errno, nil) }
+            if n < 0 { return (n, errno, nil, nil) }
             var time: Timestamp?
+            var drops: UInt32?
             // cmsghdr: len (size_t), level, type (int32), then the data, 8-byte aligned.
             var off = 0
             let header = MemoryLayout<Int>.size + 8
@@ -163,13 +175,16 @@ public final class PosixSocketSystem: SocketSystem, Sendable {
                     let tv = c.loadUnaligned(fromByteOffset: off + header, as: timeval.self)
                     time = Timestamp(seconds: Int64(tv.tv_sec), nanoseconds: Int32(tv.tv_usec) * 1000)
                 }
+                if level == SOL_SOCKET && type == LinuxBluetooth.soRxqOvfl && len >= header + 4 {
+                    drops = c.loadUnaligned(fromByteOffset: off + header, as: UInt32.self)
+                }
                 guard len > 0 else { break }
                 off += (len + 7) & ~7
             }
-            return (n, 0, time)
+            return (n, 0, time, drops)
         }
         if n < 0 { throw SystemErrno(failed) }
-        return (n, time)
+        return Datagram(count: n, time: time, drops: drops)
     }
 }
 

@@ -147,8 +147,9 @@ struct Replay: ParsableCommand {
                                          addressType: device == nil ? script.source.peerAddressType : nil)
             result = runner.run(device: dev)
         } catch {
-            // A missing capability is the user's to grant, not a device failure: one line, exit 2.
-            if error.code == .permissionDenied {
+            // A missing capability is the user's to grant, a missing adapter the user's to name
+            // (the line lists those there are): not device failures. One line, exit 2.
+            if error.code == .permissionDenied || error.code == .noAdapter {
                 progress.finish()
                 stderrLine("bluesift: replay: \(error.message)")
                 throw Exit.unusableInput
@@ -206,8 +207,14 @@ struct Replay: ParsableCommand {
             }
             if let n = s.unlisted { out.line("    … \(n) more differences and answers not listed") }
         }
-        if r.notifications.dropped > 0 {
-            out.line("notifications: \(r.notifications.received) received, \(r.notifications.dropped) not buffered (the device flooded)")
+        let n = r.notifications
+        if let k = n.kernelDropped, k > 0 {
+            // One line: the kernel's share of the drops, and what the host could not buffer.
+            let buffer = n.receiveBuffer.map { " \($0 % (1 << 20) == 0 ? "\($0 >> 20) MiB" : "\($0 >> 10) KiB")" } ?? ""
+            out.line("notifications: \(n.received) received, \(n.dropped) dropped (the device flooded): \(k) by the kernel before bluesift read them "
+                     + "(the user channel's\(buffer) receive buffer was full), \(n.dropped - k) not buffered by bluesift")
+        } else if n.dropped > 0 {
+            out.line("notifications: \(n.received) received, \(n.dropped) not buffered (the device flooded)")
         }
         let s = r.summary
         out.line("summary: \(s.steps) steps, \(s.matched) matched, \(s.mismatched) mismatched, \(s.missing) missing, \(s.unexpected) unexpected"

@@ -120,6 +120,26 @@ import Foundation
         Self.expectPrefixedOnce(refused.stderr)
     }
 
+    /// An adapter that is not there is the user's to name, as a missing capability is: one
+    /// line listing what is there, exit 2 (not 3, a device failure), no report.
+    @Test func aMissingAdapterIsExit2InOneLine() throws {
+        let hci = try CLI.run(["replay", "--transport", "hci:9", "--timeout", "1", Self.band])
+        #expect(hci.status == 2)
+        // With Bluetooth in the kernel the line lists the adapters; without (these build machines) it says so.
+        let probe = Glibc.socket(31, Int32(SOCK_RAW.rawValue), 1)
+        let kernelHasBluetooth = probe >= 0 || errno != EAFNOSUPPORT
+        if probe >= 0 { Glibc.close(probe) }
+        if kernelHasBluetooth {
+            #expect(hci.stderr.hasPrefix("bluesift: replay: hci:9: no Bluetooth adapter hci9: "), "\(hci.stderr)")
+        } else {
+            #expect(hci.stderr == "bluesift: replay: hci:9: this kernel has no Bluetooth sockets (AF_BLUETOOTH unavailable); use a tcp:, unix: or serial: transport instead\n")
+        }
+        #expect(hci.stderr.split(separator: "\n").count == 1)
+        let serial = try CLI.run(["replay", "--transport", "serial:/dev/ttyNOPE9", "--timeout", "1", Self.band])
+        #expect(serial.status == 2)
+        #expect(serial.stderr == "bluesift: replay: serial:/dev/ttyNOPE9@115200: cannot open /dev/ttyNOPE9: No such file or directory (errno 2)\n")
+    }
+
     /// `plugins check` and `plugins test` name the file and line after the prefix, like every message.
     @Test func pluginCheckLinesArePrefixed() throws {
         let d = try Self.tempDir()

@@ -12,6 +12,8 @@ final class ScriptedDevice: ReplayDevice {
     var pending: [ReceivedNotification] = []
     var written: [(UInt16, [UInt8])] = []
     var failAtWrite: Int?
+    var droppedNotifications = 0
+    var kernelDrops: KernelDrops?
     var answer: (UInt16, [UInt8]) -> [(UInt16, [UInt8])]
 
     init(db: GATTDatabase, answer: @escaping (UInt16, [UInt8]) -> [(UInt16, [UInt8])]) { self.db = db; self.answer = answer }
@@ -81,6 +83,21 @@ func bandAnswers(shift: UInt16, count: UInt8 = 0x17) -> (UInt16, [UInt8]) -> [(U
     #expect(r.summary == .init(steps: 3, matched: 3, mismatched: 0, missing: 0, unexpected: 0))
     #expect(r.remapped.isEmpty)
     #expect(dev.written.map(\.0) == [0x20, 0x1d, 0x1d])
+}
+
+/// hci:N: what the kernel dropped (its receive buffer full) is in `dropped`, and said apart.
+@Test func theKernelsDropsAreCountedInDropped() throws {
+    let dev = ScriptedDevice(db: bandDB(), answer: bandAnswers(shift: 0))
+    dev.droppedNotifications = 3
+    dev.kernelDrops = KernelDrops(dropped: 12, receiveBuffer: 16 << 20)
+    let r = ReplayRunner(script: bandScript(), options: fastOptions()).run(device: dev)
+    #expect(r.notifications == .init(received: 2, dropped: 15, kernelDropped: 12, receiveBuffer: 16 << 20))
+    let json = String(decoding: try r.encoded(), as: UTF8.self)
+    #expect(json.contains(#""kernel_dropped" : 12"#) && json.contains(#""receive_buffer" : 16777216"#))
+    // Over H4 the transport cannot tell: no such keys.
+    let h4 = ReplayRunner(script: bandScript(), options: fastOptions()).run(device: ScriptedDevice(db: bandDB(), answer: bandAnswers(shift: 0)))
+    #expect(h4.notifications == .init(received: 2, dropped: 0))
+    #expect(!String(decoding: try h4.encoded(), as: UTF8.self).contains("kernel_dropped"))
 }
 
 @Test func movedHandlesAreRemappedAndReported() {

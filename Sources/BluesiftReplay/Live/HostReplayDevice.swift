@@ -24,16 +24,19 @@ public final class HostReplayDevice: ReplayDevice {
                                scanTimeout: Duration = .seconds(10), pairing: PairingPolicy = PairingPolicy(),
                                bonds: BondStore = BondStore(), keysPath: String? = nil,
                                tap: ((HCITapEvent) -> Void)? = nil,
-                               notice: ((String) -> Void)? = nil) throws(ReplayFault) -> HostReplayDevice {
+                               notice: ((String) -> Void)? = nil,
+                               system: any SocketSystem = PosixSocketSystem()) throws(ReplayFault) -> HostReplayDevice {
         var options = options
         if case .address(let a) = match, let local = bonds.bond(for: a)?.localAddress { options.randomAddress = local }
         let transport: FDTransport
         do {
-            transport = try TransportSpec(parsing: spec).open(notice: notice)
+            transport = try TransportSpec(parsing: spec).open(system: system, notice: notice)
         } catch {
             if error.code == .permissionDenied { throw ReplayFault(.permissionDenied, error.message) }
             // The transport's message names the spec already.
-            throw ReplayFault(.transportClosed, error.message.hasPrefix(spec) ? error.message : "\(spec): \(error.message)")
+            let message = error.message.hasPrefix(spec) ? error.message : "\(spec): \(error.message)"
+            if error.code == .noSuchAdapter || error.code == .noBluetoothSockets { throw ReplayFault(.noAdapter, message) }
+            throw ReplayFault(.transportClosed, message)
         }
         transport.tap = tap
         let central = LECentral(transport: transport, options: options)
@@ -60,6 +63,7 @@ public final class HostReplayDevice: ReplayDevice {
         let bearer: L2CAPBearer
         do { bearer = try L2CAPBearer(index: index, peer: peer, random: random, timeout: connectTimeout) } catch {
             if error.code == .permissionDenied { throw ReplayFault(.permissionDenied, error.message) }
+            if error.code == .noSuchAdapter || error.code == .noBluetoothSockets { throw ReplayFault(.noAdapter, error.message) }
             throw ReplayFault(error.code == .openFailed && error.errno != nil ? .deviceNotFound : .transportClosed, error.message)
         }
         let central = LECentral(bearer: bearer, peer: peer, peerType: random ? .random : .public, options: options)
@@ -91,6 +95,10 @@ public final class HostReplayDevice: ReplayDevice {
         case .encryptionFailed(let s):
             return ReplayFault(.pairingFailed, "encryption failed while \(what): \(HCIStatus(s).name) (\(Hex.fixed(UInt64(s), width: 2)))")
         }
+    }
+
+    public var kernelDrops: KernelDrops? {
+        central.transport.kernelBuffer.map { KernelDrops(dropped: $0.dropped, receiveBuffer: $0.bytes) }
     }
 
     public var security: ReplaySecurity? { kernelSecurity ?? central.security.map { Self.describe($0, paired: false, bonded: false, forgotten: false) } }

@@ -18,6 +18,9 @@ public protocol ReplayDevice: AnyObject {
     func disconnect()
     /// Notifications the device sent that could not be buffered (a flood); 0 when unknown.
     var droppedNotifications: Int { get }
+    /// Packets the kernel dropped before the host read them (hci:N: the user channel's receive
+    /// buffer was full); nil where the transport cannot tell.
+    var kernelDrops: KernelDrops? { get }
     /// Encrypts the link: re-encrypts with a stored key, else pairs (and stores the keys).
     func secure() throws(ReplayFault) -> ReplaySecurity
     /// The security in force; nil while unencrypted.
@@ -26,8 +29,17 @@ public protocol ReplayDevice: AnyObject {
     var securityRequested: Bool { get }
 }
 
+/// What the kernel dropped under an HCI user channel, and the receive buffer it had.
+public struct KernelDrops: Sendable, Equatable {
+    public var dropped: Int
+    /// Bytes, as the kernel reports SO_RCVBUF; nil when unknown.
+    public var receiveBuffer: Int?
+    public init(dropped: Int, receiveBuffer: Int?) { self.dropped = dropped; self.receiveBuffer = receiveBuffer }
+}
+
 extension ReplayDevice {
     public var droppedNotifications: Int { 0 }
+    public var kernelDrops: KernelDrops? { nil }
     public func secure() throws(ReplayFault) -> ReplaySecurity {
         throw ReplayFault(.pairingFailed, "this device cannot pair")
     }
@@ -110,6 +122,9 @@ public struct ReplayFault: Error, Sendable, CustomStringConvertible {
         public static let pairingFailed = Code(rawValue: "pairing_failed")
         /// The transport needs a capability this process lacks (hci:N without CAP_NET_ADMIN).
         public static let permissionDenied = Code(rawValue: "permission_denied")
+        /// The transport's adapter is not there: no hciN (or no Bluetooth in this kernel), no
+        /// serial device at that path.
+        public static let noAdapter = Code(rawValue: "no_adapter")
     }
     public var code: Code
     public var message: String

@@ -18,7 +18,13 @@ public struct ReplayReport: Codable, Sendable {
     /// buffer (a flooding device): counted, never held without bound.
     public struct NotificationCount: Codable, Sendable, Equatable {
         public var received = 0
+        /// Those not buffered by the host, and those the kernel dropped (`kernelDropped`).
         public var dropped = 0
+        /// Of `dropped`, packets the kernel dropped before the host read them (hci:N: the user
+        /// channel's receive buffer was full); nil where the transport cannot tell.
+        public var kernelDropped: Int?
+        /// That receive buffer: bytes, as the kernel reports SO_RCVBUF.
+        public var receiveBuffer: Int?
     }
 
     public struct Difference: Codable, Sendable, Equatable {

@@ -256,7 +256,10 @@ public final class ReplayRunner {
             }
             device.disconnect()
         }
-        report.notifications.dropped = device.droppedNotifications
+        let kernel = device.kernelDrops
+        report.notifications.dropped = device.droppedNotifications + (kernel?.dropped ?? 0)
+        report.notifications.kernelDropped = kernel?.dropped
+        report.notifications.receiveBuffer = kernel?.receiveBuffer
         report.tally()
         return report
     }

@@ -2,6 +2,7 @@
 # JSON Lines equal, from the first HCI packet on: before it each socket gets its own replay of
 # the adapters, stamped when it bound), and its live text equals dump of its own file.
 source "$REPO/Tests/Kernel/lib.sh"
+band
 "$BLUESIFT" capture -w "$TDIR/capture.btsnoop" >"$TDIR/live.txt" 2>"$TDIR/capture.err" &
 cpid=$!
 btmon -w "$TDIR/btmon.btsnoop" >/dev/null 2>&1 &

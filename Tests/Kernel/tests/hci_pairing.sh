@@ -13,4 +13,3 @@ expect_grep "re-encrypted" "re-encrypted with the stored key" "$TDIR/again.out"
 grep -q "SMP " "$TDIR/again.txt" && fail "SMP in the re-encrypted run's recording"
 expect_grep "LE Enable Encryption sent" "LE Enable Encryption" "$TDIR/again.txt"
 adapter_up 0 || fail "hci0 is not up again after pairing"
-band

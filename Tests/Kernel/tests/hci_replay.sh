@@ -1,6 +1,7 @@
 # replay over hci:0 with the adapter up: bluesift powers it down itself (one line), the steps
 # match the recording as over H4 (same, regression, moved-handle bands), and hci0 is up after.
 source "$REPO/Tests/Kernel/lib.sh"
+band
 adapter_up 0 || fail "hci0 should start up"
 
 replay same --transport hci:0
@@ -23,4 +24,3 @@ expect_eq "exit, moved band" 0 "$RC"
 expect_grep "remapped" "^remapped " "$TDIR/moved.out"
 expect_grep "moved summary" "16 matched, 0 mismatched" "$TDIR/moved.out"
 adapter_up 0 || fail "hci0 is not up again after the moved replay"
-band

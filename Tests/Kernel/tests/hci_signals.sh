@@ -1,5 +1,6 @@
 # SIGINT and SIGTERM mid-replay over hci:0: the adapter is powered up again all the same.
 source "$REPO/Tests/Kernel/lib.sh"
+band
 set -m  # background jobs of a script without job control ignore SIGINT (and bluesift keeps that)
 for sig in INT TERM; do
   adapter_up 0 || fail "hci0 should be up before the SIG$sig run"

@@ -1,6 +1,7 @@
 # replay over l2cap:0 (the kernel's LE L2CAP socket on the ATT channel): the adapter stays up
 # and in BlueZ's hands, the step results are those of hci:0, the report names the transport.
 source "$REPO/Tests/Kernel/lib.sh"
+band
 # hci_replay's run against the same band, else one here.
 if [ -f "$KWORK/t-hci_replay/same.out" ]; then cp "$KWORK/t-hci_replay/same.out" "$TDIR/hci.out"; else
   replay hci --transport hci:0
@@ -34,4 +35,3 @@ expect_eq "exit over l2cap:0, kernel pairing" 0 "$RC"
 expect_grep "kernel security" "^security: level 2 (encrypted unauthenticated), paired, kernel, key size 16" "$TDIR/l2cap-secure.out"
 expect_grep "all matched" "16 matched, 0 mismatched" "$TDIR/l2cap-secure.out"
 expect_grep "the agent confirmed Just Works" "^confirmed hci0 c0:ba:0d:00:00:01 hint 1" "$TDIR/agent.log"
-band
