@@ -8,8 +8,11 @@ public struct ServerAttribute: Sendable, Hashable {
     public var type: BluetoothUUID
     /// Set for declarations (service, include, characteristic): fixed by the database.
     public var value: [UInt8]?
-    public init(handle: UInt16, type: BluetoothUUID, value: [UInt8]? = nil) {
-        self.handle = handle; self.type = type; self.value = value
+    /// A service declaration's End Group Handle as the device gave it; nil: the handle of the
+    /// last attribute before the next service.
+    public var groupEnd: UInt16?
+    public init(handle: UInt16, type: BluetoothUUID, value: [UInt8]? = nil, groupEnd: UInt16? = nil) {
+        self.handle = handle; self.type = type; self.value = value; self.groupEnd = groupEnd
     }
 
     public static let primaryService = BluetoothUUID(0x2800)
@@ -50,6 +53,9 @@ public struct ServerLinkState: Sendable {
     public var mtu: UInt16
     public var encrypted: Bool
     public var authenticated: Bool
+    public init(mtu: UInt16, encrypted: Bool, authenticated: Bool) {
+        self.mtu = mtu; self.encrypted = encrypted; self.authenticated = authenticated
+    }
 }
 
 /// Whoever decides what a characteristic value or descriptor holds (the emulator answers
@@ -108,10 +114,13 @@ public struct ATTServer {
 
     /// End of the group a service declaration at index `i` starts.
     func groupEnd(_ i: Int) -> UInt16 {
-        for a in attributes[(i + 1)...] where a.type == ServerAttribute.primaryService || a.type == ServerAttribute.secondaryService {
-            return a.handle - 1
+        if let e = attributes[i].groupEnd { return e }
+        var last = attributes[i].handle
+        for a in attributes[(i + 1)...] {
+            if a.type == ServerAttribute.primaryService || a.type == ServerAttribute.secondaryService { break }
+            last = a.handle
         }
-        return attributes.last?.handle ?? attributes[i].handle
+        return last
     }
 
     func errorPDU(_ op: ATTOpcode, _ handle: UInt16, _ code: ATTErrorCode) -> [UInt8] {

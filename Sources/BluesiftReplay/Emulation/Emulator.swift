@@ -56,7 +56,7 @@ public final class Emulator: GATTServerResponder {
         var out: [ServerAttribute] = []
         for s in db.services {
             out.append(.init(handle: s.start, type: s.primary ? ServerAttribute.primaryService : ServerAttribute.secondaryService,
-                             value: uuidBytes(s.uuid)))
+                             value: uuidBytes(s.uuid), groupEnd: s.end))
             for c in s.characteristics {
                 var decl = [c.properties, UInt8(c.valueHandle & 0xFF), UInt8(c.valueHandle >> 8)]
                 decl += uuidBytes(c.uuid)
@@ -246,11 +246,16 @@ public final class Emulator: GATTServerResponder {
     func differences(recorded: [EmulationModel.Write], flags: [Bool], got: [UInt8], mine: [VendorMessageView]?, handle: UInt16,
                      loc: (service: String?, characteristic: String?, isCCCD: Bool)) -> [ReplayReport.Difference] {
         let h = Int(handle)
-        guard let near = recorded.indices.first(where: { !flags[$0] }).map({ recorded[$0] }) ?? recorded.last else {
+        func messages(_ w: EmulationModel.Write) -> [VendorMessageView]? {
+            interpreter?.messages(service: loc.service, characteristic: loc.characteristic, notify: false, values: [w.value])
+        }
+        // Nearest: a recorded write of the same vendor message, else the next not yet answered.
+        let order = recorded.indices.filter { !flags[$0] } + recorded.indices.filter { flags[$0] }
+        let sameMessage = mine.flatMap { m in order.first { j in messages(recorded[j])?.map(\.message) == m.map(\.message) } }
+        guard let near = (sameMessage ?? order.first).map({ recorded[$0] }) else {
             return [.init(status: "unexpected", what: "write", handle: h, got: Hex.string(got))]
         }
-        if let interpreter, let mine, let theirs = interpreter.messages(service: loc.service, characteristic: loc.characteristic,
-                                                                       notify: false, values: [near.value]) {
+        if let mine, let theirs = messages(near) {
             var out: [ReplayReport.Difference] = []
             for (r, g) in zip(theirs, mine) where r.message == g.message {
                 for f in r.fields where !r.volatile.contains(f.name) {
