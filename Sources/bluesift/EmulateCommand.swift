@@ -54,6 +54,8 @@ struct Emulate: ParsableCommand {
     @OptionGroup var decode: DecodeOptions
     @Option(help: "Notifications after a write: recorded (their recorded spacing) or asap.") var timing = "recorded"
     @Option(help: "Stop after serving this many connections (default: until Ctrl-C or SIGTERM).") var sessions: Int?
+    @Option(help: "When to pair as the device did: auto (the recording shows pairing or encryption), always or never (Pairing Not Supported).") var pair = "auto"
+    @Option(help: "Passkey (six digits) this emulation displays, or types when the central displays one.") var passkey: String?
     @Option(help: "Write what happened as a btsnoop capture.") var record: String?
     @Option(help: "Write the report as JSON (viewable with `bluesift report`).") var report: String?
 
@@ -64,6 +66,12 @@ struct Emulate: ParsableCommand {
         if let d = device {
             guard let a = BDAddr(string: d) else { throw usage("--device", "an address such as c0:ba:0d:00:00:01", d) }
             address = a
+        }
+        guard ["auto", "always", "never"].contains(pair) else { throw usage("--pair", "auto, always or never", pair) }
+        var pk: UInt32?
+        if let passkey {
+            guard passkey.count <= 6, let v = UInt32(passkey), v < 1_000_000 else { throw usage("--passkey", "six digits such as 314159", passkey) }
+            pk = v
         }
         if device != nil && name != nil { throw usage("--name", "either --device or --name, not both", name!) }
         do { _ = try TransportSpec(parsing: transport) } catch {
@@ -93,6 +101,7 @@ struct Emulate: ParsableCommand {
         emulator.onLine = { stderrLine("bluesift: emulate: " + $0) }
         var options = EmulationRunner.Options()
         options.sessions = sessions
+        if pair == "always" || (pair == "auto" && model.secured) { options.pairing = Self.pairingPolicy(model, passkey: pk) }
         let runner = EmulationRunner(emulator: emulator, options: options)
         runner.notice = { stderrLine("bluesift: emulate: " + $0) }
         var recorder: Recorder?
@@ -118,5 +127,20 @@ struct Emulate: ParsableCommand {
             throw f.code == "permission_denied" ? Exit.unusableInput : ExitCode(3)
         }
         if result.summary.unexpected > 0 { throw ExitCode(1) }
+    }
+
+    /// Pairs as the recorded device said it would in its Pairing Response (IO capability,
+    /// MITM, LE Secure Connections); without one, Just Works with LE Secure Connections.
+    static func pairingPolicy(_ model: EmulationModel, passkey: UInt32?) -> PairingPolicy {
+        var p = PairingPolicy()
+        if let r = model.pairing {
+            p.ioCapability = r.ioCapability
+            p.mitm = r.authReq.contains(.mitm)
+            p.secureConnections = r.authReq.contains(.secureConnections)
+            p.bonding = r.authReq.bondingFlags == 1
+            p.maxKeySize = max(7, min(16, r.maxKeySize))
+        }
+        p.passkey = passkey
+        return p
     }
 }

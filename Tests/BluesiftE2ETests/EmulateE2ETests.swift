@@ -99,6 +99,60 @@ struct EmulateAgainstVirtualCentral {
         #expect(r.stdout.contains("summary: 16 requests, 16 answered as recorded, 0 without a recorded answer, 9 notifications sent"))
     }
 
+    /// The band's session recorded with the central pairing first (the band needs an encrypted
+    /// or authenticated link), then emulated: the central pairs with the emulation as it did with
+    /// the band (the emulation answers as the recorded Pairing Response said) and gets every answer.
+    @Test(arguments: [
+        ("sc-just-works", ["--security", "encryption"], ["--pair", "sc"], [String](), "just_works, LE Secure Connections"),
+        ("sc-passkey", ["--security", "authentication", "--io", "display", "--passkey", "314159"],
+         ["--pair", "sc", "--io", "keyboard", "--passkey", "314159"], ["--passkey", "314159"], "passkey_entry, LE Secure Connections"),
+        ("legacy-just-works", ["--security", "encryption", "--pairing", "legacy"], ["--pair", "legacy"], [], "just_works, legacy"),
+        ("legacy-passkey", ["--security", "authentication", "--pairing", "legacy", "--io", "display", "--passkey", "271828"],
+         ["--pair", "legacy", "--io", "keyboard", "--passkey", "271828"], ["--passkey", "271828"], "passkey_entry, legacy"),
+    ])
+    func centralPairsWithTheEmulationAsWithTheBand(_ tag: String, _ band: [String], _ pair: [String], _ emulate: [String], _ said: String) throws {
+        let dir = Self.tempDir(tag)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (central, peripheral) = Rig.ports()
+        let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(central)", "127.0.0.1:\(peripheral)"], log: dir + "/controllers.log")
+        defer { Rig.stop(ctl) }
+        let device = try Rig.start("band_peripheral.py", ["tcp-client:127.0.0.1:\(peripheral)"] + band, log: dir + "/band.log")
+        let (bandStatus, bandOut) = try Self.script("record_session.py", ["tcp-client:127.0.0.1:\(central)", "--log", dir + "/band.jsonl",
+                                                                          "--snoop", dir + "/band.btsnoop", "--log-level", "WARNING"] + pair)
+        Rig.stop(device)
+        #expect(bandStatus == 0 && bandOut.contains("PAIRED encrypted=True"), "\(bandOut)")
+        var centralStatus: Int32 = -1, centralOut = ""
+        let r = try Self.emulate(dir + "/band.btsnoop", port: peripheral, dir: dir, extra: emulate) {
+            (centralStatus, centralOut) = try Self.script("record_session.py", ["tcp-client:127.0.0.1:\(central)", "--log", dir + "/emu.jsonl",
+                                                                                "--log-level", "WARNING"] + pair)
+        }
+        #expect(centralStatus == 0 && centralOut.contains("PAIRED encrypted=True"), "\(centralOut)\n\(r.stderr)")
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stderr.contains("paired and encrypted: \(said), key size 16"))
+        if let pk = emulate.last { #expect(r.stderr.contains("passkey \(pk): type it on the central")) }
+        #expect(Self.received(dir + "/emu.jsonl") == Self.received(dir + "/band.jsonl"))
+        #expect(Self.received(dir + "/emu.jsonl").count == 39)
+    }
+
+    /// Pairing refused: the emulation answers Pairing Not Supported and the central gives up.
+    @Test func pairNeverRefusesPairing() throws {
+        let dir = Self.tempDir("never")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (central, peripheral) = Rig.ports()
+        let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(central)", "127.0.0.1:\(peripheral)"], log: dir + "/controllers.log")
+        defer { Rig.stop(ctl) }
+        var centralStatus: Int32 = -1, centralOut = ""
+        let r = try Self.emulate(Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, port: peripheral, dir: dir,
+                                 extra: ["--pair", "never"]) {
+            (centralStatus, centralOut) = try Self.script("record_session.py", ["tcp-client:127.0.0.1:\(central)", "--pair", "sc",
+                                                                                "--log-level", "WARNING"])
+        }
+        #expect(centralStatus == 1)
+        #expect(centralOut.contains("pairing failure (PAIRING_NOT_SUPPORTED)"), "\(centralOut)")
+        #expect(r.status == 0 && (r.report?["steps"] as? [Any])?.isEmpty == true)
+        #expect(!r.stderr.contains("paired and encrypted"))
+    }
+
     /// An app with today's clock: set_time differs in its year, the band plugin calls the field
     /// volatile, and the write is answered as recorded, matched by fields.
     @Test func changedTimestampIsMatchedByFields() throws {

@@ -51,6 +51,10 @@ public final class EmulationRunner {
                                       preferredMTU: emulator.preferredMTU, options: options.peripheral)
         if let policy = options.pairing { peripheral.smp = SMPResponder(policy: policy) }
         peripheral.smp?.onEvent = { [weak self] in self?.notice?($0) }
+        if let p = options.pairing {
+            notice?("pairing as the recording shows: \(p.ioCapability.name), " + (p.secureConnections ? "LE Secure Connections" : "legacy only")
+                    + ((p.mitm ?? false) ? ", MITM" : ""))
+        }
         peripheral.onNotification = { [emulator] in emulator.notification($0) }
         var doing = "setting the controller up"
         do {
