@@ -39,7 +39,7 @@ struct EmulateAgainstVirtualCentral {
         // Advertising starts once the controller is set up: wait for its line.
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline, p.isRunning,
-              !(String(decoding: FileManager.default.contents(atPath: e) ?? Data(), as: UTF8.self).contains("advertising as")) {
+              !(String(decoding: FileManager.default.contents(atPath: e) ?? Data(), as: UTF8.self).contains("emulate: advertising as")) {
             Thread.sleep(forTimeInterval: 0.05)
         }
         try central()
@@ -199,5 +199,74 @@ struct EmulateAgainstVirtualCentral {
         #expect(d?["message"] as? String == "sport_count" && d?["field"] as? String == "day")
         #expect(d?["expected"] as? String == "20" && d?["got"] as? String == "21")
         #expect(r.stdout.contains("mismatch write 0x001d sport_count.day expected 20, got 21"))
+    }
+
+    static let corpus = Rig.root.deletingLastPathComponent().appendingPathComponent("shared/captures/public/pogoplus_bt_log_plus_pair.log").path
+
+    /// A real device from the corpus (a Pokémon GO Plus: discovery, pairing, notifications, a
+    /// challenge read six times): a Bumble GATT client discovers the emulation and reads every
+    /// readable characteristic, and gets the recorded services, handles and values.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: corpus), "needs ../shared/captures/public"))
+    func realDeviceIsReadAsRecorded() throws {
+        let dir = Self.tempDir("pogo")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (central, peripheral) = Rig.ports()
+        let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(central)", "127.0.0.1:\(peripheral)"], log: dir + "/controllers.log")
+        defer { Rig.stop(ctl) }
+        var readerStatus: Int32 = -1, readerOut = ""
+        let r = try Self.emulate(Self.corpus, port: peripheral, dir: dir) {
+            // The recorded address is public: the emulation says which random static one it took.
+            let err = String(decoding: FileManager.default.contents(atPath: dir + "/emu.err") ?? Data(), as: UTF8.self)
+            let line = err.split(separator: "\n").first { $0.contains("emulate: advertising as ") } ?? ""
+            let address = line.split(separator: " ").dropFirst(4).first.map(String.init) ?? "?"
+            (readerStatus, readerOut) = try Self.script("gatt_reader.py", ["tcp-client:127.0.0.1:\(central)", "--address", address, "--mtu", "128"])
+        }
+        #expect(readerStatus == 0, "\(readerOut)\n\(r.stderr)")
+        #expect(r.stderr.contains("the recorded address 7c:bb:8a:cb:0c:8d is public"))
+        #expect(r.stderr.contains("\"Pokemon GO Plus\": 37 attributes"))
+        let found = try #require(readerOut.split(separator: "\n").last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        let services = found["services"] as? [[String: Any]] ?? []
+        #expect(services.map { "\($0["uuid"] ?? "") \($0["start"] ?? 0)-\($0["end"] ?? 0)" } == [
+            "1800 1-9", "1801 12-15", "180f 16-19", "21c5046267cb63a35c4c82b5b9939aeb 20-31", "bbe877095b894433ab7f8b8eef0d8e37 32-39"])
+        let chars = services.flatMap { $0["characteristics"] as? [[String: Any]] ?? [] }
+        #expect(chars.compactMap { $0["handle"] as? Int } == [0x03, 0x05, 0x07, 0x09, 0x0e, 0x12, 0x16, 0x18, 0x1b, 0x1d, 0x1f, 0x22, 0x24, 0x27])
+        #expect(chars.compactMap { $0["properties"] as? Int } == [0x02, 0x02, 0x0a, 0x02, 0x22, 0x12, 0x08, 0x10, 0x08, 0x08, 0x02, 0x08, 0x10, 0x02])
+        #expect(chars.flatMap { ($0["descriptors"] as? [[String: Any]] ?? []).compactMap { $0["handle"] as? Int } } == [0x0f, 0x13, 0x19, 0x25])
+        func value(_ h: Int) -> String? { chars.first { $0["handle"] as? Int == h }?["value"] as? String }
+        // Battery Level and the challenge as recorded (the challenge: its first recorded value,
+        // a Read Response and two Read Blob Responses, 127 + 127 + 124 bytes).
+        #expect(value(0x12) == "37")
+        let recorded = try Self.firstReadValue(Self.corpus, handle: 0x27)
+        #expect(recorded.count == 2 * 378 && value(0x27) == recorded)
+        // Characteristics the recording never read: Read Not Permitted, each reported.
+        #expect(chars.filter { $0["error"] as? Int == 2 }.count == 6)
+        let summary = r.report?["summary"] as? [String: Int] ?? [:]
+        #expect(summary["unexpected"] == 6 && summary["matched"] == 3)
+        #expect(r.status == 1)
+    }
+
+    /// The first value read from `handle` in a capture (its Read Response and the Read Blob
+    /// Responses after it), from `bluesift dump --format jsonl`.
+    static func firstReadValue(_ capture: String, handle: Int) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Rig.binary)
+        p.arguments = ["dump", capture, "--format", "jsonl"]
+        let out = Pipe()
+        p.standardOutput = out; p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        var value: String?
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let att = o["att"] as? [String: Any], att["request_handle"] as? Int == handle else { continue }
+            if att["opcode"] as? Int == 0x0B {  // Read Response: a read starts (the second ends the first)
+                if value != nil { break }
+                value = att["value"] as? String ?? ""
+            } else if att["opcode"] as? Int == 0x0D, value != nil {  // Read Blob Response
+                value! += att["value"] as? String ?? ""
+            }
+        }
+        return value ?? ""
     }
 }
