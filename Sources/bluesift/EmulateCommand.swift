@@ -32,6 +32,14 @@ struct Emulate: ParsableCommand {
         A handle answered Insufficient Authentication or Encryption before pairing in the \
         recording is answered so again until the link is encrypted.
 
+        Pairing (--pair auto, the default: when the recording shows SMP or encryption with the \
+        device): as SMP responder, with the IO capability, MITM and LE Secure Connections flags \
+        of the device's recorded Pairing Response; LE Secure Connections (Just Works, Numeric \
+        Comparison, Passkey Entry) or legacy (Just Works, Passkey Entry). A passkey this side \
+        displays is --passkey's, or random, printed for the person at the central to type; one \
+        the central displays is --passkey's. --pair always pairs with any central that asks, \
+        --pair never answers Pairing Not Supported. No keys are distributed (nothing to bond).
+
         Transports: tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD] (H4), hci:N (Linux HCI user \
         channel; needs CAP_NET_ADMIN). Runs until Ctrl-C / SIGTERM, or --sessions N connections.
 

@@ -99,7 +99,6 @@ public final class Emulator: GATTServerResponder {
         case .writeCommand: "command"
         case .signedWriteCommand: "signed"
         case .prepareWriteRequest: "prepared"
-        case .readRequest, .readBlobRequest: "read"
         default: op.name
         }
     }
@@ -127,7 +126,7 @@ public final class Emulator: GATTServerResponder {
 
     public func read(handle: UInt16, first: Bool, link: ServerLinkState) -> ServerReadAnswer {
         if !first, let r = currentRead[handle] { return r }
-        let i = addStep(kind: "read", op: .readRequest, handle: handle)
+        let i = addStep(kind: "read", op: nil, handle: handle)
         if !link.encrypted, let e = model.securityErrors[handle] {
             report.steps[i].answers = [Self.describe(e)]
             report.steps[i].matchedBy = "security"
@@ -223,7 +222,7 @@ public final class Emulator: GATTServerResponder {
                                delay: timing == .asap ? .microseconds(k) : .microseconds(Int64(n.afterMs * 1000)), tag: i)
         }
         finish(i, status: "match", reason: "matched by \(m.by), frame \(w.frame)" + (m.note.map { "; \($0)" } ?? "")
-               + (then.isEmpty ? "" : "; \(then.count) notification\(then.count == 1 ? "" : "s") follow"))
+               + (then.isEmpty ? "" : "; \(then.count) notification\(then.count == 1 ? " follows" : "s follow")"))
         return ServerWriteAnswer(error: isCommand ? nil : w.error, then: then)
     }
 
