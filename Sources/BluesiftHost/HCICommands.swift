@@ -14,12 +14,18 @@ public enum HCIOpcode {
     public static let leReadBufferSize: UInt16 = 0x2002              // §7.8.2
     public static let leReadLocalFeatures: UInt16 = 0x2003           // §7.8.3
     public static let leSetRandomAddress: UInt16 = 0x2005            // §7.8.4
+    public static let leSetAdvertisingParameters: UInt16 = 0x2006    // §7.8.5
+    public static let leSetAdvertisingData: UInt16 = 0x2008          // §7.8.7
+    public static let leSetScanResponseData: UInt16 = 0x2009         // §7.8.8
+    public static let leSetAdvertisingEnable: UInt16 = 0x200A        // §7.8.9
     public static let leSetScanParameters: UInt16 = 0x200B           // §7.8.10
     public static let leSetScanEnable: UInt16 = 0x200C               // §7.8.11
     public static let leCreateConnection: UInt16 = 0x200D            // §7.8.12
     public static let leCreateConnectionCancel: UInt16 = 0x200E      // §7.8.13
     public static let leConnectionUpdate: UInt16 = 0x2013            // §7.8.18
     public static let leEnableEncryption: UInt16 = 0x2019            // §7.8.24
+    public static let leLongTermKeyRequestReply: UInt16 = 0x201A     // §7.8.25
+    public static let leLongTermKeyRequestNegativeReply: UInt16 = 0x201B  // §7.8.26
 }
 
 /// Builders for command packets (opcode, length, parameters), without the H4 indicator.
@@ -85,6 +91,43 @@ enum HCICommand {
         packet(HCIOpcode.leEnableEncryption) {
             $0.writeUInt16(handle); $0.writeBytes(rand); $0.writeUInt16(ediv); $0.writeBytes(ltk)
         }
+    }
+
+    /// Core 5.4 Vol 4 Part E §7.8.5: connectable undirected (ADV_IND) on all three channels,
+    /// interval in units of 0.625 ms, no filter.
+    static func leSetAdvertisingParameters(interval: UInt16, ownAddressType: UInt8) -> [UInt8] {
+        packet(HCIOpcode.leSetAdvertisingParameters) {
+            $0.writeUInt16(interval); $0.writeUInt16(interval)
+            $0.writeUInt8(0x00)  // ADV_IND
+            $0.writeUInt8(ownAddressType)
+            $0.writeUInt8(0); $0.writeAddress(BDAddr(0))  // peer (directed only)
+            $0.writeUInt8(0x07)  // channels 37, 38, 39
+            $0.writeUInt8(0x00)  // any scanner, any initiator
+        }
+    }
+
+    /// §7.8.7 / §7.8.8: length, then 31 bytes (zero-padded; longer data is cut to 31).
+    static func leSetAdvertisingData(_ data: [UInt8], scanResponse: Bool = false) -> [UInt8] {
+        packet(scanResponse ? HCIOpcode.leSetScanResponseData : HCIOpcode.leSetAdvertisingData) {
+            let d = data.prefix(31)
+            $0.writeUInt8(UInt8(d.count)); $0.writeBytes(d)
+            $0.writeBytes(Array(repeating: 0, count: 31 - d.count))
+        }
+    }
+
+    /// §7.8.9
+    static func leSetAdvertisingEnable(_ on: Bool) -> [UInt8] {
+        packet(HCIOpcode.leSetAdvertisingEnable) { $0.writeUInt8(on ? 1 : 0) }
+    }
+
+    /// §7.8.25: the LTK little-endian, as SMP carries it.
+    static func leLongTermKeyRequestReply(handle: UInt16, ltk: [UInt8]) -> [UInt8] {
+        packet(HCIOpcode.leLongTermKeyRequestReply) { $0.writeUInt16(handle); $0.writeBytes(ltk) }
+    }
+
+    /// §7.8.26
+    static func leLongTermKeyRequestNegativeReply(handle: UInt16) -> [UInt8] {
+        packet(HCIOpcode.leLongTermKeyRequestNegativeReply) { $0.writeUInt16(handle) }
     }
 
     static func disconnect(handle: UInt16, reason: UInt8) -> [UInt8] {

@@ -52,6 +52,8 @@ enum HostEvent {
     case leConnectionComplete(status: UInt8, LEConnection)           // §7.7.65.1 / .10
     case advertisingReports([Advertisement])                         // §7.7.65.2 / .13
     case leConnectionUpdateComplete(status: UInt8, handle: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16) // §7.7.65.3
+    /// Random number (8 bytes) little-endian, as the event carries it.
+    case leLongTermKeyRequest(handle: UInt16, rand: [UInt8], ediv: UInt16)  // §7.7.65.5
     case other(code: UInt8)
 
     /// Parses an event packet (code, length, parameters); nil when it is malformed.
@@ -145,6 +147,10 @@ enum HostEvent {
             let handle = try r.readUInt16() & 0x0FFF
             return .leConnectionUpdateComplete(status: status, handle: handle, interval: try r.readUInt16(),
                                                latency: try r.readUInt16(), timeout: try r.readUInt16())
+        case 0x05:
+            let handle = try r.readUInt16() & 0x0FFF
+            let rand = Array(try r.readBytes(8, "random number"))
+            return .leLongTermKeyRequest(handle: handle, rand: rand, ediv: try r.readUInt16())
         default:
             return .other(code: 0x3E)
         }

@@ -188,7 +188,7 @@ public final class LECentral {
             if status == 0, handle == connection?.handle {
                 connection?.interval = interval; connection?.latency = latency; connection?.supervisionTimeout = timeout
             }
-        case .other: break
+        case .other, .leLongTermKeyRequest: break  // a central is never asked for a key
         }
     }
 

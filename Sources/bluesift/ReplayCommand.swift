@@ -164,14 +164,16 @@ struct Replay: ParsableCommand {
             do { try recorder.finish() } catch { stderrLine("bluesift: \(error.description)") }
             if let f = recorder.failed { stderrLine("bluesift: \(record ?? ""): \(f)") }
         }
-        printReport(result, script: script)
+        Self.printReport(result)
         if let report { try OutputGuard.write(try result.encoded(), to: report) }
         if let f = result.fault { stderrLine("bluesift: replay: \(f.message)") }
         if result.exitCode != 0 { throw ExitCode(result.exitCode) }
     }
 
-    func printReport(_ r: ReplayReport, script: ReplayScript) {
+    /// The text summary of a report; `emulation`: steps are the app's requests to `emulate`.
+    static func printReport(_ r: ReplayReport, emulation: Bool = false) {
         var out = Output()
+        if emulation, let n = r.sessions { out.line("sessions: \(n)") }
         if let d = r.device { out.line("device \(d)") }
         if let s = r.security {
             out.line("security: level \(s.level) (\(s.levelName)), \(s.paired ? "paired, " + s.method.replacingOccurrences(of: "_", with: " ") : "re-encrypted with the stored key"), "
@@ -196,6 +198,7 @@ struct Replay: ParsableCommand {
                 if let why = s.reason { line += " (\(why))" }
             }
             if let sec = s.security { line += " [\(sec)]" }
+            if emulation, let m = s.matchedBy { line += " [by \(m)]" }
             out.line(line)
             for d in s.differences {
                 var l = "    \(d.status) \(d.what)"
@@ -217,6 +220,12 @@ struct Replay: ParsableCommand {
             out.line("notifications: \(n.received) received, \(n.dropped) not buffered (the device flooded)")
         }
         let s = r.summary
+        if emulation {
+            out.line("summary: \(s.steps) requests, \(s.matched) answered as recorded, \(s.unexpected) without a recorded answer, "
+                     + "\(r.notifications.received) notifications sent" + (r.complete ? "" : " (incomplete)"))
+            out.flush()
+            return
+        }
         out.line("summary: \(s.steps) steps, \(s.matched) matched, \(s.mismatched) mismatched, \(s.missing) missing, \(s.unexpected) unexpected"
                  + (s.skipped > 0 ? ", \(s.skipped) skipped (not on the device)" : "") + (r.rawHandles ? " (raw handles)" : "")
                  + (r.complete ? "" : " (incomplete)"))

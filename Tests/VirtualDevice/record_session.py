@@ -3,6 +3,8 @@
 
     record_session.py tcp-client:127.0.0.1:9001 --snoop out.btsnoop [--mtu 23]
 
+    record_session.py tcp-client:127.0.0.1:9001 --log att.jsonl [--year 2027] [--pair sc --io keyboard --passkey N]
+
 Scans briefly, connects to the band by address, exchanges MTU, discovers all services,
 characteristics and descriptors, reads DIS strings and battery, subscribes, then sends
 the vendor commands (both Write Request and Write Command) and disconnects.
@@ -13,22 +15,48 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import os
 import struct
 import sys
 
-from bumble import hci
+from bumble import hci, pairing
 from bumble.core import UUID
 from bumble.device import Device, DeviceConfiguration, Peer
 
 import band_protocol as bp
+from tap_central import log_att
 
 log = logging.getLogger('rig.record')
 
 CENTRAL_ADDRESS = 'D0:5E:55:10:00:02'  # random static (two top bits set)
 USER_NAME = b'Augusta Ada King-Noel Lovelace'  # 30 characters: a frame over several writes
 assert len(USER_NAME) == 30
+
+
+IO_CAPABILITIES = {
+    'noio': pairing.PairingDelegate.NO_OUTPUT_NO_INPUT,
+    'display': pairing.PairingDelegate.DISPLAY_OUTPUT_ONLY,
+    'keyboard': pairing.PairingDelegate.KEYBOARD_INPUT_ONLY,
+}
+
+
+class CentralPairingDelegate(pairing.PairingDelegate):
+    """The phone's side of --pair: types (or shows) --passkey, accepts compared digits."""
+
+    def __init__(self, args):
+        super().__init__(io_capability=IO_CAPABILITIES[args.io])
+        self.passkey = args.passkey
+
+    async def get_number(self) -> int | None:
+        return self.passkey
+
+    async def generate_passkey(self) -> int:
+        return self.passkey
+
+    async def compare_numbers(self, number: int, digits: int) -> bool:
+        return True
 
 
 class Replies:
@@ -66,6 +94,9 @@ async def session(args, device: Device) -> None:
     band = hci.Address(args.band, hci.Address.RANDOM_DEVICE_ADDRESS)
     own = hci.OwnAddressType.PUBLIC if args.public else hci.OwnAddressType.RANDOM
     connection = await device.connect(band, own_address_type=own, timeout=3)
+    if args.pair:
+        await connection.pair()
+        log.warning('PAIRED encrypted=%s authenticated=%s', connection.is_encrypted, connection.authenticated)
     peer = Peer(connection)
     # Fail at once, not at the overall timeout, when the band goes away mid-session.
     session_task = asyncio.current_task()
@@ -99,8 +130,8 @@ async def session(args, device: Device) -> None:
     write = char(bp.WRITE_UUID)
     steps = [
         (bp.frame(bp.CMD_DEVICE_INFO), True, 0x81),
-        (bp.frame(bp.CMD_SET_TIME, struct.pack('<H5B', 2026, 6, 20, 9, 30, 0)), False, 0x82),
-        (bp.frame(bp.CMD_SPORT_COUNT, bytes([6, 20])), True, 0x83),
+        (bp.frame(bp.CMD_SET_TIME, struct.pack('<H5B', args.year, 6, 20, 9, 30, 0)), False, 0x82),
+        (bp.frame(bp.CMD_SPORT_COUNT, bytes([6, args.sport_day])), True, 0x83),
         (bp.frame(bp.CMD_SPORT_DATA, bytes([6, 20]) + struct.pack('<H', 0)), False, 0x84),
         (bp.frame(bp.CMD_SET_USER_NAME, USER_NAME), False, 0x85),
         (bp.frame(bp.CMD_PING), True, 0x86),
@@ -127,6 +158,12 @@ async def amain(args) -> int:
     config.name = 'bluesift-central'
     config.address = hci.Address(CENTRAL_ADDRESS, hci.Address.RANDOM_DEVICE_ADDRESS)
     device = Device.from_config_with_hci(config, transport.source, transport.sink)
+    if args.pair:
+        device.pairing_config_factory = lambda connection: pairing.PairingConfig(
+            sc=args.pair == 'sc', mitm=args.io != 'noio', bonding=False, delegate=CentralPairingDelegate(args))
+    out = open(args.log, 'w') if args.log else None
+    if out:
+        log_att(device, lambda entry: (out.write(json.dumps(entry) + '\n'), out.flush()))
     try:
         await asyncio.wait_for(device.power_on(), 5)
         await asyncio.wait_for(session(args, device), args.timeout)
@@ -137,6 +174,8 @@ async def amain(args) -> int:
     finally:
         await transport.close()
         await asyncio.sleep(0)
+        if out:
+            out.close()
 
 
 def main() -> None:
@@ -149,6 +188,12 @@ def main() -> None:
     parser.add_argument('--delay', type=float, default=0.05, help='pause between commands (s)')
     parser.add_argument('--public', action='store_true', help='connect with the public address (routing check)')
     parser.add_argument('--timeout', type=float, default=8)
+    parser.add_argument('--log', metavar='FILE', help='every ATT PDU sent and received, as JSON Lines (tap_central.py --log)')
+    parser.add_argument('--pair', choices=['sc', 'legacy'], help='pair first (LE Secure Connections, or legacy only)')
+    parser.add_argument('--io', choices=sorted(IO_CAPABILITIES), default='noio', help='IO capability when pairing')
+    parser.add_argument('--passkey', type=int, default=123456, help='passkey typed (or shown) when pairing')
+    parser.add_argument('--sport-day', type=int, default=20, help="sport_count's day (a write no recording has)")
+    parser.add_argument('--year', type=int, default=2026, help="set_time's year (an app's clock: emulate's field match)")
     parser.add_argument('--log-level', default='INFO')
     args = parser.parse_args()
     logging.basicConfig(level=args.log_level.upper(), format='%(asctime)s %(name)s %(levelname)s %(message)s')

@@ -64,6 +64,9 @@ public struct ReplayReport: Codable, Sendable {
         public var elapsedMs: Double?
         /// Set when this step's ATT error made the replay pair and retry it.
         public var security: String?
+        /// `emulate`: how the request was matched to the recording (bytes, fields, recorded
+        /// order), absent when it was not.
+        public var matchedBy: String?
     }
 
     public struct Fault: Codable, Sendable {
@@ -86,6 +89,11 @@ public struct ReplayReport: Codable, Sendable {
     public var rawHandles = false
     /// The link's security when the replay secured it (absent: never encrypted).
     public var security: ReplaySecurity?
+    /// "emulate" for the report of an emulated session (steps are the app's requests);
+    /// absent for a replay.
+    public var mode: String?
+    /// `emulate`: sessions (connections) served.
+    public var sessions: Int?
 
     public init() {}
 
