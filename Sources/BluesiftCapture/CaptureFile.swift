@@ -57,6 +57,9 @@ public enum CaptureFile {
             let dlt = reader.format.datalink
             if !LinkType.isSupported(dlt) {
                 let all = container == .pcapng ? PcapngReader.linkTypes(file) : [dlt]
+                if container == .pcapng, all.isEmpty {
+                    throw CaptureError(.notACapture, path: path, "not a capture: pcapng cut short before its first Interface Description Block (\(file.size) bytes)")
+                }
                 if !all.contains(where: LinkType.isSupported) {
                     let names = (all.isEmpty ? [dlt] : all).reduce(into: [UInt32]()) { if !$0.contains($1) { $0.append($1) } }
                         .map(LinkType.name).joined(separator: "; ")
@@ -132,7 +135,13 @@ public enum CaptureFile {
             case 0xA1B2_C3D4, 0xD4C3_B2A1, 0xA1B2_3C4D, 0x4D3C_B2A1:
                 return b.count >= 24 ? .pcap : .truncatedMagic("pcap", 24)
             case 0x0A0D_0D0A:
-                return b.count >= 28 ? .pcapng : .truncatedMagic("pcapng", 28)
+                guard b.count >= 28 else { return .truncatedMagic("pcapng", 28) }
+                // The Section Header Block's total length (bytes 4-7, in the byte order its
+                // magic at 8 gives): a file shorter than it is cut inside the header.
+                let le = b[8] == 0x4D
+                let n = le ? Int(b[4]) | Int(b[5]) << 8 | Int(b[6]) << 16 | Int(b[7]) << 24
+                           : Int(b[7]) | Int(b[6]) << 8 | Int(b[5]) << 16 | Int(b[4]) << 24
+                return b.count >= n || n > 1 << 20 ? .pcapng : .truncatedMagic("pcapng", n)
             default: break
             }
         } else if [[0xA1, 0xB2], [0xD4, 0xC3], [0x4D, 0x3C], [0x0A, 0x0D]].contains(where: { $0.starts(with: b.prefix(2)) && b.count >= 2 }) {

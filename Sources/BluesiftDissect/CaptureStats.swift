@@ -307,7 +307,11 @@ public final class CaptureStats {
         var index: Int
         var chars: [UInt16: Int] = [:]
         /// Unanswered request per direction of the request (0 sent, 1 received, 2 unknown).
-        var pending: [Pending?] = [nil, nil, nil]
+        /// Outstanding transactions (Core 5.4 Vol 3 Part F §3.3.2: one request per client and
+        /// one indication per server, each way): slots 0-3 by side (sent/central, received/
+        /// peripheral) and kind (request, indication); slots 4… hold those whose side the
+        /// capture does not say (up to 8; each is cleared by the response the decoder pairs).
+        var pending: [Pending?] = Array(repeating: nil, count: 4)
         var clientMTU: Int?
         var ended = false
     }
@@ -339,6 +343,8 @@ public final class CaptureStats {
 
     // MARK: per record
 
+    /// Times of note records (kept apart from the span), bounded.
+    var noteTimes: [Int64] = []
     var jitter = 0, maxJitterUs: Int64 = 0
     var firstJitterFrame: Int?
     var vendorDiagnostics = 0
@@ -349,6 +355,11 @@ public final class CaptureStats {
         let us = r.timestamp.microseconds
         report.records += 1
         report.bytes += r.bytes.count
+        // The span is the traffic's: PacketLogger writes notes (its header, system messages)
+        // dated days before a session, which stretched a 9-s capture to 139 h.
+        if r.kind == .note {
+            if noteTimes.count < 100_000 { noteTimes.append(us) }
+        } else {
         if report.firstUs == nil { report.firstUs = us }
         if let l = lastUs {
             if us < l {
@@ -361,6 +372,7 @@ public final class CaptureStats {
         }
         lastUs = us
         report.lastUs = us
+        }
         if !subMillisecond && r.timestamp.nanoseconds % 1_000_000 != 0 { subMillisecond = true }
         if r.isTruncated {
             report.truncatedRecords += 1
@@ -703,9 +715,16 @@ public final class CaptureStats {
         guard let c = a.decoded.connection, let i = connection(r.adapter, c, r, decoder) else { return }
         lastConnection = i
         switch smp.code {
-        case 0x01:   // Pairing Request (Core 5.4 Vol 3 Part H §3.5.1)
-            if report.connections[i].pairingFrame == nil { report.connections[i].pairingFrame = r.frame }
-            pairingFrames += 1
+        case 0x01, 0x02:   // Pairing Request/Response (Core 5.4 Vol 3 Part H §3.5.1-2)
+            if smp.code == 0x01 {
+                if report.connections[i].pairingFrame == nil { report.connections[i].pairingFrame = r.frame }
+                pairingFrames += 1
+            }
+            // Maximum Encryption Key Size is 7…16 (§3.5.1); outside it is a downgrade attempt
+            // (KNOB-style) or fuzzing, and a device that accepts it is at fault.
+            if let k = smp.pairingFeatures?.maxEncryptionKeySize, !(7...16).contains(k) {
+                problem("smp_invalid_key_size", r, conn: i, "\(smp.name) Maximum Encryption Key Size \(k) (valid 7-16; KNOB-style downgrade or fuzzing)")
+            }
         case 0x05:   // Pairing Failed (§3.5.5)
             report.counts.smpPairingFailed += 1
             let reason = smp.reason?.name ?? "unknown reason"
@@ -725,7 +744,6 @@ public final class CaptureStats {
         report.connections[i].lastFrame = r.frame; report.connections[i].lastUs = us
         let att = a.decoded.attStorage
         let op = att.opcode
-        let dirSlot = r.direction.map { $0 == .sent ? 0 : 1 } ?? 2
         let t = a.decoded.attTransaction
         if let v = a.vendor { for m in v.messages where m.checksum == .bad {
             report.counts.vendorBadChecksums += 1
@@ -789,15 +807,27 @@ public final class CaptureStats {
             problem("att_error", r, conn: i, handle: handle.map(Int.init), request: t?.requestFrame,
                     "\(err) for \(req)\(hText)\(where_)")
         }
-        // Unanswered requests: one outstanding per direction (§3.3.2).
-        if op.expectsAnswer {
-            if let old = conns[key]?.pending[dirSlot] ?? nil {
-                unanswered(old, i, until: us, reason: "another request was sent")
+        // Unanswered requests: one outstanding request and one indication per side (§3.3.2),
+        // so a second one on the same slot means the first went unanswered. Both devices may
+        // be GATT clients, and a server may indicate while its client waits for a response.
+        let side = r.direction.map { $0 == .sent ? 0 : 1 } ?? a.decoded.ll?.fromCentral.map { $0 ? 0 : 1 }
+        if op.expectsAnswer, conns[key] != nil {
+            let p = Pending(frame: r.frame, us: us, opcode: op.rawValue, handle: att.handle, char: ch)
+            if let side {
+                let slot = side * 2 + (op == .handleValueIndication ? 1 : 0)
+                if let old = conns[key]!.pending[slot] { unanswered(old, i, until: us, reason: "another request was sent") }
+                conns[key]!.pending[slot] = p
+            } else {
+                // Side unknown: kept apart, answered through the decoder's pairing.
+                if conns[key]!.pending.count >= 12, let old = conns[key]!.pending.remove(at: 4) {
+                    unanswered(old, i, until: us, reason: "eight more requests were sent")
+                }
+                conns[key]!.pending.append(p)
             }
-            conns[key]?.pending[dirSlot] = Pending(frame: r.frame, us: us, opcode: op.rawValue, handle: att.handle, char: ch)
-        } else if let t {
-            let reqSlot = dirSlot == 2 ? 2 : 1 - dirSlot
-            if conns[key]?.pending[reqSlot]?.frame == t.requestFrame { conns[key]?.pending[reqSlot] = nil }
+        } else if let t, conns[key] != nil {
+            if let j = conns[key]!.pending.firstIndex(where: { $0?.frame == t.requestFrame }) {
+                if j < 4 { conns[key]!.pending[j] = nil } else { conns[key]!.pending.remove(at: j) }
+            }
         }
     }
 
@@ -864,6 +894,7 @@ public final class CaptureStats {
         report.failedConnections.sort { $0.frame < $1.frame }
         report.problems.sort { ($0.frame, $0.kind) < ($1.frame, $1.kind) }
         report.problemCounts = kindCounts.sorted { $0.key < $1.key }.map { .init(kind: $0.key, count: $0.value) }
+        if report.firstUs == nil, let lo = noteTimes.min(), let hi = noteTimes.max() { report.firstUs = lo; report.lastUs = hi }
         if let f = report.firstUs { report.first = TimeFormat.rfc3339(Timestamp(microseconds: f)) }
         if let l = report.lastUs { report.last = TimeFormat.rfc3339(Timestamp(microseconds: l)) }
         report.durationUs = (report.lastUs ?? 0) - (report.firstUs ?? 0)
@@ -905,6 +936,14 @@ public final class CaptureStats {
 
     func assessQuality(warnings: [String]) {
         var q: [StatsReport.Advice] = []
+        if let f = report.firstUs, let l = report.lastUs {
+            let outside = noteTimes.filter { $0 < f - 60_000_000 || $0 > l + 60_000_000 }
+            if let earliest = outside.min() {
+                q.append(.init(code: "notes_outside_span", severity: "info",
+                               message: "\(outside.count) note(s) are dated more than a minute outside the records' span (from \(TimeFormat.rfc3339(Timestamp(microseconds: earliest)))): the span leaves them out.",
+                               advice: "Nothing to do: PacketLogger keeps notes of earlier sessions in its file.", frame: nil))
+            }
+        }
         if vendorDiagnostics > 0 {
             q.append(.init(code: "vendor_diagnostics", severity: "info",
                            message: "\(vendorDiagnostics) records are the controller's vendor diagnostics on ACL handle 0x0edc (Broadcom): not a connection, not decoded.",

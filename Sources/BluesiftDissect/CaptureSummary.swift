@@ -5,8 +5,11 @@ import BluesiftProtocols
 /// What `bluesift info` reports, accumulated one frame at a time in constant memory.
 public struct CaptureSummary {
     public var records = 0
-    public var first: Timestamp?
-    public var last: Timestamp?
+    /// The first and last record that is not a note (else the notes').
+    public var first: Timestamp? { get { trafficFirst ?? noteFirst } set { trafficFirst = newValue } }
+    public var last: Timestamp? { get { trafficLast ?? noteLast } set { trafficLast = newValue } }
+    @usableFromInline var trafficFirst: Timestamp?, trafficLast: Timestamp?
+    @usableFromInline var noteFirst: Timestamp?, noteLast: Timestamp?
     public var truncatedRecords = 0
     public var recordsWithErrors = 0
     /// Plain counters, not dictionaries or arrays: this runs for every record.
@@ -51,8 +54,14 @@ public struct CaptureSummary {
     public mutating func add(_ r: CaptureRecord, layers: DecodedFrame.Layers, hasErrors: Bool) {
         records &+= 1
         bytes &+= r.bytes.count
-        if first == nil { first = r.timestamp }
-        last = r.timestamp
+        // The span is the traffic's (`CaptureStats`): notes only when there is nothing else.
+        if r.kind == .note {
+            if noteFirst == nil { noteFirst = r.timestamp }
+            noteLast = r.timestamp
+        } else {
+            if trafficFirst == nil { trafficFirst = r.timestamp }
+            trafficLast = r.timestamp
+        }
         if r.isTruncated { truncatedRecords &+= 1 }
         if hasErrors { recordsWithErrors &+= 1 }
         kindCounts[Self.slot(r.kind)] &+= 1

@@ -87,7 +87,7 @@ enum FrameNaming {
     static func summary(_ a: AnalyzedFrame, short: Bool = false) -> String? {
         guard let loc = a.location else { return nil }
         func text(_ u: BluetoothUUID) -> String {
-            if let n = GATTNames.name(u) { return n }
+            if let n = GATTNames.name(u) { return GATTNames.label(u.description, name: n) }
             let d = u.description
             guard short && d.count > 8 else { return d }
             // One vendor's UUIDs often share their first 8 digits (21c50462-…-9aeb service,

@@ -1,5 +1,6 @@
 import Foundation
 import BluesiftWire
+import BluesiftGATT
 
 /// What `stats` prints of a `StatsReport`: the text screen, JSON (docs/stats.md), and the
 /// CSV tables (per characteristic, Classic channels), each header written once per output.
@@ -76,8 +77,8 @@ public enum StatsRender {
 
     public static func characteristicLabel(_ c: StatsReport.Characteristic) -> String {
         var parts: [String] = []
-        if let s = c.serviceName ?? c.service { parts.append(s) }
-        if let ch = c.characteristicName ?? c.characteristic { parts.append(ch) }
+        if let s = c.service { parts.append(GATTNames.label(s, name: c.serviceName)) } else if let n = c.serviceName { parts.append(n) }
+        if let ch = c.characteristic { parts.append(GATTNames.label(ch, name: c.characteristicName)) } else if let n = c.characteristicName { parts.append(n) }
         if let d = c.descriptorName ?? c.descriptor { parts.append(d) }
         return parts.isEmpty ? "(unnamed)" : parts.joined(separator: " / ")
     }
@@ -97,7 +98,12 @@ public enum StatsRender {
             o.append("    → \(q.advice)")
         }
         o.append("")
-        o.append("devices: \(r.devices.count)" + (r.devicesNotListed > 0 ? " (+\(r.devicesNotListed) not listed)" : ""))
+        // Devices are advertisers; a connected peer that never advertised in the capture (Classic,
+        // or connected before it) is counted too, so a capture with links never says "devices: 0".
+        let advertisers = Set(r.devices.map(\.address))
+        let silentPeers = Set(r.connections.compactMap(\.peer)).subtracting(advertisers).subtracting(["00:00:00:00:00:00"])
+        o.append("devices: \(r.devices.count) advertising" + (r.devicesNotListed > 0 ? " (+\(r.devicesNotListed) not listed)" : "")
+                 + (silentPeers.isEmpty ? "" : ", \(silentPeers.count) connected without advertising (\(silentPeers.sorted().prefix(3).joined(separator: ", "))\(silentPeers.count > 3 ? ", …" : ""))"))
         for d in r.devices.sorted(by: { ($0.connections.count, $0.advertisingReports) > ($1.connections.count, $1.advertisingReports) }).prefix(20) {
             var s = "  \(d.address)"
             if let t = d.addressType { s += " (\(t))" }

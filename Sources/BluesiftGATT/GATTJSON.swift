@@ -127,4 +127,13 @@ public enum GATTNames {
     public static func name(_ uuid: BluetoothUUID) -> String? {
         AssignedNumbers.uuidName(uuid)
     }
+
+    /// How text names an attribute: its name, except that a 16-bit UUID from 0xF000 up (member
+    /// and SDO UUIDs) names the organisation that holds it, not the attribute, so the UUID
+    /// stays with it: "fee7 (Tencent Holdings Limited.)", not "Tencent Holdings Limited.".
+    public static func label(_ uuid: String, name: String?) -> String {
+        guard let name else { return uuid }
+        if uuid.count == 4, let v = UInt16(uuid, radix: 16), v >= 0xF000 { return uuid + " (" + name + ")" }
+        return name
+    }
 }

@@ -93,6 +93,35 @@ public struct LegacyPairingCapture: Sendable, Hashable {
         return (tk >= 0 ? UInt32(tk) : nil, done.load(ordering: .relaxed))
     }
 
+    /// Without confirm values (a sniffer that missed them), the TK is still found from the
+    /// first encrypted packet: each candidate's STK is derived and `verify` (the packet's MIC
+    /// under that STK's session key) tells the right one (crackle's fallback). Needs only the
+    /// randoms; about a million STK derivations and MIC checks.
+    public func searchTK(threads: Int = ProcessInfoCores.count, verify: @Sendable @escaping ([UInt8]) -> Bool) -> (tk: UInt32?, tried: Int) {
+        guard mrand.count == 16, srand.count == 16 else { return (nil, 0) }
+        if verify(stk(tk: 0)) { return (0, 1) }
+        let found = Atomic<Int>(-1), done = Atomic<Int>(1)
+        let chunk = 4096, total = 1_000_000
+        let chunks = (total + chunk - 1) / chunk
+        let next = Atomic<Int>(0)
+        let me = self
+        DispatchQueue.concurrentPerform(iterations: max(1, threads)) { _ in
+            while found.load(ordering: .relaxed) < 0 {
+                let c = next.add(1, ordering: .relaxed).oldValue
+                guard c < chunks else { return }
+                let lo = max(1, c * chunk), hi = min(total, c * chunk + chunk)
+                for tk in lo..<hi where found.load(ordering: .relaxed) < 0 && verify(me.stk(tk: UInt32(tk))) {
+                    found.store(tk, ordering: .relaxed)
+                    done.add(tk - lo + 1, ordering: .relaxed)
+                    return
+                }
+                done.add(hi - lo, ordering: .relaxed)
+            }
+        }
+        let tk = found.load(ordering: .relaxed)
+        return (tk >= 0 ? UInt32(tk) : nil, done.load(ordering: .relaxed))
+    }
+
     /// STK = s1(TK, Srand, Mrand), most significant first (§2.4.4.1).
     public func stk(tk: UInt32) -> [UInt8] {
         SMPCrypto.s1(k: SMPLegacy.tk(tk), r1: Array(srand.reversed()), r2: Array(mrand.reversed()))

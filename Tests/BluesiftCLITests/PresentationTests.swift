@@ -80,17 +80,20 @@ import Foundation
         let red = "\u{1B}[31m"
         let lines = try Self.onTerminal(["dump", "--wide", "--frames", "50-52", band])
         #expect(lines.count == 3)
-        // 51: ATT Error Response, red; 50 and 52 not.
-        #expect(lines[1].contains(red + "ATT Error Response"))
-        #expect(!lines[0].contains(red) && !lines[2].contains(red))
+        // 51: an Attribute Not Found that ends a discovery is not a failure: no line red.
+        #expect(lines[1].contains("ATT Error Response") && !lines.contains { $0.contains(red) })
+        // airbily #243: Write Request to handle 0x0000 answered Invalid Handle, red.
+        let airbily = CLI.corpus.appendingPathComponent("airbily_bluethoot_logs.pcapng").path
+        let attFailure = try Self.onTerminal(["dump", "--wide", "--frames", "243", airbily])
+        #expect(attFailure[0].contains(red + "ATT Error Response"))
         // A disconnection for Connection Timeout is red; Remote User Terminated is not.
         let timeout = try Self.onTerminal(["dump", "--wide", "--frames", "514", Self.blefun])
         #expect(timeout[0].contains(red + "Disconnection Complete"))
         let normal = try Self.onTerminal(["dump", "--wide", "--frames", "151", band])
         #expect(!normal[0].contains(red))
-        let plain = try Self.onTerminal(["dump", "--wide", "--frames", "51", band], env: ["NO_COLOR": "1"])
+        let plain = try Self.onTerminal(["dump", "--wide", "--frames", "243", airbily], env: ["NO_COLOR": "1"])
         #expect(!plain[0].contains("\u{1B}["))
-        let forced = try CLI.run(["dump", "--color", "--frames", "51", band])
+        let forced = try CLI.run(["dump", "--color", "--frames", "243", airbily])
         #expect(forced.stdout.contains(red))
         // Failed commands: a Command Complete with an error status, a failed connection.
         let pong = CLI.capture("pongbot_btsnoop_hci.log")
@@ -106,7 +109,7 @@ import Foundation
     @Test func statsLatencyUnitsAsDump() throws {
         let band = try CLI.run(["stats", CLI.capture("band_mtu23.btsnoop")])
         #expect(band.stdout.contains("  1068 µs/1068 µs/1068 µs/1068 µs Device Information / PnP ID\n"))
-        #expect(band.stdout.contains("  860 µs/1387 µs/1512 µs/1578 µs  Tencent Holdings Limited. / 36f5\n"))
+        #expect(band.stdout.contains("  860 µs/1387 µs/1512 µs/1578 µs  fee7 (Tencent Holdings Limited.) / 36f5\n"))
         let json = try CLI.run(["stats", "--format", "json", CLI.capture("band_mtu23.btsnoop")])
         #expect(json.stdout.contains("\"millisecond_clock\":false"))
         let r = try CLI.run(["stats", Self.bafang])

@@ -128,6 +128,11 @@ import BluesiftProtocols
         // #1016 is #1014 sent again (same SN and CRC, not acknowledged): a retransmission,
         // decoded once by bluesift, twice by tshark.
         "tesible_mouse.pcapng": 1,
+        // Broadcom vendor diagnostics on ACL handle 0x0EDC, which no connection event opens
+        // (`HCIPacket.vendorDiagnosticHandle`): tshark reads their noise as L2CAP, and one
+        // packet each as an ATT Read Request (#757, #711); bluesift decodes nothing above HCI.
+        "cheoljun_bluetooth-infocar.pcap": 1,
+        "oppo_BT_HCI_2026_0719_110149.cfa": 1,
     ]
     static let knownTsharkMisreads: [String: Int] = [
         "lightctl_btsnoop_hci.log": 6,   // Write Requests to 0x0011, e.g. #49247

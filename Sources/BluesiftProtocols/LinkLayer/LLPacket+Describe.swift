@@ -138,13 +138,21 @@ extension LLPacket {
         }
     }
 
+    /// Hundredths of a millisecond as text: 3000 → "30 ms", 6750 → "67.5 ms", 125 → "1.25 ms".
+    static func milliseconds(hundredths v: Int) -> String {
+        let f = v % 100
+        guard f != 0 else { return "\(v / 100) ms" }
+        return "\(v / 100)." + (f % 10 == 0 ? "\(f / 10)" : f < 10 ? "0\(f)" : "\(f)") + " ms"
+    }
+
     /// e.g. "LL ADV_IND 7d:43:82:42:23:16 rssi=-40", "LL LL_VERSION_IND", "LL L2CAP Start len=27"
     public var summary: String {
         var s = "LL " + name
         if isAdvertising {
             if let c = connectInd {
                 s += " " + c.initA.description + " → " + c.advA.description
-                s += " interval=\(c.interval) timeout=\(c.timeout)"
+                // Interval in 1.25 ms units, timeout in 10 ms units (Vol 6 Part B §2.3.3.1), as tshark says them.
+                s += " interval=\(Self.milliseconds(hundredths: Int(c.interval) * 125)) timeout=\(Int(c.timeout) * 10) ms"
             } else if pduType == 0x3 {
                 if let a = address(at: 0), let b = address(at: 6) { s += " " + a.description + " → " + b.description }
             } else if let r = advertising?.firstReport, let a = r.address {

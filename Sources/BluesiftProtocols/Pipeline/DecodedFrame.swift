@@ -137,6 +137,7 @@ public struct AirLink: Sendable, Hashable {
     /// The packets stopped for longer than the supervision timeout before the capture ended.
     public var supervisionTimeout = false
     public var lastSeen: Timestamp?
+    public var lastSeenFrame: Int?
     public var packets = 0
     public var crcBad = 0
     public var retransmissions = 0

@@ -6,8 +6,12 @@ import BluesiftCapture
 final class ClassicState {
     /// SDP attribute lists split by continuation state, by responder side (§4.6-§4.7).
     var sdpLists: [[UInt8]] = [[], [], []]
-    /// RFCOMM server channel → service name, from SDP records seen on this connection.
-    var channelNames: [UInt8: String] = [:]
+    /// (serving side << 8 | RFCOMM server channel) → service name, from the SDP records each
+    /// side's responses describe: both sides may serve the same channel number.
+    var channelNames: [UInt16: String] = [:]
+    /// The side that opened the RFCOMM multiplexer (SABM on DLCI 0): a DLCI's direction bit
+    /// says whose server channel it is (RFCOMM 1.2 §5.4 / TS 07.10 §5.4.3.1).
+    var muxInitiator: UInt8?
     /// AT line assembly per (side, DLCI).
     var atLines: [UInt16: ATLineSplitter] = [:]
     /// +CIND indicator names, in order.
@@ -107,7 +111,7 @@ extension ProtocolDecoder {
         if let whole = p.complete {
             for rec in SDPServiceRecord.records(whole) {
                 if let ch = rec.rfcommChannel, c.channelNames.count < ClassicState.maxEntries {
-                    c.channelNames[ch] = rec.serviceClasses.first.map(SDPDataElement.uuidName) ?? rec.serviceName ?? "channel \(ch)"
+                    c.channelNames[UInt16(side) << 8 | UInt16(ch)] = rec.serviceClasses.first.map(SDPDataElement.uuidName) ?? rec.serviceName ?? "channel \(ch)"
                 }
             }
         }
@@ -117,8 +121,11 @@ extension ProtocolDecoder {
     private func rfcomm(_ payload: UnsafeRawBufferPointer, _ c: ClassicState, side: UInt8,
                         _ record: CaptureRecord, _ f: inout DecodedFrame) -> RFCOMMFrame {
         var fr = RFCOMMFrame(bytes: payload)
-        guard fr.dlci != 0 else { return fr }
-        fr.serviceName = c.channelNames[fr.channel]
+        guard fr.dlci != 0 else {
+            if fr.frameType == .sabm, c.muxInitiator == nil, side < 2 { c.muxInitiator = side }
+            return fr
+        }
+        fr.serviceName = serviceName(fr, c)
         guard fr.frameType == .uih, !fr.information.isEmpty else { return fr }
         let name = fr.serviceName ?? ""
         // AT lines on channels SDP named Handsfree/Headset; on channels SDP did not name, only
@@ -147,6 +154,18 @@ extension ProtocolDecoder {
             fr.at.append(l)
         }
         return fr
+    }
+
+    /// The service on a DLCI's server channel, from the SDP record of the side that holds the
+    /// channel: the multiplexer's initiator when the direction bit (the DLCI's low bit) is 1,
+    /// the other side when it is 0. Unknown sides fall back to any record for the channel.
+    private func serviceName(_ fr: RFCOMMFrame, _ c: ClassicState) -> String? {
+        let ch = UInt16(fr.channel)
+        if let m = c.muxInitiator {
+            let server = fr.dlci & 1 == 1 ? m : 1 - m
+            if let n = c.channelNames[UInt16(server) << 8 | ch] { return n }
+        }
+        return c.channelNames[2 << 8 | ch] ?? c.channelNames[0 << 8 | ch] ?? c.channelNames[1 << 8 | ch]
     }
 
     /// "AT+…" from the hands-free unit, or "\r\n+…" from the audio gateway.

@@ -95,6 +95,7 @@ extension ProtocolDecoder {
         guard let link = links[n] else { return }
         link.air.packets += 1
         link.air.lastSeen = record.timestamp
+        link.air.lastSeenFrame = record.frame
         if let p = record.sniffer?.phy { link.air.phy = p }
         ll.central = link.air.central; ll.peripheral = link.air.peripheral
         var from = record.sniffer?.fromCentral
@@ -256,9 +257,10 @@ extension ProtocolDecoder {
         }
         var candidates: [KnownLTK] = []
         let stkSession = link.ediv == 0 && link.rand.allSatisfy { $0 == 0 }
-        if stkSession, link.secureConnections {
-            link.note("LE Secure Connections pairing: the LTK is not recoverable from a passive capture: give --ltk")
-        } else if stkSession, let stk = link.stk ?? crackLegacy(link, record) {
+        // LE Secure Connections: the LTK is not recoverable passively; said below only when no
+        // given key verifies (a note beside "decrypting … with --ltk" contradicted it).
+        let scUnrecoverable = stkSession && link.secureConnections
+        if !scUnrecoverable, stkSession, let stk = link.stk ?? crackLegacy(link, record) {
             link.stk = stk
             candidates.append(stk)
         }
@@ -268,8 +270,12 @@ extension ProtocolDecoder {
         for k in knownKeys where k.address == nil || k.address == link.air.central || k.address == link.air.peripheral {
             candidates.append(k)
         }
+        if candidates.isEmpty, link.micSearch != nil, let stk = searchTKByMIC(link, ll: ll, from: from, record) {
+            candidates.append(stk)
+        }
         if candidates.isEmpty {
-            if !link.secureConnections { link.note("encrypted from frame \(record.frame): no key known (give --ltk or --keys)") }
+            if scUnrecoverable { link.note("LE Secure Connections pairing: the LTK is not recoverable from a passive capture: give --ltk") }
+            else if !link.secureConnections { link.note("encrypted from frame \(record.frame): no key known (give --ltk or --keys)") }
             return
         }
         let iv = LinkEncryption.iv(ivm: link.ivm, ivs: link.ivs)
@@ -289,6 +295,7 @@ extension ProtocolDecoder {
                 }
             }
         }
+        if scUnrecoverable { link.note("LE Secure Connections pairing: the LTK is not recoverable from a passive capture: give --ltk") }
         link.note("encrypted from frame \(record.frame): none of \(candidates.count) known keys verifies the MIC")
     }
 
@@ -305,8 +312,16 @@ extension ProtocolDecoder {
             link.note("CONNECT_IND not captured: the pairing addresses are unknown")
             return nil
         }
-        guard let mrand = link.randoms[0], let srand = link.randoms[1], link.confirms[0] != nil || link.confirms[1] != nil else {
-            link.note("pairing confirm/random values not all captured: the TK cannot be recovered")
+        guard let mrand = link.randoms[0], let srand = link.randoms[1] else {
+            link.note("pairing random values not both captured: the TK cannot be recovered")
+            return nil
+        }
+        guard link.confirms[0] != nil || link.confirms[1] != nil else {
+            // Searched from the first encrypted packet's MIC instead (`searchTKByMIC`).
+            link.micSearch = LegacyPairingCapture(preq: preq, pres: pres, initiator: central,
+                                                  initiatorRandom: link.air.centralAddressType == .random,
+                                                  responder: peripheral, responderRandom: link.air.peripheralAddressType == .random,
+                                                  mconfirm: nil, sconfirm: nil, mrand: mrand, srand: srand)
             return nil
         }
         let cap = LegacyPairingCapture(preq: preq, pres: pres, initiator: central,
@@ -336,6 +351,40 @@ extension ProtocolDecoder {
         return KnownLTK(ltk: stk, source: "the STK of the captured pairing (TK \(tkText))")
     }
 
+    /// The TK of a legacy pairing whose confirm values were not captured, found by the MIC of
+    /// the first encrypted packet (counter 0, from either side): each TK's STK gives a session
+    /// key (Vol 6 Part E §1), and one opens the packet.
+    private func searchTKByMIC(_ link: SniffedLink, ll: LLPacket, from: Bool?, _ record: CaptureRecord) -> KnownLTK? {
+        guard let cap = link.micSearch, let central = link.air.central, let peripheral = link.air.peripheral else { return nil }
+        link.micSearch = nil
+        let payload = Array(ll.payload), skdm = link.skdm, skds = link.skds
+        let iv = LinkEncryption.iv(ivm: link.ivm, ivs: link.ivs), aad = AESCCM.aad(header: ll.header)
+        let sides: [Bool] = from.map { [$0] } ?? [true, false]
+        let nonces = sides.map { AESCCM.nonce(counter: 0, fromCentral: $0, iv: iv) }
+        let clock = ContinuousClock(), t0 = clock.now, threads = ProcessInfoCores.count
+        let (found, tried) = cap.searchTK(threads: threads) { stk in
+            let ccm = AESCCM(key: LinkEncryption.sessionKey(ltk: stk, skdm: skdm, skds: skds))
+            var out: [UInt8] = []
+            return payload.withUnsafeBytes { p in nonces.contains { ccm.open(p, nonce: $0, aad: aad, into: &out) } }
+        }
+        let d = clock.now - t0
+        lastCrack = (tried, Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18, threads)
+        guard let tk = found else {
+            link.note("legacy pairing: confirm values not captured, and no passkey 000000-999999 opens the first encrypted packet")
+            return nil
+        }
+        let stk = cap.stk(tk: tk)
+        let digits = String(tk), tkText = String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+        link.note("legacy pairing: confirm values not captured; TK found by the first encrypted packet's MIC: \(tkText)"
+                  + (tk == 0 ? " (Just Works)" : " (passkey)") + ", STK \(Hex.string(stk))")
+        recoveredKeys.append(RecoveredKey(connection: link.number, frame: record.frame, central: central,
+                                          centralRandom: link.air.centralAddressType == .random, peripheral: peripheral,
+                                          peripheralRandom: link.air.peripheralAddressType == .random,
+                                          tk: tk, stk: stk))
+        link.stk = KnownLTK(ltk: stk, source: "the STK of the captured pairing (TK \(tkText))")
+        return link.stk
+    }
+
     /// Copies a sniffed link's counters into its ConnectionInfo.
     func flush(_ link: SniffedLink?) {
         guard let link else { return }
@@ -348,6 +397,10 @@ extension ProtocolDecoder {
             if let end = endOfCapture, let last = link.air.lastSeen, let t = link.air.timeout,
                link.air.terminateReason == nil, end.microseconds - last.microseconds > Int64(t) * 10_000 {
                 link.air.supervisionTimeout = true
+                // The link ended when its packets stopped: not "open at end of capture".
+                table.update(link.tableID) { c in
+                    if c.end == nil { c.end = last; c.endFrame = link.air.lastSeenFrame }
+                }
             }
             flush(link)
         }
@@ -369,6 +422,9 @@ final class SniffedLink {
     var ccm: AESCCM?
     var iv: [UInt8] = []
     var keyState = KeyState.unknown
+    /// A legacy pairing without confirm values: its TK is searched by the MIC of the first
+    /// encrypted packet.
+    var micSearch: LegacyPairingCapture?
     var counter: [UInt64] = [0, 0]
     var preq: [UInt8]?, pres: [UInt8]?
     var confirms: [[UInt8]?] = [nil, nil], randoms: [[UInt8]?] = [nil, nil]
