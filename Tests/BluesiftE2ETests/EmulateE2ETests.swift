@@ -162,10 +162,25 @@ struct EmulateAgainstVirtualCentral {
         let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(central)", "127.0.0.1:\(peripheral)"], log: dir + "/controllers.log")
         defer { Rig.stop(ctl) }
         var centralStatus: Int32 = -1, centralOut = ""
-        let r = try Self.emulate(Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, port: peripheral, dir: dir) {
+        let record = dir + "/emulation.btsnoop"
+        let r = try Self.emulate(Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, port: peripheral, dir: dir,
+                                 extra: ["--record", record]) {
             (centralStatus, centralOut) = try Self.script("record_session.py", ["tcp-client:127.0.0.1:\(central)", "--year", "2027",
                                                                                 "--log-level", "WARNING"])
         }
+        // --record: the emulation's own HCI, a capture the tool reads (advertising set, the
+        // central's set_time of 2027 arriving, the recorded reply going out).
+        let dump = Process()
+        dump.executableURL = URL(fileURLWithPath: Rig.binary)
+        dump.arguments = ["dump", record, "--protocol", "att"]
+        let pipe = Pipe()
+        dump.standardOutput = pipe; dump.standardError = FileHandle.nullDevice
+        try dump.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        dump.waitUntilExit()
+        #expect(dump.terminationStatus == 0)
+        #expect(text.contains("ATT Write Command handle=0x001d value=a50b02eb070614091e0045"))
+        #expect(text.contains("ATT Handle Value Notification handle=0x001f value=a505820022"))
         #expect(centralStatus == 0, "\(centralOut)\n\(r.stderr)")
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
         let steps = r.report?["steps"] as? [[String: Any]] ?? []
@@ -268,5 +283,35 @@ struct EmulateAgainstVirtualCentral {
             }
         }
         return value ?? ""
+    }
+
+    /// With no --sessions the emulation runs until SIGTERM: then it stops advertising, writes
+    /// its report (no session served) and exits 0.
+    @Test func sigtermEndsTheEmulationWithItsReport() throws {
+        let dir = Self.tempDir("sigterm")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (_, peripheral) = Rig.ports()
+        let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(peripheral - 1)", "127.0.0.1:\(peripheral)"], log: dir + "/controllers.log")
+        defer { Rig.stop(ctl) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Rig.binary)
+        p.arguments = ["emulate", Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, "--transport", "tcp:127.0.0.1:\(peripheral)",
+                       "--report", dir + "/r.json"]
+        let e = dir + "/err"
+        FileManager.default.createFile(atPath: e, contents: nil)
+        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: e))
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, !(String(decoding: FileManager.default.contents(atPath: e) ?? Data(), as: UTF8.self).contains("emulate: advertising as")) {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let t0 = Date()
+        p.terminate()
+        p.waitUntilExit()
+        #expect(Date().timeIntervalSince(t0) < 2)
+        #expect(p.terminationStatus == 0)
+        let json = FileManager.default.contents(atPath: dir + "/r.json").flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        #expect(json?["sessions"] as? Int == 0 && json?["complete"] as? Bool == true)
     }
 }
