@@ -97,6 +97,15 @@ struct EmulateAgainstVirtualCentral {
         #expect(r.report?["mode"] as? String == "emulate")
         #expect(r.stderr.contains("advertising as c0:ba:0d:00:00:01 (random) \"bluesift-band\""))
         #expect(r.stdout.contains("summary: 16 requests, 16 answered as recorded, 0 without a recorded answer, 9 notifications sent"))
+        // The report is one `bluesift report` renders.
+        let page = Process()
+        page.executableURL = URL(fileURLWithPath: Rig.binary)
+        page.arguments = ["report", dir + "/emulate.json", "-o", dir + "/emulate.html"]
+        page.standardOutput = FileHandle.nullDevice; page.standardError = FileHandle.nullDevice
+        try page.run(); page.waitUntilExit()
+        #expect(page.terminationStatus == 0)
+        let html = String(decoding: FileManager.default.contents(atPath: dir + "/emulate.html") ?? Data(), as: UTF8.self)
+        #expect(html.contains("\"emulate\"") && html.contains("matched by bytes, frame "))  // frames of this run's own recording
     }
 
     /// The band's session recorded with the central pairing first (the band needs an encrypted
@@ -106,6 +115,8 @@ struct EmulateAgainstVirtualCentral {
         ("sc-just-works", ["--security", "encryption"], ["--pair", "sc"], [String](), "just_works, LE Secure Connections"),
         ("sc-passkey", ["--security", "authentication", "--io", "display", "--passkey", "314159"],
          ["--pair", "sc", "--io", "keyboard", "--passkey", "314159"], ["--passkey", "314159"], "passkey_entry, LE Secure Connections"),
+        ("sc-numeric-comparison", ["--security", "authentication", "--io", "yesno"], ["--pair", "sc", "--io", "yesno"], [],
+         "numeric_comparison, LE Secure Connections"),
         ("legacy-just-works", ["--security", "encryption", "--pairing", "legacy"], ["--pair", "legacy"], [], "just_works, legacy"),
         ("legacy-passkey", ["--security", "authentication", "--pairing", "legacy", "--io", "display", "--passkey", "271828"],
          ["--pair", "legacy", "--io", "keyboard", "--passkey", "271828"], ["--passkey", "271828"], "passkey_entry, legacy"),
@@ -130,6 +141,7 @@ struct EmulateAgainstVirtualCentral {
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
         #expect(r.stderr.contains("paired and encrypted: \(said), key size 16"))
         if let pk = emulate.last { #expect(r.stderr.contains("passkey \(pk): type it on the central")) }
+        if tag == "sc-numeric-comparison" { #expect(r.stderr.contains("numeric comparison: ") && r.stderr.contains("(the central shows the same six digits)")) }
         #expect(Self.received(dir + "/emu.jsonl") == Self.received(dir + "/band.jsonl"))
         #expect(Self.received(dir + "/emu.jsonl").count == 39)
     }
