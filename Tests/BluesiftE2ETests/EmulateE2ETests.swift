@@ -326,4 +326,45 @@ struct EmulateAgainstVirtualCentral {
         let json = FileManager.default.contents(atPath: dir + "/r.json").flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
         #expect(json?["sessions"] as? Int == 0 && json?["complete"] as? Bool == true)
     }
+
+    /// `bluesift replay` with its own arguments against the rig's central port; exit status and stdout.
+    static func replay(_ args: [String]) throws -> (Int32, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Rig.binary)
+        p.arguments = ["replay", Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, "--timing", "asap",
+                       "--window", "300", "--timeout", "3"] + args
+        let out = Pipe()
+        p.standardOutput = out; p.standardError = out; p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return (p.terminationStatus, text)
+    }
+
+    /// A recording where the band refused a write with Insufficient Encryption and the app then
+    /// paired (bluesift replay against `band_peripheral.py --security encryption`): emulated,
+    /// the same write is refused the same way until the app pairs with the emulation, and
+    /// answered as recorded after.
+    @Test func insufficientEncryptionBeforePairingIsReplayed() throws {
+        let dir = Self.tempDir("enc")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (central, peripheral) = Rig.ports()
+        let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(central)", "127.0.0.1:\(peripheral)"], log: dir + "/controllers.log")
+        defer { Rig.stop(ctl) }
+        let band = try Rig.start("band_peripheral.py", ["tcp-client:127.0.0.1:\(peripheral)", "--security", "encryption"], log: dir + "/band.log")
+        let (recStatus, recOut) = try Self.replay(["--transport", "tcp:127.0.0.1:\(central)", "--record", dir + "/enc.btsnoop"])
+        Rig.stop(band)
+        #expect(recStatus == 0 && recOut.contains("step 9 answered 0x0f (Insufficient Encryption)"), "\(recOut)")
+        var status: Int32 = -1, out = ""
+        let r = try Self.emulate(dir + "/enc.btsnoop", port: peripheral, dir: dir) {
+            (status, out) = try Self.replay(["--transport", "tcp:127.0.0.1:\(central)"])
+        }
+        #expect(status == 0, "\(out)\n\(r.stderr)")
+        #expect(out.contains("step 9 frame 122 write (request) 0x001d fee7/36f5 device_info: MATCH [answered 0x0f (Insufficient Encryption): paired, sent again]"))
+        #expect(out.contains("summary: 16 steps, 16 matched, 0 mismatched, 0 missing, 0 unexpected"))
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.contains("device_info: MATCH (answered before pairing as recorded) [by security]"))
+        #expect(r.stderr.contains("paired and encrypted: just_works, LE Secure Connections, key size 16"))
+        #expect(r.stdout.contains("summary: 17 requests, 17 answered as recorded, 0 without a recorded answer, 9 notifications sent"))
+    }
 }
