@@ -97,6 +97,15 @@ struct EmulateAgainstVirtualCentral {
         #expect(r.report?["mode"] as? String == "emulate")
         #expect(r.stderr.contains("advertising as c0:ba:0d:00:00:01 (random) \"bluesift-band\""))
         #expect(r.stdout.contains("summary: 16 requests, 16 answered as recorded, 0 without a recorded answer, 9 notifications sent"))
+        // The report is one `bluesift report` renders.
+        let page = Process()
+        page.executableURL = URL(fileURLWithPath: Rig.binary)
+        page.arguments = ["report", dir + "/emulate.json", "-o", dir + "/emulate.html"]
+        page.standardOutput = FileHandle.nullDevice; page.standardError = FileHandle.nullDevice
+        try page.run(); page.waitUntilExit()
+        #expect(page.terminationStatus == 0)
+        let html = String(decoding: FileManager.default.contents(atPath: dir + "/emulate.html") ?? Data(), as: UTF8.self)
+        #expect(html.contains("\"emulate\"") && html.contains("matched by bytes, frame "))  // frames of this run's own recording
     }
 
     /// The band's session recorded with the central pairing first (the band needs an encrypted
@@ -106,6 +115,8 @@ struct EmulateAgainstVirtualCentral {
         ("sc-just-works", ["--security", "encryption"], ["--pair", "sc"], [String](), "just_works, LE Secure Connections"),
         ("sc-passkey", ["--security", "authentication", "--io", "display", "--passkey", "314159"],
          ["--pair", "sc", "--io", "keyboard", "--passkey", "314159"], ["--passkey", "314159"], "passkey_entry, LE Secure Connections"),
+        ("sc-numeric-comparison", ["--security", "authentication", "--io", "yesno"], ["--pair", "sc", "--io", "yesno"], [],
+         "numeric_comparison, LE Secure Connections"),
         ("legacy-just-works", ["--security", "encryption", "--pairing", "legacy"], ["--pair", "legacy"], [], "just_works, legacy"),
         ("legacy-passkey", ["--security", "authentication", "--pairing", "legacy", "--io", "display", "--passkey", "271828"],
          ["--pair", "legacy", "--io", "keyboard", "--passkey", "271828"], ["--passkey", "271828"], "passkey_entry, legacy"),
@@ -130,6 +141,7 @@ struct EmulateAgainstVirtualCentral {
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
         #expect(r.stderr.contains("paired and encrypted: \(said), key size 16"))
         if let pk = emulate.last { #expect(r.stderr.contains("passkey \(pk): type it on the central")) }
+        if tag == "sc-numeric-comparison" { #expect(r.stderr.contains("numeric comparison: ") && r.stderr.contains("(the central shows the same six digits)")) }
         #expect(Self.received(dir + "/emu.jsonl") == Self.received(dir + "/band.jsonl"))
         #expect(Self.received(dir + "/emu.jsonl").count == 39)
     }
@@ -162,10 +174,25 @@ struct EmulateAgainstVirtualCentral {
         let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(central)", "127.0.0.1:\(peripheral)"], log: dir + "/controllers.log")
         defer { Rig.stop(ctl) }
         var centralStatus: Int32 = -1, centralOut = ""
-        let r = try Self.emulate(Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, port: peripheral, dir: dir) {
+        let record = dir + "/emulation.btsnoop"
+        let r = try Self.emulate(Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, port: peripheral, dir: dir,
+                                 extra: ["--record", record]) {
             (centralStatus, centralOut) = try Self.script("record_session.py", ["tcp-client:127.0.0.1:\(central)", "--year", "2027",
                                                                                 "--log-level", "WARNING"])
         }
+        // --record: the emulation's own HCI, a capture the tool reads (advertising set, the
+        // central's set_time of 2027 arriving, the recorded reply going out).
+        let dump = Process()
+        dump.executableURL = URL(fileURLWithPath: Rig.binary)
+        dump.arguments = ["dump", record, "--protocol", "att"]
+        let pipe = Pipe()
+        dump.standardOutput = pipe; dump.standardError = FileHandle.nullDevice
+        try dump.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        dump.waitUntilExit()
+        #expect(dump.terminationStatus == 0)
+        #expect(text.contains("ATT Write Command handle=0x001d value=a50b02eb070614091e0045"))
+        #expect(text.contains("ATT Handle Value Notification handle=0x001f value=a505820022"))
         #expect(centralStatus == 0, "\(centralOut)\n\(r.stderr)")
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
         let steps = r.report?["steps"] as? [[String: Any]] ?? []
@@ -268,5 +295,76 @@ struct EmulateAgainstVirtualCentral {
             }
         }
         return value ?? ""
+    }
+
+    /// With no --sessions the emulation runs until SIGTERM: then it stops advertising, writes
+    /// its report (no session served) and exits 0.
+    @Test func sigtermEndsTheEmulationWithItsReport() throws {
+        let dir = Self.tempDir("sigterm")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (_, peripheral) = Rig.ports()
+        let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(peripheral - 1)", "127.0.0.1:\(peripheral)"], log: dir + "/controllers.log")
+        defer { Rig.stop(ctl) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Rig.binary)
+        p.arguments = ["emulate", Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, "--transport", "tcp:127.0.0.1:\(peripheral)",
+                       "--report", dir + "/r.json"]
+        let e = dir + "/err"
+        FileManager.default.createFile(atPath: e, contents: nil)
+        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: e))
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, !(String(decoding: FileManager.default.contents(atPath: e) ?? Data(), as: UTF8.self).contains("emulate: advertising as")) {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let t0 = Date()
+        p.terminate()
+        p.waitUntilExit()
+        #expect(Date().timeIntervalSince(t0) < 2)
+        #expect(p.terminationStatus == 0)
+        let json = FileManager.default.contents(atPath: dir + "/r.json").flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        #expect(json?["sessions"] as? Int == 0 && json?["complete"] as? Bool == true)
+    }
+
+    /// `bluesift replay` with its own arguments against the rig's central port; exit status and stdout.
+    static func replay(_ args: [String]) throws -> (Int32, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Rig.binary)
+        p.arguments = ["replay", Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, "--timing", "asap",
+                       "--window", "300", "--timeout", "3"] + args
+        let out = Pipe()
+        p.standardOutput = out; p.standardError = out; p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return (p.terminationStatus, text)
+    }
+
+    /// A recording where the band refused a write with Insufficient Encryption and the app then
+    /// paired (bluesift replay against `band_peripheral.py --security encryption`): emulated,
+    /// the same write is refused the same way until the app pairs with the emulation, and
+    /// answered as recorded after.
+    @Test func insufficientEncryptionBeforePairingIsReplayed() throws {
+        let dir = Self.tempDir("enc")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (central, peripheral) = Rig.ports()
+        let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(central)", "127.0.0.1:\(peripheral)"], log: dir + "/controllers.log")
+        defer { Rig.stop(ctl) }
+        let band = try Rig.start("band_peripheral.py", ["tcp-client:127.0.0.1:\(peripheral)", "--security", "encryption"], log: dir + "/band.log")
+        let (recStatus, recOut) = try Self.replay(["--transport", "tcp:127.0.0.1:\(central)", "--record", dir + "/enc.btsnoop"])
+        Rig.stop(band)
+        #expect(recStatus == 0 && recOut.contains("step 9 answered 0x0f (Insufficient Encryption)"), "\(recOut)")
+        var status: Int32 = -1, out = ""
+        let r = try Self.emulate(dir + "/enc.btsnoop", port: peripheral, dir: dir) {
+            (status, out) = try Self.replay(["--transport", "tcp:127.0.0.1:\(central)"])
+        }
+        #expect(status == 0, "\(out)\n\(r.stderr)")
+        #expect(out.contains("step 9 frame 122 write (request) 0x001d fee7/36f5 device_info: MATCH [answered 0x0f (Insufficient Encryption): paired, sent again]"))
+        #expect(out.contains("summary: 16 steps, 16 matched, 0 mismatched, 0 missing, 0 unexpected"))
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.contains("device_info: MATCH (answered before pairing as recorded) [by security]"))
+        #expect(r.stderr.contains("paired and encrypted: just_works, LE Secure Connections, key size 16"))
+        #expect(r.stdout.contains("summary: 17 requests, 17 answered as recorded, 0 without a recorded answer, 9 notifications sent"))
     }
 }

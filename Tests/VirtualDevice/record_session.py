@@ -39,6 +39,7 @@ IO_CAPABILITIES = {
     'noio': pairing.PairingDelegate.NO_OUTPUT_NO_INPUT,
     'display': pairing.PairingDelegate.DISPLAY_OUTPUT_ONLY,
     'keyboard': pairing.PairingDelegate.KEYBOARD_INPUT_ONLY,
+    'yesno': pairing.PairingDelegate.DISPLAY_OUTPUT_AND_YES_NO_INPUT,
 }
 
 
