@@ -14,7 +14,7 @@ RELEASE_FLAGS := -Xswiftc -cross-module-optimization -Xswiftc -enforce-exclusivi
 .DEFAULT_GOAL := build
 include Tests/VirtualDevice/venv.mk
 
-.PHONY: deps-build deps-test build demo test test-in-tmpdir test-kernel kernel-deps test-spark spark-deps spark-check bench fuzz clean release release-static man man-files install install-files uninstall check-static
+.PHONY: deps-build deps-test build demo test test-in-tmpdir test-summary test-kernel kernel-deps test-spark spark-deps spark-check bench fuzz clean release release-static man man-files install install-files uninstall check-static
 
 # Installing (README, "Install"): make install PREFIX=/usr/local [DESTDIR=/tmp/pkg]
 PREFIX ?= /usr/local
@@ -75,6 +75,10 @@ test:
 	@t=$$(mktemp -d /tmp/bluesift-test.XXXXXX) && trap 'rm -rf "$$t"' EXIT && \
 	  TMPDIR=$$t $(MAKE) --no-print-directory test-in-tmpdir
 
+# The summary conformance suite alone (make test runs it too).
+test-summary: deps-test build
+	python3 scripts/summary_compare.py --jobs 2
+
 test-in-tmpdir: deps-test venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product generate-manual   # InstallTests installs the man pages too
@@ -84,6 +88,11 @@ test-in-tmpdir: deps-test venv
 	  sed -n 's/.*<testsuite [^>]*errors="\([0-9]*\)" tests="\([0-9]*\)" failures="\([0-9]*\)" skipped="\([0-9]*\)".*/\1 \2 \3 \4/p' \
 	    "$$TMPDIR/xunit-swift-testing.xml" | { read e t f s && echo "swift test: $$((t - f - e)) passed, $$((f + e)) failed, $$s skipped"; }; \
 	  exit $$rc
+	@# Every claim of stats/info with an independent counterpart checked against tshark over
+	@# Captures/, ../shared and crackle's captures (docs/summary-defects.md); ~2 min.
+	@python3 scripts/summary_compare.py --jobs 2 > "$$TMPDIR/summary.txt"; rc=$$?; \
+	  grep -E "^total|^captures" "$$TMPDIR/summary.txt" | sed 's/^/summary conformance: /'; \
+	  [ $$rc = 0 ] || { grep -B1 -E "^  [a-z_]+ " "$$TMPDIR/summary.txt" | grep -v "tshark silent\|tshark wrong" | head -40; exit $$rc; }
 	@# docs/fleet.md's Spark example runs whenever OpenJDK 17 and pyspark can be installed
 	@# here (~2 min, 371 MB); a machine that cannot install them skips it with this line.
 	@if $(MAKE) --no-print-directory spark-deps; then $(MAKE) --no-print-directory spark-check; \

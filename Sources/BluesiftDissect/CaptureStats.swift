@@ -321,7 +321,10 @@ public final class CaptureStats {
     var classicRows: [ClassicKey: Int] = [:]
     var kindCounts: [String: Int] = [:]
     var deviceIndex: [BDAddr: Int] = [:]
-    var pendingCreates: [UInt16: (frame: Int, us: Int64, peer: BDAddr?, cancelled: Bool)] = [:]
+    /// Connection attempts awaiting their Complete, by adapter and transport (`createKey`): an
+    /// LE and a BR/EDR create may be pending together (pongbot lost the LE one).
+    var pendingCreates: [UInt32: (frame: Int, us: Int64, peer: BDAddr?, cancelled: Bool)] = [:]
+    static func createKey(_ adapter: UInt16, le: Bool) -> UInt32 { UInt32(adapter) << 1 | (le ? 1 : 0) }
     /// CONNECT_IND seen by a sniffer, by access address.
     var connectInds: [UInt32: (frame: Int, us: Int64, peer: BDAddr?, params: (Int, Int, Int))] = [:]
     var lastUs: Int64?
@@ -513,9 +516,10 @@ public final class CaptureStats {
             switch h.opcode {
             case 0x200D, 0x2043, 0x0405:   // LE (Extended) Create Connection, Create Connection
                 // A zero peer: the filter accept list chooses (initiator filter policy 1).
-                pendingCreates[r.adapter] = (r.frame, us, h.peer?.description == "00:00:00:00:00:00" ? nil : h.peer, false)
+                pendingCreates[Self.createKey(r.adapter, le: h.opcode != 0x0405)] = (r.frame, us, h.peer?.description == "00:00:00:00:00:00" ? nil : h.peer, false)
             case 0x200E, 0x0408:           // LE Create Connection Cancel, Create Connection Cancel
-                if var p = pendingCreates[r.adapter] { p.cancelled = true; pendingCreates[r.adapter] = p }
+                let k = Self.createKey(r.adapter, le: h.opcode == 0x200E)
+                if var p = pendingCreates[k] { p.cancelled = true; pendingCreates[k] = p }
             default: break
             }
         case .event:
@@ -530,13 +534,13 @@ public final class CaptureStats {
             guard let st = h.status, st != .success, let op = h.commandOpcode, op != 0 else { return }
             report.counts.hciCommandsFailed += 1
             problem("hci_command_failed", r, conn: nil, "\(HCICommandNames.name(op)) failed: \(st.name) (\(Hex.fixed(UInt64(st.rawValue), width: 2)))")
-            if op == 0x200D || op == 0x2043 || op == 0x0405, let p = pendingCreates.removeValue(forKey: r.adapter) {
+            if op == 0x200D || op == 0x2043 || op == 0x0405, let p = pendingCreates.removeValue(forKey: Self.createKey(r.adapter, le: op != 0x0405)) {
                 report.failedConnections.append(.init(frame: p.frame, us: p.us, peer: p.peer?.description, outcome: "failed",
                                                       status: Int(st.rawValue), statusName: st.name))
             }
         case _ where h.opcode == 0x03 || h.opcode == 0x2C || (h.opcode == 0x3E && [0x01, 0x0A, 0x29].contains(h.subevent ?? 0)):
             // (Synchronous) (LE) (Enhanced) Connection Complete (§7.7.3, §7.7.35, §7.7.65.1, .10, .29)
-            let create = pendingCreates.removeValue(forKey: r.adapter)
+            let create = h.opcode == 0x2C ? nil : pendingCreates.removeValue(forKey: Self.createKey(r.adapter, le: h.opcode == 0x3E))
             guard let st = h.status else { return }
             if st != .success {
                 let cancelled = create?.cancelled == true || st.rawValue == 0x02
@@ -883,6 +887,13 @@ public final class CaptureStats {
             }
             let c = report.connections[i]
             if let p = c.peer, let d = byAddress[p] { report.devices[d].connections.append(i) }
+            else if let p = c.peer, p != "00:00:00:00:00:00", report.devices.count < StatsLimits.devices {
+                // A peer connected without advertising in the capture (Classic, or connected
+                // before it) is a device too: `advertising_reports` 0.
+                byAddress[p] = report.devices.count
+                report.devices.append(.init(address: p, addressType: c.peerAddressType, firstFrame: c.firstFrame, lastFrame: c.lastFrame,
+                                            firstUs: c.firstUs, lastUs: c.lastUs, connections: [i]))
+            }
             report.connections[i].durationUs = (c.endUs ?? c.lastUs) - (c.startUs ?? c.firstUs)
             if report.connections[i].peerName == nil, let p = c.peer,
                let d = report.devices.first(where: { $0.address == p }) { report.connections[i].peerName = d.names.first }
@@ -895,6 +906,11 @@ public final class CaptureStats {
         report.problems.sort { ($0.frame, $0.kind) < ($1.frame, $1.kind) }
         report.problemCounts = kindCounts.sorted { $0.key < $1.key }.map { .init(kind: $0.key, count: $0.value) }
         if report.firstUs == nil, let lo = noteTimes.min(), let hi = noteTimes.max() { report.firstUs = lo; report.lastUs = hi }
+        // Notes within a minute of the traffic are part of the session (btmon's, a log's start).
+        if let f = report.firstUs, let l = report.lastUs {
+            if let lo = noteTimes.filter({ $0 >= f - 60_000_000 && $0 < f }).min() { report.firstUs = lo }
+            if let hi = noteTimes.filter({ $0 > l && $0 <= l + 60_000_000 }).max() { report.lastUs = hi }
+        }
         if let f = report.firstUs { report.first = TimeFormat.rfc3339(Timestamp(microseconds: f)) }
         if let l = report.lastUs { report.last = TimeFormat.rfc3339(Timestamp(microseconds: l)) }
         report.durationUs = (report.lastUs ?? 0) - (report.firstUs ?? 0)

@@ -6,8 +6,23 @@ import BluesiftProtocols
 public struct CaptureSummary {
     public var records = 0
     /// The first and last record that is not a note (else the notes').
-    public var first: Timestamp? { get { trafficFirst ?? noteFirst } set { trafficFirst = newValue } }
-    public var last: Timestamp? { get { trafficLast ?? noteLast } set { trafficLast = newValue } }
+    /// Notes within a minute of the traffic count (btmon's, a log's start); older ones do not.
+    public var first: Timestamp? {
+        get {
+            guard let t = trafficFirst else { return noteFirst }
+            if let n = noteFirst, n < t, t.microseconds - n.microseconds <= 60_000_000 { return n }
+            return t
+        }
+        set { trafficFirst = newValue }
+    }
+    public var last: Timestamp? {
+        get {
+            guard let t = trafficLast else { return noteLast }
+            if let n = noteLast, n > t, n.microseconds - t.microseconds <= 60_000_000 { return n }
+            return t
+        }
+        set { trafficLast = newValue }
+    }
     @usableFromInline var trafficFirst: Timestamp?, trafficLast: Timestamp?
     @usableFromInline var noteFirst: Timestamp?, noteLast: Timestamp?
     public var truncatedRecords = 0

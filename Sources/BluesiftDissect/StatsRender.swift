@@ -98,12 +98,10 @@ public enum StatsRender {
             o.append("    → \(q.advice)")
         }
         o.append("")
-        // Devices are advertisers; a connected peer that never advertised in the capture (Classic,
-        // or connected before it) is counted too, so a capture with links never says "devices: 0".
-        let advertisers = Set(r.devices.map(\.address))
-        let silentPeers = Set(r.connections.compactMap(\.peer)).subtracting(advertisers).subtracting(["00:00:00:00:00:00"])
-        o.append("devices: \(r.devices.count) advertising" + (r.devicesNotListed > 0 ? " (+\(r.devicesNotListed) not listed)" : "")
-                 + (silentPeers.isEmpty ? "" : ", \(silentPeers.count) connected without advertising (\(silentPeers.sorted().prefix(3).joined(separator: ", "))\(silentPeers.count > 3 ? ", …" : ""))"))
+        // Advertisers and connected peers (those that never advertised in the capture have 0 reports).
+        let silent = r.devices.filter { $0.advertisingReports == 0 }.count
+        o.append("devices: \(r.devices.count)" + (r.devicesNotListed > 0 ? " (+\(r.devicesNotListed) not listed)" : "")
+                 + (silent > 0 ? " (\(silent) connected without advertising)" : ""))
         for d in r.devices.sorted(by: { ($0.connections.count, $0.advertisingReports) > ($1.connections.count, $1.advertisingReports) }).prefix(20) {
             var s = "  \(d.address)"
             if let t = d.addressType { s += " (\(t))" }

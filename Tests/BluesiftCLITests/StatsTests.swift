@@ -120,7 +120,7 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
             v[8] += (ch["latency"] as? [String: Any])?["count"] as? Int ?? 0
             c.perHandle[key] = v
         }
-        for d in o["devices"] as? [[String: Any]] ?? [] { c.advertisers.insert(d["address"] as! String) }
+        for d in o["devices"] as? [[String: Any]] ?? [] where (d["advertising_reports"] as? Int ?? 0) > 0 { c.advertisers.insert(d["address"] as! String) }
         return c
     }
 }

@@ -196,4 +196,22 @@ import Foundation
         #expect(info.stdout.contains("TK found by the first encrypted packet's MIC: 000000 (Just Works)"), "\(info.stdout)")
         #expect(info.stdout.contains("3 encrypted PDUs, 3 decrypted"))
     }
+
+    /// #8f: a connected peer that never advertised is a device (tshark: Connection Complete
+    /// peer 00:b1:5f:c1:a5:02), not "devices: 0".
+    @Test func connectedPeersAreDevices() throws {
+        let path = CLI.capture("classic_a2dp_hfp.btsnoop")
+        let s = try Self.statsJSON(path)
+        let devices = try #require(s["devices"] as? [[String: Any]])
+        #expect(devices.count == 1 && devices[0]["address"] as? String == "00:b1:5f:c1:a5:02")
+        #expect(devices[0]["advertising_reports"] as? Int == 0 && devices[0]["connections"] as? [Int] == [0, 1])
+        #expect(try CLI.run(["stats", path]).stdout.contains("devices: 1 (1 connected without advertising)\n"))
+    }
+
+    /// #10, the other side: btmon's notes within a minute of the traffic belong to the session,
+    /// so the span is tshark's (00:32:01.350268 → 00:32:11.322030).
+    @Test func nearbyNotesStayInTheSpan() throws {
+        let info = try CLI.run(["info", CLI.capture("btsnooprs_btsnoop_btmon.log")])
+        #expect(info.stdout.contains("time span:   2023-10-02T00:32:01.350268Z → 2023-10-02T00:32:11.322030Z (9.972 s)"))
+    }
 }

@@ -12,6 +12,8 @@ final class ClassicState {
     /// The side that opened the RFCOMM multiplexer (SABM on DLCI 0): a DLCI's direction bit
     /// says whose server channel it is (RFCOMM 1.2 §5.4 / TS 07.10 §5.4.3.1).
     var muxInitiator: UInt8?
+    /// The last SDP search each side sent: transaction id and the first UUID's name.
+    var searched: [(tid: UInt16, name: String)?] = [nil, nil]
     /// AT line assembly per (side, DLCI).
     var atLines: [UInt16: ATLineSplitter] = [:]
     /// +CIND indicator names, in order.
@@ -94,6 +96,11 @@ extension ProtocolDecoder {
 
     private func sdp(_ payload: UnsafeRawBufferPointer, _ c: ClassicState, side: UInt8) -> SDPPDU {
         var p = SDPPDU(bytes: payload)
+        // A request's search pattern names what its response's records are, when a record
+        // carries no Service Class ID List (the attribute list asked for only the protocols).
+        if p.error == nil, let pattern = p.searchPattern, let uuid = SDPDataElement.uuids(pattern).first, side < 2 {
+            c.searched[Int(side)] = (p.transactionID, SDPDataElement.uuidName(uuid))
+        }
         guard p.error == nil, p.pduID.carriesAttributeLists, let part = p.attributeBytes else { return p }
         let i = Int(side)
         if p.isFragment {
@@ -111,7 +118,8 @@ extension ProtocolDecoder {
         if let whole = p.complete {
             for rec in SDPServiceRecord.records(whole) {
                 if let ch = rec.rfcommChannel, c.channelNames.count < ClassicState.maxEntries {
-                    c.channelNames[UInt16(side) << 8 | UInt16(ch)] = rec.serviceClasses.first.map(SDPDataElement.uuidName) ?? rec.serviceName ?? "channel \(ch)"
+                    let asked = side < 2 ? c.searched[Int(1 - side)].flatMap { $0.tid == p.transactionID ? $0.name : nil } : nil
+                    c.channelNames[UInt16(side) << 8 | UInt16(ch)] = rec.serviceClasses.first.map(SDPDataElement.uuidName) ?? rec.serviceName ?? asked ?? "channel \(ch)"
                 }
             }
         }
