@@ -29,9 +29,9 @@ printf '%s\n' $files | while read -r f; do [ -f "$f" ] && echo "$f"; done \
 if [ "$mode" = record ]; then
     mv "$out" "$ref"; echo "recorded $(wc -l < "$ref") outputs in $ref"
 else
-    if diff "$ref" "$out" > /tmp/check_identical.diff; then
-        echo "identical: $(wc -l < "$out") outputs"; rm -f "$out"
+    if diff "$ref" "$out" > "$out.diff"; then
+        echo "identical: $(wc -l < "$out") outputs"; rm -f "$out" "$out.diff"
     else
-        echo "DIFFERENT:"; cat /tmp/check_identical.diff; rm -f "$out"; exit 1
+        echo "DIFFERENT:"; cat "$out.diff"; rm -f "$out" "$out.diff"; exit 1
     fi
 fi
