@@ -98,7 +98,7 @@ extension LECentral {
         connection = result.1
         lostReason = nil
         aclCredits = info.aclPackets
-        reassembly.removeAll()
+        link.reset()
         attResponse = nil; attRequestPending = false
         mtu = 23
         return result.1
@@ -141,44 +141,18 @@ extension LECentral {
             return
         }
         guard let c = connection, let info = controller else { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
-        var frame = ByteWriter(capacity: payload.count + 4)
-        frame.writeUInt16(UInt16(payload.count)); frame.writeUInt16(cid); frame.writeBytes(payload)
-        var offset = 0
-        while offset < frame.count {
-            let n = min(info.aclDataLength, frame.count - offset)
+        for acl in ACLLink.packets(handle: c.handle, cid: cid, payload: payload, maxLength: info.aclDataLength) {
             try wait("ACL buffer credit", timeout: options.attTimeout, linkRequired: true) { () throws(HostError) -> Bool? in
                 aclCredits > 0 ? true : nil
             }
-            // PB flag: 0b00 first non-flushable, 0b01 continuation (Vol 4 Part E §5.4.2).
-            var acl = ByteWriter(capacity: n + 4)
-            acl.writeUInt16(c.handle | (offset == 0 ? 0x0000 : 0x1000))
-            acl.writeUInt16(UInt16(n))
-            acl.writeBytes(frame.bytes[offset..<(offset + n)])
-            do { try transport.send(.acl, acl.bytes) } catch { throw HostError(error) }
+            do { try transport.send(.acl, acl) } catch { throw HostError(error) }
             aclCredits -= 1
-            offset += n
         }
     }
 
     /// Reassembles ACL fragments into L2CAP frames and routes them by channel.
     func handleACL(_ bytes: [UInt8]) throws(HostError) {
-        guard bytes.count >= 4, let c = connection else { return }
-        let hf = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
-        guard hf & 0x0FFF == c.handle else { return }
-        let length = Int(bytes[2]) | Int(bytes[3]) << 8
-        let data = bytes[4..<min(bytes.count, 4 + length)]
-        if (hf >> 12) & 0x3 == 0x1 {
-            guard !reassembly.isEmpty else { return }  // continuation without a start: drop
-            reassembly.append(contentsOf: data)
-        } else {
-            reassembly = Array(data)
-        }
-        guard reassembly.count >= 4 else { return }
-        let l2len = Int(reassembly[0]) | Int(reassembly[1]) << 8
-        guard reassembly.count >= l2len + 4 else { return }
-        let cid = UInt16(reassembly[2]) | UInt16(reassembly[3]) << 8
-        let payload = Array(reassembly[4..<(4 + l2len)])
-        reassembly.removeAll(keepingCapacity: true)
+        guard let c = connection, let (cid, payload) = link.receive(bytes, handle: c.handle) else { return }
         switch cid {
         case 0x0004: try handleATT(payload)
         case 0x0005: try handleSignalling(payload)

@@ -67,7 +67,7 @@ public final class LECentral {
     var commandResult: HostEvent?
     // Link state.
     var aclCredits = 0
-    var reassembly: [UInt8] = []
+    var link = ACLLink()
     var attResponse: [UInt8]?
     var attRequestPending = false
     var scanning = false
@@ -170,7 +170,7 @@ public final class LECentral {
             if op == pendingOpcode { commandResult = event }
         case .disconnectionComplete(let status, let handle, let reason):
             if status == 0, handle == connection?.handle {
-                connection = nil; lostReason = reason; attRequestPending = false; reassembly.removeAll()
+                connection = nil; lostReason = reason; attRequestPending = false; link.reset()
                 security = nil; securityRequest = nil
             }
         case .encryptionChange(let status, let handle, let enabled):
@@ -221,30 +221,8 @@ public final class LECentral {
     @discardableResult
     public func setUp() throws(HostError) -> ControllerInfo {
         connection = nil; lostReason = nil; scanning = false; security = nil; securityRequest = nil
-        try command(HCICommand.packet(HCIOpcode.reset))
-        let version = try command(HCICommand.packet(HCIOpcode.readLocalVersion))
-        let bdaddr = try command(HCICommand.packet(HCIOpcode.readBDAddr))
-        try command(HCICommand.setEventMask(HCICommand.eventMask))
-        let features = try command(HCICommand.packet(HCIOpcode.leReadLocalFeatures))
-        try command(HCICommand.leSetEventMask(HCICommand.leEventMask))
-        var (length, count) = (0, 0)
-        let le = try command(HCICommand.packet(HCIOpcode.leReadBufferSize))
-        if le.count >= 4 { length = Int(le[1]) | Int(le[2]) << 8; count = Int(le[3]) }
-        if length == 0 || count == 0 {  // shared with BR/EDR: Core 5.4 Vol 4 Part E §7.8.2
-            let b = try command(HCICommand.packet(HCIOpcode.readBufferSize))
-            guard b.count >= 8 else { throw .protocolError("short Read Buffer Size answer") }
-            length = Int(b[1]) | Int(b[2]) << 8; count = Int(b[4]) | Int(b[5]) << 8
-        }
-        guard length > 0, count > 0 else { throw .protocolError("controller reports no ACL buffers") }
         let random = options.randomAddress ?? Self.makeRandomStaticAddress()
-        try command(HCICommand.leSetRandomAddress(random))
-        func u16(_ b: [UInt8], _ i: Int) -> UInt16 { b.count > i + 1 ? UInt16(b[i]) | UInt16(b[i + 1]) << 8 : 0 }
-        let info = ControllerInfo(
-            hciVersion: version.count > 1 ? version[1] : 0, manufacturer: u16(version, 5),
-            publicAddress: bdaddr.count >= 7 ? bdaddr.withUnsafeBytes { BDAddr(littleEndian: UnsafeRawBufferPointer(rebasing: $0[1..<7])) } : BDAddr(0),
-            randomAddress: random,
-            leFeatures: features.count >= 9 ? features[1...8].reversed().reduce(0) { $0 << 8 | UInt64($1) } : 0,
-            aclDataLength: length, aclPackets: count)
+        let info = try ControllerInfo.bringUp(randomAddress: random) { (p) throws(HostError) -> [UInt8] in try command(p) }
         controller = info
         return info
     }

@@ -47,7 +47,7 @@ public final class LEPeripheral {
     var pendingOpcode: UInt16?
     var commandResult: HostEvent?
     var aclCredits = 0
-    var reassembly: [UInt8] = []
+    var link = ACLLink()
     /// ACL packets that arrived during a nested wait (a command, a buffer credit): handled
     /// after it, so that no reply goes out between the fragments of another.
     var deferredACL: [[UInt8]] = []
@@ -108,7 +108,7 @@ public final class LEPeripheral {
             guard status == 0, c.role == 1, connection == nil else { return }
             connection = c
             aclCredits = controller?.aclPackets ?? 1
-            reassembly.removeAll(); deferredACL.removeAll(); queue.removeAll(); awaitingConfirmation = false
+            link.reset(); deferredACL.removeAll(); queue.removeAll(); awaitingConfirmation = false
             encrypted = false; authenticated = false; lostReason = nil
             server.reset()
             smp?.reset()
@@ -131,7 +131,7 @@ public final class LEPeripheral {
 
     func linkDown(_ reason: UInt8) {
         connection = nil; lostReason = reason
-        reassembly.removeAll(); deferredACL.removeAll()
+        link.reset(); deferredACL.removeAll()
         for q in queue { onNotification?(.init(notification: q.n, skipped: "the link dropped first", truncated: false)) }
         queue.removeAll()
         encrypted = false; authenticated = false
@@ -170,28 +170,7 @@ public final class LEPeripheral {
     @discardableResult
     public func setUp() throws(HostError) -> ControllerInfo {
         connection = nil; encrypted = false; authenticated = false
-        try command(HCICommand.packet(HCIOpcode.reset))
-        let version = try command(HCICommand.packet(HCIOpcode.readLocalVersion))
-        let bdaddr = try command(HCICommand.packet(HCIOpcode.readBDAddr))
-        try command(HCICommand.setEventMask(HCICommand.eventMask))
-        let features = try command(HCICommand.packet(HCIOpcode.leReadLocalFeatures))
-        try command(HCICommand.leSetEventMask(HCICommand.leEventMask))
-        var (length, count) = (0, 0)
-        let le = try command(HCICommand.packet(HCIOpcode.leReadBufferSize))
-        if le.count >= 4 { length = Int(le[1]) | Int(le[2]) << 8; count = Int(le[3]) }
-        if length == 0 || count == 0 {  // shared with BR/EDR: Core 5.4 Vol 4 Part E §7.8.2
-            let b = try command(HCICommand.packet(HCIOpcode.readBufferSize))
-            guard b.count >= 8 else { throw .protocolError("short Read Buffer Size answer") }
-            length = Int(b[1]) | Int(b[2]) << 8; count = Int(b[4]) | Int(b[5]) << 8
-        }
-        guard length > 0, count > 0 else { throw .protocolError("controller reports no ACL buffers") }
-        func u16(_ b: [UInt8], _ i: Int) -> UInt16 { b.count > i + 1 ? UInt16(b[i]) | UInt16(b[i + 1]) << 8 : 0 }
-        let info = ControllerInfo(
-            hciVersion: version.count > 1 ? version[1] : 0, manufacturer: u16(version, 5),
-            publicAddress: bdaddr.count >= 7 ? bdaddr.withUnsafeBytes { BDAddr(littleEndian: UnsafeRawBufferPointer(rebasing: $0[1..<7])) } : BDAddr(0),
-            randomAddress: BDAddr(0),
-            leFeatures: features.count >= 9 ? features[1...8].reversed().reduce(0) { $0 << 8 | UInt64($1) } : 0,
-            aclDataLength: length, aclPackets: count)
+        let info = try ControllerInfo.bringUp(randomAddress: nil) { (p) throws(HostError) -> [UInt8] in try command(p) }
         controller = info
         return info
     }
@@ -310,43 +289,18 @@ public final class LEPeripheral {
     /// waiting for a buffer credit.
     func sendL2CAP(cid: UInt16, _ payload: [UInt8]) throws(HostError) {
         guard let c = connection, let info = controller else { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
-        var frame = ByteWriter(capacity: payload.count + 4)
-        frame.writeUInt16(UInt16(payload.count)); frame.writeUInt16(cid); frame.writeBytes(payload)
-        var offset = 0
-        while offset < frame.count {
-            let n = min(info.aclDataLength, frame.count - offset)
+        for acl in ACLLink.packets(handle: c.handle, cid: cid, payload: payload, maxLength: info.aclDataLength) {
             try wait("ACL buffer credit", timeout: .seconds(10)) { () throws(HostError) -> Bool? in
                 if connection == nil { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
                 return aclCredits > 0 ? true : nil
             }
-            var acl = ByteWriter(capacity: n + 4)
-            acl.writeUInt16(c.handle | (offset == 0 ? 0x0000 : 0x1000))  // PB 0b00 first, 0b01 continuation
-            acl.writeUInt16(UInt16(n))
-            acl.writeBytes(frame.bytes[offset..<(offset + n)])
-            do { try transport.send(.acl, acl.bytes) } catch { throw HostError(error) }
+            do { try transport.send(.acl, acl) } catch { throw HostError(error) }
             aclCredits -= 1
-            offset += n
         }
     }
 
     func handleACL(_ bytes: [UInt8]) throws(HostError) {
-        guard bytes.count >= 4, let c = connection else { return }
-        let hf = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
-        guard hf & 0x0FFF == c.handle else { return }
-        let length = Int(bytes[2]) | Int(bytes[3]) << 8
-        let data = bytes[4..<min(bytes.count, 4 + length)]
-        if (hf >> 12) & 0x3 == 0x1 {
-            guard !reassembly.isEmpty else { return }
-            reassembly.append(contentsOf: data)
-        } else {
-            reassembly = Array(data)
-        }
-        guard reassembly.count >= 4 else { return }
-        let l2len = Int(reassembly[0]) | Int(reassembly[1]) << 8
-        guard reassembly.count >= l2len + 4 else { return }
-        let cid = UInt16(reassembly[2]) | UInt16(reassembly[3]) << 8
-        let payload = Array(reassembly[4..<(4 + l2len)])
-        reassembly.removeAll(keepingCapacity: true)
+        guard let c = connection, let (cid, payload) = link.receive(bytes, handle: c.handle) else { return }
         switch cid {
         case 0x0004: try handleATT(payload)
         case 0x0005: try handleSignalling(payload)

@@ -316,18 +316,14 @@ extension ProtocolDecoder {
             link.note("pairing random values not both captured: the TK cannot be recovered")
             return nil
         }
-        guard link.confirms[0] != nil || link.confirms[1] != nil else {
-            // Searched from the first encrypted packet's MIC instead (`searchTKByMIC`).
-            link.micSearch = LegacyPairingCapture(preq: preq, pres: pres, initiator: central,
-                                                  initiatorRandom: link.air.centralAddressType == .random,
-                                                  responder: peripheral, responderRandom: link.air.peripheralAddressType == .random,
-                                                  mconfirm: nil, sconfirm: nil, mrand: mrand, srand: srand)
-            return nil
-        }
         let cap = LegacyPairingCapture(preq: preq, pres: pres, initiator: central,
                                        initiatorRandom: link.air.centralAddressType == .random,
                                        responder: peripheral, responderRandom: link.air.peripheralAddressType == .random,
                                        mconfirm: link.confirms[0], sconfirm: link.confirms[1], mrand: mrand, srand: srand)
+        guard link.confirms[0] != nil || link.confirms[1] != nil else {
+            link.micSearch = cap   // searched from the first encrypted packet's MIC (`searchTKByMIC`)
+            return nil
+        }
         let clock = ContinuousClock(), t0 = clock.now, threads = ProcessInfoCores.count
         let (found, tried) = cap.crackTK(threads: threads, progress: crackProgress)
         let d = clock.now - t0
@@ -337,12 +333,18 @@ extension ProtocolDecoder {
             link.note("legacy pairing: no passkey 000000-999999 matches the confirm values (out-of-band pairing?)")
             return nil
         }
-        let stk = cap.stk(tk: tk)
+        return recovered(link, tk: tk, stk: cap.stk(tk: tk), central: central, peripheral: peripheral, record,
+                         how: "TK found", search: tried > 1 ? (tried, seconds, threads) : nil)
+    }
+
+    /// Notes a recovered TK, keeps it for `--write-keys`, and gives its STK as a candidate key.
+    private func recovered(_ link: SniffedLink, tk: UInt32, stk: [UInt8], central: BDAddr, peripheral: BDAddr,
+                           _ record: CaptureRecord, how: String, search: (tried: Int, seconds: Double, threads: Int)?) -> KnownLTK {
         let digits = String(tk), tkText = String(repeating: "0", count: max(0, 6 - digits.count)) + digits
-        link.note("legacy pairing: TK found: \(tkText)" + (tk == 0 ? " (Just Works)" : " (passkey)") + ", STK \(Hex.string(stk))")
-        if tried > 1 {
-            let perCore = Int(Double(tried) / max(seconds, 1e-6) / Double(threads))
-            link.note("passkey search: \(tried) candidates in \(Int(seconds * 1000)) ms on \(threads) threads (\(perCore) candidates/s per thread)")
+        link.note("legacy pairing: \(how): \(tkText)" + (tk == 0 ? " (Just Works)" : " (passkey)") + ", STK \(Hex.string(stk))")
+        if let s = search {
+            let perCore = Int(Double(s.tried) / max(s.seconds, 1e-6) / Double(s.threads))
+            link.note("passkey search: \(s.tried) candidates in \(Int(s.seconds * 1000)) ms on \(s.threads) threads (\(perCore) candidates/s per thread)")
         }
         recoveredKeys.append(RecoveredKey(connection: link.number, frame: record.frame, central: central,
                                           centralRandom: link.air.centralAddressType == .random, peripheral: peripheral,
@@ -373,15 +375,8 @@ extension ProtocolDecoder {
             link.note("legacy pairing: confirm values not captured, and no passkey 000000-999999 opens the first encrypted packet")
             return nil
         }
-        let stk = cap.stk(tk: tk)
-        let digits = String(tk), tkText = String(repeating: "0", count: max(0, 6 - digits.count)) + digits
-        link.note("legacy pairing: confirm values not captured; TK found by the first encrypted packet's MIC: \(tkText)"
-                  + (tk == 0 ? " (Just Works)" : " (passkey)") + ", STK \(Hex.string(stk))")
-        recoveredKeys.append(RecoveredKey(connection: link.number, frame: record.frame, central: central,
-                                          centralRandom: link.air.centralAddressType == .random, peripheral: peripheral,
-                                          peripheralRandom: link.air.peripheralAddressType == .random,
-                                          tk: tk, stk: stk))
-        link.stk = KnownLTK(ltk: stk, source: "the STK of the captured pairing (TK \(tkText))")
+        link.stk = recovered(link, tk: tk, stk: cap.stk(tk: tk), central: central, peripheral: peripheral, record,
+                             how: "confirm values not captured; TK found by the first encrypted packet's MIC", search: nil)
         return link.stk
     }
 
