@@ -15,7 +15,8 @@
 # moved handles, passkey pairing) through a request file the host's loop below answers.
 #
 # Environment: BLUESIFT (binary, default .build/debug/bluesift), KERNEL_VERSION (default:
-# the newest in /boot), KERNEL_KEEP=1 keeps the work directory, KERNEL_TIMEOUT (s, 300).
+# the newest in /boot), KERNEL_KEEP=1 keeps the work directory, KERNEL_TIMEOUT (s, 300),
+# KERNEL_TRACE=1 leaves each test's `bash -x` trace, every line stamped, in results/NAME.trace.
 # Exit: 0 all passed, 1 a test failed, 77 skipped (a line "test-kernel skipped: why").
 # Everything made under /tmp is removed on exit, whatever happened.
 set -uo pipefail
@@ -39,8 +40,14 @@ KVER="${KERNEL_VERSION:-$(ls /boot/vmlinuz-* 2>/dev/null | sed 's|/boot/vmlinuz-
 [ -x "$REPO/.venv/bin/python" ] || skip "no Bumble venv (make venv)"
 
 TESTS=("$@")
+# All of them by default, in an order that restarts the band (lib.sh: band) fewest times: 7
+# restarts where the alphabetical order took 10. A test not listed here runs last.
+ORDER=(boot hci_nonroot capture_btmon hci_signals hci_replay l2cap_replay hci_pairing hci_flood hci_emulate)
 if [ ${#TESTS[@]} -eq 0 ]; then
-  for f in "$HERE"/tests/*.sh; do TESTS+=("$(basename "$f" .sh)"); done
+  for t in "${ORDER[@]}"; do [ -f "$HERE/tests/$t.sh" ] && TESTS+=("$t"); done
+  for f in "$HERE"/tests/*.sh; do
+    t=$(basename "$f" .sh); [[ " ${ORDER[*]} " == *" $t "* ]] || TESTS+=("$t")
+  done
 fi
 for t in "${TESTS[@]}"; do [ -f "$HERE/tests/$t.sh" ] || { echo "run.sh: no test $t in $HERE/tests" >&2; exit 2; }; done
 
@@ -152,7 +159,7 @@ PIDS+=($!)
 mkdir -p "$WORK/results"
 {
   echo "BLUESIFT=$BLUESIFT"; echo "REPO=$REPO"; echo "KWORK=$WORK"
-  echo "TESTS=\"${TESTS[*]}\""
+  echo "TESTS=\"${TESTS[*]}\""; echo "KERNEL_TRACE=${KERNEL_TRACE:-0}"
 } >"$WORK/env"
 echo "kernel $KVER under QEMU (TCG), ${#TESTS[@]} tests: ${TESTS[*]}"
 # nodelay: QEMU writes a serial port's bytes to its socket one by one; with Nagle's algorithm

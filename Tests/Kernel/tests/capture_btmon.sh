@@ -7,15 +7,15 @@ band
 cpid=$!
 btmon -w "$TDIR/btmon.btsnoop" >/dev/null 2>&1 &
 bpid=$!
-for _ in $(seq 100); do grep -q "reading the monitor channel" "$TDIR/capture.err" && [ -s "$TDIR/btmon.btsnoop" ] && break; sleep 0.1; done
-sleep 0.5
+for _ in {1..200}; do has "$TDIR/capture.err" "reading the monitor channel" && [ -s "$TDIR/btmon.btsnoop" ] && break; nap 0.05; done
+nap 0.5
 replay during --transport hci:0
 expect_eq "replay exit" 0 "$RC"
-sleep 0.5
+nap 0.5
 kill -INT $cpid $bpid
 wait $cpid; crc=$?
 wait $bpid
-cat "$TDIR/capture.err"
+show "$TDIR/capture.err"
 expect_eq "capture exit after SIGINT" 0 "$crc"
 expect_grep "stop line" "^bluesift: capture: stopped: [0-9]* records, recorded [0-9]* in $TDIR/capture.btsnoop" "$TDIR/capture.err"
 "$BLUESIFT" dump --format jsonl "$TDIR/capture.btsnoop" >"$TDIR/capture.jsonl" || fail "dump of the capture failed"
@@ -40,7 +40,7 @@ print(f"equal: {len(a)} records, {hci} HCI packets")
 PY
 "$BLUESIFT" dump "$TDIR/capture.btsnoop" >"$TDIR/dump.txt"
 cmp "$TDIR/live.txt" "$TDIR/dump.txt" || { diff "$TDIR/live.txt" "$TDIR/dump.txt" | head; fail "live text differs from dump of the file"; }
-echo "ok: live text = dump of the file ($(wc -l <"$TDIR/live.txt") lines)"
+echo "ok: live text = dump of the file ($(nlines "$TDIR/live.txt") lines)"
 # What the terminal showed (docs/transport.md, README): the start, the take-over, the link.
 head -9 "$TDIR/live.txt"
 grep -m1 -B1 -A3 "Close Index" "$TDIR/live.txt"

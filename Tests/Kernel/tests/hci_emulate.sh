@@ -9,20 +9,19 @@ t0=$SECONDS
 "$BLUESIFT" emulate "$CAPTURE" --transport hci:0 --sessions 1 --timing asap --report "$TDIR/emulate.json" \
   >"$TDIR/emulate.out" 2>"$TDIR/emulate.err" &
 EPID=$!
-for _ in $(seq 300); do grep -q "emulate: advertising as" "$TDIR/emulate.err" && break; sleep 0.1; done
+for _ in {1..600}; do has "$TDIR/emulate.err" "emulate: advertising as" && break; nap 0.05; done
 expect_grep "take-over line" "hci0 is up: powered it down for the run" "$TDIR/emulate.err"
 expect_grep "advertising" "advertising as c0:ba:0d:00:00:01 (random) \"bluesift-band\"" "$TDIR/emulate.err"
 
 # Two bluesift processes under TCG: a notification can take longer than lib.sh's 150 ms window.
 replay through-emulation --transport hci:1 --window 1000
-for _ in $(seq 100); do kill -0 $EPID 2>/dev/null || break; sleep 0.1; done
+for _ in {1..200}; do kill -0 $EPID 2>/dev/null || break; nap 0.05; done
 kill -0 $EPID 2>/dev/null && { kill -TERM $EPID; echo "emulate still running after the replay: stopped"; }
 wait $EPID; ERC=$?
-echo "== emulate (exit $ERC, $((SECONDS - t0)) s)"; cat "$TDIR/emulate.out" "$TDIR/emulate.err"
+echo "== emulate (exit $ERC, $((SECONDS - t0)) s)"; show "$TDIR/emulate.out" "$TDIR/emulate.err"
 expect_eq "replay exit" 0 "$RC"
 expect_grep "replay summary" "summary: 16 steps, 16 matched, 0 mismatched, 0 missing, 0 unexpected" "$TDIR/through-emulation.out"
 expect_eq "emulate exit" 0 "$ERC"
 expect_grep "emulate summary" "summary: 16 requests, 16 answered as recorded, 0 without a recorded answer, 9 notifications sent" "$TDIR/emulate.out"
 adapter_up 0 || fail "hci0 is not up again after the emulation"
 echo "ok: hci0 up again"
-band

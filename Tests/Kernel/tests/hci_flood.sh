@@ -35,7 +35,7 @@ t0=$SECONDS
   --window 300 --timeout 3 --no-plugins --report "$TDIR/flood.json" >"$TDIR/flood.out" 2>"$TDIR/flood.err"
 RC=$?
 took=$((SECONDS - t0))
-echo "== replay (exit $RC, $took s)"; grep -v "unexpected notification" "$TDIR/flood.out"; cat "$TDIR/flood.err"
+echo "== replay (exit $RC, $took s)"; grep -v "unexpected notification" "$TDIR/flood.out"; show "$TDIR/flood.err"
 expect_eq "exit" 1 "$RC"
 [ "$took" -lt 45 ] || fail "the replay took $took s"
 echo "ok: replay in $took s"
@@ -48,7 +48,7 @@ for _ in {1..50}; do
   last_line "$KWORK/band.log" "*NOTIFIED*"; own=${LINE##* }
   last_line "$KWORK/controllers.log" "*FLOOD sent*"
   [ "$COUNT" -gt "$floods" ] && [ -n "$own" ] && break
-  sleep 0.1
+  nap 0.1
 done
 # "FLOOD sent 1000 notifications in 0.10 s (9684/s), asked 10000/s for 0.1 s"
 flood=$LINE

@@ -8,12 +8,12 @@ for sig in INT TERM; do
   pid=$!
   # Interrupt once the run holds the adapter (it said so), mid-steps. (hciconfig shows the
   # adapter UP while a user channel holds it: the line is the sign.)
-  for _ in $(seq 300); do grep -q "powered it down" "$TDIR/$sig.err" && break; sleep 0.1; done
-  grep -q "powered it down" "$TDIR/$sig.err" || fail "hci0 was never taken over"
-  sleep 1  # mid-steps: 16 steps 1 s apart
+  for _ in {1..600}; do has "$TDIR/$sig.err" "powered it down" && break; nap 0.05; done
+  has "$TDIR/$sig.err" "powered it down" || fail "hci0 was never taken over"
+  nap 1  # mid-steps: 16 steps 1 s apart
   kill -$sig $pid
   wait $pid; rc=$?
-  cat "$TDIR/$sig.err"
+  show "$TDIR/$sig.err"
   expect_eq "exit status after SIG$sig" $((128 + $(kill -l $sig))) "$rc"
   adapter_up 0 || fail "hci0 is not up again after SIG$sig"
   echo "ok: hci0 up again after SIG$sig"
