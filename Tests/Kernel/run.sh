@@ -149,7 +149,8 @@ PY="$REPO/.venv/bin/python"
 VDEV="$REPO/Tests/VirtualDevice"
 (cd "$VDEV" && exec "$PY" controllers.py "127.0.0.1:${PORTS[0]}" "127.0.0.1:${PORTS[1]}" "127.0.0.1:${PORTS[2]}" \
    --timeout 300 --watch-pid $$ </dev/null >"$WORK/controllers.log" 2>&1) &
-PIDS+=($!)
+CONTROLLERS_PID=$!
+PIDS+=($CONTROLLERS_PID)
 wait_ready() {  # LOG PID SECONDS
   local end=$((SECONDS + $3))
   while [ $SECONDS -le $end ]; do
@@ -159,7 +160,7 @@ wait_ready() {  # LOG PID SECONDS
   done
   return 1
 }
-wait_ready "$WORK/controllers.log" "${PIDS[0]}" 20 || { cat "$WORK/controllers.log" >&2; echo "run.sh: controllers did not start" >&2; exit 1; }
+wait_ready "$WORK/controllers.log" "$CONTROLLERS_PID" 20 || { cat "$WORK/controllers.log" >&2; echo "run.sh: controllers did not start" >&2; exit 1; }
 
 # The band, restarted with other options when a test writes $WORK/band.want (lib.sh: band).
 BAND_PID=0
