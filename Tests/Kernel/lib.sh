@@ -20,22 +20,30 @@ else
   nap() { sleep "$1"; }
 fi
 # has FILE PATTERN: a line of FILE matches PATTERN (a grep basic regular expression without
-# GNU's backslash operators), as `grep -q -- PATTERN FILE` says: BRE's literal ( ) { } + ? |
-# escaped make it the extended expression bash matches each line against.
+# backslashes), as `grep -q -- PATTERN FILE` says: BRE's literal ( ) { } + ? | and its ^ and $
+# anywhere but at the start and the end escaped make it the extended expression bash matches
+# each line against. The file is read whole (mapfile): `while read` costs a 9p round trip a
+# line in the work directory.
 has() {
-  local re="" c l i
-  for ((i = 0; i < ${#2}; i++)); do
-    c=${2:i:1}
-    case $c in [\(\)\{\}+?\|]) re+="\\$c" ;; *) re+=$c ;; esac
-  done
-  [ -r "$1" ] || return 2
-  while IFS= read -r l || [ -n "$l" ]; do [[ $l =~ $re ]] && return 0; done <"$1"
+  local re=$2 head="" tail="" l lines
+  [[ $re == ^* ]] && head=^ re=${re#^}
+  [[ $re == *\$ ]] && tail=\$ re=${re%\$}
+  re=${re//\(/\\(}; re=${re//\)/\\)}; re=${re//\{/\\\{}; re=${re//\}/\\\}}
+  re=${re//+/\\+}; re=${re//\?/\\?}; re=${re//|/\\|}; re=${re//^/\\^}; re=${re//\$/\\\$}
+  re=$head$re$tail
+  [ -r "$1" ] && mapfile -t lines <"$1" || return 2
+  for l in "${lines[@]}"; do [[ $l =~ $re ]] && return 0; done
   return 1
 }
-# show FILE...: the files' lines on stdout (cat).
-show() { local f l; for f; do while IFS= read -r l || [ -n "$l" ]; do printf '%s\n' "$l"; done <"$f"; done; }
+# show FILE...: the files' bytes on stdout (cat).
+show() { local f lines; for f; do mapfile lines <"$f" && printf '%s' "${lines[@]}"; done; }
 # nlines FILE: how many lines end in a newline (wc -l).
-nlines() { local a n=0 l; mapfile a <"$1"; for l in "${a[@]}"; do [[ $l == *$'\n' ]] && n=$((n + 1)); done; echo "$n"; }
+nlines() {
+  local lines n
+  mapfile lines <"$1"; n=${#lines[@]}
+  [ "$n" -gt 0 ] && [[ ${lines[n - 1]} != *$'\n' ]] && n=$((n - 1))
+  echo "$n"
+}
 # expect_eq WHAT EXPECTED GOT
 expect_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; echo "ok: $1 = $3"; }
 expect_grep() { has "$3" "$2" || { show "$3"; fail "$1: no '$2' in $3"; }; echo "ok: $1"; }

@@ -16,7 +16,7 @@ fi
 replay l2cap --transport l2cap:0
 expect_eq "exit over l2cap:0" 0 "$RC"
 has "$TDIR/l2cap.err" "powered it down" && fail "l2cap:0 took the adapter over"
-steps() { local l; while IFS= read -r l || [ -n "$l" ]; do [[ $l == "step "* ]] && printf '%s\n' "$l"; done <"$1"; }
+steps() { local l lines; mapfile -t lines <"$1"; for l in "${lines[@]}"; do [[ $l == "step "* ]] && printf '%s\n' "$l"; done; }
 steps "$TDIR/hci.out" >"$TDIR/hci.steps"
 steps "$TDIR/l2cap.out" >"$TDIR/l2cap.steps"
 cmp "$TDIR/hci.steps" "$TDIR/l2cap.steps" || { diff "$TDIR/hci.steps" "$TDIR/l2cap.steps"; fail "step results differ between hci:0 and l2cap:0"; }
