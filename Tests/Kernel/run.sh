@@ -16,7 +16,8 @@
 #
 # Environment: BLUESIFT (binary, default .build/debug/bluesift), KERNEL_VERSION (default:
 # the newest in /boot), KERNEL_KEEP=1 keeps the work directory, KERNEL_TIMEOUT (s, 300),
-# KERNEL_TRACE=1 leaves each test's `bash -x` trace, every line stamped, in results/NAME.trace.
+# KERNEL_TRACE=1 leaves each test's `bash -x` trace, every line stamped with the time, in the
+# work directory's results/NAME.trace (with KERNEL_KEEP=1).
 # Exit: 0 all passed, 1 a test failed, 77 skipped (a line "test-kernel skipped: why").
 # Everything made under /tmp is removed on exit, whatever happened.
 set -uo pipefail
@@ -194,6 +195,7 @@ mkdir -p "$WORK/results"
   echo "TESTS=\"${TESTS[*]}\""; echo "KERNEL_TRACE=${KERNEL_TRACE:-0}"
 } >"$WORK/env"
 wait $UNPACK_PID && KERNEL=$WORK/vmlinux
+for i in "${!PIDS[@]}"; do [ "${PIDS[i]}" = "$UNPACK_PID" ] && unset 'PIDS[i]'; done  # reaped: not to be killed
 echo "kernel $KVER under QEMU (TCG), ${#TESTS[@]} tests: ${TESTS[*]}"
 # nodelay: QEMU writes a serial port's bytes to its socket one by one; with Nagle's algorithm
 # each HCI packet's bytes after the first waited for the controller's delayed ACK, ~40 ms a
