@@ -241,4 +241,34 @@ import Foundation
         let html = try String(contentsOf: out, encoding: .utf8)
         #expect(html.contains("\"code\":\"response_crc_bad\"") && html.contains("\"problems\":[]") && html.contains("\"unanswered_requests\":0"))
     }
+
+    /// #8c: characteristic declarations read without primary service discovery, and the
+    /// descriptor Find Information found (tshark: #3 0x0010 → value 0x0011 Heart Rate
+    /// Measurement, #7 0x0012 CCCD), are shown under "(service not discovered)", and the JSON
+    /// carries them (additive `undiscovered`) and reads back with --gatt.
+    @Test func characteristicsWithoutServiceDiscovery() throws {
+        let path = try Self.fixture("gatt_no_primary_discovery.btsnoop")
+        let tree = try CLI.run(["gatt", path])
+        #expect(tree.stdout == """
+            11:22:33:44:55:66
+              (service not discovered)
+                characteristic 2a37 "Heart Rate Measurement"  value 0x0011  (notify)
+                  descriptor 2902 "Client Characteristic Configuration"  0x0012
+
+            """, "\(tree.stdout)")
+        let json = try CLI.run(["gatt", "--format", "json", path])
+        let top = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let dev = try #require((top["devices"] as? [[String: Any]])?.first)
+        #expect((dev["services"] as? [Any])?.isEmpty == true)
+        let u = try #require((dev["undiscovered"] as? [[String: Any]])?.first)
+        #expect(u["uuid"] as? String == "2a37" && u["value_handle"] as? Int == 17 && u["handle"] as? Int == 16)
+        #expect((u["descriptors"] as? [[String: Any]])?.first?["name"] as? String == "Client Characteristic Configuration")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("truth-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try json.stdout.write(to: file, atomically: true, encoding: .utf8)
+        let back = try CLI.run(["gatt", "--gatt", file.path, path])
+        #expect(back.status == 0 && back.stdout == tree.stdout)
+        #expect(try CLI.run(["gatt", "--characteristic", "2a37", path]).stdout == tree.stdout)
+        #expect(try CLI.run(["gatt", "--service", "180d", path]).stderr.contains("no records match --service 180d"))
+    }
 }
