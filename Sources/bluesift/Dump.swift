@@ -35,7 +35,7 @@ struct Dump: ParsableCommand {
     var files: [String]
 
     @Option(help: "Files decoded in parallel (default: the number of cores); each file's output stays whole and in order.")
-    var jobs: Int = FileJobs.defaultJobs
+    var jobs: Int?   // optional: ArgumentParser would print the machine's count after our "(default: …)"
 
     @Option(help: "Output format: text, jsonl or csv.")
     var format: Format = .text
@@ -100,9 +100,9 @@ struct Dump: ParsableCommand {
         }
         let code: Int32
         if let outputDir {
-            code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs, body: body)
+            code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs ?? FileJobs.defaultJobs, body: body)
         } else {
-            code = FileJobs.run(inputs, jobs: jobs, body: body)
+            code = FileJobs.run(inputs, jobs: jobs ?? FileJobs.defaultJobs, body: body)
         }
         if code != 0 { throw ExitCode(code) }
     }

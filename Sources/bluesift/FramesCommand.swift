@@ -17,14 +17,14 @@ struct Frames: ParsableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, csv, jsonl }
 
-    @Argument(help: "Capture files.") var files: [String]
+    @Argument(help: "Capture files, or folders of them.") var files: [String]
     @Flag(help: "Read the files as one session (rotated logs), merged in time order.") var merge = false
     @Option(help: "Output format: text, csv or jsonl.") var format: Format = .text
     @OptionGroup var decode: DecodeOptions
     @OptionGroup var filter: FilterOptions
 
     @Option(help: "Files decoded in parallel (default: the number of cores); each file's output stays whole and in order.")
-    var jobs: Int = FileJobs.defaultJobs
+    var jobs: Int?   // optional: ArgumentParser would print the machine's count after our "(default: …)"
 
     @Option(name: .customLong("output-dir"), help: ArgumentHelp("Write each capture's messages to DIR/NAME.jsonl (.csv, .txt), atomically, instead of stdout.", valueName: "DIR"))
     var outputDir: String?
@@ -72,9 +72,9 @@ struct Frames: ParsableCommand {
         }
         let code: Int32
         if let outputDir {
-            code = try FileJobs.runToDirectory(expanded, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs, body: body)
+            code = try FileJobs.runToDirectory(expanded, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs ?? FileJobs.defaultJobs, body: body)
         } else {
-            code = FileJobs.run(expanded, jobs: jobs, body: body)
+            code = FileJobs.run(expanded, jobs: jobs ?? FileJobs.defaultJobs, body: body)
         }
         if code != 0 { throw ExitCode(code) }
     }

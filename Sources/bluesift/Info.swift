@@ -13,7 +13,7 @@ struct Info: ParsableCommand {
     var files: [String]
 
     @Option(help: "Files decoded in parallel (default: the number of cores).")
-    var jobs: Int = FileJobs.defaultJobs
+    var jobs: Int?   // optional: ArgumentParser would print the machine's count after our "(default: …)"
 
     @OptionGroup var decode: DecodeOptions
 
@@ -28,7 +28,7 @@ struct Info: ParsableCommand {
         let settings = try decode.settings(naming: false, plugins: !frameFilter.isEmpty)
         let keys = decode.keyOptions
         let filterOptions = filter
-        let code = FileJobs.run(MergedInputs.inputs(files, merge: merge), jobs: jobs) { path, fd in
+        let code = FileJobs.run(MergedInputs.inputs(files, merge: merge), jobs: jobs ?? FileJobs.defaultJobs) { path, fd in
             Info.report(path, fd: fd, settings: settings, keys: keys, filter: frameFilter, filterOptions: filterOptions)
         }
         if code != 0 { throw ExitCode(code) }

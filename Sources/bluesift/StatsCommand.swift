@@ -32,7 +32,7 @@ struct Stats: ParsableCommand {
     var table: Table = .characteristics
 
     @Option(help: "Files decoded in parallel (default: the number of cores).")
-    var jobs: Int = FileJobs.defaultJobs
+    var jobs: Int?   // optional: ArgumentParser would print the machine's count after our "(default: …)"
 
     @OptionGroup var decode: DecodeOptions
 
@@ -69,9 +69,9 @@ struct Stats: ParsableCommand {
         }
         let code: Int32
         if let outputDir {
-            code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs, body: body)
+            code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs ?? FileJobs.defaultJobs, body: body)
         } else {
-            code = FileJobs.run(inputs, jobs: jobs, body: body)
+            code = FileJobs.run(inputs, jobs: jobs ?? FileJobs.defaultJobs, body: body)
         }
         if code != 0 { throw ExitCode(code) }
     }

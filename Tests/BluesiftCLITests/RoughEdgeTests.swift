@@ -1,0 +1,66 @@
+import Testing
+import Foundation
+
+/// Issue 27's rough edges (docs/summary-defects.md, "Rough edges"): help texts, option forms,
+/// what a folder prints, CSV columns, table widths, Empty PDUs.
+@Suite struct RoughEdgeTests {
+    /// The paragraph of `--help` output that documents `option`.
+    static func optionHelp(_ help: String, _ option: String) -> String {
+        let lines = help.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let i = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(option + " ") }) else { return "" }
+        var out = [lines[i]]
+        for l in lines[(i + 1)...] { if l.hasPrefix("                  ") { out.append(l) } else { break } }
+        return out.joined(separator: "\n")
+    }
+
+    /// The top-level help names every exit code the commands use (3: tap, capture, replay,
+    /// emulate), says which folders are refused, and lists the Classic protocols; every line
+    /// fits 80 columns.
+    @Test func topLevelHelp() throws {
+        let r = try CLI.run(["--help"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("and Classic SDP, RFCOMM/HFP, AVDTP/A2DP and AVCTP/AVRCP."), "\(r.stdout)")
+        #expect(r.stdout.contains("  3   a live side failed: transport, controller or device (tap, capture,\n      replay, emulate)\n"))
+        #expect(r.stdout.contains("a folder without captures or given where one capture is read\n      (dump, info, stats and frames read folders)"))
+        #expect(!r.stdout.contains("a directory,"))
+        #expect(r.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 })
+    }
+
+    /// `frames` reads folders as the others do; `--jobs` says its default once, not also the
+    /// machine's count.
+    @Test func optionHelpTexts() throws {
+        #expect(try CLI.run(["frames", "--help"]).stdout.contains("Capture files, or folders of them."))
+        for command in ["info", "dump", "stats", "frames"] {
+            let jobs = Self.optionHelp(try CLI.run([command, "--help"]).stdout, "--jobs <jobs>")
+            #expect(jobs.contains("(default: the number of") && jobs.components(separatedBy: "(default:").count == 2, "\(command): \(jobs)")
+        }
+        #expect(try CLI.run(["info", "--jobs", "1", CLI.capture("band_mtu23.btsnoop")]).status == 0)
+    }
+
+    /// `help` of a command that does not exist is a usage error in one line (it printed the
+    /// top-level help and exited 0).
+    @Test func helpOfAnUnknownCommand() throws {
+        let r = try CLI.run(["help", "nosuch"])
+        #expect(r.status == 64 && r.stdout.isEmpty)
+        #expect(r.stderr == "bluesift: help: no command 'nosuch' (commands: info, dump, stats, report, frames, gatt, plugins, script, replay, emulate, diff, convert, tap, capture, redact)\n")
+        let sub = try CLI.run(["help", "plugins", "nosuch"])
+        #expect(sub.status == 64 && sub.stderr == "bluesift: help: no command 'nosuch' (commands: list, check, test, decode, encode, bench, export)\n")
+        let ok = try CLI.run(["help", "plugins", "test"])
+        #expect(ok.status == 0 && ok.stdout.hasPrefix("OVERVIEW: Run every plugin's examples"))
+    }
+
+    /// `plugins test DIR` reads the folder as `plugins check DIR` does; one plugin is "1 plugin".
+    @Test func pluginsTestTakesFolders() throws {
+        let dir = CLI.root.appendingPathComponent("Plugins").path
+        let all = try CLI.run(["plugins", "test", dir])
+        #expect(all.status == 0 && all.stderr.isEmpty, "\(all.stderr)")
+        #expect(all.stdout.hasSuffix("band: 16/16 examples pass\nlego-lwp3: 10/10 examples pass\n26/26 examples pass in 2 plugins\n"), "\(all.stdout)")
+        let one = try CLI.run(["plugins", "test", dir + "/band.yaml"])
+        #expect(one.stdout.hasSuffix("16/16 examples pass in 1 plugin\n"))
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("plugins-empty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let none = try CLI.run(["plugins", "test", empty.path])
+        #expect(none.status == 1 && none.stderr == "bluesift: \(empty.path): no plugin files (*.yaml, *.yml) in this folder\n")
+    }
+}
