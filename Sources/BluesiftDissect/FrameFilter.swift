@@ -17,7 +17,7 @@ public struct FrameFilter: Sendable {
     var protocolLayers: DecodedFrame.Layers = []
     public var attOpcodes: Set<UInt8> = []
     public var handles: Set<UInt16> = []
-    public var frames: ClosedRange<Int>?
+    public var frames: FrameSet?
     /// ATT records addressing this characteristic (its declaration, value or descriptors).
     public var characteristic: Attribute?
     /// ATT records inside this service (with `characteristic`: that characteristic of it).
@@ -43,6 +43,29 @@ public struct FrameFilter: Sendable {
     var nextRequestSlot = 0
 
     public init() {}
+
+    /// Frame numbers as tshark users type them (`347,431-435`): ranges, sorted and merged.
+    public struct FrameSet: Sendable, Equatable {
+        public private(set) var ranges: [ClosedRange<Int>] = []
+
+        public init(_ ranges: [ClosedRange<Int>]) {
+            for r in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+                if let last = self.ranges.last, r.lowerBound <= last.upperBound &+ 1 {
+                    self.ranges[self.ranges.count - 1] = last.lowerBound...max(last.upperBound, r.upperBound)
+                } else {
+                    self.ranges.append(r)
+                }
+            }
+        }
+
+        @inlinable public func contains(_ frame: Int) -> Bool {
+            // One or two ranges as a rule: a walk beats a search.
+            for r in ranges where frame <= r.upperBound { return frame >= r.lowerBound }
+            return false
+        }
+
+        public var last: Int { ranges.last?.upperBound ?? 0 }
+    }
 
     /// A characteristic or service, by UUID or by name ("Battery Level", "battery-level").
     public enum Attribute: Sendable, Equatable {
@@ -160,7 +183,7 @@ public struct FrameFilter: Sendable {
 
     /// True once no later frame can match (frame range passed): lets a command stop reading.
     public func isExhausted(after frame: Int) -> Bool {
-        if let r = frames { return frame >= r.upperBound }
+        if let r = frames { return frame >= r.last }
         return false
     }
 

@@ -39,7 +39,7 @@ struct FilterOptions: ParsableArguments {
     @Option(name: .customLong("handle"), help: ArgumentHelp("Only ATT PDUs addressing this attribute handle (repeatable).", valueName: "HANDLE"))
     var handles: [String] = []
 
-    @Option(help: ArgumentHelp("Frame range: N, N-M, N- or -M (use --frames=-M).", valueName: "RANGE"))
+    @Option(help: ArgumentHelp("Frames: N, N-M, N- or -M, or a list of them as tshark takes it (347,431-435; use --frames=-M).", valueName: "RANGES"))
     var frames: String?
 
     /// The filter, or a usage error (exit 64) naming the option and the forms it accepts.
@@ -72,8 +72,11 @@ struct FilterOptions: ParsableArguments {
             filter.handles.insert(UInt16(v))
         }
         if let f = frames {
-            guard let r = Self.frameRange(f) else { throw usage("--frames", "N, N-M, N- or -M", f) }
-            filter.frames = r
+            let parts = f.split(separator: ",", omittingEmptySubsequences: false).map { Self.frameRange(String($0)) }
+            guard !parts.contains(where: { $0 == nil }) else {
+                throw usage("--frames", "N, N-M, N- or -M, or a comma-separated list of them such as 347,431-435", f)
+            }
+            filter.frames = FrameFilter.FrameSet(parts.compactMap { $0 })
         }
         if let c = characteristic { filter.characteristic = .init(c) }
         if let s = service { filter.service = .init(s) }

@@ -82,8 +82,8 @@ import Foundation
     }
 
     @Test(arguments: [
-        (["--frames", "abc"], "bluesift: --frames: expected N, N-M, N- or -M (got \"abc\")\n"),
-        (["--frames", "9-3"], "bluesift: --frames: expected N, N-M, N- or -M (got \"9-3\")\n"),
+        (["--frames", "abc"], "bluesift: --frames: expected N, N-M, N- or -M, or a comma-separated list of them such as 347,431-435 (got \"abc\")\n"),
+        (["--frames", "9-3"], "bluesift: --frames: expected N, N-M, N- or -M, or a comma-separated list of them such as 347,431-435 (got \"9-3\")\n"),
         (["--connection", "zz"], "bluesift: --connection: expected a connection handle such as 0x0040 or 64 (got \"zz\")\n"),
         (["--handle", "0x1ffff"], "bluesift: --handle: expected an attribute handle such as 0x002a or 42 (got \"0x1ffff\")\n"),
         (["--since", "yesterday"], "bluesift: --since: expected an RFC 3339 time (2026-07-19T11:01:49.5Z) or an offset from the first record (+12.5s, +250ms, +5min, +1h) (got \"yesterday\")\n"),

@@ -63,4 +63,20 @@ import Foundation
         let none = try CLI.run(["plugins", "test", empty.path])
         #expect(none.status == 1 && none.stderr == "bluesift: \(empty.path): no plugin files (*.yaml, *.yml) in this folder\n")
     }
+
+    /// `--frames` takes a list as tshark users type it: ranges and single frames, in any order,
+    /// overlapping or not; a bad part names the forms.
+    @Test func frameLists() throws {
+        let path = CLI.capture("band_mtu23.btsnoop")
+        func frames(_ spec: String) throws -> [Int] {
+            try CLI.run(["dump", "--frames", spec, path]).stdout.split(separator: "\n").compactMap { Int($0.split(separator: " ").first ?? "") }
+        }
+        #expect(try frames("118,129-131") == [118, 129, 130, 131])
+        #expect(try frames("131,129-130,118,130") == [118, 129, 130, 131])
+        #expect(try frames("5-7,6-9") == [5, 6, 7, 8, 9])
+        #expect(try frames("150-,3") == [3, 150, 151])
+        let bad = try CLI.run(["dump", "--frames", "118,,120", path])
+        #expect(bad.status == 64 && bad.stderr.hasPrefix("bluesift: --frames: expected N, N-M, N- or -M, or a comma-separated list"))
+        #expect(try CLI.run(["stats", "--format", "json", "--frames", "118,129-131", path]).stdout.contains("\"records\":4"))
+    }
 }
