@@ -79,7 +79,7 @@ struct Dump: ParsableCommand {
             if code != 0 { throw ExitCode(code) }
             return
         }
-        let inputs = MergedInputs.inputs(files, merge: merge)
+        let inputs = MergedInputs.inputs(files, merge: merge, listSkipped: lines.verbose)
         // Fleets: a "file" key on every record (a first "file" column in csv, as in stats and
         // frames), only when there is more than one source.
         let fleet = withFile || (!merge && (files.count > 1 || files.contains(where: isFolder)))

@@ -34,6 +34,9 @@ struct Stats: ParsableCommand {
     @Option(help: "Files decoded in parallel (default: the number of cores).")
     var jobs: Int?   // optional: ArgumentParser would print the machine's count after our "(default: …)"
 
+    @Flag(name: .shortAndLong, help: "List each file of a folder that is skipped, with why (by default one line counts them).")
+    var verbose = false
+
     @OptionGroup var decode: DecodeOptions
 
     @OptionGroup var filter: FilterOptions
@@ -47,7 +50,7 @@ struct Stats: ParsableCommand {
         let format = self.format, table = self.table
         let frameFilter = try filter.make()
         let options = filter
-        let inputs = FileJobs.expand(files)
+        let inputs = FileJobs.expand(files, listSkipped: verbose)
         let toDirectory = outputDir != nil
         // One header for all files on stdout; one per file in --output-dir.
         if format == .csv && !toDirectory { var out = Output(); out.line(table == .classic ? StatsRender.classicCSVHeader : StatsRender.csvHeader); out.flush() }

@@ -79,4 +79,30 @@ import Foundation
         #expect(bad.status == 64 && bad.stderr.hasPrefix("bluesift: --frames: expected N, N-M, N- or -M, or a comma-separated list"))
         #expect(try CLI.run(["stats", "--format", "json", "--frames", "118,129-131", path]).stdout.contains("\"records\":4"))
     }
+
+    /// A folder's other files are one stderr line, and so are the captures `frames` found no
+    /// vendor message in; -v lists each (as before).
+    @Test func folderNotesAreOneLine() throws {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("folder-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: d.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: d) }
+        for c in ["band_mtu23.btsnoop", "crackle_pairing_and_ltk_exchange.pcap", "classic_a2dp_hfp.btsnoop"] {
+            try FileManager.default.copyItem(atPath: CLI.capture(c), toPath: d.appendingPathComponent(c).path)
+        }
+        try "a\n".write(to: d.appendingPathComponent("a.txt"), atomically: true, encoding: .utf8)
+        try "b\n".write(to: d.appendingPathComponent("b.txt"), atomically: true, encoding: .utf8)
+        let summary = "bluesift: \(d.path): skipped 2 files that are not captures and 1 folder (-v lists them)\n"
+        for command in ["info", "stats", "dump"] {
+            let r = try CLI.run([command, d.path])
+            #expect(r.status == 0 && r.stderr == summary, "\(command): \(r.stderr)")
+        }
+        let listed = try CLI.run(["info", "-v", d.path]).stderr.split(separator: "\n")
+        #expect(listed == ["bluesift: skipped \(d.path)/a.txt: not a capture: no btsnoop, pcap, pcapng or PacketLogger signature (starts with 61 0a)",
+                           "bluesift: skipped \(d.path)/b.txt: not a capture: no btsnoop, pcap, pcapng or PacketLogger signature (starts with 62 0a)",
+                           "bluesift: skipped \(d.path)/sub: a folder (folders are not searched recursively)"])
+        let frames = try CLI.run(["frames", d.path])
+        #expect(frames.status == 0 && frames.stderr == summary + "bluesift: no vendor messages in 2 of 3 captures (-v lists them)\n", "\(frames.stderr)")
+        let each = try CLI.run(["frames", "-v", d.path]).stderr
+        #expect(each.hasSuffix("bluesift: \(d.path)/classic_a2dp_hfp.btsnoop: no vendor messages\nbluesift: \(d.path)/crackle_pairing_and_ltk_exchange.pcap: no vendor messages\n"), "\(each)")
+    }
 }
