@@ -47,7 +47,7 @@ public struct FrameText {
     /// `short`: 128-bit UUIDs without a name as their first 8 digits and "…".
     static func summary(_ a: AnalyzedFrame, short: Bool) -> String {
         let f = a.decoded
-        guard let top = FrameLayer.mostSpecific(f.layers) else { return f.record.kind.name }
+        guard let top = FrameLayer.mostSpecific(f.layers) else { return f.record.kindName }
         var s = top.summary(f)
         if top == .att { if let n = FrameNaming.summary(a, short: short) { s += " " + n } }
         if let v = a.vendor { s += VendorRendering.summary(v) }

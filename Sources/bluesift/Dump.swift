@@ -25,7 +25,7 @@ struct Dump: ParsableCommand {
         the folder in parallel (docs/fleet.md).
 
         CSV (RFC 4180, header row first): frame, ts, dir, kind, conn, layer (the most specific), \
-        name (its PDU name), handle, service, characteristic (GATT names, else UUIDs), value (ATT \
+        name (its PDU name), handle, service, characteristic, descriptor (GATT names, else UUIDs), value (ATT \
         value, hex), summary (the text line), errors ("; "-separated).
         """)
 
