@@ -105,4 +105,39 @@ import Foundation
         let each = try CLI.run(["frames", "-v", d.path]).stderr
         #expect(each.hasSuffix("bluesift: \(d.path)/classic_a2dp_hfp.btsnoop: no vendor messages\nbluesift: \(d.path)/crackle_pairing_and_ltk_exchange.pcap: no vendor messages\n"), "\(each)")
     }
+
+    /// `--since`/`--until` take the time of day dump prints (UTC, on the capture's date) and
+    /// RFC 3339 times without a zone (UTC, as dump prints them).
+    @Test func timesAsDumpPrintsThem() throws {
+        let band = CLI.capture("band_mtu23.btsnoop")
+        func frames(_ args: [String], _ path: String) throws -> [Int] {
+            let r = try CLI.run(["dump"] + args + [path])
+            #expect(r.status == 0, "\(r.stderr)")
+            return r.stdout.split(separator: "\n").compactMap { Int($0.split(separator: " ").first ?? "") }
+        }
+        #expect(try frames(["--since", "01:04:09.285"], band) == [146, 147, 148, 149, 150, 151])
+        #expect(try frames(["--since", "01:04:09.285Z", "--until", "01:04:09.2866"], band) == [146, 147])
+        #expect(try frames(["--since", "2026-11-23T01:04:09.285", "--until", "2026-11-23 01:04:09.2866"], band) == [146, 147])
+        #expect(try frames(["--until", "01:04:08.6012"], band) == [1, 2, 3])
+        #expect(try frames(["--since", "01:04:10"], band) == [])
+        // A capture past midnight: a time of day earlier than its first record's is the next day.
+        let f = FileManager.default.temporaryDirectory.appendingPathComponent("midnight-\(UUID().uuidString).btsnoop")
+        defer { try? FileManager.default.removeItem(at: f) }
+        var d = Data("btsnoop\0".utf8) + Data([0, 0, 0, 1, 0, 0, 0x03, 0xEA])
+        let day: Int64 = 1_790_035_200 - 1_790_035_200 % 86_400 + 86_400   // a UTC midnight
+        for us in [day * 1_000_000 - 1_000_000, day * 1_000_000 - 100_000, day * 1_000_000 + 500_000] {
+            let ts = UInt64(us + 0x00DC_DDB3_0F2F_8000)
+            var rec = [UInt8]()
+            for v in [UInt32(4), 4, 0, 0] { rec += withUnsafeBytes(of: v.bigEndian, Array.init) }
+            rec += withUnsafeBytes(of: ts.bigEndian, Array.init)
+            d += Data(rec + [0x01, 0x03, 0x0C, 0x00])   // HCI Reset
+        }
+        try d.write(to: f)
+        #expect(try CLI.run(["dump", f.path]).stdout.contains("     3 00:00:00.500000 < Reset"))
+        #expect(try frames(["--since", "00:00"], f.path) == [3])
+        #expect(try frames(["--since", "23:59:59.5"], f.path) == [2, 3])
+        #expect(try frames(["--until", "00:00:00"], f.path) == [1, 2])
+        let bad = try CLI.run(["dump", "--since", "25:00", band])
+        #expect(bad.status == 64 && bad.stderr.contains("a time of day as dump prints it (11:01:49.5)"))
+    }
 }
