@@ -37,6 +37,9 @@ struct Stats: ParsableCommand {
     @Flag(name: .shortAndLong, help: "List each file of a folder that is skipped, with why (by default one line counts them).")
     var verbose = false
 
+    @Flag(help: "Keep text lines whole on a terminal (by default they are wrapped to its width).")
+    var wide = false
+
     @OptionGroup var decode: DecodeOptions
 
     @OptionGroup var filter: FilterOptions
@@ -52,6 +55,7 @@ struct Stats: ParsableCommand {
         let options = filter
         let inputs = FileJobs.expand(files, listSkipped: verbose)
         let toDirectory = outputDir != nil
+        let width = wide || toDirectory || !stdoutIsTerminal ? nil : terminalColumns()
         // One header for all files on stdout; one per file in --output-dir.
         if format == .csv && !toDirectory { var out = Output(); out.line(table == .classic ? StatsRender.classicCSVHeader : StatsRender.csvHeader); out.flush() }
         let body: (String, Int32) -> Int32 = { path, fd in
@@ -65,7 +69,7 @@ struct Stats: ParsableCommand {
                 if toDirectory { out.line(table == .classic ? StatsRender.classicCSVHeader : StatsRender.csvHeader) }
                 let rows = table == .classic ? StatsRender.classicCSV(report) : StatsRender.csv(report)
                 for l in rows.split(separator: "\n") { out.line(String(l)) }
-            case .text: for l in StatsRender.text(report).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
+            case .text: for l in StatsRender.text(report, width: width).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
             }
             out.flush()
             return 0

@@ -66,6 +66,30 @@ import Foundation
         #expect(narrow.contains("   124 01:04:08.966957 > [0x0001] ATT Write Response [36f5] (reply to #122)"))
     }
 
+    /// Issue 27: `stats` lines reached 221 columns (lightctl's characteristics table). On a
+    /// terminal its lines wrap under themselves and the table takes two lines per
+    /// characteristic when its rows do not fit; files, pipes and --wide keep every line whole.
+    @Test func statsFitsTheTerminal() throws {
+        let lightctl = CLI.corpus.appendingPathComponent("lightctl_btsnoop_hci.log").path
+        let wide = try Self.onTerminal(["stats", lightctl], columns: 120).map(Self.visible)
+        #expect(wide.allSatisfy { $0.count <= 120 }, "\(wide.filter { $0.count > 120 })")
+        let i = try #require(wide.firstIndex(of: "     1 0x0009  Generic Attribute / Service Changed / Client Characteristic Configuration"))
+        #expect(wide[i + 1] == "              2 write requests, 4 bytes to server, latency 46 ms/48 ms/52 ms/52 ms")
+        #expect(wide.contains("              1 write request, 2 bytes to server, latency 68 ms/68 ms/68 ms/68 ms"))
+        let narrow = try Self.onTerminal(["stats", lightctl], columns: 80).map(Self.visible)
+        #expect(narrow.allSatisfy { $0.count <= 80 }, "\(narrow.filter { $0.count > 80 })")
+        // Broken between the parts of a name and between counts, never inside one.
+        let j = try #require(narrow.firstIndex(of: "     1 0x0009  Generic Attribute / Service Changed /"))
+        #expect(Array(narrow[j + 1 ... j + 3]) == ["               Client Characteristic Configuration",
+                                                   "              2 write requests, 4 bytes to server,",
+                                                   "              latency 46 ms/48 ms/52 ms/52 ms"])
+        #expect(narrow.contains("  ! The capture starts during 1 connection(s): their set-up (parameters, role,"))
+        #expect(narrow.contains("    MTU exchange, pairing) is not in it. (from frame 11)"))
+        let row = "     1 0x0009      0      2      0     0     0    0           4          0  46 ms/48 ms/52 ms/52 ms         Generic Attribute / Service Changed / Client Characteristic Configuration"
+        #expect(try Self.onTerminal(["stats", "--wide", lightctl], columns: 80).map(Self.visible).contains(row))
+        #expect(try CLI.run(["stats", lightctl]).stdout.contains(row + "\n"))
+    }
+
     /// A sniffer's direction mark (`C→P`) takes three columns: lines still fit.
     @Test func snifferLinesFitTheTerminal() throws {
         let mouse = CLI.corpus.appendingPathComponent("tesible_mouse.pcapng").path
