@@ -118,8 +118,16 @@ public struct CaptureRecord {
     public var bytes: UnsafeRawBufferPointer
     /// Length of the packet before the capture cut it; equals bytes.count when whole.
     public var originalLength: Int
-    /// The format's own type for this record: H4 indicator, monitor opcode or PacketLogger type.
+    /// The format's own type for this record: H4 indicator, monitor opcode or PacketLogger type
+    /// (`noType` when the record has none: empty, or too short for its link type's header).
     public var sourceType: UInt16
+    public static let noType: UInt16 = 0xFFFF
+
+    /// The kind's name; an unknown kind with the format's code for it, "unknown (0x0a)".
+    public var kindName: String {
+        guard kind == .unknown, sourceType != Self.noType else { return kind.name }
+        return "unknown (" + Hex.fixed(UInt64(sourceType), width: sourceType > 0xFF ? 4 : 2) + ")"
+    }
     public var sniffer: SnifferInfo?
 
     public init(frame: Int, timestamp: Timestamp, direction: Direction?, adapter: UInt16 = 0,

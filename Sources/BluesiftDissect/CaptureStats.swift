@@ -45,6 +45,9 @@ public struct StatsReport: Codable, Sendable {
         public var att = 0, attErrors = 0, discoveryEnds = 0, smp = 0, smpPairingFailed = 0, hciCommandsFailed = 0
         public var reassemblyErrors = 0, malformedRecords = 0, vendorBadChecksums = 0
         public var advertisingReports = 0, unansweredRequests = 0
+        /// Requests whose answer the sniffer saw only with a bad CRC, acknowledged by the
+        /// requester: answered on the link, so not in `unansweredRequests`.
+        public var crcBadResponses = 0
         public var reads = 0, writeRequests = 0, writeCommands = 0, notifications = 0, indications = 0
         /// Classic: SDP PDUs, AVDTP signalling packets and media packets, AVRCP commands and
         /// responses, RFCOMM frames, HFP/HSP AT command lines and result code lines, SCO packets.
@@ -302,7 +305,12 @@ public final class CaptureStats {
     public var report: StatsReport
 
     struct ConnKey: Hashable { var adapter: UInt16; var handle: UInt16 }
-    struct Pending { var frame: Int; var us: Int64; var opcode: UInt8; var handle: UInt16?; var char: Int? }
+    struct Pending {
+        var frame: Int; var us: Int64; var opcode: UInt8; var handle: UInt16?; var char: Int?
+        /// A PDU the other side sent after it, seen only with a bad CRC and acknowledged by
+        /// this side: (its frame, acknowledged by the central).
+        var crcBad: (frame: Int, byCentral: Bool)?
+    }
     struct ConnState {
         var index: Int
         var chars: [UInt16: Int] = [:]
@@ -352,6 +360,9 @@ public final class CaptureStats {
     var firstJitterFrame: Int?
     var vendorDiagnostics = 0
     var firstVendorDiagnostic: Int?
+    /// Requests answered by a PDU the sniffer saw only with a bad CRC: (request, opcode,
+    /// CRC-bad frame, acknowledged by the central), the first few for the quality note.
+    var crcBadResponses: [(request: Int, opcode: UInt8, frame: Int, byCentral: Bool)] = []
 
     public func add(_ a: inout AnalyzedFrame, decoder: ProtocolDecoder) {
         let r = a.decoded.record
@@ -611,6 +622,11 @@ public final class CaptureStats {
     }
 
     func unanswered(_ p: Pending, _ conn: Int, until us: Int64, reason: String) {
+        if let bad = p.crcBad {
+            report.counts.crcBadResponses += 1
+            if crcBadResponses.count < 5 { crcBadResponses.append((p.frame, p.opcode, bad.frame, bad.byCentral)) }
+            return
+        }
         let waited = us - p.us
         let timedOut = waited >= unansweredAfterUs
         guard timedOut || reason != "the capture ended" else { return }
@@ -650,6 +666,15 @@ public final class CaptureStats {
         }
         guard let i = connection(r.adapter, c, r, decoder) else { return }
         report.connections[i].lastFrame = r.frame; report.connections[i].lastUs = us
+        // This side acknowledged a PDU the sniffer saw with a bad CRC: the answer to its open
+        // request (or indication) sent before that PDU, most likely.
+        if let bad = ll.acknowledgesCRCBad, let fromCentral = ll.fromCentral, let s = conns[ConnKey(adapter: r.adapter, handle: c)] {
+            let side = fromCentral ? 0 : 1
+            if let slot = [side * 2, side * 2 + 1].filter({ s.pending[$0].map { $0.frame < bad && $0.crcBad == nil } ?? false })
+                .min(by: { s.pending[$0]!.frame < s.pending[$1]!.frame }) {
+                conns[ConnKey(adapter: r.adapter, handle: c)]!.pending[slot]!.crcBad = (bad, fromCentral)
+            }
+        }
         if ll.encrypted {
             report.connections[i].encryptedFrames += 1
             llEncryptedFrames += 1
@@ -1011,6 +1036,16 @@ public final class CaptureStats {
             q.append(.init(code: "clock_jitter", severity: "info",
                            message: "\(jitter) timestamp(s) step back by at most \(maxJitterUs < 1000 ? "\(maxJitterUs) µs" : "\(maxJitterUs / 1000) ms"): the clock has jitter; records are in the file's order.",
                            advice: "Nothing to do: latencies near that size are approximate.", frame: firstJitterFrame))
+        }
+        if let first = crcBadResponses.first {
+            let n = report.counts.crcBadResponses
+            let list = crcBadResponses.map { "\(ATTOpcode(rawValue: $0.opcode).name) #\($0.request) → #\($0.frame)" }.joined(separator: ", ")
+                + (n > crcBadResponses.count ? ", …" : "")
+            let message = n == 1
+                ? "1 ATT request was answered by a PDU the sniffer saw only with a bad CRC (\(list)): the \(first.byCentral ? "central" : "peripheral") acknowledged it, so the link carried the answer; what it said is not in the capture."
+                : "\(n) ATT requests were answered by PDUs the sniffer saw only with a bad CRC (\(list)): their requesters acknowledged them, so the link carried the answers; what they said is not in the capture."
+            q.append(.init(code: "response_crc_bad", severity: "info", message: message,
+                           advice: Origin.sniffer.bufferAdvice, frame: first.request))
         }
         if isSniffer, llEncryptedFrames > 0 {
             let sawPairing = pairingFrames > 0

@@ -17,7 +17,7 @@ public struct FrameFilter: Sendable {
     var protocolLayers: DecodedFrame.Layers = []
     public var attOpcodes: Set<UInt8> = []
     public var handles: Set<UInt16> = []
-    public var frames: ClosedRange<Int>?
+    public var frames: FrameSet?
     /// ATT records addressing this characteristic (its declaration, value or descriptors).
     public var characteristic: Attribute?
     /// ATT records inside this service (with `characteristic`: that characteristic of it).
@@ -44,6 +44,29 @@ public struct FrameFilter: Sendable {
 
     public init() {}
 
+    /// Frame numbers as tshark users type them (`347,431-435`): ranges, sorted and merged.
+    public struct FrameSet: Sendable, Equatable {
+        public private(set) var ranges: [ClosedRange<Int>] = []
+
+        public init(_ ranges: [ClosedRange<Int>]) {
+            for r in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+                if let last = self.ranges.last, r.lowerBound <= last.upperBound &+ 1 {
+                    self.ranges[self.ranges.count - 1] = last.lowerBound...max(last.upperBound, r.upperBound)
+                } else {
+                    self.ranges.append(r)
+                }
+            }
+        }
+
+        @inlinable public func contains(_ frame: Int) -> Bool {
+            // One or two ranges as a rule: a walk beats a search.
+            for r in ranges where frame <= r.upperBound { return frame >= r.lowerBound }
+            return false
+        }
+
+        public var last: Int { ranges.last?.upperBound ?? 0 }
+    }
+
     /// A characteristic or service, by UUID or by name ("Battery Level", "battery-level").
     public enum Attribute: Sendable, Equatable {
         case uuid(BluetoothUUID)
@@ -67,13 +90,16 @@ public struct FrameFilter: Sendable {
         }
     }
 
-    /// An absolute time, or an offset from the capture's first record.
+    /// An absolute time, an offset from the capture's first record, or a time of day (UTC, as
+    /// `dump` prints it) on the capture's date.
     public enum TimeBound: Sendable, Equatable {
         case absolute(Timestamp)
         case relative(microseconds: Int64)
+        case timeOfDay(nanoseconds: Int64)
 
-        /// RFC 3339 (`2026-07-19T11:01:49.5Z`, `…+02:00`) or `+12.5s` / `+250ms` / `+5min` / `+1h` / `+90`
-        /// (seconds) after the first record.
+        /// RFC 3339 (`2026-07-19T11:01:49.5Z`, `…+02:00`; without a zone, UTC as `dump` prints
+        /// times), a time of day as `dump` prints it (`11:01:49.5`, `11:01`), or `+12.5s` /
+        /// `+250ms` / `+5min` / `+1h` / `+90` (seconds) after the first record.
         public init?(_ text: String) {
             if text.hasPrefix("+") {
                 var body = Substring(text.dropFirst())
@@ -88,22 +114,65 @@ public struct FrameFilter: Sendable {
                 self = .relative(microseconds: Int64((v * scale).rounded()))
                 return
             }
+            if let ns = Self.parseTimeOfDay(text) { self = .timeOfDay(nanoseconds: ns); return }
             guard let t = Self.parseRFC3339(text) else { return nil }
             self = .absolute(t)
         }
 
-        func resolve(_ origin: Timestamp) -> Timestamp {
+        /// A time of day is the first such time at or after the first record: on its date, or
+        /// the next day for a capture that runs past midnight (dump's times read on from the
+        /// first record).
+        public func resolve(_ origin: Timestamp) -> Timestamp {
             switch self {
             case .absolute(let t): return t
             case .relative(let us):
                 return Timestamp(seconds: origin.seconds, overflowingNanoseconds: Int64(origin.nanoseconds) + us * 1000)
+            case .timeOfDay(let ns):
+                var day = origin.seconds - ((origin.seconds % 86_400) + 86_400) % 86_400
+                var t = Timestamp(seconds: day, overflowingNanoseconds: ns)
+                if t < origin { day += 86_400; t = Timestamp(seconds: day, overflowingNanoseconds: ns) }
+                return t
             }
         }
 
-        /// `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`; a space may stand for `T`.
+        /// `HH:MM[:SS[.frac]]`, optionally ending in `Z`: nanoseconds since midnight.
+        static func parseTimeOfDay(_ s: String) -> Int64? {
+            var b = Array(s.utf8)
+            if b.last == 0x5A || b.last == 0x7A { b.removeLast() }
+            guard b.count >= 5, b[2] == 0x3A else { return nil }
+            func num(_ from: Int, _ n: Int) -> Int64? {
+                guard from + n <= b.count else { return nil }
+                var v: Int64 = 0
+                for c in b[from..<from + n] {
+                    guard c >= 0x30 && c <= 0x39 else { return nil }
+                    v = v * 10 + Int64(c - 0x30)
+                }
+                return v
+            }
+            guard let h = num(0, 2), let m = num(3, 2), h < 24, m < 60 else { return nil }
+            var sec: Int64 = 0, nanos: Int64 = 0, i = 5
+            if i < b.count {
+                guard b[i] == 0x3A, let s = num(i + 1, 2), s < 60 else { return nil }
+                sec = s; i += 3
+                if i < b.count {
+                    guard b[i] == 0x2E else { return nil }
+                    i += 1
+                    var digits = 0
+                    while i < b.count, b[i] >= 0x30 && b[i] <= 0x39 {
+                        if digits < 9 { nanos = nanos * 10 + Int64(b[i] - 0x30); digits += 1 }
+                        i += 1
+                    }
+                    guard digits > 0, i == b.count else { return nil }
+                    for _ in digits..<9 { nanos *= 10 }
+                }
+            }
+            return ((h * 60 + m) * 60 + sec) * 1_000_000_000 + nanos
+        }
+
+        /// `YYYY-MM-DDTHH:MM:SS[.frac][Z|±HH:MM]`; a space may stand for `T`; no zone is UTC.
         static func parseRFC3339(_ s: String) -> Timestamp? {
             let b = Array(s.utf8)
-            guard b.count >= 20 else { return nil }
+            guard b.count >= 19 else { return nil }
             func num(_ from: Int, _ n: Int) -> Int64? {
                 guard from + n <= b.count else { return nil }
                 var v: Int64 = 0
@@ -130,8 +199,8 @@ public struct FrameFilter: Sendable {
                 for _ in digits..<9 { nanos *= 10 }
             }
             var offset: Int64 = 0
-            guard i < b.count else { return nil }
-            if b[i] == 0x5A || b[i] == 0x7A { i += 1 }
+            if i == b.count {}   // no zone: UTC, as dump and info print times
+            else if b[i] == 0x5A || b[i] == 0x7A { i += 1 }
             else if b[i] == 0x2B || b[i] == 0x2D, let oh = num(i + 1, 2), i + 3 < b.count, b[i + 3] == 0x3A, let om = num(i + 4, 2) {
                 offset = (oh * 3600 + om * 60) * (b[i] == 0x2D ? -1 : 1)
                 i += 6
@@ -160,7 +229,7 @@ public struct FrameFilter: Sendable {
 
     /// True once no later frame can match (frame range passed): lets a command stop reading.
     public func isExhausted(after frame: Int) -> Bool {
-        if let r = frames { return frame >= r.upperBound }
+        if let r = frames { return frame >= r.last }
         return false
     }
 

@@ -84,26 +84,32 @@ enum FrameNaming {
     /// " [Battery / Battery Level] battery 87%"
     /// `short`: a 128-bit UUID without a name as its first 8 digits and "…" (narrow terminals);
     /// a name says it all, so a named UUID is only its name.
-    static func summary(_ a: AnalyzedFrame, short: Bool = false) -> String? {
+    /// `service: false`: without the service when a characteristic says more (narrow lines).
+    static func summary(_ a: AnalyzedFrame, short: Bool = false, service: Bool = true) -> String? {
         guard let loc = a.location else { return nil }
         func text(_ u: BluetoothUUID) -> String {
             if let n = GATTNames.name(u) { return GATTNames.label(u.description, name: n) }
-            let d = u.description
-            guard short && d.count > 8 else { return d }
-            // One vendor's UUIDs often share their first 8 digits (21c50462-…-9aeb service,
-            // 21c50462-…-9af0 characteristic): then the last 4 tell them apart.
-            let others = [loc.service, loc.characteristic, loc.descriptor].compactMap { $0 }.filter { $0 != u }.map(\.description)
-            let head = d.prefix(8), tail = d.suffix(4)
-            if !others.contains(where: { $0.prefix(8) == head }) { return head + "…" }
-            if !others.contains(where: { $0.prefix(8) == head && $0.suffix(4) == tail }) { return head + "…" + tail }
-            return d
+            return short ? shortText(u, loc) : u.description
         }
-        var parts = [text(loc.service)]
+        var parts = service || loc.characteristic == nil ? [text(loc.service)] : []
         if let c = loc.characteristic { parts.append(text(c)) }
         if let d = loc.descriptor { parts.append(text(d)) }
         var s = "[" + parts.joined(separator: " / ") + "]"
         if let text = valueText(a, loc) { s += " " + text }
         return s
+    }
+
+    /// A 128-bit UUID without a name as its first 8 digits and "…". One vendor's UUIDs often
+    /// share those (21c50462-…-9aeb service, 21c50462-…-9af0 characteristic): then the last 4
+    /// tell them apart.
+    static func shortText(_ u: BluetoothUUID, _ loc: GATTDatabase.Location) -> String {
+        let d = u.description
+        guard d.count > 8 else { return d }
+        let others = [loc.service, loc.characteristic, loc.descriptor].compactMap { $0 }.filter { $0 != u }.map(\.description)
+        let head = d.prefix(8), tail = d.suffix(4)
+        if !others.contains(where: { $0.prefix(8) == head }) { return head + "…" }
+        if !others.contains(where: { $0.prefix(8) == head && $0.suffix(4) == tail }) { return head + "…" + tail }
+        return d
     }
 
     /// The decoded value: a standard characteristic's ("battery 87%", "\"1.4.2\""), or a

@@ -27,10 +27,11 @@ public struct FrameText {
 
     /// "                       = characteristic 00020005-574f-4f20-5370-6865726f2121": the
     /// whole of each unnamed 128-bit UUID that the summary line shortened, the first time.
-    func legend(_ a: AnalyzedFrame, into out: inout [UInt8]) {
+    /// Only those the line shows (a narrow line drops the service, or cuts the name).
+    func legend(_ a: AnalyzedFrame, line: String, into out: inout [UInt8]) {
         guard let loc = a.location else { return }
         for (role, u) in [("service", loc.service), ("characteristic", loc.characteristic), ("descriptor", loc.descriptor)] {
-            guard let u, GATTNames.name(u) == nil, u.description.count > 8,
+            guard let u, GATTNames.name(u) == nil, u.description.count > 8, line.contains(FrameNaming.shortText(u, loc)),
                   shown.uuids.count < ShownUUIDs.limit, shown.uuids.insert(u).inserted else { continue }
             let line = String(repeating: " ", count: 23) + "= " + role + " " + u.description
             out.append(contentsOf: (color ? Self.dim + line + Self.reset : line).utf8)
@@ -46,17 +47,72 @@ public struct FrameText {
 
     /// `short`: 128-bit UUIDs without a name as their first 8 digits and "…".
     static func summary(_ a: AnalyzedFrame, short: Bool) -> String {
+        let p = parts(a, short: short)
+        return p.core + p.naming + p.vendor + p.reply
+    }
+
+    /// The summary's parts: the PDU's own text, its GATT name (with a service, and without
+    /// one: `nil` when the same), a plugin's messages, "(reply to …)" (with the request's
+    /// handle, and without).
+    struct Parts {
+        var core: String, naming = "", namingWithoutService: String? = nil, vendor = "", reply = "", shortReply = ""
+    }
+
+    static func parts(_ a: AnalyzedFrame, short: Bool) -> Parts {
         let f = a.decoded
-        guard let top = FrameLayer.mostSpecific(f.layers) else { return f.record.kind.name }
-        var s = top.summary(f)
-        if top == .att { if let n = FrameNaming.summary(a, short: short) { s += " " + n } }
-        if let v = a.vendor { s += VendorRendering.summary(v) }
+        guard let top = FrameLayer.mostSpecific(f.layers) else { return Parts(core: f.record.kindName) }
+        var p = Parts(core: top.summary(f))
+        if top == .att, let n = FrameNaming.summary(a, short: short) {
+            p.naming = " " + n
+            if let w = FrameNaming.summary(a, short: short, service: false), w != n { p.namingWithoutService = " " + w }
+        }
+        if let v = a.vendor { p.vendor = VendorRendering.summary(v) }
         if top == .att, let t = f.attTransaction {
             let msClock = f.record.timestamp.nanoseconds % 1_000_000 == 0 && t.latencyMicroseconds % 1000 == 0
             let h = t.requestHandle.map { " handle " + Hex.fixed(UInt64($0), width: 4) } ?? ""
-            s += " (reply to #\(t.requestFrame)\(h), \(TimeFormat.latency(microseconds: t.latencyMicroseconds, millisecondClock: msClock)))"
+            let latency = TimeFormat.latency(microseconds: t.latencyMicroseconds, millisecondClock: msClock)
+            p.reply = " (reply to #\(t.requestFrame)\(h), \(latency))"
+            p.shortReply = " (reply to #\(t.requestFrame), \(latency))"
         }
-        return s
+        return p
+    }
+
+    /// The summary in `room` columns. Too long, it loses, one step at a time until it fits:
+    /// the reply's handle (the request shows it), the service of its GATT name, the end of the
+    /// PDU's own fields (at a space), the reply's latency, the end of the GATT name; so that
+    /// what the PDU is, what it is about and what it answers stay readable. Past that it is
+    /// cut at its end.
+    static func fitted(_ a: AnalyzedFrame, room: Int) -> String {
+        let p = parts(a, short: true)
+        let core = TerminalText.escape(p.core), vendor = TerminalText.escape(p.vendor)
+        let naming = TerminalText.escape(p.naming), narrow = p.namingWithoutService.map(TerminalText.escape) ?? naming
+        let bare = a.decoded.attTransaction.map { " (reply to #\($0.requestFrame))" } ?? ""
+        // The PDU's name, never cut: the words before its first field ("handle=0x0020").
+        let nameEnd = core.split(separator: " ", omittingEmptySubsequences: false).prefix { !$0.contains("=") }
+            .reduce(-1) { $0 + $1.count + 1 }
+        // The PDU's name and as many whole fields as fit ("ATT Write Request handle=0x0020…").
+        func cut(_ tail: String) -> String? {
+            if core.count + tail.count <= room { return core + tail }
+            let keep = room - tail.count - 1
+            guard !tail.isEmpty, keep >= nameEnd else { return nil }
+            var c = core.prefix(keep)
+            if let sp = c.lastIndex(of: " "), c.distance(from: c.startIndex, to: sp) >= nameEnd { c = c[..<sp] }
+            return String(c) + "…" + tail
+        }
+        for (n, r, cutting) in [(naming, p.reply, false), (naming, p.shortReply, false), (narrow, p.shortReply, false),
+                                (narrow, p.shortReply, true), (narrow, bare, false), (narrow, bare, true)] {
+            let tail = n + vendor + r
+            if core.count + tail.count <= room { return core + tail }
+            if cutting, let s = cut(tail) { return s }
+        }
+        let coreRoom = nameEnd
+        let nameRoom = room - coreRoom - (coreRoom < core.count ? 1 : 0) - vendor.count - bare.count
+        if narrow.count > 6, nameRoom >= 6 {
+            let c = coreRoom < core.count ? String(core.prefix(coreRoom)) + "…" : core
+            return c + String(narrow.prefix(nameRoom - 1)) + "…" + vendor + bare
+        }
+        let all = core + narrow + vendor + bare
+        return all.count <= room ? all : String(all.prefix(room - 1)) + "…"
     }
 
     public func render(_ a: AnalyzedFrame, into out: inout [UInt8]) {
@@ -82,8 +138,15 @@ public struct FrameText {
         }
         // ATT errors, failed commands and disconnections for a failure are marked red.
         let failed = color && FrameFilter.isFailure(f)
-        var rest = TerminalText.escape(Self.summary(a, short: width != nil))
-        if r.isTruncated { rest += " [truncated \(r.bytes.count)/\(r.originalLength)]" }
+        // The head (frame, time, mark, connection) is plain ASCII but for the mark's colour.
+        // The mark is one column ("<", ">", "=") or three ("C→P" of a sniffer), then a space.
+        let markColumns = r.direction == nil && r.kind == .ll && f.ll?.fromCentral != nil ? 3 : 1
+        let headColumns = 6 + 1 + 15 + 1 + markColumns + 1 + (f.connection != nil ? 9 : 0) + max(0, frame.count - 6)
+        let room = width.map { max(10, $0 - headColumns) }
+        let truncation = r.isTruncated ? " [truncated \(r.bytes.count)/\(r.originalLength)]" : ""
+        let fit = room.map { Self.fitted(a, room: $0 - truncation.count) }
+        var rest = fit ?? TerminalText.escape(Self.summary(a, short: false))
+        rest += truncation
         var errorText = ""
         for (i, e) in f.errors.enumerated() {
             // One damage can be found by two layers (an LL advertising PDU and its AD data): once.
@@ -91,12 +154,7 @@ public struct FrameText {
             if f.errors[..<i].contains(where: { $0.message == e.message }) || rest.contains(e.message) { continue }
             errorText += TerminalText.escape(" [\(e.layer.isEmpty ? "" : e.layer + ": ")\(e.message)]")
         }
-        if let width {
-            // The head (frame, time, mark, connection) is plain ASCII but for the mark's colour.
-            // The mark is one column ("<", ">", "=") or three ("C→P" of a sniffer), then a space.
-            let markColumns = r.direction == nil && r.kind == .ll && f.ll?.fromCentral != nil ? 3 : 1
-            let headColumns = 6 + 1 + 15 + 1 + markColumns + 1 + (f.connection != nil ? 9 : 0) + max(0, frame.count - 6)
-            let room = max(10, width - headColumns)
+        if let room {
             let all = rest + errorText
             if all.count > room {
                 let cut = String(all.prefix(room - 1)) + "…"
@@ -116,7 +174,7 @@ public struct FrameText {
         }
         out.append(contentsOf: line.utf8)
         out.append(0x0A)
-        if width != nil { legend(a, into: &out) }
+        if let fit { legend(a, line: fit, into: &out) }
         guard verbose else { return }
         var tree = TextFieldWriter(depth: 1)
         var layers = f.layers

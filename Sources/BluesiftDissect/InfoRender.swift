@@ -92,7 +92,10 @@ public enum InfoRender {
         p.append("\(air.packets) data PDUs")
         if air.retransmissions > 0 { p.append("\(air.retransmissions) retransmissions") }
         if air.missed > 0 { p.append("\(air.missed) with packets missed before") }
-        if air.crcBad > 0 { p.append("\(air.crcBad) CRC-bad") }
+        if air.crcBad > 0 {
+            // Acknowledged by the receiver's NESN: lost by the sniffer only, not by the link.
+            p.append("\(air.crcBad) CRC-bad" + (air.firstCRCBadAcknowledged.map { " (\(air.crcBadAcknowledged) received by the link, acknowledged: first #\($0))" } ?? ""))
+        }
         if let r = air.terminateReason {
             p.append("ended by LL_TERMINATE_IND: \(HCIStatus(r).name) (\(Hex.fixed(UInt64(r), width: 2)))")
         } else if air.supervisionTimeout {

@@ -83,7 +83,10 @@ public enum StatsRender {
         return parts.isEmpty ? "(unnamed)" : parts.joined(separator: " / ")
     }
 
-    public static func text(_ r: StatsReport) -> String {
+    /// `width`: a terminal's columns: long lines are wrapped under themselves, and the
+    /// characteristics table, when its rows do not fit, takes two lines per characteristic
+    /// (its name, then the counts that are not 0). Nil: every line whole (files, pipes).
+    public static func text(_ r: StatsReport, width: Int? = nil) -> String {
         var o: [String] = []
         o.append("file:        \(r.file)")
         o.append("format:      \(r.format)")
@@ -148,19 +151,25 @@ public enum StatsRender {
         }
         o.append("")
         o.append("characteristics: \(r.characteristics.count)")
-        if !r.characteristics.isEmpty {
-            o.append("  conn handle  reads wr-req wr-cmd notif indic errs   bytes→srv  bytes←srv  latency min/median/p95/max      name")
+        let rows = characteristicRows(r)
+        if let width, rows.contains(where: { $0.count > width }) {
+            o.append("  conn handle  name; then counts not 0, latency min/median/p95/max")
             for c in r.characteristics {
-                let n = StatsRender.padded
-                var lat = "-"
-                if let l = c.latency {
-                    lat = [l.minUs, l.medianUs, l.p95Us, l.maxUs].map {
-                        TimeFormat.latency(microseconds: $0, millisecondClock: r.millisecondClock)
-                    }.joined(separator: "/")
+                var counts: [String] = []
+                for (n, label) in [(c.reads, "reads"), (c.writeRequests, "write requests"), (c.writeCommands, "write commands"),
+                                   (c.notifications, "notifications"), (c.indications, "indications"), (c.errors, "errors"),
+                                   (c.bytesToServer, "bytes to server"), (c.bytesFromServer, "bytes from server")] where n > 0 {
+                    counts.append("\(n) " + (n == 1 ? label.replacingOccurrences(of: "s ", with: " ").replacingOccurrences(of: "s$", with: "", options: .regularExpression) : label))
                 }
-                lat += String(repeating: " ", count: max(0, 31 - lat.count))   // "9999 µs" four times
-                o.append("  \(n(c.connection, 4)) \(Hex.fixed(UInt64(c.handle), width: 4)) \(n(c.reads, 6)) \(n(c.writeRequests, 6)) \(n(c.writeCommands, 6)) \(n(c.notifications, 5)) \(n(c.indications, 5)) \(n(c.errors, 4)) \(n(c.bytesToServer, 11)) \(n(c.bytesFromServer, 10))  \(lat) \(characteristicLabel(c))")
+                if let l = c.latency { counts.append("latency " + latencyText(l, r)) }
+                // Broken between the parts of the name and between counts, never inside one.
+                let head = "  \(StatsRender.padded(c.connection, 4)) \(Hex.fixed(UInt64(c.handle), width: 4))  "
+                o += joined(head, characteristicLabel(c).components(separatedBy: " / "), " / ", hang: head.count, width)
+                o += joined(String(repeating: " ", count: 14), counts.isEmpty ? ["no operations"] : counts, ", ", hang: 14, width)
             }
+        } else if !r.characteristics.isEmpty {
+            o.append("  conn handle  reads wr-req wr-cmd notif indic errs   bytes→srv  bytes←srv  latency min/median/p95/max      name")
+            o += rows
         }
         if !r.classic.isEmpty {
             o.append("")
@@ -183,6 +192,67 @@ public enum StatsRender {
             o.append("  #\(p.frame) \(p.kind): \(p.message)" + (p.requestFrame.map { " (request #\($0))" } ?? ""))
         }
         if total > 50 { o.append("  … \(total - 50) more (--format json lists up to \(StatsLimits.problems))") }
-        return o.joined(separator: "\n")
+        guard let width else { return o.joined(separator: "\n") }
+        return o.flatMap { wrap($0, width) }.joined(separator: "\n")
+    }
+
+    /// The characteristics table's rows (one line each, as files and pipes get them).
+    static func characteristicRows(_ r: StatsReport) -> [String] {
+        r.characteristics.map { c in
+            let n = StatsRender.padded
+            var lat = c.latency.map { latencyText($0, r) } ?? "-"
+            lat += String(repeating: " ", count: max(0, 31 - lat.count))   // "9999 µs" four times
+            return "  \(n(c.connection, 4)) \(Hex.fixed(UInt64(c.handle), width: 4)) \(n(c.reads, 6)) \(n(c.writeRequests, 6)) \(n(c.writeCommands, 6)) \(n(c.notifications, 5)) \(n(c.indications, 5)) \(n(c.errors, 4)) \(n(c.bytesToServer, 11)) \(n(c.bytesFromServer, 10))  \(lat) \(characteristicLabel(c))"
+        }
+    }
+
+    static func latencyText(_ l: StatsReport.Latency, _ r: StatsReport) -> String {
+        [l.minUs, l.medianUs, l.p95Us, l.maxUs].map { TimeFormat.latency(microseconds: $0, millisecondClock: r.millisecondClock) }
+            .joined(separator: "/")
+    }
+
+    /// `items` after `head`, joined by `separator`, broken between items (the separator ends
+    /// the line), the rest `hang` columns in; an item longer than a line is left to `wrap`.
+    static func joined(_ head: String, _ items: [String], _ separator: String, hang: Int, _ width: Int) -> [String] {
+        var out: [String] = [], line = head, first = true
+        let sep = separator.hasSuffix(" ") ? String(separator.dropLast()) : separator
+        for (i, item) in items.enumerated() {
+            let piece = item + (i < items.count - 1 ? sep : "")
+            if !first && line.count + 1 + piece.count > width {
+                out.append(line)
+                line = String(repeating: " ", count: hang) + piece
+            } else {
+                line += (first ? "" : " ") + piece
+            }
+            first = false
+        }
+        out.append(line)
+        return out
+    }
+
+    /// A line in `width` columns, broken at spaces; the rest under its text (after a "! ",
+    /// "i " or "→ " mark), or 4 columns in. A word longer than the line is cut.
+    static func wrap(_ line: String, _ width: Int) -> [String] {
+        guard line.count > width else { return [line] }
+        let lead = line.prefix { $0 == " " }.count
+        let body = line.dropFirst(lead)
+        var hang = lead + (["! ", "i ", "→ "].contains { body.hasPrefix($0) } ? 2 : 4)
+        // "records:     61318, …": under the value.
+        if lead == 0, let colon = line.firstIndex(of: ":"), line[line.index(after: colon)...].hasPrefix(" ") {
+            let value = line[line.index(after: colon)...].prefix { $0 == " " }.count
+            hang = line.distance(from: line.startIndex, to: colon) + 1 + value
+        }
+        var out: [String] = [], current = String(line.prefix(lead))
+        for word in body.split(separator: " ", omittingEmptySubsequences: false) {
+            let atStart = current.count == (out.isEmpty ? lead : hang)
+            if !atStart && current.count + 1 + word.count > width {
+                out.append(current)
+                current = String(repeating: " ", count: hang)
+            }
+            let w = current.count + word.count > width ? String(word.prefix(max(1, width - current.count - 1))) + "…" : String(word)
+            current += (current.count == (out.isEmpty ? lead : hang) ? "" : " ") + w
+        }
+        out.append(current)
+        return out
     }
 }

@@ -40,10 +40,13 @@ public struct GATTDatabase: Sendable, Equatable {
     ]
 
     public var services: [Service] = []
+    /// Characteristics declared outside every discovered service (declarations read without
+    /// primary service discovery), by handle; a service discovered later takes them in.
+    public var undiscovered: [Characteristic] = []
 
-    public init(services: [Service] = []) { self.services = services }
+    public init(services: [Service] = [], undiscovered: [Characteristic] = []) { self.services = services; self.undiscovered = undiscovered }
 
-    public var isEmpty: Bool { services.isEmpty }
+    public var isEmpty: Bool { services.isEmpty && undiscovered.isEmpty }
 
     /// What a handle is, in GATT terms.
     public struct Location: Sendable, Equatable {
@@ -106,6 +109,7 @@ public struct GATTDatabase: Sendable, Equatable {
     /// Drops everything in a handle range (Service Changed, Core 5.4 Vol 3 Part G §7.1).
     public mutating func invalidate(from start: UInt16, to end: UInt16) {
         services.removeAll { $0.start <= end && $0.end >= start }
+        undiscovered.removeAll { $0.handle >= start && $0.handle <= end }
     }
 
     // MARK: building
@@ -117,10 +121,17 @@ public struct GATTDatabase: Sendable, Equatable {
             services.append(s)
             services.sort { $0.start < $1.start }
         }
+        let inside = undiscovered.filter { s.start <= $0.handle && $0.handle <= s.end }
+        guard !inside.isEmpty else { return }
+        undiscovered.removeAll { s.start <= $0.handle && $0.handle <= s.end }
+        for c in inside { addCharacteristic(c) }
     }
 
     public mutating func addCharacteristic(_ c: Characteristic) {
-        guard let si = services.firstIndex(where: { $0.start <= c.handle && c.handle <= $0.end }) else { return }
+        guard let si = services.firstIndex(where: { $0.start <= c.handle && c.handle <= $0.end }) else {
+            Self.insert(c, into: &undiscovered)
+            return
+        }
         if let ci = services[si].characteristics.firstIndex(where: { $0.handle == c.handle }) {
             let descriptors = services[si].characteristics[ci].descriptors
             services[si].characteristics[ci] = c
@@ -128,6 +139,18 @@ public struct GATTDatabase: Sendable, Equatable {
         } else {
             services[si].characteristics.append(c)
             services[si].characteristics.sort { $0.handle < $1.handle }
+        }
+    }
+
+    /// Inserts or replaces (by declaration handle, descriptors kept) in handle order.
+    static func insert(_ c: Characteristic, into list: inout [Characteristic]) {
+        if let ci = list.firstIndex(where: { $0.handle == c.handle }) {
+            let descriptors = list[ci].descriptors
+            list[ci] = c
+            list[ci].descriptors = descriptors
+        } else {
+            list.append(c)
+            list.sort { $0.handle < $1.handle }
         }
     }
 
@@ -144,13 +167,21 @@ public struct GATTDatabase: Sendable, Equatable {
     }
 
     mutating func addDescriptorIfOwned(handle: UInt16, uuid: BluetoothUUID) {
-        guard let si = services.firstIndex(where: { $0.start <= handle && handle <= $0.end }) else { return }
-        guard let ci = services[si].characteristics.lastIndex(where: { $0.handle < handle }) else { return }
-        let c = services[si].characteristics[ci]
+        if let si = services.firstIndex(where: { $0.start <= handle && handle <= $0.end }) {
+            Self.addDescriptor(handle: handle, uuid: uuid, to: &services[si].characteristics)
+        } else {
+            Self.addDescriptor(handle: handle, uuid: uuid, to: &undiscovered)
+        }
+    }
+
+    /// A descriptor belongs to the characteristic it follows, after that one's value.
+    static func addDescriptor(handle: UInt16, uuid: BluetoothUUID, to chars: inout [Characteristic]) {
+        guard let ci = chars.lastIndex(where: { $0.handle < handle }) else { return }
+        let c = chars[ci]
         guard handle > c.valueHandle else { return }
         if !c.descriptors.contains(where: { $0.handle == handle }) {
-            services[si].characteristics[ci].descriptors.append(Descriptor(handle: handle, uuid: uuid))
-            services[si].characteristics[ci].descriptors.sort { $0.handle < $1.handle }
+            chars[ci].descriptors.append(Descriptor(handle: handle, uuid: uuid))
+            chars[ci].descriptors.sort { $0.handle < $1.handle }
         }
     }
 }

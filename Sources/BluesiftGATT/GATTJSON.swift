@@ -4,7 +4,9 @@ import BluesiftWire
 /// The `gatt --format json` schema, also accepted by `--gatt FILE`:
 /// {"devices": [{"address", "services": [{"uuid","name","start","end","primary",
 ///   "characteristics": [{"uuid","name","handle","value_handle","properties",
-///     "descriptors": [{"handle","uuid","name"}]}]}]}]}
+///     "descriptors": [{"handle","uuid","name"}]}]}],
+///   "undiscovered": [characteristics as above]}]}   (`undiscovered` only when there are
+///   characteristics outside every discovered service)
 public enum GATTJSON {
     public struct Device: Sendable, Equatable {
         /// "c0:ba:0d:00:00:01", or "connection 0x0040" when the capture never said.
@@ -23,20 +25,30 @@ public enum GATTJSON {
                 s += "    {\"uuid\": \(quote(svc.uuid.description)), \"name\": \(name(svc.uuid)), \"start\": \(svc.start), \"end\": \(svc.end), \"primary\": \(svc.primary)"
                 if !svc.includes.isEmpty { s += ", \"includes\": [\(svc.includes.map(String.init).joined(separator: ", "))]" }
                 s += ",\n     \"characteristics\": ["
-                for (ci, c) in svc.characteristics.enumerated() {
-                    s += ci == 0 ? "\n" : ",\n"
-                    let props = GATTDatabase.propertyNames.filter { c.properties & $0.bit != 0 }.map { quote($0.name) }
-                    s += "      {\"uuid\": \(quote(c.uuid.description)), \"name\": \(name(c.uuid)), \"handle\": \(c.handle), \"value_handle\": \(c.valueHandle), \"properties\": [\(props.joined(separator: ", "))]"
-                    s += ", \"descriptors\": ["
-                    s += c.descriptors.map { "{\"handle\": \($0.handle), \"uuid\": \(quote($0.uuid.description)), \"name\": \(name($0.uuid))}" }.joined(separator: ", ")
-                    s += "]}"
-                }
+                characteristics(svc.characteristics, indent: "      ", into: &s)
                 s += svc.characteristics.isEmpty ? "]}" : "\n     ]}"
             }
-            s += d.database.services.isEmpty ? "]}" : "\n  ]}"
+            s += d.database.services.isEmpty ? "]" : "\n  ]"
+            if !d.database.undiscovered.isEmpty {
+                s += ",\n   \"undiscovered\": ["
+                characteristics(d.database.undiscovered, indent: "    ", into: &s)
+                s += "\n   ]"
+            }
+            s += "}"
         }
         s += devices.isEmpty ? "]}\n" : "\n]}\n"
         return s
+    }
+
+    static func characteristics(_ list: [GATTDatabase.Characteristic], indent: String, into s: inout String) {
+        for (ci, c) in list.enumerated() {
+            s += ci == 0 ? "\n" : ",\n"
+            let props = GATTDatabase.propertyNames.filter { c.properties & $0.bit != 0 }.map { quote($0.name) }
+            s += indent + "{\"uuid\": \(quote(c.uuid.description)), \"name\": \(name(c.uuid)), \"handle\": \(c.handle), \"value_handle\": \(c.valueHandle), \"properties\": [\(props.joined(separator: ", "))]"
+            s += ", \"descriptors\": ["
+            s += c.descriptors.map { "{\"handle\": \($0.handle), \"uuid\": \(quote($0.uuid.description)), \"name\": \(name($0.uuid))}" }.joined(separator: ", ")
+            s += "]}"
+        }
     }
 
     static func quote(_ s: String) -> String {
@@ -82,30 +94,37 @@ public enum GATTJSON {
                 let end = try handleField(s, "end", here)
                 var svc = GATTDatabase.Service(start: start, end: end, uuid: uuid, primary: s["primary"] as? Bool ?? true)
                 for (ci, c) in ((s["characteristics"] as? [[String: Any]]) ?? []).enumerated() {
-                    let chere = here + [.key("characteristics"), .index(ci)]
-                    let handle = try handleField(c, "handle", chere)
-                    let valueHandle = (try? handleField(c, "value_handle", chere)) ?? handle &+ 1
-                    var props: UInt8 = 0
-                    for p in (c["properties"] as? [String]) ?? [] {
-                        guard let bit = GATTDatabase.propertyNames.first(where: { $0.name == p })?.bit else {
-                            throw ImportError(message: "unknown property \"\(p)\"", path: chere + [.key("properties")])
-                        }
-                        props |= bit
-                    }
-                    var ch = GATTDatabase.Characteristic(handle: handle, valueHandle: valueHandle,
-                                                         uuid: try uuidField(c, "uuid", chere), properties: props)
-                    for (xi, x) in ((c["descriptors"] as? [[String: Any]]) ?? []).enumerated() {
-                        let xhere = chere + [.key("descriptors"), .index(xi)]
-                        ch.descriptors.append(.init(handle: try handleField(x, "handle", xhere), uuid: try uuidField(x, "uuid", xhere)))
-                    }
-                    svc.characteristics.append(ch)
+                    svc.characteristics.append(try characteristic(c, here + [.key("characteristics"), .index(ci)]))
                 }
                 db.services.append(svc)
             }
             db.services.sort { $0.start < $1.start }
+            for (ci, c) in ((d["undiscovered"] as? [[String: Any]]) ?? []).enumerated() {
+                db.undiscovered.append(try characteristic(c, [.key("devices"), .index(di), .key("undiscovered"), .index(ci)]))
+            }
+            db.undiscovered.sort { $0.handle < $1.handle }
             out.append(Device(address: address, database: db))
         }
         return out
+    }
+
+    static func characteristic(_ c: [String: Any], _ chere: [JSONLocator.Key]) throws -> GATTDatabase.Characteristic {
+        let handle = try handleField(c, "handle", chere)
+        let valueHandle = (try? handleField(c, "value_handle", chere)) ?? handle &+ 1
+        var props: UInt8 = 0
+        for p in (c["properties"] as? [String]) ?? [] {
+            guard let bit = GATTDatabase.propertyNames.first(where: { $0.name == p })?.bit else {
+                throw ImportError(message: "unknown property \"\(p)\"", path: chere + [.key("properties")])
+            }
+            props |= bit
+        }
+        var ch = GATTDatabase.Characteristic(handle: handle, valueHandle: valueHandle,
+                                             uuid: try uuidField(c, "uuid", chere), properties: props)
+        for (xi, x) in ((c["descriptors"] as? [[String: Any]]) ?? []).enumerated() {
+            let xhere = chere + [.key("descriptors"), .index(xi)]
+            ch.descriptors.append(.init(handle: try handleField(x, "handle", xhere), uuid: try uuidField(x, "uuid", xhere)))
+        }
+        return ch
     }
 
     static func handleField(_ o: [String: Any], _ key: String, _ here: [JSONLocator.Key]) throws -> UInt16 {

@@ -5,17 +5,24 @@ import Foundation
 struct Bluesift: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bluesift",
-        abstract: "Read Bluetooth captures: decode HCI, L2CAP, ATT, SMP and advertising data.",
+        abstract: "Read Bluetooth captures: decode HCI, L2CAP, ATT, SMP, advertising, the LE link layer, and Classic SDP, RFCOMM/HFP, AVDTP/A2DP and AVCTP/AVRCP.",
         discussion: """
         Reads btsnoop (Android, btmon), pcap/pcapng (H4, Linux monitor, LE link-layer sniffers) \
         and Apple PacketLogger files, detected by content.
 
         Exit codes:
-          0   success (a damaged capture is decoded as far as it goes; warnings go to stderr)
-          1   differences (diff, replay), or records a conversion dropped (convert without --allow-loss)
-          2   unusable input: missing, unreadable, a directory, not a capture, unsupported link type;
-              an output that is the same file as an input or cannot be written
-          64  bad command-line usage
+          0   success (a damaged capture is decoded as far as it goes; warnings
+              go to stderr)
+          1   differences (diff, replay), app requests without a recorded answer
+              (emulate), a failed example (plugins test), or records a conversion
+              dropped (convert without --allow-loss)
+          2   unusable input: missing, unreadable, not a capture, unsupported link
+              type, a folder without captures or given where one capture is read
+              (dump, info, stats and frames read folders); an output that is the
+              same file as an input or cannot be written
+          3   a live side failed: transport, controller or device (tap, capture,
+              replay, emulate)
+          64  bad command-line usage (also help for a command that does not exist)
         """,
         version: BuildInfo.line,
         subcommands: [Info.self, Dump.self, Stats.self, Report.self, Frames.self, GATT.self, Plugins.self, Script.self, Replay.self, Emulate.self, Diff.self, Convert.self, Tap.self, Capture.self, Redact.self]
@@ -25,6 +32,11 @@ struct Bluesift: ParsableCommand {
     static func main() {
         OutputGuard.installSignalHandlers()
         let args = Array(CommandLine.arguments.dropFirst())
+        // ArgumentParser prints the top-level help for `help nosuch` and exits 0.
+        if args.first == "help", let bad = unknownCommand(Array(args.dropFirst())) {
+            stderrLine("bluesift: help: no command '\(bad.name)' (commands: \(bad.known.joined(separator: ", ")))")
+            Foundation.exit(Exit.usage.rawValue)
+        }
         do {
             var command = try parseAsRoot(args)
             try command.run()
@@ -49,6 +61,19 @@ struct Bluesift: ParsableCommand {
         if code == .validationFailure { line += " (see '\(commandPath(args)) --help')" }
         stderrLine("bluesift: " + line)
         Foundation.exit(code.rawValue)
+    }
+
+    /// The first word of `help WORDS` that names no subcommand, with those it could have named.
+    static func unknownCommand(_ words: [String]) -> (name: String, known: [String])? {
+        var command: ParsableCommand.Type = Bluesift.self
+        for w in words where !w.hasPrefix("-") {
+            let subs = command.configuration.subcommands
+            guard let sub = subs.first(where: { $0._commandName == w }) else {
+                return (w, subs.map { $0._commandName })
+            }
+            command = sub
+        }
+        return nil
     }
 
     /// "bluesift plugins check" for the arguments given: the subcommands named, in order.

@@ -25,7 +25,7 @@ struct Dump: ParsableCommand {
         the folder in parallel (docs/fleet.md).
 
         CSV (RFC 4180, header row first): frame, ts, dir, kind, conn, layer (the most specific), \
-        name (its PDU name), handle, service, characteristic (GATT names, else UUIDs), value (ATT \
+        name (its PDU name), handle, service, characteristic, descriptor (GATT names, else UUIDs), value (ATT \
         value, hex), summary (the text line), errors ("; "-separated).
         """)
 
@@ -35,7 +35,7 @@ struct Dump: ParsableCommand {
     var files: [String]
 
     @Option(help: "Files decoded in parallel (default: the number of cores); each file's output stays whole and in order.")
-    var jobs: Int = FileJobs.defaultJobs
+    var jobs: Int?   // optional: ArgumentParser would print the machine's count after our "(default: …)"
 
     @Option(help: "Output format: text, jsonl or csv.")
     var format: Format = .text
@@ -79,7 +79,7 @@ struct Dump: ParsableCommand {
             if code != 0 { throw ExitCode(code) }
             return
         }
-        let inputs = MergedInputs.inputs(files, merge: merge)
+        let inputs = MergedInputs.inputs(files, merge: merge, listSkipped: lines.verbose)
         // Fleets: a "file" key on every record (a first "file" column in csv, as in stats and
         // frames), only when there is more than one source.
         let fleet = withFile || (!merge && (files.count > 1 || files.contains(where: isFolder)))
@@ -100,9 +100,9 @@ struct Dump: ParsableCommand {
         }
         let code: Int32
         if let outputDir {
-            code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs, body: body)
+            code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs ?? FileJobs.defaultJobs, body: body)
         } else {
-            code = FileJobs.run(inputs, jobs: jobs, body: body)
+            code = FileJobs.run(inputs, jobs: jobs ?? FileJobs.defaultJobs, body: body)
         }
         if code != 0 { throw ExitCode(code) }
     }

@@ -9,10 +9,11 @@ import Glibc
 /// file's output whole and in argument order. Workers write to unlinked temporary files, so
 /// memory stays flat whatever the outputs' size; the main thread copies them out in order.
 enum FileJobs {
-    /// Files named, and the captures in folders named (sorted, not recursive). Each other
-    /// file in a folder is reported on stderr with why it was skipped; a folder without a
-    /// capture is kept in the list so that opening it fails ("no captures in DIR", exit 2).
-    static func expand(_ paths: [String]) -> [String] {
+    /// Files named, and the captures in folders named (sorted, not recursive). The other
+    /// files of a folder are said on stderr in one line (each with why, when `listSkipped`
+    /// or when there is one); a folder without a capture is kept in the list so that opening
+    /// it fails ("no captures in DIR", exit 2).
+    static func expand(_ paths: [String], listSkipped: Bool = false) -> [String] {
         var out: [String] = []
         for p in paths {
             var isDir: ObjCBool = false
@@ -20,20 +21,43 @@ enum FileJobs {
                let names = try? FileManager.default.contentsOfDirectory(atPath: p) {
                 let base = p.hasSuffix("/") ? p : p + "/"
                 let before = out.count
-                defer { if out.count == before { out.append(p) } }
+                var skipped: [String] = [], folders = 0
                 for n in names.sorted() where !n.hasPrefix(".") {
                     var sub: ObjCBool = false
                     guard FileManager.default.fileExists(atPath: base + n, isDirectory: &sub) else { continue }
-                    if sub.boolValue { stderrLine("bluesift: skipped \(base + n): a folder (folders are not searched recursively)"); continue }
+                    if sub.boolValue { skipped.append("\(base + n): a folder (folders are not searched recursively)"); folders += 1; continue }
                     do { _ = try CaptureFile.open(path: base + n); out.append(base + n) } catch {
-                        stderrLine("bluesift: skipped \(error.description)")
+                        skipped.append(error.description)
                     }
+                }
+                if out.count == before { out.append(p) }
+                else if listSkipped || skipped.count == 1 { for s in skipped { stderrLine("bluesift: skipped " + s) } }
+                else if !skipped.isEmpty {
+                    let files = skipped.count - folders
+                    let what = [files > 0 ? (files == 1 ? "1 file that is not a capture" : "\(files) files that are not captures") : nil,
+                                folders > 0 ? "\(folders) folder\(folders == 1 ? "" : "s")" : nil].compactMap { $0 }
+                    stderrLine("bluesift: \(p): skipped \(what.joined(separator: " and ")) (-v lists them)")
                 }
             } else {
                 out.append(p)
             }
         }
         return out
+    }
+
+    /// Captures of a run that found nothing to show (`frames`: no vendor message), said in one
+    /// line when there are several, each with `list`.
+    final class Quiet: @unchecked Sendable {
+        let lock = NSLock()
+        var files: [String: String] = [:]
+        func add(_ file: String, _ line: String) { lock.lock(); files[file] = line; lock.unlock() }
+
+        /// In the order of `order`: each line, or one summary.
+        func report(order: [String], list: Bool, summary: (Int) -> String) {
+            let lines = order.compactMap { files[$0] }
+            if list || lines.count == 1 { for l in lines { stderrLine(l) } }
+            else if !lines.isEmpty { stderrLine(summary(lines.count)) }
+        }
     }
 
     /// `--output-dir`: where each capture's output goes, DIR/NAME.EXT with NAME the capture's

@@ -21,7 +21,7 @@ struct FilterOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Only ATT records inside this service: a UUID or a name.", valueName: "UUID|NAME"))
     var service: String?
 
-    @Option(help: ArgumentHelp("Only records at or after this time: RFC 3339 (2026-07-19T11:01:49Z) or an offset after the first record (+12.5s, +250ms, +5min, +1h).", valueName: "TIME"))
+    @Option(help: ArgumentHelp("Only records at or after this time: RFC 3339 (2026-07-19T11:01:49Z; without a zone, UTC as dump prints times), a time of day as dump prints it (11:01:49.5, on the capture's date; the next day past midnight) or an offset after the first record (+12.5s, +250ms, +5min, +1h).", valueName: "TIME"))
     var since: String?
 
     @Option(help: ArgumentHelp("Only records at or before this time (same forms as --since).", valueName: "TIME"))
@@ -39,7 +39,7 @@ struct FilterOptions: ParsableArguments {
     @Option(name: .customLong("handle"), help: ArgumentHelp("Only ATT PDUs addressing this attribute handle (repeatable).", valueName: "HANDLE"))
     var handles: [String] = []
 
-    @Option(help: ArgumentHelp("Frame range: N, N-M, N- or -M (use --frames=-M).", valueName: "RANGE"))
+    @Option(help: ArgumentHelp("Frames: N, N-M, N- or -M, or a list of them as tshark takes it (347,431-435; use --frames=-M).", valueName: "RANGES"))
     var frames: String?
 
     /// The filter, or a usage error (exit 64) naming the option and the forms it accepts.
@@ -72,8 +72,11 @@ struct FilterOptions: ParsableArguments {
             filter.handles.insert(UInt16(v))
         }
         if let f = frames {
-            guard let r = Self.frameRange(f) else { throw usage("--frames", "N, N-M, N- or -M", f) }
-            filter.frames = r
+            let parts = f.split(separator: ",", omittingEmptySubsequences: false).map { Self.frameRange(String($0)) }
+            guard !parts.contains(where: { $0 == nil }) else {
+                throw usage("--frames", "N, N-M, N- or -M, or a comma-separated list of them such as 347,431-435", f)
+            }
+            filter.frames = FrameFilter.FrameSet(parts.compactMap { $0 })
         }
         if let c = characteristic { filter.characteristic = .init(c) }
         if let s = service { filter.service = .init(s) }
@@ -82,7 +85,7 @@ struct FilterOptions: ParsableArguments {
             else if Self.looksLikeAddress(p) { throw usage("--peer", "an address such as c0:ba:0d:00:00:01 or an advertised name", p) }
             else { filter.peerNames.append(p) }
         }
-        let timeForms = "an RFC 3339 time (2026-07-19T11:01:49.5Z) or an offset from the first record (+12.5s, +250ms, +5min, +1h)"
+        let timeForms = "an RFC 3339 time (2026-07-19T11:01:49.5Z, UTC without a zone), a time of day as dump prints it (11:01:49.5) or an offset from the first record (+12.5s, +250ms, +5min, +1h)"
         if let s = since {
             guard let t = FrameFilter.TimeBound(s) else { throw usage("--since", timeForms, s) }
             filter.since = t

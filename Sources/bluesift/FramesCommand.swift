@@ -17,14 +17,17 @@ struct Frames: ParsableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, csv, jsonl }
 
-    @Argument(help: "Capture files.") var files: [String]
+    @Argument(help: "Capture files, or folders of them.") var files: [String]
     @Flag(help: "Read the files as one session (rotated logs), merged in time order.") var merge = false
     @Option(help: "Output format: text, csv or jsonl.") var format: Format = .text
     @OptionGroup var decode: DecodeOptions
     @OptionGroup var filter: FilterOptions
 
     @Option(help: "Files decoded in parallel (default: the number of cores); each file's output stays whole and in order.")
-    var jobs: Int = FileJobs.defaultJobs
+    var jobs: Int?   // optional: ArgumentParser would print the machine's count after our "(default: …)"
+
+    @Flag(name: .shortAndLong, help: "List each file of a folder that is skipped and each capture without vendor messages (by default one line counts them).")
+    var verbose = false
 
     @Option(name: .customLong("output-dir"), help: ArgumentHelp("Write each capture's messages to DIR/NAME.jsonl (.csv, .txt), atomically, instead of stdout.", valueName: "DIR"))
     var outputDir: String?
@@ -44,7 +47,8 @@ struct Frames: ParsableCommand {
             out.line(header)
             out.flush()
         }
-        let expanded = MergedInputs.inputs(files, merge: merge)
+        let expanded = MergedInputs.inputs(files, merge: merge, listSkipped: verbose)
+        let quiet = FileJobs.Quiet()
         let many = files.count > 1 || expanded.count > 1
         let toDirectory = outputDir != nil
         let body: (String, Int32) -> Int32 = { file, fd in
@@ -64,17 +68,21 @@ struct Frames: ParsableCommand {
             let filtering = session.filtering
             if filtering && session.matched == 0 { self.filter.reportNoMatch(file) }
             else if messages == 0 {
-                stderrLine("bluesift: \(file): no vendor messages" + (filtering ? " in the records that match \(self.filter.summary)" : "")
-                           + (list == nil ? " (no plugins loaded)" : ""))
+                quiet.add(file, "bluesift: \(file): no vendor messages" + (filtering ? " in the records that match \(self.filter.summary)" : "")
+                          + (list == nil ? " (no plugins loaded)" : ""))
             }
             do { try decode.keyOptions.save(session.decoder) } catch { return 2 }
             return 0
         }
         let code: Int32
         if let outputDir {
-            code = try FileJobs.runToDirectory(expanded, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs, body: body)
+            code = try FileJobs.runToDirectory(expanded, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs ?? FileJobs.defaultJobs, body: body)
         } else {
-            code = FileJobs.run(expanded, jobs: jobs, body: body)
+            code = FileJobs.run(expanded, jobs: jobs ?? FileJobs.defaultJobs, body: body)
+        }
+        quiet.report(order: expanded, list: verbose) { n in
+            "bluesift: no vendor messages in \(n) of \(expanded.count) captures" + (filter.isEmpty ? "" : " in the records that match \(self.filter.summary)")
+                + (list == nil ? " (no plugins loaded)" : "") + " (-v lists them)"
         }
         if code != 0 { throw ExitCode(code) }
     }

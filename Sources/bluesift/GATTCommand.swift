@@ -48,7 +48,7 @@ struct GATT: ParsableCommand {
         if !full.handles.isEmpty || full.characteristic != nil || full.service != nil {
             devices = devices.compactMap { d in
                 let db = Self.narrow(d.database, full)
-                return db.services.isEmpty ? nil : GATTJSON.Device(address: d.address, database: db)
+                return db.isEmpty ? nil : GATTJSON.Device(address: d.address, database: db)
             }
         }
         if devices.isEmpty && !full.isEmpty {
@@ -67,18 +67,27 @@ struct GATT: ParsableCommand {
                 out.line(d.address)
                 for s in d.database.services {
                     out.line("  \(s.primary ? "service" : "secondary service") \(s.uuid)\(label(s.uuid))  [\(Hex.fixed(UInt64(s.start), width: 4))–\(Hex.fixed(UInt64(s.end), width: 4))]")
-                    for c in s.characteristics {
-                        let props = GATTDatabase.propertyNames.filter { c.properties & $0.bit != 0 }.map(\.name)
-                        out.line("    characteristic \(c.uuid)\(label(c.uuid))  value \(Hex.fixed(UInt64(c.valueHandle), width: 4))  (\(props.joined(separator: ", ")))")
-                        for x in c.descriptors {
-                            out.line("      descriptor \(x.uuid)\(label(x.uuid))  \(Hex.fixed(UInt64(x.handle), width: 4))")
-                        }
-                    }
+                    tree(s.characteristics, &out)
+                }
+                // Declarations read without primary service discovery: their service is unknown.
+                if !d.database.undiscovered.isEmpty {
+                    out.line("  (service not discovered)")
+                    tree(d.database.undiscovered, &out)
                 }
             }
         }
         out.flush()
         printWarnings(reader, path: file)
+    }
+
+    func tree(_ chars: [GATTDatabase.Characteristic], _ out: inout Output) {
+        for c in chars {
+            let props = GATTDatabase.propertyNames.filter { c.properties & $0.bit != 0 }.map(\.name)
+            out.line("    characteristic \(c.uuid)\(label(c.uuid))  value \(Hex.fixed(UInt64(c.valueHandle), width: 4))  (\(props.joined(separator: ", ")))")
+            for x in c.descriptors {
+                out.line("      descriptor \(x.uuid)\(label(x.uuid))  \(Hex.fixed(UInt64(x.handle), width: 4))")
+            }
+        }
     }
 
     /// The GATT devices a record belongs to, as `GATTTracker` names them: the connection's
@@ -100,21 +109,24 @@ struct GATT: ParsableCommand {
     /// (a service matched by itself keeps all its characteristics).
     static func narrow(_ db: GATTDatabase, _ f: FrameFilter) -> GATTDatabase {
         var out = GATTDatabase()
+        func keep(_ c: GATTDatabase.Characteristic) -> Bool {
+            if let want = f.characteristic, !want.matches(c.uuid) { return false }
+            if !f.handles.isEmpty {
+                let mine = [c.handle, c.valueHandle] + c.descriptors.map(\.handle)
+                if !mine.contains(where: f.handles.contains) { return false }
+            }
+            return true
+        }
         for var s in db.services {
             if let want = f.service, !want.matches(s.uuid) { continue }
             if f.characteristic != nil || !f.handles.isEmpty {
-                s.characteristics = s.characteristics.filter { c in
-                    if let want = f.characteristic, !want.matches(c.uuid) { return false }
-                    if !f.handles.isEmpty {
-                        let mine = [c.handle, c.valueHandle] + c.descriptors.map(\.handle)
-                        if !mine.contains(where: f.handles.contains) { return false }
-                    }
-                    return true
-                }
+                s.characteristics = s.characteristics.filter(keep)
                 if s.characteristics.isEmpty { continue }
             }
             out.services.append(s)
         }
+        // No service to match --service against.
+        if f.service == nil { out.undiscovered = db.undiscovered.filter(keep) }
         return out
     }
 

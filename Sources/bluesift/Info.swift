@@ -13,7 +13,7 @@ struct Info: ParsableCommand {
     var files: [String]
 
     @Option(help: "Files decoded in parallel (default: the number of cores).")
-    var jobs: Int = FileJobs.defaultJobs
+    var jobs: Int?   // optional: ArgumentParser would print the machine's count after our "(default: …)"
 
     @OptionGroup var decode: DecodeOptions
 
@@ -22,13 +22,16 @@ struct Info: ParsableCommand {
     @Flag(help: "Read the files as one session (rotated logs: btsnoop_hci.log.last and btsnoop_hci.log), merged in time order.")
     var merge = false
 
+    @Flag(name: .shortAndLong, help: "List each file of a folder that is skipped, with why (by default one line counts them).")
+    var verbose = false
+
     func run() throws {
         let frameFilter = try filter.make()
         // Plugins change nothing info counts but which records a filter passes.
         let settings = try decode.settings(naming: false, plugins: !frameFilter.isEmpty)
         let keys = decode.keyOptions
         let filterOptions = filter
-        let code = FileJobs.run(MergedInputs.inputs(files, merge: merge), jobs: jobs) { path, fd in
+        let code = FileJobs.run(MergedInputs.inputs(files, merge: merge, listSkipped: verbose), jobs: jobs ?? FileJobs.defaultJobs) { path, fd in
             Info.report(path, fd: fd, settings: settings, keys: keys, filter: frameFilter, filterOptions: filterOptions)
         }
         if code != 0 { throw ExitCode(code) }

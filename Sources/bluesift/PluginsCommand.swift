@@ -135,7 +135,7 @@ struct Plugins: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run every plugin's examples: decode, compare fields and checksum, encode back.",
             discussion: "Exit codes: 0 all pass, 1 a failure (or a plugin that does not load).")
-        @Argument(help: "Plugin files (default: every plugin on the search path).") var files: [String] = []
+        @Argument(help: "Plugin files, or folders of them (default: every plugin on the search path).") var files: [String] = []
         @OptionGroup var options: PluginOptions
 
         func run() throws {
@@ -147,6 +147,17 @@ struct Plugins: ParsableCommand {
                 for e in loaded.errors { stderrLine("bluesift: \(e.description)"); failed = true }
             } else {
                 for f in files {
+                    // A folder as `plugins check` and --plugins read it.
+                    var isDir: ObjCBool = false
+                    if FileManager.default.fileExists(atPath: f, isDirectory: &isDir), isDir.boolValue {
+                        let loaded = PluginLoader.load(directories: [f])
+                        plugins += loaded.plugins
+                        for e in loaded.errors { stderrLine("bluesift: \(e.description)"); failed = true }
+                        if loaded.plugins.isEmpty && loaded.errors.isEmpty {
+                            stderrLine("bluesift: \(f): no plugin files (*.yaml, *.yml) in this folder"); failed = true
+                        }
+                        continue
+                    }
                     do { plugins.append(try PluginLoader.load(file: f)) } catch { stderrLine("bluesift: \(error.description)"); failed = true }
                 }
             }
@@ -161,7 +172,7 @@ struct Plugins: ParsableCommand {
                 }
                 out.line("\(p.id): \(results.count - results.filter { !$0.passed }.count)/\(results.count) examples pass")
             }
-            out.line("\(total - bad)/\(total) examples pass in \(plugins.count) plugins")
+            out.line("\(total - bad)/\(total) examples pass in \(plugins.count) plugin\(plugins.count == 1 ? "" : "s")")
             out.flush()
             if failed || bad > 0 { throw ExitCode(1) }
         }

@@ -32,7 +32,13 @@ struct Stats: ParsableCommand {
     var table: Table = .characteristics
 
     @Option(help: "Files decoded in parallel (default: the number of cores).")
-    var jobs: Int = FileJobs.defaultJobs
+    var jobs: Int?   // optional: ArgumentParser would print the machine's count after our "(default: …)"
+
+    @Flag(name: .shortAndLong, help: "List each file of a folder that is skipped, with why (by default one line counts them).")
+    var verbose = false
+
+    @Flag(help: "Keep text lines whole on a terminal (by default they are wrapped to its width).")
+    var wide = false
 
     @OptionGroup var decode: DecodeOptions
 
@@ -47,8 +53,9 @@ struct Stats: ParsableCommand {
         let format = self.format, table = self.table
         let frameFilter = try filter.make()
         let options = filter
-        let inputs = FileJobs.expand(files)
+        let inputs = FileJobs.expand(files, listSkipped: verbose)
         let toDirectory = outputDir != nil
+        let width = wide || toDirectory || !stdoutIsTerminal ? nil : terminalColumns()
         // One header for all files on stdout; one per file in --output-dir.
         if format == .csv && !toDirectory { var out = Output(); out.line(table == .classic ? StatsRender.classicCSVHeader : StatsRender.csvHeader); out.flush() }
         let body: (String, Int32) -> Int32 = { path, fd in
@@ -62,16 +69,16 @@ struct Stats: ParsableCommand {
                 if toDirectory { out.line(table == .classic ? StatsRender.classicCSVHeader : StatsRender.csvHeader) }
                 let rows = table == .classic ? StatsRender.classicCSV(report) : StatsRender.csv(report)
                 for l in rows.split(separator: "\n") { out.line(String(l)) }
-            case .text: for l in StatsRender.text(report).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
+            case .text: for l in StatsRender.text(report, width: width).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
             }
             out.flush()
             return 0
         }
         let code: Int32
         if let outputDir {
-            code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs, body: body)
+            code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs ?? FileJobs.defaultJobs, body: body)
         } else {
-            code = FileJobs.run(inputs, jobs: jobs, body: body)
+            code = FileJobs.run(inputs, jobs: jobs ?? FileJobs.defaultJobs, body: body)
         }
         if code != 0 { throw ExitCode(code) }
     }

@@ -111,8 +111,8 @@ enum MergedInputs {
     nonisolated(unsafe) static var groups: [String: [String]] = [:]
 
     /// The job list: each capture alone, or all of them as one when `merge` is set.
-    static func inputs(_ files: [String], merge: Bool) -> [String] {
-        let expanded = FileJobs.expand(files)
+    static func inputs(_ files: [String], merge: Bool, listSkipped: Bool = false) -> [String] {
+        let expanded = FileJobs.expand(files, listSkipped: listSkipped)
         guard merge, expanded.count > 1 else { return expanded }
         let label = expanded.joined(separator: " + ")
         groups[label] = expanded

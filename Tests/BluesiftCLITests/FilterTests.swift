@@ -82,11 +82,11 @@ import Foundation
     }
 
     @Test(arguments: [
-        (["--frames", "abc"], "bluesift: --frames: expected N, N-M, N- or -M (got \"abc\")\n"),
-        (["--frames", "9-3"], "bluesift: --frames: expected N, N-M, N- or -M (got \"9-3\")\n"),
+        (["--frames", "abc"], "bluesift: --frames: expected N, N-M, N- or -M, or a comma-separated list of them such as 347,431-435 (got \"abc\")\n"),
+        (["--frames", "9-3"], "bluesift: --frames: expected N, N-M, N- or -M, or a comma-separated list of them such as 347,431-435 (got \"9-3\")\n"),
         (["--connection", "zz"], "bluesift: --connection: expected a connection handle such as 0x0040 or 64 (got \"zz\")\n"),
         (["--handle", "0x1ffff"], "bluesift: --handle: expected an attribute handle such as 0x002a or 42 (got \"0x1ffff\")\n"),
-        (["--since", "yesterday"], "bluesift: --since: expected an RFC 3339 time (2026-07-19T11:01:49.5Z) or an offset from the first record (+12.5s, +250ms, +5min, +1h) (got \"yesterday\")\n"),
+        (["--since", "yesterday"], "bluesift: --since: expected an RFC 3339 time (2026-07-19T11:01:49.5Z, UTC without a zone), a time of day as dump prints it (11:01:49.5) or an offset from the first record (+12.5s, +250ms, +5min, +1h) (got \"yesterday\")\n"),
         (["--peer", "c0:ba:0d:00:01"], "bluesift: --peer: expected an address such as c0:ba:0d:00:00:01 or an advertised name (got \"c0:ba:0d:00:01\")\n"),
     ])
     func badValuesNameTheExpectedForm(_ args: [String], _ message: String) throws {
@@ -168,7 +168,7 @@ import Foundation
         #expect(kept == [1, 2, 3, 4, 5])
         let original = try CLI.run(["dump", "--format", "csv", "--frames", "69-114", "--characteristic", "2a19", "--no-naming", Self.band])
         let copy = try CLI.run(["dump", "--format", "csv", "--no-naming", out])
-        func values(_ s: String) -> [String] { s.split(separator: "\n").dropFirst().map { String($0.split(separator: ",", omittingEmptySubsequences: false)[10]) } }
+        func values(_ s: String) -> [String] { s.split(separator: "\n").dropFirst().map { String($0.split(separator: ",", omittingEmptySubsequences: false)[11]) } }
         #expect(values(copy.stdout) == values(original.stdout))
         #expect(values(copy.stdout).contains("57"))
         // Nothing passes: exit 2, no file.

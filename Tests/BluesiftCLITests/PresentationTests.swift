@@ -31,28 +31,63 @@ import Foundation
 
     @Test func dumpFitsTheTerminalUnlessWide() throws {
         let lines = try Self.onTerminal(["dump", "--frames", "460-470", Self.blefun])
-        #expect(lines.count == 13)
+        #expect(lines.count == 11)
         #expect(lines.allSatisfy { Self.visible($0).count <= 80 })
         // 128-bit UUIDs without a name are shortened, so the names still fit; each is shown
-        // whole once, after the first record that names it.
-        let l466 = Self.visible(lines.first { $0.hasPrefix("   466") } ?? "")
-        #expect(l466.contains("[00020001… / 00020005…]") || l466.hasSuffix("…"))
-        let i = try #require(lines.firstIndex { $0.hasPrefix("   466") })
-        #expect(lines[i + 1 ... i + 2].map(Self.visible) == [
-            "                       = service 00020001-574f-4f20-5370-6865726f2121",
-            "                       = characteristic 00020005-574f-4f20-5370-6865726f2121"])
+        // whole once, after the first record that shows it (a narrow line drops the service).
         let later = try Self.onTerminal(["dump", "--frames", "1600-1625", Self.blefun]).map(Self.visible)
         #expect(later.filter { $0.hasPrefix("                       = ") } == [
-            "                       = service 00020001-574f-4f20-5370-6865726f2121",
             "                       = characteristic 00020005-574f-4f20-5370-6865726f2121",
             "                       = characteristic 00020002-574f-4f20-5370-6865726f2121",
             "                       = characteristic 00020003-574f-4f20-5370-6865726f2121"])
-        #expect(later.filter { $0.contains("[00020001… / 00020002…") }.count == 4)
+        let i = try #require(later.firstIndex { $0.hasPrefix("  1604") })
+        #expect(later[i] == "  1604 21:13:36.920952 < [0x0007] ATT Write Request handle=0x0015… [00020005…]")
+        #expect(later[i + 1] == "                       = characteristic 00020005-574f-4f20-5370-6865726f2121")
+        #expect(later.contains("  1606 21:13:36.982023 > [0x0007] ATT Write Response [00020005… (reply to #1604)"))
         let wide = try Self.onTerminal(["dump", "--wide", "--frames", "466", Self.blefun])
         #expect(Self.visible(wide[0]).hasSuffix("[00020001-574f-4f20-5370-6865726f2121 / 00020005-574f-4f20-5370-6865726f2121] (reply to #464, 97 ms)"))
         // Not a terminal: whole lines, as before.
         let piped = try CLI.run(["dump", "--frames", "466", Self.blefun])
         #expect(piped.stdout.hasSuffix("(reply to #464, 97 ms)\n"))
+    }
+
+    /// Issue 27: at 80 and 120 columns the GATT name and "reply to" were cut off; now the
+    /// reply's handle, the service and then the PDU's own fields give way first.
+    @Test func namesAndRepliesSurviveNarrowTerminals() throws {
+        let band = CLI.capture("band_mtu23.btsnoop")
+        let wide = try Self.onTerminal(["dump", "--frames", "118-124", band], columns: 120).map(Self.visible)
+        #expect(wide.allSatisfy { $0.count <= 120 })
+        #expect(wide.contains("   118 01:04:08.964211 < [0x0001] ATT Write Request… [36f6 / Client Characteristic Configuration] notifications on"))
+        #expect(wide.contains("   120 01:04:08.965691 > [0x0001] ATT Write Response [36f6 / Client Characteristic Configuration] (reply to #118)"))
+        #expect(wide.contains("   124 01:04:08.966957 > [0x0001] ATT Write Response [fee7 (Tencent Holdings Limited.) / 36f5] (reply to #122, 860 µs)"))
+        let narrow = try Self.onTerminal(["dump", "--frames", "118-124", band], columns: 80).map(Self.visible)
+        #expect(narrow.allSatisfy { $0.count <= 80 })
+        #expect(narrow.contains("   120 01:04:08.965691 > [0x0001] ATT Write Response [36f6 / Cl… (reply to #118)"))
+        #expect(narrow.contains("   124 01:04:08.966957 > [0x0001] ATT Write Response [36f5] (reply to #122)"))
+    }
+
+    /// Issue 27: `stats` lines reached 221 columns (lightctl's characteristics table). On a
+    /// terminal its lines wrap under themselves and the table takes two lines per
+    /// characteristic when its rows do not fit; files, pipes and --wide keep every line whole.
+    @Test func statsFitsTheTerminal() throws {
+        let lightctl = CLI.corpus.appendingPathComponent("lightctl_btsnoop_hci.log").path
+        let wide = try Self.onTerminal(["stats", lightctl], columns: 120).map(Self.visible)
+        #expect(wide.allSatisfy { $0.count <= 120 }, "\(wide.filter { $0.count > 120 })")
+        let i = try #require(wide.firstIndex(of: "     1 0x0009  Generic Attribute / Service Changed / Client Characteristic Configuration"))
+        #expect(wide[i + 1] == "              2 write requests, 4 bytes to server, latency 46 ms/48 ms/52 ms/52 ms")
+        #expect(wide.contains("              1 write request, 2 bytes to server, latency 68 ms/68 ms/68 ms/68 ms"))
+        let narrow = try Self.onTerminal(["stats", lightctl], columns: 80).map(Self.visible)
+        #expect(narrow.allSatisfy { $0.count <= 80 }, "\(narrow.filter { $0.count > 80 })")
+        // Broken between the parts of a name and between counts, never inside one.
+        let j = try #require(narrow.firstIndex(of: "     1 0x0009  Generic Attribute / Service Changed /"))
+        #expect(Array(narrow[j + 1 ... j + 3]) == ["               Client Characteristic Configuration",
+                                                   "              2 write requests, 4 bytes to server,",
+                                                   "              latency 46 ms/48 ms/52 ms/52 ms"])
+        #expect(narrow.contains("  ! The capture starts during 1 connection(s): their set-up (parameters, role,"))
+        #expect(narrow.contains("    MTU exchange, pairing) is not in it. (from frame 11)"))
+        let row = "     1 0x0009      0      2      0     0     0    0           4          0  46 ms/48 ms/52 ms/52 ms         Generic Attribute / Service Changed / Client Characteristic Configuration"
+        #expect(try Self.onTerminal(["stats", "--wide", lightctl], columns: 80).map(Self.visible).contains(row))
+        #expect(try CLI.run(["stats", lightctl]).stdout.contains(row + "\n"))
     }
 
     /// A sniffer's direction mark (`C→P`) takes three columns: lines still fit.
@@ -61,18 +96,22 @@ import Foundation
         let lines = try Self.onTerminal(["dump", "--frames", "990-1000", mouse]).map(Self.visible)
         #expect(lines.count == 11)
         #expect(lines.allSatisfy { $0.count <= 80 }, "\(lines.map(\.count))")
-        #expect(lines[4] == "   994 13:26:07.310960 P→C [0x0001] ATT Exchange MTU Response mtu=23 (reply to …")
+        // The reply's frame stays; the response's own fields give way.
+        #expect(lines[4] == "   994 13:26:07.310960 P→C [0x0001] ATT Exchange MTU Response… (reply to #991)")
     }
 
     /// UUIDs of one vendor base that share their first 8 digits stay apart when shortened.
     @Test func shortenedUUIDsStayDistinct() throws {
         let pogo = CLI.corpus.appendingPathComponent("pogoplus_bt_log_plus_pair.log").path
-        let l = try Self.onTerminal(["dump", "--frames", "230", pogo], columns: 160).map(Self.visible)
+        let l = try Self.onTerminal(["dump", "--frames", "230", pogo], columns: 200).map(Self.visible)
         #expect(l.count == 3)   // the line, then the two UUIDs whole
-        #expect(l.first?.contains("Attribute Not Found [21c50462…9aeb / 21c50462…9af0] (repl") == true, "\(l)")
+        #expect(l.first?.hasSuffix("Attribute Not Found [21c50462…9aeb / 21c50462…9af0] (reply to #228, 12 ms)") == true, "\(l)")
+        // Narrower: the service goes first, the reply stays whole.
+        let n = try Self.onTerminal(["dump", "--frames", "230", pogo], columns: 160).map(Self.visible)
+        #expect(n.count == 2 && n.first?.hasSuffix("Attribute Not Found [21c50462…9af0] (reply to #228, 12 ms)") == true, "\(n)")
         let pong = CLI.corpus.appendingPathComponent("pongbot_btsnoop_hci.log").path
-        let p = try Self.onTerminal(["dump", "--frames", "390", pong], columns: 160).map(Self.visible)
-        #expect(p.first?.contains("[089810cc… / 08981d24…]") == true, "\(p)")
+        let p = try Self.onTerminal(["dump", "--frames", "390", pong], columns: 200).map(Self.visible)
+        #expect(p.first?.hasSuffix("[089810cc… / 08981d24…] (reply to #376, 36 ms)") == true, "\(p)")
     }
 
     @Test func colourMarksFailuresAndNOCOLORIsRespected() throws {

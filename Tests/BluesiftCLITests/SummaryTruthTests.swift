@@ -214,4 +214,61 @@ import Foundation
         let info = try CLI.run(["info", CLI.capture("btsnooprs_btsnoop_btmon.log")])
         #expect(info.stdout.contains("time span:   2023-10-02T00:32:01.350268Z → 2023-10-02T00:32:11.322030Z (9.972 s)"))
     }
+
+    /// #2b: the peripheral's Read Response (#6) was seen only with a bad CRC, and the central's
+    /// next PDU (#7) flips its NESN: the link carried it (tshark: request_in_frame 5,
+    /// btle.crc.incorrect). Answered, so not "unanswered"; said as a capture-quality note by
+    /// stats and the report, and by info on the link.
+    @Test func responseSeenOnlyWithABadCRC() throws {
+        let path = try Self.fixture("sniffed_crc_bad_response.pcap")
+        let s = try Self.statsJSON(path)
+        #expect((s["problems"] as? [[String: Any]])?.isEmpty == true, "\(s["problems"] ?? "")")
+        let counts = try #require(s["counts"] as? [String: Any])
+        #expect(counts["unanswered_requests"] as? Int == 0 && counts["crc_bad_responses"] as? Int == 1)
+        let note = try #require((s["quality"] as? [[String: Any]])?.first { $0["code"] as? String == "response_crc_bad" })
+        #expect(note["frame"] as? Int == 5 && note["severity"] as? String == "info")
+        let text = try CLI.run(["stats", path]).stdout
+        #expect(text.contains("  i 1 ATT request was answered by a PDU the sniffer saw only with a bad CRC (Read Request #5 → #6): the central acknowledged it, so the link carried the answer; what it said is not in the capture. (from frame 5)"), "\(text)")
+        #expect(text.contains("problems: 0\n") || text.hasSuffix("problems: 0"))
+        let info = try CLI.run(["info", path]).stdout
+        #expect(info.contains(", 1 CRC-bad (1 received by the link, acknowledged: first #6)"), "\(info)")
+        // The peripheral's next PDU (#8, SN back to 0) is new, not a retransmission of #4.
+        #expect(info.contains("0 retransmissions"))
+        #expect(try CLI.run(["dump", "--frames", "8", path]).stdout.contains("P→C [0x0001] LL Empty PDU"))
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("truth-\(UUID().uuidString).html")
+        defer { try? FileManager.default.removeItem(at: out) }
+        #expect(try CLI.run(["report", path, "-o", out.path]).status == 0)
+        let html = try String(contentsOf: out, encoding: .utf8)
+        #expect(html.contains("\"code\":\"response_crc_bad\"") && html.contains("\"problems\":[]") && html.contains("\"unanswered_requests\":0"))
+    }
+
+    /// #8c: characteristic declarations read without primary service discovery, and the
+    /// descriptor Find Information found (tshark: #3 0x0010 → value 0x0011 Heart Rate
+    /// Measurement, #7 0x0012 CCCD), are shown under "(service not discovered)", and the JSON
+    /// carries them (additive `undiscovered`) and reads back with --gatt.
+    @Test func characteristicsWithoutServiceDiscovery() throws {
+        let path = try Self.fixture("gatt_no_primary_discovery.btsnoop")
+        let tree = try CLI.run(["gatt", path])
+        #expect(tree.stdout == """
+            11:22:33:44:55:66
+              (service not discovered)
+                characteristic 2a37 "Heart Rate Measurement"  value 0x0011  (notify)
+                  descriptor 2902 "Client Characteristic Configuration"  0x0012
+
+            """, "\(tree.stdout)")
+        let json = try CLI.run(["gatt", "--format", "json", path])
+        let top = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let dev = try #require((top["devices"] as? [[String: Any]])?.first)
+        #expect((dev["services"] as? [Any])?.isEmpty == true)
+        let u = try #require((dev["undiscovered"] as? [[String: Any]])?.first)
+        #expect(u["uuid"] as? String == "2a37" && u["value_handle"] as? Int == 17 && u["handle"] as? Int == 16)
+        #expect((u["descriptors"] as? [[String: Any]])?.first?["name"] as? String == "Client Characteristic Configuration")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("truth-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try json.stdout.write(to: file, atomically: true, encoding: .utf8)
+        let back = try CLI.run(["gatt", "--gatt", file.path, path])
+        #expect(back.status == 0 && back.stdout == tree.stdout)
+        #expect(try CLI.run(["gatt", "--characteristic", "2a37", path]).stdout == tree.stdout)
+        #expect(try CLI.run(["gatt", "--service", "180d", path]).stderr.contains("no records match --service 180d"))
+    }
 }

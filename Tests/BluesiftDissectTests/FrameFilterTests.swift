@@ -11,8 +11,21 @@ import BluesiftDissect
         #expect(FrameFilter.TimeBound("2025-12-23 10:12:39Z") == .absolute(Timestamp(seconds: 1_766_484_759)))
         #expect(FrameFilter.TimeBound("1969-12-31T23:59:59.5Z") == .absolute(Timestamp(seconds: -1, nanoseconds: 500_000_000)))
         #expect(FrameFilter.TimeBound("2025-13-23T10:12:39Z") == nil)
-        #expect(FrameFilter.TimeBound("2025-12-23T10:12:39") == nil)   // no zone
+        // No zone: UTC, as dump prints times (it was refused).
+        #expect(FrameFilter.TimeBound("2025-12-23T10:12:39") == .absolute(Timestamp(seconds: 1_766_484_759)))
+        #expect(FrameFilter.TimeBound("2025-12-23T10:12") == nil)
         #expect(FrameFilter.TimeBound("2025-12-23T10:12:39Zjunk") == nil)
+    }
+
+    /// A time of day as dump prints it, resolved on the first record's date or the day after.
+    @Test func timesOfDay() {
+        #expect(FrameFilter.TimeBound("10:12:39.376322") == .timeOfDay(nanoseconds: 36_759_376_322_000))
+        #expect(FrameFilter.TimeBound("10:12") == .timeOfDay(nanoseconds: 36_720_000_000_000))
+        #expect(FrameFilter.TimeBound("10:12:39Z") == .timeOfDay(nanoseconds: 36_759_000_000_000))
+        for bad in ["24:00", "10:60", "10:12:39.", "10:12:3", "1:12", "10:12:39.5x"] { #expect(FrameFilter.TimeBound(bad) == nil, "\(bad)") }
+        let origin = Timestamp(seconds: 1_766_484_759, nanoseconds: 376_322_000)   // 2025-12-23T10:12:39.376322Z
+        #expect(FrameFilter.TimeBound("10:12:40")?.resolve(origin) == Timestamp(seconds: 1_766_484_760))
+        #expect(FrameFilter.TimeBound("10:12:39")?.resolve(origin) == Timestamp(seconds: 1_766_484_759 + 86_400))
     }
 
     @Test func relativeTimes() {

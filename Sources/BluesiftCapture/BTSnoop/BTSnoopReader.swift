@@ -74,7 +74,7 @@ public final class BTSnoopReader: CaptureReader {
         case 1002:
             guard included > 0 else {
                 return CaptureRecord(frame: frame, timestamp: ts, direction: received, kind: .unknown,
-                                     bytes: data, originalLength: original, sourceType: 0)
+                                     bytes: data, originalLength: original, sourceType: CaptureRecord.noType)
             }
             let indicator = data[0]
             let body = data.dropping(1)

@@ -104,7 +104,7 @@ public final class PacketLoggerReader: CaptureReader {
         // usecs beyond a second are kept as-is (added), never trapped on.
         let ts = Timestamp(microseconds: Int64(secs) * 1_000_000 + Int64(usecs))
         guard body.count > 0 else {
-            return CaptureRecord(frame: frame, timestamp: ts, direction: nil, kind: .unknown, bytes: body, sourceType: 0xFFFF)
+            return CaptureRecord(frame: frame, timestamp: ts, direction: nil, kind: .unknown, bytes: body, sourceType: CaptureRecord.noType)
         }
         let type = body[0]
         let (kind, dir) = Self.classify(type)

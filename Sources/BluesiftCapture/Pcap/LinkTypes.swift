@@ -45,7 +45,7 @@ struct LinkDecoder {
             CaptureRecord(frame: frame, timestamp: timestamp, direction: dir, adapter: adapter, kind: kind, bytes: bytes,
                           originalLength: bytes.count + cut, sourceType: type, sniffer: sniffer)
         }
-        let raw = make(.unknown, d, type: UInt16(truncatingIfNeeded: linktype))
+        let raw = make(.unknown, d, type: CaptureRecord.noType)   // too short for the link type's header
 
         switch linktype {
         case LinkType.h4:

@@ -45,6 +45,9 @@ public struct LLPacket: FieldDescribable {
     public var retransmission = false
     /// The SN/NESN sequence proves that the sniffer missed packets before this one.
     public var missedBefore = false
+    /// This PDU's NESN acknowledges the other side's PDU that the sniffer saw only with a bad
+    /// CRC (its frame): the link received it, only the sniffer did not.
+    public var acknowledgesCRCBad: Int?
 
     public static let advertisingAccessAddress: UInt32 = 0x8E89_BED6
 

@@ -140,6 +140,9 @@ public struct AirLink: Sendable, Hashable {
     public var lastSeenFrame: Int?
     public var packets = 0
     public var crcBad = 0
+    /// Of `crcBad`: non-empty PDUs the receiver acknowledged (its NESN flipped), and the first.
+    public var crcBadAcknowledged = 0
+    public var firstCRCBadAcknowledged: Int?
     public var retransmissions = 0
     public var missed = 0
     /// Data PDUs sent as ciphertext, those decrypted, and those whose MIC failed.

@@ -17,6 +17,9 @@ extension ProtocolDecoder {
                 f.connection = n
                 link.air.crcBad += 1
                 _ = link.guessSender(record.timestamp)   // still a turn in the connection event
+                // Its header is all there is to go on: a non-empty PDU whose receipt the other
+                // side's NESN may confirm.
+                if let from = record.sniffer?.fromCentral, ll.length > 0 { link.crcBadUnacknowledged[from ? 1 : 0] = record.frame }
             }
             f.set(ll)
             return
@@ -103,7 +106,7 @@ extension ProtocolDecoder {
         // event and the two then alternate (§4.5.1). Tried first, never trusted alone for keys.
         let guess = from == nil ? link.guessSender(record.timestamp) : from
         ll.fromCentral = from
-        if let from { link.sequence(&ll, side: from ? 0 : 1) }
+        if let from { link.sequence(&ll, side: from ? 0 : 1); link.acknowledge(&ll, side: from ? 0 : 1) }
         if ll.retransmission { link.air.retransmissions += 1; retransmissions += 1 }
         if ll.missedBefore { link.air.missed += 1 }
 
@@ -412,6 +415,10 @@ final class SniffedLink {
     var lastSN: [UInt8] = [2, 2]
     var lastLength = [0, 0]
     var lastCRC: [UInt32?] = [nil, nil]
+    /// Per receiver (0 central, 1 peripheral): NESN of its last PDU (2 = none yet), and the
+    /// frame of a CRC-bad PDU sent to it that it has not acknowledged yet.
+    var lastNESN: [UInt8] = [2, 2]
+    var crcBadUnacknowledged: [Int?] = [nil, nil]
     var encrypted = false
     var rand: [UInt8] = [], ediv: UInt16 = 0, skdm: [UInt8] = [], ivm: [UInt8] = [], skds: [UInt8] = [], ivs: [UInt8] = []
     var ccm: AESCCM?
@@ -458,6 +465,23 @@ final class SniffedLink {
             if lastLength[side] == ll.length && lastCRC[side] == ll.crc { ll.retransmission = true } else { ll.missedBefore = true }
         }
         lastSN[side] = sn; lastLength[side] = ll.length; lastCRC[side] = ll.crc
+    }
+
+    /// A receiver's NESN flips when it accepts a new PDU (§4.5.9): flipped after a PDU the
+    /// sniffer saw with a bad CRC, it says the link received that PDU.
+    func acknowledge(_ ll: inout LLPacket, side: Int) {
+        let nesn: UInt8 = ll.nesn ? 1 : 0
+        if let bad = crcBadUnacknowledged[side] {
+            if lastNESN[side] != 2 && lastNESN[side] != nesn {
+                ll.acknowledgesCRCBad = bad
+                air.crcBadAcknowledged += 1
+                // That PDU was new (SN = this NESN - 1): the sender's next is not a retransmission.
+                lastSN[1 - side] = nesn ^ 1; lastLength[1 - side] = -1; lastCRC[1 - side] = nil
+                if air.firstCRCBadAcknowledged == nil { air.firstCRCBadAcknowledged = bad }
+            }
+            crcBadUnacknowledged[side] = nil
+        }
+        lastNESN[side] = nesn
     }
 }
 

@@ -267,7 +267,7 @@ public final class EmulationModelBuilder {
         } else if let db = tracker.databases.first(where: { $0.key.text == key })?.value {
             m.database = db
         }
-        if m.database.isEmpty {
+        if m.database.services.isEmpty {   // characteristics outside a service cannot be served
             throw EmulationError("\(capture) has no GATT discovery of \(key!): give its database with --gatt FILE (bluesift gatt --format json)")
         }
         return m
