@@ -171,6 +171,22 @@ public struct BondStore: Hashable, Sendable {
     /// over `path`: a reader never sees half a store, and the keys are never group/world
     /// readable, not even for a moment.
     public func save(path: String) throws(BondStoreError) {
+        // A destination that is not a regular file (/dev/null, a FIFO) is written in place, as
+        // AtomicFile does: renaming over it replaced /dev/null with a file of keys.
+        var st = stat()
+        if stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG {
+            let fd = open(path, O_WRONLY)
+            guard fd >= 0 else { throw BondStoreError(code: .io, message: "cannot write \(path): \(String(cString: strerror(errno)))") }
+            defer { close(fd) }
+            let bytes = encode()
+            var off = 0
+            while off < bytes.count {
+                let n = bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                guard n > 0 else { throw BondStoreError(code: .io, message: "cannot write \(path): \(String(cString: strerror(errno)))") }
+                off += n
+            }
+            return
+        }
         let tmp = path + ".tmp.\(getpid())"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0o600)
         guard fd >= 0 else { throw BondStoreError(code: .io, message: "cannot create \(tmp): \(String(cString: strerror(errno)))") }

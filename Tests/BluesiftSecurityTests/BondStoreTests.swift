@@ -75,4 +75,26 @@ import BluesiftWire
         #expect(try BondStore.load(path: path) == s)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["keys.json"])
     }
+
+    /// A FIFO (like /dev/null, not a regular file) stays what it is and gets the store: a
+    /// rename over /dev/null had replaced it with a file of keys.
+    @Test func savingToAFIFOWritesThroughIt() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-fifo-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let fifo = dir + "/keys", out = dir + "/read"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "cat \"$0\" > \"$1\"", fifo, out]
+        try reader.run()
+        var store = BondStore()
+        store.put(Bond(address: BDAddr(string: "c0:ba:0d:00:00:01")!, addressType: "random",
+                       ltk: Array(repeating: 0x11, count: 16), authenticated: false, secureConnections: true))
+        try store.save(path: fifo)
+        reader.waitUntilExit()
+        var st = stat()
+        #expect(stat(fifo, &st) == 0 && (st.st_mode & S_IFMT) == S_IFIFO)
+        #expect((try? String(contentsOfFile: out, encoding: .utf8))?.contains("c0:ba:0d:00:00:01") == true)
+    }
 }
