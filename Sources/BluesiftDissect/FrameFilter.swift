@@ -135,20 +135,23 @@ public struct FrameFilter: Sendable {
             }
         }
 
+        /// The `n` decimal digits of `b` at `from`; nil when one is not a digit or is missing.
+        static func decimal(_ b: [UInt8], _ from: Int, _ n: Int) -> Int64? {
+            guard from >= 0, from + n <= b.count else { return nil }
+            var v: Int64 = 0
+            for c in b[from..<from + n] {
+                guard c >= 0x30 && c <= 0x39 else { return nil }
+                v = v * 10 + Int64(c - 0x30)
+            }
+            return v
+        }
+
         /// `HH:MM[:SS[.frac]]`, optionally ending in `Z`: nanoseconds since midnight.
         static func parseTimeOfDay(_ s: String) -> Int64? {
             var b = Array(s.utf8)
             if b.last == 0x5A || b.last == 0x7A { b.removeLast() }
             guard b.count >= 5, b[2] == 0x3A else { return nil }
-            func num(_ from: Int, _ n: Int) -> Int64? {
-                guard from + n <= b.count else { return nil }
-                var v: Int64 = 0
-                for c in b[from..<from + n] {
-                    guard c >= 0x30 && c <= 0x39 else { return nil }
-                    v = v * 10 + Int64(c - 0x30)
-                }
-                return v
-            }
+            func num(_ from: Int, _ n: Int) -> Int64? { decimal(b, from, n) }
             guard let h = num(0, 2), let m = num(3, 2), h < 24, m < 60 else { return nil }
             var sec: Int64 = 0, nanos: Int64 = 0, i = 5
             if i < b.count {
@@ -173,15 +176,7 @@ public struct FrameFilter: Sendable {
         static func parseRFC3339(_ s: String) -> Timestamp? {
             let b = Array(s.utf8)
             guard b.count >= 19 else { return nil }
-            func num(_ from: Int, _ n: Int) -> Int64? {
-                guard from + n <= b.count else { return nil }
-                var v: Int64 = 0
-                for c in b[from..<from + n] {
-                    guard c >= 0x30 && c <= 0x39 else { return nil }
-                    v = v * 10 + Int64(c - 0x30)
-                }
-                return v
-            }
+            func num(_ from: Int, _ n: Int) -> Int64? { decimal(b, from, n) }
             guard let y = num(0, 4), b[4] == 0x2D, let mo = num(5, 2), b[7] == 0x2D, let d = num(8, 2),
                   b[10] == 0x54 || b[10] == 0x74 || b[10] == 0x20,
                   let h = num(11, 2), b[13] == 0x3A, let mi = num(14, 2), b[16] == 0x3A, let sec = num(17, 2),
