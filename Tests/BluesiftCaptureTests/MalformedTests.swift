@@ -130,7 +130,7 @@ extension CaptureTests {
             let r = try CaptureFile.open(path: Temp.file(Build.pcapHeader() + Build.pcapRecord([0, 0, 0])
                 + Build.pcapRecord([0, 0, 0, 1, 0x04, 0x0e], original: 9)))
             let recs = Corpus.records(r)
-            #expect(recs[0].kind == .unknown && recs[0].bytes == [0, 0, 0] && recs[0].sourceType == 201)
+            #expect(recs[0].kind == .unknown && recs[0].bytes == [0, 0, 0] && recs[0].sourceType == CaptureRecord.noType)
             #expect(recs[1].kind == .event && recs[1].dir == .received && recs[1].bytes == [0x0e] && recs[1].original == 4)
             // A link type this tool does not decode is refused (issue 13: it was read as unknown records, exit 0).
             do {
