@@ -436,6 +436,7 @@ public final class CaptureStats {
 
     func classic(_ layer: ClassicLayer, _ a: inout AnalyzedFrame, _ r: CaptureRecord, _ decoder: ProtocolDecoder) {
         guard let c = a.decoded.connection, let conn = connection(r.adapter, c, r, decoder) else { return }
+        lastConnection = conn
         let l2 = a.decoded.l2cap
         var profile = "", dlci = -1, commands = 0, responses = 0, bytes = l2?.length ?? 0
         switch layer {

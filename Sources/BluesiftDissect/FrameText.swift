@@ -192,3 +192,38 @@ public struct FrameText {
         }
     }
 }
+
+/// Runs of LL Empty PDUs in text output, folded into one line ("… 37 Empty PDUs #1203…#1240"):
+/// half of a sniffed connection's packets say nothing. One alone is shown as it is. JSON
+/// Lines and CSV keep every record; `dump --empty` shows them all.
+public struct EmptyPDURuns {
+    var count = 0, first = 0, last = 0
+    /// The lines of a run while it is short enough to show as is.
+    var pending: [UInt8] = []
+    static let fold = 2
+
+    public init() {}
+
+    public static func isEmptyPDU(_ f: DecodedFrame) -> Bool {
+        f.record.kind == .ll && f.ll?.isEmptyPDU == true && f.ll?.crcOK != false
+    }
+
+    public mutating func add(_ a: AnalyzedFrame, _ text: FrameText) {
+        if count == 0 { first = a.decoded.record.frame }
+        last = a.decoded.record.frame
+        count += 1
+        if count < Self.fold { text.render(a, into: &pending) } else { pending.removeAll(keepingCapacity: true) }
+    }
+
+    /// Writes the run ended (before another record, or at the end).
+    public mutating func flush(into out: inout [UInt8], color: Bool) {
+        guard count > 0 else { return }
+        if count < Self.fold { out += pending } else {
+            let line = String(repeating: " ", count: 7) + "… \(count) Empty PDUs #\(first)…#\(last)"
+            out += Array((color ? FrameText.dim + line + FrameText.reset : line).utf8)
+            out.append(0x0A)
+        }
+        count = 0
+        pending.removeAll(keepingCapacity: true)
+    }
+}

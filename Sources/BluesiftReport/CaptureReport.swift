@@ -78,6 +78,9 @@ public final class CaptureReportWriter {
             let layers = frame.decoded.layers
             if layers.contains(.att) || layers.contains(.smp) {
                 row(&frame, stats, base: base!, first: &first)
+            } else if !layers.isDisjoint(with: .anyClassic), let c = frame.decoded.classic {
+                // Classic signalling, AT lines, AVRCP; not A2DP's media packets (thousands).
+                if case .media = c {} else { classicRow(&frame, stats, base: base!, first: &first) }
             }
         }
         raw("]</script>\n")
@@ -129,7 +132,8 @@ public final class CaptureReportWriter {
     /// One sequence row: [frame, t_us, conn, dir, op, handle, char, latency_us, request_frame,
     /// error, value_hex, text, vendor, discovery_end]. discovery_end 1: an Error Response that ends a
     /// discovery (`ATTPDU.endsDiscovery`), not an error. dir 0 host→peer, 1 peer→host, 2 unknown; op is the ATT opcode,
-    /// or 0x100 + the SMP code. -1 / 0 / "" mean absent. Documented in docs/report.md.
+    /// or 0x100 + the SMP code (0x200: a Classic record, `classicRow`). -1 / 0 / "" mean
+    /// absent. Documented in docs/report.md.
     func row(_ a: inout AnalyzedFrame, _ stats: CaptureStats, base: Int64, first: inout Bool) {
         let r = a.decoded.record
         let isATT = a.decoded.layers.contains(.att)
@@ -179,6 +183,31 @@ public final class CaptureReportWriter {
         raw(isATT && att.endsDiscovery ? ",1]" : ",0]")
         flush()
     }
+
+    /// A Classic row: op 0x200, the record's summary line as its text ("AVDTP Start Command
+    /// seid=1", "HFP AT+BRSF=191"); no handle, characteristic, latency or value.
+    func classicRow(_ a: inout AnalyzedFrame, _ stats: CaptureStats, base: Int64, first: inout Bool) {
+        let r = a.decoded.record
+        if operations >= maxRows {
+            operationsLeftOut += 1
+            if firstLeftOutFrame == nil { firstLeftOutFrame = r.frame }
+            return
+        }
+        operations += 1
+        if !first { buffer.append(0x2C) }
+        first = false
+        if operations & 0x3F == 0 { buffer.append(0x0A) }
+        let dir = r.direction.map { $0 == .sent ? 0 : 1 } ?? 2
+        raw("[\(r.frame),\(r.timestamp.microseconds &- base),\(stats.lastConnection ?? -1),\(dir),\(Self.classicOp),-1,-1,-1,0,0,\"\",")
+        var text = FrameText.summary(a)
+        if text.utf8.count > 160 { text = String(text.prefix(157)) + "…" }
+        jsonString(text)
+        raw(",0,0]")
+        flush()
+    }
+
+    /// The sequence row op of Classic records (ATT opcodes are below 0x100, SMP 0x100 + code).
+    static let classicOp = 0x200
 
     var maxRows = 250_000
     static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

@@ -86,7 +86,7 @@ enum ReportAssets {
     function hex4(v){return '0x'+pad(v.toString(16),4);}
     var ATT={1:'Error Response',2:'Exchange MTU Request',3:'Exchange MTU Response',4:'Find Information Request',5:'Find Information Response',6:'Find By Type Value Request',7:'Find By Type Value Response',8:'Read By Type Request',9:'Read By Type Response',10:'Read Request',11:'Read Response',12:'Read Blob Request',13:'Read Blob Response',14:'Read Multiple Request',15:'Read Multiple Response',16:'Read By Group Type Request',17:'Read By Group Type Response',18:'Write Request',19:'Write Response',22:'Prepare Write Request',23:'Prepare Write Response',24:'Execute Write Request',25:'Execute Write Response',27:'Notification',29:'Indication',30:'Confirmation',32:'Read Multiple Variable Request',33:'Read Multiple Variable Response',35:'Multiple Handle Value Notification',82:'Write Command',210:'Signed Write Command'};
     var SMP={1:'Pairing Request',2:'Pairing Response',3:'Pairing Confirm',4:'Pairing Random',5:'Pairing Failed',6:'Encryption Information',7:'Central Identification',8:'Identity Information',9:'Identity Address Information',10:'Signing Information',11:'Security Request',12:'Pairing Public Key',13:'Pairing DHKey Check',14:'Keypress Notification'};
-    function opName(op){if(op>=256)return 'SMP '+(SMP[op-256]||('0x'+(op-256).toString(16)));return ATT[op]||('ATT 0x'+op.toString(16));}
+    function opName(op){if(op>=512)return 'Classic';if(op>=256)return 'SMP '+(SMP[op-256]||('0x'+(op-256).toString(16)));return ATT[op]||('ATT 0x'+op.toString(16));}
     function isError(r){return (r[4]===1&&!r[13])||r[4]===0x105;}
 
     var views=[],current=null;
@@ -141,14 +141,22 @@ enum ReportAssets {
         var advs=S.devices.slice().sort(function(a,b){return (b.connections.length-a.connections.length)||(b.advertising_reports-a.advertising_reports);});
         advs.forEach(function(d){if(lanes.length>=40&&byAddr[d.address]===undefined)return;var l=lane(d.address,(d.names[0]||'')+' '+d.address);l.adv=d;});
         var t0=S.first_us||0,t1=Math.max(S.last_us||0,t0+1),v0=t0,v1=t1;
-        var W=1200,LH=26,top=24,left=230,H=top+lanes.length*LH+10;
+        // Labels take the room the longest needs (~6.6 units a character at 11 px), 160 to 400;
+        // one still longer loses the end of its name, whole in its tooltip.
+        var CW=6.6,longest=lanes.reduce(function(m,l){return Math.max(m,l.label.trim().length);},0);
+        var W=1200,LH=26,top=24,left=Math.max(160,Math.min(400,Math.ceil(longest*CW)+14)),H=top+lanes.length*LH+10;
+        var fit=Math.floor((left-14)/CW);
+        // The address identifies the device: a long name gives way first.
+        function laneText(l){var lt=l.label.trim();if(lt.length<=fit)return lt;var sp=lt.lastIndexOf(' ');
+          if(sp>0&&lt.length-sp<fit-4)return lt.slice(0,fit-(lt.length-sp)-1)+'…'+lt.slice(sp);return lt.slice(0,fit-1)+'…';}
         function x(t){return left+(t-v0)/(v1-v0)*(W-left-10);}
         function draw(){wrap.innerHTML='';var s=svg('svg',{viewBox:'0 0 '+W+' '+H,width:'100%',id:'timeline-svg'});
           var span=v1-v0,step=Math.pow(10,Math.floor(Math.log10(span/6)));if(span/step>12)step*=5;else if(span/step>6)step*=2;
           for(var t=Math.ceil(v0/step)*step;t<=v1;t+=step){var X=x(t);s.appendChild(svg('line',{x1:X,x2:X,y1:top-4,y2:H,stroke:'#eaecf0'}));
             s.appendChild(svg('text',{x:X+2,y:14,'font-size':10,fill:'#667085'},fmtTime(t,false).slice(0,step<1e6?12:8)));}
           lanes.forEach(function(l,i){var y=top+i*LH;var g=svg('g',{'class':'lane-g','data-lane':i});
-            g.appendChild(svg('text',{x:4,y:y+15,'font-size':11,fill:'#1d2330'},l.label.trim().slice(0,34)));
+            var label=svg('text',{x:4,y:y+15,'font-size':11,fill:'#1d2330','class':'lane-label'},laneText(l));
+            label.appendChild(svg('title',{},l.label.trim()));g.appendChild(label);
             g.appendChild(svg('line',{x1:left,x2:W-10,y1:y+LH/2,y2:y+LH/2,stroke:'#f2f4f7'}));
             function clip(a){return Math.max(left,Math.min(W-10,a));}
             if(l.adv&&l.adv.advertising_reports){var a=clip(x(l.adv.first_us)),b=clip(x(l.adv.last_us));var r=svg('rect',{x:a,y:y+8,width:Math.max(2,b-a),height:10,fill:'#d1e0ff',rx:2});
@@ -184,7 +192,7 @@ enum ReportAssets {
       addView('sequence','Sequence',function(sec){
         var ctl=el('div',{'class':'controls'});
         var devSel=el('select',{id:'f-device'});devSel.appendChild(el('option',{value:''},'all connections'));
-        S.connections.forEach(function(c,i){if(c.att_operations)devSel.appendChild(el('option',{value:i},connLabel(i)));});
+        S.connections.forEach(function(c,i){if(c.att_operations||(S.classic||[]).some(function(x){return x.connection===i;}))devSel.appendChild(el('option',{value:i},connLabel(i)));});
         var chSel=el('select',{id:'f-char'});chSel.appendChild(el('option',{value:''},'all characteristics'));
         S.characteristics.forEach(function(c,i){chSel.appendChild(el('option',{value:i},'#'+c.connection+' '+hex4(c.handle)+' '+charLabel(i)));});
         var errCb=el('input',{type:'checkbox',id:'f-errors'}),venCb=el('input',{type:'checkbox',id:'f-vendor'});
@@ -206,9 +214,9 @@ enum ReportAssets {
         function rowEl(i){var r=OPS[i];var e=el('div',{'class':'row'+(isError(r)?' err':'')+(r[12]?' vendor':'')+(i===target?' target':''),'data-frame':r[0],'data-i':i,id:'row-'+r[0]});
           e.appendChild(el('div',{'class':'mono'},'#'+r[0]));e.appendChild(el('div',{'class':'mono'},fmtTime(base+r[1])));e.appendChild(el('div',null,connLabel(r[2])));
           var ln=el('div',{'class':'lane'});ln.appendChild(el('div',{'class':'arrow '+(r[3]===0?'h2p':r[3]===1?'p2h':'unk')}));e.appendChild(ln);
-          var what=opName(r[4]);var ch=r[6]>=0?charLabel(r[6]):(r[5]>=0?'handle '+hex4(r[5]):'');
+          var classic=r[4]>=512,what=classic?r[11]:opName(r[4]);var ch=r[6]>=0?charLabel(r[6]):(r[5]>=0?'handle '+hex4(r[5]):'');
           var v=el('div',{'class':'val'});v.appendChild(el('span',{'class':'what'},what));if(ch)v.appendChild(document.createTextNode(' · '+ch));
-          if(r[11])v.appendChild(el('b',null,' '+r[11]));else if(r[10])v.appendChild(el('span',{'class':'mono mut'},' '+r[10]));
+          if(classic){}else if(r[11])v.appendChild(el('b',null,' '+r[11]));else if(r[10])v.appendChild(el('span',{'class':'mono mut'},' '+r[10]));
           if(r[8])v.appendChild(el('span',{'class':'mut'},' (reply to #'+r[8]+')'));e.title=what+(ch?' · '+ch:'')+(r[11]?' · '+r[11]:'')+(r[10]?' · '+r[10]:'');e.appendChild(v);
           e.appendChild(el('div',{'class':'n mono'},r[7]>=0?fmtLat(r[7]):''));return e;}
         vp.addEventListener('scroll',render);[devSel,chSel,errCb,venCb].forEach(function(x){x.addEventListener('change',filter);});
@@ -217,7 +225,7 @@ enum ReportAssets {
           target=i;var k=index.indexOf(i);vp.scrollTop=Math.max(0,k*RH-vp.clientHeight/2);render();
           document.body.dataset.target=String(OPS[i][0]);document.body.dataset.targetWanted=String(f);};
         filter();
-        if(!OPS.length)sec.appendChild(el('p',{'class':'mut'},'No ATT or SMP operations in this capture.'));
+        if(!OPS.length)sec.appendChild(el('p',{'class':'mut'},'No ATT, SMP or Classic operations in this capture.'));
       });
 
       // ---------- GATT ----------
@@ -250,6 +258,20 @@ enum ReportAssets {
             s.appendChild(svg('line',{x1:0,x2:170,y1:26.5,y2:26.5,stroke:'#98a2b3'}));cell.appendChild(s);}tr.appendChild(cell);t.appendChild(tr);});
         sec.appendChild(t);if(!S.characteristics.length)sec.appendChild(el('p',{'class':'mut'},'No characteristic was read, written or notified.'));
       });
+
+      // ---------- Classic ----------
+      // SDP, AVDTP (signalling and A2DP media), AVRCP, RFCOMM per DLCI with HFP AT lines, SCO:
+      // stats' classic table; their PDUs are rows of the sequence view.
+      function classicLabel(c){var s=c.profile;if(c.dlci!=null){var inner=[];if(c.server_channel!=null)inner.push('channel '+c.server_channel);if(c.service)inner.push(c.service);
+        if(c.dlci===0)inner.push('multiplexer');s+=' DLCI '+c.dlci+(inner.length?' ('+inner.join(', ')+')':'');}else if(c.psm!=null)s+=' (PSM '+hex4(c.psm)+')';return s;}
+      if((S.classic||[]).length){count('classic',S.classic.length,'Classic channels');
+        addView('classic','Classic ('+S.classic.length+')',function(sec){var k=S.counts;
+          sec.appendChild(el('p',{'class':'mut',id:'classic-counts'},'SDP '+k.sdp+' PDUs · AVDTP '+k.avdtp_signals+' signals + '+k.avdtp_media+' media packets · AVRCP '+k.avrcp_commands+' commands + '+k.avrcp_responses+' responses · RFCOMM '+k.rfcomm_frames+' frames · HFP/HSP AT '+k.hfp_commands+' commands + '+k.hfp_results+' results · SCO '+k.sco_packets+' packets. Their PDUs are in the Sequence view.'));
+          var t=el('table',{id:'classic-table'});var h=el('tr');['conn','channel','frames','commands','responses','bytes','first','last'].forEach(function(x){h.appendChild(el('th',null,x));});t.appendChild(h);
+          S.classic.forEach(function(c){var tr=el('tr',{'data-profile':c.profile});function td(v,cls){var d=el('td',{'class':cls||''},v);tr.appendChild(d);return d;}
+            td(connLabel(c.connection),'nw');td(classicLabel(c));td(c.frames,'n');td(c.commands,'n');td(c.responses,'n');td(c.bytes,'n');
+            td('').appendChild(frameLink(c.first_frame));td('').appendChild(frameLink(c.last_frame));t.appendChild(tr);});
+          sec.appendChild(t);});}
 
       // ---------- problems ----------
       addView('problems','Problems ('+nProblems+')',function(sec){

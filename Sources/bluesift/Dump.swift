@@ -55,6 +55,9 @@ struct Dump: ParsableCommand {
     @Flag(name: .customLong("with-file"), help: "Add \"file\" to every JSON Lines record even for one capture (a Spark task handed one path).")
     var withFile = false
 
+    @Flag(help: "Show every LL Empty PDU in text output (by default a run of two or more is one line, \"… 37 Empty PDUs #1203…#1240\"; JSON Lines and CSV always keep them).")
+    var empty = false
+
     @Flag(help: "Keep reading the file as it grows (btsnoop, pcap, pcapng, PacketLogger), printing each record as it arrives, until Ctrl-C.")
     var follow = false
 
@@ -130,6 +133,8 @@ struct Dump: ParsableCommand {
         var progress = Progress(file)
         session.progress = { progress.update(done: $0, total: $1) }
         var times = TimeFormat.RFC3339Cache()
+        var runs = EmptyPDURuns()
+        let fold = !empty
         session.forEach(stopEarly: true) { frame in
             switch format {
             case .jsonl:
@@ -145,6 +150,8 @@ struct Dump: ParsableCommand {
             case .text:
                 // A sniffed retransmission is shown once (its first sending), unless -v.
                 if !lines.verbose, frame.decoded.record.kind == .ll, frame.decoded.ll?.retransmission == true { break }
+                if fold, EmptyPDURuns.isEmptyPDU(frame.decoded) { runs.add(frame, text); break }
+                runs.flush(into: &out.buffer, color: color)
                 text.render(frame, into: &out.buffer)
             case .csv:
                 out.line(csvFile + FrameCSV.row(frame))
@@ -159,6 +166,7 @@ struct Dump: ParsableCommand {
             }
         }
         progress.finish()
+        runs.flush(into: &out.buffer, color: color)
         json.withBytes { out.write($0) }
         out.flush()
         printWarnings(session.reader, path: file)

@@ -93,7 +93,7 @@ import Foundation
     /// A sniffer's direction mark (`C→P`) takes three columns: lines still fit.
     @Test func snifferLinesFitTheTerminal() throws {
         let mouse = CLI.corpus.appendingPathComponent("tesible_mouse.pcapng").path
-        let lines = try Self.onTerminal(["dump", "--frames", "990-1000", mouse]).map(Self.visible)
+        let lines = try Self.onTerminal(["dump", "--empty", "--frames", "990-1000", mouse]).map(Self.visible)
         #expect(lines.count == 11)
         #expect(lines.allSatisfy { $0.count <= 80 }, "\(lines.map(\.count))")
         // The reply's frame stays; the response's own fields give way.

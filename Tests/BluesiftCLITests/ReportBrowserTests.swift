@@ -118,6 +118,42 @@ struct Chromium {
         }
     }
 
+    /// Issue 27: a Classic capture's report showed one connection bar and nothing else. Its
+    /// channels (stats' classic table) have a view and a count, and its SDP, AVDTP, AVRCP and
+    /// HFP PDUs are sequence rows (A2DP media packets are not); a frame link lands on them.
+    @Test(.enabled(if: Chromium.path != nil))
+    func classicReportShowsProfiles() throws {
+        let (html, stats) = try report(CLI.capture("classic_a2dp_hfp.btsnoop"))
+        defer { try? FileManager.default.removeItem(atPath: html) }
+        let (dom, log) = try Chromium.run("file://" + html + "#view=all")
+        #expect(dom.contains("data-ready=\"1\"") && !log.contains("Uncaught"), "\(log.suffix(800))")
+        #expect(Self.attr(dom, id: "n-classic", "data-value") == "7")
+        let rows = Self.matches(dom, #"<tr data-profile="([^"]+)">(.*?)</tr>"#)
+        #expect(rows.map { $0[1] } == ["SDP", "AVDTP", "AVRCP", "A2DP media", "RFCOMM", "RFCOMM", "SCO"])
+        #expect(rows[5][2].contains("<td class=\"\">RFCOMM DLCI 2 (channel 1, Handsfree)</td><td class=\"n\">36</td><td class=\"n\">11</td><td class=\"n\">22</td>"), "\(rows[5][2])")
+        #expect((stats["classic"] as? [Any])?.count == 7)
+        // 8 SDP + 16 AVDTP signals + 15 AVRCP + 46 RFCOMM frames (AT lines among them): 85 rows.
+        #expect(dom.contains("showing 85 of 85 operations"))
+        let page = try String(contentsOfFile: html, encoding: .utf8)
+        #expect(page.contains("[136,307170,0,0,512,-1,-1,-1,0,0,\"\",\"AVDTP Start Command tid=5 ACP SEID 2\",0,0]"))
+        let (landed, _) = try Chromium.run("file://" + html + "#frame=136")
+        #expect(landed.contains("data-target=\"136\""))
+        #expect(Self.matches(landed, #"id="row-136"[^>]*>"#).count == 1)
+    }
+
+    /// Lane labels take the room the longest needs (they were cut at 34 characters: "[LG]
+    /// webOS TV UN85006LA 4f:35:ed:6"); past 400 units a name gives way to its address.
+    @Test(.enabled(if: Chromium.path != nil && FileManager.default.fileExists(atPath: CLI.corpus.appendingPathComponent("novax_btsnoop_hci.log").path)))
+    func laneLabelsAreWhole() throws {
+        let (html, _) = try report(CLI.corpus.appendingPathComponent("novax_btsnoop_hci.log").path)
+        defer { try? FileManager.default.removeItem(atPath: html) }
+        let (dom, _) = try Chromium.run("file://" + html)
+        let labels = Self.matches(dom, #"class="lane-label">([^<]*)<title>([^<]*)</title>"#)
+        #expect(labels.contains { $0[1] == "[LG] webOS TV UN85006LA 4f:35:ed:61:3e:ba" && $0[2] == $0[1] }, "\(labels.map { $0[1] })")
+        #expect(labels.contains { $0[1] == "Venus_2C4CC63D9E4F 2c:4c:c6:3d:9e:4f" })
+        #expect(labels.allSatisfy { $0[1] == $0[2] })
+    }
+
     /// An error link lands on its frame in the sequence view (the row is rendered and marked).
     @Test(.enabled(if: Chromium.path != nil), arguments: [CLI.corpus.appendingPathComponent("lightctl_btsnoop_hci.log").path,
                                                           CLI.corpus.appendingPathComponent("tesible_mouse.pcapng").path,

@@ -140,4 +140,24 @@ import Foundation
         let bad = try CLI.run(["dump", "--since", "25:00", band])
         #expect(bad.status == 64 && bad.stderr.contains("a time of day as dump prints it (11:01:49.5)"))
     }
+
+    /// Runs of LL Empty PDUs are one line in text (half of a sniffed dump was Empty PDUs);
+    /// JSON Lines and CSV keep them; --empty shows each.
+    @Test func emptyPDUsFold() throws {
+        let path = try SummaryTruthTests.fixture("sniffed_supervision_timeout.pcap")
+        let text = try CLI.run(["dump", "--frames", "1-13", path]).stdout
+        #expect(text == """
+                 1 14:13:20.000000   ADV_IND 11:22:33:44:55:66 rssi=-50
+                 2 14:13:20.001000   LL CONNECT_IND a0:b1:c2:d3:e4:f5 → 11:22:33:44:55:66 interval=30 ms timeout=1000 ms
+                   … 10 Empty PDUs #3…#12
+                13 14:13:20.153000   ADV_IND 11:22:33:44:55:66 rssi=-50
+
+            """, "\(text)")
+        // One alone is itself.
+        #expect(try CLI.run(["dump", "--frames", "3", path]).stdout == "     3 14:13:20.003000 C→P [0x0001] LL Empty PDU\n")
+        let all = try CLI.run(["dump", "--empty", "--frames", "1-13", path]).stdout.split(separator: "\n")
+        #expect(all.count == 13 && all.filter { $0.hasSuffix("LL Empty PDU") }.count == 10)
+        #expect(try CLI.run(["dump", "--format", "jsonl", path]).stdout.components(separatedBy: "\"name\":\"Empty PDU\"").count == 11)
+        #expect(try CLI.run(["dump", "--format", "csv", path]).stdout.components(separatedBy: ",Empty PDU,").count == 11)
+    }
 }

@@ -6,9 +6,10 @@ import Foundation
 /// scripts/summary_fixtures.py (docs/summary-defects.md says what each holds and what tshark
 /// says of it).
 @Suite struct SummaryTruthTests {
-    /// The fixtures, written once per test process into the test run's temporary directory.
+    /// The fixtures, written once per test process into the build directory (a directory in
+    /// /tmp per process was never removed).
     static let fixtures: URL = {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("summary-fixtures-\(UUID().uuidString)")
+        let dir = CLI.root.appendingPathComponent(".build/summary-fixtures")
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         _ = try? CLI.process("/usr/bin/env", ["python3", CLI.root.appendingPathComponent("scripts/summary_fixtures.py").path, dir.path])
         return dir

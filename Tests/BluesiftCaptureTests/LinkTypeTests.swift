@@ -67,8 +67,7 @@ extension CaptureTests {
             var ppi: [UInt8] = [0, 0]; ppi.le16(8); ppi.le32(251)
             let recs = try pcap(192, [ppi + ll, [0, 0, 8, 0, 1, 0, 0, 0, 9]])
             #expect(recs[0].kind == .ll && recs[0].bytes == ll)
-            // Not the link type's number: the record itself has no type (CaptureRecord.noType).
-            #expect(recs[1].kind == .unknown && recs[1].sourceType == CaptureRecord.noType)
+            #expect(recs[1].kind == .unknown && recs[1].sourceType == CaptureRecord.noType)   // too short for its header: no type
         }
 
         @Test func nordicLegacyAndShortPackets() throws {

@@ -98,3 +98,9 @@ enum LLNames {
     /// Controller error codes (Core 5.4 Vol 1 Part F §1.3), as carried by LL_TERMINATE_IND etc.
     static func errorName(_ e: UInt8) -> String { HCIStatus(e).name }
 }
+
+extension LLPacket {
+    /// An Empty PDU (LLID 1, no payload; `LLNames.dataName`): the link's keep-alive, half of
+    /// a quiet sniffed connection.
+    public var isEmptyPDU: Bool { !isAdvertising && llid == 1 && length == 0 }
+}
