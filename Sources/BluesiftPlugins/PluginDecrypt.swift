@@ -1,5 +1,6 @@
 import BluesiftWire
 import BluesiftSecurity
+import Foundation
 
 extension DecodeRun {
     /// A `decrypt:` field (docs/plugin-advertising-design.md §8): its bytes (ciphertext, then
@@ -55,5 +56,27 @@ extension EncodeRun {
         } catch {
             throw PluginEncodeError("\(preset): \(error)")
         }
+    }
+}
+
+/// `--vendor-keys FILE`: a JSON object mapping advertiser addresses to their keys in hex,
+/// `{"a4:c1:38:8d:18:b2": "231d39c1d7cc1ab1aee224cd096db932"}`. Keys are never printed.
+public enum VendorKeys {
+    public struct Failure: Error, Sendable { public var message: String }
+
+    public static func parse(_ text: String) throws(Failure) -> [UInt64: [UInt8]] {
+        guard let data = text.data(using: .utf8),
+              let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw Failure(message: "not a JSON object of address: key")
+        }
+        var out: [UInt64: [UInt8]] = [:]
+        for (k, v) in object {
+            guard let a = BDAddr(string: k) else { throw Failure(message: "'\(k)' is not an address such as a4:c1:38:8d:18:b2") }
+            guard let hex = v as? String, let key = Hex.parse(hex), [12, 16].contains(key.count) else {
+                throw Failure(message: "the key of \(k) is not 12 or 16 bytes of hex")
+            }
+            out[a.value] = key
+        }
+        return out
     }
 }
