@@ -251,8 +251,16 @@ final class EncodeRun {
             let bits: UInt64
             switch (kind, g) {
             case (_, .null):
-                guard let s = f.number?.na.first else { throw fail("\(f.id): no 'na' value to write for null") }
-                bits = UInt64(bitPattern: s)
+                if let s = f.number?.na.first { bits = UInt64(bitPattern: s) } else {
+                    // NaN: IEEE 11073's own (SFLOAT 0x07FF, FLOAT 0x007FFFFF), IEEE 754's quiet NaN.
+                    switch kind {
+                    case .sfloat: bits = 0x07FF
+                    case .float11073: bits = 0x007F_FFFF
+                    case .ieee(2): bits = 0x7E00
+                    case .ieee(4): bits = UInt64(Float.nan.bitPattern)
+                    case .ieee: bits = Double.nan.bitPattern
+                    }
+                }
             case (_, .decimal(let raw, _, _)): bits = UInt64(bitPattern: raw)
             default:
                 guard let x = g.number ?? { if case .string(let s) = g { Double(s) } else { nil } }() else {
