@@ -545,17 +545,27 @@ struct LuaGen {
         """
         }
         if let r = plugin.reference { o += "-- Reference: \(r)\n" }
-        o += "\nlocal P = Proto(\(Self.luaString(proto)), \(Self.luaString(plugin.name)))\n"
-        o += "local H = {\n" + fieldDecls.map { "  " + $0 + "," }.joined(separator: "\n") + "\n}\nP.fields = H\n"
+        if advertising {
+            // Wireshark 4.0 has its own `ibeacon` (and alt_beacon...): then the names move aside.
+            o += "\n-- If Wireshark already has a protocol named \(proto), this one is bluesift-\(proto).\n"
+            o += "local PROTO = \(Self.luaString(proto))\nif pcall(Field.new, PROTO) then PROTO = \"bluesift-\" .. PROTO end\n"
+            o += "local P = Proto(PROTO, \(Self.luaString(plugin.name)))\n"
+            let quoted = "(" + Self.luaString(proto + ".").dropLast()
+            o += "local H = {\n" + fieldDecls.map { "  " + $0.replacingOccurrences(of: quoted, with: "(PROTO .. \".") + "," }.joined(separator: "\n") + "\n}\nP.fields = H\n"
+        } else {
+            o += "\nlocal P = Proto(\(Self.luaString(proto)), \(Self.luaString(plugin.name)))\n"
+            o += "local H = {\n" + fieldDecls.map { "  " + $0 + "," }.joined(separator: "\n") + "\n}\nP.fields = H\n"
+        }
+        let protoName = advertising ? "PROTO" : Self.luaString(proto)
         o += "local C = {\n" + checksumAlgorithms.map { "  " + $0 + "," }.joined(separator: "\n") + "\n}\n"
         o += """
         local E = {
-          bad_checksum = ProtoExpert.new(\(Self.luaString(proto + ".checksum.bad")), "Bad checksum", expert.group.CHECKSUM, expert.severity.WARN),
-          malformed = ProtoExpert.new(\(Self.luaString(proto + ".malformed")), "Malformed frame", expert.group.MALFORMED, expert.severity.ERROR),
-          dropped = ProtoExpert.new(\(Self.luaString(proto + ".dropped")), "Bytes dropped by reassembly", expert.group.SEQUENCE, expert.severity.NOTE),
+          bad_checksum = ProtoExpert.new(\(protoName) .. ".checksum.bad", "Bad checksum", expert.group.CHECKSUM, expert.severity.WARN),
+          malformed = ProtoExpert.new(\(protoName) .. ".malformed", "Malformed frame", expert.group.MALFORMED, expert.severity.ERROR),
+          dropped = ProtoExpert.new(\(protoName) .. ".dropped", "Bytes dropped by reassembly", expert.group.SEQUENCE, expert.severity.NOTE),
         }
         P.experts = {E.bad_checksum, E.malformed, E.dropped}
-        local PROTO = \(Self.luaString(proto))
+        local PROTO = \(protoName)
         local DEFAULT_MESSAGE = \(Self.luaString(plugin.defaultMessage))
         local HAS_TOP_SWITCH = \(hasTopSwitch)
         local FRAMING = \(framing)
