@@ -69,10 +69,12 @@ extension LuaGen {
         t += "local POST_COMPANY = {" + postIDs.map { "[\(hex($0))] = true" }.joined(separator: ", ") + "}\n"
         t += "local HAS_POST_COMPANY = \(!postIDs.isEmpty || !any.isEmpty)\n"
         t += "local HAS_SD = \(!bySD.isEmpty)\n"
+        t += "local NEEDS_NAMES = \(rules.contains { $0.name != nil } || plugin.contextUse.contains("_name"))\n"
         t += "local PLUGIN_NAME = \(Self.luaString(plugin.name))\n"
 
         var h: [String] = []
-        h.append("Advertising data: fields \(proto).message (message name), \(proto).error (why a payload is")
+        let errorField = fieldIndex["\(proto).error"]?.index == 3 ? "\(proto).error" : "\(proto)._error"
+        h.append("Advertising data: fields \(proto).message (message name), \(errorField) (why a payload is")
         h.append("malformed, also expert info); top-level fields as \(proto).FIELD, a message's fields as")
         h.append("\(proto).MESSAGE.FIELD (bit fields and flattened object lists lifted to that level, as bluesift")
         h.append("shows them; a name bluesift numbers, button_1, button_2, is one field occurring several times).")
@@ -351,6 +353,13 @@ extension LuaGen {
     -- table cannot take, and company: any.
     local Q = Proto(PROTO .. "._after", PLUGIN_NAME .. " (advertising data found after the fact)")
     function Q.dissector(tvb, pinfo, tree)
+      if NEEDS_NAMES and not pinfo.visited then
+        -- Every local name, also from reports without a payload of ours (scan responses).
+        for _, fi in ipairs(all(f_name)) do
+          local a = before(all(f_addr), fi.offset) or before(all(f_le_addr), fi.offset)
+          if a then names[address_of(a)] = fi.value end
+        end
+      end
       if HAS_POST_COMPANY then
         for _, fi in ipairs(all(f_company)) do
           -- CSS Part A §1.4: length, type 0xFF, company id (2, little endian), payload.
@@ -391,7 +400,7 @@ extension LuaGen {
         end
       end
     end
-    if HAS_POST_COMPANY or HAS_SD then register_postdissector(Q) end
+    if HAS_POST_COMPANY or HAS_SD or NEEDS_NAMES then register_postdissector(Q) end
 
     local ok, mt = pcall(DissectorTable.get, "btcommon.eir_ad.manufacturer_company_id")
     if ok and mt then for _, c in ipairs(TABLE_IDS) do mt:add(c, P) end end
