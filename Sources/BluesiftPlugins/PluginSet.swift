@@ -20,7 +20,8 @@ public final class PluginSet {
     public var vendorKeys: [UInt64: [UInt8]] = [:]
     /// Last local name seen per address (a name often comes in the scan response only).
     var names: [UInt64: String] = [:]
-    /// Some rule filters on a name (the analyzer then keeps names per address).
+    /// Some rule filters on a name, or a plugin shows `context: _name` (the analyzer then
+    /// keeps names per address).
     public private(set) var needsNames = false
     /// Decodes of payloads seen before: a device repeats its advertisement many times a
     /// second, and a decode depends only on the plugin, the bytes and the context it reads.
@@ -34,7 +35,7 @@ public final class PluginSet {
             for m in p.matches {
                 if let a = m.advertising {
                     let e = AdvEntry(plugin: i, rule: a, name: a.name.flatMap { try? Regex($0) })
-                    if a.name != nil { needsNames = true }
+                    if a.name != nil || p.contextUse.contains("_name") { needsNames = true }
                     switch a.target {
                     case .company(let c?): byCompany[c, default: []].append(e)
                     case .company(nil): anyCompany.append(e)

@@ -264,9 +264,9 @@ enum SyntheticCapture {
         return r?.status == 0 ? dir : nil
     }()
 
-    static func export(_ plugin: String, to dir: URL) throws -> String {
+    static func export(_ plugin: String, to dir: URL, plugins: String = drafts) throws -> String {
         let lua = dir.appendingPathComponent(plugin + ".lua").path
-        let r = try PluginsCLITests.run(["plugins", "export", "--wireshark", plugin, "--plugins", drafts, "-o", lua])
+        let r = try PluginsCLITests.run(["plugins", "export", "--wireshark", plugin, "--plugins", plugins, "-o", lua])
         #expect(r.status == 0, "\(r.err)")
         return lua
     }
@@ -275,7 +275,7 @@ enum SyntheticCapture {
     struct Comparison { var frames = 0; var values = 0; var malformed: [Int] = [] }
 
     /// Compares bluesift's and tshark's view of every payload the plugin decodes in `capture`.
-    static func compare(_ plugin: String, lua: String, capture: String) throws -> Comparison {
+    static func compare(_ plugin: String, lua: String, capture: String, plugins: String = drafts) throws -> Comparison {
         // What Wireshark registered (the plugin id, or bluesift-ID when Wireshark has that name).
         var ftypes: [String: String] = [:], labels: [String: [String: String]] = [:]
         for line in try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-G", "fields", "-X", "lua_script:" + lua]).out.split(separator: "\n") {
@@ -294,7 +294,7 @@ enum SyntheticCapture {
             return nil
         }
         var want: [Int: [Payload]] = [:]
-        let dump = try PluginsCLITests.run(["dump", capture, "--plugins", drafts, "--format", "jsonl"])
+        let dump = try PluginsCLITests.run(["dump", capture, "--plugins", plugins, "--format", "jsonl"])
         #expect(dump.status == 0, "\(dump.err)")
         for line in dump.out.split(separator: "\n") {
             let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
@@ -306,7 +306,8 @@ enum SyntheticCapture {
                 // JSON objects are unordered: numbered repeats (button_1, button_2...) back in order.
                 func number(_ k: String) -> Int { Int(k.split(separator: "_").last ?? "") ?? 0 }
                 let entries = (v["fields"] as! [String: Any]).sorted { number($0.key) < number($1.key) }
-                for (k, x) in entries where !(x is NSNull) {
+                // tshark prints nothing for an empty string, as for a missing value.
+                for (k, x) in entries where !(x is NSNull) && x as? String != "" {
                     let name = abbrev(message, k)
                     #expect(name != nil, "\(capture): no Wireshark field for \(message).\(k)")
                     guard let name else { continue }
@@ -442,6 +443,90 @@ enum SyntheticCapture {
         let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", cap, "-Y", "govee-h5075",
             "-T", "fields", "-e", "frame.number", "-e", "govee-h5075.temperature", "-e", "govee-h5075.battery"])
         #expect(r.out == "1\t21.6\t100\n4\t20\t53\n6\t\t62\n")
+    }
+
+    static let featureA = """
+    id: feat-a
+    name: Feature test A
+    endian: le
+    message: a
+    match:
+      - company: 0x0A0B
+        with_company: true
+        prefix: 0b0a01
+    frame:
+      - { id: company, type: u2 }
+      - { id: kind, type: u1 }
+      - { id: half, type: f2 }
+      - { id: single, type: f4, unit: V }
+      - { id: sf, type: sfloat, unit: kg }
+      - { id: fl, type: float }
+      - { id: level, type: u2, scale: 1/256, decimals: 2, unit: "%" }
+      - { id: batt, type: u2, interpolate: [[2200, 0], [3100, 100]], unit: "%" }
+      - { id: local_name, context: _name }
+      - { id: addr, context: _address }
+      - { id: rssi, context: _rssi, unit: dBm }
+      - { id: url_scheme, type: u1, enum: schemes }
+      - { id: url, type: str, size: eos, expand: suffixes }
+      - { id: full, join: [url_scheme, url] }
+    enums:
+      schemes: { 0: "http://www.", 1: "https://" }
+      suffixes: { 0: ".com/", 1: ".org/" }
+
+    """
+    static let featureB = """
+    id: feat-b
+    name: Feature test B
+    endian: be
+    message: b
+    match:
+      - service_data: 12345678-1234-5678-1234-56789abcdef0
+        uuid: 180f
+      - service_data: 1234abcd
+    frame:
+      - { id: id, type: uuidle }
+      - { id: mac, type: macbe }
+      - { id: t, type: s2, scale: 0.1, unit: °C, na: 0x7FFF }
+      - { id: n, compute: t * 2 }
+
+    """
+
+    /// The less common pieces on a synthetic capture: with_company, IEEE 754 half/single and
+    /// IEEE 11073 SFLOAT/FLOAT (and their specials), a ratio scale, interpolation, context
+    /// values, expand/join, 128- and 32-bit service data, a uuid filter, uuid/mac, na, compute.
+    @Test(.enabled(if: WiresharkExportTests.ready)) func lessCommonFeatures() throws {
+        let dir = try WiresharkExportTests.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Self.featureA.write(to: dir.appendingPathComponent("feat-a.yaml"), atomically: true, encoding: .utf8)
+        try Self.featureB.write(to: dir.appendingPathComponent("feat-b.yaml"), atomically: true, encoding: .utf8)
+        let a = try Self.export("feat-a", to: dir, plugins: dir.path), b = try Self.export("feat-b", to: dir, plugins: dir.path)
+        func mfr(_ p: String) -> [UInt8] { AdvertisingCapture.ad(0xFF, [0x0b, 0x0a] + Fixtures.bytes(p)) }
+        let body = Array(0..<16) + Fixtures.bytes("a4c138010203")
+        let u128 = Array(BluetoothUUID(string: "12345678-1234-5678-1234-56789abcdef0")!.littleEndianBytes)
+        let cap = dir.appendingPathComponent("features.btsnoop").path
+        try AdvertisingCapture.write(path: cap, reports: [
+            // half 1.0, single 3.3, SFLOAT 78e-1, FLOAT 12345e-2, 0x1234/256, 2650 mV, "https://" + "abc.com/x.org/"
+            (0x1122_3344_5566, AdvertisingCapture.ad(0x09, Array("Feat".utf8)) + mfr("01 003c 33335340 4ef0 393000fe 3412 5a0a 01 61626300 7801")),
+            // NaN half and SFLOAT NaN → n/a; FLOAT -1e127; 0 %, 100 % (clamped), empty url
+            (0x1122_3344_5567, mfr("01 007e cdccccbd ff07 ffffff7f 0000 ffff 00")),
+            (0x1122_3344_5568, AdvertisingCapture.ad(0x03, [0x0f, 0x18]) + AdvertisingCapture.ad(0x21, u128 + body + [0x00, 0xfa])),
+            (0x1122_3344_5569, AdvertisingCapture.ad(0x21, u128 + body + [0x00, 0xfa])),          // no 180f listed: no
+            (0x1122_3344_556A, AdvertisingCapture.ad(0x20, [0xcd, 0xab, 0x34, 0x12] + body + [0x7f, 0xff])),
+            (0x1122_3344_556B, mfr("02 003c")),                                                // prefix 0b0a01 fails
+        ])
+        let ca = try Self.compare("feat-a", lua: a, capture: cap, plugins: dir.path)
+        #expect((ca.frames, ca.values) == (2, 24))
+        let cb = try Self.compare("feat-b", lua: b, capture: cap, plugins: dir.path)
+        #expect((cb.frames, cb.values) == (2, 7))
+        let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + a, "-X", "lua_script:" + b, "-r", cap,
+            "-Y", "feat-a || feat-b", "-T", "fields", "-e", "frame.number", "-e", "feat-a.sf", "-e", "feat-a.fl", "-e", "feat-a.level", "-e", "feat-a.batt",
+            "-e", "feat-a.local_name", "-e", "feat-a.addr", "-e", "feat-a.full", "-e", "feat-b.id", "-e", "feat-b.t", "-e", "feat-b.n"])
+        #expect(r.out.split(separator: "\n").map(String.init) == [
+            "1\t7.8\t123.45\t18.2\t50\tFeat\t11:22:33:44:55:66\thttps://abc.com/x.org/\t\t\t",
+            "2\t\t-1e+127\t0\t100\t\t11:22:33:44:55:67\thttp://www.\t\t\t",
+            "3\t\t\t\t\t\t\t\t0f0e0d0c-0b0a-0908-0706-050403020100\t25\t500",
+            "5\t\t\t\t\t\t\t\t0f0e0d0c-0b0a-0908-0706-050403020100\t\t65534",
+        ])
     }
 
     @Test func nameRegexesAsLuaPatterns() {
