@@ -256,6 +256,9 @@ struct LuaGen {
             c += "  X.num(r, tree, \(hf), X.rng(r, at, \(size)), v, v, \(nf), \(valid))\n"
         case .integer(let k):
             let hf = try intField(abbrev, unitLabel, k, enumIndex: f.bits.isEmpty ? f.enumIndex : nil, line: f.line)
+            // An integer field holds the raw value (its bits or enum name are what bluesift shows).
+            let nf = f.number.map { n in var x = n; x.scale = 1; x.offset = 0; x.interpolate = []; return x }
+                .map { numberFormat($0, label: label, valid: f.valid != nil) } ?? nf
             c += "  local at = r.pos\n"
             switch k {
             case .vlq: c += "  local v, item = X.vlq(r, tree, \(hf), \(id))\n"

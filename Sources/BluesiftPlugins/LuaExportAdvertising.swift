@@ -220,6 +220,7 @@ extension LuaGen {
     local f_u16, f_u32, f_u128 = field("btcommon.eir_ad.entry.uuid_16"), field("btcommon.eir_ad.entry.uuid_32"), field("btcommon.eir_ad.entry.uuid_128")
     local f_addr, f_le_addr = field("bthci_evt.bd_addr"), field("btle.advertising_address")
     local f_rssi, f_addr_type = field("bthci_evt.rssi"), field("bthci_evt.le_peer_address_type")
+    local f_rf_rssi, f_nordic_rssi = field("btle_rf.signal_dbm"), field("nordic_ble.rssi")
     local f_evt_type, f_subevent = field("bthci_evt.le_advts_event_type"), field("bthci_evt.le_meta_subevent")
 
     local function before(list, at)
@@ -256,6 +257,7 @@ extension LuaGen {
       local legacy = sub ~= nil and sub.value == 2
       -- A legacy report's RSSI follows its data; an extended report's precedes it.
       local rssi = legacy and after(all(f_rssi), at) or before(all(f_rssi), at)
+        or before(all(f_rf_rssi), at) or before(all(f_nordic_rssi), at)   -- a sniffer's header
       if rssi then ctx.rssi = rssi.value end
       local t = before(all(f_addr_type), at)
       if t then ctx.address_type = t.value end
@@ -391,7 +393,7 @@ extension LuaGen {
             if off - w - 2 >= 0 and tvb(off - w - 1, 1):uint() == ad and tvb(off - w - 2, 1):uint() == 1 + w + n then
               local list = ADV_SD[uuid_key(tvb(off - w, w))]
               if list and n > 0 then
-                local ctx = context(pinfo, off, nil)
+                local ctx = context(pinfo, off, -1)   -- bluesift's _company for service data
                 try(list, function(with_company) if not with_company then return tvb(off, n):tvb() end end, tree, ctx, pinfo)
               end
               break
