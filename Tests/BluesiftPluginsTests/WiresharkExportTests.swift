@@ -257,12 +257,16 @@ enum SyntheticCapture {
     static let drafts = Fixtures.root.appendingPathComponent("Tests/VendorOracles/drafts").path
     static let sep = WiresharkExportTests.sep
 
-    /// The vector captures, made once per test run.
-    static let captures: URL? = {
-        guard let py = python, let dir = try? WiresharkExportTests.tempDir() else { return nil }
-        let r = try? WiresharkExportTests.run(py, [Fixtures.root.appendingPathComponent("Tests/VendorOracles/oracle.py").path, "captures", "--out", dir.path])
-        return r?.status == 0 ? dir : nil
-    }()
+    /// The vector captures of `vendors` (VENDOR.btsnoop, as `oracle.py captures` numbers the
+    /// frames), written under `dir`.
+    static func captures(_ vendors: [String], in dir: URL) throws -> URL {
+        let out = dir.appendingPathComponent("captures")
+        let oracles = Fixtures.root.appendingPathComponent("Tests/VendorOracles")
+        let r = try WiresharkExportTests.run(python!, [oracles.appendingPathComponent("oracle.py").path, "captures", "--out", out.path]
+                                             + vendors.map { oracles.appendingPathComponent("vectors/\($0).json").path })
+        try #require(r.status == 0, "oracle.py captures: \(r.err)")
+        return out
+    }
 
     static func export(_ plugin: String, to dir: URL, plugins: String = drafts) throws -> String {
         let lua = dir.appendingPathComponent(plugin + ".lua").path
@@ -359,9 +363,9 @@ enum SyntheticCapture {
     }
 
     @Test(.enabled(if: ready)) func goveeOnTheCompanyTable() throws {
-        let caps = try #require(Self.captures, "oracle.py captures failed")
         let dir = try WiresharkExportTests.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
+        let caps = try Self.captures(["govee"], in: dir)
         let lua = try Self.export("govee-h5075", to: dir)
         let text = try String(contentsOfFile: lua, encoding: .utf8)
         #expect(text.contains("local TABLE_IDS = {0xec88}"))
@@ -383,9 +387,9 @@ enum SyntheticCapture {
     }
 
     @Test(.enabled(if: ready)) func bthomeServiceDataAfterTheFact() throws {
-        let caps = try #require(Self.captures, "oracle.py captures failed")
         let dir = try WiresharkExportTests.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
+        let caps = try Self.captures(["bthome"], in: dir)
         let lua = try Self.export("bthome-v2", to: dir)
         let text = try String(contentsOfFile: lua, encoding: .utf8)
         #expect(text.contains("service data fcd2 (Wireshark 4.0 has no service-data table)"))
@@ -406,9 +410,9 @@ enum SyntheticCapture {
     }
 
     @Test(.enabled(if: ready)) func otherDraftsOnTheirCaptures() throws {
-        let caps = try #require(Self.captures, "oracle.py captures failed")
         let dir = try WiresharkExportTests.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
+        let caps = try Self.captures(["ibeacon", "govee", "ruuvitag", "xiaomi"], in: dir)
         // ibeacon reads _rssi (after the data in a legacy report): the postdissector takes
         // 0x004C; Wireshark 4.0's own ibeacon protocol moves this one to bluesift-ibeacon.
         let ib = try Self.export("ibeacon", to: dir)
