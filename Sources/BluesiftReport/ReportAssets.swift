@@ -60,6 +60,10 @@ enum ReportAssets {
     .status-match{color:#027a48}.status-mismatch,.status-missing,.status-unexpected{color:var(--err);font-weight:600}.status-refused,.status-interrupted{color:var(--warn)}
     .hist rect{fill:#84adff}.hist rect.slow{fill:#fda29b}
     #problems li{margin:3px 0}
+    .sensor-dev h3{font-size:14px;margin:16px 0 6px}.sensor-grid{display:flex;flex-wrap:wrap;gap:12px}
+    .sensor-card{border:1px solid var(--line);border-radius:6px;padding:6px 8px;position:relative}.sensor-title{font-weight:600}
+    .sensor-chart{display:block;margin-top:4px}.sensor-chart .line{fill:none;stroke:var(--host);stroke-width:1.5;stroke-linejoin:round}
+    .sensor-chart circle{fill:var(--host)}.sensor-chart .hover text{font-size:11px;fill:var(--fg)}
     """
 
     static let js = #"""
@@ -258,6 +262,57 @@ enum ReportAssets {
             s.appendChild(svg('line',{x1:0,x2:170,y1:26.5,y2:26.5,stroke:'#98a2b3'}));cell.appendChild(s);}tr.appendChild(cell);t.appendChild(tr);});
         sec.appendChild(t);if(!S.characteristics.length)sec.appendChild(el('p',{'class':'mut'},'No characteristic was read, written or notified.'));
       });
+
+      // ---------- sensors ----------
+      // Numeric fields plugins decoded from advertising data (stats' sensor table), per
+      // device, each charted over the capture's span. The page holds at most 512 buckets a
+      // field (first, min, max, last of each): a column's range is drawn, so a long capture
+      // stays small and a spike stays visible.
+      var SEN=S.sensors||[],SER=data('sensors')||[];
+      if(SEN.length){var sdev={};SEN.forEach(function(x){sdev[x.address]=1;});var nSenDev=Object.keys(sdev).length;
+        count('sensors',nSenDev,'sensor devices');
+        addView('sensors','Sensors ('+nSenDev+')',function(sec){
+          var t0=S.first_us||0,t1=Math.max(S.last_us||0,t0+1),names={};S.devices.forEach(function(d){names[d.address]=d.names;});
+          sec.appendChild(el('p',{'class':'mut',id:'sensors-note'},SEN.length+' numeric fields of '+nSenDev+' devices, decoded by plugins from advertising data. Each chart spans the whole capture; where readings are dense a column shows their range (min to max). Hover for values.'));
+          function fmtV(v,s){if(v==null)return 'n/a';return s.decimals!=null?v.toFixed(s.decimals):String(+v.toPrecision(8));}
+          function fmtTick(v){return String(+v.toPrecision(6));}
+          function ticks(a,b,n){var st=Math.pow(10,Math.floor(Math.log10((b-a)/n))),e=(b-a)/n/st;st*=e>=5?5:e>=2?2:1;var out=[];
+            for(var v=Math.ceil(a/st)*st;v<=b+st*1e-9;v+=st)out.push(+v.toPrecision(12));return out;}
+          function chart(i){var s=SEN[i],ser=SER[i]||{t0_us:t0,b:[]},P=ser.b,base=ser.t0_us;
+            var card=el('div',{'class':'sensor-card','data-field':s.field,'data-i':i,'data-count':s.count,'data-points':P.length});
+            card.appendChild(el('div',{'class':'sensor-title'},s.field+(s.unit?' ('+s.unit+')':'')));
+            card.appendChild(el('div',{'class':'mut sensor-sum'},s.count+' reading'+(s.count===1?'':'s')+(s.count?' · min '+fmtV(s.min,s)+' · max '+fmtV(s.max,s)+' · last '+fmtV(s.last,s):'')+(s.na?' · '+s.na+' n/a':'')));
+            if(!s.count||!P.length)return card;
+            var W=540,H=150,L=56,R=12,T=10,B=22,lo=s.min,hi=s.max;if(hi===lo){lo-=Math.abs(lo)*0.05||1;hi+=Math.abs(hi)*0.05||1;}var pd=(hi-lo)*0.08;lo-=pd;hi+=pd;
+            function x(t){return L+(t-t0)/(t1-t0)*(W-L-R);}function y(v){return T+(hi-v)/(hi-lo)*(H-T-B);}
+            var g=svg('svg',{viewBox:'0 0 '+W+' '+H,width:W,height:H,'class':'sensor-chart'});
+            ticks(lo,hi,4).forEach(function(v){g.appendChild(svg('line',{x1:L,x2:W-R,y1:y(v),y2:y(v),stroke:'#eaecf0'}));
+              g.appendChild(svg('text',{x:L-5,y:y(v)+3.5,'text-anchor':'end','font-size':10,fill:'#667085'},fmtTick(v)));});
+            g.appendChild(svg('line',{x1:L,x2:L,y1:T,y2:H-B,stroke:'#98a2b3'}));g.appendChild(svg('line',{x1:L,x2:W-R,y1:H-B+0.5,y2:H-B+0.5,stroke:'#98a2b3'}));
+            var cut=(t1-t0)<2e7?12:8;
+            for(var k=0;k<=4;k++){var t=t0+(t1-t0)*k/4;g.appendChild(svg('text',{x:x(t),y:H-7,'text-anchor':k===0?'start':k===4?'end':'middle','font-size':10,fill:'#667085'},fmtTime(t).slice(0,cut)));}
+            var d='';P.forEach(function(p,k){var xf=x(base+p[0]),xl=x(base+p[5]),xm=(xf+xl)/2;
+              d+=(k?'L':'M')+xf.toFixed(1)+' '+y(p[1]).toFixed(1);
+              if(p[6]>1)d+='L'+xm.toFixed(1)+' '+y(p[2]).toFixed(1)+'L'+xm.toFixed(1)+' '+y(p[3]).toFixed(1)+'L'+xl.toFixed(1)+' '+y(p[4]).toFixed(1);});
+            g.appendChild(svg('path',{d:d,'class':'line'}));
+            if(P.length<=150)P.forEach(function(p){if(p[6]!==1)return;var c=svg('circle',{cx:x(base+p[0]).toFixed(1),cy:y(p[1]).toFixed(1),r:2.5});
+              c.appendChild(svg('title',{},fmtV(p[1],s)+(s.unit?' '+s.unit:'')+' at '+fmtTime(base+p[0])));g.appendChild(c);});
+            // Hover: the bucket under the pointer, its value (or range) and time.
+            var hv=svg('g',{'class':'hover',visibility:'hidden'}),hl=svg('line',{y1:T,y2:H-B,stroke:'#98a2b3','stroke-dasharray':'3 3'}),ht=svg('text',{y:T+10});
+            hv.appendChild(hl);hv.appendChild(ht);g.appendChild(hv);
+            g.addEventListener('mousemove',function(ev){var r=g.getBoundingClientRect(),px=(ev.clientX-r.left)*W/r.width,best=-1,bd=1e9;
+              P.forEach(function(p,k){var dd=Math.abs(x(base+(p[0]+p[5])/2)-px);if(dd<bd){bd=dd;best=k;}});if(best<0)return;var p=P[best],xm=x(base+(p[0]+p[5])/2);
+              hl.setAttribute('x1',xm);hl.setAttribute('x2',xm);ht.setAttribute('x',xm<W/2?xm+4:xm-4);ht.setAttribute('text-anchor',xm<W/2?'start':'end');
+              ht.textContent=(p[6]>1?fmtV(p[2],s)+'…'+fmtV(p[3],s)+' ('+p[6]+' readings)':fmtV(p[1],s))+(s.unit?' '+s.unit:'')+' at '+fmtTime(base+p[0]).slice(0,12);hv.setAttribute('visibility','visible');});
+            g.addEventListener('mouseleave',function(){hv.setAttribute('visibility','hidden');});
+            card.appendChild(g);return card;}
+          var groups=[],byAddr={};
+          SEN.forEach(function(s,i){if(byAddr[s.address]===undefined){byAddr[s.address]=groups.length;groups.push({address:s.address,rows:[]});}groups[byAddr[s.address]].rows.push(i);});
+          groups.forEach(function(gr){var box=el('div',{'class':'sensor-dev','data-address':gr.address});var nm=names[gr.address]||[],msgs={};
+            gr.rows.forEach(function(i){msgs[SEN[i].plugin+' '+SEN[i].message]=1;});
+            box.appendChild(el('h3',null,gr.address+(nm.length?' “'+nm.join('”, “')+'”':'')+' — '+Object.keys(msgs).join(', ')));
+            var grid=el('div',{'class':'sensor-grid'});gr.rows.forEach(function(i){grid.appendChild(chart(i));});box.appendChild(grid);sec.appendChild(box);});
+        });}
 
       // ---------- Classic ----------
       // SDP, AVDTP (signalling and A2DP media), AVRCP, RFCOMM per DLCI with HFP AT lines, SCO:
