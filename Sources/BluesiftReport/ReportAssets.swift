@@ -289,8 +289,12 @@ enum ReportAssets {
             ticks(lo,hi,4).forEach(function(v){g.appendChild(svg('line',{x1:L,x2:W-R,y1:y(v),y2:y(v),stroke:'#eaecf0'}));
               g.appendChild(svg('text',{x:L-5,y:y(v)+3.5,'text-anchor':'end','font-size':10,fill:'#667085'},fmtTick(v)));});
             g.appendChild(svg('line',{x1:L,x2:L,y1:T,y2:H-B,stroke:'#98a2b3'}));g.appendChild(svg('line',{x1:L,x2:W-R,y1:H-B+0.5,y2:H-B+0.5,stroke:'#98a2b3'}));
-            var cut=(t1-t0)<2e7?12:8;
-            for(var k=0;k<=4;k++){var t=t0+(t1-t0)*k/4;g.appendChild(svg('text',{x:x(t),y:H-7,'text-anchor':k===0?'start':k===4?'end':'middle','font-size':10,fill:'#667085'},fmtTime(t).slice(0,cut)));}
+            // Time ticks at round times of day (µs steps from 1 ms to a day), 3 to 6 of them.
+            var steps=[1e3,2e3,5e3,1e4,2e4,5e4,1e5,2e5,5e5,1e6,2e6,5e6,1e7,15e6,3e7,6e7,12e7,3e8,6e8,9e8,18e8,36e8,72e8,108e8,216e8,864e8],st=steps[steps.length-1];
+            for(var k=0;k<steps.length;k++){if((t1-t0)/steps[k]<=6){st=steps[k];break;}}
+            var cut=st<1e6?12:st<6e7?8:5;
+            for(var t=Math.ceil((t0+OFF)/st)*st-OFF;t<=t1;t+=st){var xt=x(t);g.appendChild(svg('line',{x1:xt,x2:xt,y1:H-B,y2:H-B+3,stroke:'#98a2b3'}));
+              g.appendChild(svg('text',{x:xt,y:H-7,'text-anchor':xt<L+20?'start':xt>W-R-20?'end':'middle','font-size':10,fill:'#667085'},fmtTime(t).slice(0,cut)));}
             var d='';P.forEach(function(p,k){var xf=x(base+p[0]),xl=x(base+p[5]),xm=(xf+xl)/2;
               d+=(k?'L':'M')+xf.toFixed(1)+' '+y(p[1]).toFixed(1);
               if(p[6]>1)d+='L'+xm.toFixed(1)+' '+y(p[2]).toFixed(1)+'L'+xm.toFixed(1)+' '+y(p[3]).toFixed(1)+'L'+xl.toFixed(1)+' '+y(p[4]).toFixed(1);});
