@@ -43,6 +43,7 @@ public struct SensorSeries: Sendable {
     public private(set) var t0Us: Int64 = 0
     public private(set) var widthUs: Int64 = 1_000
     public private(set) var buckets: [Bucket?] = []
+    public init() {}
 
     public mutating func add(_ v: Double, at us: Int64) {
         if buckets.isEmpty { t0Us = us }

@@ -17,7 +17,7 @@ import BluesiftDissect
         let b = s.buckets.compactMap { $0 }
         #expect(s.buckets.count <= SensorSeries.columns)
         #expect(b.reduce(0) { $0 + $1.count } == n)
-        #expect(b.map(\.min).min() == lo && b.map(\.max).max() == hi)
+        #expect(b.map { $0.min }.min() == lo && b.map { $0.max }.max() == hi)
         #expect(b.first?.first == -20 && b.first?.tFirst == 0)
         #expect(b.last?.last == Double(((n - 1) * 7919) % 1000) / 10 - 20 && b.last?.tLast == Int64(n - 1) * 1_500_000)
         #expect(s.t0Us == t0)
@@ -32,7 +32,7 @@ import BluesiftDissect
         s.add(3, at: 9_000_000)
         s.add(8, at: 12_000_000)
         let b = s.buckets.compactMap { $0 }
-        #expect(b.reduce(0) { $0 + $1.count } == 3 && b.map(\.min).min() == 3 && b.map(\.max).max() == 8)
+        #expect(b.reduce(0) { $0 + $1.count } == 3 && b.map { $0.min }.min() == 3 && b.map { $0.max }.max() == 8)
     }
 
     @Test func roundedToDecimals() {
