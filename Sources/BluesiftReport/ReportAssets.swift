@@ -273,7 +273,7 @@ enum ReportAssets {
         count('sensors',nSenDev,'sensor devices');
         addView('sensors','Sensors ('+nSenDev+')',function(sec){
           var t0=S.first_us||0,t1=Math.max(S.last_us||0,t0+1),names={};S.devices.forEach(function(d){names[d.address]=d.names;});
-          sec.appendChild(el('p',{'class':'mut',id:'sensors-note'},SEN.length+' numeric fields of '+nSenDev+' devices, decoded by plugins from advertising data. Each chart spans the whole capture; where readings are dense a column shows their range (min to max). Hover for values.'));
+          sec.appendChild(el('p',{'class':'mut',id:'sensors-note'},SEN.length+' numeric fields of '+nSenDev+' devices, decoded by plugins from advertising data. Each chart spans the capture; a column shows the range of its readings (min to max).'));
           function fmtV(v,s){if(v==null)return 'n/a';return s.decimals!=null?v.toFixed(s.decimals):String(+v.toPrecision(8));}
           function fmtTick(v){return String(+v.toPrecision(6));}
           function ticks(a,b,n){var st=Math.pow(10,Math.floor(Math.log10((b-a)/n))),e=(b-a)/n/st;st*=e>=5?5:e>=2?2:1;var out=[];
@@ -283,7 +283,7 @@ enum ReportAssets {
             card.appendChild(el('div',{'class':'sensor-title'},s.field+(s.unit?' ('+s.unit+')':'')));
             card.appendChild(el('div',{'class':'mut sensor-sum'},s.count+' reading'+(s.count===1?'':'s')+(s.count?' · min '+fmtV(s.min,s)+' · max '+fmtV(s.max,s)+' · last '+fmtV(s.last,s):'')+(s.na?' · '+s.na+' n/a':'')));
             if(!s.count||!P.length)return card;
-            var W=540,H=150,L=56,R=12,T=10,B=22,lo=s.min,hi=s.max;if(hi===lo){lo-=Math.abs(lo)*0.05||1;hi+=Math.abs(hi)*0.05||1;}var pd=(hi-lo)*0.08;lo-=pd;hi+=pd;
+            var W=380,H=140,L=50,R=12,T=10,B=22,lo=s.min,hi=s.max;if(hi===lo){lo-=Math.abs(lo)*0.05||1;hi+=Math.abs(hi)*0.05||1;}var pd=(hi-lo)*0.08;lo-=pd;hi+=pd;
             function x(t){return L+(t-t0)/(t1-t0)*(W-L-R);}function y(v){return T+(hi-v)/(hi-lo)*(H-T-B);}
             var g=svg('svg',{viewBox:'0 0 '+W+' '+H,width:W,height:H,'class':'sensor-chart'});
             ticks(lo,hi,4).forEach(function(v){g.appendChild(svg('line',{x1:L,x2:W-R,y1:y(v),y2:y(v),stroke:'#eaecf0'}));
