@@ -273,7 +273,7 @@ enum ReportAssets {
         count('sensors',nSenDev,'sensor devices');
         addView('sensors','Sensors ('+nSenDev+')',function(sec){
           var t0=S.first_us||0,t1=Math.max(S.last_us||0,t0+1),names={};S.devices.forEach(function(d){names[d.address]=d.names;});
-          sec.appendChild(el('p',{'class':'mut',id:'sensors-note'},SEN.length+' numeric fields of '+nSenDev+' devices, decoded by plugins from advertising data. Each chart spans the capture; a column shows the range of its readings (min to max).'));
+          sec.appendChild(el('p',{'class':'mut',id:'sensors-note'},SEN.length+' numeric field'+(SEN.length===1?'':'s')+' of '+nSenDev+' device'+(nSenDev===1?'':'s')+', decoded by plugins from advertising data. Each chart spans the capture; a column shows the range of its readings (min to max).'));
           function fmtV(v,s){if(v==null)return 'n/a';return s.decimals!=null?v.toFixed(s.decimals):String(+v.toPrecision(8));}
           function fmtTick(v){return String(+v.toPrecision(6));}
           function ticks(a,b,n){var st=Math.pow(10,Math.floor(Math.log10((b-a)/n))),e=(b-a)/n/st;st*=e>=5?5:e>=2?2:1;var out=[];
@@ -295,8 +295,9 @@ enum ReportAssets {
             var cut=st<1e6?12:st<6e7?8:5;
             for(var t=Math.ceil((t0+OFF)/st)*st-OFF;t<=t1;t+=st){var xt=x(t);g.appendChild(svg('line',{x1:xt,x2:xt,y1:H-B,y2:H-B+3,stroke:'#98a2b3'}));
               g.appendChild(svg('text',{x:xt,y:H-7,'text-anchor':xt<L+20?'start':xt>W-R-20?'end':'middle','font-size':10,fill:'#667085'},fmtTime(t).slice(0,cut)));}
-            var d='';P.forEach(function(p,k){var xf=x(base+p[0]),xl=x(base+p[5]),xm=(xf+xl)/2;
-              d+=(k?'L':'M')+xf.toFixed(1)+' '+y(p[1]).toFixed(1);
+            // A silence longer than a 25th of the capture breaks the line (bursts stay apart).
+            var d='',gap=(t1-t0)/25;P.forEach(function(p,k){var xf=x(base+p[0]),xl=x(base+p[5]),xm=(xf+xl)/2;
+              d+=(k&&p[0]-P[k-1][5]<=gap?'L':'M')+xf.toFixed(1)+' '+y(p[1]).toFixed(1);
               if(p[6]>1)d+='L'+xm.toFixed(1)+' '+y(p[2]).toFixed(1)+'L'+xm.toFixed(1)+' '+y(p[3]).toFixed(1)+'L'+xl.toFixed(1)+' '+y(p[4]).toFixed(1);});
             g.appendChild(svg('path',{d:d,'class':'line'}));
             if(P.length<=150)P.forEach(function(p){if(p[6]!==1)return;var c=svg('circle',{cx:x(base+p[0]).toFixed(1),cy:y(p[1]).toFixed(1),r:2.5});
