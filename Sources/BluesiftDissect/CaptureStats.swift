@@ -230,6 +230,9 @@ public enum StatsLimits {
     public static let classicChannels = 4096
     /// Sensor rows (advertiser × plugin message × numeric field).
     public static let sensors = 4096
+    /// Sensor rows the report charts (the first ones seen): 512 buckets of 64 bytes each, so
+    /// at most 8 MB of series; rows past it are in the table, not charted.
+    public static let sensorSeries = 256
 }
 
 /// Latency histogram: 8 buckets per octave from 1 µs to ~2^34 µs, so median/p95 are within

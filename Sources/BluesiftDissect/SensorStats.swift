@@ -147,7 +147,7 @@ public struct SensorTable: Sendable {
         if let d = decimals { r.decimals = Swift.max(r.decimals ?? 0, d) }
         if r.unit == nil, let unit { r.unit = unit }
         rows[i] = r
-        if keepSeries { series[i].add(v, at: us) }
+        if keepSeries && i < StatsLimits.sensorSeries { series[i].add(v, at: us) }
     }
 
     /// `v` with `decimals` places: the nearest double to the decimal text, so JSON shows 21.3

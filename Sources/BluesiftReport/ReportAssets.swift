@@ -282,6 +282,7 @@ enum ReportAssets {
             var card=el('div',{'class':'sensor-card','data-field':s.field,'data-i':i,'data-count':s.count,'data-points':P.length});
             card.appendChild(el('div',{'class':'sensor-title'},s.field+(s.unit?' ('+s.unit+')':'')));
             card.appendChild(el('div',{'class':'mut sensor-sum'},s.count+' reading'+(s.count===1?'':'s')+(s.count?' · min '+fmtV(s.min,s)+' · max '+fmtV(s.max,s)+' · last '+fmtV(s.last,s):'')+(s.na?' · '+s.na+' n/a':'')));
+            if(s.count&&!P.length)card.appendChild(el('div',{'class':'mut'},'Not charted: the page charts the first 256 fields a capture gives.'));
             if(!s.count||!P.length)return card;
             var W=380,H=140,L=50,R=12,T=10,B=22,lo=s.min,hi=s.max;if(hi===lo){lo-=Math.abs(lo)*0.05||1;hi+=Math.abs(hi)*0.05||1;}var pd=(hi-lo)*0.08;lo-=pd;hi+=pd;
             function x(t){return L+(t-t0)/(t1-t0)*(W-L-R);}function y(v){return T+(hi-v)/(hi-lo)*(H-T-B);}
