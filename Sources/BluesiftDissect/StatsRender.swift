@@ -79,9 +79,11 @@ public enum StatsRender {
         return PluginValue.real(v).description
     }
 
-    /// "12:34:56.123456" (UTC, as the summary line of dump).
-    static func timeOfDay(_ us: Int64?) -> String {
+    /// "12:34:56.123456" (UTC, as the summary line of dump); with `date`, RFC 3339 (a capture
+    /// longer than a day).
+    static func timeOfDay(_ us: Int64?, date: Bool = false) -> String {
         guard let us else { return "" }
+        if date { return TimeFormat.rfc3339(Timestamp(microseconds: us)) }
         var b: [UInt8] = []
         TimeFormat.timeOfDay(Timestamp(microseconds: us), into: &b)
         return String(decoding: b, as: UTF8.self)
@@ -100,13 +102,15 @@ public enum StatsRender {
         let names = Dictionary(r.devices.map { ($0.address, $0.names) }, uniquingKeysWith: { a, _ in a })
         func text(_ v: Double?, _ s: StatsReport.Sensor) -> String { v.map { value($0, s) } ?? "n/a" }
         func cell(_ t: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - t.count)) + t }
+        let days = r.durationUs >= 86_400_000_000
+        func timeOfDay(_ us: Int64?) -> String { StatsRender.timeOfDay(us, date: days) }
         var rows: [(group: String, line: String, s: StatsReport.Sensor)] = []
         for s in sensors {
             let first = s.first.map { "\(value($0, s)) at \(timeOfDay(s.firstUs))" } ?? "-"
             let last = s.last.map { "\(value($0, s)) at \(timeOfDay(s.lastUs))" } ?? "-"
             var line = "    " + label(s) + String(repeating: " ", count: w - label(s).count)
             line += " " + cell(String(s.count), 6) + " " + cell(text(s.min, s), 10) + " " + cell(text(s.max, s), 10)
-            line += "  " + first + String(repeating: " ", count: max(1, 30 - first.count)) + last
+            line += "  " + first + String(repeating: " ", count: max(1, (days ? 42 : 30) - first.count)) + last
             if s.na > 0 { line += "  (\(s.na) n/a)" }
             var group = "  " + s.address
             if let n = names[s.address], !n.isEmpty { group += "  \"" + n.joined(separator: "\", \"") + "\"" }
@@ -115,7 +119,7 @@ public enum StatsRender {
         }
         let wide = width.map { wd in rows.contains { $0.line.count > wd } } ?? false
         if !wide {
-            o.append("    " + "field" + String(repeating: " ", count: w - 5) + "  count        min        max  first" + String(repeating: " ", count: 25) + "last")
+            o.append("    " + "field" + String(repeating: " ", count: w - 5) + "  count        min        max  first" + String(repeating: " ", count: days ? 37 : 25) + "last")
         }
         var group = ""
         for row in rows {

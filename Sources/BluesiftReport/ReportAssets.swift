@@ -281,7 +281,7 @@ enum ReportAssets {
           function chart(i){var s=SEN[i],ser=SER[i]||{t0_us:t0,b:[]},P=ser.b,base=ser.t0_us;
             var card=el('div',{'class':'sensor-card','data-field':s.field,'data-i':i,'data-count':s.count,'data-points':P.length});
             card.appendChild(el('div',{'class':'sensor-title'},s.field+(s.unit?' ('+s.unit+')':'')));
-            card.appendChild(el('div',{'class':'mut sensor-sum'},s.count+' reading'+(s.count===1?'':'s')+(s.count?' · min '+fmtV(s.min,s)+' · max '+fmtV(s.max,s)+' · last '+fmtV(s.last,s):'')+(s.na?' · '+s.na+' n/a':'')));
+            card.appendChild(el('div',{'class':'mut sensor-sum'},s.count.toLocaleString('en')+' reading'+(s.count===1?'':'s')+(s.count?' · min '+fmtV(s.min,s)+' · max '+fmtV(s.max,s)+' · last '+fmtV(s.last,s):'')+(s.na?' · '+s.na+' n/a':'')));
             if(s.count&&!P.length)card.appendChild(el('div',{'class':'mut'},'Not charted: the page charts the first 256 fields a capture gives.'));
             if(!s.count||!P.length)return card;
             var W=380,H=140,L=50,R=12,T=10,B=22,lo=s.min,hi=s.max;if(hi===lo){lo-=Math.abs(lo)*0.05||1;hi+=Math.abs(hi)*0.05||1;}var pd=(hi-lo)*0.08;lo-=pd;hi+=pd;
@@ -291,11 +291,14 @@ enum ReportAssets {
               g.appendChild(svg('text',{x:L-5,y:y(v)+3.5,'text-anchor':'end','font-size':10,fill:'#667085'},fmtTick(v)));});
             g.appendChild(svg('line',{x1:L,x2:L,y1:T,y2:H-B,stroke:'#98a2b3'}));g.appendChild(svg('line',{x1:L,x2:W-R,y1:H-B+0.5,y2:H-B+0.5,stroke:'#98a2b3'}));
             // Time ticks at round times of day (µs steps from 1 ms to a day), 3 to 6 of them.
-            var steps=[1e3,2e3,5e3,1e4,2e4,5e4,1e5,2e5,5e5,1e6,2e6,5e6,1e7,15e6,3e7,6e7,12e7,3e8,6e8,9e8,18e8,36e8,72e8,108e8,216e8,864e8],st=steps[steps.length-1];
+            var steps=[1e3,2e3,5e3,1e4,2e4,5e4,1e5,2e5,5e5,1e6,2e6,5e6,1e7,15e6,3e7,6e7,12e7,3e8,6e8,9e8,18e8,36e8,72e8,108e8,216e8,432e8,864e8,1728e8,6048e8,2592e9],st=steps[steps.length-1];
             for(var k=0;k<steps.length;k++){if((t1-t0)/steps[k]<=6){st=steps[k];break;}}
             var cut=st<1e6?12:st<6e7?8:5;
+            var right=-1e9;   // labels that would touch the one before are left out (the tick stays)
             for(var t=Math.ceil((t0+OFF)/st)*st-OFF;t<=t1;t+=st){var xt=x(t);g.appendChild(svg('line',{x1:xt,x2:xt,y1:H-B,y2:H-B+3,stroke:'#98a2b3'}));
-              g.appendChild(svg('text',{x:xt,y:H-7,'text-anchor':xt<L+20?'start':xt>W-R-20?'end':'middle','font-size':10,fill:'#667085'},fmtTime(t).slice(0,cut)));}
+              var lab=st>=216e8?fmtTime(t,true).slice(5,16):fmtTime(t).slice(0,cut),lw=lab.length*5.6,an=xt<L+20?'start':xt>W-R-20?'end':'middle';
+              var lx=an==='start'?xt:an==='end'?xt-lw:xt-lw/2;if(lx<right+6)continue;right=lx+lw;
+              g.appendChild(svg('text',{x:xt,y:H-7,'text-anchor':an,'font-size':10,fill:'#667085'},lab));}
             // A silence longer than a 25th of the capture breaks the line (bursts stay apart).
             var d='',gap=(t1-t0)/25;P.forEach(function(p,k){var xf=x(base+p[0]),xl=x(base+p[5]),xm=(xf+xl)/2;
               d+=(k&&p[0]-P[k-1][5]<=gap?'L':'M')+xf.toFixed(1)+' '+y(p[1]).toFixed(1);
