@@ -95,7 +95,7 @@ public enum StatsRender {
     static func sensorLines(_ r: StatsReport, _ sensors: [StatsReport.Sensor], width: Int?) -> [String] {
         var o: [String] = []
         let devices = Set(sensors.map(\.address)).count
-        o.append("sensors: \(sensors.count) fields of \(devices) device\(devices == 1 ? "" : "s") (decoded from advertising data; times UTC)"
+        o.append("sensors: \(sensors.count) field\(sensors.count == 1 ? "" : "s") of \(devices) device\(devices == 1 ? "" : "s") (decoded from advertising data; times UTC)"
                  + ((r.sensorsNotListed ?? 0) > 0 ? " (+\(r.sensorsNotListed!) readings of fields not listed)" : ""))
         func label(_ s: StatsReport.Sensor) -> String { s.field + (s.unit.map { " (\($0))" } ?? "") }
         let w = max(14, sensors.map { label($0).count }.max() ?? 0)
