@@ -87,6 +87,26 @@ public final class PluginSet {
         for k in byServiceData.keys { order(&byServiceData[k]!) }
     }
 
+    /// For each advertising target, the rules in the order they are tried ("tilt: company
+    /// 0x004c prefix 0215a495…"), then those of `company: any` (tried after a company's own).
+    public var advertisingOrder: [(target: String, rules: [String])] {
+        func names(_ l: [Int32]) -> [String] {
+            l.map { e in
+                let p = plugins[Int(advRules[Int(e)].plugin)]
+                let m = p.matches.compactMap(\.advertising)
+                let r = advRules[Int(e)]
+                // The rule's own text: the n-th advertising rule of its plugin.
+                let k = advRules[..<Int(e)].filter { $0.plugin == r.plugin }.count
+                return p.id + ": " + (k < m.count ? m[k].description : "")
+            }
+        }
+        var out: [(String, [String])] = []
+        for c in byCompany.keys.sorted() { out.append((AdvertisingTarget.company(c).description, names(byCompany[c]!))) }
+        if !anyCompany.isEmpty { out.append((AdvertisingTarget.company(nil).description, names(anyCompany))) }
+        for u in byServiceData.keys.sorted() { out.append((AdvertisingTarget.serviceData(u).description, names(byServiceData[u]!))) }
+        return out
+    }
+
     /// Some plugin decodes advertising data.
     public var targetsAdvertising: Bool { !byCompany.isEmpty || !anyCompany.isEmpty || !byServiceData.isEmpty }
 
