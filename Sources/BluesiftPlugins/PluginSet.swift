@@ -34,7 +34,8 @@ public final class PluginSet {
     public var vendorKeys: [UInt64: [UInt8]] = [:]
     /// Last local name seen per address (a name often comes in the scan response only).
     var names: [UInt64: String] = [:]
-    /// Some rule filters on a name (the analyzer then keeps names per address).
+    /// Some rule filters on a name, or a plugin shows `context: _name` (the analyzer then
+    /// keeps names per address).
     public private(set) var needsNames = false
     /// Decodes of payloads seen before: a device repeats its advertisement many times a
     /// second, and a decode depends only on the plugin, the bytes and the context it reads.
@@ -52,6 +53,7 @@ public final class PluginSet {
                     r.prefixAt = Int32(prefixPool.count); r.prefixCount = Int32(a.prefix.count)
                     prefixPool += a.prefix
                     if let n = a.name, let re = try? Regex(n) { r.pattern = Int32(patterns.count); patterns.append(re); needsNames = true }
+                    if p.contextUse.contains("_name") { needsNames = true }
                     if let u = a.uuid { r.uuid = Int32(ruleUUIDs.count); ruleUUIDs.append(u) }
                     r.withCompany = a.withCompany
                     r.specificity = Int32(a.specificity)
