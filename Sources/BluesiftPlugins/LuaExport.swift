@@ -210,6 +210,16 @@ struct LuaGen {
                 let bhf = try field(abbrev + "." + b.id, b.id, "uint\(bits)", extra: ", base.DEC, \(valueString(b.enumIndex))", line: f.line)
                 c += "  do local x = X.bits(v, \(b.shift), \(b.width)); X.push(r, \(Self.luaString(b.id)), x); X.add(item, \(bhf), X.rng(r, at, r.pos - at), x, \(bits == 64)) end\n"
             }
+        case .real(let kind, _):
+            // Shown as its bytes: Lua has no IEEE 11073 or binary16 reader.
+            let hf = try field(abbrev, label, "bytes", line: f.line)
+            c += "  tree:add(\(hf), X.rng(r, r.pos, \(kind.size)))\n  r.pos = r.pos + \(kind.size)\n"
+        case .mac, .uuid:
+            let n = { if case .mac = f.kind { 6 } else { 16 } }()
+            let hf = try field(abbrev, label, "bytes", line: f.line)
+            c += "  tree:add(\(hf), X.rng(r, r.pos, \(n)))\n  r.pos = r.pos + \(n)\n"
+        case .context, .computed, .join:
+            return ""   // no bytes: values of the report or of other fields
         case .contents(let magic):
             let hf = try field(abbrev, label, "bytes", line: f.line)
             c += "  X.magic(r, tree, \(hf), \(Self.luaBytes(magic)), \(id))\n"

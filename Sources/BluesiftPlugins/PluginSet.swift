@@ -10,11 +10,38 @@ public final class PluginSet {
     var byHandle: [UInt16: [Entry]] = [:]
     var byChannel: [PluginChannel: [Entry]] = [:]
     var assemblers: [Int: FrameAssembler] = [:]
+    /// Advertising rules by company id (nil key: `company: any`) and by service data UUID,
+    /// most specific first.
+    var byCompany: [UInt16: [AdvEntry]] = [:]
+    var anyCompany: [AdvEntry] = []
+    var byServiceData: [BluetoothUUID: [AdvEntry]] = [:]
+    struct AdvEntry { var plugin: Int; var rule: AdvertisingMatch; var name: Regex<AnyRegexOutput>? }
+    /// Keys of `decrypt:` fields by advertiser address (`--vendor-keys`).
+    public var vendorKeys: [UInt64: [UInt8]] = [:]
+    /// Last local name seen per address (a name often comes in the scan response only).
+    var names: [UInt64: String] = [:]
+    /// Some rule filters on a name (the analyzer then keeps names per address).
+    public private(set) var needsNames = false
+    /// Decodes of payloads seen before: a device repeats its advertisement many times a
+    /// second, and a decode depends only on the plugin, the bytes and the context it reads.
+    var cache: [CacheKey: DecodedMessage] = [:]
+    struct CacheKey: Hashable { var plugin: Int; var address: Int64; var context: Int64; var bytes: [UInt8] }
+    static let cacheLimit = 4096
 
     public init(_ plugins: [Plugin]) {
         self.plugins = plugins
         for (i, p) in plugins.enumerated() {
             for m in p.matches {
+                if let a = m.advertising {
+                    let e = AdvEntry(plugin: i, rule: a, name: a.name.flatMap { try? Regex($0) })
+                    if a.name != nil { needsNames = true }
+                    switch a.target {
+                    case .company(let c?): byCompany[c, default: []].append(e)
+                    case .company(nil): anyCompany.append(e)
+                    case .serviceData(let u): byServiceData[u, default: []].append(e)
+                    }
+                    continue
+                }
                 if let c = m.channel {
                     byChannel[c, default: []].append(Entry(plugin: i, match: m))
                     if case .rfcommService = c { targetsServices = true }
@@ -25,7 +52,19 @@ public final class PluginSet {
             }
             if let f = p.framing { assemblers[i] = FrameAssembler(framing: f) }
         }
+        // Most specific first; the sort is stable, so file order breaks ties.
+        func order(_ l: inout [AdvEntry]) {
+            l = l.enumerated().sorted { a, b in
+                a.element.rule.specificity != b.element.rule.specificity ? a.element.rule.specificity > b.element.rule.specificity : a.offset < b.offset
+            }.map(\.element)
+        }
+        for k in byCompany.keys { order(&byCompany[k]!) }
+        order(&anyCompany)
+        for k in byServiceData.keys { order(&byServiceData[k]!) }
     }
+
+    /// Some plugin decodes advertising data.
+    public var targetsAdvertising: Bool { !byCompany.isEmpty || !anyCompany.isEmpty || !byServiceData.isEmpty }
 
     public var isEmpty: Bool { plugins.isEmpty }
 
@@ -50,8 +89,90 @@ public final class PluginSet {
                    value: value, timeMicroseconds: timeMicroseconds)
     }
 
-    /// Drops partial frames (start of another capture).
-    public func reset() { for a in assemblers.values { a.reset() } }
+    /// Drops partial frames and names (start of another capture).
+    public func reset() { for a in assemblers.values { a.reset() }; names.removeAll() }
+
+    /// Remembers an advertiser's local name for `name:` rules.
+    public func observeName(_ name: String, address: UInt64) {
+        if names[address] != name { names[address] = name }
+    }
+
+    /// Where a decoded advertising payload came from.
+    public struct AdvertisingSource: Sendable {
+        public var address: UInt64?
+        public var target: AdvertisingTarget
+        public init(address: UInt64?, target: AdvertisingTarget) { self.address = address; self.target = target }
+    }
+
+    /// Decodes one AD structure of a report: Manufacturer Specific Data (type 0xFF: company id,
+    /// then the payload) or Service Data (0x16, 0x20, 0x21: UUID, then the payload). nil when
+    /// no plugin takes it. `serviceUUIDs` answers `uuid:` filters (called only for them).
+    public func decodeAdvertising(type: UInt8, value: UnsafeRawBufferPointer, context: AdvertisingContext,
+                                  serviceUUIDs: () -> [BluetoothUUID]) -> (plugin: Int, message: DecodedMessage, target: AdvertisingTarget)? {
+        var ctx = context
+        let candidates: [AdvEntry]
+        let payloadStart: Int
+        let target: AdvertisingTarget
+        switch type {
+        case 0xFF:
+            guard value.count >= 2 else { return nil }
+            let company = UInt16(value[0]) | UInt16(value[1]) << 8
+            ctx.company = Int64(company)
+            let listed = byCompany[company]
+            guard listed != nil || !anyCompany.isEmpty else { return nil }
+            candidates = (listed ?? []) + anyCompany
+            payloadStart = 2
+            target = .company(company)
+        case 0x16, 0x20, 0x21:
+            let n = type == 0x16 ? 2 : type == 0x20 ? 4 : 16
+            guard value.count >= n, let u = BluetoothUUID(littleEndian: UnsafeRawBufferPointer(rebasing: value[0..<n])),
+                  let list = byServiceData[u] else { return nil }
+            candidates = list
+            payloadStart = n
+            target = .serviceData(u)
+        default:
+            return nil
+        }
+        if ctx.name == nil, needsNames, let a = ctx.address { ctx.name = names[a] }
+        for e in candidates {
+            let start = e.rule.withCompany ? 0 : payloadStart
+            let payload = UnsafeRawBufferPointer(rebasing: value[start...])
+            let r = e.rule
+            if let s = r.size, !s.contains(payload.count - (r.withCompany ? 2 : 0)) { continue }
+            if !r.prefix.isEmpty {
+                guard payload.count >= r.prefix.count, zip(payload, r.prefix).allSatisfy({ $0 == $1 }) else { continue }
+            }
+            if let re = e.name {
+                guard let n = ctx.name, (try? re.wholeMatch(in: n)) != nil else { continue }
+            }
+            if let u = r.uuid, !serviceUUIDs().contains(u) { continue }
+            return (e.plugin, decode(e.plugin, payload, ctx), target)
+        }
+        return nil
+    }
+
+    /// A decode through the cache. The key holds the context values the plugin reads; a
+    /// plugin that decrypts is never cached (its keys may differ between runs of a set).
+    func decode(_ i: Int, _ payload: UnsafeRawBufferPointer, _ ctx: AdvertisingContext) -> DecodedMessage {
+        let p = plugins[i]
+        if p.decrypts { return p.decode(payload, context: ctx, keys: vendorKeys) }
+        var a: Int64 = 0, c: Int64 = 0
+        if !p.contextUse.isEmpty {
+            if p.contextUse.contains("_name") { return p.decode(payload, context: ctx) }
+            // Exact, not hashed together: a collision would give another device's values.
+            if p.contextUse.contains("_address") { a = Int64(ctx.address ?? 0) | 1 << 62 }
+            if p.contextUse.contains("_rssi") { c |= (ctx.rssi & 0xFFFF) << 32 | 1 << 60 }
+            if p.contextUse.contains("_company") { c |= (ctx.company & 0xFFFF) << 8 | 1 << 59 }
+            if p.contextUse.contains("_address_type") { c |= (ctx.addressType & 0xF) << 4 | 1 << 58 }
+            if p.contextUse.contains("_pdu") { c |= (ctx.pdu & 0xF) | 1 << 57 }
+        }
+        let key = CacheKey(plugin: i, address: a, context: c, bytes: Array(payload))
+        if let hit = cache[key] { return hit }
+        let d = p.decode(payload, context: ctx)
+        if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
+        cache[key] = d
+        return d
+    }
 
     public func plugin(id: String) -> Plugin? { plugins.first { $0.id == id } }
 
@@ -83,6 +204,8 @@ public final class PluginSet {
         public var namedByHandle: Bool
         /// Complete frames ending in this value (usually one; none while a frame is incomplete).
         public var messages: [DecodedMessage]
+        /// Advertising data: where each message came from (parallel to `messages`).
+        public var sources: [AdvertisingSource] = []
         /// Bytes buffered for an incomplete frame.
         public var pending: Int
         public var pendingNeed: Int?
@@ -141,5 +264,14 @@ extension Plugin {
     public func responseTimeout(for request: DecodedMessage, direction: PluginDirection) -> Int64? {
         rules.filter { $0.requestDirection == direction && ($0.requests.isEmpty || $0.requests.contains(request.message)) }
             .map(\.withinMicroseconds).max()
+    }
+}
+
+extension PluginSet.Result {
+    /// An empty result for advertising data (a plugin's messages are added as decoded).
+    public init(advertising plugin: String, target: AdvertisingTarget) {
+        self.init(plugin: plugin, match: PluginMatch(service: nil, characteristic: BluetoothUUID(0), handle: nil, directions: [.notify],
+                                                     advertising: AdvertisingMatch(target: target)),
+                  handle: 0, direction: .notify, namedByHandle: false, messages: [], pending: 0, pendingNeed: nil, dropped: [])
     }
 }
