@@ -33,7 +33,7 @@ bthome-ble does (temperature_1, temperature_2) when the oracle does so.
 Agreement, for every key both sides have: numbers after rounding the plugin's value to the
 oracle value's decimal places (Python's repr: 21.3 → 1 place), units when both give one
 (°C/C, %/percent, hPa/mbar…); n/a (null) equals the oracle's None/"error"; strings
-case-insensitive (UUIDs and addresses without separators); RSSI (`signal_strength`) only with
+case-insensitive (UUIDs and addresses without separators), an ISO time equal to Unix seconds; RSSI (`signal_strength`) only with
 --rssi; ibeacon-ble's `distance` (its estimate from RSSI) never. The plugin "decodes" a record
 when it gives a value for a key the oracle reports for that vendor; one side decoding and
 not the other is a difference (key `decoded`). Exit 1 on an unexplained difference.
@@ -151,6 +151,11 @@ def agree(o, p) -> bool:
         if ou is not None and pu is not None and norm_unit(ou) != norm_unit(pu):
             return False
         return True
+    if isinstance(ov, str) and isinstance(pv, (int, float)) and re.match(r"\d{4}-\d\d-\d\dT", ov):
+        # a timestamp: Home Assistant gives a datetime, the payload (and a plugin) Unix seconds
+        from datetime import datetime
+        with contextlib.suppress(ValueError):
+            return datetime.fromisoformat(ov).timestamp() == float(pv)
     a, b = str(ov).strip().lower(), str(pv).strip().lower()
     if a == b:
         return True
@@ -243,11 +248,15 @@ def record_objects(rec: dict) -> list[tuple[str | None, dict]]:
     objects when there are any (the top-level `vendor` repeats the first), else all."""
     out = []
     adv = rec.get("adv")
-    if isinstance(adv, dict) and isinstance(adv.get("reports"), list):
-        for r in adv["reports"]:
-            addr = str(r.get("address") or "").lower() or None
-            out += [(addr, vo) for vo in find_vendor_objects(r)]
-    return out or [(None, vo) for vo in find_vendor_objects(rec)]
+    reports = adv.get("reports") if isinstance(adv, dict) and isinstance(adv.get("reports"), list) else []
+    for r in reports:
+        addr = str(r.get("address") or "").lower() or None
+        out += [(addr, vo) for vo in find_vendor_objects(r)]
+    if out:
+        return out
+    # the record's own vendor/vendor_more: the report's address when it holds one report
+    addr = str(reports[0].get("address") or "").lower() or None if len(reports) == 1 else None
+    return [(addr, vo) for vo in find_vendor_objects(rec)]
 
 
 def read_bluesift(lines, index: dict, key_of) -> int:
@@ -457,6 +466,19 @@ def corpus_key(file: str, frame, addr: str | None) -> tuple:
     return (Path(str(file)).name, frame, (addr or "").lower() or None)
 
 
+def corpus_keys(rec: dict, addr: str | None) -> list[tuple]:
+    """Index keys of a vendor object in a capture: (file, frame, address) and (file, frame, None)."""
+    k = corpus_key(rec.get("file", ""), rec.get("frame"), addr)
+    return [k, k[:2] + (None,)] if k[2] else [k]
+
+
+def corpus_objects(index: dict, o: dict) -> list[dict]:
+    """The vendor objects of a survey.py record's report: by its address, else (an object
+    bluesift did not place in a report) every object of that frame."""
+    return index.get(corpus_key(o["file"], o["frame"], o.get("address"))) \
+        or index.get(corpus_key(o["file"], o["frame"], None), [])
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--selftest"]:
@@ -484,10 +506,10 @@ def main(argv=None) -> int:
     index: dict = collections.defaultdict(list)
     if corpus:
         def key_of(rec, addr):
-            return [corpus_key(rec.get("file", ""), rec.get("frame"), addr), corpus_key(rec.get("file", ""), rec.get("frame"), None)]
+            return corpus_keys(rec, addr)
 
         def objects_for(o):
-            return index.get(corpus_key(o["file"], o["frame"], o.get("address")), [])
+            return corpus_objects(index, o)
     else:
         def key_of(rec, addr):
             vid = vector_of_record(rec, manifest)

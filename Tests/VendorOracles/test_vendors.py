@@ -8,8 +8,9 @@
    btsnoop capture per vector (oracle.py's write_captures) in a temporary folder under $TMPDIR.
 2. One `bluesift dump --plugins Plugins --format jsonl` over all those captures, with
    `--vendor-keys` built from the vectors' bindkeys (bthome, xiaomi) and aeskeys (bleparser) by
-   address. Where two vectors give one address different keys (the oracles' wrong-key tests)
-   those vectors go to a second run, so every capture is still dumped once.
+   address. Where two vectors give one address different keys, or one a key and the other
+   none (the oracles' wrong-key and no-key tests), they go to separate runs; every capture
+   is dumped once.
 3. compare.py: per plugin `PLUGIN: N vectors, N agree, N known differences` and each
    unexplained difference; which plugin covers which vectors and the known differences come
    from map/PLUGIN_ID.yaml.
@@ -36,6 +37,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import advdata  # noqa: E402
 import compare  # noqa: E402
 import oracle as orc  # noqa: E402  (heavy imports happen only in oracle_for: not used here)
 
@@ -51,21 +53,28 @@ def norm_addr(a: str) -> str:
     return ":".join(h[i:i + 2] for i in range(0, 12, 2)).lower()
 
 
-def vector_keys(v: dict) -> dict[str, str]:
-    """address → key (hex) the vector's oracle was given."""
+def vector_keys(v: dict) -> dict[str, str | None]:
+    """address → key (hex) the vector's oracle was given, None for its advertiser when it was
+    given none (that address must then have no key in the run). bluesift takes 12- or 16-byte
+    keys (MiBeacon legacy, AES-128): a test's key of another length counts as none."""
     kw = (v.get("parser_args") or {}).get("kwargs") or {}
-    out = {}
+    inp = v["input"]
+    if "hci_event" in inp:
+        addrs = [r["address"] for r in advdata.parse_hci_event(bytes.fromhex(inp["hci_event"]))]
+    else:
+        addrs = [inp.get("address", "")]
+    out: dict[str, str | None] = {norm_addr(a): None for a in addrs}
     if isinstance(kw.get("bindkey"), str):  # bthome-ble, xiaomi-ble
-        out[norm_addr(v["input"].get("address", ""))] = kw["bindkey"].lower()
+        out[norm_addr(inp.get("address", ""))] = kw["bindkey"].lower()
     if isinstance(kw.get("aeskeys"), dict):  # bleparser: {"a4c1388d18b2": key}
         for mac, key in kw["aeskeys"].items():
             if len(re.sub(r"[^0-9a-fA-F]", "", mac)) == 12:
                 out[norm_addr(mac)] = key.lower()
-    return out
+    return {a: (k if k and re.fullmatch(r"[0-9a-f]{24}|[0-9a-f]{32}", k) else None) for a, k in out.items()}
 
 
 def key_batches(vectors: list[dict]) -> list[tuple[dict, list[str]]]:
-    """Vector ids grouped so that no address has two keys in one group: [(keys, ids)]."""
+    """Vector ids grouped so that each address has one key (or none) in a group: [(keys, ids)]."""
     batches: list[tuple[dict, list[str]]] = []
     for v in vectors:
         keys = vector_keys(v)
@@ -76,7 +85,7 @@ def key_batches(vectors: list[dict]) -> list[tuple[dict, list[str]]]:
                 break
         else:
             batches.append((dict(keys), [v["id"]]))
-    return batches
+    return [({a: k for a, k in bk.items() if k}, ids) for bk, ids in batches]
 
 
 class Bluesift:
@@ -182,19 +191,18 @@ def run(a) -> int:
                     rec = json.loads(line)
                     seen = set()
                     for addr, vo in compare.record_objects(rec):
-                        k = compare.corpus_key(rec.get("file", ""), rec.get("frame"), addr)
-                        cindex[k].append(vo)
-                        cindex[k[:2] + (None,)].append(vo)
+                        keys = compare.corpus_keys(rec, addr)
+                        for k in keys:
+                            cindex[k].append(vo)
                         if (vo.get("plugin"), addr) not in seen:
                             seen.add((vo.get("plugin"), addr))
-                            decoded[vo.get("plugin")][k[0]] += 1
+                            decoded[vo.get("plugin")][keys[0][0]] += 1
             if survey.wait() != 0:
                 print(f"survey.py failed: {(tmp / 'survey.err').read_text().strip()[-400:]}")
                 return 2
             survey = None
             coracle = [json.loads(line) for line in open(tmp / "corpus-oracle.jsonl")]
-            cres = compare.compare(coracle, lambda o: cindex.get(
-                compare.corpus_key(o["file"], o["frame"], o.get("address")), []), maps)
+            cres = compare.compare(coracle, lambda o: compare.corpus_objects(cindex, o), maps)
             compare.report(cres, "reports", a.v)
             n_caps = len([p for p in corpus.iterdir() if p.is_file() and p.suffix not in (".md", ".txt")])
             if decoded:
