@@ -50,7 +50,7 @@ let package = Package(
             .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .target(name: "BluesiftProtocols", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftSecurity"]),
         .target(name: "BluesiftGATT", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols"]),
-        .target(name: "BluesiftPlugins", dependencies: ["BluesiftWire", "BluesiftProtocols", .product(name: "Yams", package: "Yams")]),
+        .target(name: "BluesiftPlugins", dependencies: ["BluesiftWire", "BluesiftProtocols", "BluesiftSecurity", .product(name: "Yams", package: "Yams")]),
         .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftSecurity"]),
         // One HTML file per capture or replay report: above dissect, never imports transport.
         .target(name: "BluesiftSession", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),

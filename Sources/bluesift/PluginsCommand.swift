@@ -11,6 +11,22 @@ struct PluginOptions: ParsableArguments {
     @Flag(help: "Load no vendor plugins.")
     var noPlugins = false
 
+    @Option(help: ArgumentHelp("Keys for encrypted advertising payloads (BTHome, Xiaomi MiBeacon): a JSON object mapping each advertiser's address to its key in hex, {\"a4:c1:38:8d:18:b2\": \"231d…\"}. Never printed.", valueName: "FILE"))
+    var vendorKeys: String?
+
+    /// The keys of --vendor-keys (empty without it); a file that cannot be read is exit 2.
+    func loadVendorKeys() throws -> [UInt64: [UInt8]] {
+        guard let path = vendorKeys else { return [:] }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            stderrLine("bluesift: --vendor-keys \(path): cannot read the file")
+            throw Exit.unusableInput
+        }
+        do { return try VendorKeys.parse(text) } catch {
+            stderrLine("bluesift: --vendor-keys \(path): \(error.message)")
+            throw Exit.unusableInput
+        }
+    }
+
     /// A --plugins that names nothing, or a folder without a plugin, is a mistake to say
     /// at once (exit 2), not a silent run without the plugins the user meant.
     func validate() throws {
@@ -38,7 +54,10 @@ struct PluginOptions: ParsableArguments {
         if noPlugins { return nil }
         let loaded = PluginLoader.load(directories: searchPath())
         for e in loaded.errors { stderrLine("bluesift: warning: \(e.description) (plugin skipped)") }
-        return loaded.plugins.isEmpty ? nil : PluginSet(loaded.plugins)
+        guard !loaded.plugins.isEmpty else { return nil }
+        let set = PluginSet(loaded.plugins)
+        set.vendorKeys = (try? loadVendorKeys()) ?? [:]
+        return set
     }
 
     /// The compiled plugins, loaded once; give each capture its own `PluginSet` (it holds
