@@ -15,7 +15,8 @@ Which plugin covers which oracle records: map/PLUGIN_ID.yaml (default DIR: map/ 
   expected: [{example: 2, key: humidity, why: "..."}]   # drafts_check.py: the plugin's examples
   known: [{vector: govee-017, key: humidity, why: "..."}]  # differences explained here
 A record of a vendor some map names is covered when a plugin mapped to that vendor decodes it
-or a map's filters take it. `known:` keys are the oracle's keys, or `decoded` (one side
+or a map's filters take it (no filter: all of that vendor's records); one no plugin decodes is
+counted for the one map that takes it, else on a line `VENDOR (no plugin)`. `known:` keys are the oracle's keys, or `decoded` (one side
 decodes, the other not), `keys` (no key in common), `*` (any); `vector` may be a pattern.
 Vendors no map names are only counted.
 
@@ -330,7 +331,12 @@ def compare(oracle_recs: list[dict], objects_for, maps: dict[str, Map], rssi: bo
             res.uncovered[vendor] += 1
             res.uncovered_decoded[vendor] += bool(o.get("decoded"))
             continue
-        plugin = mine[0]["plugin"] if mine else covering[0].plugin
+        if mine:
+            plugin = mine[0]["plugin"]
+        else:  # no plugin decodes it: the one map that takes it, else the vendor's line
+            filtered = [m for m in covering if m.models or m.vectors]
+            one = filtered if len(filtered) == 1 else covering if len(covering) == 1 else []
+            plugin = one[0].plugin if one else f"{vendor} (no plugin)"
         ovals = oracle_values(o, rssi)
         pvals = plugin_values(mine, set(ovals) | vocab[vendor], key_map.get(plugin, {}))
         if rssi and "signal_strength" in ovals and "rssi" in pvals:
