@@ -32,7 +32,8 @@ field is read too). Nested objects are flattened; a name seen several times is n
 bthome-ble does (temperature_1, temperature_2) when the oracle does so.
 
 Agreement, for every key both sides have: numbers after rounding the plugin's value to the
-oracle value's decimal places (Python's repr: 21.3 → 1 place), units when both give one
+oracle value's decimal places (Python's repr: 21.3 → 1 place; an oracle value with more than
+6, an unrounded float, is rounded to the plugin's places instead), units when both give one
 (°C/C, %/percent, hPa/mbar…); n/a (null) equals the oracle's None/"error"; strings
 case-insensitive (UUIDs and addresses without separators), an ISO time equal to Unix seconds; RSSI (`signal_strength`) only with
 --rssi; ibeacon-ble's `distance` (its estimate from RSSI) never. The plugin "decodes" a record
@@ -147,6 +148,8 @@ def agree(o, p) -> bool:
         if isinstance(ov, float) and math.isnan(ov):
             return isinstance(pv, float) and math.isnan(pv)
         d = decimals(ov)
+        if d > 6:  # an unrounded float (22.22222222222222, from °F): at the plugin's places
+            d = min(decimals(pv), d)
         if round(float(pv), d) != round(float(ov), d) and abs(float(pv) - float(ov)) > 10 ** -d / 2 + 1e-9:
             return False
         if ou is not None and pu is not None and norm_unit(ou) != norm_unit(pu):
