@@ -168,7 +168,7 @@ def run(a) -> int:
         if not bs.has_vendor_keys:
             print("this bluesift has no --vendor-keys: encrypted vectors are dumped without their keys")
         res = compare.compare(oracle, lambda o: index.get(o["id"], []), maps)
-        print(f"== test vectors ({len(oracle)} of {len(docs)} oracles, {len(batches)} bluesift run"
+        print(f"== test vectors ({len(oracle)} vectors of {len(docs)} oracles, {len(batches)} bluesift run"
               f"{'s' if len(batches) > 1 else ''} over {len(vectors)} captures)")
         compare.report(res, "vectors", a.v)
 
