@@ -222,7 +222,11 @@ final class DecodeRun {
             // Validity is judged once the type is whole (it may name later fields).
             for f in plugin.types[t].fields {
                 guard let e = f.valid, scopeNames[mark...].contains(f.id) else { continue }
-                if (try? eval(e)) ?? 1 == 0, let i = out.lastIndex(where: { $0.name == f.id }) { out[i].value = .null }
+                if (try? eval(e)) ?? 1 == 0, let i = out.lastIndex(where: { $0.name == f.id }) {
+                    out[i].value = .null
+                    // The raw value stays with the message, so it re-encodes byte for byte.
+                    if let raw = lookup(f.id) { header[f.id] = raw }
+                }
             }
         }
         if top { partial = out }

@@ -6,7 +6,7 @@ extension Plugin {
     /// same names `decode` returns; enum fields take names or numbers). Lengths (`value:`)
     /// and checksums are computed.
     public func encode(message: String, fields: [String: PluginValue], ordered: [PluginField] = [],
-                       context: AdvertisingContext? = nil, key: [UInt8]? = nil) throws(PluginEncodeError) -> [UInt8] {
+                       context: AdvertisingContext? = nil, key: [UInt8]? = nil, nullRaws: [String: Int64] = [:]) throws(PluginEncodeError) -> [UInt8] {
         var guesses: [String: Int64] = [:]
         // Variable-length computed fields (vlq) may change the frame size: iterate to a fixed point.
         for _ in 0..<4 {
@@ -14,6 +14,7 @@ extension Plugin {
             run.ordered = ordered.isEmpty ? fields.map { PluginField(name: $0.key, value: $0.value) } : ordered
             run.context = context
             run.key = key
+            run.nullRaws = nullRaws
             let (bytes, computed) = try run.run(fields)
             if computed == guesses || computed.isEmpty { return bytes }
             guesses = computed
@@ -27,7 +28,7 @@ extension Plugin {
         var d: [String: PluginValue] = [:]
         for f in m.fields { d[f.name] = f.value }
         for (k, v) in m.header where d[k] == nil { d[k] = .int(v) }
-        return try encode(message: m.message, fields: d, ordered: m.fields, context: context, key: key)
+        return try encode(message: m.message, fields: d, ordered: m.fields, context: context, key: key, nullRaws: m.header)
     }
 }
 
@@ -50,6 +51,8 @@ final class EncodeRun {
     var ordered: [PluginField] = []
     var context: AdvertisingContext?
     var key: [UInt8]?
+    /// Raw values of fields a decode made null through `valid:` (they re-encode as read).
+    var nullRaws: [String: Int64] = [:]
     /// Types being encoded, outermost first: their own fields are not flattened items.
     var path: [Int] = []
 
@@ -205,6 +208,7 @@ final class EncodeRun {
 
     /// The raw integer of a number given as a value (decoded: its raw; typed: unscaled).
     func raw(_ v: PluginValue, _ n: NumberFormat?, _ id: String) throws(PluginEncodeError) -> Int64? {
+        if case .null = v, let r = nullRaws[id], n?.na.isEmpty ?? true { return r }
         guard let n else { return nil }
         switch v {
         case .null:
@@ -251,8 +255,16 @@ final class EncodeRun {
             let bits: UInt64
             switch (kind, g) {
             case (_, .null):
-                guard let s = f.number?.na.first else { throw fail("\(f.id): no 'na' value to write for null") }
-                bits = UInt64(bitPattern: s)
+                if let s = f.number?.na.first { bits = UInt64(bitPattern: s) } else {
+                    // NaN: IEEE 11073's own (SFLOAT 0x07FF, FLOAT 0x007FFFFF), IEEE 754's quiet NaN.
+                    switch kind {
+                    case .sfloat: bits = 0x07FF
+                    case .float11073: bits = 0x007F_FFFF
+                    case .ieee(2): bits = 0x7E00
+                    case .ieee(4): bits = UInt64(Float.nan.bitPattern)
+                    case .ieee: bits = Double.nan.bitPattern
+                    }
+                }
             case (_, .decimal(let raw, _, _)): bits = UInt64(bitPattern: raw)
             default:
                 guard let x = g.number ?? { if case .string(let s) = g { Double(s) } else { nil } }() else {

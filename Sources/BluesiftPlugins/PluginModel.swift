@@ -110,6 +110,8 @@ public struct PluginExample: Sendable {
     /// Advertising examples: the AD structure's target and the report's context.
     public var advertising: AdvertisingTarget? = nil
     public var context = AdvertisingContext()
+    /// Service UUIDs the example's report lists (for `uuid:` filters).
+    public var serviceUUIDs: [BluetoothUUID] = []
     /// Key for a `decrypt:` field (test keys from the vendors' documents only).
     public var key: [UInt8]? = nil
     public var mic: MICVerdict? = nil
