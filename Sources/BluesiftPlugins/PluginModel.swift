@@ -50,6 +50,17 @@ public struct AdvertisingMatch: Sendable, Equatable {
     /// The payload starts at the company id (with `company`).
     public var withCompany = false
 
+    /// "company 0x004c prefix 0215", "service data fcd2 size 6-20 name GVH.*".
+    public var description: String {
+        var s = target.description
+        if !prefix.isEmpty { s += " prefix " + Hex.string(prefix) }
+        if let z = size { s += " size " + (z.lowerBound == z.upperBound ? "\(z.lowerBound)" : "\(z.lowerBound)-\(z.upperBound)") }
+        if let n = name { s += " name " + n }
+        if let u = uuid { s += " uuid " + u.description }
+        if withCompany { s += " with_company" }
+        return s
+    }
+
     /// Selection order among rules for one target: longest prefix, then size, then name or
     /// uuid, then the bare target.
     public var specificity: Int {
