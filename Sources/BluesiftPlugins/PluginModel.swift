@@ -294,6 +294,8 @@ public struct Plugin: Sendable {
     var contextUse: Set<String> = []
     /// Some field is a `join:` (string fields and enum names are then kept for it).
     var joins = false
+    /// Some list is flattened (its items' fields then carry their case key).
+    var flattens = false
     /// Some field is decrypted with a per-device key.
     var decrypts: Bool { types.contains { $0.fields.contains { $0.decrypt != nil } } }
 
