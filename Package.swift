@@ -1,12 +1,12 @@
 // swift-tools-version:6.0
 // Layers, lowest first; each target depends only on targets above it in this list.
 //   1 wire      BluesiftWire        byte reader/writer, UUIDs, typed errors, field sinks
-//   1 security  BluesiftSecurity    AES-CMAC, SMP crypto toolbox, AES-CCM (swift-crypto)
+//   1 security  BluesiftSecurity    AES-CMAC, SMP crypto toolbox, AES-CCM (swift-crypto), vendor ciphers
 //   2 capture   BluesiftCapture     btsnoop / pcap / pcapng / PacketLogger readers and writers;
 //                                   compressed files, bug reports (btsnooz), merged and growing files
 //   3 protocols BluesiftProtocols   HCI, ACL->L2CAP, L2CAP, ATT, SMP, advertising, link layer
 //   4 GATT      BluesiftGATT        per-device databases rebuilt from discovery, naming
-//   5 plugins   BluesiftPlugins     declarative vendor dissectors (YAML), frame assembly, checksums
+//   5 plugins   BluesiftPlugins     declarative vendor dissectors (YAML): GATT, Classic, advertising data
 //   5 dissect   BluesiftDissect     field trees, renderers, capture statistics (stats)
 //   5¼ session  BluesiftSession     one capture read once: source, decode settings, filter
 //   5½ report   BluesiftReport      self-contained HTML report of a capture or a replay

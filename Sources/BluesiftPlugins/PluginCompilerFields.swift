@@ -537,7 +537,7 @@ extension PluginCompiler {
         for item in seq {
             let m = try mapping(item, "an example")
             try checkKeys(m, ["direction", "hex", "message", "fields", "checksum", "doc", "company", "service_data", "name", "address",
-                              "rssi", "key", "mic"], "an example")
+                              "rssi", "key", "mic", "uuids"], "an example")
             guard let h = m["hex"] else { throw fail(item, "an example needs 'hex'") }
             let dir = try m["direction"].map { d throws(PluginError) -> PluginDirection in
                 guard let v = PluginDirection(rawValue: try string(d, "direction")) else { throw fail(d, "bad direction") }
@@ -572,12 +572,18 @@ extension PluginCompiler {
                 if let n = m["name"] { ex.context.name = try string(n, "name") }
                 if case .company(let c?) = ex.advertising { ex.context.company = Int64(c) }
                 if let k = m["key"] { ex.key = try byteList(k, "key") }
+                if let us = m["uuids"] {
+                    for u in us.sequence.map(Array.init) ?? [us] {
+                        guard let v = BluetoothUUID(string: try string(u, "uuids")) else { throw fail(u, "bad UUID in uuids") }
+                        ex.serviceUUIDs.append(v)
+                    }
+                }
                 if let mv = m["mic"] {
                     guard let v = MICVerdict(rawValue: try string(mv, "mic")) else { throw fail(mv, "mic must be ok or bad") }
                     ex.mic = v
                 }
             } else {
-                for k in ["address", "rssi", "name", "key", "mic"] where m[k] != nil {
+                for k in ["address", "rssi", "name", "key", "mic", "uuids"] where m[k] != nil {
                     throw fail(m[k], "\(k) applies to advertising examples (with company or service_data)")
                 }
             }

@@ -209,7 +209,22 @@ final class DecodeRun {
                 while pos < end {
                     index = i; i += 1
                     let before = pos
-                    if let v = try decodeOne(f, top: false) {
+                    let item: PluginValue?
+                    if f.flatten {
+                        // A flattened list is a device's object list: an item that does not
+                        // fit (a trailing byte) ends it, its bytes kept as unknown_objects.
+                        let savedEnd = end, mark = scopeNames.count
+                        do { item = try decodeOne(f, top: false) } catch {
+                            end = savedEnd
+                            scopeNames.removeSubrange(mark...); scopeValues.removeSubrange(mark...)
+                            out.append(PluginField(name: "unknown_objects", value: .bytes(Array(frame[before..<end]))))
+                            pos = end
+                            break
+                        }
+                    } else {
+                        item = try decodeOne(f, top: false)
+                    }
+                    if let v = item {
                         if f.flatten { if !flatten(v, f, before, into: &out) { break } } else { list.append(v) }
                     }
                     if pos == before { break }   // zero-width element: stop, never spin
@@ -222,7 +237,11 @@ final class DecodeRun {
             // Validity is judged once the type is whole (it may name later fields).
             for f in plugin.types[t].fields {
                 guard let e = f.valid, scopeNames[mark...].contains(f.id) else { continue }
-                if (try? eval(e)) ?? 1 == 0, let i = out.lastIndex(where: { $0.name == f.id }) { out[i].value = .null }
+                if (try? eval(e)) ?? 1 == 0, let i = out.lastIndex(where: { $0.name == f.id }) {
+                    out[i].value = .null
+                    // The raw value stays with the message, so it re-encodes byte for byte.
+                    if let raw = lookup(f.id) { header[f.id] = raw }
+                }
             }
         }
         if top { partial = out }
@@ -311,7 +330,8 @@ final class DecodeRun {
             let start = pos
             let v = try readInt(k, f)
             push(f.id, v)
-            if top { header[f.id] = v }
+            // Hidden values of a message's own fields stay with it, so it re-encodes.
+            if top || ((f.hidden || f.flatten) && !f.isSelector && header[f.id] == nil) { header[f.id] = v }
             if let c = f.checksum { checksums.append((c, start, UInt64(bitPattern: v))) }
             if !f.bits.isEmpty {
                 var sub: [PluginField] = []
@@ -382,8 +402,8 @@ final class DecodeRun {
             let n = try size(s, f)
             var slice = frame[pos..<pos + n]
             pos += n
-            if case .terminator = s { pos += 1 } else {
-                while let l = slice.last, l == 0 { slice = slice.dropLast() }   // NUL padding
+            if case .terminator = s { pos += 1 } else if f.expand == nil {
+                while let l = slice.last, l == 0 { slice = slice.dropLast() }   // NUL padding (0 is a code when expanded)
             }
             var text: String
             if let x = f.expand {
@@ -395,6 +415,7 @@ final class DecodeRun {
                 text = String(decoding: slice, as: UTF8.self)
             }
             if plugin.joins { joined[f.id] = text }
+            if f.hidden, plugin.joins, texts[f.id] == nil { texts[f.id] = text }
             return .string(text)
         case .type(let t, let s):
             if let preset = f.decrypt { return try decrypted(preset, t, s, f) }
@@ -416,8 +437,9 @@ final class DecodeRun {
                 return .bytes(payload)
             }
             if isMessage { message = plugin.types[t].name }
-            let fields = try sub(t, s, f, top: false)
+            var fields = try sub(t, s, f, top: false)
             if isMessage { messageFields.append(contentsOf: fields); return nil }
+            if f.flatten || plugin.flattens { for i in fields.indices where fields[i].origin == nil { fields[i].origin = key } }
             return .object(fields)
         }
     }
@@ -436,6 +458,9 @@ final class DecodeRun {
         guard let e, let n = plugin.enums[e].name(of: v) else { return nil }
         return .named(v, n)
     }
+
+    /// Hidden strings of plugins that join (they re-encode from them).
+    var texts: [String: String] = [:]
 
     /// Text of earlier string and enum fields, for `join:` (kept only by plugins that join).
     var joined: [String: String] = [:]

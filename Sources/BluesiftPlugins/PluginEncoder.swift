@@ -6,7 +6,7 @@ extension Plugin {
     /// same names `decode` returns; enum fields take names or numbers). Lengths (`value:`)
     /// and checksums are computed.
     public func encode(message: String, fields: [String: PluginValue], ordered: [PluginField] = [],
-                       context: AdvertisingContext? = nil, key: [UInt8]? = nil) throws(PluginEncodeError) -> [UInt8] {
+                       context: AdvertisingContext? = nil, key: [UInt8]? = nil, nullRaws: [String: Int64] = [:]) throws(PluginEncodeError) -> [UInt8] {
         var guesses: [String: Int64] = [:]
         // Variable-length computed fields (vlq) may change the frame size: iterate to a fixed point.
         for _ in 0..<4 {
@@ -14,6 +14,7 @@ extension Plugin {
             run.ordered = ordered.isEmpty ? fields.map { PluginField(name: $0.key, value: $0.value) } : ordered
             run.context = context
             run.key = key
+            run.nullRaws = nullRaws
             let (bytes, computed) = try run.run(fields)
             if computed == guesses || computed.isEmpty { return bytes }
             guesses = computed
@@ -27,7 +28,7 @@ extension Plugin {
         var d: [String: PluginValue] = [:]
         for f in m.fields { d[f.name] = f.value }
         for (k, v) in m.header where d[k] == nil { d[k] = .int(v) }
-        return try encode(message: m.message, fields: d, ordered: m.fields, context: context, key: key)
+        return try encode(message: m.message, fields: d, ordered: m.fields, context: context, key: key, nullRaws: m.header)
     }
 }
 
@@ -50,6 +51,8 @@ final class EncodeRun {
     var ordered: [PluginField] = []
     var context: AdvertisingContext?
     var key: [UInt8]?
+    /// Raw values of fields a decode made null through `valid:` (they re-encode as read).
+    var nullRaws: [String: Int64] = [:]
     /// Types being encoded, outermost first: their own fields are not flattened items.
     var path: [Int] = []
 
@@ -63,6 +66,7 @@ final class EncodeRun {
         switch name {
         case "_size": return Int64(out.count)
         case "_offset": return Int64(out.count)
+        case "_remaining": return 1 << 40   // unknown while building: conditions on it ask isGiven
         case "_rssi": return context?.rssi
         case "_address": return context?.address.map { Int64($0) }
         case "_address_type": return context?.addressType
@@ -175,12 +179,28 @@ final class EncodeRun {
                 }
             }
         }
+        var fields = fields
+        splitJoins(t, &fields)
         for f in plugin.types[t].fields {
             if let c = f.condition {
+                // What is left of a frame is not known while it is built: a field that only
+                // a decode's `_remaining` admits is written when it is given.
+                if c.references.contains("_remaining") && !isGiven(f, fields) { continue }
                 if try eval(c) == 0 { continue }
                 if scopeNames[mark...].contains(f.id) { continue }   // a repeated id: the first that holds
             }
             let start = out.count
+            if f.flatten, case .none = f.repeatSpec, !f.bits.isEmpty || f.decrypt != nil {
+                // bits lifted, or a decrypted layout: handled below with the siblings
+            } else if f.flatten, case .none = f.repeatSpec {
+                switch f.kind {
+                case .type(let it, _): try encodeType(it, fields, top: false)
+                case .switchOn: try encodeOne(f, .object(fields.map { PluginField(name: $0.key, value: $0.value) }), fields, top: false)
+                default: try encodeOne(f, fields[f.id], fields, top: top)
+                }
+                lengths[f.id] = Int64(out.count - start)
+                continue
+            }
             if f.flatten, case .type(let it, _) = f.kind {
                 try encodeFlattened(f, it)
                 lengths[f.id] = Int64(out.count - start)
@@ -205,6 +225,7 @@ final class EncodeRun {
 
     /// The raw integer of a number given as a value (decoded: its raw; typed: unscaled).
     func raw(_ v: PluginValue, _ n: NumberFormat?, _ id: String) throws(PluginEncodeError) -> Int64? {
+        if case .null = v, let r = nullRaws[id], n?.na.isEmpty ?? true { return r }
         guard let n else { return nil }
         switch v {
         case .null:
@@ -244,8 +265,8 @@ final class EncodeRun {
             // No bytes; its value is known to later fields (the given raw, else evaluated).
             var v: Int64?
             if let g = given { v = (try? raw(g, f.number, f.id)) ?? nil; if v == nil { v = g.integer } }
-            if v == nil { v = try eval(e) }
-            push(f.id, v!, top: top)
+            if v == nil { v = try? eval(e) }   // it writes nothing: a value it cannot know is no error
+            push(f.id, v ?? 0, top: top)
         case .real(let kind, let endian):
             guard let g = given ?? f.defaultValue else { throw fail("missing field '\(f.id)'") }
             let bits: UInt64
@@ -300,9 +321,21 @@ final class EncodeRun {
         case .integer(let k):
             let offset = out.count
             var given = given
-            if given == nil, f.flatten, !f.bits.isEmpty {
+            if f.flatten, !f.bits.isEmpty {
+                // Lifted bits: the decoded raw (undeclared bits kept) with the given bits set.
                 let parts = f.bits.compactMap { b in siblings[b.id].map { PluginField(name: b.id, value: $0) } }
-                if !parts.isEmpty { given = .object(parts) }
+                if let raw = given?.integer, !parts.isEmpty {
+                    var v = raw
+                    for b in f.bits {
+                        guard let bv = siblings[b.id] else { continue }
+                        let x = try integer(bv, f, enumIndex: b.enumIndex, number: .some(b.number))
+                        let mask = ((Int64(1) << Int64(b.width)) - 1) << Int64(b.shift)
+                        v = (v & ~mask) | ((x << Int64(b.shift)) & mask)
+                    }
+                    given = .int(v)
+                } else if given == nil, !parts.isEmpty {
+                    given = .object(parts)
+                }
             }
             var v: Int64
             if f.checksum != nil {
@@ -360,7 +393,7 @@ final class EncodeRun {
             if case .terminator(let t) = s { out.writeUInt8(t) }
         case .string(let s):
             guard case .string(let text)? = given ?? f.defaultValue else { throw fail("missing string field '\(f.id)'") }
-            var b = Array(text.utf8)
+            var b = f.expand.map { compress(text, plugin.enums[$0]) } ?? Array(text.utf8)
             if case .fixed(let n) = s {
                 guard b.count <= n else { throw fail("\(f.id): \(b.count) bytes do not fit in \(n)") }
                 b += [UInt8](repeating: 0, count: n - b.count)
@@ -420,11 +453,22 @@ final class EncodeRun {
                 if g.value == .null { return d.number?.na.isEmpty == false || d.valid != nil }
                 if d.number?.unit != g.unit { return false }
                 let scaled = d.number.map { !$0.isPlain } ?? false
-                if case .decimal(_, _, let places) = g.value { return scaled && d.number!.decimals == places }
-                return !scaled
+                var raw = g.value.integer
+                if case .decimal(let r, let v, let places) = g.value {
+                    guard scaled, let n = d.number, n.decimals == places,
+                          PluginValue.format(n.value(Double(r)), decimals: places) == PluginValue.format(v, decimals: places) else { return false }
+                    raw = r
+                } else if scaled { return false }
+                // The raw value must fit the case's integer (u3 and u4 gas, u1 and s1 count).
+                if let x = raw, case .integer(.fixed(let size, let signed, _)) = d.kind, size < 8 {
+                    let bits = Int64(size * 8)
+                    return signed ? (x >= -(1 << (bits - 1)) && x < (1 << (bits - 1))) : (x >= 0 && x < (1 << bits))
+                }
+                return true
             }
             var best: (Int64, Int, Int)?
             for c in cases {
+                if let o = given.origin, c.0 != o { continue }
                 let fs = plugin.types[c.1].fields.filter { !$0.hidden }
                 guard !fs.isEmpty, i + fs.count <= items.count else { continue }
                 guard zip(fs, items[i..<i + fs.count]).allSatisfy({ fits($0, $1) }) else { continue }
@@ -443,6 +487,55 @@ final class EncodeRun {
             var d: [String: PluginValue] = [sel: .int(key), sw.id: .object(inner)]
             for x in defs where x.id != sel && x.id != sw.id { if d[x.id] == nil, let v = x.defaultValue { d[x.id] = v } }
             try encodeType(it, d, top: false)
+        }
+    }
+
+    /// An expanded string's bytes: at each place the longest label becomes its code, as
+    /// Eddystone encoders compress URLs; other characters are written as they are.
+    func compress(_ text: String, _ table: EnumDef) -> [UInt8] {
+        let labels = table.values.filter { (0...255).contains($0.0) && !$0.1.isEmpty }.sorted { $0.1.utf8.count > $1.1.utf8.count }
+        var out: [UInt8] = []
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            if let (code, label) = labels.first(where: { rest.hasPrefix($0.1) }) {
+                out.append(UInt8(code)); rest = rest.dropFirst(label.count)
+            } else {
+                out.append(contentsOf: Array(String(rest.first!).utf8)); rest = rest.dropFirst()
+            }
+        }
+        return out
+    }
+
+    /// A field whose presence a `_remaining` condition decides: given (itself, its bits, or
+    /// for a list or nested type, its name), or one that writes no bytes.
+    func isGiven(_ f: FieldDef, _ fields: [String: PluginValue]) -> Bool {
+        if fields[f.id] != nil { return true }
+        if f.bits.contains(where: { fields[$0.id] != nil }) { return true }
+        switch f.kind {
+        case .computed, .context, .join: return true
+        case .type(let t, _):
+            return f.flatten && plugin.types[t].fields.contains { fields[$0.id] != nil }
+        case .switchOn(_, let cases, _, _):
+            return f.flatten && cases.contains { c in plugin.types[c.1].fields.contains { fields[$0.id] != nil } }
+        default: return false
+        }
+    }
+
+    /// A joined string given whole (Eddystone's URL) is split back into its parts: an enum
+    /// part takes the longest label the text starts with, the last part takes the rest.
+    func splitJoins(_ t: Int, _ fields: inout [String: PluginValue]) {
+        for f in plugin.types[t].fields {
+            guard case .join(let parts) = f.kind, case .string(var text)? = fields[f.id] else { continue }
+            guard parts.contains(where: { fields[$0] == nil }) else { continue }
+            for (k, p) in parts.enumerated() {
+                guard let d = plugin.types[t].fields.first(where: { $0.id == p }) else { break }
+                if k == parts.count - 1 { fields[p] = .string(text); break }
+                guard let e = d.enumIndex else { break }
+                let best = plugin.enums[e].values.filter { text.hasPrefix($0.1) }.max { $0.1.count < $1.1.count }
+                guard let (v, label) = best else { break }
+                fields[p] = .int(v)
+                text.removeFirst(label.count)
+            }
         }
     }
 

@@ -64,7 +64,7 @@ extension Plugin {
         let set = PluginSet([self])
         if let k = ex.key, let a = ex.context.address { set.vendorKeys[a] = k }
         return value.withUnsafeBytes { v in
-            set.decodeAdvertising(type: type, value: v, context: ex.context, serviceUUIDs: { [] })?.message
+            set.decodeAdvertising(type: type, value: v, context: ex.context, serviceUUIDs: { ex.serviceUUIDs })?.message
         }
     }
 

@@ -50,6 +50,17 @@ public struct AdvertisingMatch: Sendable, Equatable {
     /// The payload starts at the company id (with `company`).
     public var withCompany = false
 
+    /// "company 0x004c prefix 0215", "service data fcd2 size 6-20 name GVH.*".
+    public var description: String {
+        var s = target.description
+        if !prefix.isEmpty { s += " prefix " + Hex.string(prefix) }
+        if let z = size { s += " size " + (z.lowerBound == z.upperBound ? "\(z.lowerBound)" : "\(z.lowerBound)-\(z.upperBound)") }
+        if let n = name { s += " name " + n }
+        if let u = uuid { s += " uuid " + u.description }
+        if withCompany { s += " with_company" }
+        return s
+    }
+
     /// Selection order among rules for one target: longest prefix, then size, then name or
     /// uuid, then the bare target.
     public var specificity: Int {
@@ -110,6 +121,8 @@ public struct PluginExample: Sendable {
     /// Advertising examples: the AD structure's target and the report's context.
     public var advertising: AdvertisingTarget? = nil
     public var context = AdvertisingContext()
+    /// Service UUIDs the example's report lists (for `uuid:` filters).
+    public var serviceUUIDs: [BluetoothUUID] = []
     /// Key for a `decrypt:` field (test keys from the vendors' documents only).
     public var key: [UInt8]? = nil
     public var mic: MICVerdict? = nil
@@ -281,6 +294,8 @@ public struct Plugin: Sendable {
     var contextUse: Set<String> = []
     /// Some field is a `join:` (string fields and enum names are then kept for it).
     var joins = false
+    /// Some list is flattened (its items' fields then carry their case key).
+    var flattens = false
     /// Some field is decrypted with a per-device key.
     var decrypts: Bool { types.contains { $0.fields.contains { $0.decrypt != nil } } }
 

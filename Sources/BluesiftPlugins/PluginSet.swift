@@ -12,10 +12,24 @@ public final class PluginSet {
     var assemblers: [Int: FrameAssembler] = [:]
     /// Advertising rules by company id (nil key: `company: any`) and by service data UUID,
     /// most specific first.
-    var byCompany: [UInt16: [AdvEntry]] = [:]
-    var anyCompany: [AdvEntry] = []
-    var byServiceData: [BluetoothUUID: [AdvEntry]] = [:]
-    struct AdvEntry { var plugin: Int; var rule: AdvertisingMatch; var name: Regex<AnyRegexOutput>? }
+    var byCompany: [UInt16: [Int32]] = [:]
+    var anyCompany: [Int32] = []
+    var byServiceData: [BluetoothUUID: [Int32]] = [:]
+    /// Every advertising rule as plain data (no references: checking one costs no retain),
+    /// indexed by the tables above; prefixes in one pool, patterns and UUIDs beside.
+    var advRules: [AdvRule] = []
+    var prefixPool: [UInt8] = []
+    var patterns: [Regex<AnyRegexOutput>] = []
+    var ruleUUIDs: [BluetoothUUID] = []
+    struct AdvRule {
+        var plugin: Int32
+        var sizeLo: Int32 = 0, sizeHi: Int32 = .max
+        var prefixAt: Int32 = 0, prefixCount: Int32 = 0
+        /// Index in `patterns` / `ruleUUIDs`, -1 for none.
+        var pattern: Int32 = -1, uuid: Int32 = -1
+        var withCompany = false
+        var specificity: Int32 = 0
+    }
     /// Keys of `decrypt:` fields by advertiser address (`--vendor-keys`).
     public var vendorKeys: [UInt64: [UInt8]] = [:]
     /// Last local name seen per address (a name often comes in the scan response only).
@@ -34,8 +48,17 @@ public final class PluginSet {
         for (i, p) in plugins.enumerated() {
             for m in p.matches {
                 if let a = m.advertising {
-                    let e = AdvEntry(plugin: i, rule: a, name: a.name.flatMap { try? Regex($0) })
-                    if a.name != nil || p.contextUse.contains("_name") { needsNames = true }
+                    var r = AdvRule(plugin: Int32(i))
+                    if let sz = a.size { r.sizeLo = Int32(sz.lowerBound); r.sizeHi = Int32(sz.upperBound) }
+                    r.prefixAt = Int32(prefixPool.count); r.prefixCount = Int32(a.prefix.count)
+                    prefixPool += a.prefix
+                    if let n = a.name, let re = try? Regex(n) { r.pattern = Int32(patterns.count); patterns.append(re); needsNames = true }
+                    if p.contextUse.contains("_name") { needsNames = true }
+                    if let u = a.uuid { r.uuid = Int32(ruleUUIDs.count); ruleUUIDs.append(u) }
+                    r.withCompany = a.withCompany
+                    r.specificity = Int32(a.specificity)
+                    let e = Int32(advRules.count)
+                    advRules.append(r)
                     switch a.target {
                     case .company(let c?): byCompany[c, default: []].append(e)
                     case .company(nil): anyCompany.append(e)
@@ -54,14 +77,36 @@ public final class PluginSet {
             if let f = p.framing { assemblers[i] = FrameAssembler(framing: f) }
         }
         // Most specific first; the sort is stable, so file order breaks ties.
-        func order(_ l: inout [AdvEntry]) {
+        let rules = advRules
+        func order(_ l: inout [Int32]) {
             l = l.enumerated().sorted { a, b in
-                a.element.rule.specificity != b.element.rule.specificity ? a.element.rule.specificity > b.element.rule.specificity : a.offset < b.offset
+                let x = rules[Int(a.element)].specificity, y = rules[Int(b.element)].specificity
+                return x != y ? x > y : a.offset < b.offset
             }.map(\.element)
         }
         for k in byCompany.keys { order(&byCompany[k]!) }
         order(&anyCompany)
         for k in byServiceData.keys { order(&byServiceData[k]!) }
+    }
+
+    /// For each advertising target, the rules in the order they are tried ("tilt: company
+    /// 0x004c prefix 0215a495…"), then those of `company: any` (tried after a company's own).
+    public var advertisingOrder: [(target: String, rules: [String])] {
+        func names(_ l: [Int32]) -> [String] {
+            l.map { e in
+                let p = plugins[Int(advRules[Int(e)].plugin)]
+                let m = p.matches.compactMap(\.advertising)
+                let r = advRules[Int(e)]
+                // The rule's own text: the n-th advertising rule of its plugin.
+                let k = advRules[..<Int(e)].filter { $0.plugin == r.plugin }.count
+                return p.id + ": " + (k < m.count ? m[k].description : "")
+            }
+        }
+        var out: [(String, [String])] = []
+        for c in byCompany.keys.sorted() { out.append((AdvertisingTarget.company(c).description, names(byCompany[c]!))) }
+        if !anyCompany.isEmpty { out.append((AdvertisingTarget.company(nil).description, names(anyCompany))) }
+        for u in byServiceData.keys.sorted() { out.append((AdvertisingTarget.serviceData(u).description, names(byServiceData[u]!))) }
+        return out
     }
 
     /// Some plugin decodes advertising data.
@@ -111,46 +156,76 @@ public final class PluginSet {
     public func decodeAdvertising(type: UInt8, value: UnsafeRawBufferPointer, context: AdvertisingContext,
                                   serviceUUIDs: () -> [BluetoothUUID]) -> (plugin: Int, message: DecodedMessage, target: AdvertisingTarget)? {
         var ctx = context
-        let candidates: [AdvEntry]
         let payloadStart: Int
         let target: AdvertisingTarget
+        var first: [Int32]
+        var second: [Int32] = []
         switch type {
         case 0xFF:
             guard value.count >= 2 else { return nil }
             let company = UInt16(value[0]) | UInt16(value[1]) << 8
             ctx.company = Int64(company)
-            let listed = byCompany[company]
-            guard listed != nil || !anyCompany.isEmpty else { return nil }
-            candidates = (listed ?? []) + anyCompany
+            if let listed = byCompany[company] { first = listed; second = anyCompany } else {
+                guard !anyCompany.isEmpty else { return nil }
+                first = anyCompany
+            }
             payloadStart = 2
             target = .company(company)
         case 0x16, 0x20, 0x21:
             let n = type == 0x16 ? 2 : type == 0x20 ? 4 : 16
             guard value.count >= n, let u = BluetoothUUID(littleEndian: UnsafeRawBufferPointer(rebasing: value[0..<n])),
                   let list = byServiceData[u] else { return nil }
-            candidates = list
+            first = list
             payloadStart = n
             target = .serviceData(u)
         default:
             return nil
         }
-        if ctx.name == nil, needsNames, let a = ctx.address { ctx.name = names[a] }
-        for e in candidates {
-            let start = e.rule.withCompany ? 0 : payloadStart
-            let payload = UnsafeRawBufferPointer(rebasing: value[start...])
-            let r = e.rule
-            if let s = r.size, !s.contains(payload.count - (r.withCompany ? 2 : 0)) { continue }
-            if !r.prefix.isEmpty {
-                guard payload.count >= r.prefix.count, zip(payload, r.prefix).allSatisfy({ $0 == $1 }) else { continue }
+        let size = Int32(value.count - payloadStart)
+        var uuids: [BluetoothUUID]?
+        var nameLooked = false
+        func take(_ list: [Int32]) -> Int32? {
+            for e in list {
+                let r = advRules[Int(e)]
+                guard size >= r.sizeLo, size <= r.sizeHi else { continue }
+                if r.prefixCount > 0 {
+                    let start = r.withCompany ? 0 : payloadStart
+                    guard value.count - start >= Int(r.prefixCount) else { continue }
+                    var same = true
+                    for k in 0..<Int(r.prefixCount) where value[start + k] != prefixPool[Int(r.prefixAt) + k] { same = false; break }
+                    guard same else { continue }
+                }
+                if r.pattern >= 0 {
+                    if !nameLooked, ctx.name == nil, let a = ctx.address { ctx.name = names[a] }
+                    nameLooked = true
+                    guard let n = ctx.name, nameMatches(Int(r.pattern), n) else { continue }
+                }
+                if r.uuid >= 0 {
+                    if uuids == nil { uuids = serviceUUIDs() }
+                    guard uuids!.contains(ruleUUIDs[Int(r.uuid)]) else { continue }
+                }
+                return e
             }
-            if let re = e.name {
-                guard let n = ctx.name, (try? re.wholeMatch(in: n)) != nil else { continue }
-            }
-            if let u = r.uuid, !serviceUUIDs().contains(u) { continue }
-            return (e.plugin, decode(e.plugin, payload, ctx), target)
+            return nil
         }
-        return nil
+        guard let e = take(first) ?? take(second) else { return nil }
+        let r = advRules[Int(e)]
+        let payload = UnsafeRawBufferPointer(rebasing: value[(r.withCompany ? 0 : payloadStart)...])
+        if !nameLooked, ctx.name == nil, plugins[Int(r.plugin)].contextUse.contains("_name"), let a = ctx.address { ctx.name = names[a] }
+        return (Int(r.plugin), decode(Int(r.plugin), payload, ctx), target)
     }
+
+    /// A rule's name pattern against a name, remembered (names are few; a regex match is slow).
+    func nameMatches(_ slot: Int, _ name: String) -> Bool {
+        let key = NameKey(slot: slot, name: name)
+        if let v = nameVerdicts[key] { return v }
+        let v = (try? patterns[slot].wholeMatch(in: name)) != nil
+        if nameVerdicts.count >= Self.cacheLimit { nameVerdicts.removeAll(keepingCapacity: true) }
+        nameVerdicts[key] = v
+        return v
+    }
+    struct NameKey: Hashable { var slot: Int; var name: String }
+    var nameVerdicts: [NameKey: Bool] = [:]
 
     /// A decode through the cache. The key holds the context values the plugin reads; a
     /// plugin that decrypts is never cached (its keys may differ between runs of a set).

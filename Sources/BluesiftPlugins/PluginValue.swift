@@ -158,7 +158,14 @@ public struct PluginField: Sendable, Equatable {
     public var value: PluginValue
     /// The unit of a number ("°C", "%"), shown after it.
     public var unit: String?
-    public init(name: String, value: PluginValue, unit: String? = nil) { self.name = name; self.value = value; self.unit = unit }
+    /// The case key of the switch that chose the field (a flattened object's id), so that two
+    /// ids of one name and layout encode back to their own id.
+    public var origin: Int64?
+    public init(name: String, value: PluginValue, unit: String? = nil, origin: Int64? = nil) {
+        self.name = name; self.value = value; self.unit = unit; self.origin = origin
+    }
+
+    public static func == (a: PluginField, b: PluginField) -> Bool { a.name == b.name && a.value == b.value && a.unit == b.unit }
 
     /// "21.6 °C", "n/a", "6".
     public var text: String {

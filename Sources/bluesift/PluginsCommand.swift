@@ -101,13 +101,24 @@ struct Plugins: ParsableCommand {
                 stderrLine("bluesift: no vendor plugins found (looked in: \(options.searchPath().joined(separator: ", "))); "
                            + "point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins")
             }
+            func count(_ n: Int, _ what: String) -> String { "\(n) \(what)\(n == 1 ? "" : "s")" }
             for p in loaded.plugins {
-                out.line("\(p.id)  \(p.name)  (\(p.messageNames.count) messages, \(p.examples.count) examples)  \(p.path)")
+                out.line("\(p.id)  \(p.name)  (\(count(p.messageNames.count, "message")), \(count(p.examples.count, "example")))  \(p.path)")
                 for m in p.matches {
+                    if let a = m.advertising { out.line("  " + a.description); continue }
                     var s = "  " + (m.channel.map(\.description) ?? ((m.service.map { "service \($0) " } ?? "") + "characteristic \(m.characteristic)"))
                     if let h = m.handle { s += " handle \(Hex.fixed(UInt64(h), width: 4))" }
                     s += "  " + PluginDirection.allCases.filter { m.directions.contains($0) }.map(\.rawValue).joined(separator: ", ")
                     out.line(s)
+                }
+            }
+            let order = PluginSet(loaded.plugins).advertisingOrder
+            if !order.isEmpty {
+                out.line("")
+                out.line("advertising data: the first rule that holds decodes a structure (longest prefix, then size, then name or uuid, then file order; company any after a company's own rules)")
+                for (target, rules) in order {
+                    out.line("  " + target)
+                    for r in rules { out.line("    " + r) }
                 }
             }
             out.flush()
