@@ -52,12 +52,14 @@ struct LuaGen {
         if (x != nil || a.ctor == "double") && (y != nil || b.ctor == "double") && (x == nil || y == nil) {
             return ("double", label, "")
         }
-        guard let x, let y, a.extra == b.extra || (x.bits <= 32 && y.bits <= 32 && !a.extra.contains("{") && !b.extra.contains("{")) else { return nil }
+        guard let x, let y else { return nil }
         let signed = x.signed || y.signed
         let need = max(x.bits + (signed && !x.signed ? 1 : 0), y.bits + (signed && !y.signed ? 1 : 0))
         let bits = [8, 16, 24, 32, 64].first { $0 >= need } ?? 64
-        if bits == 64, a.extra.contains("{") { return nil }
-        return ((signed ? "int" : "uint") + String(bits), label, a.extra.contains("{") ? a.extra : b.extra)
+        // Two enums (or an enum and a plain integer) on one name: no value string; each item
+        // then shows its own label (X.named).
+        let extra = a.extra == b.extra && bits < 64 ? a.extra : ", base.DEC, nil"
+        return ((signed ? "int" : "uint") + String(bits), label, bits == 64 ? ", base.DEC" : extra)
     }
 
     var proto: String { plugin.id }
@@ -100,8 +102,16 @@ struct LuaGen {
             if e.decl == decl { return "H[\(e.index)]" }
             // Advertising objects give one name several layouts (BTHome's `count` is u1, u2
             // or u4; `mass` in kg or lb): numbers widen to one type, the unit goes to each item.
-            guard advertising, let old = fieldSpec[abbrev], let m = Self.mergeNumeric(old, (ctor, label, extra)) else {
+            guard advertising, let old = fieldSpec[abbrev] else {
                 throw cannot(line, "field '\(abbrev)' is declared twice with different types (line \(e.line) and line \(line)); Wireshark needs one type per field name")
+            }
+            guard let m = Self.mergeNumeric(old, (ctor, label, extra)) else {
+                // Not two numbers (Apple's auth_tag: a byte in one message, 3 bytes in another):
+                // this occurrence gets a name of its own, said in the header.
+                let alt = abbrev + "_" + ctor
+                let note = "'\(abbrev.dropFirst(proto.count + 1))' has two types: the \(ctor) one is \(alt.dropFirst(proto.count + 1))."
+                if !notes.contains(note) { notes.append(note) }
+                return try field(alt, label, ctor, extra: extra, line: line)
             }
             let merged = "ProtoField.\(m.ctor)(\(Self.luaString(abbrev)), \(Self.luaString(m.label))\(m.extra))"
             fieldDecls[e.index - 1] = merged
@@ -266,6 +276,7 @@ struct LuaGen {
                 c += "  local v, item = X.int(r, tree, \(hf), \(size), \(signed), \(endian == .little), \(id), \(nf), \(valid))\n"
             }
             c += "  X.push(r, \(id), v)\n"
+            if advertising, f.bits.isEmpty, let e = f.enumIndex { c += "  X.named(item, \(hf), \(valueString(e)), v)\n" }
             if plugin.joins, let e = f.enumIndex { c += "  r.joined[\(id)] = (\(valueString(e)))[v]\n" }
             if top { c += "  r.header[\(id)] = v\n" }
             if let cs = f.checksum {
@@ -356,7 +367,16 @@ struct LuaGen {
             // Each item a subtree; its fields named as the message's (bluesift lifts them).
             let hf = try field(abbrev, label, "bytes", line: f.line)
             let fn = try typeFunction(t, prefix: prefix, top: false, flat: true)
-            c += "  r.item_start = r.pos\n" + sub(fn, hf: hf, s, f.id)
+            c += "  r.item_start = r.pos\n"
+            if case .eos = f.repeatSpec {
+                // An item that does not fit (a trailing byte) ends the list, its bytes kept as
+                // unknown_objects, as bluesift does: tried first against a tree that keeps nothing.
+                let unknown = try field(Self.path(prefix, "unknown_objects"), "unknown_objects", "bytes", line: f.line)
+                c += "  if not X.fits(r, function(tree)\n" + sub(fn, hf: hf, s, f.id) + "  end) then\n"
+                c += "  X.unknown_objects(r, tree, \(unknown))\n  else\n" + sub(fn, hf: hf, s, f.id) + "  end\n"
+            } else {
+                c += sub(fn, hf: hf, s, f.id)
+            }
         case .type(let t, let s):
             let hf = try field(abbrev, label, "bytes", line: f.line)
             let fn = try typeFunction(t, prefix: abbrev, top: false)
@@ -588,6 +608,8 @@ struct LuaGen {
             if d.hasPrefix("ProtoField.int64(") { wide.append("[H[\(i + 1)]] = \"i\"") }
         }
         o += "local WIDE = {" + wide.joined(separator: ", ") + "}\n"
+        let novs = fieldDecls.indices.filter { fieldDecls[$0].hasSuffix(", base.DEC, nil)") || fieldDecls[$0].hasSuffix(", base.DEC)") }
+        o += "local NOVS = {" + novs.map { "[H[\($0 + 1)]] = true" }.joined(separator: ", ") + "}\n"
         o += Self.runtime
         o += "local T = {}\n"
         o += functions.joined(separator: "\n")
@@ -795,6 +817,20 @@ struct LuaGen {
       if name == "_address" then X.push(r, id, v); v = X.mactext(v) end
       r.joined[id] = v
       tree:add(hf, r.tvb(0, 0), v):set_generated()
+    end
+    -- A tree that keeps nothing, for trying an item before showing it.
+    local null_tree = setmetatable({}, {__index = function() return function(self) return self end end})
+    function X.fits(r, fn)
+      local s = {pos = r.pos, stop = r.stop, n = r.n, depth = r.depth, d = #r.deferred, sums = #r.sums, elements = r.elements, index = r.index}
+      local ok = pcall(fn, null_tree)
+      r.pos, r.stop, r.n, r.depth, r.elements, r.index = s.pos, s.stop, s.n, s.depth, s.elements, s.index
+      for i = #r.deferred, s.d + 1, -1 do r.deferred[i] = nil end
+      for i = #r.sums, s.sums + 1, -1 do r.sums[i] = nil end
+      return ok
+    end
+    -- A name whose value strings were merged away (two enums on one field) shows its label.
+    function X.named(item, hf, vs, v)
+      if item and NOVS[hf] and vs[v] then item:append_text(" (" .. vs[v] .. ")") end
     end
     function X.unknown_objects(r, tree, hf)
       tree:add(hf, X.rng(r, r.item_start, r.stop - r.item_start))
