@@ -24,6 +24,8 @@ struct LuaGen {
     var checksumAlgorithms: [String] = []
     /// abbrev → the declaration's parts (for merging numbers of advertising objects).
     var fieldSpec: [String: FieldSpec] = [:]
+    /// Names of several enums, shown as text (their Lua table `STRF`).
+    var enumText: Set<String> = []
     typealias FieldSpec = (ctor: String, label: String, extra: String)
     /// Number formats (scale, unit, sentinels) by index, as the Lua table `NF`.
     var numberFormats: [String] = []
@@ -52,14 +54,15 @@ struct LuaGen {
         if (x != nil || a.ctor == "double") && (y != nil || b.ctor == "double") && (x == nil || y == nil) {
             return ("double", label, "")
         }
+        // Two enums (or an enum and a plain integer) on one name (Oral-B's `mode` by model):
+        // a string field, each item its own label, or its number as bluesift shows it.
+        if a.ctor == "string", a.label == "\u{1}" + label || a.label.hasPrefix("\u{1}"), y != nil { return a }
         guard let x, let y else { return nil }
+        if a.extra != b.extra && (a.extra.contains("{") || b.extra.contains("{")) { return ("string", "\u{1}" + label, "") }
         let signed = x.signed || y.signed
         let need = max(x.bits + (signed && !x.signed ? 1 : 0), y.bits + (signed && !y.signed ? 1 : 0))
         let bits = [8, 16, 24, 32, 64].first { $0 >= need } ?? 64
-        // Two enums (or an enum and a plain integer) on one name: no value string; each item
-        // then shows its own label (X.named).
-        let extra = a.extra == b.extra && bits < 64 ? a.extra : ", base.DEC, nil"
-        return ((signed ? "int" : "uint") + String(bits), label, bits == 64 ? ", base.DEC" : extra)
+        return ((signed ? "int" : "uint") + String(bits), label, bits == 64 ? ", base.DEC" : a.extra)
     }
 
     var proto: String { plugin.id }
@@ -113,7 +116,9 @@ struct LuaGen {
                 if !notes.contains(note) { notes.append(note) }
                 return try field(alt, label, ctor, extra: extra, line: line)
             }
-            let merged = "ProtoField.\(m.ctor)(\(Self.luaString(abbrev)), \(Self.luaString(m.label))\(m.extra))"
+            // A label starting with \u{1} marks enums merged into a string (STRF at run time).
+            if m.ctor == "string", m.label.hasPrefix("\u{1}") { enumText.insert(abbrev) }
+            let merged = "ProtoField.\(m.ctor)(\(Self.luaString(abbrev)), \(Self.luaString(String(m.label.drop { $0 == "\u{1}" })))\(m.extra))"
             fieldDecls[e.index - 1] = merged
             fieldIndex[abbrev] = (merged, e.index, e.line)
             fieldSpec[abbrev] = m
@@ -273,10 +278,10 @@ struct LuaGen {
             switch k {
             case .vlq: c += "  local v, item = X.vlq(r, tree, \(hf), \(id))\n"
             case .fixed(let size, let signed, let endian):
-                c += "  local v, item = X.int(r, tree, \(hf), \(size), \(signed), \(endian == .little), \(id), \(nf), \(valid))\n"
+                let vs = advertising && f.bits.isEmpty ? f.enumIndex.map { valueString($0) } ?? "nil" : "nil"
+                c += "  local v, item = X.int(r, tree, \(hf), \(size), \(signed), \(endian == .little), \(id), \(nf), \(valid), \(vs))\n"
             }
             c += "  X.push(r, \(id), v)\n"
-            if advertising, f.bits.isEmpty, let e = f.enumIndex { c += "  X.named(item, \(hf), \(valueString(e)), v)\n" }
             if plugin.joins, let e = f.enumIndex { c += "  r.joined[\(id)] = (\(valueString(e)))[v]\n" }
             if top { c += "  r.header[\(id)] = v\n" }
             if let cs = f.checksum {
@@ -608,8 +613,7 @@ struct LuaGen {
             if d.hasPrefix("ProtoField.int64(") { wide.append("[H[\(i + 1)]] = \"i\"") }
         }
         o += "local WIDE = {" + wide.joined(separator: ", ") + "}\n"
-        let novs = fieldDecls.indices.filter { fieldDecls[$0].hasSuffix(", base.DEC, nil)") || fieldDecls[$0].hasSuffix(", base.DEC)") }
-        o += "local NOVS = {" + novs.map { "[H[\($0 + 1)]] = true" }.joined(separator: ", ") + "}\n"
+        o += "local STRF = {" + enumText.sorted().compactMap { fieldIndex[$0].map { "[H[\($0.index)]] = true" } }.joined(separator: ", ") + "}\n"
         o += Self.runtime
         o += "local T = {}\n"
         o += functions.joined(separator: "\n")
@@ -675,6 +679,7 @@ struct LuaGen {
     -- 64-bit fields take Int64/UInt64 values (a name merged from several layouts may be one).
     function X.val(hf, v)
       if type(v) ~= "number" then return v end
+      if STRF[hf] then return tostring(v) end
       local w = WIDE[hf]
       if w == "u" then return UInt64.new(v) elseif w == "i" then return Int64.new(v) end
       return v
@@ -828,15 +833,11 @@ struct LuaGen {
       for i = #r.sums, s.sums + 1, -1 do r.sums[i] = nil end
       return ok
     end
-    -- A name whose value strings were merged away (two enums on one field) shows its label.
-    function X.named(item, hf, vs, v)
-      if item and NOVS[hf] and vs[v] then item:append_text(" (" .. vs[v] .. ")") end
-    end
     function X.unknown_objects(r, tree, hf)
       tree:add(hf, X.rng(r, r.item_start, r.stop - r.item_start))
       r.pos = r.stop
     end
-    function X.int(r, tree, hf, size, signed, le, name, nf, valid)
+    function X.int(r, tree, hf, size, signed, le, name, nf, valid, vs)
       if r.stop - r.pos < size then
         X.fail(name .. ": needs " .. size .. " bytes at offset " .. r.pos .. ", " .. (r.stop - r.pos) .. " left")
       end
@@ -854,6 +855,7 @@ struct LuaGen {
         v = shown:tonumber()
       end
       r.pos = r.pos + size
+      if vs and STRF[hf] then shown = vs[v] or tostring(v) end   -- enums merged into text
       if nf then return v, X.num(r, tree, hf, range, v, shown, nf, valid) end
       return v, tree:add(hf, range, X.val(hf, shown))
     end

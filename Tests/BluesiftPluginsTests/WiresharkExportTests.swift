@@ -569,6 +569,9 @@ enum SyntheticCapture {
         #expect(LuaGen.luaPatterns("(GVH5072|GVH5075|Govee_H5075)_.*") == ["^GVH5072_.*$", "^GVH5075_.*$", "^Govee_H5075_.*$"])
         #expect(LuaGen.luaPatterns("ATC_[0-9A-F]+") == ["^ATC_[0-9A-F]+$"])
         #expect(LuaGen.luaPatterns("a\\d?b.c\\.") == ["^a%d?b.c%.$"])
+        #expect(LuaGen.luaPatterns("(?i).*[ix]bbq.*") == ["^.*[iIxX][bB][bB][qQ].*$"])
+        #expect(LuaGen.luaPatterns("(?i)(sps|tps)") == ["^[sS][pP][sS]$", "^[tT][pP][sS]$"])
+        #expect(LuaGen.luaPatterns("(?i)[a-c]1") == ["^[a-cA-C]1$"])
         #expect(LuaGen.luaPatterns("(ab)+") == nil)
         #expect(LuaGen.luaPatterns("x{2}") == nil)
     }
