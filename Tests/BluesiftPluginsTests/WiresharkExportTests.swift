@@ -313,12 +313,17 @@ enum SyntheticCapture {
                 func number(_ k: String) -> Int { Int(k.split(separator: "_").last ?? "") ?? 0 }
                 let entries = (v["fields"] as! [String: Any]).sorted { number($0.key) < number($1.key) }
                 // tshark prints nothing for an empty string, as for a missing value.
-                for (k, x) in entries where !(x is NSNull) && x as? String != "" {
+                // Nested objects (a date's year, month...) as PARENT.FIELD, lists item by item.
+                func add(_ k: String, _ x: Any) {
+                    if x is NSNull || x as? String == "" { return }
+                    if let d = x as? [String: Any] { for (sk, sx) in d { add(k + "." + sk, sx) }; return }
+                    if let l = x as? [Any] { for e in l { add(k, e) }; return }
                     let name = abbrev(message, k)
                     #expect(name != nil, "\(capture): no Wireshark field for \(message).\(k)")
-                    guard let name else { continue }
+                    guard let name else { return }
                     p.fields[name, default: []].append((x as? NSNumber)?.stringValue ?? "\(x)")
                 }
+                for (k, x) in entries { add(k, x) }
                 want[o["frame"] as! Int, default: []].append(p)
             }
         }
@@ -479,6 +484,48 @@ enum SyntheticCapture {
         let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", cap, "-Y", "feat-any",
             "-T", "fields", "-e", "frame.number", "-e", "feat-any.packed", "-e", "feat-any.battery"])
         #expect(r.out == "1\t216498\t100\n4\t200649\t53\n6\t12320772\t62\n")
+    }
+
+    /// Shipped plugins with advertising rules, each with the oracle its map names.
+    static let shipped: [String] = PluginLoader.load(directories: [Fixtures.pluginsDir]).plugins
+        .filter { $0.matches.contains { $0.advertising != nil } }.map(\.id).sorted()
+
+    static func oracle(of plugin: String) -> String? {
+        let map = Fixtures.root.appendingPathComponent("Tests/VendorOracles/map/\(plugin).yaml").path
+        guard let text = try? String(contentsOfFile: map, encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("oracle:") {
+            return line.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        }
+        return nil
+    }
+
+    /// Every shipped advertising plugin exports, and all load in one tshark.
+    @Test(.enabled(if: WiresharkExportTests.ready)) func everyShippedPluginExportsAndLoads() throws {
+        let dir = try WiresharkExportTests.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(Self.shipped.count >= 40)
+        var args: [String] = ["-G", "fields"]
+        for p in Self.shipped { args += ["-X", "lua_script:" + (try Self.export(p, to: dir))] }
+        let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, args)
+        #expect(r.status == 0 && !r.err.contains("Lua"), "\(r.err)")
+        for p in Self.shipped {
+            #expect(r.out.contains("\t\(p).message\t") || r.out.contains("\tbluesift-\(p).message\t"), "\(p) not registered")
+        }
+    }
+
+    static var sweep: Bool { ready && ProcessInfo.processInfo.environment["BLUESIFT_WIRESHARK_ALL"] == "1" }
+
+    /// Every shipped advertising plugin on its oracle's vector capture, as bluesift decodes it
+    /// (about 5 s a plugin: BLUESIFT_WIRESHARK_ALL=1 runs it).
+    @Test(.enabled(if: sweep), arguments: shipped) func shippedPluginOnItsOracleCapture(_ plugin: String) throws {
+        let dir = try WiresharkExportTests.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lua = try Self.export(plugin, to: dir)
+        // Plugins checked against no oracle (Apple, Eddystone, Fast Pair...): bleparser's vectors.
+        let vendor = Self.oracle(of: plugin) ?? "bleparser"
+        let caps = try Self.captures([vendor], in: dir)
+        let c = try Self.compare(plugin, lua: lua, capture: caps.appendingPathComponent("\(vendor).btsnoop").path)
+        if Self.oracle(of: plugin) != nil { #expect(c.frames > 0, "\(plugin): nothing decoded in \(vendor).btsnoop") }
     }
 
     static let featureA = """
