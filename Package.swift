@@ -1,12 +1,12 @@
 // swift-tools-version:6.0
 // Layers, lowest first; each target depends only on targets above it in this list.
 //   1 wire      BluesiftWire        byte reader/writer, UUIDs, typed errors, field sinks
-//   1 security  BluesiftSecurity    AES-CMAC, SMP crypto toolbox, AES-CCM (swift-crypto)
+//   1 security  BluesiftSecurity    AES-CMAC, SMP crypto toolbox, AES-CCM (swift-crypto), vendor ciphers
 //   2 capture   BluesiftCapture     btsnoop / pcap / pcapng / PacketLogger readers and writers;
 //                                   compressed files, bug reports (btsnooz), merged and growing files
 //   3 protocols BluesiftProtocols   HCI, ACL->L2CAP, L2CAP, ATT, SMP, advertising, link layer
 //   4 GATT      BluesiftGATT        per-device databases rebuilt from discovery, naming
-//   5 plugins   BluesiftPlugins     declarative vendor dissectors (YAML), frame assembly, checksums
+//   5 plugins   BluesiftPlugins     declarative vendor dissectors (YAML): GATT, Classic, advertising data
 //   5 dissect   BluesiftDissect     field trees, renderers, capture statistics (stats)
 //   5¼ session  BluesiftSession     one capture read once: source, decode settings, filter
 //   5½ report   BluesiftReport      self-contained HTML report of a capture or a replay
@@ -50,7 +50,7 @@ let package = Package(
             .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .target(name: "BluesiftProtocols", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftSecurity"]),
         .target(name: "BluesiftGATT", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols"]),
-        .target(name: "BluesiftPlugins", dependencies: ["BluesiftWire", "BluesiftProtocols", .product(name: "Yams", package: "Yams")]),
+        .target(name: "BluesiftPlugins", dependencies: ["BluesiftWire", "BluesiftProtocols", "BluesiftSecurity", .product(name: "Yams", package: "Yams")]),
         .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftSecurity"]),
         // One HTML file per capture or replay report: above dissect, never imports transport.
         .target(name: "BluesiftSession", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),

@@ -44,10 +44,14 @@ public final class Analyzer {
     public func analyze(_ record: CaptureRecord, into a: inout AnalyzedFrame) {
         // Naming and vendor results are only ever set on ATT frames: clear them after one
         // (clearing an optional result is a value-witness call; the mask is a bit test).
-        if a.decoded.layers.contains(.att) || (plugins != nil && a.decoded.layers.contains(.l2cap)) {
+        if a.decoded.layers.contains(.att) || (plugins != nil && a.decoded.layers.contains(.l2cap) || a.vendor != nil) {
             a.location = nil; a.namedBy = nil; a.vendor = nil
         }
         decoder.decode(record, into: &a.decoded)
+        if let p = plugins, p.targetsAdvertising, a.decoded.layers.contains(.adv) {
+            applyAdvertisingPlugins(&a, p)
+            return
+        }
         if let p = plugins, p.targetsChannels, !a.decoded.layers.contains(.att), a.decoded.layers.contains(.l2cap) {
             applyChannelPlugins(&a, p)
             return

@@ -51,6 +51,37 @@ extension Analyzer {
         a.vendor = r
     }
 
+    /// Plugins on advertising data: each report's Manufacturer Specific Data and Service Data
+    /// structures (HCI LE Advertising Reports, legacy and extended, and sniffed LL advertising
+    /// PDUs), each decoded on its own; the record's `vendor` holds them all.
+    func applyAdvertisingPlugins(_ a: inout AnalyzedFrame, _ plugins: PluginSet) {
+        var result: PluginSet.Result?
+        let extended = a.decoded.advStorage.isExtended
+        a.decoded.advStorage.forEachReport { rep in
+            var ctx = AdvertisingContext()
+            ctx.address = rep.address?.value
+            ctx.addressType = Int64(rep.addressType?.rawValue ?? 0)
+            if let r = rep.rssi { ctx.rssi = Int64(r) }
+            ctx.pdu = extended ? 5 : Int64(rep.eventType)
+            if plugins.needsNames, let address = ctx.address, let n = rep.localName {
+                plugins.observeName(n, address: address)
+                ctx.name = n
+            }
+            for s in rep.structures {
+                let t = s.type.rawValue
+                guard t == 0xFF || t == 0x16 || t == 0x20 || t == 0x21 else { continue }
+                guard let (_, m, target) = plugins.decodeAdvertising(type: t, value: s.value, context: ctx,
+                                                                     serviceUUIDs: { rep.serviceUUIDs }) else { continue }
+                if result == nil {
+                    result = PluginSet.Result(advertising: m.plugin, target: target)
+                }
+                result!.messages.append(m)
+                result!.sources.append(PluginSet.AdvertisingSource(address: ctx.address, target: target))
+            }
+        }
+        a.vendor = result
+    }
+
     /// Plugins on Classic channels: RFCOMM data (UIH on a data DLCI, not AT lines) by server
     /// channel, else by the service SDP named on it; else the payload of a dynamic L2CAP
     /// channel by PSM. Sent by the host = write.

@@ -36,6 +36,11 @@ public struct StatsReport: Codable, Sendable {
     /// Classic (BR/EDR) channels: one row per connection and profile channel (RFCOMM: per DLCI).
     public var classic: [ClassicChannel] = []
     public var classicNotListed = 0
+    /// Numeric fields plugins decoded from advertising data, per advertiser (`SensorTable`);
+    /// absent when there are none, so captures without them keep their JSON.
+    public var sensors: [Sensor]?
+    /// Readings of fields past `StatsLimits.sensors`, counted only (absent when 0).
+    public var sensorsNotListed: Int?
     public var counts: Counts = Counts()
 
     public struct Counts: Codable, Sendable {
@@ -223,6 +228,11 @@ public enum StatsLimits {
     public static let problems = 10_000
     public static let namesPerDevice = 4
     public static let classicChannels = 4096
+    /// Sensor rows (advertiser × plugin message × numeric field).
+    public static let sensors = 4096
+    /// Sensor rows the report charts (the first ones seen): 512 buckets of 64 bytes each, so
+    /// at most 8 MB of series; rows past it are in the table, not charted.
+    public static let sensorSeries = 256
 }
 
 /// Latency histogram: 8 buckets per octave from 1 µs to ~2^34 µs, so median/p95 are within
@@ -348,6 +358,11 @@ public final class CaptureStats {
     var pairingFrames = 0
     var subMillisecond = false
 
+    /// Sensor readings decoded from advertising data (the report keeps their series too).
+    public var sensors = SensorTable()
+    /// After `finish`: the index in `sensors.rows`/`sensors.series` of each `report.sensors` row.
+    public private(set) var sensorOrder: [Int] = []
+
     public init(file: String, format: String) {
         report = StatsReport(file: file, format: format)
     }
@@ -416,7 +431,10 @@ public final class CaptureStats {
             if firstVendorDiagnostic == nil { firstVendorDiagnostic = r.frame }
         }
         if layers.contains(.ll), let ll = a.decoded.ll { linkLayer(ll, &a, r, us, decoder) }
-        if layers.contains(.adv) { advertising(&a, r, us) }
+        if layers.contains(.adv) {
+            advertising(&a, r, us)
+            if let v = a.vendor, !v.sources.isEmpty { sensors.add(v, us: us, frame: r.frame) }
+        }
         if layers.contains(.smp), let smp = a.decoded.smp { self.smp(smp, &a, r, us, decoder) }
         if layers.contains(.att) { att(&a, r, us, decoder) }
         if !layers.isDisjoint(with: .anyClassic), let c = a.decoded.classic { classic(c, &a, r, decoder) }
@@ -930,6 +948,10 @@ public final class CaptureStats {
         }
         report.failedConnections.sort { $0.frame < $1.frame }
         report.problems.sort { ($0.frame, $0.kind) < ($1.frame, $1.kind) }
+        let (sensorRows, order) = sensors.finished()
+        sensorOrder = order
+        report.sensors = sensorRows.isEmpty ? nil : sensorRows
+        report.sensorsNotListed = sensors.notListed > 0 ? sensors.notListed : nil
         report.problemCounts = kindCounts.sorted { $0.key < $1.key }.map { .init(kind: $0.key, count: $0.value) }
         if report.firstUs == nil, let lo = noteTimes.min(), let hi = noteTimes.max() { report.firstUs = lo; report.lastUs = hi }
         // Notes within a minute of the traffic are part of the session (btmon's, a log's start).

@@ -1,6 +1,8 @@
 import Foundation
 import BluesiftWire
 import BluesiftGATT
+import BluesiftPlugins
+import BluesiftCapture
 
 /// What `stats` prints of a `StatsReport`: the text screen, JSON (docs/stats.md), and the
 /// CSV tables (per characteristic, Classic channels), each header written once per output.
@@ -54,6 +56,89 @@ public enum StatsRender {
             lines.append(cols.map(csvField).joined(separator: ","))
         }
         return lines.joined(separator: "\n")
+    }
+
+    public static let sensorsCSVHeader = "file,address,plugin,message,field,unit,count,na,min,max,first,first_us,first_frame,last,last_us,last_frame"
+
+    /// The sensor rows (numeric fields plugins decoded from advertising data), without the header.
+    public static func sensorsCSV(_ r: StatsReport) -> String {
+        var lines: [String] = []
+        for s in r.sensors ?? [] {
+            let cols: [String?] = [r.file, s.address, s.plugin, s.message, s.field, s.unit, String(s.count), String(s.na),
+                                   s.min.map { value($0, s) }, s.max.map { value($0, s) },
+                                   s.first.map { value($0, s) }, s.firstUs.map { String($0) }, s.firstFrame.map(String.init),
+                                   s.last.map { value($0, s) }, s.lastUs.map { String($0) }, s.lastFrame.map(String.init)]
+            lines.append(cols.map(csvField).joined(separator: ","))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// A sensor value as dump shows the field: its decimal places, else the shortest text.
+    public static func value(_ v: Double, _ s: StatsReport.Sensor) -> String {
+        if let d = s.decimals { return PluginValue.format(v, decimals: d) }
+        return PluginValue.real(v).description
+    }
+
+    /// "12:34:56.123456" (UTC, as the summary line of dump); with `date`, RFC 3339 (a capture
+    /// longer than a day).
+    static func timeOfDay(_ us: Int64?, date: Bool = false) -> String {
+        guard let us else { return "" }
+        if date { return TimeFormat.rfc3339(Timestamp(microseconds: us)) }
+        var b: [UInt8] = []
+        TimeFormat.timeOfDay(Timestamp(microseconds: us), into: &b)
+        return String(decoding: b, as: UTF8.self)
+    }
+
+    /// The sensor table: per device (address, advertised name) and plugin message, one row per
+    /// numeric field: readings, min, max, first and last with their time of day (UTC). Rows
+    /// that do not fit `width` take two lines (the field, then its values), as characteristics do.
+    static func sensorLines(_ r: StatsReport, _ sensors: [StatsReport.Sensor], width: Int?) -> [String] {
+        var o: [String] = []
+        let devices = Set(sensors.map(\.address)).count
+        o.append("sensors: \(sensors.count) field\(sensors.count == 1 ? "" : "s") of \(devices) device\(devices == 1 ? "" : "s") (decoded from advertising data; times UTC)"
+                 + ((r.sensorsNotListed ?? 0) > 0 ? " (+\(r.sensorsNotListed!) readings of fields not listed)" : ""))
+        func label(_ s: StatsReport.Sensor) -> String { s.field + (s.unit.map { " (\($0))" } ?? "") }
+        let w = max(14, sensors.map { label($0).count }.max() ?? 0)
+        let names = Dictionary(r.devices.map { ($0.address, $0.names) }, uniquingKeysWith: { a, _ in a })
+        func text(_ v: Double?, _ s: StatsReport.Sensor) -> String { v.map { value($0, s) } ?? "n/a" }
+        func cell(_ t: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - t.count)) + t }
+        let days = r.durationUs >= 86_400_000_000
+        func timeOfDay(_ us: Int64?) -> String { StatsRender.timeOfDay(us, date: days) }
+        var rows: [(group: String, line: String, s: StatsReport.Sensor)] = []
+        for s in sensors {
+            let first = s.first.map { "\(value($0, s)) at \(timeOfDay(s.firstUs))" } ?? "-"
+            let last = s.last.map { "\(value($0, s)) at \(timeOfDay(s.lastUs))" } ?? "-"
+            var line = "    " + label(s) + String(repeating: " ", count: w - label(s).count)
+            line += " " + cell(String(s.count), 6) + " " + cell(text(s.min, s), 10) + " " + cell(text(s.max, s), 10)
+            line += "  " + first + String(repeating: " ", count: max(1, (days ? 42 : 30) - first.count)) + last
+            if s.na > 0 { line += "  (\(s.na) n/a)" }
+            var group = "  " + s.address
+            if let n = names[s.address], !n.isEmpty { group += "  \"" + n.joined(separator: "\", \"") + "\"" }
+            group += "  " + s.plugin + " " + s.message
+            rows.append((group, line, s))
+        }
+        let wide = width.map { wd in rows.contains { $0.line.count > wd } } ?? false
+        if !wide {
+            o.append("    " + "field" + String(repeating: " ", count: w - 5) + "  count        min        max  first" + String(repeating: " ", count: days ? 37 : 25) + "last")
+        }
+        var group = ""
+        for row in rows {
+            if row.group != group { o.append(row.group); group = row.group }
+            if let width, wide {
+                let s = row.s
+                var items = ["\(s.count) reading\(s.count == 1 ? "" : "s")"]
+                if s.count > 0 {
+                    items += ["min \(text(s.min, s))", "max \(text(s.max, s))",
+                              "first \(text(s.first, s)) at \(timeOfDay(s.firstUs))", "last \(text(s.last, s)) at \(timeOfDay(s.lastUs))"]
+                }
+                if s.na > 0 { items.append("\(s.na) n/a") }
+                o.append("    " + label(s))
+                o += joined(String(repeating: " ", count: 8), items, ", ", hang: 8, width)
+            } else {
+                o.append(row.line)
+            }
+        }
+        return o
     }
 
     /// "AVDTP (PSM 0x0019)", "RFCOMM DLCI 2 (channel 1, Handsfree)", "SCO".
@@ -185,6 +270,7 @@ public enum StatsRender {
                 o.append("  \(n(c.connection, 4)) \(n(c.frames, 6)) \(n(c.commands, 6)) \(n(c.responses, 6)) \(n(c.bytes, 10))  \(span)\(String(repeating: " ", count: max(1, 12 - span.count)))\(classicLabel(c))")
             }
         }
+        if let sensors = r.sensors, !sensors.isEmpty { o.append(""); o += sensorLines(r, sensors, width: width) }
         o.append("")
         let total = r.problemCounts.reduce(0) { $0 + $1.count }
         o.append("problems: \(total)" + (total > 0 ? " (" + r.problemCounts.map { "\($0.kind) \($0.count)" }.joined(separator: ", ") + ")" : ""))

@@ -22,8 +22,43 @@ struct LuaGen {
     /// (type, prefix) → function index.
     var functionIndex: [String: Int] = [:]
     var checksumAlgorithms: [String] = []
+    /// abbrev → the declaration's parts (for merging numbers of advertising objects).
+    var fieldSpec: [String: FieldSpec] = [:]
+    typealias FieldSpec = (ctor: String, label: String, extra: String)
+    /// Number formats (scale, unit, sentinels) by index, as the Lua table `NF`.
+    var numberFormats: [String] = []
+    /// String expansion tables (`expand:`), as the Lua table `EXP`.
+    var expansions: [Int: Int] = [:]
+    /// Notes for the file header: what the export shows differently or not at all.
+    var notes: [String] = []
+    let advertising: Bool
 
-    init(plugin: Plugin) { self.plugin = plugin }
+    init(plugin: Plugin) {
+        self.plugin = plugin
+        advertising = plugin.matches.contains { $0.advertising != nil }
+    }
+
+    /// One numeric type for two declarations of a name: a double when either is one, else
+    /// the narrowest integer holding both (value strings must agree); labels lose the unit
+    /// when the units differ. nil: not both numbers.
+    static func mergeNumeric(_ a: FieldSpec, _ b: FieldSpec) -> FieldSpec? {
+        func int(_ c: String) -> (signed: Bool, bits: Int)? {
+            if c.hasPrefix("uint"), let n = Int(c.dropFirst(4)) { return (false, n) }
+            if c.hasPrefix("int"), let n = Int(c.dropFirst(3)) { return (true, n) }
+            return nil
+        }
+        let label = a.label == b.label ? a.label : String(a.label.prefix { $0 != " " })
+        let x = int(a.ctor), y = int(b.ctor)
+        if (x != nil || a.ctor == "double") && (y != nil || b.ctor == "double") && (x == nil || y == nil) {
+            return ("double", label, "")
+        }
+        guard let x, let y, a.extra == b.extra || (x.bits <= 32 && y.bits <= 32 && !a.extra.contains("{") && !b.extra.contains("{")) else { return nil }
+        let signed = x.signed || y.signed
+        let need = max(x.bits + (signed && !x.signed ? 1 : 0), y.bits + (signed && !y.signed ? 1 : 0))
+        let bits = [8, 16, 24, 32, 64].first { $0 >= need } ?? 64
+        if bits == 64, a.extra.contains("{") { return nil }
+        return ((signed ? "int" : "uint") + String(bits), label, a.extra.contains("{") ? a.extra : b.extra)
+    }
 
     var proto: String { plugin.id }
 
@@ -51,12 +86,30 @@ struct LuaGen {
     /// Declares (or reuses) a ProtoField; returns its Lua reference `H[n]`.
     mutating func field(_ abbrev: String, _ label: String, _ ctor: String, extra: String = "", line: Int) throws(PluginError) -> String {
         let decl = "ProtoField.\(ctor)(\(Self.luaString(abbrev)), \(Self.luaString(label))\(extra))"
+        if let e = fieldIndex[abbrev], e.index <= 4, e.decl != decl, let old = fieldSpec[abbrev] {
+            // A plugin field named like a fixed one (Govee's `error` bit): the fixed one moves
+            // to PROTO._NAME, the plugin's keeps the name bluesift shows.
+            let moved = proto + "._" + abbrev.dropFirst(proto.count + 1)
+            fieldDecls[e.index - 1] = "ProtoField.\(old.ctor)(\(Self.luaString(moved)), \(Self.luaString(old.label))\(old.extra))"
+            fieldIndex[abbrev] = nil
+            fieldIndex[moved] = (fieldDecls[e.index - 1], e.index, 0)
+            fieldSpec[moved] = old
+            notes.append("The plugin has a field '\(abbrev.dropFirst(proto.count + 1))': the exporter's own \(abbrev) is \(moved).")
+        }
         if let e = fieldIndex[abbrev] {
-            guard e.decl == decl else {
+            if e.decl == decl { return "H[\(e.index)]" }
+            // Advertising objects give one name several layouts (BTHome's `count` is u1, u2
+            // or u4; `mass` in kg or lb): numbers widen to one type, the unit goes to each item.
+            guard advertising, let old = fieldSpec[abbrev], let m = Self.mergeNumeric(old, (ctor, label, extra)) else {
                 throw cannot(line, "field '\(abbrev)' is declared twice with different types (line \(e.line) and line \(line)); Wireshark needs one type per field name")
             }
+            let merged = "ProtoField.\(m.ctor)(\(Self.luaString(abbrev)), \(Self.luaString(m.label))\(m.extra))"
+            fieldDecls[e.index - 1] = merged
+            fieldIndex[abbrev] = (merged, e.index, e.line)
+            fieldSpec[abbrev] = m
             return "H[\(e.index)]"
         }
+        fieldSpec[abbrev] = (ctor, label, extra)
         fieldDecls.append(decl)
         fieldIndex[abbrev] = (decl, fieldDecls.count, line)
         return "H[\(fieldDecls.count)]"
@@ -134,18 +187,21 @@ struct LuaGen {
     }
 
     /// The function decoding type `t` whose fields are named under `prefix`.
-    mutating func typeFunction(_ t: Int, prefix: String, top: Bool) throws(PluginError) -> String {
-        let key = "\(t) \(prefix) \(top)"
+    /// `flat`: the type is an item of a flattened list, whose fields (and its switch's case
+    /// fields) are named as fields of the enclosing message, as bluesift lifts them.
+    mutating func typeFunction(_ t: Int, prefix: String, top: Bool, flat: Bool = false) throws(PluginError) -> String {
+        let key = "\(t) \(prefix) \(top) \(flat)"
         if let i = functionIndex[key] { return "T[\(i)]" }
         functions.append("")
         let index = functions.count
         functionIndex[key] = index
         var body = "T[\(index)] = function(r, tree) -- \(plugin.types[t].name) (line \(plugin.types[t].line))\n"
-        body += "  r.depth = r.depth + 1\n  if r.depth > 16 then X.fail(\"types nested deeper than 16\") end\n  local mark = r.n\n"
+        body += "  r.depth = r.depth + 1\n  if r.depth > 16 then X.fail(\"types nested deeper than 16\") end\n  local mark, dmark = r.n, #r.deferred\n"
         for f in plugin.types[t].fields {
-            body += try fieldCode(f, prefix: prefix, top: top, isFirstTopSwitch: top && isFirstSwitch(f, in: t))
+            body += try fieldCode(f, prefix: prefix, top: top, isFirstTopSwitch: top && isFirstSwitch(f, in: t), flat: flat)
         }
-        body += "  r.n = mark\n  r.depth = r.depth - 1\nend\n"
+        // `valid:` is judged once the type is whole (it may name later fields).
+        body += "  X.flush(r, dmark)\n  r.n = mark\n  r.depth = r.depth - 1\nend\n"
         functions[index - 1] = body
         return "T[\(index)]"
     }
@@ -155,7 +211,7 @@ struct LuaGen {
         return first?.id == f.id && first?.line == f.line
     }
 
-    mutating func fieldCode(_ f: FieldDef, prefix: String, top: Bool, isFirstTopSwitch: Bool) throws(PluginError) -> String {
+    mutating func fieldCode(_ f: FieldDef, prefix: String, top: Bool, isFirstTopSwitch: Bool, flat: Bool = false) throws(PluginError) -> String {
         var c = "  -- \(f.id) (line \(f.line))\n"
         c += f.condition.map { "  if \(expr($0)) ~= 0 then\n" } ?? "  do\n"
         c += "  local start = r.pos\n"
@@ -165,16 +221,16 @@ struct LuaGen {
             if isFirstTopSwitch, f.condition != nil {
                 throw cannot(f.line, "the message switch '\(f.id)' has an 'if' (the message would depend on it)")
             }
-            c += try one(f, prefix: prefix, top: top, message: isFirstTopSwitch)
+            c += try one(f, prefix: prefix, top: top, message: isFirstTopSwitch, flat: flat)
         case .count(let e):
             c += "  local count = \(expr(e))\n"
             c += "  if count < 0 or count > 65536 then X.fail(\(Self.luaString(f.id + ": repeat count ")) .. count .. \" out of range\") end\n"
             c += "  for i = 0, count - 1 do\n  r.index = i\n"
-            c += try one(f, prefix: prefix, top: false, message: false)
+            c += try one(f, prefix: prefix, top: false, message: false, flat: flat)
             c += "  end\n  r.counts[\(id)] = count\n"
         case .eos:
             c += "  local i = 0\n  while r.pos < r.stop do\n  r.index = i; i = i + 1\n  local before = r.pos\n"
-            c += try one(f, prefix: prefix, top: false, message: false)
+            c += try one(f, prefix: prefix, top: false, message: false, flat: flat)
             c += "  if r.pos == before then break end\n  end\n  r.counts[\(id)] = i\n"
         }
         c += "  r.lengths[\(id)] = r.pos - start\n  end\n"
@@ -182,21 +238,32 @@ struct LuaGen {
     }
 
     /// One element of a field: reads it, adds it to `tree`, pushes integers into scope.
-    mutating func one(_ f: FieldDef, prefix: String, top: Bool, message: Bool) throws(PluginError) -> String {
+    mutating func one(_ f: FieldDef, prefix: String, top: Bool, message: Bool, flat: Bool = false) throws(PluginError) -> String {
         let abbrev = Self.path(prefix, f.id)
         let label = f.id.hasPrefix("_magic") ? "magic" : f.id
         let id = Self.luaString(f.id)
         var c = "  X.element(r)\n"
+        let nf = numberFormat(f.number, label: label, valid: f.valid != nil)
+        let valid = f.valid.map { "function(r) return \(expr($0)) end" } ?? "nil"
+        let unitLabel = Self.label(label, f.number?.unit)
         switch f.kind {
+        case .integer(let k) where f.number.map({ !$0.isPlain }) == true && f.bits.isEmpty && f.enumIndex == nil:
+            // A scaled number: a double with its decimals and unit; the raw integer is in scope.
+            let hf = try field(abbrev, unitLabel, "double", line: f.line)
+            guard case .fixed(let size, let signed, let endian) = k else { throw cannot(f.line, "scale on a variable-length integer") }
+            c += "  local at = r.pos\n  local v = X.read(r, \(size), \(signed), \(endian == .little), \(id))\n  X.push(r, \(id), v)\n"
+            if top { c += "  r.header[\(id)] = v\n" }
+            c += "  X.num(r, tree, \(hf), X.rng(r, at, \(size)), v, v, \(nf), \(valid))\n"
         case .integer(let k):
-            let hf = try intField(abbrev, label, k, enumIndex: f.bits.isEmpty ? f.enumIndex : nil, line: f.line)
+            let hf = try intField(abbrev, unitLabel, k, enumIndex: f.bits.isEmpty ? f.enumIndex : nil, line: f.line)
             c += "  local at = r.pos\n"
             switch k {
             case .vlq: c += "  local v, item = X.vlq(r, tree, \(hf), \(id))\n"
             case .fixed(let size, let signed, let endian):
-                c += "  local v, item = X.int(r, tree, \(hf), \(size), \(signed), \(endian == .little), \(id))\n"
+                c += "  local v, item = X.int(r, tree, \(hf), \(size), \(signed), \(endian == .little), \(id), \(nf), \(valid))\n"
             }
             c += "  X.push(r, \(id), v)\n"
+            if plugin.joins, let e = f.enumIndex { c += "  r.joined[\(id)] = (\(valueString(e)))[v]\n" }
             if top { c += "  r.header[\(id)] = v\n" }
             if let cs = f.checksum {
                 let alg = try checksum(cs.algorithm, line: f.line)
@@ -207,9 +274,62 @@ struct LuaGen {
             for b in f.bits {
                 let bits = b.width <= 8 ? 8 : b.width <= 16 ? 16 : b.width <= 32 ? 32 : 64
                 if bits == 64, b.enumIndex != nil { throw cannot(f.line, "an enum on a bit field wider than 32 bits") }
-                let bhf = try field(abbrev + "." + b.id, b.id, "uint\(bits)", extra: ", base.DEC, \(valueString(b.enumIndex))", line: f.line)
-                c += "  do local x = X.bits(v, \(b.shift), \(b.width)); X.push(r, \(Self.luaString(b.id)), x); X.add(item, \(bhf), X.rng(r, at, r.pos - at), x, \(bits == 64)) end\n"
+                // Advertising plugins lift bit fields into the message (`battery`, not `status.battery`).
+                let babbrev = f.flatten ? Self.path(prefix, b.id) : abbrev + "." + b.id
+                let blabel = Self.label(b.id, b.number?.unit)
+                let scaled = b.number.map { !$0.isPlain } == true && b.enumIndex == nil
+                let bhf = scaled ? try field(babbrev, blabel, "double", line: f.line)
+                    : try field(babbrev, blabel, "uint\(bits)", extra: ", base.DEC, \(valueString(b.enumIndex))", line: f.line)
+                let bnf = numberFormat(b.number, label: b.id, valid: false)
+                c += "  do local x = X.bits(v, \(b.shift), \(b.width)); X.push(r, \(Self.luaString(b.id)), x); X.num(r, item or tree, \(bhf), X.rng(r, at, r.pos - at), x, x, \(bnf), nil) end\n"
             }
+        case .real(let kind, let endian):
+            let hf = try field(abbrev, unitLabel, "double", line: f.line)
+            let code: String
+            switch kind {
+            case .ieee(let w): code = "\"f\(w)\""
+            case .sfloat: code = "\"sfloat\""
+            case .float11073: code = "\"float\""
+            }
+            let rnf = nf == "nil" ? numberFormat(NumberFormat(), label: label, valid: true) : nf
+            c += "  local at = r.pos\n  local v, bits = X.real(r, \(code), \(kind.size), \(endian == .little), \(id), \(rnf))\n  X.push(r, \(id), bits)\n"
+            c += "  X.num(r, tree, \(hf), X.rng(r, at, \(kind.size)), v, v, \(rnf), \(valid))\n"
+        case .mac(let endian):
+            let hf = try field(abbrev, label, "string", line: f.line)
+            c += "  local v = X.mac(r, tree, \(hf), \(endian == .little), \(id))\n  X.push(r, \(id), v)\n"
+        case .uuid(let endian):
+            let hf = try field(abbrev, label, "string", line: f.line)
+            c += "  X.uuid(r, tree, \(hf), \(endian == .little), \(id))\n"
+        case .context(let name):
+            // A value of the advertising report: generated items, no bytes.
+            if name == "_name" || name == "_address" {
+                let hf = try field(abbrev, label, "string", line: f.line)
+                c += "  X.ctxtext(r, tree, \(hf), \(Self.luaString(name)), \(Self.luaString(label)), \(id))\n"
+            } else {
+                let scaled = f.number.map { !$0.isPlain } == true
+                let hf = scaled ? try field(abbrev, unitLabel, "double", line: f.line)
+                    : try field(abbrev, unitLabel, "int32", extra: ", base.DEC, nil", line: f.line)
+                let cnf = nf == "nil" ? numberFormat(NumberFormat(), label: label, valid: true) : nf
+                c += "  local v = X.ctx(r, \(Self.luaString(name)))\n  if v ~= nil then X.push(r, \(id), v) end\n"
+                c += "  X.num(r, tree, \(hf), X.rng(r, r.pos, 0), v, v, \(cnf), \(valid), true)\n"
+            }
+        case .computed(let e):
+            let hf: String
+            if let en = f.enumIndex {
+                hf = try field(abbrev, unitLabel, "int32", extra: ", base.DEC, \(valueString(en))", line: f.line)
+            } else if f.number.map({ !$0.isPlain }) == true {
+                hf = try field(abbrev, unitLabel, "double", line: f.line)
+            } else {
+                hf = try field(abbrev, unitLabel, "int64", extra: ", base.DEC, nil", line: f.line)
+            }
+            c += "  local v = \(expr(e))\n  X.push(r, \(id), v)\n"
+            if top { c += "  r.header[\(id)] = v\n" }
+            if plugin.joins, let e = f.enumIndex { c += "  r.joined[\(id)] = (\(valueString(e)))[v]\n" }
+            c += "  X.num(r, tree, \(hf), X.rng(r, r.pos, 0), v, v, \(nf), \(valid), true)\n"
+        case .join(let parts):
+            let hf = try field(abbrev, label, "string", line: f.line)
+            let cat = parts.map { "(r.joined[\(Self.luaString($0))] or \"\")" }.joined(separator: " .. ")
+            c += "  local s = \(parts.isEmpty ? "\"\"" : cat)\n  r.joined[\(id)] = s\n  tree:add(\(hf), X.rng(r, r.pos, 0), s):set_generated()\n"
         case .contents(let magic):
             let hf = try field(abbrev, label, "bytes", line: f.line)
             c += "  X.magic(r, tree, \(hf), \(Self.luaBytes(magic)), \(id))\n"
@@ -220,7 +340,20 @@ struct LuaGen {
         case .string(let s):
             let hf = try field(abbrev, label, "string", line: f.line)
             let (n, term) = size(s, f.id)
-            c += "  local n = \(n)\n  X.str(r, tree, \(hf), n, \(term))\n"
+            let exp = f.expand.map { "(\(valueString($0)))" } ?? "nil"
+            c += "  local n = \(n)\n  X.str(r, tree, \(hf), n, \(term), \(id), \(exp))\n"
+        case .type(_, let s) where f.decrypt != nil:
+            // Stock Wireshark Lua has no AES-CCM: the ciphertext is shown as it is.
+            let hf = try field(abbrev, label, "bytes", line: f.line)
+            let (n, _) = s.map { size($0, f.id) } ?? ("(r.stop - r.pos)", false)
+            c += "  local n = \(n)\n  tree:add(\(hf), X.rng(r, r.pos, n)):append_text(\" (raw: decryption not exported)\")\n  r.pos = r.pos + n\n"
+            let note = "'\(f.id)' (decrypt: \(f.decrypt!)) is shown raw: decryption not exported (stock Wireshark Lua has no AES-CCM)."
+            if !notes.contains(note) { notes.append(note) }
+        case .type(let t, let s) where f.flatten:
+            // Each item a subtree; its fields named as the message's (bluesift lifts them).
+            let hf = try field(abbrev, label, "bytes", line: f.line)
+            let fn = try typeFunction(t, prefix: prefix, top: false, flat: true)
+            c += "  r.item_start = r.pos\n" + sub(fn, hf: hf, s, f.id)
         case .type(let t, let s):
             let hf = try field(abbrev, label, "bytes", line: f.line)
             let fn = try typeFunction(t, prefix: abbrev, top: false)
@@ -231,11 +364,15 @@ struct LuaGen {
             for (value, t) in cases {
                 c += "  \(first ? "if" : "elseif") key == \(value) then\n"
                 first = false
-                c += try switchCase(t, f, on: on, prefix: prefix, abbrev: abbrev, label: label, s, message: message)
+                c += try switchCase(t, f, on: on, prefix: prefix, abbrev: abbrev, label: label, s, message: message, flat: flat)
             }
             c += first ? "  do\n" : "  else\n"
             if let def {
-                c += try switchCase(def, f, on: on, prefix: prefix, abbrev: abbrev, label: label, s, message: message)
+                c += try switchCase(def, f, on: on, prefix: prefix, abbrev: abbrev, label: label, s, message: message, flat: flat)
+            } else if flat && !message {
+                // An id without a case ends a flattened list: the rest as unknown_objects.
+                let hf = try field(Self.path(prefix, "unknown_objects"), "unknown_objects", "bytes", line: f.line)
+                c += "  X.unknown_objects(r, tree, \(hf))\n"
             } else if message {
                 let (n, _) = s.map { size($0, f.id) } ?? ("(r.stop - r.pos)", false)
                 var selector = "nil"
@@ -259,7 +396,7 @@ struct LuaGen {
         return c
     }
 
-    mutating func switchCase(_ t: Int, _ f: FieldDef, on: Expr, prefix: String, abbrev: String, label: String, _ s: SizeSpec?, message: Bool) throws(PluginError) -> String {
+    mutating func switchCase(_ t: Int, _ f: FieldDef, on: Expr, prefix: String, abbrev: String, label: String, _ s: SizeSpec?, message: Bool, flat: Bool = false) throws(PluginError) -> String {
         if message {
             let name = plugin.types[t].name
             let fn = try typeFunction(t, prefix: "\(proto).\(name)", top: false)
@@ -271,9 +408,44 @@ struct LuaGen {
             }
             return c
         }
+        if flat {
+            // The case of a flattened item: its fields are the message's, in the item's subtree.
+            let fn = try typeFunction(t, prefix: prefix, top: false)
+            if let s {
+                return "  local n = \(size(s, f.id).code)\n  local saved = r.stop\n  r.stop = r.pos + n\n  \(fn)(r, tree)\n  r.pos = r.stop\n  r.stop = saved\n"
+            }
+            return "  \(fn)(r, tree)\n"
+        }
         let hf = try field(abbrev, label, "bytes", line: f.line)
         let fn = try typeFunction(t, prefix: abbrev, top: false)
         return sub(fn, hf: hf, s, f.id)
+    }
+
+    static func label(_ id: String, _ unit: String?) -> String { unit.map { "\(id) (\($0))" } ?? id }
+
+    static func luaNumber(_ d: Double) -> String {
+        if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
+        return "\(d)"
+    }
+
+    /// The Lua `NF[i]` of a number format (nil when plain, unitless and without sentinels,
+    /// unless `valid` asks for a label to show "n/a" with).
+    mutating func numberFormat(_ n: NumberFormat?, label: String, valid: Bool) -> String {
+        guard n != nil || valid else { return "nil" }
+        let n = n ?? NumberFormat()
+        var parts = ["label = \(Self.luaString(label))"]
+        if !n.isPlain {
+            parts.append("double = true, scale = \(Self.luaNumber(n.scale)), offset = \(Self.luaNumber(n.offset)), decimals = \(n.decimals)")
+        }
+        if let u = n.unit { parts.append("unit = \(Self.luaString(u))") }
+        parts.append("na = {" + n.na.map { "[\($0)] = true" }.joined(separator: ", ") + "}")
+        if !n.interpolate.isEmpty {
+            parts.append("interp = {" + n.interpolate.map { "{\(Self.luaNumber($0.0)), \(Self.luaNumber($0.1))}" }.joined(separator: ", ") + "}")
+        }
+        let code = "{" + parts.joined(separator: ", ") + "}"
+        if let i = numberFormats.firstIndex(of: code) { return "NF[\(i + 1)]" }
+        numberFormats.append(code)
+        return "NF[\(numberFormats.count)]"
     }
 
     /// A nested type as a subtree, limited to `s` bytes when sized.
@@ -318,10 +490,15 @@ struct LuaGen {
         let frameFn = try typeFunction(plugin.frameType, prefix: proto, top: true)
         let hasTopSwitch = plugin.types[plugin.frameType].fields.contains { if case .switchOn = $0.kind { true } else { false } }
 
+        let attMatches = plugin.matches.filter { $0.advertising == nil }
+        if advertising, !attMatches.isEmpty {
+            throw cannot(plugin.idLine, "a plugin matching both advertising data and characteristics or channels (export them as two plugins)")
+        }
+        let adv = advertising ? try advertisingTables() : nil
         var matchRows: [String] = []
         var handleRows: [String] = []
         var uuidKeys: [String] = []
-        for m in plugin.matches {
+        for m in attMatches {
             let dirs = "{" + PluginDirection.allCases.filter { m.directions.contains($0) }.map { "\($0.rawValue) = true" }.joined(separator: ", ") + "}"
             let service = m.service.map { Self.luaString(Self.uuidKeys($0)[0]) } ?? "nil"
             let ch = Self.uuidKeys(m.characteristic)
@@ -349,6 +526,12 @@ struct LuaGen {
         -- Regenerate rather than edit. Load with `wireshark -X lua_script:\(proto).lua` or copy it to
         -- ~/.local/lib/wireshark/plugins/. Needs Wireshark 3.6 or later (Lua 5.2 or later, bit32).
         --
+
+        """
+        if let adv {
+            o += adv.header.map { "-- " + $0 + "\n" }.joined()
+        } else {
+            o += """
         -- Fields: \(proto).message (message name), \(proto).checksum.status (ok/bad, bad also as expert
         -- info), \(proto).error (why a frame is malformed), \(proto).fragment (a value that only starts a
         -- frame); top-level frame fields as \(proto).FIELD, a message's fields as \(proto).MESSAGE.FIELD,
@@ -360,18 +543,29 @@ struct LuaGen {
         -- opened with a display filter that drops frames still reassembles from every frame.
 
         """
+        }
         if let r = plugin.reference { o += "-- Reference: \(r)\n" }
-        o += "\nlocal P = Proto(\(Self.luaString(proto)), \(Self.luaString(plugin.name)))\n"
-        o += "local H = {\n" + fieldDecls.map { "  " + $0 + "," }.joined(separator: "\n") + "\n}\nP.fields = H\n"
+        if advertising {
+            // Wireshark 4.0 has its own `ibeacon` (and alt_beacon...): then the names move aside.
+            o += "\n-- If Wireshark already has a protocol named \(proto), this one is bluesift-\(proto).\n"
+            o += "local PROTO = \(Self.luaString(proto))\nif pcall(Field.new, PROTO) then PROTO = \"bluesift-\" .. PROTO end\n"
+            o += "local P = Proto(PROTO, \(Self.luaString(plugin.name)))\n"
+            let quoted = "(" + Self.luaString(proto + ".").dropLast()
+            o += "local H = {\n" + fieldDecls.map { "  " + $0.replacingOccurrences(of: quoted, with: "(PROTO .. \".") + "," }.joined(separator: "\n") + "\n}\nP.fields = H\n"
+        } else {
+            o += "\nlocal P = Proto(\(Self.luaString(proto)), \(Self.luaString(plugin.name)))\n"
+            o += "local H = {\n" + fieldDecls.map { "  " + $0 + "," }.joined(separator: "\n") + "\n}\nP.fields = H\n"
+        }
+        let protoName = advertising ? "PROTO" : Self.luaString(proto)
         o += "local C = {\n" + checksumAlgorithms.map { "  " + $0 + "," }.joined(separator: "\n") + "\n}\n"
         o += """
         local E = {
-          bad_checksum = ProtoExpert.new(\(Self.luaString(proto + ".checksum.bad")), "Bad checksum", expert.group.CHECKSUM, expert.severity.WARN),
-          malformed = ProtoExpert.new(\(Self.luaString(proto + ".malformed")), "Malformed frame", expert.group.MALFORMED, expert.severity.ERROR),
-          dropped = ProtoExpert.new(\(Self.luaString(proto + ".dropped")), "Bytes dropped by reassembly", expert.group.SEQUENCE, expert.severity.NOTE),
+          bad_checksum = ProtoExpert.new(\(protoName) .. ".checksum.bad", "Bad checksum", expert.group.CHECKSUM, expert.severity.WARN),
+          malformed = ProtoExpert.new(\(protoName) .. ".malformed", "Malformed frame", expert.group.MALFORMED, expert.severity.ERROR),
+          dropped = ProtoExpert.new(\(protoName) .. ".dropped", "Bytes dropped by reassembly", expert.group.SEQUENCE, expert.severity.NOTE),
         }
         P.experts = {E.bad_checksum, E.malformed, E.dropped}
-        local PROTO = \(Self.luaString(proto))
+        local PROTO = \(protoName)
         local DEFAULT_MESSAGE = \(Self.luaString(plugin.defaultMessage))
         local HAS_TOP_SWITCH = \(hasTopSwitch)
         local FRAMING = \(framing)
@@ -380,13 +574,27 @@ struct LuaGen {
         }
         local UUID_KEYS = {\(uuidKeys.map(Self.luaString).joined(separator: ", "))}
         local HANDLES = {\(handleRows.joined(separator: ", "))}
+        -- Context specials of advertising plugins → keys of the report's context.
+        local CONTEXT = {_rssi = "rssi", _address = "address", _address_type = "address_type", _company = "company", _pdu = "pdu"}
 
         """
+        o += "local NF = {\n" + numberFormats.map { "  " + $0 + "," }.joined(separator: "\n") + "\n}\n"
+        var wide: [String] = []
+        for (i, d) in fieldDecls.enumerated() {
+            if d.hasPrefix("ProtoField.uint64(") { wide.append("[H[\(i + 1)]] = \"u\"") }
+            if d.hasPrefix("ProtoField.int64(") { wide.append("[H[\(i + 1)]] = \"i\"") }
+        }
+        o += "local WIDE = {" + wide.joined(separator: ", ") + "}\n"
         o += Self.runtime
         o += "local T = {}\n"
         o += functions.joined(separator: "\n")
         o += "\nlocal FRAME = \(frameFn)\n"
-        o += Self.dissector
+        o += Self.decoder
+        if let adv {
+            o += adv.tables + Self.advertisingDissector
+        } else {
+            o += Self.dissector
+        }
         return o
     }
 
@@ -400,6 +608,11 @@ struct LuaGen {
       if name == "_size" then return r.size end
       if name == "_offset" then return r.pos end
       if name == "_index" then return r.index end
+      if CONTEXT[name] then
+        local v = r.ctx[CONTEXT[name]]
+        if v == nil then X.fail("'" .. name .. "' is not known for this report") end
+        return v
+      end
       for i = r.n, 1, -1 do if r.names[i] == name then return r.vals[i] end end
       local base = name:match("^(.*)%._length$")
       if base and r.lengths[base] then return r.lengths[base] end
@@ -432,9 +645,159 @@ struct LuaGen {
     end
     function X.add(tree, hf, range, v, wide)
       if wide then return tree:add(hf, range, UInt64.new(v)) end
-      return tree:add(hf, range, v)
+      return tree:add(hf, range, X.val(hf, v))
     end
-    function X.int(r, tree, hf, size, signed, le, name)
+    -- 64-bit fields take Int64/UInt64 values (a name merged from several layouts may be one).
+    function X.val(hf, v)
+      if type(v) ~= "number" then return v end
+      local w = WIDE[hf]
+      if w == "u" then return UInt64.new(v) elseif w == "i" then return Int64.new(v) end
+      return v
+    end
+    -- A number as bluesift shows it: a sentinel (na) or NaN as "n/a"; a scaled value as a
+    -- double with its decimals and unit. With `valid`, shown when the type is whole.
+    function X.num(r, tree, hf, range, v, shown, nf, valid, generated)
+      if valid then
+        r.deferred[#r.deferred + 1] = {tree = tree, hf = hf, range = range, v = v, shown = shown, nf = nf, valid = valid, generated = generated}
+        return nil
+      end
+      return X.show(tree, hf, range, v, shown, nf, generated)
+    end
+    function X.interp(t, x)
+      if x <= t[1][1] then return t[1][2] end
+      if x >= t[#t][1] then return t[#t][2] end
+      for i = 2, #t do
+        if x <= t[i][1] then return t[i - 1][2] + (t[i][2] - t[i - 1][2]) * (x - t[i - 1][1]) / (t[i][1] - t[i - 1][1]) end
+      end
+      return t[#t][2]
+    end
+    function X.show(tree, hf, range, v, shown, nf, generated)
+      local item
+      if nf == nil then
+        item = tree:add(hf, range, X.val(hf, shown))
+      elseif v == nil or v ~= v or nf.na[v] then
+        item = tree:add(range, nf.label .. ": n/a")
+      elseif nf.double then
+        local x = v * nf.scale + nf.offset
+        if nf.interp then x = X.interp(nf.interp, x) end
+        local text = string.format("%." .. nf.decimals .. "f", x)
+        item = tree:add(hf, range, tonumber(text), nf.label .. ": " .. text .. (nf.unit and " " .. nf.unit or ""))
+      else
+        item = tree:add(hf, range, X.val(hf, shown))
+      end
+      if generated then item:set_generated() end
+      return item
+    end
+    function X.flush(r, mark)
+      for i = mark + 1, #r.deferred do
+        local d = r.deferred[i]
+        local ok, keep = pcall(d.valid, r)
+        if ok and keep == 0 then
+          local item = d.tree:add(d.range, d.nf.label .. ": n/a")
+          if d.generated then item:set_generated() end
+        else
+          X.show(d.tree, d.hf, d.range, d.v, d.shown, d.nf, d.generated)
+        end
+      end
+      for i = #r.deferred, mark + 1, -1 do r.deferred[i] = nil end
+    end
+    function X.read(r, size, signed, le, name)
+      if r.stop - r.pos < size then
+        X.fail(name .. ": needs " .. size .. " bytes at offset " .. r.pos .. ", " .. (r.stop - r.pos) .. " left")
+      end
+      local range = r.tvb(r.pos, size)
+      local v
+      if size <= 4 then
+        v = le and range:le_uint() or range:uint()
+        if signed and v >= 2 ^ (8 * size - 1) then v = v - 2 ^ (8 * size) end
+      elseif signed then
+        v = (le and range:le_int64() or range:int64()):tonumber()
+      else
+        v = (le and range:le_uint64() or range:uint64()):tonumber()
+      end
+      r.pos = r.pos + size
+      return v
+    end
+    -- IEEE 754 binary16/32/64 and IEEE 11073-20601 §A.2 SFLOAT/FLOAT; nil for NaN,
+    -- infinities, the 11073 specials and `na` bit patterns. Also returns the raw bits.
+    function X.real(r, kind, size, le, name, nf)
+      if r.stop - r.pos < size then
+        X.fail(name .. ": needs " .. size .. " bytes at offset " .. r.pos .. ", " .. (r.stop - r.pos) .. " left")
+      end
+      local range = r.tvb(r.pos, size)
+      local bits
+      if size <= 4 then bits = le and range:le_uint() or range:uint() else bits = (le and range:le_uint64() or range:uint64()):tonumber() end
+      r.pos = r.pos + size
+      if nf and nf.na[bits] then return nil, bits end
+      local v
+      if kind == "f4" then
+        v = le and range:le_float() or range:float()
+        if v == v and v ~= math.huge and v ~= -math.huge then v = tonumber(string.format("%.7g", v)) end
+      elseif kind == "f8" then
+        v = le and range:le_float() or range:float()
+      elseif kind == "f2" then
+        local sign, e, m = math.floor(bits / 32768), math.floor(bits / 1024) % 32, bits % 1024
+        if e == 31 then return nil, bits end
+        if e == 0 then v = m / 1024 / 16384 else v = (1 + m / 1024) * 2 ^ (e - 15) end
+        if sign == 1 then v = -v end
+        v = tonumber(string.format("%.7g", v))
+      else
+        local m, e
+        if kind == "sfloat" then
+          m, e = bits % 4096, math.floor(bits / 4096)
+          if m >= 0x07FE and m <= 0x0802 then return nil, bits end
+          if m >= 0x0800 then m = m - 0x1000 end
+          if e >= 8 then e = e - 16 end
+        else
+          m, e = bits % 16777216, math.floor(bits / 16777216)
+          if m >= 0x7FFFFE and m <= 0x800002 then return nil, bits end
+          if m >= 0x800000 then m = m - 0x1000000 end
+          if e >= 128 then e = e - 256 end
+        end
+        v = m * 10 ^ e
+        if e < 0 then v = tonumber(string.format("%." .. (-e) .. "f", v)) end
+      end
+      if v ~= v or v == math.huge or v == -math.huge then return nil, bits end
+      return v, bits
+    end
+    function X.mac(r, tree, hf, le, name)
+      if r.stop - r.pos < 6 then X.fail(name .. ": needs 6 bytes at offset " .. r.pos .. ", " .. (r.stop - r.pos) .. " left") end
+      local v, parts = 0, {}
+      for i = 0, 5 do
+        local b = r.tvb(r.pos + (le and 5 - i or i), 1):uint()
+        v = v * 256 + b
+        parts[#parts + 1] = string.format("%02x", b)
+      end
+      tree:add(hf, r.tvb(r.pos, 6), table.concat(parts, ":"))
+      r.pos = r.pos + 6
+      return v
+    end
+    function X.mactext(v)
+      local parts = {}
+      for i = 5, 0, -1 do parts[#parts + 1] = string.format("%02x", math.floor(v / 2 ^ (8 * i)) % 256) end
+      return table.concat(parts, ":")
+    end
+    function X.uuid(r, tree, hf, le, name)
+      if r.stop - r.pos < 16 then X.fail(name .. ": needs 16 bytes at offset " .. r.pos .. ", " .. (r.stop - r.pos) .. " left") end
+      local h = {}
+      for i = 0, 15 do h[#h + 1] = string.format("%02x", r.tvb(r.pos + (le and 15 - i or i), 1):uint()) end
+      local s = table.concat(h)
+      tree:add(hf, r.tvb(r.pos, 16), s:sub(1, 8) .. "-" .. s:sub(9, 12) .. "-" .. s:sub(13, 16) .. "-" .. s:sub(17, 20) .. "-" .. s:sub(21, 32))
+      r.pos = r.pos + 16
+    end
+    function X.ctx(r, name) return r.ctx[CONTEXT[name]] end
+    function X.ctxtext(r, tree, hf, name, label, id)
+      local v = r.ctx[name == "_name" and "name" or "address"]
+      if v == nil then tree:add(r.tvb(0, 0), label .. ": n/a"):set_generated(); return end
+      if name == "_address" then X.push(r, id, v); v = X.mactext(v) end
+      r.joined[id] = v
+      tree:add(hf, r.tvb(0, 0), v):set_generated()
+    end
+    function X.unknown_objects(r, tree, hf)
+      tree:add(hf, X.rng(r, r.item_start, r.stop - r.item_start))
+      r.pos = r.stop
+    end
+    function X.int(r, tree, hf, size, signed, le, name, nf, valid)
       if r.stop - r.pos < size then
         X.fail(name .. ": needs " .. size .. " bytes at offset " .. r.pos .. ", " .. (r.stop - r.pos) .. " left")
       end
@@ -452,7 +815,8 @@ struct LuaGen {
         v = shown:tonumber()
       end
       r.pos = r.pos + size
-      return v, tree:add(hf, range, shown)
+      if nf then return v, X.num(r, tree, hf, range, v, shown, nf, valid) end
+      return v, tree:add(hf, range, X.val(hf, shown))
     end
     function X.vlq(r, tree, hf, name)
       local v, mul, at = 0, 1, r.pos
@@ -479,11 +843,17 @@ struct LuaGen {
       end
       X.fail(string.format("%s: no terminator 0x%02x before offset %d", name, byte, r.stop))
     end
-    function X.str(r, tree, hf, n, terminated)
+    function X.str(r, tree, hf, n, terminated, name, expand)
       local s = n > 0 and r.tvb(r.pos, n):raw() or ""
       local range = X.rng(r, r.pos, n)
       r.pos = r.pos + n
       if terminated then r.pos = r.pos + 1 else s = s:gsub("%z+$", "") end
+      if expand then
+        local out = {}
+        for i = 1, #s do out[i] = expand[s:byte(i)] or s:sub(i, i) end
+        s = table.concat(out)
+      end
+      r.joined[name] = s
       tree:add(hf, range, s)
     end
     function X.magic(r, tree, hf, magic, name)
@@ -551,13 +921,16 @@ struct LuaGen {
         return "{" + d.map { "[0x" + Hex.string([$0.0.rawValue]) + "] = \"" + $0.1 + "\"" }.joined(separator: ", ") + "}"
     }()
 
-    static let dissector = #"""
+    static let decoder = #"""
     -- One complete frame: fields, message, checksum verdicts, error.
-    local function decode(tvb, root)
+    local function decode(tvb, root, ctx)
       local r = {tvb = tvb, pos = 0, stop = tvb:len(), size = tvb:len(), names = {}, vals = {}, n = 0,
-                 lengths = {}, counts = {}, index = 0, header = {}, sums = {}, depth = 0, elements = 0, root = root}
+                 lengths = {}, counts = {}, index = 0, header = {}, sums = {}, depth = 0, elements = 0, root = root,
+                 ctx = ctx or {}, deferred = {}, joined = {}, item_start = 0}
       local err
       local ok, e = pcall(FRAME, r, root)
+      -- Values whose `valid:` was not reached (a malformed payload) are shown as read.
+      for _, d in ipairs(r.deferred) do X.show(d.tree, d.hf, d.range, d.v, d.shown, d.nf, d.generated) end
       if not ok then
         if getmetatable(e) == Fail then err = e.msg else err = tostring(e) end
       elseif r.pos < r.size then
@@ -600,6 +973,9 @@ struct LuaGen {
       return msg
     end
 
+    """#
+
+    static let dissector = #"""
     -- Reassembly (as bluesift's FrameAssembler): one buffer per (connection, handle, direction).
     local streams, results = {}, {}
     local last_frame, call_index = -1, 0

@@ -196,11 +196,21 @@ struct PluginCompiler {
         typeNodes.append(("_frame", frameNode))
         types = typeNodes.map { TypeDef(name: $0.0, line: $0.1.mark?.line ?? 0, fields: []) }
         for (i, (name, node)) in typeNodes.enumerated() {
-            types[i].fields = try compileFields(node, typeName: name)
+            let fields = try compileFields(node, typeName: name)
+            types[i].fields = fields
         }
         try checkCycles()
-        try markSelectors()
+        try markSelectors(frame: frameIndex)
         try checkReferences(frame: frameIndex)
+        // In advertising plugins bit fields read as fields of the message (`battery`, not
+        // `status.battery`), as Home Assistant names them.
+        if matches.contains(where: { $0.advertising != nil }) {
+            for t in types.indices { for i in types[t].fields.indices where !types[t].fields[i].bits.isEmpty { types[t].fields[i].flatten = true } }
+        }
+        let contextUse = self.contextUse()
+        if !matches.contains(where: { $0.advertising != nil }), let c = contextUse.first {
+            throw fail(root, "'\(c)' is advertising context, and this plugin matches no advertising data")
+        }
 
         var plugin = Plugin(id: id, name: try top["name"].map { n throws(PluginError) in try string(n, "name") } ?? id,
                             path: path, reference: try top["reference"].map { n throws(PluginError) in try string(n, "reference") },
@@ -208,6 +218,9 @@ struct PluginCompiler {
                             frameType: frameIndex,
                             defaultMessage: try top["message"].map { n throws(PluginError) in try string(n, "message") } ?? "frame")
         plugin.idLine = idNode.mark?.line ?? 0
+        plugin.contextUse = contextUse
+        plugin.flattens = types.contains { $0.fields.contains { $0.flatten && $0.bits.isEmpty } }
+        plugin.joins = types.contains { $0.fields.contains { if case .join = $0.kind { true } else { false } } }
         if let f = top["framing"] { plugin.framing = try compileFraming(f) }
         if let r = top["rules"] { plugin.rules = try compileRules(r, plugin: plugin) }
         if let e = top["examples"] { plugin.examples = try compileExamples(e) }
@@ -215,7 +228,24 @@ struct PluginCompiler {
     }
 
     static func builtinType(_ name: String) -> Bool {
-        parseIntType(name, default: .little) != nil || ["str", "strz", "bytes", "vlq"].contains(name)
+        parseIntType(name, default: .little) != nil || parseOtherType(name, default: .little) != nil
+            || ["str", "strz", "bytes", "vlq"].contains(name)
+    }
+
+    /// f2/f4/f8, sfloat, float (IEEE 11073), mac, uuid, each with an optional le/be suffix.
+    static func parseOtherType(_ name: String, default e: Endianness) -> FieldKind? {
+        var base = Substring(name), endian = e
+        if name.hasSuffix("le") { base = base.dropLast(2); endian = .little } else if name.hasSuffix("be") { base = base.dropLast(2); endian = .big }
+        switch base {
+        case "f2": return .real(.ieee(2), endian)
+        case "f4": return .real(.ieee(4), endian)
+        case "f8": return .real(.ieee(8), endian)
+        case "sfloat": return .real(.sfloat, endian)
+        case "float": return .real(.float11073, endian)
+        case "mac": return .mac(endian)
+        case "uuid": return .uuid(endian)
+        default: return nil
+        }
     }
 
     /// u1…u8 / s1…s8 with optional le/be suffix.
@@ -251,6 +281,10 @@ struct PluginCompiler {
         var out: [PluginMatch] = []
         for item in seq {
             let m = try mapping(item, "a match rule")
+            if m["company"] != nil || m["service_data"] != nil {
+                out.append(try compileAdvertisingMatch(m, item))
+                continue
+            }
             try checkKeys(m, ["service", "characteristic", "handle", "direction", "directions", "rfcomm_channel", "rfcomm_dlci",
                               "rfcomm_service", "psm"], "a match rule")
             // One target per rule: a characteristic, or a Classic channel named one of four ways.
@@ -290,7 +324,7 @@ struct PluginCompiler {
                 guard let u = BluetoothUUID(string: try string(cn, "characteristic")) else { throw fail(cn, "bad characteristic UUID") }
                 c = u
             } else if channel == nil {
-                throw fail(item, "a match rule needs 'characteristic' (or 'rfcomm_channel', 'rfcomm_dlci', 'rfcomm_service', 'psm')")
+                throw fail(item, "a match rule needs 'characteristic' (or 'rfcomm_channel', 'rfcomm_dlci', 'rfcomm_service', 'psm', 'company', 'service_data')")
             }
             var handle: UInt16?
             if let h = m["handle"] {
@@ -314,6 +348,54 @@ struct PluginCompiler {
         }
         if out.isEmpty { throw fail(n, "match is empty") }
         return out
+    }
+
+    /// `company: 0xEC88 | any` or `service_data: UUID`, with `prefix`, `size`, `name`, `uuid`,
+    /// `with_company` (docs/plugin-advertising-design.md §1).
+    func compileAdvertisingMatch(_ m: Node.Mapping, _ item: Node) throws(PluginError) -> PluginMatch {
+        try checkKeys(m, ["company", "service_data", "prefix", "size", "name", "uuid", "with_company", "doc"], "an advertising match rule")
+        if m["company"] != nil && m["service_data"] != nil {
+            throw fail(item, "a match rule names one of company, service_data")
+        }
+        var a: AdvertisingMatch
+        if let c = m["company"] {
+            if c.scalar?.string == "any" { a = AdvertisingMatch(target: .company(nil)) } else {
+                let v = try integer(c, "company")
+                guard (0...0xFFFF).contains(v) else { throw fail(c, "company must be 0x0000-0xffff or any") }
+                a = AdvertisingMatch(target: .company(UInt16(v)))
+            }
+        } else {
+            let n = m["service_data"]!
+            guard let u = BluetoothUUID(string: try string(n, "service_data")) else { throw fail(n, "bad service_data UUID") }
+            a = AdvertisingMatch(target: .serviceData(u))
+        }
+        if let p = m["prefix"] { a.prefix = try byteList(p, "prefix") }
+        if let sz = m["size"] {
+            if let seq = sz.sequence {
+                guard seq.count == 2 else { throw fail(sz, "size must be N or [MIN, MAX]") }
+                let lo = try integer(seq[0], "size"), hi = try integer(seq[1], "size")
+                guard lo >= 0, lo <= hi, hi <= 65535 else { throw fail(sz, "size range out of order") }
+                a.size = Int(lo)...Int(hi)
+            } else {
+                let v = try integer(sz, "size")
+                guard (0...65535).contains(v) else { throw fail(sz, "size out of range") }
+                a.size = Int(v)...Int(v)
+            }
+        }
+        if let n = m["name"] {
+            let pattern = try string(n, "name")
+            do { _ = try Regex(pattern) } catch { throw fail(n, "name: bad regular expression '\(pattern)'") }
+            a.name = pattern
+        }
+        if let u = m["uuid"] {
+            guard let v = BluetoothUUID(string: try string(u, "uuid")) else { throw fail(u, "bad uuid") }
+            a.uuid = v
+        }
+        if let w = m["with_company"] {
+            a.withCompany = try bool(w, "with_company")
+            guard case .company = a.target else { throw fail(w, "with_company applies to company rules") }
+        }
+        return PluginMatch(service: nil, characteristic: BluetoothUUID(0), handle: nil, directions: [.notify], advertising: a)
     }
 
     func compileFraming(_ n: Node) throws(PluginError) -> FramingSpec {

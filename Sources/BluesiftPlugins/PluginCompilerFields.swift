@@ -4,9 +4,13 @@ import Yams
 /// Field layouts, cross-checks (cycles, references), rules and examples.
 extension PluginCompiler {
     static let fieldKeys: Set<String> = ["id", "type", "size", "terminator", "contents", "enum", "bits", "if", "repeat",
-                                         "switch-on", "cases", "hidden", "volatile", "value", "default", "checksum", "doc"]
+                                         "switch-on", "cases", "hidden", "volatile", "value", "default", "checksum", "doc",
+                                         "scale", "offset", "decimals", "unit", "na", "valid", "compute", "context", "expand",
+                                         "join", "flatten", "decrypt", "encode", "interpolate"]
 
-    func compileFields(_ node: Node, typeName: String) throws(PluginError) -> [FieldDef] {
+    static let contextNames: Set<String> = ["_address", "_address_type", "_rssi", "_company", "_pdu"]
+
+    mutating func compileFields(_ node: Node, typeName: String) throws(PluginError) -> [FieldDef] {
         var list = node
         if let m = node.mapping {
             try checkKeys(m, ["seq", "doc"], "type '\(typeName)'")
@@ -19,11 +23,79 @@ extension PluginCompiler {
         var ids = Set<String>()
         for item in seq {
             let f = try compileField(item)
-            if !ids.insert(f.id).inserted { throw fail(item, "field '\(f.id)' is defined twice in '\(typeName)'") }
+            // One id may stand several times when each occurrence has a condition (the first
+            // whose condition holds is decoded): a scale that depends on a flag.
+            let conditional = f.condition != nil && out.allSatisfy { $0.id != f.id || $0.condition != nil }
+            if !ids.insert(f.id).inserted && !conditional { throw fail(item, "field '\(f.id)' is defined twice in '\(typeName)'") }
             for b in f.bits where !ids.insert(b.id).inserted { throw fail(item, "bit field '\(b.id)' is defined twice") }
             out.append(f)
         }
         return out
+    }
+
+    /// `scale` (a decimal or a ratio, "1/256"), `offset`, `decimals`, `unit`, `na`,
+    /// `interpolate`; nil when none is given.
+    func numberFormat(_ m: Node.Mapping, _ item: Node) throws(PluginError) -> NumberFormat? {
+        guard ["scale", "offset", "decimals", "unit", "na", "interpolate"].contains(where: { m[$0] != nil }) else { return nil }
+        var n = NumberFormat()
+        var places = 0
+        var exact = true
+        if let sc = m["scale"] {
+            let text = try string(sc, "scale")
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count <= 2, let a = Double(parts[0].filter { $0 != " " }), parts.count == 1 || Double(parts[1].filter { $0 != " " }) != nil,
+                  a.isFinite else { throw fail(sc, "scale must be a number or a ratio such as 1/256") }
+            if parts.count == 2 {
+                let b = Double(parts[1].filter { $0 != " " })!
+                guard b != 0 else { throw fail(sc, "scale divides by zero") }
+                n.scale = a / b
+                exact = false
+            } else {
+                n.scale = a
+                places = Self.decimalPlaces(String(parts[0]))
+            }
+        }
+        if let o = m["offset"] {
+            let text = try string(o, "offset")
+            guard let v = Double(text), v.isFinite else { throw fail(o, "offset must be a number") }
+            n.offset = v
+            places = max(places, Self.decimalPlaces(text))
+        }
+        if let d = m["decimals"] {
+            let v = try integer(d, "decimals")
+            guard (0...12).contains(v) else { throw fail(d, "decimals must be 0-12") }
+            n.decimals = Int(v)
+        } else {
+            guard exact else { throw fail(m["scale"], "a ratio scale needs 'decimals' (places to show)") }
+            n.decimals = places
+        }
+        if let u = m["unit"] { n.unit = try string(u, "unit") }
+        if let na = m["na"] {
+            for x in na.sequence.map(Array.init) ?? [na] { n.na.append(try integer(x, "na")) }
+        }
+        if let t = m["interpolate"] {
+            guard let seq = t.sequence, seq.count >= 2 else { throw fail(t, "interpolate needs a list of at least two [x, y] points") }
+            for p in seq {
+                guard let xy = p.sequence, xy.count == 2, let x = Double(try string(xy[0], "x")), let y = Double(try string(xy[1], "y")) else {
+                    throw fail(p, "an interpolate point is [x, y]")
+                }
+                if let last = n.interpolate.last, x <= last.0 { throw fail(p, "interpolate points must have increasing x") }
+                n.interpolate.append((x, y))
+            }
+        }
+        return n
+    }
+
+    /// Places after the point of "0.01" (2), "1e-6" (6), "5" (0).
+    static func decimalPlaces(_ text: String) -> Int {
+        let t = text.lowercased()
+        if let e = t.firstIndex(of: "e") {
+            let mant = decimalPlaces(String(t[..<e]))
+            let exp = Int(t[t.index(after: e)...]) ?? 0
+            return max(0, mant - exp)
+        }
+        guard let dot = t.firstIndex(of: ".") else { return 0 }
+        return t.distance(from: dot, to: t.endIndex) - 1
     }
 
     func sizeSpec(_ m: Node.Mapping) throws(PluginError) -> SizeSpec? {
@@ -42,7 +114,7 @@ extension PluginCompiler {
         return .expr(try expr(s, "size"))
     }
 
-    func compileField(_ item: Node) throws(PluginError) -> FieldDef {
+    mutating func compileField(_ item: Node) throws(PluginError) -> FieldDef {
         let m = try mapping(item, "a field")
         try checkKeys(m, Self.fieldKeys, "a field")
         let line = item.mark?.line ?? 0
@@ -65,8 +137,17 @@ extension PluginCompiler {
             var cases: [(Int64, Int)] = []
             var def: Int?
             for (k, v) in try mapping(casesNode, "cases") {
-                let tn = try string(v, "case type")
-                guard let t = typeIndex[tn], tn != "_frame" else { throw fail(v, "unknown type '\(tn)'") }
+                let t: Int
+                if v.mapping != nil {
+                    // An inline case: a one-field type named after its field.
+                    let inner = try compileField(v)
+                    t = types.count
+                    types.append(TypeDef(name: inner.id, line: v.mark?.line ?? 0, fields: [inner]))
+                } else {
+                    let tn = try string(v, "case type")
+                    guard let x = typeIndex[tn], tn != "_frame" else { throw fail(v, "unknown type '\(tn)'") }
+                    t = x
+                }
                 if k.scalar?.string == "_" { def = t; continue }
                 let key: Int64
                 if let ks = k.scalar?.string, let v = parseIntegerLiteral(ks) { key = v } else {
@@ -75,10 +156,26 @@ extension PluginCompiler {
                 cases.append((key, t))
             }
             f.kind = .switchOn(on, cases: cases, default: def, size: size)
+        } else if let c = m["context"] {
+            let name = try string(c, "context")
+            guard Self.contextNames.contains(name) || name == "_name" else {
+                throw fail(c, "context must be one of \((Self.contextNames.sorted() + ["_name"]).joined(separator: ", "))")
+            }
+            f.kind = .context(name)
+            if name == "_address" { f.number = nil }
+        } else if let c = m["compute"] {
+            f.kind = .computed(try expr(c, "compute"))
+        } else if let j = m["join"] {
+            guard let seq = j.sequence, !seq.isEmpty else { throw fail(j, "join is a list of field ids") }
+            var parts: [String] = []
+            for x in seq { parts.append(try string(x, "join")) }
+            f.kind = .join(parts)
         } else if let tn = m["type"] {
             let t = try string(tn, "type")
             if let k = Self.parseIntType(t, default: endian) {
                 f.kind = .integer(k)
+            } else if let k = Self.parseOtherType(t, default: endian) {
+                f.kind = k
             } else if t == "str" {
                 f.kind = .string(size ?? .eos)
             } else if t == "strz" {
@@ -105,7 +202,50 @@ extension PluginCompiler {
             f.defaultValue = parseIntegerLiteral(s).map { .int($0) } ?? .string(s)
         }
         let isInt: Bool
-        if case .integer = f.kind { isInt = true } else { isInt = false }
+        switch f.kind {
+        case .integer, .computed: isInt = true
+        case .context(let n): isInt = n != "_name"
+        default: isInt = false
+        }
+        f.number = try numberFormat(m, item)
+        // A sentinel written as the bits (0x8000) of a signed field is that field's value.
+        if case .integer(.fixed(let size, true, _)) = f.kind, size < 8, var n = f.number {
+            let half = Int64(1) << (size * 8 - 1)
+            n.na = n.na.map { $0 >= half && $0 < 2 * half ? $0 - 2 * half : $0 }
+            f.number = n
+        }
+        if f.number != nil {
+            switch f.kind {
+            case .integer, .computed, .real, .context: break
+            default: throw fail(item, "scale, offset, unit and na apply to numbers")
+            }
+            if case .context(let n) = f.kind, n == "_name" || n == "_address" { throw fail(item, "\(n) is not a number") }
+        }
+        if let v = m["valid"] { f.valid = try expr(v, "valid") }
+        if let e = m["encode"] { f.encode = try expr(e, "encode") }
+        if let fl = m["flatten"] {
+            f.flatten = try bool(fl, "flatten")
+            if f.flatten {
+                switch f.kind {
+                case .type, .switchOn: break
+                default: throw fail(fl, "flatten applies to fields of a type")
+                }
+            }
+        }
+        if let d = m["decrypt"] {
+            let name = try string(d, "decrypt")
+            guard Self.decryptPresets.contains(name) else {
+                throw fail(d, "unknown decrypt preset '\(name)' (known: \(Self.decryptPresets.sorted().joined(separator: ", ")))")
+            }
+            guard case .type = f.kind else { throw fail(d, "decrypt needs a type: the plaintext's layout") }
+            f.decrypt = name
+        }
+        if let x = m["expand"] {
+            let name = try string(x, "expand")
+            guard let idx = enumIndex[name] else { throw fail(x, "unknown enum '\(name)'") }
+            guard case .string = f.kind else { throw fail(x, "expand applies to str fields") }
+            f.expand = idx
+        }
         if let e = m["enum"] {
             let name = try string(e, "enum")
             guard let idx = enumIndex[name] else { throw fail(e, "unknown enum '\(name)'") }
@@ -132,7 +272,7 @@ extension PluginCompiler {
         var out: [BitDef] = []
         for item in seq {
             let m = try mapping(item, "a bit field")
-            try checkKeys(m, ["id", "bit", "bits", "enum"], "a bit field")
+            try checkKeys(m, ["id", "bit", "bits", "enum", "scale", "offset", "decimals", "unit", "na", "doc"], "a bit field")
             guard let idn = m["id"] else { throw fail(item, "a bit field needs 'id'") }
             var lo = 0, hi = 0
             if let b = m["bit"] {
@@ -149,7 +289,7 @@ extension PluginCompiler {
                 guard let idx = enumIndex[name] else { throw fail(en, "unknown enum '\(name)'") }
                 e = idx
             }
-            out.append(BitDef(id: try string(idn, "id"), shift: lo, width: hi - lo + 1, enumIndex: e))
+            out.append(BitDef(id: try string(idn, "id"), shift: lo, width: hi - lo + 1, enumIndex: e, number: try numberFormat(m, item)))
         }
         return out
     }
@@ -217,8 +357,7 @@ extension PluginCompiler {
     }
 
     /// Fields read by a top-level switch are selectors: hidden from the message's fields.
-    mutating func markSelectors() throws(PluginError) {
-        let frame = types.count - 1
+    mutating func markSelectors(frame: Int) throws(PluginError) {
         for f in types[frame].fields {
             guard case .switchOn(let on, _, _, _) = f.kind, case .ref(let name) = on else { continue }
             if let i = types[frame].fields.firstIndex(where: { $0.id == name }) {
@@ -228,7 +367,32 @@ extension PluginCompiler {
         }
     }
 
-    static let specials: Set<String> = ["_remaining", "_size", "_offset", "_index"]
+    static let specials: Set<String> = ["_remaining", "_size", "_offset", "_index", "_address", "_address_type", "_rssi", "_company", "_pdu"]
+
+    static let decryptPresets: Set<String> = ["bthome-v1", "bthome-v2", "mibeacon-v4", "mibeacon-legacy"]
+
+    /// Advertising context values any expression or field reads.
+    func contextUse() -> Set<String> {
+        var out = Set<String>()
+        for t in types {
+            for f in t.fields {
+                var exprs: [Expr] = []
+                if let c = f.condition { exprs.append(c) }
+                if let v = f.valid { exprs.append(v) }
+                if case .computed(let e) = f.kind { exprs.append(e) }
+                if case .switchOn(let e, _, _, _) = f.kind { exprs.append(e) }
+                if case .count(let e) = f.repeatSpec { exprs.append(e) }
+                switch f.kind {
+                case .bytes(.expr(let e)), .string(.expr(let e)), .type(_, .expr(let e)): exprs.append(e)
+                default: break
+                }
+                for e in exprs { for r in e.references where Self.contextNames.contains(r) { out.insert(r) } }
+                if case .context(let n) = f.kind { out.insert(n) }
+                if f.decrypt != nil { out.insert("_address") }
+            }
+        }
+        return out
+    }
 
     /// `name._length` / `name._count` refer to field `name`.
     static func baseName(_ r: String) -> String {
@@ -274,6 +438,7 @@ extension PluginCompiler {
                 if let c = f.condition { exprs.append((c, false)) }
                 if case .count(let e) = f.repeatSpec { exprs.append((e, false)) }
                 if let v = f.value { exprs.append((v, true)) }
+                if case .computed(let e) = f.kind { exprs.append((e, false)) }
                 switch f.kind {
                 case .bytes(.expr(let e)), .string(.expr(let e)), .type(_, .expr(let e)): exprs.append((e, false))
                 case .switchOn(let on, _, _, let size):
@@ -284,6 +449,21 @@ extension PluginCompiler {
                 if let c = f.checksum {
                     if let e = c.from { exprs.append((e, true)) }
                     if let e = c.to { exprs.append((e, true)) }
+                }
+                // `valid` and `encode` are evaluated once the type is complete: any field of the plugin.
+                var late: [Expr] = []
+                if let v = f.valid { late.append(v) }
+                if let e = f.encode { late.append(e) }
+                let all = Set(types.flatMap { t in t.fields.flatMap { [$0.id] + $0.bits.map(\.id) } }).union(Self.specials)
+                for e in late {
+                    for r in e.references.map(Self.baseName) where !all.contains(r) {
+                        throw PluginError(path: path, line: f.line, message: "'\(r)' is not a field of this plugin")
+                    }
+                }
+                if case .join(let parts) = f.kind {
+                    for p in parts where !visible.contains(p) {
+                        throw PluginError(path: path, line: f.line, message: "join: '\(p)' is not a field defined before '\(f.id)'")
+                    }
                 }
                 for (e, _) in exprs {
                     for r in e.references.map(Self.baseName) where !visible.contains(r) && !(f.value != nil || f.checksum != nil) {
@@ -347,6 +527,7 @@ extension PluginCompiler {
         }
         let s = try string(n, "value")
         if n.scalar?.style == .plain, let v = parseIntegerLiteral(s) { return .int(v) }
+        if n.scalar?.style == .plain, s == "null" || s == "~" { return .null }
         return .string(s)
     }
 
@@ -355,7 +536,8 @@ extension PluginCompiler {
         var out: [PluginExample] = []
         for item in seq {
             let m = try mapping(item, "an example")
-            try checkKeys(m, ["direction", "hex", "message", "fields", "checksum", "doc"], "an example")
+            try checkKeys(m, ["direction", "hex", "message", "fields", "checksum", "doc", "company", "service_data", "name", "address",
+                              "rssi", "key", "mic", "uuids"], "an example")
             guard let h = m["hex"] else { throw fail(item, "an example needs 'hex'") }
             let dir = try m["direction"].map { d throws(PluginError) -> PluginDirection in
                 guard let v = PluginDirection(rawValue: try string(d, "direction")) else { throw fail(d, "bad direction") }
@@ -368,9 +550,44 @@ extension PluginCompiler {
                 guard let v = ChecksumVerdict(rawValue: try string(c, "checksum")) else { throw fail(c, "checksum must be ok or bad") }
                 verdict = v
             }
-            out.append(PluginExample(direction: dir, bytes: try byteList(h, "hex"),
-                                     message: try m["message"].map { n throws(PluginError) in try string(n, "message") },
-                                     fields: fields, checksum: verdict, line: item.mark?.line ?? 0))
+            var ex = PluginExample(direction: dir, bytes: try byteList(h, "hex"),
+                                   message: try m["message"].map { n throws(PluginError) in try string(n, "message") },
+                                   fields: fields, checksum: verdict, line: item.mark?.line ?? 0)
+            if let c = m["company"] {
+                let v = try integer(c, "company")
+                guard (0...0xFFFF).contains(v) else { throw fail(c, "company must be 0x0000-0xffff") }
+                ex.advertising = .company(UInt16(v))
+            } else if let sd = m["service_data"] {
+                guard let u = BluetoothUUID(string: try string(sd, "service_data")) else { throw fail(sd, "bad service_data UUID") }
+                ex.advertising = .serviceData(u)
+            }
+            if ex.advertising != nil {
+                if m["direction"] != nil { throw fail(m["direction"], "direction does not apply to advertising examples") }
+                ex.context.address = 0
+                if let a = m["address"] {
+                    guard let v = BDAddr(string: try string(a, "address")) else { throw fail(a, "bad address") }
+                    ex.context.address = v.value
+                }
+                if let r = m["rssi"] { ex.context.rssi = try integer(r, "rssi") }
+                if let n = m["name"] { ex.context.name = try string(n, "name") }
+                if case .company(let c?) = ex.advertising { ex.context.company = Int64(c) }
+                if let k = m["key"] { ex.key = try byteList(k, "key") }
+                if let us = m["uuids"] {
+                    for u in us.sequence.map(Array.init) ?? [us] {
+                        guard let v = BluetoothUUID(string: try string(u, "uuids")) else { throw fail(u, "bad UUID in uuids") }
+                        ex.serviceUUIDs.append(v)
+                    }
+                }
+                if let mv = m["mic"] {
+                    guard let v = MICVerdict(rawValue: try string(mv, "mic")) else { throw fail(mv, "mic must be ok or bad") }
+                    ex.mic = v
+                }
+            } else {
+                for k in ["address", "rssi", "name", "key", "mic", "uuids"] where m[k] != nil {
+                    throw fail(m[k], "\(k) applies to advertising examples (with company or service_data)")
+                }
+            }
+            out.append(ex)
         }
         return out
     }

@@ -12,11 +12,60 @@ public enum PluginDirection: String, Sendable, CaseIterable {
 /// sent it and `notify` when it received it.
 public struct PluginMatch: Sendable, Equatable {
     public var service: BluetoothUUID?
-    /// Unused (0000) for channel matches.
+    /// Unused (0000) for channel and advertising matches.
     public var characteristic: BluetoothUUID
     public var handle: UInt16?
     public var directions: Set<PluginDirection>
     public var channel: PluginChannel? = nil
+    /// Advertising data: manufacturer-specific data or service data, with its filters.
+    public var advertising: AdvertisingMatch? = nil
+}
+
+/// An AD structure a plugin decodes (docs/plugin-advertising-design.md §1): Manufacturer
+/// Specific Data (AD type 0xFF, CSS Part A §1.4) by company id, or Service Data (AD types
+/// 0x16/0x20/0x21, CSS Part A §1.11) by UUID.
+public enum AdvertisingTarget: Sendable, Hashable, CustomStringConvertible {
+    /// nil: any company id.
+    case company(UInt16?)
+    case serviceData(BluetoothUUID)
+    public var description: String {
+        switch self {
+        case .company(let c?): "company " + Hex.fixed(UInt64(c), width: 4)
+        case .company(nil): "company any"
+        case .serviceData(let u): "service data " + u.description
+        }
+    }
+}
+
+/// An advertising match rule: a target and filters that must all hold.
+public struct AdvertisingMatch: Sendable, Equatable {
+    public var target: AdvertisingTarget
+    /// The payload starts with these bytes.
+    public var prefix: [UInt8] = []
+    public var size: ClosedRange<Int>? = nil
+    /// Anchored regular expression over the advertiser's local name.
+    public var name: String? = nil
+    /// A UUID the advertiser lists in its service UUID AD structures.
+    public var uuid: BluetoothUUID? = nil
+    /// The payload starts at the company id (with `company`).
+    public var withCompany = false
+
+    /// "company 0x004c prefix 0215", "service data fcd2 size 6-20 name GVH.*".
+    public var description: String {
+        var s = target.description
+        if !prefix.isEmpty { s += " prefix " + Hex.string(prefix) }
+        if let z = size { s += " size " + (z.lowerBound == z.upperBound ? "\(z.lowerBound)" : "\(z.lowerBound)-\(z.upperBound)") }
+        if let n = name { s += " name " + n }
+        if let u = uuid { s += " uuid " + u.description }
+        if withCompany { s += " with_company" }
+        return s
+    }
+
+    /// Selection order among rules for one target: longest prefix, then size, then name or
+    /// uuid, then the bare target.
+    public var specificity: Int {
+        prefix.count * 8 + (size != nil ? 4 : 0) + (name != nil ? 2 : 0) + (uuid != nil ? 2 : 0)
+    }
 }
 
 /// A Classic data channel a plugin can target: an RFCOMM server channel (`rfcomm_channel`, or
@@ -69,6 +118,27 @@ public struct PluginExample: Sendable {
     public var fields: [PluginField]
     public var checksum: ChecksumVerdict?
     public var line: Int
+    /// Advertising examples: the AD structure's target and the report's context.
+    public var advertising: AdvertisingTarget? = nil
+    public var context = AdvertisingContext()
+    /// Service UUIDs the example's report lists (for `uuid:` filters).
+    public var serviceUUIDs: [BluetoothUUID] = []
+    /// Key for a `decrypt:` field (test keys from the vendors' documents only).
+    public var key: [UInt8]? = nil
+    public var mic: MICVerdict? = nil
+}
+
+/// What an advertising report says about its payload's sender (expression specials
+/// `_address`, `_address_type`, `_rssi`, `_company`, `_pdu`; `context: _name`).
+public struct AdvertisingContext: Sendable, Equatable {
+    /// 48-bit address, most significant byte first as printed.
+    public var address: UInt64? = nil
+    public var addressType: Int64 = 0
+    public var rssi: Int64 = 127
+    public var company: Int64 = -1
+    public var pdu: Int64 = 0
+    public var name: String? = nil
+    public init() {}
 }
 
 enum SizeSpec: Sendable {
@@ -91,6 +161,7 @@ struct BitDef: Sendable {
     var shift: Int
     var width: Int
     var enumIndex: Int?
+    var number: NumberFormat? = nil
 }
 
 struct ChecksumSpec: Sendable {
@@ -100,8 +171,49 @@ struct ChecksumSpec: Sendable {
     var to: Expr?
 }
 
+/// Number formats beyond integers (docs/plugin-advertising-design.md §4).
+enum RealKind: Sendable, Equatable {
+    /// IEEE 754 binary16/32/64 (2, 4, 8 bytes).
+    case ieee(Int)
+    /// IEEE 11073-20601 §A.2: SFLOAT (16 bits: 4-bit exponent, 12-bit mantissa) and FLOAT
+    /// (32 bits: 8-bit exponent, 24-bit mantissa).
+    case sfloat
+    case float11073
+    var size: Int {
+        switch self {
+        case .ieee(let n): n
+        case .sfloat: 2
+        case .float11073: 4
+        }
+    }
+}
+
+/// value = raw × scale + offset, shown with `decimals` places and `unit`.
+struct NumberFormat: Sendable {
+    var scale: Double = 1
+    var offset: Double = 0
+    var decimals: Int = 0
+    var unit: String? = nil
+    /// Raw values meaning "not available".
+    var na: [Int64] = []
+    /// Piecewise-linear table over the scaled value, clamped at the ends.
+    var interpolate: [(Double, Double)] = []
+    var isPlain: Bool { scale == 1 && offset == 0 && interpolate.isEmpty }
+}
+
 enum FieldKind: Sendable {
     case integer(IntKind)
+    case real(RealKind, Endianness)
+    /// 6 bytes shown as an address; little endian = least significant byte first on the wire.
+    case mac(Endianness)
+    /// 16 bytes shown as a UUID; little endian = reversed on the wire.
+    case uuid(Endianness)
+    /// A value of the advertising report (no bytes): `_rssi`, `_address`, `_name`...
+    case context(String)
+    /// An integer from an expression over earlier fields (no bytes).
+    case computed(Expr)
+    /// Earlier fields' text, concatenated.
+    case join([String])
     case contents([UInt8])
     case bytes(SizeSpec)
     case string(SizeSpec)
@@ -130,6 +242,18 @@ struct FieldDef: Sendable {
     var checksum: ChecksumSpec?
     var enumIndex: Int?
     var bits: [BitDef] = []
+    /// Scale, offset, unit and sentinels of a number.
+    var number: NumberFormat?
+    /// 0 makes the value null; evaluated once the enclosing type is decoded.
+    var valid: Expr?
+    /// Expansion table (an enum) for a string's bytes.
+    var expand: Int?
+    /// Each item's visible fields become fields of the enclosing message.
+    var flatten = false
+    /// The field's bytes are encrypted (a preset); its type is the plaintext's layout.
+    var decrypt: String?
+    /// Inverse of computed fields, evaluated when encoding.
+    var encode: Expr?
 
     var isSelector = false
 }
@@ -166,6 +290,14 @@ public struct Plugin: Sendable {
     var frameType: Int
     /// Message name when the frame has no top-level switch.
     var defaultMessage: String
+    /// Advertising context values the plugin reads (part of what a decode depends on).
+    var contextUse: Set<String> = []
+    /// Some field is a `join:` (string fields and enum names are then kept for it).
+    var joins = false
+    /// Some list is flattened (its items' fields then carry their case key).
+    var flattens = false
+    /// Some field is decrypted with a per-device key.
+    var decrypts: Bool { types.contains { $0.fields.contains { $0.decrypt != nil } } }
 
     /// Message names (switch case types), in declaration order.
     public var messageNames: [String] {

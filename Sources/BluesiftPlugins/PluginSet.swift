@@ -10,11 +10,62 @@ public final class PluginSet {
     var byHandle: [UInt16: [Entry]] = [:]
     var byChannel: [PluginChannel: [Entry]] = [:]
     var assemblers: [Int: FrameAssembler] = [:]
+    /// Advertising rules by company id (nil key: `company: any`) and by service data UUID,
+    /// most specific first.
+    var byCompany: [UInt16: [Int32]] = [:]
+    var anyCompany: [Int32] = []
+    var byServiceData: [BluetoothUUID: [Int32]] = [:]
+    /// Every advertising rule as plain data (no references: checking one costs no retain),
+    /// indexed by the tables above; prefixes in one pool, patterns and UUIDs beside.
+    var advRules: [AdvRule] = []
+    var prefixPool: [UInt8] = []
+    var patterns: [Regex<AnyRegexOutput>] = []
+    var ruleUUIDs: [BluetoothUUID] = []
+    struct AdvRule {
+        var plugin: Int32
+        var sizeLo: Int32 = 0, sizeHi: Int32 = .max
+        var prefixAt: Int32 = 0, prefixCount: Int32 = 0
+        /// Index in `patterns` / `ruleUUIDs`, -1 for none.
+        var pattern: Int32 = -1, uuid: Int32 = -1
+        var withCompany = false
+        var specificity: Int32 = 0
+    }
+    /// Keys of `decrypt:` fields by advertiser address (`--vendor-keys`).
+    public var vendorKeys: [UInt64: [UInt8]] = [:]
+    /// Last local name seen per address (a name often comes in the scan response only).
+    var names: [UInt64: String] = [:]
+    /// Some rule filters on a name, or a plugin shows `context: _name` (the analyzer then
+    /// keeps names per address).
+    public private(set) var needsNames = false
+    /// Decodes of payloads seen before: a device repeats its advertisement many times a
+    /// second, and a decode depends only on the plugin, the bytes and the context it reads.
+    var cache: [CacheKey: DecodedMessage] = [:]
+    struct CacheKey: Hashable { var plugin: Int; var address: Int64; var context: Int64; var bytes: [UInt8] }
+    static let cacheLimit = 4096
 
     public init(_ plugins: [Plugin]) {
         self.plugins = plugins
         for (i, p) in plugins.enumerated() {
             for m in p.matches {
+                if let a = m.advertising {
+                    var r = AdvRule(plugin: Int32(i))
+                    if let sz = a.size { r.sizeLo = Int32(sz.lowerBound); r.sizeHi = Int32(sz.upperBound) }
+                    r.prefixAt = Int32(prefixPool.count); r.prefixCount = Int32(a.prefix.count)
+                    prefixPool += a.prefix
+                    if let n = a.name, let re = try? Regex(n) { r.pattern = Int32(patterns.count); patterns.append(re); needsNames = true }
+                    if p.contextUse.contains("_name") { needsNames = true }
+                    if let u = a.uuid { r.uuid = Int32(ruleUUIDs.count); ruleUUIDs.append(u) }
+                    r.withCompany = a.withCompany
+                    r.specificity = Int32(a.specificity)
+                    let e = Int32(advRules.count)
+                    advRules.append(r)
+                    switch a.target {
+                    case .company(let c?): byCompany[c, default: []].append(e)
+                    case .company(nil): anyCompany.append(e)
+                    case .serviceData(let u): byServiceData[u, default: []].append(e)
+                    }
+                    continue
+                }
                 if let c = m.channel {
                     byChannel[c, default: []].append(Entry(plugin: i, match: m))
                     if case .rfcommService = c { targetsServices = true }
@@ -25,7 +76,41 @@ public final class PluginSet {
             }
             if let f = p.framing { assemblers[i] = FrameAssembler(framing: f) }
         }
+        // Most specific first; the sort is stable, so file order breaks ties.
+        let rules = advRules
+        func order(_ l: inout [Int32]) {
+            l = l.enumerated().sorted { a, b in
+                let x = rules[Int(a.element)].specificity, y = rules[Int(b.element)].specificity
+                return x != y ? x > y : a.offset < b.offset
+            }.map(\.element)
+        }
+        for k in byCompany.keys { order(&byCompany[k]!) }
+        order(&anyCompany)
+        for k in byServiceData.keys { order(&byServiceData[k]!) }
     }
+
+    /// For each advertising target, the rules in the order they are tried ("tilt: company
+    /// 0x004c prefix 0215a495…"), then those of `company: any` (tried after a company's own).
+    public var advertisingOrder: [(target: String, rules: [String])] {
+        func names(_ l: [Int32]) -> [String] {
+            l.map { e in
+                let p = plugins[Int(advRules[Int(e)].plugin)]
+                let m = p.matches.compactMap(\.advertising)
+                let r = advRules[Int(e)]
+                // The rule's own text: the n-th advertising rule of its plugin.
+                let k = advRules[..<Int(e)].filter { $0.plugin == r.plugin }.count
+                return p.id + ": " + (k < m.count ? m[k].description : "")
+            }
+        }
+        var out: [(String, [String])] = []
+        for c in byCompany.keys.sorted() { out.append((AdvertisingTarget.company(c).description, names(byCompany[c]!))) }
+        if !anyCompany.isEmpty { out.append((AdvertisingTarget.company(nil).description, names(anyCompany))) }
+        for u in byServiceData.keys.sorted() { out.append((AdvertisingTarget.serviceData(u).description, names(byServiceData[u]!))) }
+        return out
+    }
+
+    /// Some plugin decodes advertising data.
+    public var targetsAdvertising: Bool { !byCompany.isEmpty || !anyCompany.isEmpty || !byServiceData.isEmpty }
 
     public var isEmpty: Bool { plugins.isEmpty }
 
@@ -50,8 +135,120 @@ public final class PluginSet {
                    value: value, timeMicroseconds: timeMicroseconds)
     }
 
-    /// Drops partial frames (start of another capture).
-    public func reset() { for a in assemblers.values { a.reset() } }
+    /// Drops partial frames and names (start of another capture).
+    public func reset() { for a in assemblers.values { a.reset() }; names.removeAll() }
+
+    /// Remembers an advertiser's local name for `name:` rules.
+    public func observeName(_ name: String, address: UInt64) {
+        if names[address] != name { names[address] = name }
+    }
+
+    /// Where a decoded advertising payload came from.
+    public struct AdvertisingSource: Sendable {
+        public var address: UInt64?
+        public var target: AdvertisingTarget
+        public init(address: UInt64?, target: AdvertisingTarget) { self.address = address; self.target = target }
+    }
+
+    /// Decodes one AD structure of a report: Manufacturer Specific Data (type 0xFF: company id,
+    /// then the payload) or Service Data (0x16, 0x20, 0x21: UUID, then the payload). nil when
+    /// no plugin takes it. `serviceUUIDs` answers `uuid:` filters (called only for them).
+    public func decodeAdvertising(type: UInt8, value: UnsafeRawBufferPointer, context: AdvertisingContext,
+                                  serviceUUIDs: () -> [BluetoothUUID]) -> (plugin: Int, message: DecodedMessage, target: AdvertisingTarget)? {
+        var ctx = context
+        let payloadStart: Int
+        let target: AdvertisingTarget
+        var first: [Int32]
+        var second: [Int32] = []
+        switch type {
+        case 0xFF:
+            guard value.count >= 2 else { return nil }
+            let company = UInt16(value[0]) | UInt16(value[1]) << 8
+            ctx.company = Int64(company)
+            if let listed = byCompany[company] { first = listed; second = anyCompany } else {
+                guard !anyCompany.isEmpty else { return nil }
+                first = anyCompany
+            }
+            payloadStart = 2
+            target = .company(company)
+        case 0x16, 0x20, 0x21:
+            let n = type == 0x16 ? 2 : type == 0x20 ? 4 : 16
+            guard value.count >= n, let u = BluetoothUUID(littleEndian: UnsafeRawBufferPointer(rebasing: value[0..<n])),
+                  let list = byServiceData[u] else { return nil }
+            first = list
+            payloadStart = n
+            target = .serviceData(u)
+        default:
+            return nil
+        }
+        let size = Int32(value.count - payloadStart)
+        var uuids: [BluetoothUUID]?
+        var nameLooked = false
+        func take(_ list: [Int32]) -> Int32? {
+            for e in list {
+                let r = advRules[Int(e)]
+                guard size >= r.sizeLo, size <= r.sizeHi else { continue }
+                if r.prefixCount > 0 {
+                    let start = r.withCompany ? 0 : payloadStart
+                    guard value.count - start >= Int(r.prefixCount) else { continue }
+                    var same = true
+                    for k in 0..<Int(r.prefixCount) where value[start + k] != prefixPool[Int(r.prefixAt) + k] { same = false; break }
+                    guard same else { continue }
+                }
+                if r.pattern >= 0 {
+                    if !nameLooked, ctx.name == nil, let a = ctx.address { ctx.name = names[a] }
+                    nameLooked = true
+                    guard let n = ctx.name, nameMatches(Int(r.pattern), n) else { continue }
+                }
+                if r.uuid >= 0 {
+                    if uuids == nil { uuids = serviceUUIDs() }
+                    guard uuids!.contains(ruleUUIDs[Int(r.uuid)]) else { continue }
+                }
+                return e
+            }
+            return nil
+        }
+        guard let e = take(first) ?? take(second) else { return nil }
+        let r = advRules[Int(e)]
+        let payload = UnsafeRawBufferPointer(rebasing: value[(r.withCompany ? 0 : payloadStart)...])
+        if !nameLooked, ctx.name == nil, plugins[Int(r.plugin)].contextUse.contains("_name"), let a = ctx.address { ctx.name = names[a] }
+        return (Int(r.plugin), decode(Int(r.plugin), payload, ctx), target)
+    }
+
+    /// A rule's name pattern against a name, remembered (names are few; a regex match is slow).
+    func nameMatches(_ slot: Int, _ name: String) -> Bool {
+        let key = NameKey(slot: slot, name: name)
+        if let v = nameVerdicts[key] { return v }
+        let v = (try? patterns[slot].wholeMatch(in: name)) != nil
+        if nameVerdicts.count >= Self.cacheLimit { nameVerdicts.removeAll(keepingCapacity: true) }
+        nameVerdicts[key] = v
+        return v
+    }
+    struct NameKey: Hashable { var slot: Int; var name: String }
+    var nameVerdicts: [NameKey: Bool] = [:]
+
+    /// A decode through the cache. The key holds the context values the plugin reads; a
+    /// plugin that decrypts is never cached (its keys may differ between runs of a set).
+    func decode(_ i: Int, _ payload: UnsafeRawBufferPointer, _ ctx: AdvertisingContext) -> DecodedMessage {
+        let p = plugins[i]
+        if p.decrypts { return p.decode(payload, context: ctx, keys: vendorKeys) }
+        var a: Int64 = 0, c: Int64 = 0
+        if !p.contextUse.isEmpty {
+            if p.contextUse.contains("_name") { return p.decode(payload, context: ctx) }
+            // Exact, not hashed together: a collision would give another device's values.
+            if p.contextUse.contains("_address") { a = Int64(ctx.address ?? 0) | 1 << 62 }
+            if p.contextUse.contains("_rssi") { c |= (ctx.rssi & 0xFFFF) << 32 | 1 << 60 }
+            if p.contextUse.contains("_company") { c |= (ctx.company & 0xFFFF) << 8 | 1 << 59 }
+            if p.contextUse.contains("_address_type") { c |= (ctx.addressType & 0xF) << 4 | 1 << 58 }
+            if p.contextUse.contains("_pdu") { c |= (ctx.pdu & 0xF) | 1 << 57 }
+        }
+        let key = CacheKey(plugin: i, address: a, context: c, bytes: Array(payload))
+        if let hit = cache[key] { return hit }
+        let d = p.decode(payload, context: ctx)
+        if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
+        cache[key] = d
+        return d
+    }
 
     public func plugin(id: String) -> Plugin? { plugins.first { $0.id == id } }
 
@@ -83,6 +280,8 @@ public final class PluginSet {
         public var namedByHandle: Bool
         /// Complete frames ending in this value (usually one; none while a frame is incomplete).
         public var messages: [DecodedMessage]
+        /// Advertising data: where each message came from (parallel to `messages`).
+        public var sources: [AdvertisingSource] = []
         /// Bytes buffered for an incomplete frame.
         public var pending: Int
         public var pendingNeed: Int?
@@ -141,5 +340,14 @@ extension Plugin {
     public func responseTimeout(for request: DecodedMessage, direction: PluginDirection) -> Int64? {
         rules.filter { $0.requestDirection == direction && ($0.requests.isEmpty || $0.requests.contains(request.message)) }
             .map(\.withinMicroseconds).max()
+    }
+}
+
+extension PluginSet.Result {
+    /// An empty result for advertising data (a plugin's messages are added as decoded).
+    public init(advertising plugin: String, target: AdvertisingTarget) {
+        self.init(plugin: plugin, match: PluginMatch(service: nil, characteristic: BluetoothUUID(0), handle: nil, directions: [.notify],
+                                                     advertising: AdvertisingMatch(target: target)),
+                  handle: 0, direction: .notify, namedByHandle: false, messages: [], pending: 0, pendingNeed: nil, dropped: [])
     }
 }

@@ -11,6 +11,13 @@ public enum PluginValue: Sendable, CustomStringConvertible {
     case bytes([UInt8])
     case list([PluginValue])
     case object([PluginField])
+    /// A scaled number: the raw integer (expressions, encoding) and its value shown with
+    /// `decimals` places.
+    case decimal(raw: Int64, value: Double, decimals: Int)
+    /// An IEEE 754 value, kept at its own precision (a binary32 as its shortest text).
+    case real(Double)
+    /// Not available: a sentinel, an invalid reading, an IEEE 11073 special.
+    case null
 
     /// The integer behind `.int`, `.uint` and `.named` (u8 values above Int64.max wrap).
     public var integer: Int64? {
@@ -18,8 +25,44 @@ public enum PluginValue: Sendable, CustomStringConvertible {
         case .int(let v): v
         case .uint(let v): Int64(bitPattern: v)
         case .named(let v, _): v
+        case .decimal(let raw, _, _): raw
         default: nil
         }
+    }
+
+    /// The number behind numeric values (scaled, IEEE, integers).
+    public var number: Double? {
+        switch self {
+        case .decimal(_, let v, _), .real(let v): v
+        case .int(let v), .named(let v, _): Double(v)
+        case .uint(let v): Double(v)
+        default: nil
+        }
+    }
+
+    /// `value` with `decimals` places, rounded half away from zero: "21.6", "-0.05", "100".
+    public static func format(_ value: Double, decimals: Int) -> String {
+        guard value.isFinite else { return value.isNaN ? "NaN" : value < 0 ? "-INF" : "+INF" }
+        let d = max(0, min(decimals, 12))
+        var m: Double = 1
+        for _ in 0..<d { m *= 10 }
+        let scaled = (abs(value) * m).rounded(.toNearestOrAwayFromZero)
+        guard scaled < 9e18 else { return String(value) }
+        let n = UInt64(scaled)
+        let whole = n / UInt64(m), frac = n % UInt64(m)
+        var s = (value < 0 && n != 0 ? "-" : "") + String(whole)
+        if d > 0 {
+            let f = String(frac)
+            s += "." + String(repeating: "0", count: d - f.count) + f
+        }
+        return s
+    }
+
+    /// Shortest text of a double ("21.5", "1e-05" as "0.00001" is not needed here).
+    static func realText(_ v: Double) -> String {
+        guard v.isFinite else { return v.isNaN ? "NaN" : v < 0 ? "-INF" : "+INF" }
+        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+        return String(v)
     }
 
     /// A field value as a user typed it (`month=6`, `day=0x14`, `payload=0102`, `name="Ada"`):
@@ -44,7 +87,10 @@ public enum PluginValue: Sendable, CustomStringConvertible {
         case .string(let s): "\"" + s + "\""
         case .bytes(let b): b.isEmpty ? "\"\"" : Hex.string(b)
         case .list(let l): "[" + l.map(\.description).joined(separator: ",") + "]"
-        case .object(let fs): "{" + fs.map { $0.name + "=" + $0.value.description }.joined(separator: " ") + "}"
+        case .object(let fs): "{" + fs.map { $0.name + "=" + $0.text }.joined(separator: " ") + "}"
+        case .decimal(_, let v, let d): Self.format(v, decimals: d)
+        case .real(let v): Self.realText(v)
+        case .null: "n/a"
         }
     }
 
@@ -64,6 +110,11 @@ public enum PluginValue: Sendable, CustomStringConvertible {
             w.beginObject(key)
             for f in fs { f.value.describe(.dynamic(f.name), into: &w) }
             w.endObject()
+        case .decimal(_, let v, let d):
+            if v.isFinite { w.number(key, Self.format(v, decimals: d)) } else { w.null(key) }
+        case .real(let v):
+            if v.isFinite { w.number(key, Self.realText(v)) } else { w.null(key) }
+        case .null: w.null(key)
         }
     }
 }
@@ -82,6 +133,10 @@ extension PluginValue: Equatable {
         case (.bytes(let x), .bytes(let y)): return x == y
         case (.list(let x), .list(let y)): return x == y
         case (.object(let x), .object(let y)): return x == y
+        case (.null, .null): return true
+        case (.real(let x), .real(let y)): return x == y || (x.isNaN && y.isNaN)
+        case (.decimal(_, let x, let d), .real(let y)), (.real(let y), .decimal(_, let x, let d)):
+            return Self.format(x, decimals: d) == Self.format(y, decimals: d)
         default: return false
         }
     }
@@ -101,7 +156,27 @@ extension PluginValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, 
 public struct PluginField: Sendable, Equatable {
     public var name: String
     public var value: PluginValue
-    public init(name: String, value: PluginValue) { self.name = name; self.value = value }
+    /// The unit of a number ("°C", "%"), shown after it.
+    public var unit: String?
+    /// The case key of the switch that chose the field (a flattened object's id), so that two
+    /// ids of one name and layout encode back to their own id.
+    public var origin: Int64?
+    public init(name: String, value: PluginValue, unit: String? = nil, origin: Int64? = nil) {
+        self.name = name; self.value = value; self.unit = unit; self.origin = origin
+    }
+
+    public static func == (a: PluginField, b: PluginField) -> Bool { a.name == b.name && a.value == b.value && a.unit == b.unit }
+
+    /// "21.6 °C", "n/a", "6".
+    public var text: String {
+        if let unit, case .null = value { return value.description } else if let unit { return value.description + " " + unit }
+        return value.description
+    }
+}
+
+/// Verdict of an encrypted payload's message integrity check.
+public enum MICVerdict: String, Sendable {
+    case ok, bad
 }
 
 /// Checksum verdict of a decoded frame.
@@ -127,14 +202,20 @@ public struct DecodedMessage: Sendable {
     public var error: String?
     /// Frame bytes.
     public var bytes: [UInt8]
+    /// Encrypted payloads: the MIC verdict (nil: nothing was decrypted, or no MIC).
+    public var mic: MICVerdict? = nil
+    /// Why an encrypted payload stays raw ("no key for a4:c1:38:8d:18:b2").
+    public var raw: String? = nil
 
     public subscript(_ name: String) -> PluginValue? { fields.first { $0.name == name }?.value }
 
     /// "sport_count month=6 day=20 checksum ok"
     public var summary: String {
         var s = message
-        for f in fields { s += " " + f.name + "=" + f.value.description }
+        for f in fields { s += " " + f.name + "=" + f.text }
         if let c = checksum { s += " checksum " + c.rawValue }
+        if let m = mic { s += " mic " + m.rawValue }
+        if let r = raw { s += " (raw: " + r + ")" }
         if let e = error { s += " [" + e + "]" }
         return s
     }
@@ -146,7 +227,14 @@ public struct DecodedMessage: Sendable {
         w.beginObject("fields")
         for f in fields { f.value.describe(.dynamic(f.name), into: &w) }
         w.endObject()
+        if fields.contains(where: { $0.unit != nil }) {
+            w.beginObject("units")
+            for f in fields { if let u = f.unit { w.string(.dynamic(f.name), u) } }
+            w.endObject()
+        }
         if let c = checksum { w.string("checksum", c.rawValue) } else { w.null("checksum") }
+        if let m = mic { w.string("mic", m.rawValue) }
+        if let r = raw { w.string("raw", r) }
         if let e = error { w.string("error", e) }
     }
 }

@@ -68,6 +68,7 @@ public final class CaptureReportWriter {
         let f = reader.format
         let stats = CaptureStats(file: file, format: f.container.rawValue + ", " + f.datalinkName)
         maxRows = options.maxOperations
+        stats.sensors.keepSeries = true
         raw(ReportAssets.head(title: "bluesift report — " + (file.split(separator: "/").last.map(String.init) ?? file)))
         raw("<script type=\"application/json\" id=\"ops\">[")
         var base: Int64?
@@ -88,6 +89,8 @@ public final class CaptureReportWriter {
         // Everything else the page needs, small: statistics, GATT databases, settings.
         raw("<script type=\"application/json\" id=\"stats\">")
         appendJSON(report)
+        raw("</script>\n<script type=\"application/json\" id=\"sensors\">")
+        sensorSeries(stats, report)
         raw("</script>\n<script type=\"application/json\" id=\"gatt\">")
         let gatt = GATTJSON.encode(analyzer.gatt.devices)
         buffer.append(contentsOf: Self.scriptSafe(Array(gatt.utf8)))
@@ -99,6 +102,29 @@ public final class CaptureReportWriter {
         raw(ReportAssets.tail)
         flush(force: true)
         return report
+    }
+
+    /// The chart data of each row of `report.sensors` (same order): `[{"t0_us", "width_us",
+    /// "b": [[t_first, first, min, max, last, t_last, count], …]}]`, times in µs from `t0_us`,
+    /// one entry per non-empty bucket (at most `SensorSeries.columns`: min/max per column).
+    func sensorSeries(_ stats: CaptureStats, _ report: StatsReport) {
+        raw("[")
+        for (k, i) in stats.sensorOrder.enumerated() {
+            let s = stats.sensors.series[i], row = report.sensors![k]
+            func v(_ x: Double) -> String { StatsRender.value(SensorTable.rounded(x, row.decimals), row) }
+            raw(k == 0 ? "" : ",\n")
+            raw("{\"t0_us\":\(s.t0Us),\"width_us\":\(s.widthUs),\"b\":[")
+            var first = true
+            for b in s.buckets {
+                guard let b else { continue }
+                raw(first ? "[" : ",[")
+                first = false
+                raw("\(b.tFirst),\(v(b.first)),\(v(b.min)),\(v(b.max)),\(v(b.last)),\(b.tLast),\(b.count)]")
+            }
+            raw("]}")
+            flush()
+        }
+        raw("]")
     }
 
     /// Writes the page of a replay report (`replay --report` JSON, given as bytes).

@@ -60,6 +60,10 @@ enum ReportAssets {
     .status-match{color:#027a48}.status-mismatch,.status-missing,.status-unexpected{color:var(--err);font-weight:600}.status-refused,.status-interrupted{color:var(--warn)}
     .hist rect{fill:#84adff}.hist rect.slow{fill:#fda29b}
     #problems li{margin:3px 0}
+    .sensor-dev h3{font-size:14px;margin:16px 0 6px}.sensor-grid{display:flex;flex-wrap:wrap;gap:12px}
+    .sensor-card{border:1px solid var(--line);border-radius:6px;padding:6px 8px;position:relative}.sensor-title{font-weight:600}
+    .sensor-chart{display:block;margin-top:4px}.sensor-chart .line{fill:none;stroke:var(--host);stroke-width:1.5;stroke-linejoin:round}
+    .sensor-chart circle{fill:var(--host)}.sensor-chart .hover text{font-size:11px;fill:var(--fg)}
     """
 
     static let js = #"""
@@ -258,6 +262,66 @@ enum ReportAssets {
             s.appendChild(svg('line',{x1:0,x2:170,y1:26.5,y2:26.5,stroke:'#98a2b3'}));cell.appendChild(s);}tr.appendChild(cell);t.appendChild(tr);});
         sec.appendChild(t);if(!S.characteristics.length)sec.appendChild(el('p',{'class':'mut'},'No characteristic was read, written or notified.'));
       });
+
+      // ---------- sensors ----------
+      // Numeric fields plugins decoded from advertising data (stats' sensor table), per
+      // device, each charted over the capture's span. The page holds at most 512 buckets a
+      // field (first, min, max, last of each): a column's range is drawn, so a long capture
+      // stays small and a spike stays visible.
+      var SEN=S.sensors||[],SER=data('sensors')||[];
+      if(SEN.length){var sdev={};SEN.forEach(function(x){sdev[x.address]=1;});var nSenDev=Object.keys(sdev).length;
+        count('sensors',nSenDev,'sensor devices');
+        addView('sensors','Sensors ('+nSenDev+')',function(sec){
+          var t0=S.first_us||0,t1=Math.max(S.last_us||0,t0+1),names={};S.devices.forEach(function(d){names[d.address]=d.names;});
+          sec.appendChild(el('p',{'class':'mut',id:'sensors-note'},SEN.length+' numeric field'+(SEN.length===1?'':'s')+' of '+nSenDev+' device'+(nSenDev===1?'':'s')+', decoded by plugins from advertising data. Each chart spans the capture; a column shows the range of its readings (min to max).'));
+          function fmtV(v,s){if(v==null)return 'n/a';return s.decimals!=null?v.toFixed(s.decimals):String(+v.toPrecision(8));}
+          function fmtTick(v){return String(+v.toPrecision(6));}
+          function ticks(a,b,n){var st=Math.pow(10,Math.floor(Math.log10((b-a)/n))),e=(b-a)/n/st;st*=e>=5?5:e>=2?2:1;var out=[];
+            for(var v=Math.ceil(a/st)*st;v<=b+st*1e-9;v+=st)out.push(+v.toPrecision(12));return out;}
+          function chart(i){var s=SEN[i],ser=SER[i]||{t0_us:t0,b:[]},P=ser.b,base=ser.t0_us;
+            var card=el('div',{'class':'sensor-card','data-field':s.field,'data-i':i,'data-count':s.count,'data-points':P.length});
+            card.appendChild(el('div',{'class':'sensor-title'},s.field+(s.unit?' ('+s.unit+')':'')));
+            card.appendChild(el('div',{'class':'mut sensor-sum'},s.count.toLocaleString('en')+' reading'+(s.count===1?'':'s')+(s.count?' · min '+fmtV(s.min,s)+' · max '+fmtV(s.max,s)+' · last '+fmtV(s.last,s):'')+(s.na?' · '+s.na+' n/a':'')));
+            if(s.count&&!P.length)card.appendChild(el('div',{'class':'mut'},'Not charted: the page charts the first 256 fields a capture gives.'));
+            if(!s.count||!P.length)return card;
+            var W=380,H=140,L=50,R=12,T=10,B=22,lo=s.min,hi=s.max;if(hi===lo){lo-=Math.abs(lo)*0.05||1;hi+=Math.abs(hi)*0.05||1;}var pd=(hi-lo)*0.08;lo-=pd;hi+=pd;
+            function x(t){return L+(t-t0)/(t1-t0)*(W-L-R);}function y(v){return T+(hi-v)/(hi-lo)*(H-T-B);}
+            var g=svg('svg',{viewBox:'0 0 '+W+' '+H,width:W,height:H,'class':'sensor-chart'});
+            ticks(lo,hi,4).forEach(function(v){g.appendChild(svg('line',{x1:L,x2:W-R,y1:y(v),y2:y(v),stroke:'#eaecf0'}));
+              g.appendChild(svg('text',{x:L-5,y:y(v)+3.5,'text-anchor':'end','font-size':10,fill:'#667085'},fmtTick(v)));});
+            g.appendChild(svg('line',{x1:L,x2:L,y1:T,y2:H-B,stroke:'#98a2b3'}));g.appendChild(svg('line',{x1:L,x2:W-R,y1:H-B+0.5,y2:H-B+0.5,stroke:'#98a2b3'}));
+            // Time ticks at round times of day (µs steps from 1 ms to a day), 3 to 6 of them.
+            var steps=[1e3,2e3,5e3,1e4,2e4,5e4,1e5,2e5,5e5,1e6,2e6,5e6,1e7,15e6,3e7,6e7,12e7,3e8,6e8,9e8,18e8,36e8,72e8,108e8,216e8,432e8,864e8,1728e8,6048e8,2592e9],st=steps[steps.length-1];
+            for(var k=0;k<steps.length;k++){if((t1-t0)/steps[k]<=6){st=steps[k];break;}}
+            var cut=st<1e6?12:st<6e7?8:5;
+            var right=-1e9;   // labels that would touch the one before are left out (the tick stays)
+            for(var t=Math.ceil((t0+OFF)/st)*st-OFF;t<=t1;t+=st){var xt=x(t);g.appendChild(svg('line',{x1:xt,x2:xt,y1:H-B,y2:H-B+3,stroke:'#98a2b3'}));
+              var lab=st>=216e8?fmtTime(t,true).slice(5,16):fmtTime(t).slice(0,cut),lw=lab.length*5.6,an=xt<L+20?'start':xt>W-R-20?'end':'middle';
+              var lx=an==='start'?xt:an==='end'?xt-lw:xt-lw/2;if(lx<right+6)continue;right=lx+lw;
+              g.appendChild(svg('text',{x:xt,y:H-7,'text-anchor':an,'font-size':10,fill:'#667085'},lab));}
+            // A silence longer than a 25th of the capture breaks the line (bursts stay apart).
+            var d='',gap=(t1-t0)/25;P.forEach(function(p,k){var xf=x(base+p[0]),xl=x(base+p[5]),xm=(xf+xl)/2;
+              d+=(k&&p[0]-P[k-1][5]<=gap?'L':'M')+xf.toFixed(1)+' '+y(p[1]).toFixed(1);
+              if(p[6]>1)d+='L'+xm.toFixed(1)+' '+y(p[2]).toFixed(1)+'L'+xm.toFixed(1)+' '+y(p[3]).toFixed(1)+'L'+xl.toFixed(1)+' '+y(p[4]).toFixed(1);});
+            g.appendChild(svg('path',{d:d,'class':'line'}));
+            if(P.length<=150)P.forEach(function(p){if(p[6]!==1)return;var c=svg('circle',{cx:x(base+p[0]).toFixed(1),cy:y(p[1]).toFixed(1),r:2.5});
+              c.appendChild(svg('title',{},fmtV(p[1],s)+(s.unit?' '+s.unit:'')+' at '+fmtTime(base+p[0])));g.appendChild(c);});
+            // Hover: the bucket under the pointer, its value (or range) and time.
+            var hv=svg('g',{'class':'hover',visibility:'hidden'}),hl=svg('line',{y1:T,y2:H-B,stroke:'#98a2b3','stroke-dasharray':'3 3'}),ht=svg('text',{y:T+10});
+            hv.appendChild(hl);hv.appendChild(ht);g.appendChild(hv);
+            g.addEventListener('mousemove',function(ev){var r=g.getBoundingClientRect(),px=(ev.clientX-r.left)*W/r.width,best=-1,bd=1e9;
+              P.forEach(function(p,k){var dd=Math.abs(x(base+(p[0]+p[5])/2)-px);if(dd<bd){bd=dd;best=k;}});if(best<0)return;var p=P[best],xm=x(base+(p[0]+p[5])/2);
+              hl.setAttribute('x1',xm);hl.setAttribute('x2',xm);ht.setAttribute('x',xm<W/2?xm+4:xm-4);ht.setAttribute('text-anchor',xm<W/2?'start':'end');
+              ht.textContent=(p[6]>1?fmtV(p[2],s)+'…'+fmtV(p[3],s)+' ('+p[6]+' readings)':fmtV(p[1],s))+(s.unit?' '+s.unit:'')+' at '+fmtTime(base+p[0]).slice(0,12);hv.setAttribute('visibility','visible');});
+            g.addEventListener('mouseleave',function(){hv.setAttribute('visibility','hidden');});
+            card.appendChild(g);return card;}
+          var groups=[],byAddr={};
+          SEN.forEach(function(s,i){if(byAddr[s.address]===undefined){byAddr[s.address]=groups.length;groups.push({address:s.address,rows:[]});}groups[byAddr[s.address]].rows.push(i);});
+          groups.forEach(function(gr){var box=el('div',{'class':'sensor-dev','data-address':gr.address});var nm=names[gr.address]||[],msgs={};
+            gr.rows.forEach(function(i){msgs[SEN[i].plugin+' '+SEN[i].message]=1;});
+            box.appendChild(el('h3',null,gr.address+(nm.length?' “'+nm.join('”, “')+'”':'')+' — '+Object.keys(msgs).join(', ')));
+            var grid=el('div',{'class':'sensor-grid'});gr.rows.forEach(function(i){grid.appendChild(chart(i));});box.appendChild(grid);sec.appendChild(box);});
+        });}
 
       // ---------- Classic ----------
       // SDP, AVDTP (signalling and A2DP media), AVRCP, RFCOMM per DLCI with HFP AT lines, SCO:

@@ -21,7 +21,9 @@ public struct AES128Key: @unchecked Sendable {
 
 /// AES-CCM as the LE link layer uses it (Core 5.4 Vol 6 Part E §1-2, after RFC 3610):
 /// 13-octet nonce (L = 2), 4-octet MIC (M = 4), one octet of additional data (the PDU
-/// header with NESN, SN and MD masked), payloads of up to 251 octets.
+/// header with NESN, SN and MD masked), payloads of up to 251 octets. The internal general
+/// form (other nonce lengths and M, no additional data, a truncated tag) serves the vendor
+/// advertising presets (VendorCrypto.swift).
 public struct AESCCM: Sendable {
     public static let micLength = 4
     let key: AES128Key
@@ -40,50 +42,70 @@ public struct AESCCM: Sendable {
         return n
     }
 
-    /// Authentication field T: CBC-MAC over B0, the additional data and the payload
-    /// (§2.2: B0 flags 0x49 = Adata, M = 4, L = 2).
-    func mac(_ payload: UnsafeRawBufferPointer, nonce: [UInt8], aad: UInt8) -> [UInt8] {
+    /// Authentication field T (RFC 3610 §2.2): CBC-MAC over B0, the additional data and the
+    /// payload. B0 flags: Adata, M' = (M - 2) / 2, L' = L - 1 with L = 15 - nonce length
+    /// (the link layer's 13-octet nonce, one octet of additional data, M = 4: 0x49).
+    /// `aad`: none or one octet (l(a) = 1 in two octets, then zero padding).
+    func mac(_ payload: UnsafeRawBufferPointer, nonce: [UInt8], aad: UInt8?, tagLength: Int) -> [UInt8] {
+        let n = nonce.count
         var x = [UInt8](repeating: 0, count: 16)
-        x[0] = 0x49
-        for i in 0..<13 { x[1 + i] = nonce[i] }
-        x[14] = UInt8(payload.count >> 8); x[15] = UInt8(truncatingIfNeeded: payload.count)
+        x[0] = (aad == nil ? 0 : 0x40) | UInt8((tagLength - 2) / 2) << 3 | UInt8(14 - n)
+        for i in 0..<n { x[1 + i] = nonce[i] }
+        var length = payload.count, k = 15
+        while k > n { x[k] = UInt8(truncatingIfNeeded: length); length >>= 8; k -= 1 }
         key.encrypt(&x)
-        // B1: l(a) = 1 (two octets), the header octet, zero padding.
-        x[1] ^= 0x01; x[2] ^= aad
-        key.encrypt(&x)
+        if let aad {
+            x[1] ^= 0x01; x[2] ^= aad
+            key.encrypt(&x)
+        }
         var o = 0
         while o < payload.count {
-            let n = min(16, payload.count - o)
-            for i in 0..<n { x[i] ^= payload[o + i] }
+            let c = min(16, payload.count - o)
+            for i in 0..<c { x[i] ^= payload[o + i] }
             key.encrypt(&x)
-            o += n
+            o += c
         }
         return x
     }
 
-    /// Key stream block S_i = e(SK, A_i), A_i = flags 0x01 | nonce | i (§2.3).
+    /// Key stream block S_i = e(K, A_i), A_i = flags L' | nonce | i in L octets (§2.3).
     @inline(__always)
     func stream(_ i: Int, nonce: [UInt8], into a: inout [UInt8]) {
-        a[0] = 0x01
-        for k in 0..<13 { a[1 + k] = nonce[k] }
-        a[14] = UInt8(i >> 8); a[15] = UInt8(truncatingIfNeeded: i)
+        let n = nonce.count
+        a[0] = UInt8(14 - n)
+        for k in 0..<n { a[1 + k] = nonce[k] }
+        var c = i, k = 15
+        while k > n { a[k] = UInt8(truncatingIfNeeded: c); c >>= 8; k -= 1 }
         key.encrypt(&a)
+    }
+
+    /// XORs the key stream S_1, S_2, ... into `data` (`s`: a 16-octet scratch block).
+    @inline(__always)
+    func crypt(_ data: inout [UInt8], nonce: [UInt8], scratch s: inout [UInt8]) {
+        var o = 0, i = 1
+        while o < data.count {
+            stream(i, nonce: nonce, into: &s)
+            for k in 0..<min(16, data.count - o) { data[o + k] ^= s[k] }
+            o += 16; i += 1
+        }
     }
 
     /// Encrypts `plaintext`: ciphertext of the same length followed by the 4-octet MIC.
     public func seal(_ plaintext: [UInt8], nonce: [UInt8], aad: UInt8) -> [UInt8] {
-        let t = plaintext.withUnsafeBytes { mac($0, nonce: nonce, aad: aad) }
         var out = plaintext
+        let tag = sealTag(&out, nonce: nonce, aad: aad, tagLength: Self.micLength, sent: Self.micLength)
+        return out + tag
+    }
+
+    /// General CCM (RFC 3610), for vendor formats: encrypts `data` in place and returns the
+    /// first `sent` octets of the encrypted authentication value U (M = `tagLength` octets).
+    /// `nonce`: 7 to 13 octets (L = 15 - count); `aad`: none or one octet.
+    func sealTag(_ data: inout [UInt8], nonce: [UInt8], aad: UInt8?, tagLength: Int, sent: Int) -> [UInt8] {
+        let t = data.withUnsafeBytes { mac($0, nonce: nonce, aad: aad, tagLength: tagLength) }
         var s = [UInt8](repeating: 0, count: 16)
-        var o = 0, i = 1
-        while o < out.count {
-            stream(i, nonce: nonce, into: &s)
-            for k in 0..<min(16, out.count - o) { out[o + k] ^= s[k] }
-            o += 16; i += 1
-        }
+        crypt(&data, nonce: nonce, scratch: &s)
         stream(0, nonce: nonce, into: &s)
-        for k in 0..<Self.micLength { out.append(t[k] ^ s[k]) }
-        return out
+        return (0..<sent).map { t[$0] ^ s[$0] }
     }
 
     /// Decrypts `sealed` (ciphertext then MIC) into `out` (replaced). False when the MIC
@@ -93,19 +115,23 @@ public struct AESCCM: Sendable {
         out.removeAll(keepingCapacity: true)
         guard sealed.count >= Self.micLength else { return false }
         let n = sealed.count - Self.micLength
-        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: sealed[0..<n]))
+        return open(UnsafeRawBufferPointer(rebasing: sealed[0..<n]), tag: UnsafeRawBufferPointer(rebasing: sealed[n...]),
+                    nonce: nonce, aad: aad, tagLength: Self.micLength, into: &out)
+    }
+
+    /// General CCM: decrypts `ciphertext` into `out` (replaced) and checks `tag`, the first
+    /// `tag.count` octets of U (M = `tagLength`). False when they differ.
+    func open(_ ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, nonce: [UInt8], aad: UInt8?,
+              tagLength: Int, into out: inout [UInt8]) -> Bool {
+        out.removeAll(keepingCapacity: true)
+        out.append(contentsOf: ciphertext)
         var s = [UInt8](repeating: 0, count: 16)
-        var o = 0, i = 1
-        while o < n {
-            stream(i, nonce: nonce, into: &s)
-            for k in 0..<min(16, n - o) { out[o + k] ^= s[k] }
-            o += 16; i += 1
-        }
-        let t = out.withUnsafeBytes { mac($0, nonce: nonce, aad: aad) }
+        crypt(&out, nonce: nonce, scratch: &s)
+        let t = out.withUnsafeBytes { mac($0, nonce: nonce, aad: aad, tagLength: tagLength) }
         stream(0, nonce: nonce, into: &s)
         var diff: UInt8 = 0
-        for k in 0..<Self.micLength { diff |= (t[k] ^ s[k]) ^ sealed[n + k] }
-        return diff == 0
+        for k in 0..<min(tag.count, tagLength) { diff |= (t[k] ^ s[k]) ^ tag[k] }
+        return !tag.isEmpty && diff == 0
     }
 
     /// Additional data of a data channel PDU (§2.2): the first header octet with NESN, SN

@@ -14,6 +14,8 @@ public struct DecodeSettings {
     public var gatt: GATTDatabase?
     public var plugins: [Plugin]?
     public var keys: [KnownLTK] = []
+    /// Keys of encrypted advertising payloads by advertiser address (`--vendor-keys`).
+    public var vendorKeys: [UInt64: [UInt8]] = [:]
     /// Called while a legacy passkey is searched (a progress line on a terminal).
     public var crackProgress: (@Sendable (Int) -> Void)?
 
@@ -77,6 +79,7 @@ public final class AnalysisSession {
         analyzer.decoder.crackProgress = decode.crackProgress
         if let db = decode.gatt { analyzer.gatt.importDatabase(db) }
         analyzer.plugins = decode.plugins.map { PluginSet($0) }
+        analyzer.plugins?.vendorKeys = decode.vendorKeys
         return analyzer
     }
 

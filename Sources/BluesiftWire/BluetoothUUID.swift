@@ -77,7 +77,12 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
                 Hex.digits(UInt64(s), count: width, to: p, at: 0); return width
             }
         }
-        return String(unsafeUninitializedCapacity: 36) { p in
+        return longDescription
+    }
+
+    /// Always the dashed 128-bit form (a beacon's proximity UUID is 128 bits even on the base).
+    public var longDescription: String {
+        String(unsafeUninitializedCapacity: 36) { p in
             Hex.digits(high >> 32, count: 8, to: p, at: 0); p[8] = UInt8(ascii: "-")
             Hex.digits(high >> 16, count: 4, to: p, at: 9); p[13] = UInt8(ascii: "-")
             Hex.digits(high, count: 4, to: p, at: 14); p[18] = UInt8(ascii: "-")

@@ -22,6 +22,8 @@ public protocol FieldSink {
     mutating func string(_ key: FieldKey, _ value: String)
     mutating func hex(_ key: FieldKey, _ bytes: UnsafeRawBufferPointer)
     mutating func null(_ key: FieldKey)
+    /// A number already formatted as JSON number text ("21.6"); text sinks show it as is.
+    mutating func number(_ key: FieldKey, _ text: String)
     /// A device address as text ("c0:ba:0d:00:00:01"); writers may skip the String.
     mutating func address(_ key: FieldKey, _ value: BDAddr)
     /// Fields that `body` writes from `source` alone: the same `tag` (one per call site) and
@@ -51,6 +53,8 @@ public enum ReplayTag: UInt8, Sendable {
 }
 
 extension FieldSink {
+    public mutating func number(_ key: FieldKey, _ text: String) { string(key, text) }
+
     public mutating func address(_ key: FieldKey, _ value: BDAddr) { string(key, value.description) }
 
     public mutating func replaying(_ tag: ReplayTag, _ source: UnsafeRawBufferPointer, _ body: (inout Self) -> Void) {

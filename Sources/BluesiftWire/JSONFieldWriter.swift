@@ -245,6 +245,7 @@ public final class JSONFieldWriter: FieldSink {
     public func uint(_ key: FieldKey, _ value: UInt64) { prefix(key); appendDecimal(value) }
     public func bool(_ key: FieldKey, _ value: Bool) { prefix(key); appendRaw(value ? "true" : "false") }
     public func null(_ key: FieldKey) { prefix(key); appendRaw("null") }
+    public func number(_ key: FieldKey, _ text: String) { prefix(key); withUTF8(text) { appendRaw(UnsafeRawBufferPointer($0)) } }
 
     public func string(_ key: FieldKey, _ value: String) {
         prefix(key)

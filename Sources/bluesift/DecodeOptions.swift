@@ -28,6 +28,7 @@ struct DecodeOptions: ParsableArguments {
         s.keys = try keyOptions.keys()
         s.gatt = try gatt.map(loadGATT)
         s.plugins = usePlugins ? plugins.loadPlugins() : nil
+        s.vendorKeys = try plugins.loadVendorKeys()
         if isatty(2) != 0 {
             s.crackProgress = { done in stderrRaw("\rbluesift: searching the passkey: \(done * 100 / 1_000_000)%") }
         }

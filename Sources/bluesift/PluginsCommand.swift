@@ -11,6 +11,22 @@ struct PluginOptions: ParsableArguments {
     @Flag(help: "Load no vendor plugins.")
     var noPlugins = false
 
+    @Option(help: ArgumentHelp("Keys for encrypted advertising payloads (BTHome, Xiaomi MiBeacon): a JSON object mapping each advertiser's address to its key in hex, {\"a4:c1:38:8d:18:b2\": \"231d…\"}. Never printed.", valueName: "FILE"))
+    var vendorKeys: String?
+
+    /// The keys of --vendor-keys (empty without it); a file that cannot be read is exit 2.
+    func loadVendorKeys() throws -> [UInt64: [UInt8]] {
+        guard let path = vendorKeys else { return [:] }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            stderrLine("bluesift: --vendor-keys \(path): cannot read the file")
+            throw Exit.unusableInput
+        }
+        do { return try VendorKeys.parse(text) } catch {
+            stderrLine("bluesift: --vendor-keys \(path): \(error.message)")
+            throw Exit.unusableInput
+        }
+    }
+
     /// A --plugins that names nothing, or a folder without a plugin, is a mistake to say
     /// at once (exit 2), not a silent run without the plugins the user meant.
     func validate() throws {
@@ -38,7 +54,10 @@ struct PluginOptions: ParsableArguments {
         if noPlugins { return nil }
         let loaded = PluginLoader.load(directories: searchPath())
         for e in loaded.errors { stderrLine("bluesift: warning: \(e.description) (plugin skipped)") }
-        return loaded.plugins.isEmpty ? nil : PluginSet(loaded.plugins)
+        guard !loaded.plugins.isEmpty else { return nil }
+        let set = PluginSet(loaded.plugins)
+        set.vendorKeys = (try? loadVendorKeys()) ?? [:]
+        return set
     }
 
     /// The compiled plugins, loaded once; give each capture its own `PluginSet` (it holds
@@ -82,13 +101,24 @@ struct Plugins: ParsableCommand {
                 stderrLine("bluesift: no vendor plugins found (looked in: \(options.searchPath().joined(separator: ", "))); "
                            + "point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins")
             }
+            func count(_ n: Int, _ what: String) -> String { "\(n) \(what)\(n == 1 ? "" : "s")" }
             for p in loaded.plugins {
-                out.line("\(p.id)  \(p.name)  (\(p.messageNames.count) messages, \(p.examples.count) examples)  \(p.path)")
+                out.line("\(p.id)  \(p.name)  (\(count(p.messageNames.count, "message")), \(count(p.examples.count, "example")))  \(p.path)")
                 for m in p.matches {
+                    if let a = m.advertising { out.line("  " + a.description); continue }
                     var s = "  " + (m.channel.map(\.description) ?? ((m.service.map { "service \($0) " } ?? "") + "characteristic \(m.characteristic)"))
                     if let h = m.handle { s += " handle \(Hex.fixed(UInt64(h), width: 4))" }
                     s += "  " + PluginDirection.allCases.filter { m.directions.contains($0) }.map(\.rawValue).joined(separator: ", ")
                     out.line(s)
+                }
+            }
+            let order = PluginSet(loaded.plugins).advertisingOrder
+            if !order.isEmpty {
+                out.line("")
+                out.line("advertising data: the first rule that holds decodes a structure (longest prefix, then size, then name or uuid, then file order; company any after a company's own rules)")
+                for (target, rules) in order {
+                    out.line("  " + target)
+                    for r in rules { out.line("    " + r) }
                 }
             }
             out.flush()

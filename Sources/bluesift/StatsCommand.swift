@@ -10,17 +10,19 @@ import BluesiftSession
 
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "One screen per capture: capture quality, devices, connections, per-characteristic counts and latency, problems.",
+        abstract: "One screen per capture: capture quality, devices, connections, per-characteristic counts and latency, sensor readings, problems.",
         discussion: """
         One streaming pass, memory bounded. --format json writes one object per file per line \
         (schema: docs/stats.md); csv writes the per-characteristic table, or with --table classic \
-        the Classic channels (SDP, AVDTP, A2DP media, AVRCP, RFCOMM per DLCI, SCO), its header once. \
+        the Classic channels (SDP, AVDTP, A2DP media, AVRCP, RFCOMM per DLCI, SCO), with --table \
+        sensors the numeric fields plugins decoded from advertising data (per device: count, \
+        min, max, first, last), its header once. \
         Every json object and csv row names its "file"; --output-dir DIR writes DIR/NAME.json \
         (.csv, .txt) per capture, atomically.
         """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
-    enum Table: String, ExpressibleByArgument, CaseIterable { case characteristics, classic }
+    enum Table: String, ExpressibleByArgument, CaseIterable { case characteristics, classic, sensors }
 
     @Argument(help: "Capture files, or folders of them.")
     var files: [String]
@@ -28,7 +30,7 @@ struct Stats: ParsableCommand {
     @Option(help: "Output format: text, json or csv.")
     var format: Format = .text
 
-    @Option(help: "Table written by --format csv: characteristics or classic.")
+    @Option(help: "Table written by --format csv: characteristics, classic or sensors.")
     var table: Table = .characteristics
 
     @Option(help: "Files decoded in parallel (default: the number of cores).")
@@ -57,7 +59,8 @@ struct Stats: ParsableCommand {
         let toDirectory = outputDir != nil
         let width = wide || toDirectory || !stdoutIsTerminal ? nil : terminalColumns()
         // One header for all files on stdout; one per file in --output-dir.
-        if format == .csv && !toDirectory { var out = Output(); out.line(table == .classic ? StatsRender.classicCSVHeader : StatsRender.csvHeader); out.flush() }
+        let csvHeader = table == .classic ? StatsRender.classicCSVHeader : table == .sensors ? StatsRender.sensorsCSVHeader : StatsRender.csvHeader
+        if format == .csv && !toDirectory { var out = Output(); out.line(csvHeader); out.flush() }
         let body: (String, Int32) -> Int32 = { path, fd in
             guard let report = Stats.compute(path, settings: settings, filter: frameFilter, keys: keys) else { return 2 }
             if !frameFilter.isEmpty && report.records == 0 { options.reportNoMatch(path) }
@@ -66,8 +69,8 @@ struct Stats: ParsableCommand {
             case .json: out.buffer.append(contentsOf: StatsRender.json(report)); out.buffer.append(0x0A)
             // One line at a time: `line` escapes control characters from the air.
             case .csv:
-                if toDirectory { out.line(table == .classic ? StatsRender.classicCSVHeader : StatsRender.csvHeader) }
-                let rows = table == .classic ? StatsRender.classicCSV(report) : StatsRender.csv(report)
+                if toDirectory { out.line(csvHeader) }
+                let rows = table == .classic ? StatsRender.classicCSV(report) : table == .sensors ? StatsRender.sensorsCSV(report) : StatsRender.csv(report)
                 for l in rows.split(separator: "\n") { out.line(String(l)) }
             case .text: for l in StatsRender.text(report, width: width).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
             }

@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import BluesiftWire
-import BluesiftPlugins
+@testable import BluesiftPlugins
 
 /// `bluesift plugins export --wireshark` checked with the real tshark (Debian's, Lua 5.2):
 /// for every frame, the generated dissector shows the same messages, field values and
@@ -245,4 +245,317 @@ enum SyntheticCapture {
 
     static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
     static func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+}
+
+/// Advertising plugins exported to Wireshark, checked with tshark on the oracle vector
+/// captures (`Tests/VendorOracles/oracle.py captures`, stdlib Python): every payload bluesift
+/// decodes in `dump --format jsonl` is dissected in the same frame, with the same message,
+/// values and errors.
+@Suite struct WiresharkAdvertisingExportTests {
+    static let python: String? = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static var ready: Bool { WiresharkExportTests.ready && python != nil }
+    static let drafts = Fixtures.root.appendingPathComponent("Tests/VendorOracles/drafts").path
+    static let sep = WiresharkExportTests.sep
+
+    /// The vector captures, made once per test run.
+    static let captures: URL? = {
+        guard let py = python, let dir = try? WiresharkExportTests.tempDir() else { return nil }
+        let r = try? WiresharkExportTests.run(py, [Fixtures.root.appendingPathComponent("Tests/VendorOracles/oracle.py").path, "captures", "--out", dir.path])
+        return r?.status == 0 ? dir : nil
+    }()
+
+    static func export(_ plugin: String, to dir: URL, plugins: String = drafts) throws -> String {
+        let lua = dir.appendingPathComponent(plugin + ".lua").path
+        let r = try PluginsCLITests.run(["plugins", "export", "--wireshark", plugin, "--plugins", plugins, "-o", lua])
+        #expect(r.status == 0, "\(r.err)")
+        return lua
+    }
+
+    struct Payload: Equatable { var message: String; var error: String?; var fields: [String: [String]] }
+    struct Comparison { var frames = 0; var values = 0; var malformed: [Int] = [] }
+
+    /// Compares bluesift's and tshark's view of every payload the plugin decodes in `capture`.
+    static func compare(_ plugin: String, lua: String, capture: String, plugins: String = drafts) throws -> Comparison {
+        // What Wireshark registered (the plugin id, or bluesift-ID when Wireshark has that name).
+        var ftypes: [String: String] = [:], labels: [String: [String: String]] = [:]
+        for line in try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-G", "fields", "-X", "lua_script:" + lua]).out.split(separator: "\n") {
+            let c = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            if c.count >= 4, c[0] == "F", c[2].hasPrefix(plugin + ".") || c[2].hasPrefix("bluesift-" + plugin + ".") { ftypes[c[2]] = c[3] }
+        }
+        for line in try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-G", "values", "-X", "lua_script:" + lua]).out.split(separator: "\n") {
+            let c = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            if c.count >= 4, c[0] == "V" { labels[c[1], default: [:]][c[2]] = c[3] }
+        }
+        let proto = ftypes["bluesift-\(plugin).message"] != nil ? "bluesift-" + plugin : plugin
+        // A numbered repeat (button_2) is one Wireshark field occurring several times.
+        func abbrev(_ message: String, _ key: String) -> String? {
+            for c in ["\(proto).\(message).\(key)", "\(proto).\(key)"] where ftypes[c] != nil { return c }
+            if let r = key.range(of: "_[0-9]+$", options: .regularExpression) { return abbrev(message, String(key[..<r.lowerBound])) }
+            return nil
+        }
+        var want: [Int: [Payload]] = [:]
+        let dump = try PluginsCLITests.run(["dump", capture, "--plugins", plugins, "--format", "jsonl"])
+        #expect(dump.status == 0, "\(dump.err)")
+        for line in dump.out.split(separator: "\n") {
+            let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            var vendors = (o["vendor"] as? [String: Any]).map { [$0] } ?? []
+            vendors += o["vendor_more"] as? [[String: Any]] ?? []
+            for v in vendors where v["plugin"] as? String == plugin {
+                let message = v["message"] as! String
+                var p = Payload(message: message, error: v["error"] as? String, fields: [:])
+                // JSON objects are unordered: numbered repeats (button_1, button_2...) back in order.
+                func number(_ k: String) -> Int { Int(k.split(separator: "_").last ?? "") ?? 0 }
+                let entries = (v["fields"] as! [String: Any]).sorted { number($0.key) < number($1.key) }
+                // tshark prints nothing for an empty string, as for a missing value.
+                for (k, x) in entries where !(x is NSNull) && x as? String != "" {
+                    let name = abbrev(message, k)
+                    #expect(name != nil, "\(capture): no Wireshark field for \(message).\(k)")
+                    guard let name else { continue }
+                    p.fields[name, default: []].append((x as? NSNumber)?.stringValue ?? "\(x)")
+                }
+                want[o["frame"] as! Int, default: []].append(p)
+            }
+        }
+        let fields = Set(want.values.flatMap { $0.flatMap { $0.fields.keys } }).sorted()
+        let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", capture, "-Y", proto, "-T", "fields",
+            "-E", "occurrence=a", "-E", "aggregator=" + sep, "-E", "separator=\t", "-e", "frame.number", "-e", proto + ".message", "-e", proto + ".error"]
+            + fields.flatMap { ["-e", $0] })
+        #expect(r.status == 0, "\(r.err)")
+        #expect(!r.err.contains("Lua"), "\(r.err)")
+        var got: [Int: [String: [String]]] = [:], gotMessages: [Int: [String]] = [:], gotErrors: [Int: [String]] = [:]
+        for line in r.out.split(separator: "\n") {
+            let c = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard c.count == fields.count + 3, let frame = Int(c[0]) else { continue }
+            func values(_ s: String) -> [String] { s.isEmpty ? [] : s.components(separatedBy: sep) }
+            gotMessages[frame] = values(c[1])
+            gotErrors[frame] = values(c[2])
+            for (i, f) in fields.enumerated() where !c[i + 3].isEmpty {
+                got[frame, default: [:]][f] = values(c[i + 3]).map { labels[f]?[$0] ?? (ftypes[f] == "FT_BYTES" ? $0.replacingOccurrences(of: ":", with: "") : $0) }
+            }
+        }
+        func same(_ a: String, _ b: String) -> Bool {
+            if a == b { return true }
+            if let x = Double(a), let y = Double(b) { return abs(x - y) <= 1e-9 * max(1, abs(x)) }
+            return false
+        }
+        var out = Comparison()
+        #expect(Set(gotMessages.keys) == Set(want.keys), "\(capture): frames differ")
+        for (frame, payloads) in want.sorted(by: { $0.key < $1.key }) {
+            #expect(gotMessages[frame] == payloads.map(\.message), "\(capture) frame \(frame)")
+            #expect(gotErrors[frame] ?? [] == payloads.compactMap(\.error), "\(capture) frame \(frame)")
+            let malformed = payloads.contains { $0.error != nil }
+            if malformed { out.malformed.append(frame) }
+            for f in fields {
+                let w = payloads.flatMap { $0.fields[f] ?? [] }, g = got[frame]?[f] ?? []
+                // A malformed payload: Wireshark also shows the fields read before the error,
+                // bluesift's JSON only the top-level ones.
+                if malformed && w.isEmpty { continue }
+                #expect(w.count == g.count && zip(w, g).allSatisfy { same($0, $1) }, "\(capture) frame \(frame) \(f): \(w) vs \(g)")
+                out.values += w.count
+            }
+            out.frames += 1
+        }
+        return out
+    }
+
+    @Test(.enabled(if: ready)) func goveeOnTheCompanyTable() throws {
+        let caps = try #require(Self.captures, "oracle.py captures failed")
+        let dir = try WiresharkExportTests.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lua = try Self.export("govee-h5075", to: dir)
+        let text = try String(contentsOfFile: lua, encoding: .utf8)
+        #expect(text.contains("local TABLE_IDS = {0xec88}"))
+        #expect(text.contains("manufacturer data of any company (company: any has no table entry)"))
+        #expect(text.contains("ProtoField.double(PROTO .. \".temperature\", \"temperature (\\194\\176C)\")"))
+        let c = try Self.compare("govee-h5075", lua: lua, capture: caps.appendingPathComponent("govee.btsnoop").path)
+        #expect((c.frames, c.values) == (7, 38))
+        // govee-016 (frame 22): 21.6 °C, 49.8 %; govee-017 (frame 26): out of range → n/a, battery still 62.
+        let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", caps.appendingPathComponent("govee.btsnoop").path,
+            "-Y", "govee-h5075", "-T", "fields", "-e", "frame.number", "-e", "govee-h5075.temperature", "-e", "govee-h5075.humidity", "-e", "govee-h5075.battery"])
+        let lines = r.out.split(separator: "\n").map(String.init)
+        #expect(lines.first == "22\t21.6\t49.8\t100")
+        #expect(lines.contains("26\t\t\t62"))
+        #expect(lines.contains("29\t20\t64.9\t53"))
+        // The manufacturer table hands the payload over: btcommon shows no generic data for it.
+        let d = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", caps.appendingPathComponent("govee.btsnoop").path,
+            "-Y", "frame.number == 22", "-T", "fields", "-e", "btcommon.eir_ad.entry.data"])
+        #expect(d.out == "\n")
+    }
+
+    @Test(.enabled(if: ready)) func bthomeServiceDataAfterTheFact() throws {
+        let caps = try #require(Self.captures, "oracle.py captures failed")
+        let dir = try WiresharkExportTests.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lua = try Self.export("bthome-v2", to: dir)
+        let text = try String(contentsOfFile: lua, encoding: .utf8)
+        #expect(text.contains("service data fcd2 (Wireshark 4.0 has no service-data table)"))
+        #expect(text.contains("'objects' (decrypt: bthome-v2) is shown raw: decryption not exported"))
+        let cap = caps.appendingPathComponent("bthome.btsnoop").path
+        let c = try Self.compare("bthome-v2", lua: lua, capture: cap)
+        #expect((c.frames, c.values) == (126, 671))
+        #expect(c.malformed == [196])
+        // bthome-083 (frame 49): 24-bit pressure; three buttons numbered by bluesift, one field here.
+        let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", cap, "-Y", "bthome-v2.measurement.pressure || bthome-v2.measurement.button",
+            "-T", "fields", "-e", "frame.number", "-e", "bthome-v2.measurement.pressure", "-e", "bthome-v2.measurement.button"])
+        #expect(r.out.split(separator: "\n").first == "49\t1008.83\t")
+        #expect(r.out.contains("\t0,1,3\n"))
+        // Encrypted payloads stay raw (no AES-CCM in Wireshark's Lua).
+        let e = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", cap, "-Y", "frame.number == 51",
+            "-T", "fields", "-e", "bthome-v2.message", "-e", "bthome-v2.encrypted_measurement.objects"])
+        #expect(e.out == "encrypted_measurement\tc869d37ea5f88e271629ecf27a85\n")
+    }
+
+    @Test(.enabled(if: ready)) func otherDraftsOnTheirCaptures() throws {
+        let caps = try #require(Self.captures, "oracle.py captures failed")
+        let dir = try WiresharkExportTests.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // ibeacon reads _rssi (after the data in a legacy report): the postdissector takes
+        // 0x004C; Wireshark 4.0's own ibeacon protocol moves this one to bluesift-ibeacon.
+        let ib = try Self.export("ibeacon", to: dir)
+        #expect(try String(contentsOfFile: ib, encoding: .utf8).contains("company 0x004c (the plugin reads _rssi or _name, dissected after the data)"))
+        var c = try Self.compare("ibeacon", lua: ib, capture: caps.appendingPathComponent("ibeacon.btsnoop").path)
+        #expect((c.frames, c.values) == (6, 30))
+        c = try Self.compare("ibeacon", lua: ib, capture: caps.appendingPathComponent("govee.btsnoop").path)
+        #expect((c.frames, c.values) == (31, 155))
+        c = try Self.compare("ruuvitag-rawv2", lua: try Self.export("ruuvitag-rawv2", to: dir), capture: caps.appendingPathComponent("ruuvitag.btsnoop").path)
+        #expect((c.frames, c.values) == (3, 32))
+        c = try Self.compare("xiaomi-mibeacon", lua: try Self.export("xiaomi-mibeacon", to: dir), capture: caps.appendingPathComponent("xiaomi.btsnoop").path)
+        #expect((c.frames, c.values, c.malformed) == (259, 3608, [187, 189]))
+    }
+
+    @Test(.enabled(if: WiresharkExportTests.ready)) func companyAnyByNameIncludingRememberedNames() throws {
+        let dir = try WiresharkExportTests.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lua = try Self.export("govee-h5075", to: dir)
+        let cap = dir.appendingPathComponent("any.btsnoop").path
+        func mfr(_ company: UInt16, _ hex: String) -> [UInt8] { AdvertisingCapture.ad(0xFF, SyntheticCapture.le16(company) + Fixtures.bytes(hex)) }
+        func name(_ n: String) -> [UInt8] { AdvertisingCapture.ad(0x09, Array(n.utf8)) }
+        try AdvertisingCapture.write(path: cap, reports: [
+            (0xA4C1_3800_0001, mfr(0x0001, "00034db26400") + name("GVH5075_0001")),   // any + name in the report
+            (0xA4C1_3800_0002, mfr(0x0001, "00034db26400")),                          // any, never named: no
+            (0xA4C1_3800_0003, name("GVH5075_0003")),                                 // a name alone (scan response)
+            (0xA4C1_3800_0003, mfr(0x0002, "00030fc93500")),                          // any + the remembered name
+            (0xA4C1_3800_0004, mfr(0xEC88, "00030fc935") + name("GVH5075_0004")),     // 5 bytes: neither rule
+            (0xA4C1_3800_0005, mfr(0xEC88, "00bc00043e27")),                          // the table rule
+        ])
+        let c = try Self.compare("govee-h5075", lua: lua, capture: cap)
+        #expect((c.frames, c.values) == (3, 16))
+        let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", cap, "-Y", "govee-h5075",
+            "-T", "fields", "-e", "frame.number", "-e", "govee-h5075.temperature", "-e", "govee-h5075.battery"])
+        #expect(r.out == "1\t21.6\t100\n4\t20\t53\n6\t\t62\n")
+    }
+
+    static let featureA = """
+    id: feat-a
+    name: Feature test A
+    endian: le
+    message: a
+    match:
+      - company: 0x0A0B
+        with_company: true
+        prefix: 0b0a01
+    frame:
+      - { id: company, type: u2 }
+      - { id: kind, type: u1 }
+      - { id: half, type: f2 }
+      - { id: single, type: f4, unit: V }
+      - { id: sf, type: sfloat, unit: kg }
+      - { id: fl, type: float }
+      - { id: level, type: u2, scale: 1/256, decimals: 2, unit: "%" }
+      - { id: batt, type: u2, interpolate: [[2200, 0], [3100, 100]], unit: "%" }
+      - { id: local_name, context: _name }
+      - { id: addr, context: _address }
+      - { id: rssi, context: _rssi, unit: dBm }
+      - { id: url_scheme, type: u1, enum: schemes }
+      - { id: url, type: str, size: eos, expand: suffixes }
+      - { id: full, join: [url_scheme, url] }
+    enums:
+      schemes: { 0: "http://www.", 1: "https://" }
+      suffixes: { 0: ".com/", 1: ".org/" }
+
+    """
+    static let featureB = """
+    id: feat-b
+    name: Feature test B
+    endian: be
+    message: b
+    match:
+      - service_data: 12345678-1234-5678-1234-56789abcdef0
+        uuid: 180f
+      - service_data: 1234abcd
+    frame:
+      - { id: id, type: uuidle }
+      - { id: mac, type: macbe }
+      - { id: t, type: s2, scale: 0.1, unit: °C, na: 0x7FFF }
+      - { id: n, compute: t * 2 }
+
+    """
+
+    /// The less common pieces on a synthetic capture: with_company, IEEE 754 half/single and
+    /// IEEE 11073 SFLOAT/FLOAT (and their specials), a ratio scale, interpolation, context
+    /// values, expand/join, 128- and 32-bit service data, a uuid filter, uuid/mac, na, compute.
+    @Test(.enabled(if: WiresharkExportTests.ready)) func lessCommonFeatures() throws {
+        let dir = try WiresharkExportTests.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Self.featureA.write(to: dir.appendingPathComponent("feat-a.yaml"), atomically: true, encoding: .utf8)
+        try Self.featureB.write(to: dir.appendingPathComponent("feat-b.yaml"), atomically: true, encoding: .utf8)
+        let a = try Self.export("feat-a", to: dir, plugins: dir.path), b = try Self.export("feat-b", to: dir, plugins: dir.path)
+        func mfr(_ p: String) -> [UInt8] { AdvertisingCapture.ad(0xFF, [0x0b, 0x0a] + Fixtures.bytes(p)) }
+        let body = Array(0..<16) + Fixtures.bytes("a4c138010203")
+        let u128 = Array(BluetoothUUID(string: "12345678-1234-5678-1234-56789abcdef0")!.littleEndianBytes)
+        let cap = dir.appendingPathComponent("features.btsnoop").path
+        try AdvertisingCapture.write(path: cap, reports: [
+            // half 1.0, single 3.3, SFLOAT 78e-1, FLOAT 12345e-2, 0x1234/256, 2650 mV, "https://" + "abc.com/x.org/"
+            (0x1122_3344_5566, AdvertisingCapture.ad(0x09, Array("Feat".utf8)) + mfr("01 003c 33335340 4ef0 393000fe 3412 5a0a 01 61626300 7801")),
+            // NaN half and SFLOAT NaN → n/a; FLOAT -1e127; 0 %, 100 % (clamped), empty url
+            (0x1122_3344_5567, mfr("01 007e cdccccbd ff07 ffffff7f 0000 ffff 00")),
+            (0x1122_3344_5568, AdvertisingCapture.ad(0x03, [0x0f, 0x18]) + AdvertisingCapture.ad(0x21, u128 + body + [0x00, 0xfa])),
+            (0x1122_3344_5569, AdvertisingCapture.ad(0x21, u128 + body + [0x00, 0xfa])),          // no 180f listed: no
+            (0x1122_3344_556A, AdvertisingCapture.ad(0x20, [0xcd, 0xab, 0x34, 0x12] + body + [0x7f, 0xff])),
+            (0x1122_3344_556B, mfr("02 003c")),                                                // prefix 0b0a01 fails
+        ])
+        let ca = try Self.compare("feat-a", lua: a, capture: cap, plugins: dir.path)
+        #expect((ca.frames, ca.values) == (2, 24))
+        let cb = try Self.compare("feat-b", lua: b, capture: cap, plugins: dir.path)
+        #expect((cb.frames, cb.values) == (2, 7))
+        let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + a, "-X", "lua_script:" + b, "-r", cap,
+            "-Y", "feat-a || feat-b", "-T", "fields", "-e", "frame.number", "-e", "feat-a.sf", "-e", "feat-a.fl", "-e", "feat-a.level", "-e", "feat-a.batt",
+            "-e", "feat-a.local_name", "-e", "feat-a.addr", "-e", "feat-a.full", "-e", "feat-b.id", "-e", "feat-b.t", "-e", "feat-b.n"])
+        #expect(r.out.split(separator: "\n").map(String.init) == [
+            "1\t7.8\t123.45\t18.2\t50\tFeat\t11:22:33:44:55:66\thttps://abc.com/x.org/\t\t\t",
+            "2\t\t-1e+127\t0\t100\t\t11:22:33:44:55:67\thttp://www.\t\t\t",
+            "3\t\t\t\t\t\t\t\t0f0e0d0c-0b0a-0908-0706-050403020100\t25\t500",
+            "5\t\t\t\t\t\t\t\t0f0e0d0c-0b0a-0908-0706-050403020100\t\t65534",
+        ])
+    }
+
+    @Test func nameRegexesAsLuaPatterns() {
+        #expect(LuaGen.luaPatterns("(GVH5072|GVH5075|Govee_H5075)_.*") == ["^GVH5072_.*$", "^GVH5075_.*$", "^Govee_H5075_.*$"])
+        #expect(LuaGen.luaPatterns("ATC_[0-9A-F]+") == ["^ATC_[0-9A-F]+$"])
+        #expect(LuaGen.luaPatterns("a\\d?b.c\\.") == ["^a%d?b.c%.$"])
+        #expect(LuaGen.luaPatterns("(ab)+") == nil)
+        #expect(LuaGen.luaPatterns("x{2}") == nil)
+    }
+}
+
+/// A btsnoop (H4) capture of LE Advertising Reports (Core 5.4 Vol 4 Part E §7.7.65.2), one
+/// report per event, ADV_IND, public address, RSSI -60.
+enum AdvertisingCapture {
+    /// One AD structure: length, type, data (CSS Part A §1).
+    static func ad(_ type: UInt8, _ data: [UInt8]) -> [UInt8] { [UInt8(data.count + 1), type] + data }
+
+    static func write(path: String, reports: [(address: UInt64, data: [UInt8])]) throws {
+        var file: [UInt8] = Array("btsnoop\0".utf8) + SyntheticCapture.be32(1) + SyntheticCapture.be32(1002)
+        var t: UInt64 = 0x00E0_3C4E_3F1A_8000
+        for r in reports {
+            t += 100_000
+            let addr = (0..<6).map { UInt8(truncatingIfNeeded: r.address >> (8 * UInt64($0))) }
+            let body: [UInt8] = [0x02, 1, 0x00, 0x00] + addr + [UInt8(r.data.count)] + r.data + [UInt8(bitPattern: -60)]
+            let h4: [UInt8] = [0x04, 0x3E, UInt8(body.count)] + body
+            file += SyntheticCapture.be32(UInt32(h4.count)) + SyntheticCapture.be32(UInt32(h4.count)) + SyntheticCapture.be32(3) + SyntheticCapture.be32(0)
+            for i in (0..<8).reversed() { file.append(UInt8((t >> (UInt64(i) * 8)) & 0xFF)) }
+            file += h4
+        }
+        FileManager.default.createFile(atPath: path, contents: Data(file))
+    }
 }

@@ -144,6 +144,22 @@ def main():
     check(got == want, f"disconnect_reasons: duckdb {dict(got)}, stats {dict(want)}")
     check(len({r['month'] for r in results['disconnect_reasons']}) > 1, "disconnect_reasons spans several months")
 
+    # temperature_by_device against stats' sensor table: rows of field `temperature`, readings
+    # summed and extremes taken per advertiser address (empty on both sides when no shipped
+    # plugin decodes a temperature in these captures).
+    con.execute(sql["readings"].replace("fleet/*.jsonl", f"{jsonl}/*.jsonl"))
+    results["temperature_by_device"] = rows("temperature_by_device")
+    want = {}
+    for s in stats:
+        for r in s.get("sensors") or []:
+            if r["field"] == "temperature" and r["count"] > 0:
+                w = want.setdefault(r["address"], [0, r["min"], r["max"]])
+                w[0] += r["count"]
+                w[1], w[2] = min(w[1], r["min"]), max(w[2], r["max"])
+    got = {r["device"]: [r["readings"], r["min_c"], r["max_c"]] for r in results["temperature_by_device"]}
+    check(got == want, f"temperature_by_device differs from stats' sensors: "
+          + str({k: (got.get(k), want.get(k)) for k in set(got) | set(want) if got.get(k) != want.get(k)}))
+
     # Parquet conversion of docs/fleet.md, read back with the same record count.
     copy = re.search(r"```sql\n(COPY .*?;)\n```", open(doc, encoding="utf-8").read(), re.S).group(1)
     con.execute(copy.replace("fleet/*.jsonl", f"{jsonl}/*.jsonl").replace("'fleet.parquet'", f"'{work}/fleet.parquet'"))

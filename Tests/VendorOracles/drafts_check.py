@@ -45,6 +45,8 @@ def example_adv(ex: dict) -> dict:
     hexs = str(ex["hex"]).replace(" ", "")
     adv = {"address": ex.get("address", "00:00:00:00:00:00"), "local_name": ex.get("name", ""),
            "manufacturer_data": {}, "service_data": {}, "service_uuids": [], "rssi": ex.get("rssi", -60)}
+    # `uuids:` (advertised service UUID list; quote 16-bit ones: ["fee5"]) for plugins that match on `uuid:`
+    adv["service_uuids"] = [advdata.uuid_full(str(u)) for u in ex.get("uuids", [])]
     if "company" in ex:
         adv["manufacturer_data"][str(int(ex["company"]))] = hexs
     else:

@@ -103,3 +103,26 @@ extension AdvertisingReport {
         return String(decoding: s.value, as: UTF8.self)
     }
 }
+
+extension AdvertisingReport {
+    /// The service UUIDs the report lists: AD types 0x02–0x07 (incomplete and complete lists
+    /// of 16-, 32- and 128-bit UUIDs, CSS Part A §1.1).
+    public var serviceUUIDs: [BluetoothUUID] {
+        var out: [BluetoothUUID] = []
+        for s in structures {
+            let width: Int
+            switch s.type.rawValue {
+            case 0x02, 0x03: width = 2
+            case 0x04, 0x05: width = 4
+            case 0x06, 0x07: width = 16
+            default: continue
+            }
+            var i = 0
+            while i + width <= s.value.count {
+                if let u = BluetoothUUID(littleEndian: UnsafeRawBufferPointer(rebasing: s.value[i..<i + width])) { out.append(u) }
+                i += width
+            }
+        }
+        return out
+    }
+}
