@@ -296,8 +296,8 @@ public struct Plugin: Sendable {
     var joins = false
     /// Some list is flattened (its items' fields then carry their case key).
     var flattens = false
-    /// Some field is decrypted with a per-device key.
-    var decrypts: Bool { types.contains { $0.fields.contains { $0.decrypt != nil } } }
+    /// Some field is decrypted with a per-device key (set once when compiled).
+    var decrypts = false
 
     /// Message names (switch case types), in declaration order.
     public var messageNames: [String] {

@@ -1,4 +1,8 @@
 import BluesiftWire
+import Synchronization
+
+/// Replay ids of cached decodes: never reused, whichever set made them.
+private let replayIDs = Atomic<UInt64>(1)
 
 /// Loaded plugins indexed for the dump hot path: a record that no plugin matches costs one
 /// dictionary lookup and no allocation. Holds the reassembly state of one capture: use one
@@ -244,8 +248,9 @@ public final class PluginSet {
         }
         let key = CacheKey(plugin: i, address: a, context: c, bytes: Array(payload))
         if let hit = cache[key] { return hit }
-        let d = p.decode(payload, context: ctx)
+        var d = p.decode(payload, context: ctx)
         if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
+        d.replayID = replayIDs.add(1, ordering: .relaxed).oldValue
         cache[key] = d
         return d
     }
@@ -344,9 +349,12 @@ extension Plugin {
 }
 
 extension PluginSet.Result {
+    /// Built once: a set literal per advertising record allocated.
+    static let notify: Set<PluginDirection> = [.notify]
+
     /// An empty result for advertising data (a plugin's messages are added as decoded).
     public init(advertising plugin: String, target: AdvertisingTarget) {
-        self.init(plugin: plugin, match: PluginMatch(service: nil, characteristic: BluetoothUUID(0), handle: nil, directions: [.notify],
+        self.init(plugin: plugin, match: PluginMatch(service: nil, characteristic: BluetoothUUID(0), handle: nil, directions: Self.notify,
                                                      advertising: AdvertisingMatch(target: target)),
                   handle: 0, direction: .notify, namedByHandle: false, messages: [], pending: 0, pendingNeed: nil, dropped: [])
     }
