@@ -44,7 +44,14 @@ public final class PluginSet {
     /// Decodes of payloads seen before: a device repeats its advertisement many times a
     /// second, and a decode depends only on the plugin, the bytes and the context it reads.
     var cache: [CacheKey: DecodedMessage] = [:]
-    struct CacheKey: Hashable { var plugin: Int; var address: Int64; var context: Int64; var bytes: [UInt8] }
+    struct CacheKey: Hashable {
+        var plugin: Int; var address: Int64; var context: Int64; var bytes: [UInt8]
+        /// The bytes hashed as one block (element by element cost a call per byte).
+        func hash(into h: inout Hasher) {
+            h.combine(plugin); h.combine(address); h.combine(context)
+            bytes.withUnsafeBytes { h.combine(bytes: $0) }
+        }
+    }
     static let cacheLimit = 4096
 
     public init(_ plugins: [Plugin]) {
@@ -79,6 +86,12 @@ public final class PluginSet {
                 if let h = m.handle { byHandle[h, default: []].append(Entry(plugin: i, match: m)) }
             }
             if let f = p.framing { assemblers[i] = FrameAssembler(framing: f) }
+        }
+        contextMasks = plugins.map { p in
+            var m: UInt8 = p.decrypts ? 64 : 0
+            for (bit, name) in [(1, "_address"), (2, "_rssi"), (4, "_company"), (8, "_address_type"), (16, "_pdu"), (32, "_name")]
+            where p.contextUse.contains(name) { m |= UInt8(bit) }
+            return m
         }
         // Most specific first; the sort is stable, so file order breaks ties.
         let rules = advRules
@@ -215,7 +228,7 @@ public final class PluginSet {
         guard let e = take(first) ?? take(second) else { return nil }
         let r = advRules[Int(e)]
         let payload = UnsafeRawBufferPointer(rebasing: value[(r.withCompany ? 0 : payloadStart)...])
-        if !nameLooked, ctx.name == nil, plugins[Int(r.plugin)].contextUse.contains("_name"), let a = ctx.address { ctx.name = names[a] }
+        if !nameLooked, ctx.name == nil, contextMasks[Int(r.plugin)] & 32 != 0, let a = ctx.address { ctx.name = names[a] }
         return (Int(r.plugin), decode(Int(r.plugin), payload, ctx), target)
     }
 
@@ -234,26 +247,31 @@ public final class PluginSet {
     /// A decode through the cache. The key holds the context values the plugin reads; a
     /// plugin that decrypts is never cached (its keys may differ between runs of a set).
     func decode(_ i: Int, _ payload: UnsafeRawBufferPointer, _ ctx: AdvertisingContext) -> DecodedMessage {
-        let p = plugins[i]
-        if p.decrypts { return p.decode(payload, context: ctx, keys: vendorKeys) }
+        // Flags read from a table: copying a Plugin (or hashing its names) per record showed.
+        let use = contextMasks[i]
+        if use & Self.usesKeysOrName != 0 { return plugins[i].decode(payload, context: ctx, keys: vendorKeys) }
         var a: Int64 = 0, c: Int64 = 0
-        if !p.contextUse.isEmpty {
-            if p.contextUse.contains("_name") { return p.decode(payload, context: ctx) }
+        if use != 0 {
             // Exact, not hashed together: a collision would give another device's values.
-            if p.contextUse.contains("_address") { a = Int64(ctx.address ?? 0) | 1 << 62 }
-            if p.contextUse.contains("_rssi") { c |= (ctx.rssi & 0xFFFF) << 32 | 1 << 60 }
-            if p.contextUse.contains("_company") { c |= (ctx.company & 0xFFFF) << 8 | 1 << 59 }
-            if p.contextUse.contains("_address_type") { c |= (ctx.addressType & 0xF) << 4 | 1 << 58 }
-            if p.contextUse.contains("_pdu") { c |= (ctx.pdu & 0xF) | 1 << 57 }
+            if use & 1 != 0 { a = Int64(ctx.address ?? 0) | 1 << 62 }
+            if use & 2 != 0 { c |= (ctx.rssi & 0xFFFF) << 32 | 1 << 60 }
+            if use & 4 != 0 { c |= (ctx.company & 0xFFFF) << 8 | 1 << 59 }
+            if use & 8 != 0 { c |= (ctx.addressType & 0xF) << 4 | 1 << 58 }
+            if use & 16 != 0 { c |= (ctx.pdu & 0xF) | 1 << 57 }
         }
         let key = CacheKey(plugin: i, address: a, context: c, bytes: Array(payload))
         if let hit = cache[key] { return hit }
-        var d = p.decode(payload, context: ctx)
+        var d = plugins[i].decode(payload, context: ctx)
         if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
         d.replayID = replayIDs.add(1, ordering: .relaxed).oldValue
         cache[key] = d
         return d
     }
+
+    /// Per plugin: the context it reads (1 address, 2 rssi, 4 company, 8 address type, 16 pdu,
+    /// 32 name) and 64 when it decrypts.
+    var contextMasks: [UInt8] = []
+    static let usesKeysOrName: UInt8 = 32 | 64
 
     public func plugin(id: String) -> Plugin? { plugins.first { $0.id == id } }
 
