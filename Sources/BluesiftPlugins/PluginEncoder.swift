@@ -67,12 +67,7 @@ final class EncodeRun {
         case "_size": return Int64(out.count)
         case "_offset": return Int64(out.count)
         case "_remaining": return 1 << 40   // unknown while building: conditions on it ask isGiven
-        case "_rssi": return context?.rssi
-        case "_address": return context?.address.map { Int64($0) }
-        case "_address_type": return context?.addressType
-        case "_company": return context?.company
-        case "_pdu": return context?.pdu
-        case "_rule": return context?.rule
+        case "_rssi", "_address", "_address_type", "_company", "_pdu", "_rule": return context?.value(of: name)
         default:
             var i = scopeNames.count - 1
             while i >= 0 { if scopeNames[i] == name { return scopeValues[i] }; i -= 1 }

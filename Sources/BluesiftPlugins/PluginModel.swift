@@ -153,6 +153,19 @@ public struct AdvertisingContext: Sendable, Equatable {
     /// Which of the plugin's advertising rules took the structure (0-based, file order).
     public var rule: Int64 = 0
     public init() {}
+
+    /// An expression special's value (`_rssi`…); nil for `_address` when the report has none.
+    func value(of special: String) -> Int64? {
+        switch special {
+        case "_rssi": rssi
+        case "_address": address.map { Int64($0) }
+        case "_address_type": addressType
+        case "_company": company
+        case "_pdu": pdu
+        case "_rule": rule
+        default: nil
+        }
+    }
 }
 
 enum SizeSpec: Sendable {
