@@ -209,6 +209,34 @@ import BluesiftWire
         #expect(r.message["tx_power"] == .int(-21))
     }
 
+    /// `also:` asks for another structure of the same report (SwitchBot: the model letter in
+    /// service data FD3D, the readings in manufacturer data 0x0969); `_rule` says which rule took it.
+    @Test func alsoFilterAndRuleIndex() throws {
+        let p = try Self.compile("""
+            id: mfr
+            match:
+              - { company: 0x0969, also: { service_data: fd3d, prefix: "34" } }
+              - { company: 0x0969, also: { service_data: fd3d, prefix: "77" } }
+            frame:
+              - { id: model, compute: _rule }
+              - { id: rest, type: bytes }
+            """)
+        let set = PluginSet([p])
+        func decode(_ report: String) -> DecodedMessage? {
+            let r = Hex.parse(report)!
+            // The manufacturer structure is the first: 0b ff 6909 …
+            return r.withUnsafeBytes { all in
+                set.decodeAdvertising(type: 0xFF, value: UnsafeRawBufferPointer(rebasing: all[2..<12]), context: AdvertisingContext(),
+                                      serviceUUIDs: { [] }, report: all)?.message
+            }
+        }
+        // switchbot-037's two structures: 0969 b0e9fe52dd84 0664 …, fd3d 34 00 64.
+        #expect(decode("0bff6909b0e9fe52dd840664" + "05163dfd340064")?["model"] == .int(0))
+        #expect(decode("0bff6909b0e9fe52dd840664" + "05163dfd770064")?["model"] == .int(1))
+        #expect(decode("0bff6909b0e9fe52dd840664" + "05163dfd550064") == nil)
+        #expect(decode("0bff6909b0e9fe52dd840664") == nil)
+    }
+
     /// Keys file: addresses in either case, 16-byte keys; anything else is a one-line reason.
     @Test func vendorKeysFile() throws {
         let k = try VendorKeys.parse(#"{"A4:C1:38:8D:18:B2": "231d39c1d7cc1ab1aee224cd096db932"}"#)
