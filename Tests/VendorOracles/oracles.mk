@@ -28,11 +28,12 @@ $(ORACLES_STAMP): $(ORACLES_DIR)/requirements.txt $(ORACLES_DIR)/constraints.txt
 	@touch $@
 
 # The venv's install log is kept only to name the reason of a skip: pip's first ERROR line.
+# No __pycache__ is left in the tree (the scripts import each other).
 test-vendors: deps-test
 	@log=$$($(MAKE) --no-print-directory oracles-venv 2>&1); rc=$$?; \
 	  if [ $$rc != 0 ]; then \
 	    why=$$(printf '%s\n' "$$log" | grep -m1 -E '^ERROR' || printf '%s\n' "$$log" | tail -1); \
 	    echo "test-vendors SKIPPED: the oracles could not be installed here: $$why"; exit 0; fi; \
-	  $(ORACLES_PY) $(ORACLES_DIR)/test_vendors.py --bluesift $(BIN)
+	  PYTHONDONTWRITEBYTECODE=1 $(ORACLES_PY) $(ORACLES_DIR)/test_vendors.py --bluesift $(BIN)
 
 .DEFAULT_GOAL := $(ORACLES_SAVED_GOAL)
