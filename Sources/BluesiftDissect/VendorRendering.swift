@@ -7,6 +7,21 @@ public enum VendorRendering {
     /// in the same ATT value go to `vendor_more`; a value that only starts a frame gives
     /// `"message": null` with `pending` (bytes buffered) and `need` (frame size, when known).
     public static func json<S: FieldSink>(_ v: PluginSet.Result, into w: inout S) {
+        // Decodes shared by equal advertising payloads are written once and replayed.
+        if v.dropped.isEmpty, !v.messages.isEmpty, v.messages.count <= 4, v.messages.allSatisfy({ $0.replayID != 0 }) {
+            var ids: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &ids) { p in
+                for (i, m) in v.messages.enumerated() { p.storeBytes(of: m.replayID, toByteOffset: 8 * i, as: UInt64.self) }
+            }
+            withUnsafeBytes(of: ids) { key in
+                w.replaying(.vendor, UnsafeRawBufferPointer(rebasing: key[0..<(8 * v.messages.count)])) { w in write(v, into: &w) }
+            }
+            return
+        }
+        write(v, into: &w)
+    }
+
+    static func write<S: FieldSink>(_ v: PluginSet.Result, into w: inout S) {
         w.beginObject("vendor")
         if let first = v.messages.first {
             first.describe(into: &w)

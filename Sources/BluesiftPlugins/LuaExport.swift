@@ -24,6 +24,8 @@ struct LuaGen {
     var checksumAlgorithms: [String] = []
     /// abbrev → the declaration's parts (for merging numbers of advertising objects).
     var fieldSpec: [String: FieldSpec] = [:]
+    /// Names of several enums, shown as text (their Lua table `STRF`).
+    var enumText: Set<String> = []
     typealias FieldSpec = (ctor: String, label: String, extra: String)
     /// Number formats (scale, unit, sentinels) by index, as the Lua table `NF`.
     var numberFormats: [String] = []
@@ -52,12 +54,15 @@ struct LuaGen {
         if (x != nil || a.ctor == "double") && (y != nil || b.ctor == "double") && (x == nil || y == nil) {
             return ("double", label, "")
         }
-        guard let x, let y, a.extra == b.extra || (x.bits <= 32 && y.bits <= 32 && !a.extra.contains("{") && !b.extra.contains("{")) else { return nil }
+        // Two enums (or an enum and a plain integer) on one name (Oral-B's `mode` by model):
+        // a string field, each item its own label, or its number as bluesift shows it.
+        if a.ctor == "string", a.label == "\u{1}" + label || a.label.hasPrefix("\u{1}"), y != nil { return a }
+        guard let x, let y else { return nil }
+        if a.extra != b.extra && (a.extra.contains("{") || b.extra.contains("{")) { return ("string", "\u{1}" + label, "") }
         let signed = x.signed || y.signed
         let need = max(x.bits + (signed && !x.signed ? 1 : 0), y.bits + (signed && !y.signed ? 1 : 0))
         let bits = [8, 16, 24, 32, 64].first { $0 >= need } ?? 64
-        if bits == 64, a.extra.contains("{") { return nil }
-        return ((signed ? "int" : "uint") + String(bits), label, a.extra.contains("{") ? a.extra : b.extra)
+        return ((signed ? "int" : "uint") + String(bits), label, bits == 64 ? ", base.DEC" : a.extra)
     }
 
     var proto: String { plugin.id }
@@ -100,10 +105,20 @@ struct LuaGen {
             if e.decl == decl { return "H[\(e.index)]" }
             // Advertising objects give one name several layouts (BTHome's `count` is u1, u2
             // or u4; `mass` in kg or lb): numbers widen to one type, the unit goes to each item.
-            guard advertising, let old = fieldSpec[abbrev], let m = Self.mergeNumeric(old, (ctor, label, extra)) else {
+            guard advertising, let old = fieldSpec[abbrev] else {
                 throw cannot(line, "field '\(abbrev)' is declared twice with different types (line \(e.line) and line \(line)); Wireshark needs one type per field name")
             }
-            let merged = "ProtoField.\(m.ctor)(\(Self.luaString(abbrev)), \(Self.luaString(m.label))\(m.extra))"
+            guard let m = Self.mergeNumeric(old, (ctor, label, extra)) else {
+                // Not two numbers (Apple's auth_tag: a byte in one message, 3 bytes in another):
+                // this occurrence gets a name of its own, said in the header.
+                let alt = abbrev + "_" + ctor
+                let note = "'\(abbrev.dropFirst(proto.count + 1))' has two types: the \(ctor) one is \(alt.dropFirst(proto.count + 1))."
+                if !notes.contains(note) { notes.append(note) }
+                return try field(alt, label, ctor, extra: extra, line: line)
+            }
+            // A label starting with \u{1} marks enums merged into a string (STRF at run time).
+            if m.ctor == "string", m.label.hasPrefix("\u{1}") { enumText.insert(abbrev) }
+            let merged = "ProtoField.\(m.ctor)(\(Self.luaString(abbrev)), \(Self.luaString(String(m.label.drop { $0 == "\u{1}" })))\(m.extra))"
             fieldDecls[e.index - 1] = merged
             fieldIndex[abbrev] = (merged, e.index, e.line)
             fieldSpec[abbrev] = m
@@ -256,11 +271,15 @@ struct LuaGen {
             c += "  X.num(r, tree, \(hf), X.rng(r, at, \(size)), v, v, \(nf), \(valid))\n"
         case .integer(let k):
             let hf = try intField(abbrev, unitLabel, k, enumIndex: f.bits.isEmpty ? f.enumIndex : nil, line: f.line)
+            // An integer field holds the raw value (its bits or enum name are what bluesift shows).
+            let nf = f.number.map { n in var x = n; x.scale = 1; x.offset = 0; x.interpolate = []; return x }
+                .map { numberFormat($0, label: label, valid: f.valid != nil) } ?? nf
             c += "  local at = r.pos\n"
             switch k {
             case .vlq: c += "  local v, item = X.vlq(r, tree, \(hf), \(id))\n"
             case .fixed(let size, let signed, let endian):
-                c += "  local v, item = X.int(r, tree, \(hf), \(size), \(signed), \(endian == .little), \(id), \(nf), \(valid))\n"
+                let vs = advertising && f.bits.isEmpty ? f.enumIndex.map { valueString($0) } ?? "nil" : "nil"
+                c += "  local v, item = X.int(r, tree, \(hf), \(size), \(signed), \(endian == .little), \(id), \(nf), \(valid), \(vs))\n"
             }
             c += "  X.push(r, \(id), v)\n"
             if plugin.joins, let e = f.enumIndex { c += "  r.joined[\(id)] = (\(valueString(e)))[v]\n" }
@@ -353,7 +372,16 @@ struct LuaGen {
             // Each item a subtree; its fields named as the message's (bluesift lifts them).
             let hf = try field(abbrev, label, "bytes", line: f.line)
             let fn = try typeFunction(t, prefix: prefix, top: false, flat: true)
-            c += "  r.item_start = r.pos\n" + sub(fn, hf: hf, s, f.id)
+            c += "  r.item_start = r.pos\n"
+            if case .eos = f.repeatSpec {
+                // An item that does not fit (a trailing byte) ends the list, its bytes kept as
+                // unknown_objects, as bluesift does: tried first against a tree that keeps nothing.
+                let unknown = try field(Self.path(prefix, "unknown_objects"), "unknown_objects", "bytes", line: f.line)
+                c += "  if not X.fits(r, function(tree)\n" + sub(fn, hf: hf, s, f.id) + "  end) then\n"
+                c += "  X.unknown_objects(r, tree, \(unknown))\n  else\n" + sub(fn, hf: hf, s, f.id) + "  end\n"
+            } else {
+                c += sub(fn, hf: hf, s, f.id)
+            }
         case .type(let t, let s):
             let hf = try field(abbrev, label, "bytes", line: f.line)
             let fn = try typeFunction(t, prefix: abbrev, top: false)
@@ -585,6 +613,7 @@ struct LuaGen {
             if d.hasPrefix("ProtoField.int64(") { wide.append("[H[\(i + 1)]] = \"i\"") }
         }
         o += "local WIDE = {" + wide.joined(separator: ", ") + "}\n"
+        o += "local STRF = {" + enumText.sorted().compactMap { fieldIndex[$0].map { "[H[\($0.index)]] = true" } }.joined(separator: ", ") + "}\n"
         o += Self.runtime
         o += "local T = {}\n"
         o += functions.joined(separator: "\n")
@@ -650,6 +679,7 @@ struct LuaGen {
     -- 64-bit fields take Int64/UInt64 values (a name merged from several layouts may be one).
     function X.val(hf, v)
       if type(v) ~= "number" then return v end
+      if STRF[hf] then return tostring(v) end
       local w = WIDE[hf]
       if w == "u" then return UInt64.new(v) elseif w == "i" then return Int64.new(v) end
       return v
@@ -793,11 +823,21 @@ struct LuaGen {
       r.joined[id] = v
       tree:add(hf, r.tvb(0, 0), v):set_generated()
     end
+    -- A tree that keeps nothing, for trying an item before showing it.
+    local null_tree = setmetatable({}, {__index = function() return function(self) return self end end})
+    function X.fits(r, fn)
+      local s = {pos = r.pos, stop = r.stop, n = r.n, depth = r.depth, d = #r.deferred, sums = #r.sums, elements = r.elements, index = r.index}
+      local ok = pcall(fn, null_tree)
+      r.pos, r.stop, r.n, r.depth, r.elements, r.index = s.pos, s.stop, s.n, s.depth, s.elements, s.index
+      for i = #r.deferred, s.d + 1, -1 do r.deferred[i] = nil end
+      for i = #r.sums, s.sums + 1, -1 do r.sums[i] = nil end
+      return ok
+    end
     function X.unknown_objects(r, tree, hf)
       tree:add(hf, X.rng(r, r.item_start, r.stop - r.item_start))
       r.pos = r.stop
     end
-    function X.int(r, tree, hf, size, signed, le, name, nf, valid)
+    function X.int(r, tree, hf, size, signed, le, name, nf, valid, vs)
       if r.stop - r.pos < size then
         X.fail(name .. ": needs " .. size .. " bytes at offset " .. r.pos .. ", " .. (r.stop - r.pos) .. " left")
       end
@@ -815,6 +855,7 @@ struct LuaGen {
         v = shown:tonumber()
       end
       r.pos = r.pos + size
+      if vs and STRF[hf] then shown = vs[v] or tostring(v) end   -- enums merged into text
       if nf then return v, X.num(r, tree, hf, range, v, shown, nf, valid) end
       return v, tree:add(hf, range, X.val(hf, shown))
     end

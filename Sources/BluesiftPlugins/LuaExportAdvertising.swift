@@ -117,11 +117,17 @@ extension LuaGen {
     /// quantifiers. nil: not expressible (the rule is then left out and the header says so).
     static func luaPatterns(_ re: String) -> [String]? {
         var chars = Array(re)
+        // (?i) in front: case-insensitive, each letter a class of both cases.
+        var fold = false
+        if chars.starts(with: Array("(?i)")) { fold = true; chars.removeFirst(4) }
         if chars.first == "^" { chars.removeFirst() }
         if chars.last == "$", chars.count >= 2, chars[chars.count - 2] != "\\" { chars.removeLast() }
         var i = 0
         let magic: Set<Character> = ["^", "$", "(", ")", "%", ".", "[", "]", "*", "+", "-", "?"]
-        func escape(_ c: Character) -> String { magic.contains(c) ? "%" + String(c) : String(c) }
+        func escape(_ c: Character) -> String {
+            if fold, c.isLetter, c.isASCII, c.lowercased() != c.uppercased() { return "[" + c.lowercased() + c.uppercased() + "]" }
+            return magic.contains(c) ? "%" + String(c) : String(c)
+        }
         func esc(_ c: Character) -> String? {
             switch c {
             case "d": "%d"
@@ -171,12 +177,18 @@ extension LuaGen {
                             guard i < chars.count, let e = esc(chars[i]) else { return nil }
                             i += 1
                             cls += e.hasPrefix("[") ? String(e.dropFirst().dropLast()) : e
+                        } else if fold, d.isLetter, d.isASCII, i + 1 < chars.count, chars[i] == "-", chars[i + 1].isLetter, chars[i + 1].isASCII {
+                            // a range folded: both cases' ranges
+                            let hi = chars[i + 1]
+                            i += 2
+                            cls += d.lowercased() + "-" + hi.lowercased() + d.uppercased() + "-" + hi.uppercased()
                         } else if d == "-" {
                             cls += "-"
                         } else if d == "[" {
                             return nil
                         } else {
-                            cls += d.isLetter || d.isNumber ? String(d) : "%" + String(d)
+                            if fold, d.isLetter, d.isASCII { cls += d.lowercased() + d.uppercased() }
+                            else { cls += d.isLetter || d.isNumber ? String(d) : "%" + String(d) }
                         }
                     }
                     guard i < chars.count else { return nil }
@@ -215,11 +227,13 @@ extension LuaGen {
     local function field(name) local ok, f = pcall(Field.new, name); if ok then return f end return nil end
     local function all(f) if f == nil then return {} end return {f()} end
     local f_company = field("btcommon.eir_ad.entry.company_id")
-    local f_sd = field("btcommon.eir_ad.entry.service_data")
     local f_name = field("btcommon.eir_ad.entry.device_name")
     local f_u16, f_u32, f_u128 = field("btcommon.eir_ad.entry.uuid_16"), field("btcommon.eir_ad.entry.uuid_32"), field("btcommon.eir_ad.entry.uuid_128")
+    local f_cu32, f_cu128 = field("btcommon.eir_ad.entry.custom_uuid_32"), field("btcommon.eir_ad.entry.custom_uuid_128")
+    local f_type = field("btcommon.eir_ad.entry.type")
     local f_addr, f_le_addr = field("bthci_evt.bd_addr"), field("btle.advertising_address")
     local f_rssi, f_addr_type = field("bthci_evt.rssi"), field("bthci_evt.le_peer_address_type")
+    local f_rf_rssi, f_nordic_rssi = field("btle_rf.signal_dbm"), field("nordic_ble.rssi")
     local f_evt_type, f_subevent = field("bthci_evt.le_advts_event_type"), field("bthci_evt.le_meta_subevent")
 
     local function before(list, at)
@@ -256,6 +270,7 @@ extension LuaGen {
       local legacy = sub ~= nil and sub.value == 2
       -- A legacy report's RSSI follows its data; an extended report's precedes it.
       local rssi = legacy and after(all(f_rssi), at) or before(all(f_rssi), at)
+        or before(all(f_rf_rssi), at) or before(all(f_nordic_rssi), at)   -- a sniffer's header
       if rssi then ctx.rssi = rssi.value end
       local t = before(all(f_addr_type), at)
       if t then ctx.address_type = t.value end
@@ -292,10 +307,17 @@ extension LuaGen {
       return s:sub(1, 8) .. "-" .. s:sub(9, 12) .. "-" .. s:sub(13, 16) .. "-" .. s:sub(17, 20) .. "-" .. s:sub(21, 32)
     end
 
+    -- The service UUID lists (AD types 0x02-0x07, CSS Part A §1.1), not service data's UUIDs.
     local function listed(uuid)
-      for _, fi in ipairs(all(f_u16)) do if string.format("%04x", fi.value) == uuid then return true end end
-      for _, fi in ipairs(all(f_u32)) do if string.format("%08x", fi.value) == uuid then return true end end
-      for _, fi in ipairs(all(f_u128)) do if uuid_key(fi.range) == uuid then return true end end
+      local types = all(f_type)
+      local function in_list(fi) local t = before(types, fi.offset); return t ~= nil and t.value >= 2 and t.value <= 7 end
+      for _, fi in ipairs(all(f_u16)) do if in_list(fi) and string.format("%04x", fi.value) == uuid then return true end end
+      for _, f in ipairs({f_u32, f_cu32}) do
+        for _, fi in ipairs(all(f)) do if in_list(fi) and string.format("%08x", fi.value) == uuid then return true end end
+      end
+      for _, f in ipairs({f_u128, f_cu128}) do
+        for _, fi in ipairs(all(f)) do if in_list(fi) and uuid_key(fi.range) == uuid then return true end end
+      end
       return false
     end
 
@@ -368,6 +390,7 @@ extension LuaGen {
             local n = tvb(off - 2, 1):uint() - 3
             local company = fi.value
             if n >= 0 and off + 2 + n <= tvb:len() and not (claimed_frame == pinfo.number and claimed[off + 2]) then
+              -- (an empty payload too: bluesift decodes it, as malformed when it needs bytes)
               local list = {}
               if POST_COMPANY[company] then for _, i in ipairs(ADV_COMPANY[company]) do list[#list + 1] = i end end
               for _, i in ipairs(ADV_ANY) do list[#list + 1] = i end
@@ -375,7 +398,7 @@ extension LuaGen {
                 local ctx = context(pinfo, off + 2, company)
                 try(list, function(with_company)
                   if with_company then return tvb(off, n + 2):tvb() end
-                  if n > 0 then return tvb(off + 2, n):tvb() end
+                  return tvb(off + 2, n):tvb()
                 end, tree, ctx, pinfo)
               end
             end
@@ -383,18 +406,19 @@ extension LuaGen {
         end
       end
       if HAS_SD then
-        for _, fi in ipairs(all(f_sd)) do
+        -- By AD type, not by btcommon.eir_ad.entry.service_data, which an empty payload lacks.
+        for _, fi in ipairs(all(f_type)) do
           -- CSS Part A §1.11: length, type 0x16/0x20/0x21, UUID (2/4/16, little endian), data.
-          local off, n = fi.offset, fi.len
-          for _, w in ipairs({2, 4, 16}) do
-            local ad = w == 2 and 0x16 or w == 4 and 0x20 or 0x21
-            if off - w - 2 >= 0 and tvb(off - w - 1, 1):uint() == ad and tvb(off - w - 2, 1):uint() == 1 + w + n then
-              local list = ADV_SD[uuid_key(tvb(off - w, w))]
-              if list and n > 0 then
-                local ctx = context(pinfo, off, nil)
-                try(list, function(with_company) if not with_company then return tvb(off, n):tvb() end end, tree, ctx, pinfo)
-              end
-              break
+          local t = fi.value
+          local w = t == 0x16 and 2 or t == 0x20 and 4 or t == 0x21 and 16 or nil
+          local at = fi.offset
+          if w and at >= 1 and at + 1 + w <= tvb:len() and tvb(at, 1):uint() == t then
+            local n = tvb(at - 1, 1):uint() - 1 - w
+            local off = at + 1 + w
+            local list = n >= 0 and off + n <= tvb:len() and ADV_SD[uuid_key(tvb(at + 1, w))]
+            if list then
+              local ctx = context(pinfo, off, -1)   -- bluesift's _company for service data
+              try(list, function(with_company) if not with_company then return tvb(off, n):tvb() end end, tree, ctx, pinfo)
             end
           end
         end

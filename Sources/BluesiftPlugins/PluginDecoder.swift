@@ -64,6 +64,7 @@ final class DecodeRun {
         case "_address_type": return context?.addressType
         case "_company": return context?.company
         case "_pdu": return context?.pdu
+        case "_rule": return context?.rule
         default:
             var i = scopeNames.count - 1
             while i >= 0 { if scopeNames[i] == name { return scopeValues[i] }; i -= 1 }

@@ -72,6 +72,7 @@ final class EncodeRun {
         case "_address_type": return context?.addressType
         case "_company": return context?.company
         case "_pdu": return context?.pdu
+        case "_rule": return context?.rule
         default:
             var i = scopeNames.count - 1
             while i >= 0 { if scopeNames[i] == name { return scopeValues[i] }; i -= 1 }
@@ -549,7 +550,9 @@ final class EncodeRun {
     /// An encrypted field: its plaintext type encoded from the given fields, then sealed with
     /// the example's key and the given counter.
     func encodeEncrypted(_ preset: String, _ f: FieldDef, _ t: Int, _ fields: [String: PluginValue]) throws(PluginEncodeError) {
-        guard let key, let address = context?.address else { throw fail("\(f.id): encrypting needs a key and the advertiser's address") }
+        let keyInFrame = Self.keyInFrame(preset)
+        guard keyInFrame || (key != nil && context?.address != nil) else { throw fail("\(f.id): encrypting needs a key and the advertiser's address") }
+        let key = key ?? [], address = context?.address ?? 0
         let saved = out
         out = ByteWriter(capacity: 32)
         try encodeType(t, fields, top: false)

@@ -248,34 +248,39 @@ enum SyntheticCapture {
 }
 
 /// Advertising plugins exported to Wireshark, checked with tshark on the oracle vector
-/// captures (`Tests/VendorOracles/oracle.py captures`, stdlib Python): every payload bluesift
-/// decodes in `dump --format jsonl` is dissected in the same frame, with the same message,
-/// values and errors.
+/// captures (`Tests/VendorOracles/oracle.py captures`, stdlib Python): every payload the
+/// shipped plugin decodes in `dump --format jsonl` is dissected in the same frame, with the
+/// same message, values and errors. Wireshark loads that one plugin only, so it may also take
+/// a payload bluesift gives to a more specific rule of another shipped plugin (Tilt's iBeacons).
 @Suite struct WiresharkAdvertisingExportTests {
     static let python: String? = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
     static var ready: Bool { WiresharkExportTests.ready && python != nil }
-    static let drafts = Fixtures.root.appendingPathComponent("Tests/VendorOracles/drafts").path
     static let sep = WiresharkExportTests.sep
 
-    /// The vector captures, made once per test run.
-    static let captures: URL? = {
-        guard let py = python, let dir = try? WiresharkExportTests.tempDir() else { return nil }
-        let r = try? WiresharkExportTests.run(py, [Fixtures.root.appendingPathComponent("Tests/VendorOracles/oracle.py").path, "captures", "--out", dir.path])
-        return r?.status == 0 ? dir : nil
-    }()
+    /// The vector captures of `vendors` (VENDOR.btsnoop, as `oracle.py captures` numbers the
+    /// frames), written under `dir`.
+    static func captures(_ vendors: [String], in dir: URL) throws -> URL {
+        let out = dir.appendingPathComponent("captures")
+        let oracles = Fixtures.root.appendingPathComponent("Tests/VendorOracles")
+        let r = try WiresharkExportTests.run(python!, [oracles.appendingPathComponent("oracle.py").path, "captures", "--out", out.path]
+                                             + vendors.map { oracles.appendingPathComponent("vectors/\($0).json").path })
+        try #require(r.status == 0, "oracle.py captures: \(r.err)")
+        return out
+    }
 
-    static func export(_ plugin: String, to dir: URL, plugins: String = drafts) throws -> String {
+    /// `plugins`: a folder before the shipped Plugins/ (the binary runs from the build directory).
+    static func export(_ plugin: String, to dir: URL, plugins: String? = nil) throws -> String {
         let lua = dir.appendingPathComponent(plugin + ".lua").path
-        let r = try PluginsCLITests.run(["plugins", "export", "--wireshark", plugin, "--plugins", plugins, "-o", lua])
+        let r = try PluginsCLITests.run(["plugins", "export", "--wireshark", plugin, "-o", lua] + (plugins.map { ["--plugins", $0] } ?? []))
         #expect(r.status == 0, "\(r.err)")
         return lua
     }
 
     struct Payload: Equatable { var message: String; var error: String?; var fields: [String: [String]] }
-    struct Comparison { var frames = 0; var values = 0; var malformed: [Int] = [] }
+    struct Comparison { var frames = 0; var values = 0; var malformed: [Int] = []; var anotherPlugins = 0 }
 
     /// Compares bluesift's and tshark's view of every payload the plugin decodes in `capture`.
-    static func compare(_ plugin: String, lua: String, capture: String, plugins: String = drafts) throws -> Comparison {
+    static func compare(_ plugin: String, lua: String, capture: String, plugins: String? = nil) throws -> Comparison {
         // What Wireshark registered (the plugin id, or bluesift-ID when Wireshark has that name).
         var ftypes: [String: String] = [:], labels: [String: [String: String]] = [:]
         for line in try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-G", "fields", "-X", "lua_script:" + lua]).out.split(separator: "\n") {
@@ -293,14 +298,15 @@ enum SyntheticCapture {
             if let r = key.range(of: "_[0-9]+$", options: .regularExpression) { return abbrev(message, String(key[..<r.lowerBound])) }
             return nil
         }
-        var want: [Int: [Payload]] = [:]
-        let dump = try PluginsCLITests.run(["dump", capture, "--plugins", plugins, "--format", "jsonl"])
+        var want: [Int: [Payload]] = [:], others = Set<Int>()
+        let dump = try PluginsCLITests.run(["dump", capture, "--format", "jsonl"] + (plugins.map { ["--plugins", $0] } ?? []))
         #expect(dump.status == 0, "\(dump.err)")
         for line in dump.out.split(separator: "\n") {
             let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
             var vendors = (o["vendor"] as? [String: Any]).map { [$0] } ?? []
             vendors += o["vendor_more"] as? [[String: Any]] ?? []
-            for v in vendors where v["plugin"] as? String == plugin {
+            for v in vendors {
+                guard v["plugin"] as? String == plugin else { others.insert(o["frame"] as! Int); continue }
                 let message = v["message"] as! String
                 var p = Payload(message: message, error: v["error"] as? String, fields: [:])
                 // JSON objects are unordered: numbered repeats (button_1, button_2...) back in order.
@@ -330,7 +336,8 @@ enum SyntheticCapture {
             gotMessages[frame] = values(c[1])
             gotErrors[frame] = values(c[2])
             for (i, f) in fields.enumerated() where !c[i + 3].isEmpty {
-                got[frame, default: [:]][f] = values(c[i + 3]).map { labels[f]?[$0] ?? (ftypes[f] == "FT_BYTES" ? $0.replacingOccurrences(of: ":", with: "") : $0) }
+                // An empty bytes value is "<MISSING>" in tshark's fields, left out on both sides.
+                got[frame, default: [:]][f] = values(c[i + 3]).filter { $0 != "<MISSING>" }.map { labels[f]?[$0] ?? (ftypes[f] == "FT_BYTES" ? $0.replacingOccurrences(of: ":", with: "") : $0) }
             }
         }
         func same(_ a: String, _ b: String) -> Bool {
@@ -339,7 +346,10 @@ enum SyntheticCapture {
             return false
         }
         var out = Comparison()
-        #expect(Set(gotMessages.keys) == Set(want.keys), "\(capture): frames differ")
+        #expect(Set(want.keys).isSubset(of: gotMessages.keys), "\(capture): frames bluesift decodes that Wireshark does not")
+        let extra = Set(gotMessages.keys).subtracting(want.keys)
+        #expect(extra.isSubset(of: others), "\(capture): frames \(extra.subtracting(others).sorted()) decoded only in Wireshark")
+        out.anotherPlugins = extra.count
         for (frame, payloads) in want.sorted(by: { $0.key < $1.key }) {
             #expect(gotMessages[frame] == payloads.map(\.message), "\(capture) frame \(frame)")
             #expect(gotErrors[frame] ?? [] == payloads.compactMap(\.error), "\(capture) frame \(frame)")
@@ -359,21 +369,22 @@ enum SyntheticCapture {
     }
 
     @Test(.enabled(if: ready)) func goveeOnTheCompanyTable() throws {
-        let caps = try #require(Self.captures, "oracle.py captures failed")
         let dir = try WiresharkExportTests.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
+        let caps = try Self.captures(["govee"], in: dir)
         let lua = try Self.export("govee-h5075", to: dir)
         let text = try String(contentsOfFile: lua, encoding: .utf8)
         #expect(text.contains("local TABLE_IDS = {0xec88}"))
-        #expect(text.contains("manufacturer data of any company (company: any has no table entry)"))
+        #expect(text.contains("company 0x0001 (a rule needs with_company or a name/uuid filter)"))
         #expect(text.contains("ProtoField.double(PROTO .. \".temperature\", \"temperature (\\194\\176C)\")"))
         let c = try Self.compare("govee-h5075", lua: lua, capture: caps.appendingPathComponent("govee.btsnoop").path)
-        #expect((c.frames, c.values) == (7, 38))
+        // 9 payloads of company 0x0001 go to govee-h5140/h5112 in bluesift (more specific rules).
+        #expect((c.frames, c.values, c.anotherPlugins) == (28, 158, 9))
         // govee-016 (frame 22): 21.6 °C, 49.8 %; govee-017 (frame 26): out of range → n/a, battery still 62.
         let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", caps.appendingPathComponent("govee.btsnoop").path,
             "-Y", "govee-h5075", "-T", "fields", "-e", "frame.number", "-e", "govee-h5075.temperature", "-e", "govee-h5075.humidity", "-e", "govee-h5075.battery"])
         let lines = r.out.split(separator: "\n").map(String.init)
-        #expect(lines.first == "22\t21.6\t49.8\t100")
+        #expect(lines.contains("22\t21.6\t49.8\t100"))
         #expect(lines.contains("26\t\t\t62"))
         #expect(lines.contains("29\t20\t64.9\t53"))
         // The manufacturer table hands the payload over: btcommon shows no generic data for it.
@@ -383,17 +394,17 @@ enum SyntheticCapture {
     }
 
     @Test(.enabled(if: ready)) func bthomeServiceDataAfterTheFact() throws {
-        let caps = try #require(Self.captures, "oracle.py captures failed")
         let dir = try WiresharkExportTests.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
+        let caps = try Self.captures(["bthome"], in: dir)
         let lua = try Self.export("bthome-v2", to: dir)
         let text = try String(contentsOfFile: lua, encoding: .utf8)
         #expect(text.contains("service data fcd2 (Wireshark 4.0 has no service-data table)"))
         #expect(text.contains("'objects' (decrypt: bthome-v2) is shown raw: decryption not exported"))
         let cap = caps.appendingPathComponent("bthome.btsnoop").path
         let c = try Self.compare("bthome-v2", lua: lua, capture: cap)
-        #expect((c.frames, c.values) == (126, 671))
-        #expect(c.malformed == [196])
+        #expect((c.frames, c.values) == (126, 673))
+        #expect(c.malformed == [])
         // bthome-083 (frame 49): 24-bit pressure; three buttons numbered by bluesift, one field here.
         let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", cap, "-Y", "bthome-v2.measurement.pressure || bthome-v2.measurement.button",
             "-T", "fields", "-e", "frame.number", "-e", "bthome-v2.measurement.pressure", "-e", "bthome-v2.measurement.button"])
@@ -406,43 +417,68 @@ enum SyntheticCapture {
     }
 
     @Test(.enabled(if: ready)) func otherDraftsOnTheirCaptures() throws {
-        let caps = try #require(Self.captures, "oracle.py captures failed")
         let dir = try WiresharkExportTests.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
+        let caps = try Self.captures(["ibeacon", "govee", "ruuvitag", "xiaomi"], in: dir)
         // ibeacon reads _rssi (after the data in a legacy report): the postdissector takes
         // 0x004C; Wireshark 4.0's own ibeacon protocol moves this one to bluesift-ibeacon.
         let ib = try Self.export("ibeacon", to: dir)
         #expect(try String(contentsOfFile: ib, encoding: .utf8).contains("company 0x004c (the plugin reads _rssi or _name, dissected after the data)"))
         var c = try Self.compare("ibeacon", lua: ib, capture: caps.appendingPathComponent("ibeacon.btsnoop").path)
-        #expect((c.frames, c.values) == (6, 30))
+        #expect((c.frames, c.values, c.anotherPlugins) == (5, 25, 1))   // ibeacon-007 is a Tilt in bluesift
         c = try Self.compare("ibeacon", lua: ib, capture: caps.appendingPathComponent("govee.btsnoop").path)
         #expect((c.frames, c.values) == (31, 155))
-        c = try Self.compare("ruuvitag-rawv2", lua: try Self.export("ruuvitag-rawv2", to: dir), capture: caps.appendingPathComponent("ruuvitag.btsnoop").path)
-        #expect((c.frames, c.values) == (3, 32))
+        c = try Self.compare("ruuvitag", lua: try Self.export("ruuvitag", to: dir), capture: caps.appendingPathComponent("ruuvitag.btsnoop").path)
+        #expect((c.frames, c.values) == (14, 186))
         c = try Self.compare("xiaomi-mibeacon", lua: try Self.export("xiaomi-mibeacon", to: dir), capture: caps.appendingPathComponent("xiaomi.btsnoop").path)
-        #expect((c.frames, c.values, c.malformed) == (259, 3608, [187, 189]))
+        #expect((c.frames, c.values, c.malformed) == (259, 3646, []))
     }
+
+    /// `company: any` with a name filter (the rule govee-ble applies to 6-byte payloads of
+    /// any id), beside a concrete id on the manufacturer table.
+    static let anyByName = """
+    id: feat-any
+    name: Feature test, company any by name
+    endian: be
+    message: m
+    match:
+      - company: 0xEC88
+        size: 6
+      - company: any
+        name: "(GVH5072|GVH5075|GVH5129|Govee_H5075)_.*"
+        size: 6
+    frame:
+      - { id: reserved, type: u1 }
+      - { id: packed, type: u3 }
+      - { id: battery, type: u1 }
+      - { id: tail, type: u1 }
+
+    """
 
     @Test(.enabled(if: WiresharkExportTests.ready)) func companyAnyByNameIncludingRememberedNames() throws {
         let dir = try WiresharkExportTests.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let lua = try Self.export("govee-h5075", to: dir)
+        let plugins = dir.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        try Self.anyByName.write(to: plugins.appendingPathComponent("feat-any.yaml"), atomically: true, encoding: .utf8)
+        let lua = try Self.export("feat-any", to: dir, plugins: plugins.path)
+        #expect(try String(contentsOfFile: lua, encoding: .utf8).contains("manufacturer data of any company (company: any has no table entry)"))
         let cap = dir.appendingPathComponent("any.btsnoop").path
         func mfr(_ company: UInt16, _ hex: String) -> [UInt8] { AdvertisingCapture.ad(0xFF, SyntheticCapture.le16(company) + Fixtures.bytes(hex)) }
         func name(_ n: String) -> [UInt8] { AdvertisingCapture.ad(0x09, Array(n.utf8)) }
         try AdvertisingCapture.write(path: cap, reports: [
-            (0xA4C1_3800_0001, mfr(0x0001, "00034db26400") + name("GVH5075_0001")),   // any + name in the report
-            (0xA4C1_3800_0002, mfr(0x0001, "00034db26400")),                          // any, never named: no
+            (0xA4C1_3800_0001, mfr(0x0002, "00034db26400") + name("GVH5075_0001")),   // any + name in the report
+            (0xA4C1_3800_0002, mfr(0x0002, "00034db26400")),                          // any, never named: no
             (0xA4C1_3800_0003, name("GVH5075_0003")),                                 // a name alone (scan response)
-            (0xA4C1_3800_0003, mfr(0x0002, "00030fc93500")),                          // any + the remembered name
+            (0xA4C1_3800_0003, mfr(0x0003, "00030fc93500")),                          // any + the remembered name
             (0xA4C1_3800_0004, mfr(0xEC88, "00030fc935") + name("GVH5075_0004")),     // 5 bytes: neither rule
             (0xA4C1_3800_0005, mfr(0xEC88, "00bc00043e27")),                          // the table rule
         ])
-        let c = try Self.compare("govee-h5075", lua: lua, capture: cap)
-        #expect((c.frames, c.values) == (3, 16))
-        let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", cap, "-Y", "govee-h5075",
-            "-T", "fields", "-e", "frame.number", "-e", "govee-h5075.temperature", "-e", "govee-h5075.battery"])
-        #expect(r.out == "1\t21.6\t100\n4\t20\t53\n6\t\t62\n")
+        let c = try Self.compare("feat-any", lua: lua, capture: cap, plugins: plugins.path)
+        #expect((c.frames, c.values) == (3, 12))
+        let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", cap, "-Y", "feat-any",
+            "-T", "fields", "-e", "frame.number", "-e", "feat-any.packed", "-e", "feat-any.battery"])
+        #expect(r.out == "1\t216498\t100\n4\t200649\t53\n6\t12320772\t62\n")
     }
 
     static let featureA = """
@@ -533,6 +569,9 @@ enum SyntheticCapture {
         #expect(LuaGen.luaPatterns("(GVH5072|GVH5075|Govee_H5075)_.*") == ["^GVH5072_.*$", "^GVH5075_.*$", "^Govee_H5075_.*$"])
         #expect(LuaGen.luaPatterns("ATC_[0-9A-F]+") == ["^ATC_[0-9A-F]+$"])
         #expect(LuaGen.luaPatterns("a\\d?b.c\\.") == ["^a%d?b.c%.$"])
+        #expect(LuaGen.luaPatterns("(?i).*[ix]bbq.*") == ["^.*[iIxX][bB][bB][qQ].*$"])
+        #expect(LuaGen.luaPatterns("(?i)(sps|tps)") == ["^[sS][pP][sS]$", "^[tT][pP][sS]$"])
+        #expect(LuaGen.luaPatterns("(?i)[a-c]1") == ["^[a-cA-C]1$"])
         #expect(LuaGen.luaPatterns("(ab)+") == nil)
         #expect(LuaGen.luaPatterns("x{2}") == nil)
     }
