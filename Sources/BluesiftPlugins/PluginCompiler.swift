@@ -219,7 +219,7 @@ struct PluginCompiler {
                             defaultMessage: try top["message"].map { n throws(PluginError) in try string(n, "message") } ?? "frame")
         plugin.idLine = idNode.mark?.line ?? 0
         plugin.contextUse = contextUse
-        plugin.decrypts = types.contains { $0.fields.contains { $0.decrypt != nil } }
+        plugin.decrypts = types.contains { $0.fields.contains { $0.decrypt.map { !$0.hasPrefix("unsupported:") } ?? false } }
         plugin.flattens = types.contains { $0.fields.contains { $0.flatten && $0.bits.isEmpty } }
         plugin.joins = types.contains { $0.fields.contains { if case .join = $0.kind { true } else { false } } }
         if let f = top["framing"] { plugin.framing = try compileFraming(f) }

@@ -232,7 +232,17 @@ extension PluginCompiler {
                 }
             }
         }
-        if let d = m["decrypt"] {
+        if let d = m["decrypt"], let dm = d.mapping {
+            // Encrypted in a way no preset opens (AES-ECB with a tag's own key, AES-EAX, AES-GCM):
+            // the bytes stay raw and the message says so.
+            try checkKeys(dm, ["unsupported"], "decrypt")
+            guard let u = dm["unsupported"] else { throw fail(d, "decrypt takes a preset or { unsupported: WHAT }") }
+            f.decrypt = "unsupported:" + (try string(u, "unsupported"))
+            switch f.kind {
+            case .bytes: break
+            default: throw fail(d, "decrypt: { unsupported } applies to bytes fields")
+            }
+        } else if let d = m["decrypt"] {
             let name = try string(d, "decrypt")
             guard Self.decryptPresets.contains(name) else {
                 throw fail(d, "unknown decrypt preset '\(name)' (known: \(Self.decryptPresets.sorted().joined(separator: ", ")))")
@@ -388,7 +398,7 @@ extension PluginCompiler {
                 }
                 for e in exprs { for r in e.references where Self.contextNames.contains(r) { out.insert(r) } }
                 if case .context(let n) = f.kind { out.insert(n) }
-                if f.decrypt != nil { out.insert("_address") }
+                if let d = f.decrypt, !d.hasPrefix("unsupported:") { out.insert("_address") }
             }
         }
         return out

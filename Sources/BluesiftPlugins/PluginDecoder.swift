@@ -391,6 +391,7 @@ final class DecodeRun {
         case .bytes(let s):
             let n = try size(s, f)
             let v = Array(frame[pos..<pos + n])
+            if let d = f.decrypt, d.hasPrefix("unsupported:") { rawNote = "unsupported encryption: " + d.dropFirst(12) }
             pos += n
             if case .terminator = s { pos += 1 }
             return .bytes(v)

@@ -267,6 +267,21 @@ import BluesiftWire
         #expect(try p.encode(r.message) == Hex.parse(String(frame.dropFirst(4)).replacingOccurrences(of: " ", with: "")))
     }
 
+    /// Bytes no preset opens stay raw and say why (MikroTik's AES-ECB secret block).
+    @Test func unsupportedEncryptionSaysSo() throws {
+        let p = try Self.compile("""
+            id: mt
+            match: [ { company: 0x094F } ]
+            frame:
+              - { id: version, type: u1 }
+              - { id: secret, type: bytes, decrypt: { unsupported: "AES-ECB (MikroTik)" } }
+            """)
+        let r = try #require(Self.decode(PluginSet([p]), type: 0xFF, "4f09 01 5b3e9a0c"))
+        #expect(r.message.raw == "unsupported encryption: AES-ECB (MikroTik)")
+        #expect(r.message["secret"] == .bytes([0x5B, 0x3E, 0x9A, 0x0C]))
+        #expect(!p.decrypts)
+    }
+
     /// Keys file: addresses in either case, 16-byte keys; anything else is a one-line reason.
     @Test func vendorKeysFile() throws {
         let k = try VendorKeys.parse(#"{"A4:C1:38:8D:18:B2": "231d39c1d7cc1ab1aee224cd096db932"}"#)
