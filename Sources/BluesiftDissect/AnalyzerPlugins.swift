@@ -71,7 +71,7 @@ extension Analyzer {
                 let t = s.type.rawValue
                 guard t == 0xFF || t == 0x16 || t == 0x20 || t == 0x21 else { continue }
                 guard let (_, m, target) = plugins.decodeAdvertising(type: t, value: s.value, context: ctx,
-                                                                     serviceUUIDs: { rep.serviceUUIDs }) else { continue }
+                                                                     serviceUUIDs: { rep.serviceUUIDs }, report: rep.data) else { continue }
                 if result == nil {
                     result = PluginSet.Result(advertising: m.plugin, target: target)
                 }

@@ -7,9 +7,34 @@ public enum VendorRendering {
     /// in the same ATT value go to `vendor_more`; a value that only starts a frame gives
     /// `"message": null` with `pending` (bytes buffered) and `need` (frame size, when known).
     public static func json<S: FieldSink>(_ v: PluginSet.Result, into w: inout S) {
+        // Decodes shared by equal advertising payloads are written once and replayed; the key
+        // holds each message's decode and advertiser.
+        if v.dropped.isEmpty, !v.messages.isEmpty, v.messages.count <= 4, v.messages.allSatisfy({ $0.replayID != 0 }) {
+            var key: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &key) { p in
+                for (i, m) in v.messages.enumerated() {
+                    p.storeBytes(of: m.replayID, toByteOffset: 16 * i, as: UInt64.self)
+                    p.storeBytes(of: address(v, i) ?? UInt64.max, toByteOffset: 16 * i + 8, as: UInt64.self)
+                }
+            }
+            withUnsafeBytes(of: key) { k in
+                w.replaying(.vendor, UnsafeRawBufferPointer(rebasing: k[0..<(16 * v.messages.count)])) { w in write(v, into: &w) }
+            }
+            return
+        }
+        write(v, into: &w)
+    }
+
+    /// The advertiser of message `i` (advertising data only).
+    static func address(_ v: PluginSet.Result, _ i: Int) -> UInt64? {
+        v.match.advertising != nil && i < v.sources.count ? v.sources[i].address : nil
+    }
+
+    static func write<S: FieldSink>(_ v: PluginSet.Result, into w: inout S) {
         w.beginObject("vendor")
         if let first = v.messages.first {
             first.describe(into: &w)
+            if let a = address(v, 0) { w.address("address", BDAddr(a)) }
         } else {
             w.string("plugin", v.plugin)
             w.null("message")
@@ -24,7 +49,11 @@ public enum VendorRendering {
         w.endObject()
         if v.messages.count > 1 {
             w.beginArray("vendor_more")
-            for m in v.messages.dropFirst() { w.beginObject(""); m.describe(into: &w); w.endObject() }
+            for (i, m) in v.messages.enumerated().dropFirst() {
+                w.beginObject(""); m.describe(into: &w)
+                if let a = address(v, i) { w.address("address", BDAddr(a)) }
+                w.endObject()
+            }
             w.endArray()
         }
     }
@@ -35,7 +64,7 @@ public enum VendorRendering {
             return " \(v.plugin) (fragment: \(v.pending)" + (v.pendingNeed.map { " of \($0)" } ?? "") + " bytes)"
         }
         var s = ""
-        for m in v.messages { s += " " + v.plugin + " " + m.summary }
+        for m in v.messages { s += " " + m.plugin + " " + m.summary }   // advertising: one per structure, each its plugin
         return s
     }
 

@@ -219,6 +219,7 @@ struct PluginCompiler {
                             defaultMessage: try top["message"].map { n throws(PluginError) in try string(n, "message") } ?? "frame")
         plugin.idLine = idNode.mark?.line ?? 0
         plugin.contextUse = contextUse
+        plugin.decrypts = types.contains { $0.fields.contains { $0.decrypt.map { !$0.hasPrefix("unsupported:") } ?? false } }
         plugin.flattens = types.contains { $0.fields.contains { $0.flatten && $0.bits.isEmpty } }
         plugin.joins = types.contains { $0.fields.contains { if case .join = $0.kind { true } else { false } } }
         if let f = top["framing"] { plugin.framing = try compileFraming(f) }
@@ -353,7 +354,7 @@ struct PluginCompiler {
     /// `company: 0xEC88 | any` or `service_data: UUID`, with `prefix`, `size`, `name`, `uuid`,
     /// `with_company` (docs/plugin-advertising-design.md §1).
     func compileAdvertisingMatch(_ m: Node.Mapping, _ item: Node) throws(PluginError) -> PluginMatch {
-        try checkKeys(m, ["company", "service_data", "prefix", "size", "name", "uuid", "with_company", "doc"], "an advertising match rule")
+        try checkKeys(m, ["company", "service_data", "prefix", "size", "name", "uuid", "with_company", "also", "doc"], "an advertising match rule")
         if m["company"] != nil && m["service_data"] != nil {
             throw fail(item, "a match rule names one of company, service_data")
         }
@@ -390,6 +391,21 @@ struct PluginCompiler {
         if let u = m["uuid"] {
             guard let v = BluetoothUUID(string: try string(u, "uuid")) else { throw fail(u, "bad uuid") }
             a.uuid = v
+        }
+        if let an = m["also"] {
+            let am = try mapping(an, "also")
+            try checkKeys(am, ["company", "service_data", "prefix"], "also")
+            var f: AlsoFilter
+            if let c = am["company"] {
+                let v = try integer(c, "company")
+                guard (0...0xFFFF).contains(v) else { throw fail(c, "company must be 0x0000-0xffff") }
+                f = AlsoFilter(target: .company(UInt16(v)))
+            } else if let sd = am["service_data"] {
+                guard let u = BluetoothUUID(string: try string(sd, "service_data")) else { throw fail(sd, "bad service_data UUID") }
+                f = AlsoFilter(target: .serviceData(u))
+            } else { throw fail(an, "also names company or service_data") }
+            if let p = am["prefix"] { f.prefix = try byteList(p, "prefix") }
+            a.also = f
         }
         if let w = m["with_company"] {
             a.withCompany = try bool(w, "with_company")

@@ -8,7 +8,7 @@ extension PluginCompiler {
                                          "scale", "offset", "decimals", "unit", "na", "valid", "compute", "context", "expand",
                                          "join", "flatten", "decrypt", "encode", "interpolate"]
 
-    static let contextNames: Set<String> = ["_address", "_address_type", "_rssi", "_company", "_pdu"]
+    static let contextNames: Set<String> = ["_address", "_address_type", "_rssi", "_company", "_pdu", "_rule"]
 
     mutating func compileFields(_ node: Node, typeName: String) throws(PluginError) -> [FieldDef] {
         var list = node
@@ -232,7 +232,17 @@ extension PluginCompiler {
                 }
             }
         }
-        if let d = m["decrypt"] {
+        if let d = m["decrypt"], let dm = d.mapping {
+            // Encrypted in a way no preset opens (AES-ECB with a tag's own key, AES-EAX, AES-GCM):
+            // the bytes stay raw and the message says so.
+            try checkKeys(dm, ["unsupported"], "decrypt")
+            guard let u = dm["unsupported"] else { throw fail(d, "decrypt takes a preset or { unsupported: WHAT }") }
+            f.decrypt = "unsupported:" + (try string(u, "unsupported"))
+            switch f.kind {
+            case .bytes: break
+            default: throw fail(d, "decrypt: { unsupported } applies to bytes fields")
+            }
+        } else if let d = m["decrypt"] {
             let name = try string(d, "decrypt")
             guard Self.decryptPresets.contains(name) else {
                 throw fail(d, "unknown decrypt preset '\(name)' (known: \(Self.decryptPresets.sorted().joined(separator: ", ")))")
@@ -367,9 +377,9 @@ extension PluginCompiler {
         }
     }
 
-    static let specials: Set<String> = ["_remaining", "_size", "_offset", "_index", "_address", "_address_type", "_rssi", "_company", "_pdu"]
+    static let specials: Set<String> = ["_remaining", "_size", "_offset", "_index", "_address", "_address_type", "_rssi", "_company", "_pdu", "_rule"]
 
-    static let decryptPresets: Set<String> = ["bthome-v1", "bthome-v2", "mibeacon-v4", "mibeacon-legacy"]
+    static let decryptPresets: Set<String> = ["bthome-v1", "bthome-v2", "mibeacon-v4", "mibeacon-legacy", "govee-h512x"]
 
     /// Advertising context values any expression or field reads.
     func contextUse() -> Set<String> {
@@ -388,7 +398,7 @@ extension PluginCompiler {
                 }
                 for e in exprs { for r in e.references where Self.contextNames.contains(r) { out.insert(r) } }
                 if case .context(let n) = f.kind { out.insert(n) }
-                if f.decrypt != nil { out.insert("_address") }
+                if let d = f.decrypt, !d.hasPrefix("unsupported:") { out.insert("_address") }
             }
         }
         return out
@@ -537,7 +547,7 @@ extension PluginCompiler {
         for item in seq {
             let m = try mapping(item, "an example")
             try checkKeys(m, ["direction", "hex", "message", "fields", "checksum", "doc", "company", "service_data", "name", "address",
-                              "rssi", "key", "mic", "uuids"], "an example")
+                              "rssi", "key", "mic", "uuids", "also"], "an example")
             guard let h = m["hex"] else { throw fail(item, "an example needs 'hex'") }
             let dir = try m["direction"].map { d throws(PluginError) -> PluginDirection in
                 guard let v = PluginDirection(rawValue: try string(d, "direction")) else { throw fail(d, "bad direction") }
@@ -572,6 +582,19 @@ extension PluginCompiler {
                 if let n = m["name"] { ex.context.name = try string(n, "name") }
                 if case .company(let c?) = ex.advertising { ex.context.company = Int64(c) }
                 if let k = m["key"] { ex.key = try byteList(k, "key") }
+                if let an = m["also"] {
+                    // The report's other structure: { service_data: fd3d, hex: … } or { company: …, hex: … }.
+                    let am = try mapping(an, "also")
+                    try checkKeys(am, ["company", "service_data", "hex"], "also")
+                    let bytes = try am["hex"].map { h throws(PluginError) in try byteList(h, "hex") } ?? []
+                    if let c = am["company"] {
+                        let v = UInt16(truncatingIfNeeded: try integer(c, "company"))
+                        ex.also = (0xFF, [UInt8(v & 0xFF), UInt8(v >> 8)] + bytes)
+                    } else if let sd = am["service_data"], let u = BluetoothUUID(string: try string(sd, "service_data")) {
+                        if let v = u.shortValue, v <= 0xFFFF { ex.also = (0x16, [UInt8(v & 0xFF), UInt8(v >> 8)] + bytes) }
+                        else { ex.also = (0x21, u.littleEndianBytes + bytes) }
+                    } else { throw fail(an, "also names company or service_data") }
+                }
                 if let us = m["uuids"] {
                     for u in us.sequence.map(Array.init) ?? [us] {
                         guard let v = BluetoothUUID(string: try string(u, "uuids")) else { throw fail(u, "bad UUID in uuids") }
@@ -583,7 +606,7 @@ extension PluginCompiler {
                     ex.mic = v
                 }
             } else {
-                for k in ["address", "rssi", "name", "key", "mic", "uuids"] where m[k] != nil {
+                for k in ["address", "rssi", "name", "key", "mic", "uuids", "also"] where m[k] != nil {
                     throw fail(m[k], "\(k) applies to advertising examples (with company or service_data)")
                 }
             }

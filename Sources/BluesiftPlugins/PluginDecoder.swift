@@ -59,11 +59,7 @@ final class DecodeRun {
         case "_size": return Int64(frame.count)
         case "_offset": return Int64(pos)
         case "_index": return index
-        case "_rssi": return context?.rssi
-        case "_address": return context?.address.map { Int64($0) }
-        case "_address_type": return context?.addressType
-        case "_company": return context?.company
-        case "_pdu": return context?.pdu
+        case "_rssi", "_address", "_address_type", "_company", "_pdu", "_rule": return context?.value(of: name)
         default:
             var i = scopeNames.count - 1
             while i >= 0 { if scopeNames[i] == name { return scopeValues[i] }; i -= 1 }
@@ -395,6 +391,7 @@ final class DecodeRun {
         case .bytes(let s):
             let n = try size(s, f)
             let v = Array(frame[pos..<pos + n])
+            if let d = f.decrypt, d.hasPrefix("unsupported:") { rawNote = "unsupported encryption: " + d.dropFirst(12) }
             pos += n
             if case .terminator = s { pos += 1 }
             return .bytes(v)

@@ -13,8 +13,13 @@ extension DecodeRun {
         let header = Array(frame[0..<pos])
         pos += n
         guard let cipher = VendorCipher(rawValue: preset) else { rawNote = "unknown encryption \(preset)"; return .bytes(bytes) }
-        guard let address = context?.address else { rawNote = "encrypted: no advertiser address"; return .bytes(bytes) }
-        guard let key = keys[address] else { rawNote = "no key for " + BDAddr(address).description; return .bytes(bytes) }
+        let address = context?.address ?? 0
+        var key: [UInt8] = []
+        if !cipher.keyInFrame {
+            guard context?.address != nil else { rawNote = "encrypted: no advertiser address"; return .bytes(bytes) }
+            guard let k = keys[address] else { rawNote = "no key for " + BDAddr(address).description; return .bytes(bytes) }
+            key = k
+        }
         let opened: VendorOpened
         do {
             opened = try cipher.open(key: key, address: Self.addressBytes(address), header: header, field: bytes)
@@ -27,7 +32,7 @@ extension DecodeRun {
             return .bytes(bytes)
         }
         mic = opened.verified == true ? .ok : nil
-        if opened.verified == nil { rawNote = "decrypted, not verifiable (\(preset) has no MIC)" }
+        if opened.verified == nil, !cipher.keyInFrame { rawNote = "decrypted, not verifiable (\(preset) has no MIC)" }
         // The plaintext is decoded in place of the ciphertext: a buffer of its own for the run.
         let plain = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, opened.plaintext.count), alignment: 1)
         defer { plain.deallocate() }
@@ -49,6 +54,8 @@ extension DecodeRun {
 }
 
 extension EncodeRun {
+    static func keyInFrame(_ preset: String) -> Bool { VendorCipher(rawValue: preset)?.keyInFrame ?? false }
+
     func sealField(_ preset: String, key: [UInt8], address: UInt64, header: [UInt8], plaintext: [UInt8], counter: UInt32) throws(PluginEncodeError) -> [UInt8] {
         guard let cipher = VendorCipher(rawValue: preset) else { throw PluginEncodeError("unknown encryption \(preset)") }
         do {

@@ -67,11 +67,7 @@ final class EncodeRun {
         case "_size": return Int64(out.count)
         case "_offset": return Int64(out.count)
         case "_remaining": return 1 << 40   // unknown while building: conditions on it ask isGiven
-        case "_rssi": return context?.rssi
-        case "_address": return context?.address.map { Int64($0) }
-        case "_address_type": return context?.addressType
-        case "_company": return context?.company
-        case "_pdu": return context?.pdu
+        case "_rssi", "_address", "_address_type", "_company", "_pdu", "_rule": return context?.value(of: name)
         default:
             var i = scopeNames.count - 1
             while i >= 0 { if scopeNames[i] == name { return scopeValues[i] }; i -= 1 }
@@ -549,7 +545,9 @@ final class EncodeRun {
     /// An encrypted field: its plaintext type encoded from the given fields, then sealed with
     /// the example's key and the given counter.
     func encodeEncrypted(_ preset: String, _ f: FieldDef, _ t: Int, _ fields: [String: PluginValue]) throws(PluginEncodeError) {
-        guard let key, let address = context?.address else { throw fail("\(f.id): encrypting needs a key and the advertiser's address") }
+        let keyInFrame = Self.keyInFrame(preset)
+        guard keyInFrame || (key != nil && context?.address != nil) else { throw fail("\(f.id): encrypting needs a key and the advertiser's address") }
+        let key = key ?? [], address = context?.address ?? 0
         let saved = out
         out = ByteWriter(capacity: 32)
         try encodeType(t, fields, top: false)

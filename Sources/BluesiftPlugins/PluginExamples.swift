@@ -63,8 +63,13 @@ extension Plugin {
         }
         let set = PluginSet([self])
         if let k = ex.key, let a = ex.context.address { set.vendorKeys[a] = k }
+        // The report: this structure and the example's `also` structure.
+        var report = [UInt8(value.count + 1), type] + value
+        if let a = ex.also { report += [UInt8(a.value.count + 1), a.type] + a.value }
         return value.withUnsafeBytes { v in
-            set.decodeAdvertising(type: type, value: v, context: ex.context, serviceUUIDs: { ex.serviceUUIDs })?.message
+            report.withUnsafeBytes { r in
+                set.decodeAdvertising(type: type, value: v, context: ex.context, serviceUUIDs: { ex.serviceUUIDs }, report: r)?.message
+            }
         }
     }
 

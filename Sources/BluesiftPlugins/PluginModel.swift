@@ -38,6 +38,12 @@ public enum AdvertisingTarget: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// An advertising match rule: a target and filters that must all hold.
+/// `also: { service_data: fd3d, prefix: "34" }` or `also: { company: 0x0969 }`.
+public struct AlsoFilter: Sendable, Equatable {
+    public var target: AdvertisingTarget
+    public var prefix: [UInt8] = []
+}
+
 public struct AdvertisingMatch: Sendable, Equatable {
     public var target: AdvertisingTarget
     /// The payload starts with these bytes.
@@ -49,6 +55,9 @@ public struct AdvertisingMatch: Sendable, Equatable {
     public var uuid: BluetoothUUID? = nil
     /// The payload starts at the company id (with `company`).
     public var withCompany = false
+    /// Another AD structure the same report must carry (`also:`): SwitchBot names its model in
+    /// service data and puts the readings in manufacturer data.
+    public var also: AlsoFilter? = nil
 
     /// "company 0x004c prefix 0215", "service data fcd2 size 6-20 name GVH.*".
     public var description: String {
@@ -58,13 +67,14 @@ public struct AdvertisingMatch: Sendable, Equatable {
         if let n = name { s += " name " + n }
         if let u = uuid { s += " uuid " + u.description }
         if withCompany { s += " with_company" }
+        if let a = also { s += " also " + a.target.description + (a.prefix.isEmpty ? "" : " prefix " + Hex.string(a.prefix)) }
         return s
     }
 
     /// Selection order among rules for one target: longest prefix, then size, then name or
     /// uuid, then the bare target.
     public var specificity: Int {
-        prefix.count * 8 + (size != nil ? 4 : 0) + (name != nil ? 2 : 0) + (uuid != nil ? 2 : 0)
+        prefix.count * 8 + (size != nil ? 4 : 0) + (name != nil ? 2 : 0) + (uuid != nil ? 2 : 0) + (also.map { 2 + $0.prefix.count } ?? 0)
     }
 }
 
@@ -123,6 +133,8 @@ public struct PluginExample: Sendable {
     public var context = AdvertisingContext()
     /// Service UUIDs the example's report lists (for `uuid:` filters).
     public var serviceUUIDs: [BluetoothUUID] = []
+    /// Another AD structure of the example's report (for `also:` filters): type and value.
+    public var also: (type: UInt8, value: [UInt8])? = nil
     /// Key for a `decrypt:` field (test keys from the vendors' documents only).
     public var key: [UInt8]? = nil
     public var mic: MICVerdict? = nil
@@ -138,7 +150,22 @@ public struct AdvertisingContext: Sendable, Equatable {
     public var company: Int64 = -1
     public var pdu: Int64 = 0
     public var name: String? = nil
+    /// Which of the plugin's advertising rules took the structure (0-based, file order).
+    public var rule: Int64 = 0
     public init() {}
+
+    /// An expression special's value (`_rssi`…); nil for `_address` when the report has none.
+    func value(of special: String) -> Int64? {
+        switch special {
+        case "_rssi": rssi
+        case "_address": address.map { Int64($0) }
+        case "_address_type": addressType
+        case "_company": company
+        case "_pdu": pdu
+        case "_rule": rule
+        default: nil
+        }
+    }
 }
 
 enum SizeSpec: Sendable {
@@ -296,8 +323,8 @@ public struct Plugin: Sendable {
     var joins = false
     /// Some list is flattened (its items' fields then carry their case key).
     var flattens = false
-    /// Some field is decrypted with a per-device key.
-    var decrypts: Bool { types.contains { $0.fields.contains { $0.decrypt != nil } } }
+    /// Some field is decrypted with a per-device key (set once when compiled).
+    var decrypts = false
 
     /// Message names (switch case types), in declaration order.
     public var messageNames: [String] {

@@ -1,4 +1,9 @@
 import BluesiftWire
+import Synchronization
+import BluesiftProtocols
+
+/// Replay ids of cached decodes: never reused, whichever set made them.
+private let replayIDs = Atomic<UInt64>(1)
 
 /// Loaded plugins indexed for the dump hot path: a record that no plugin matches costs one
 /// dictionary lookup and no allocation. Holds the reassembly state of one capture: use one
@@ -29,7 +34,11 @@ public final class PluginSet {
         var pattern: Int32 = -1, uuid: Int32 = -1
         var withCompany = false
         var specificity: Int32 = 0
+        /// Which advertising rule of its plugin (for `_rule`); index in `alsoFilters`, -1 none.
+        var ordinal: Int32 = 0
+        var also: Int32 = -1
     }
+    var alsoFilters: [AlsoFilter] = []
     /// Keys of `decrypt:` fields by advertiser address (`--vendor-keys`).
     public var vendorKeys: [UInt64: [UInt8]] = [:]
     /// Last local name seen per address (a name often comes in the scan response only).
@@ -40,15 +49,25 @@ public final class PluginSet {
     /// Decodes of payloads seen before: a device repeats its advertisement many times a
     /// second, and a decode depends only on the plugin, the bytes and the context it reads.
     var cache: [CacheKey: DecodedMessage] = [:]
-    struct CacheKey: Hashable { var plugin: Int; var address: Int64; var context: Int64; var bytes: [UInt8] }
+    struct CacheKey: Hashable {
+        var plugin: Int; var address: Int64; var context: Int64; var bytes: [UInt8]
+        /// The bytes hashed as one block (element by element cost a call per byte).
+        func hash(into h: inout Hasher) {
+            h.combine(plugin); h.combine(address); h.combine(context)
+            bytes.withUnsafeBytes { h.combine(bytes: $0) }
+        }
+    }
     static let cacheLimit = 4096
 
     public init(_ plugins: [Plugin]) {
         self.plugins = plugins
         for (i, p) in plugins.enumerated() {
+            var ordinal: Int32 = 0
             for m in p.matches {
                 if let a = m.advertising {
                     var r = AdvRule(plugin: Int32(i))
+                    r.ordinal = ordinal; ordinal += 1
+                    if let f = a.also { r.also = Int32(alsoFilters.count); alsoFilters.append(f) }
                     if let sz = a.size { r.sizeLo = Int32(sz.lowerBound); r.sizeHi = Int32(sz.upperBound) }
                     r.prefixAt = Int32(prefixPool.count); r.prefixCount = Int32(a.prefix.count)
                     prefixPool += a.prefix
@@ -75,6 +94,12 @@ public final class PluginSet {
                 if let h = m.handle { byHandle[h, default: []].append(Entry(plugin: i, match: m)) }
             }
             if let f = p.framing { assemblers[i] = FrameAssembler(framing: f) }
+        }
+        contextMasks = plugins.map { p in
+            var m: UInt8 = p.decrypts ? 64 : 0
+            for (bit, name) in [(1, "_address"), (2, "_rssi"), (4, "_company"), (8, "_address_type"), (16, "_pdu"), (32, "_name"), (128, "_rule")]
+            where p.contextUse.contains(name) { m |= UInt8(bit) }
+            return m
         }
         // Most specific first; the sort is stable, so file order breaks ties.
         let rules = advRules
@@ -154,7 +179,9 @@ public final class PluginSet {
     /// then the payload) or Service Data (0x16, 0x20, 0x21: UUID, then the payload). nil when
     /// no plugin takes it. `serviceUUIDs` answers `uuid:` filters (called only for them).
     public func decodeAdvertising(type: UInt8, value: UnsafeRawBufferPointer, context: AdvertisingContext,
-                                  serviceUUIDs: () -> [BluetoothUUID]) -> (plugin: Int, message: DecodedMessage, target: AdvertisingTarget)? {
+                                  serviceUUIDs: () -> [BluetoothUUID],
+                                  report: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0))
+        -> (plugin: Int, message: DecodedMessage, target: AdvertisingTarget)? {
         var ctx = context
         let payloadStart: Int
         let target: AdvertisingTarget
@@ -204,6 +231,7 @@ public final class PluginSet {
                     if uuids == nil { uuids = serviceUUIDs() }
                     guard uuids!.contains(ruleUUIDs[Int(r.uuid)]) else { continue }
                 }
+                if r.also >= 0, !Self.carries(report, alsoFilters[Int(r.also)]) { continue }
                 return e
             }
             return nil
@@ -211,8 +239,30 @@ public final class PluginSet {
         guard let e = take(first) ?? take(second) else { return nil }
         let r = advRules[Int(e)]
         let payload = UnsafeRawBufferPointer(rebasing: value[(r.withCompany ? 0 : payloadStart)...])
-        if !nameLooked, ctx.name == nil, plugins[Int(r.plugin)].contextUse.contains("_name"), let a = ctx.address { ctx.name = names[a] }
+        if !nameLooked, ctx.name == nil, contextMasks[Int(r.plugin)] & 32 != 0, let a = ctx.address { ctx.name = names[a] }
+        ctx.rule = Int64(r.ordinal)
         return (Int(r.plugin), decode(Int(r.plugin), payload, ctx), target)
+    }
+
+    /// The report's AD data holds a structure `f` names (service data by UUID or manufacturer
+    /// data by company id) that starts with its prefix.
+    static func carries(_ report: UnsafeRawBufferPointer, _ f: AlsoFilter) -> Bool {
+        for s in ADStructures(report) {
+            let v = s.value
+            let start: Int
+            switch (f.target, s.type.rawValue) {
+            case (.company(let c?), 0xFF):
+                guard v.count >= 2, UInt16(v[0]) | UInt16(v[1]) << 8 == c else { continue }
+                start = 2
+            case (.serviceData(let u), 0x16), (.serviceData(let u), 0x20), (.serviceData(let u), 0x21):
+                let n = s.type.rawValue == 0x16 ? 2 : s.type.rawValue == 0x20 ? 4 : 16
+                guard v.count >= n, BluetoothUUID(littleEndian: UnsafeRawBufferPointer(rebasing: v[0..<n])) == u else { continue }
+                start = n
+            default: continue
+            }
+            if v.count - start >= f.prefix.count, zip(v[start...], f.prefix).allSatisfy({ $0 == $1 }) { return true }
+        }
+        return false
     }
 
     /// A rule's name pattern against a name, remembered (names are few; a regex match is slow).
@@ -230,25 +280,32 @@ public final class PluginSet {
     /// A decode through the cache. The key holds the context values the plugin reads; a
     /// plugin that decrypts is never cached (its keys may differ between runs of a set).
     func decode(_ i: Int, _ payload: UnsafeRawBufferPointer, _ ctx: AdvertisingContext) -> DecodedMessage {
-        let p = plugins[i]
-        if p.decrypts { return p.decode(payload, context: ctx, keys: vendorKeys) }
+        // Flags read from a table: copying a Plugin (or hashing its names) per record showed.
+        let use = contextMasks[i]
+        if use & Self.usesKeysOrName != 0 { return plugins[i].decode(payload, context: ctx, keys: vendorKeys) }
         var a: Int64 = 0, c: Int64 = 0
-        if !p.contextUse.isEmpty {
-            if p.contextUse.contains("_name") { return p.decode(payload, context: ctx) }
+        if use != 0 {
             // Exact, not hashed together: a collision would give another device's values.
-            if p.contextUse.contains("_address") { a = Int64(ctx.address ?? 0) | 1 << 62 }
-            if p.contextUse.contains("_rssi") { c |= (ctx.rssi & 0xFFFF) << 32 | 1 << 60 }
-            if p.contextUse.contains("_company") { c |= (ctx.company & 0xFFFF) << 8 | 1 << 59 }
-            if p.contextUse.contains("_address_type") { c |= (ctx.addressType & 0xF) << 4 | 1 << 58 }
-            if p.contextUse.contains("_pdu") { c |= (ctx.pdu & 0xF) | 1 << 57 }
+            if use & 1 != 0 { a = Int64(ctx.address ?? 0) | 1 << 62 }
+            if use & 2 != 0 { c |= (ctx.rssi & 0xFFFF) << 32 | 1 << 60 }
+            if use & 4 != 0 { c |= (ctx.company & 0xFFFF) << 8 | 1 << 59 }
+            if use & 8 != 0 { c |= (ctx.addressType & 0xF) << 4 | 1 << 58 }
+            if use & 16 != 0 { c |= (ctx.pdu & 0xF) | 1 << 57 }
+            if use & 128 != 0 { c |= (ctx.rule & 0xFF) << 48 | 1 << 56 }
         }
         let key = CacheKey(plugin: i, address: a, context: c, bytes: Array(payload))
         if let hit = cache[key] { return hit }
-        let d = p.decode(payload, context: ctx)
+        var d = plugins[i].decode(payload, context: ctx)
         if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
+        d.replayID = replayIDs.add(1, ordering: .relaxed).oldValue
         cache[key] = d
         return d
     }
+
+    /// Per plugin: the context it reads (1 address, 2 rssi, 4 company, 8 address type, 16 pdu,
+    /// 32 name, 128 rule) and 64 when it decrypts.
+    var contextMasks: [UInt8] = []
+    static let usesKeysOrName: UInt8 = 32 | 64
 
     public func plugin(id: String) -> Plugin? { plugins.first { $0.id == id } }
 
@@ -344,9 +401,12 @@ extension Plugin {
 }
 
 extension PluginSet.Result {
+    /// Built once: a set literal per advertising record allocated.
+    static let notify: Set<PluginDirection> = [.notify]
+
     /// An empty result for advertising data (a plugin's messages are added as decoded).
     public init(advertising plugin: String, target: AdvertisingTarget) {
-        self.init(plugin: plugin, match: PluginMatch(service: nil, characteristic: BluetoothUUID(0), handle: nil, directions: [.notify],
+        self.init(plugin: plugin, match: PluginMatch(service: nil, characteristic: BluetoothUUID(0), handle: nil, directions: Self.notify,
                                                      advertising: AdvertisingMatch(target: target)),
                   handle: 0, direction: .notify, namedByHandle: false, messages: [], pending: 0, pendingNeed: nil, dropped: [])
     }

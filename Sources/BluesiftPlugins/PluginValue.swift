@@ -206,6 +206,9 @@ public struct DecodedMessage: Sendable {
     public var mic: MICVerdict? = nil
     /// Why an encrypted payload stays raw ("no key for a4:c1:38:8d:18:b2").
     public var raw: String? = nil
+    /// Not 0: this decode is shared by every payload equal to it (a `PluginSet` cache entry),
+    /// so a writer may replay what it wrote for it. Unique for the life of the process.
+    public var replayID: UInt64 = 0
 
     public subscript(_ name: String) -> PluginValue? { fields.first { $0.name == name }?.value }
 

@@ -14,4 +14,12 @@ public enum AES128 {
         try! AES.permute(&out, key: SymmetricKey(data: key))
         return out
     }
+
+    /// The inverse (one block of AES-ECB decryption: Govee's H512x event frames).
+    public static func decrypt(key: [UInt8], block: [UInt8]) -> [UInt8] {
+        precondition(key.count == 16 && block.count == 16, "AES-128 takes a 16-byte key and block")
+        var out = block
+        try! AES.inversePermute(&out, key: SymmetricKey(data: key))
+        return out
+    }
 }

@@ -20,8 +20,18 @@
 ///   ext counter (3) | one more octet. The oracle ignores that octet and cannot verify; it is
 ///   the first octet of the encrypted CCM authentication value with M = 16 (found on both
 ///   oracle vectors, xiaomi-122 and xiaomi-124, and not with their wrong key): a 1-octet tag.
+///
+/// - `govee-h512x` (Govee H5121–H5126/H5130 event frames, manufacturer data 0xEF88, 24
+///   octets). govee-ble's parser.py (Apache-2.0), `decrypt_data` and the 24-octet branch:
+///   one AES-128-ECB block whose key is in the frame: `header` = 2 octets, then the 4-octet
+///   time; key = reverse(time | 12 zero octets); plaintext = reverse(decrypt(reverse(ct))).
+///   No key file and no MIC (the frame's CRC-16, a plugin checksum, covers the ciphertext).
 public enum VendorCipher: String, Sendable, CaseIterable {
     case bthomeV1 = "bthome-v1", bthomeV2 = "bthome-v2", mibeaconV4 = "mibeacon-v4", mibeaconLegacy = "mibeacon-legacy"
+    case goveeH512x = "govee-h512x"
+
+    /// The key is in the frame (no `--vendor-keys` entry needed).
+    public var keyInFrame: Bool { self == .goveeH512x }
 
     /// Key sizes accepted (16; legacy MiBeacon: 12, widened as the preset says, or the
     /// widened 16, as xiaomi-ble accepts).
@@ -36,11 +46,12 @@ public enum VendorCipher: String, Sendable, CaseIterable {
         switch self {
         case .bthomeV1, .bthomeV2: 4
         case .mibeaconV4, .mibeaconLegacy: 3
+        case .goveeH512x: 0
         }
     }
 
     /// Octets of the tag sent after the counter.
-    var tagSent: Int { self == .mibeaconLegacy ? 1 : 4 }
+    var tagSent: Int { self == .mibeaconLegacy ? 1 : self == .goveeH512x ? 0 : 4 }
 
     /// CCM's M (the authentication value's length in B0's flags).
     var tagLength: Int { self == .mibeaconLegacy ? 16 : 4 }
@@ -55,6 +66,7 @@ public enum VendorCipher: String, Sendable, CaseIterable {
         case .bthomeV1: 0
         case .bthomeV2: 1
         case .mibeaconV4, .mibeaconLegacy: 5
+        case .goveeH512x: 6
         }
     }
 }
@@ -94,6 +106,12 @@ extension VendorCipher {
     ///   control, product id, frame counter, optional MAC, capability...).
     /// `field`: the encrypted field's bytes: ciphertext then trailer.
     public func open(key: [UInt8], address: [UInt8], header: [UInt8], field: [UInt8]) throws(VendorCryptoError) -> VendorOpened {
+        if self == .goveeH512x {
+            guard header.count >= headerNeeded else { throw .tooShort(header.count) }
+            guard field.count == 16 else { throw .tooShort(field.count) }
+            let plain = AES128.decrypt(key: goveeKey(header), block: field.reversed())
+            return VendorOpened(plaintext: plain.reversed(), counter: nil, verified: nil)
+        }
         let ccm = try cipher(key)
         guard field.count >= trailerSize else { throw .tooShort(field.count) }
         let n = field.count - trailerSize
@@ -112,6 +130,11 @@ extension VendorCipher {
     /// MiBeacon: the trailer carries `counter >> 8` (the ext counter); the nonce's frame
     /// counter is header octet 4, so `counter`'s low octet is not used.
     public func seal(key: [UInt8], address: [UInt8], header: [UInt8], plaintext: [UInt8], counter: UInt32) throws(VendorCryptoError) -> [UInt8] {
+        if self == .goveeH512x {
+            guard header.count >= headerNeeded else { throw .tooShort(header.count) }
+            guard plaintext.count == 16 else { throw .tooShort(plaintext.count) }
+            return AES128.encrypt(key: goveeKey(header), block: plaintext.reversed()).reversed()
+        }
         let ccm = try cipher(key)
         let value = counterSize == 4 ? counter : counter >> 8
         let counterBytes = (0..<counterSize).map { UInt8(truncatingIfNeeded: value >> (8 * UInt32($0))) }
@@ -120,6 +143,9 @@ extension VendorCipher {
         let tag = ccm.sealTag(&out, nonce: nonce, aad: aad, tagLength: tagLength, sent: tagSent)
         return out + counterBytes + tag
     }
+
+    /// Govee: the time (header octets 2–5) then 12 zero octets, reversed.
+    func goveeKey(_ header: [UInt8]) -> [UInt8] { (Array(header[2..<6]) + [UInt8](repeating: 0, count: 12)).reversed() }
 
     /// The CCM instance for `key` (legacy MiBeacon: 12 octets widened).
     func cipher(_ key: [UInt8]) throws(VendorCryptoError) -> AESCCM {
@@ -153,6 +179,7 @@ extension VendorCipher {
         case .bthomeV2: return mac + [0xD2, 0xFC, header[0]] + counter
         case .mibeaconV4: return onAir + header[2..<5] + counter
         case .mibeaconLegacy: return Array(header[0..<5]) + counter + onAir[0..<5]
+        case .goveeH512x: return []
         }
     }
 
@@ -162,6 +189,7 @@ extension VendorCipher {
         switch self {
         case .bthomeV1, .bthomeV2: return c
         case .mibeaconV4, .mibeaconLegacy: return c << 8 | UInt32(header[4])
+        case .goveeH512x: return 0
         }
     }
 }

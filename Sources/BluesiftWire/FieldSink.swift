@@ -50,6 +50,8 @@ public enum ReplayTag: UInt8, Sendable {
     case advertisingEvent = 12
     /// An ATT record's GATT names.
     case gattNames = 13
+    /// A vendor object decoded once for a payload seen before (`DecodedMessage.replayID`).
+    case vendor = 14
 }
 
 extension FieldSink {

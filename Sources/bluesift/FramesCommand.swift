@@ -59,7 +59,14 @@ struct Frames: ParsableCommand {
             session.forEach(stopEarly: true) { a in
                 guard let v = a.vendor, !v.messages.isEmpty else { return }
                 let ch = a.location?.characteristic?.description ?? v.match.channel?.description ?? Hex.fixed(UInt64(v.handle), width: 4)
-                for m in v.messages { write(m, v, ch, a.record, file, many, &out) }
+                for (i, m) in v.messages.enumerated() {
+                    // Advertising data: "adv" and the advertiser in place of a direction and a handle.
+                    if v.match.advertising != nil, i < v.sources.count {
+                        write(m, v, v.sources[i].address.map { BDAddr($0).description } ?? "?", a.record, file, many, &out, dir: "adv")
+                    } else {
+                        write(m, v, ch, a.record, file, many, &out)
+                    }
+                }
                 messages += v.messages.count
                 out.flushIfNeeded()
             }
@@ -87,7 +94,9 @@ struct Frames: ParsableCommand {
         if code != 0 { throw ExitCode(code) }
     }
 
-    func write(_ m: DecodedMessage, _ v: PluginSet.Result, _ ch: String, _ r: CaptureRecord, _ file: String, _ many: Bool, _ out: inout Output) {
+    func write(_ m: DecodedMessage, _ v: PluginSet.Result, _ ch: String, _ r: CaptureRecord, _ file: String, _ many: Bool, _ out: inout Output,
+               dir: String? = nil) {
+        let direction = dir ?? v.direction.rawValue
         switch format {
         case .text:
             var t: [UInt8] = []
@@ -95,10 +104,10 @@ struct Frames: ParsableCommand {
             let prefix = many ? file + ": " : ""
             let frame = String(r.frame)
             out.line(prefix + String(repeating: " ", count: max(0, 6 - frame.count)) + frame + " " + String(decoding: t, as: UTF8.self)
-                     + " " + v.direction.rawValue.padding(8) + ch + "  " + v.plugin + " " + m.summary)
+                     + " " + direction.padding(8) + ch + "  " + m.plugin + " " + m.summary)
         case .csv:
             let fields = m.fields.map { $0.name + "=" + $0.value.description }.joined(separator: " ")
-            let cols = [file, String(r.frame), TimeFormat.rfc3339(r.timestamp), v.direction.rawValue, ch, v.plugin, m.message,
+            let cols = [file, String(r.frame), TimeFormat.rfc3339(r.timestamp), direction, ch, m.plugin, m.message,
                         fields, m.checksum?.rawValue ?? ""]
             out.line(cols.map(csv).joined(separator: ","))
         case .jsonl:
@@ -107,8 +116,8 @@ struct Frames: ParsableCommand {
             w.string("file", file)
             w.int("frame", r.frame)
             w.string("ts", TimeFormat.rfc3339(r.timestamp))
-            w.string("dir", v.direction.rawValue)
-            w.string("characteristic", ch)
+            w.string("dir", direction)
+            if dir == "adv" { w.string("address", ch) } else { w.string("characteristic", ch) }
             m.describe(into: &w)
             w.endTopLevel()
             out.buffer.append(contentsOf: w.out)

@@ -101,9 +101,8 @@ struct Plugins: ParsableCommand {
                 stderrLine("bluesift: no vendor plugins found (looked in: \(options.searchPath().joined(separator: ", "))); "
                            + "point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins")
             }
-            func count(_ n: Int, _ what: String) -> String { "\(n) \(what)\(n == 1 ? "" : "s")" }
             for p in loaded.plugins {
-                out.line("\(p.id)  \(p.name)  (\(count(p.messageNames.count, "message")), \(count(p.examples.count, "example")))  \(p.path)")
+                out.line("\(p.id)  \(p.name)  (\(plural(p.messageNames.count, "message")), \(plural(p.examples.count, "example")))  \(p.path)")
                 for m in p.matches {
                     if let a = m.advertising { out.line("  " + a.description); continue }
                     var s = "  " + (m.channel.map(\.description) ?? ((m.service.map { "service \($0) " } ?? "") + "characteristic \(m.characteristic)"))
@@ -135,7 +134,7 @@ struct Plugins: ParsableCommand {
             var failed = false
             var out = Output()
             func ok(_ p: Plugin, _ path: String) {
-                out.line("\(path): ok (\(p.id): \(p.messageNames.count) messages, \(p.examples.count) examples)")
+                out.line("\(path): ok (\(p.id): \(plural(p.messageNames.count, "message")), \(plural(p.examples.count, "example")))")
             }
             for f in files {
                 var isDir: ObjCBool = false
@@ -352,3 +351,6 @@ func findPlugin(_ id: String, _ options: PluginOptions) throws -> Plugin {
     throw usage("--plugin", found.isEmpty ? "a plugin id, but no plugin was found (point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins)"
                                           : "a plugin id: " + found.joined(separator: ", "), id)
 }
+
+/// "1 message", "2 messages".
+func plural(_ n: Int, _ what: String) -> String { "\(n) \(what)\(n == 1 ? "" : "s")" }

@@ -209,6 +209,79 @@ import BluesiftWire
         #expect(r.message["tx_power"] == .int(-21))
     }
 
+    /// `also:` asks for another structure of the same report (SwitchBot: the model letter in
+    /// service data FD3D, the readings in manufacturer data 0x0969); `_rule` says which rule took it.
+    @Test func alsoFilterAndRuleIndex() throws {
+        let p = try Self.compile("""
+            id: mfr
+            match:
+              - { company: 0x0969, also: { service_data: fd3d, prefix: "34" } }
+              - { company: 0x0969, also: { service_data: fd3d, prefix: "77" } }
+            frame:
+              - { id: model, compute: _rule }
+              - { id: rest, type: bytes }
+            """)
+        let set = PluginSet([p])
+        func decode(_ report: String) -> DecodedMessage? {
+            let r = Hex.parse(report)!
+            // The manufacturer structure is the first: 0b ff 6909 …
+            return r.withUnsafeBytes { all in
+                set.decodeAdvertising(type: 0xFF, value: UnsafeRawBufferPointer(rebasing: all[2..<12]), context: AdvertisingContext(),
+                                      serviceUUIDs: { [] }, report: all)?.message
+            }
+        }
+        // switchbot-037's two structures: 0969 b0e9fe52dd84 0664 …, fd3d 34 00 64.
+        #expect(decode("0bff6909b0e9fe52dd840664" + "05163dfd340064")?["model"] == .int(0))
+        #expect(decode("0bff6909b0e9fe52dd840664" + "05163dfd770064")?["model"] == .int(1))
+        #expect(decode("0bff6909b0e9fe52dd840664" + "05163dfd550064") == nil)
+        #expect(decode("0bff6909b0e9fe52dd840664") == nil)
+    }
+
+    /// Govee H5121 (govee-ble's vector govee-038): one AES-ECB block keyed by the frame's own
+    /// time → model 3, battery 100 %, event 1 (motion); no key file, and it re-encrypts.
+    @Test func goveeKeyInTheFrame() throws {
+        let p = try Self.compile("""
+            id: h512x
+            endian: be
+            match: [ { company: 0xEF88, size: 24 } ]
+            frame:
+              - { id: head, type: u2 }
+              - { id: time, type: u4 }
+              - { id: event, type: plain, size: 16, decrypt: govee-h512x }
+              - { id: crc, type: u2 }
+            types:
+              plain:
+                - { id: kind, type: u1 }
+                - { id: length, type: u1 }
+                - { id: model, type: u1 }
+                - { id: x, type: u1 }
+                - { id: battery, type: u1, unit: "%" }
+                - { id: event_code, type: u1 }
+                - { id: rest, size: 10 }
+            """)
+        let set = PluginSet([p])
+        let frame = "88ef 5994 0000f0b9 1937ae50b6372c866ac2f3d061e717c0 2cef"
+        let r = try #require(Self.decode(set, type: 0xFF, frame))
+        #expect(r.message["model"] == .int(3) && r.message["battery"] == .int(100) && r.message["event_code"] == .int(1))
+        #expect(r.message.raw == nil && r.message.mic == nil)
+        #expect(try p.encode(r.message) == Hex.parse(String(frame.dropFirst(4)).replacingOccurrences(of: " ", with: "")))
+    }
+
+    /// Bytes no preset opens stay raw and say why (MikroTik's AES-ECB secret block).
+    @Test func unsupportedEncryptionSaysSo() throws {
+        let p = try Self.compile("""
+            id: mt
+            match: [ { company: 0x094F } ]
+            frame:
+              - { id: version, type: u1 }
+              - { id: secret, type: bytes, decrypt: { unsupported: "AES-ECB (MikroTik)" } }
+            """)
+        let r = try #require(Self.decode(PluginSet([p]), type: 0xFF, "4f09 01 5b3e9a0c"))
+        #expect(r.message.raw == "unsupported encryption: AES-ECB (MikroTik)")
+        #expect(r.message["secret"] == .bytes([0x5B, 0x3E, 0x9A, 0x0C]))
+        #expect(!p.decrypts)
+    }
+
     /// Keys file: addresses in either case, 16-byte keys; anything else is a one-line reason.
     @Test func vendorKeysFile() throws {
         let k = try VendorKeys.parse(#"{"A4:C1:38:8D:18:B2": "231d39c1d7cc1ab1aee224cd096db932"}"#)

@@ -454,23 +454,6 @@ def selftest(oracle_path: str) -> int:
     return 0 if ok else 1
 
 
-def vector_of_record(rec: dict, manifest: dict) -> str | None:
-    """The vector a bluesift record comes from: a per-vector capture (VECTOR-ID.btsnoop) by
-    its file name, else (file, frame) in the manifest; a record without "file" (one capture
-    dumped) is looked up by frame in the only file the manifest names, if it names one."""
-    f = rec.get("file")
-    if f:
-        name = Path(f).name
-        stem = re.sub(r"\.(btsnoop|log|pcap|pcapng)$", "", name)
-        if stem in manifest["ids"]:
-            return stem
-        return manifest["frames"].get((name, rec.get("frame")))
-    files = manifest["files"]
-    if len(files) == 1:
-        return manifest["frames"].get((next(iter(files)), rec.get("frame")))
-    return None
-
-
 def corpus_key(file: str, frame, addr: str | None) -> tuple:
     return (Path(str(file)).name, frame, (addr or "").lower() or None)
 
