@@ -355,7 +355,9 @@ struct LuaGen {
         case .bytes(let s):
             let hf = try field(abbrev, label, "bytes", line: f.line)
             let (n, term) = size(s, f.id)
-            c += "  local n = \(n)\n  tree:add(\(hf), X.rng(r, r.pos, n))\n  r.pos = r.pos + n\(term ? " + 1" : "")\n"
+            // `decrypt: { unsupported: WHAT }`: raw, with bluesift's reason.
+            let why = f.decrypt.flatMap { $0.hasPrefix("unsupported:") ? ":append_text(\(Self.luaString(" (raw: unsupported encryption: " + $0.dropFirst(12) + ")")))" : nil } ?? ""
+            c += "  local n = \(n)\n  tree:add(\(hf), X.rng(r, r.pos, n))\(why)\n  r.pos = r.pos + n\(term ? " + 1" : "")\n"
         case .string(let s):
             let hf = try field(abbrev, label, "string", line: f.line)
             let (n, term) = size(s, f.id)
@@ -603,7 +605,7 @@ struct LuaGen {
         local UUID_KEYS = {\(uuidKeys.map(Self.luaString).joined(separator: ", "))}
         local HANDLES = {\(handleRows.joined(separator: ", "))}
         -- Context specials of advertising plugins → keys of the report's context.
-        local CONTEXT = {_rssi = "rssi", _address = "address", _address_type = "address_type", _company = "company", _pdu = "pdu"}
+        local CONTEXT = {_rssi = "rssi", _address = "address", _address_type = "address_type", _company = "company", _pdu = "pdu", _rule = "rule"}
 
         """
         o += "local NF = {\n" + numberFormats.map { "  " + $0 + "," }.joined(separator: "\n") + "\n}\n"

@@ -19,7 +19,7 @@ extension LuaGen {
         let lateContext = plugin.contextUse.contains("_rssi") || plugin.contextUse.contains("_name")
         func late(_ r: AdvertisingMatch) -> Bool {
             if case .company(nil) = r.target { return true }
-            return r.withCompany || r.name != nil || r.uuid != nil || lateContext
+            return r.withCompany || r.name != nil || r.uuid != nil || r.also != nil || lateContext
         }
         var rows: [String] = []
         var skipped: [String] = []
@@ -41,6 +41,14 @@ extension LuaGen {
                 parts.append("names = {" + pats.map(Self.luaString).joined(separator: ", ") + "}")
             }
             if let u = r.uuid { parts.append("uuid = \(Self.luaString(u.description))") }
+            parts.append("ordinal = \(i)")   // `_rule`: the rule's index among the plugin's, file order
+            if let a = r.also {
+                switch a.target {
+                case .company(let c?): parts.append("also = {company = \(c), prefix = \(Self.luaBytes(a.prefix))}")
+                case .serviceData(let u): parts.append("also = {sd = \(Self.luaString(u.description)), prefix = \(Self.luaBytes(a.prefix))}")
+                case .company(nil): break
+                }
+            }
             rows.append("  {" + parts.joined(separator: ", ") + "},")
             luaIndex[i] = rows.count
             switch r.target {
@@ -321,6 +329,27 @@ extension LuaGen {
       return false
     end
 
+    -- `also:`: another structure of the packet (one report per event in practice) with that
+    -- company id or service data UUID, its payload starting with the prefix.
+    local function carries(tvb, also)
+      local function starts(off, n)
+        return n >= #also.prefix and (#also.prefix == 0 or tvb(off, #also.prefix):raw() == also.prefix)
+      end
+      for _, fi in ipairs(all(f_type)) do
+        local t, at = fi.value, fi.offset
+        if at >= 1 and tvb(at, 1):uint() == t then
+          local len = tvb(at - 1, 1):uint()
+          if also.company and t == 0xFF and len >= 3 and tvb(at + 1, 2):le_uint() == also.company then
+            if starts(at + 3, len - 3) then return true end
+          elseif also.sd and (t == 0x16 or t == 0x20 or t == 0x21) then
+            local w = t == 0x16 and 2 or t == 0x20 and 4 or 16
+            if len >= 1 + w and uuid_key(tvb(at + 1, w)) == also.sd and starts(at + 1 + w, len - 1 - w) then return true end
+          end
+        end
+      end
+      return false
+    end
+
     -- The rule's filters (docs/plugin-advertising-design.md §1): size (after the company id),
     -- prefix, name, uuid. False lets the next rule try.
     local function applies(rule, ptvb, ctx)
@@ -334,6 +363,7 @@ extension LuaGen {
         if not ok then return false end
       end
       if rule.uuid and not listed(rule.uuid) then return false end
+      if rule.also and not (ctx.frame and carries(ctx.frame, rule.also)) then return false end
       return true
     end
 
@@ -348,6 +378,7 @@ extension LuaGen {
         local rule = RULES[i]
         local ptvb = ptvb_of(rule.with_company)
         if ptvb and applies(rule, ptvb, ctx) then
+          ctx.rule = rule.ordinal
           show(ptvb, tree, ctx, pinfo)
           return true
         end
@@ -396,6 +427,7 @@ extension LuaGen {
               for _, i in ipairs(ADV_ANY) do list[#list + 1] = i end
               if #list > 0 then
                 local ctx = context(pinfo, off + 2, company)
+                ctx.frame = tvb
                 try(list, function(with_company)
                   if with_company then return tvb(off, n + 2):tvb() end
                   return tvb(off + 2, n):tvb()
@@ -418,6 +450,7 @@ extension LuaGen {
             local list = n >= 0 and off + n <= tvb:len() and ADV_SD[uuid_key(tvb(at + 1, w))]
             if list then
               local ctx = context(pinfo, off, -1)   -- bluesift's _company for service data
+              ctx.frame = tvb
               try(list, function(with_company) if not with_company then return tvb(off, n):tvb() end end, tree, ctx, pinfo)
             end
           end
