@@ -159,30 +159,32 @@ struct PluginCompiler {
         try checkNesting(yaml)
         let root: Node
         do {
-            guard let r = try Yams.compose(yaml: yaml) else { throw fail(nil, "empty plugin file") }
+            // No implicit tag resolution: every scalar is read as its text (resolving each by
+            // regular expressions was most of a plugin's compile time).
+            guard let r = try Yams.compose(yaml: yaml, .basic) else { throw fail(nil, "empty plugin file") }
             root = r
         } catch let e as PluginError { throw e } catch { throw Self.yamlError(error, path: path) }
         try checkDocument(root)
         let top = try mapping(root, "a plugin")
         try checkKeys(top, Self.topKeys, "the plugin")
-        guard let idNode = top["id"] else { throw fail(root, "missing 'id'") }
+        guard let idNode = top[k: "id"] else { throw fail(root, "missing 'id'") }
         let id = try string(idNode, "id")
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }) else {
             throw fail(idNode, "id must be letters, digits, '_', '-' or '.'")
         }
-        if let e = top["endian"] {
+        if let e = top[k: "endian"] {
             switch try string(e, "endian") {
             case "le": endian = .little
             case "be": endian = .big
             default: throw fail(e, "endian must be le or be")
             }
         }
-        if let en = top["enums"] { try compileEnums(en) }
-        guard let matchNode = top["match"] else { throw fail(root, "missing 'match'") }
+        if let en = top[k: "enums"] { try compileEnums(en) }
+        guard let matchNode = top[k: "match"] else { throw fail(root, "missing 'match'") }
         let matches = try compileMatches(matchNode)
 
         // Types: names first (so fields may reference types declared later), then bodies.
-        if let tn = top["types"] {
+        if let tn = top[k: "types"] {
             for (k, v) in try mapping(tn, "types") {
                 let name = try string(k, "type name")
                 if typeIndex[name] != nil || Self.builtinType(name) { throw fail(k, "type '\(name)' is defined twice or shadows a built-in type") }
@@ -190,7 +192,7 @@ struct PluginCompiler {
                 typeNodes.append((name, v))
             }
         }
-        guard let frameNode = top["frame"] else { throw fail(root, "missing 'frame' (the frame layout)") }
+        guard let frameNode = top[k: "frame"] else { throw fail(root, "missing 'frame' (the frame layout)") }
         let frameIndex = typeNodes.count
         typeIndex["_frame"] = frameIndex
         typeNodes.append(("_frame", frameNode))
@@ -212,19 +214,19 @@ struct PluginCompiler {
             throw fail(root, "'\(c)' is advertising context, and this plugin matches no advertising data")
         }
 
-        var plugin = Plugin(id: id, name: try top["name"].map { n throws(PluginError) in try string(n, "name") } ?? id,
-                            path: path, reference: try top["reference"].map { n throws(PluginError) in try string(n, "reference") },
+        var plugin = Plugin(id: id, name: try top[k: "name"].map { n throws(PluginError) in try string(n, "name") } ?? id,
+                            path: path, reference: try top[k: "reference"].map { n throws(PluginError) in try string(n, "reference") },
                             matches: matches, framing: nil, rules: [], examples: [], types: types, enums: enums,
                             frameType: frameIndex,
-                            defaultMessage: try top["message"].map { n throws(PluginError) in try string(n, "message") } ?? "frame")
+                            defaultMessage: try top[k: "message"].map { n throws(PluginError) in try string(n, "message") } ?? "frame")
         plugin.idLine = idNode.mark?.line ?? 0
         plugin.contextUse = contextUse
         plugin.decrypts = types.contains { $0.fields.contains { $0.decrypt.map { !$0.hasPrefix("unsupported:") } ?? false } }
         plugin.flattens = types.contains { $0.fields.contains { $0.flatten && $0.bits.isEmpty } }
         plugin.joins = types.contains { $0.fields.contains { if case .join = $0.kind { true } else { false } } }
-        if let f = top["framing"] { plugin.framing = try compileFraming(f) }
-        if let r = top["rules"] { plugin.rules = try compileRules(r, plugin: plugin) }
-        if let e = top["examples"] { plugin.examples = try compileExamples(e) }
+        if let f = top[k: "framing"] { plugin.framing = try compileFraming(f) }
+        if let r = top[k: "rules"] { plugin.rules = try compileRules(r, plugin: plugin) }
+        if let e = top[k: "examples"] { plugin.examples = try compileExamples(e) }
         return plugin
     }
 
@@ -282,7 +284,7 @@ struct PluginCompiler {
         var out: [PluginMatch] = []
         for item in seq {
             let m = try mapping(item, "a match rule")
-            if m["company"] != nil || m["service_data"] != nil {
+            if m[k: "company"] != nil || m[k: "service_data"] != nil {
                 out.append(try compileAdvertisingMatch(m, item))
                 continue
             }
@@ -294,48 +296,48 @@ struct PluginCompiler {
                 throw fail(second, "a match rule names one of characteristic, rfcomm_channel, rfcomm_dlci, rfcomm_service, psm")
             }
             var channel: PluginChannel?
-            if let n = m["rfcomm_channel"] {
+            if let n = m[k: "rfcomm_channel"] {
                 let v = try integer(n, "rfcomm_channel")
                 guard (1...30).contains(v) else { throw fail(n, "rfcomm_channel must be 1-30") }
                 channel = .rfcomm(UInt8(v))
             }
-            if let n = m["rfcomm_dlci"] {
+            if let n = m[k: "rfcomm_dlci"] {
                 // RFCOMM 1.2 §5.4 / TS 07.10 §5.6: DLCI = server channel << 1 | direction bit.
                 let v = try integer(n, "rfcomm_dlci")
                 guard (2...61).contains(v) else { throw fail(n, "rfcomm_dlci must be 2-61 (0 is the multiplexer)") }
                 channel = .rfcomm(UInt8(v >> 1))
             }
-            if let n = m["rfcomm_service"] {
+            if let n = m[k: "rfcomm_service"] {
                 let v = try string(n, "rfcomm_service")
                 guard !v.isEmpty else { throw fail(n, "rfcomm_service must name a service") }
                 channel = .rfcommService(v)
             }
-            if let n = m["psm"] {
+            if let n = m[k: "psm"] {
                 let v = try integer(n, "psm")
                 guard (1...0xFFFF).contains(v), v & 1 == 1 else { throw fail(n, "psm must be odd, 0x0001-0xffff") }
                 channel = .psm(UInt16(v))
             }
             var service: BluetoothUUID?
-            if let s = m["service"] {
+            if let s = m[k: "service"] {
                 guard let u = BluetoothUUID(string: try string(s, "service")) else { throw fail(s, "bad service UUID") }
                 service = u
             }
             var c = BluetoothUUID(0)
-            if let cn = m["characteristic"] {
+            if let cn = m[k: "characteristic"] {
                 guard let u = BluetoothUUID(string: try string(cn, "characteristic")) else { throw fail(cn, "bad characteristic UUID") }
                 c = u
             } else if channel == nil {
                 throw fail(item, "a match rule needs 'characteristic' (or 'rfcomm_channel', 'rfcomm_dlci', 'rfcomm_service', 'psm', 'company', 'service_data')")
             }
             var handle: UInt16?
-            if let h = m["handle"] {
+            if let h = m[k: "handle"] {
                 let v = try integer(h, "handle")
                 guard (1...0xFFFF).contains(v) else { throw fail(h, "handle out of range") }
                 handle = UInt16(v)
                 guard service != nil else { throw fail(h, "a handle override needs 'service' too (it names the handle)") }
             }
             var dirs = Set<PluginDirection>()
-            for dn in [m["direction"], m["directions"]].compactMap({ $0 }) {
+            for dn in [m[k: "direction"], m[k: "directions"]].compactMap({ $0 }) {
                 for d in dn.sequence.map(Array.init) ?? [dn] {
                     guard let dir = PluginDirection(rawValue: try string(d, "direction")) else {
                         throw fail(d, "direction must be write, notify, indicate or read")
@@ -355,23 +357,23 @@ struct PluginCompiler {
     /// `with_company` (docs/plugin-advertising-design.md §1).
     func compileAdvertisingMatch(_ m: Node.Mapping, _ item: Node) throws(PluginError) -> PluginMatch {
         try checkKeys(m, ["company", "service_data", "prefix", "size", "name", "uuid", "with_company", "also", "doc"], "an advertising match rule")
-        if m["company"] != nil && m["service_data"] != nil {
+        if m[k: "company"] != nil && m[k: "service_data"] != nil {
             throw fail(item, "a match rule names one of company, service_data")
         }
         var a: AdvertisingMatch
-        if let c = m["company"] {
+        if let c = m[k: "company"] {
             if c.scalar?.string == "any" { a = AdvertisingMatch(target: .company(nil)) } else {
                 let v = try integer(c, "company")
                 guard (0...0xFFFF).contains(v) else { throw fail(c, "company must be 0x0000-0xffff or any") }
                 a = AdvertisingMatch(target: .company(UInt16(v)))
             }
         } else {
-            let n = m["service_data"]!
+            let n = m[k: "service_data"]!
             guard let u = BluetoothUUID(string: try string(n, "service_data")) else { throw fail(n, "bad service_data UUID") }
             a = AdvertisingMatch(target: .serviceData(u))
         }
-        if let p = m["prefix"] { a.prefix = try byteList(p, "prefix") }
-        if let sz = m["size"] {
+        if let p = m[k: "prefix"] { a.prefix = try byteList(p, "prefix") }
+        if let sz = m[k: "size"] {
             if let seq = sz.sequence {
                 guard seq.count == 2 else { throw fail(sz, "size must be N or [MIN, MAX]") }
                 let lo = try integer(seq[0], "size"), hi = try integer(seq[1], "size")
@@ -383,31 +385,31 @@ struct PluginCompiler {
                 a.size = Int(v)...Int(v)
             }
         }
-        if let n = m["name"] {
+        if let n = m[k: "name"] {
             let pattern = try string(n, "name")
             do { _ = try Regex(pattern) } catch { throw fail(n, "name: bad regular expression '\(pattern)'") }
             a.name = pattern
         }
-        if let u = m["uuid"] {
+        if let u = m[k: "uuid"] {
             guard let v = BluetoothUUID(string: try string(u, "uuid")) else { throw fail(u, "bad uuid") }
             a.uuid = v
         }
-        if let an = m["also"] {
+        if let an = m[k: "also"] {
             let am = try mapping(an, "also")
             try checkKeys(am, ["company", "service_data", "prefix"], "also")
             var f: AlsoFilter
-            if let c = am["company"] {
+            if let c = am[k: "company"] {
                 let v = try integer(c, "company")
                 guard (0...0xFFFF).contains(v) else { throw fail(c, "company must be 0x0000-0xffff") }
                 f = AlsoFilter(target: .company(UInt16(v)))
-            } else if let sd = am["service_data"] {
+            } else if let sd = am[k: "service_data"] {
                 guard let u = BluetoothUUID(string: try string(sd, "service_data")) else { throw fail(sd, "bad service_data UUID") }
                 f = AlsoFilter(target: .serviceData(u))
             } else { throw fail(an, "also names company or service_data") }
-            if let p = am["prefix"] { f.prefix = try byteList(p, "prefix") }
+            if let p = am[k: "prefix"] { f.prefix = try byteList(p, "prefix") }
             a.also = f
         }
-        if let w = m["with_company"] {
+        if let w = m[k: "with_company"] {
             a.withCompany = try bool(w, "with_company")
             guard case .company = a.target else { throw fail(w, "with_company applies to company rules") }
         }
@@ -418,24 +420,33 @@ struct PluginCompiler {
         let m = try mapping(n, "framing")
         try checkKeys(m, ["length", "terminator", "start", "timeout_ms", "max_size"], "framing")
         var f = FramingSpec()
-        if let l = m["length"] {
+        if let l = m[k: "length"] {
             let lm = try mapping(l, "framing.length")
             try checkKeys(lm, ["offset", "type", "adjust"], "framing.length")
-            let offset = try lm["offset"].map { n throws(PluginError) in try integer(n, "offset") } ?? 0
-            let typeName = try lm["type"].map { n throws(PluginError) in try string(n, "type") } ?? "u1"
-            guard let k = Self.parseIntType(typeName, default: endian), case let kind = k else { throw fail(lm["type"], "framing.length.type must be an integer type") }
-            let adjust = try lm["adjust"].map { n throws(PluginError) in try integer(n, "adjust") } ?? 0
+            let offset = try lm[k: "offset"].map { n throws(PluginError) in try integer(n, "offset") } ?? 0
+            let typeName = try lm[k: "type"].map { n throws(PluginError) in try string(n, "type") } ?? "u1"
+            guard let k = Self.parseIntType(typeName, default: endian), case let kind = k else { throw fail(lm[k: "type"], "framing.length.type must be an integer type") }
+            let adjust = try lm[k: "adjust"].map { n throws(PluginError) in try integer(n, "adjust") } ?? 0
             guard (0...64).contains(offset) else { throw fail(l, "framing.length.offset out of range") }
             switch kind {
             case .vlq: f.length = .field(offset: Int(offset), size: 0, endian: .little, adjust: Int(adjust))
             case .fixed(let size, _, let e): f.length = .field(offset: Int(offset), size: size, endian: e, adjust: Int(adjust))
             }
         }
-        if let t = m["terminator"] { f.terminator = try byteList(t, "terminator") }
-        if let s = m["start"] { f.start = try byteList(s, "start") }
-        if let t = m["timeout_ms"] { f.timeoutMicroseconds = try integer(t, "timeout_ms") * 1000 }
-        if let s = m["max_size"] { f.maxSize = Int(max(1, min(1 << 20, try integer(s, "max_size")))) }
+        if let t = m[k: "terminator"] { f.terminator = try byteList(t, "terminator") }
+        if let s = m[k: "start"] { f.start = try byteList(s, "start") }
+        if let t = m[k: "timeout_ms"] { f.timeoutMicroseconds = try integer(t, "timeout_ms") * 1000 }
+        if let s = m[k: "max_size"] { f.maxSize = Int(max(1, min(1 << 20, try integer(s, "max_size")))) }
         if f.length == nil && f.terminator == nil { throw fail(n, "framing needs 'length' or 'terminator'") }
         return f
+    }
+}
+
+extension Node.Mapping {
+    /// A key's value by its text: Yams' String subscript builds a node and compares whole
+    /// nodes, a fifth of compiling the shipped plugins at every start.
+    subscript(k key: String) -> Node? {
+        for (k, v) in self where k.scalar?.string == key { return v }
+        return nil
     }
 }

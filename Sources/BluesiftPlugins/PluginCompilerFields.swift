@@ -14,7 +14,7 @@ extension PluginCompiler {
         var list = node
         if let m = node.mapping {
             try checkKeys(m, ["seq", "doc"], "type '\(typeName)'")
-            guard let s = m["seq"] else { throw fail(node, "type '\(typeName)' needs 'seq' (a list of fields)") }
+            guard let s = m[k: "seq"] else { throw fail(node, "type '\(typeName)' needs 'seq' (a list of fields)") }
             list = s
         }
         if list.scalar?.string == "" || list.scalar?.string == "~" { return [] }
@@ -40,7 +40,7 @@ extension PluginCompiler {
         var n = NumberFormat()
         var places = 0
         var exact = true
-        if let sc = m["scale"] {
+        if let sc = m[k: "scale"] {
             let text = try string(sc, "scale")
             let parts = text.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count <= 2, let a = Double(parts[0].filter { $0 != " " }), parts.count == 1 || Double(parts[1].filter { $0 != " " }) != nil,
@@ -55,25 +55,25 @@ extension PluginCompiler {
                 places = Self.decimalPlaces(String(parts[0]))
             }
         }
-        if let o = m["offset"] {
+        if let o = m[k: "offset"] {
             let text = try string(o, "offset")
             guard let v = Double(text), v.isFinite else { throw fail(o, "offset must be a number") }
             n.offset = v
             places = max(places, Self.decimalPlaces(text))
         }
-        if let d = m["decimals"] {
+        if let d = m[k: "decimals"] {
             let v = try integer(d, "decimals")
             guard (0...12).contains(v) else { throw fail(d, "decimals must be 0-12") }
             n.decimals = Int(v)
         } else {
-            guard exact else { throw fail(m["scale"], "a ratio scale needs 'decimals' (places to show)") }
+            guard exact else { throw fail(m[k: "scale"], "a ratio scale needs 'decimals' (places to show)") }
             n.decimals = places
         }
-        if let u = m["unit"] { n.unit = try string(u, "unit") }
-        if let na = m["na"] {
+        if let u = m[k: "unit"] { n.unit = try string(u, "unit") }
+        if let na = m[k: "na"] {
             for x in na.sequence.map(Array.init) ?? [na] { n.na.append(try integer(x, "na")) }
         }
-        if let t = m["interpolate"] {
+        if let t = m[k: "interpolate"] {
             guard let seq = t.sequence, seq.count >= 2 else { throw fail(t, "interpolate needs a list of at least two [x, y] points") }
             for p in seq {
                 guard let xy = p.sequence, xy.count == 2, let x = Double(try string(xy[0], "x")), let y = Double(try string(xy[1], "y")) else {
@@ -99,12 +99,12 @@ extension PluginCompiler {
     }
 
     func sizeSpec(_ m: Node.Mapping) throws(PluginError) -> SizeSpec? {
-        if let t = m["terminator"] {
+        if let t = m[k: "terminator"] {
             let b = try byteList(t, "terminator")
             guard b.count == 1 else { throw fail(t, "terminator must be one byte") }
             return .terminator(b[0])
         }
-        guard let s = m["size"] else { return nil }
+        guard let s = m[k: "size"] else { return nil }
         let text = try string(s, "size")
         if text == "eos" { return .eos }
         if let v = parseIntegerLiteral(text) {
@@ -119,21 +119,21 @@ extension PluginCompiler {
         try checkKeys(m, Self.fieldKeys, "a field")
         let line = item.mark?.line ?? 0
         let id: String
-        if let i = m["id"] { id = try string(i, "id") } else if m["contents"] != nil { id = "_magic\(line)" } else {
+        if let i = m[k: "id"] { id = try string(i, "id") } else if m[k: "contents"] != nil { id = "_magic\(line)" } else {
             throw fail(item, "a field needs 'id'")
         }
         guard !id.isEmpty, id.first.map({ $0.isLetter || $0 == "_" }) == true,
               id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-            throw fail(m["id"] ?? item, "field id '\(id)' must be letters, digits and '_'")
+            throw fail(m[k: "id"] ?? item, "field id '\(id)' must be letters, digits and '_'")
         }
         var f = FieldDef(id: id, line: line, kind: .bytes(.eos))
         let size = try sizeSpec(m)
-        if let c = m["contents"] {
+        if let c = m[k: "contents"] {
             f.kind = .contents(try byteList(c, "contents"))
             f.hidden = true
-        } else if let sw = m["switch-on"] {
+        } else if let sw = m[k: "switch-on"] {
             let on = try expr(sw, "switch-on")
-            guard let casesNode = m["cases"] else { throw fail(item, "switch-on needs 'cases'") }
+            guard let casesNode = m[k: "cases"] else { throw fail(item, "switch-on needs 'cases'") }
             var cases: [(Int64, Int)] = []
             var def: Int?
             for (k, v) in try mapping(casesNode, "cases") {
@@ -156,21 +156,21 @@ extension PluginCompiler {
                 cases.append((key, t))
             }
             f.kind = .switchOn(on, cases: cases, default: def, size: size)
-        } else if let c = m["context"] {
+        } else if let c = m[k: "context"] {
             let name = try string(c, "context")
             guard Self.contextNames.contains(name) || name == "_name" else {
                 throw fail(c, "context must be one of \((Self.contextNames.sorted() + ["_name"]).joined(separator: ", "))")
             }
             f.kind = .context(name)
             if name == "_address" { f.number = nil }
-        } else if let c = m["compute"] {
+        } else if let c = m[k: "compute"] {
             f.kind = .computed(try expr(c, "compute"))
-        } else if let j = m["join"] {
+        } else if let j = m[k: "join"] {
             guard let seq = j.sequence, !seq.isEmpty else { throw fail(j, "join is a list of field ids") }
             var parts: [String] = []
             for x in seq { parts.append(try string(x, "join")) }
             f.kind = .join(parts)
-        } else if let tn = m["type"] {
+        } else if let tn = m[k: "type"] {
             let t = try string(tn, "type")
             if let k = Self.parseIntType(t, default: endian) {
                 f.kind = .integer(k)
@@ -190,14 +190,14 @@ extension PluginCompiler {
         } else {
             f.kind = .bytes(size ?? .eos)
         }
-        if let c = m["if"] { f.condition = try expr(c, "if") }
-        if let r = m["repeat"] {
+        if let c = m[k: "if"] { f.condition = try expr(c, "if") }
+        if let r = m[k: "repeat"] {
             f.repeatSpec = r.scalar?.string == "eos" ? .eos : .count(try expr(r, "repeat"))
         }
-        if let h = m["hidden"] { f.hidden = try bool(h, "hidden") }
-        if let v = m["volatile"] { f.volatile = try bool(v, "volatile") }
-        if let v = m["value"] { f.value = try expr(v, "value") }
-        if let d = m["default"] {
+        if let h = m[k: "hidden"] { f.hidden = try bool(h, "hidden") }
+        if let v = m[k: "volatile"] { f.volatile = try bool(v, "volatile") }
+        if let v = m[k: "value"] { f.value = try expr(v, "value") }
+        if let d = m[k: "default"] {
             let s = try string(d, "default")
             f.defaultValue = parseIntegerLiteral(s).map { .int($0) } ?? .string(s)
         }
@@ -221,9 +221,9 @@ extension PluginCompiler {
             }
             if case .context(let n) = f.kind, n == "_name" || n == "_address" { throw fail(item, "\(n) is not a number") }
         }
-        if let v = m["valid"] { f.valid = try expr(v, "valid") }
-        if let e = m["encode"] { f.encode = try expr(e, "encode") }
-        if let fl = m["flatten"] {
+        if let v = m[k: "valid"] { f.valid = try expr(v, "valid") }
+        if let e = m[k: "encode"] { f.encode = try expr(e, "encode") }
+        if let fl = m[k: "flatten"] {
             f.flatten = try bool(fl, "flatten")
             if f.flatten {
                 switch f.kind {
@@ -232,17 +232,17 @@ extension PluginCompiler {
                 }
             }
         }
-        if let d = m["decrypt"], let dm = d.mapping {
+        if let d = m[k: "decrypt"], let dm = d.mapping {
             // Encrypted in a way no preset opens (AES-ECB with a tag's own key, AES-EAX, AES-GCM):
             // the bytes stay raw and the message says so.
             try checkKeys(dm, ["unsupported"], "decrypt")
-            guard let u = dm["unsupported"] else { throw fail(d, "decrypt takes a preset or { unsupported: WHAT }") }
+            guard let u = dm[k: "unsupported"] else { throw fail(d, "decrypt takes a preset or { unsupported: WHAT }") }
             f.decrypt = "unsupported:" + (try string(u, "unsupported"))
             switch f.kind {
             case .bytes: break
             default: throw fail(d, "decrypt: { unsupported } applies to bytes fields")
             }
-        } else if let d = m["decrypt"] {
+        } else if let d = m[k: "decrypt"] {
             let name = try string(d, "decrypt")
             guard Self.decryptPresets.contains(name) else {
                 throw fail(d, "unknown decrypt preset '\(name)' (known: \(Self.decryptPresets.sorted().joined(separator: ", ")))")
@@ -250,30 +250,30 @@ extension PluginCompiler {
             guard case .type = f.kind else { throw fail(d, "decrypt needs a type: the plaintext's layout") }
             f.decrypt = name
         }
-        if let x = m["expand"] {
+        if let x = m[k: "expand"] {
             let name = try string(x, "expand")
             guard let idx = enumIndex[name] else { throw fail(x, "unknown enum '\(name)'") }
             guard case .string = f.kind else { throw fail(x, "expand applies to str fields") }
             f.expand = idx
         }
-        if let e = m["enum"] {
+        if let e = m[k: "enum"] {
             let name = try string(e, "enum")
             guard let idx = enumIndex[name] else { throw fail(e, "unknown enum '\(name)'") }
             guard isInt else { throw fail(e, "enum needs an integer type") }
             f.enumIndex = idx
         }
-        if let b = m["bits"] {
+        if let b = m[k: "bits"] {
             guard isInt, case .integer(.fixed(let size, _, _)) = f.kind else { throw fail(b, "bits need a fixed-size integer type") }
             f.bits = try compileBits(b, totalBits: size * 8)
         }
-        if let c = m["checksum"] {
+        if let c = m[k: "checksum"] {
             guard isInt, case .integer(.fixed(let size, _, _)) = f.kind else { throw fail(c, "a checksum needs a fixed-size integer type") }
             let spec = try compileChecksum(c)
             guard spec.algorithm.byteWidth <= size else { throw fail(c, "checksum is wider than its \(size)-byte field") }
             f.checksum = spec
             f.hidden = true
         }
-        if f.value != nil { f.hidden = m["hidden"].map { (try? bool($0, "hidden")) ?? true } ?? true }
+        if f.value != nil { f.hidden = m[k: "hidden"].map { (try? bool($0, "hidden")) ?? true } ?? true }
         return f
     }
 
@@ -283,18 +283,18 @@ extension PluginCompiler {
         for item in seq {
             let m = try mapping(item, "a bit field")
             try checkKeys(m, ["id", "bit", "bits", "enum", "scale", "offset", "decimals", "unit", "na", "doc"], "a bit field")
-            guard let idn = m["id"] else { throw fail(item, "a bit field needs 'id'") }
+            guard let idn = m[k: "id"] else { throw fail(item, "a bit field needs 'id'") }
             var lo = 0, hi = 0
-            if let b = m["bit"] {
+            if let b = m[k: "bit"] {
                 lo = Int(try integer(b, "bit")); hi = lo
-            } else if let r = m["bits"] {
+            } else if let r = m[k: "bits"] {
                 let parts = try string(r, "bits").split(separator: "-").map { parseIntegerLiteral(String($0)) }
                 guard parts.count == 2, let a = parts[0], let b = parts[1] else { throw fail(r, "bits must look like 4-7") }
                 lo = Int(min(a, b)); hi = Int(max(a, b))
             } else { throw fail(item, "a bit field needs 'bit' or 'bits'") }
             guard lo >= 0, hi < totalBits else { throw fail(item, "bit range \(lo)-\(hi) outside a \(totalBits)-bit field") }
             var e: Int?
-            if let en = m["enum"] {
+            if let en = m[k: "enum"] {
                 let name = try string(en, "enum")
                 guard let idx = enumIndex[name] else { throw fail(en, "unknown enum '\(name)'") }
                 e = idx
@@ -313,11 +313,11 @@ extension PluginCompiler {
         }
         let m = try mapping(n, "checksum")
         try checkKeys(m, ["algorithm", "from", "to", "width", "poly", "init", "refin", "refout", "xorout"], "checksum")
-        guard let an = m["algorithm"] else { throw fail(n, "checksum needs 'algorithm'") }
+        guard let an = m[k: "algorithm"] else { throw fail(n, "checksum needs 'algorithm'") }
         let name = try string(an, "algorithm")
         var alg: ChecksumAlgorithm
         if name == "crc" {
-            guard let w = m["width"], let p = m["poly"] else { throw fail(n, "a generic crc needs 'width' and 'poly'") }
+            guard let w = m[k: "width"], let p = m[k: "poly"] else { throw fail(n, "a generic crc needs 'width' and 'poly'") }
             let width = Int(try integer(w, "width"))
             guard (3...64).contains(width) else { throw fail(w, "crc width must be 3…64") }
             alg = ChecksumAlgorithm(kind: .crc, width: width, poly: UInt64(bitPattern: try integer(p, "poly")))
@@ -328,14 +328,14 @@ extension PluginCompiler {
             alg = a
         }
         if alg.kind == .crc {
-            if let v = m["poly"] { alg.poly = UInt64(bitPattern: try integer(v, "poly")) }
-            if let v = m["init"] { alg.initial = UInt64(bitPattern: try integer(v, "init")) }
-            if let v = m["refin"] { alg.refin = try bool(v, "refin") }
-            if let v = m["refout"] { alg.refout = try bool(v, "refout") }
-            if let v = m["xorout"] { alg.xorout = UInt64(bitPattern: try integer(v, "xorout")) }
+            if let v = m[k: "poly"] { alg.poly = UInt64(bitPattern: try integer(v, "poly")) }
+            if let v = m[k: "init"] { alg.initial = UInt64(bitPattern: try integer(v, "init")) }
+            if let v = m[k: "refin"] { alg.refin = try bool(v, "refin") }
+            if let v = m[k: "refout"] { alg.refout = try bool(v, "refout") }
+            if let v = m[k: "xorout"] { alg.xorout = UInt64(bitPattern: try integer(v, "xorout")) }
         }
-        return ChecksumSpec(algorithm: alg, from: try m["from"].map { n throws(PluginError) in try expr(n, "from") },
-                            to: try m["to"].map { n throws(PluginError) in try expr(n, "to") })
+        return ChecksumSpec(algorithm: alg, from: try m[k: "from"].map { n throws(PluginError) in try expr(n, "from") },
+                            to: try m[k: "to"].map { n throws(PluginError) in try expr(n, "to") })
     }
 
     // MARK: cross-checks
@@ -441,6 +441,8 @@ extension PluginCompiler {
             }
             if !changed { break }
         }
+        // Every field and bit id of the plugin, for expressions evaluated once a type is whole.
+        let all = Set(types.flatMap { t in t.fields.flatMap { [$0.id] + $0.bits.map(\.id) } }).union(Self.specials)
         for t in types.indices {
             var visible = outer[t].union(Self.specials)
             for f in types[t].fields {
@@ -464,7 +466,6 @@ extension PluginCompiler {
                 var late: [Expr] = []
                 if let v = f.valid { late.append(v) }
                 if let e = f.encode { late.append(e) }
-                let all = Set(types.flatMap { t in t.fields.flatMap { [$0.id] + $0.bits.map(\.id) } }).union(Self.specials)
                 for e in late {
                     for r in e.references.map(Self.baseName) where !all.contains(r) {
                         throw PluginError(path: path, line: f.line, message: "'\(r)' is not a field of this plugin")
@@ -481,7 +482,6 @@ extension PluginCompiler {
                     }
                     // Computed values and checksum ranges are evaluated once the frame is complete.
                     if f.value != nil || f.checksum != nil {
-                        let all = Set(types.flatMap { $0.fields.map(\.id) }).union(Self.specials)
                         for r in e.references.map(Self.baseName) where !all.contains(r) {
                             throw PluginError(path: path, line: f.line, message: "'\(r)' is not a field of this plugin")
                         }
@@ -507,7 +507,7 @@ extension PluginCompiler {
                 guard let v = PluginDirection(rawValue: try string(d, key)) else { throw fail(d, "\(key) must be write, notify, indicate or read") }
                 return v
             }
-            guard let mn = m["match"] else { throw fail(item, "a rule needs 'match'") }
+            guard let mn = m[k: "match"] else { throw fail(item, "a rule needs 'match'") }
             let e = try expr(mn, "match")
             for r in e.references {
                 let parts = r.split(separator: ".", maxSplits: 1).map(String.init)
@@ -516,8 +516,8 @@ extension PluginCompiler {
                 }
             }
             var names = Set<String>()
-            if let ms = m["messages"], let s = ms.sequence { for x in s { names.insert(try string(x, "message")) } }
-            let within = try m["within_ms"].map { n throws(PluginError) in try integer(n, "within_ms") } ?? 1000
+            if let ms = m[k: "messages"], let s = ms.sequence { for x in s { names.insert(try string(x, "message")) } }
+            let within = try m[k: "within_ms"].map { n throws(PluginError) in try integer(n, "within_ms") } ?? 1000
             out.append(ResponseRule(requestDirection: try dir("request", .write), responseDirection: try dir("response", .notify),
                                     requests: names, match: e, withinMicroseconds: within * 1000, line: item.mark?.line ?? 0))
         }
@@ -548,60 +548,60 @@ extension PluginCompiler {
             let m = try mapping(item, "an example")
             try checkKeys(m, ["direction", "hex", "message", "fields", "checksum", "doc", "company", "service_data", "name", "address",
                               "rssi", "key", "mic", "uuids", "also"], "an example")
-            guard let h = m["hex"] else { throw fail(item, "an example needs 'hex'") }
-            let dir = try m["direction"].map { d throws(PluginError) -> PluginDirection in
+            guard let h = m[k: "hex"] else { throw fail(item, "an example needs 'hex'") }
+            let dir = try m[k: "direction"].map { d throws(PluginError) -> PluginDirection in
                 guard let v = PluginDirection(rawValue: try string(d, "direction")) else { throw fail(d, "bad direction") }
                 return v
             } ?? .write
             var fields: [PluginField] = []
-            if let f = m["fields"], case .object(let fs) = try exampleValue(f) { fields = fs }
+            if let f = m[k: "fields"], case .object(let fs) = try exampleValue(f) { fields = fs }
             var verdict: ChecksumVerdict?
-            if let c = m["checksum"] {
+            if let c = m[k: "checksum"] {
                 guard let v = ChecksumVerdict(rawValue: try string(c, "checksum")) else { throw fail(c, "checksum must be ok or bad") }
                 verdict = v
             }
             var ex = PluginExample(direction: dir, bytes: try byteList(h, "hex"),
-                                   message: try m["message"].map { n throws(PluginError) in try string(n, "message") },
+                                   message: try m[k: "message"].map { n throws(PluginError) in try string(n, "message") },
                                    fields: fields, checksum: verdict, line: item.mark?.line ?? 0)
-            if let c = m["company"] {
+            if let c = m[k: "company"] {
                 let v = try integer(c, "company")
                 guard (0...0xFFFF).contains(v) else { throw fail(c, "company must be 0x0000-0xffff") }
                 ex.advertising = .company(UInt16(v))
-            } else if let sd = m["service_data"] {
+            } else if let sd = m[k: "service_data"] {
                 guard let u = BluetoothUUID(string: try string(sd, "service_data")) else { throw fail(sd, "bad service_data UUID") }
                 ex.advertising = .serviceData(u)
             }
             if ex.advertising != nil {
-                if m["direction"] != nil { throw fail(m["direction"], "direction does not apply to advertising examples") }
+                if m[k: "direction"] != nil { throw fail(m[k: "direction"], "direction does not apply to advertising examples") }
                 ex.context.address = 0
-                if let a = m["address"] {
+                if let a = m[k: "address"] {
                     guard let v = BDAddr(string: try string(a, "address")) else { throw fail(a, "bad address") }
                     ex.context.address = v.value
                 }
-                if let r = m["rssi"] { ex.context.rssi = try integer(r, "rssi") }
-                if let n = m["name"] { ex.context.name = try string(n, "name") }
+                if let r = m[k: "rssi"] { ex.context.rssi = try integer(r, "rssi") }
+                if let n = m[k: "name"] { ex.context.name = try string(n, "name") }
                 if case .company(let c?) = ex.advertising { ex.context.company = Int64(c) }
-                if let k = m["key"] { ex.key = try byteList(k, "key") }
-                if let an = m["also"] {
+                if let k = m[k: "key"] { ex.key = try byteList(k, "key") }
+                if let an = m[k: "also"] {
                     // The report's other structure: { service_data: fd3d, hex: … } or { company: …, hex: … }.
                     let am = try mapping(an, "also")
                     try checkKeys(am, ["company", "service_data", "hex"], "also")
-                    let bytes = try am["hex"].map { h throws(PluginError) in try byteList(h, "hex") } ?? []
-                    if let c = am["company"] {
+                    let bytes = try am[k: "hex"].map { h throws(PluginError) in try byteList(h, "hex") } ?? []
+                    if let c = am[k: "company"] {
                         let v = UInt16(truncatingIfNeeded: try integer(c, "company"))
                         ex.also = (0xFF, [UInt8(v & 0xFF), UInt8(v >> 8)] + bytes)
-                    } else if let sd = am["service_data"], let u = BluetoothUUID(string: try string(sd, "service_data")) {
+                    } else if let sd = am[k: "service_data"], let u = BluetoothUUID(string: try string(sd, "service_data")) {
                         if let v = u.shortValue, v <= 0xFFFF { ex.also = (0x16, [UInt8(v & 0xFF), UInt8(v >> 8)] + bytes) }
                         else { ex.also = (0x21, u.littleEndianBytes + bytes) }
                     } else { throw fail(an, "also names company or service_data") }
                 }
-                if let us = m["uuids"] {
+                if let us = m[k: "uuids"] {
                     for u in us.sequence.map(Array.init) ?? [us] {
                         guard let v = BluetoothUUID(string: try string(u, "uuids")) else { throw fail(u, "bad UUID in uuids") }
                         ex.serviceUUIDs.append(v)
                     }
                 }
-                if let mv = m["mic"] {
+                if let mv = m[k: "mic"] {
                     guard let v = MICVerdict(rawValue: try string(mv, "mic")) else { throw fail(mv, "mic must be ok or bad") }
                     ex.mic = v
                 }

@@ -162,8 +162,10 @@ struct ReplayAgainstVirtualBand {
 
     @Test func transportClosingMidReplayIsExit3() throws {
         let r = try Rig.replay("band_mtu23.btsnoop", extra: ["--timing", "fixed:250"]) { controllers in
-            // Kill the controllers (the far end of the transport) a moment into the replay.
-            Thread.sleep(forTimeInterval: 1.5)
+            // Kill the controllers (the far end of the transport) a moment into the replay: 3 s,
+            // so that two 250 ms steps are done even on a loaded machine (start-up compiles
+            // every shipped plugin: 0.2 s in a debug build).
+            Thread.sleep(forTimeInterval: 3)
             kill(controllers.processIdentifier, SIGKILL)
         }
         #expect(r.status == 3, "\(r.stdout)\n\(r.stderr)")
