@@ -493,8 +493,10 @@ enum SyntheticCapture {
     static func oracle(of plugin: String) -> String? {
         let map = Fixtures.root.appendingPathComponent("Tests/VendorOracles/map/\(plugin).yaml").path
         guard let text = try? String(contentsOfFile: map, encoding: .utf8) else { return nil }
+        // `oracle: govee`, or a list whose first checks the examples: `oracle: [bluemaestro, bleparser]`.
         for line in text.split(separator: "\n") where line.hasPrefix("oracle:") {
-            return line.dropFirst(7).trimmingCharacters(in: .whitespaces)
+            let v = line.dropFirst(7).trimmingCharacters(in: CharacterSet(charactersIn: " []"))
+            return v.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
         }
         return nil
     }
@@ -517,7 +519,9 @@ enum SyntheticCapture {
 
     /// Every shipped advertising plugin on its oracle's vector capture, as bluesift decodes it
     /// (about 5 s a plugin: BLUESIFT_WIRESHARK_ALL=1 runs it).
-    @Test(.enabled(if: sweep), arguments: shipped) func shippedPluginOnItsOracleCapture(_ plugin: String) throws {
+    /// govee-h512x is decrypted by bluesift with a key from the payload itself (AES-ECB); the
+    /// Lua export shows it raw ("decryption not exported"), so its fields cannot agree.
+    @Test(.enabled(if: sweep), arguments: shipped.filter { $0 != "govee-h512x" }) func shippedPluginOnItsOracleCapture(_ plugin: String) throws {
         let dir = try WiresharkExportTests.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let lua = try Self.export(plugin, to: dir)
