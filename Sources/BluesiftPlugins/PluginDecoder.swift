@@ -412,7 +412,6 @@ final class DecodeRun {
                 text = String(decoding: slice, as: UTF8.self)
             }
             if plugin.joins { joined[f.id] = text }
-            if f.hidden, plugin.joins, texts[f.id] == nil { texts[f.id] = text }
             return .string(text)
         case .type(let t, let s):
             if let preset = f.decrypt { return try decrypted(preset, t, s, f) }
@@ -455,9 +454,6 @@ final class DecodeRun {
         guard let e, let n = plugin.enums[e].name(of: v) else { return nil }
         return .named(v, n)
     }
-
-    /// Hidden strings of plugins that join (they re-encode from them).
-    var texts: [String: String] = [:]
 
     /// Text of earlier string and enum fields, for `join:` (kept only by plugins that join).
     var joined: [String: String] = [:]

@@ -187,25 +187,21 @@ public final class PluginSet {
         let target: AdvertisingTarget
         var first: [Int32]
         var second: [Int32] = []
-        switch type {
-        case 0xFF:
-            guard value.count >= 2 else { return nil }
-            let company = UInt16(value[0]) | UInt16(value[1]) << 8
+        let structure = ADStructure(type: ADType(rawValue: type), value: value)
+        if let (company, data) = structure.manufacturerData {
             ctx.company = Int64(company)
             if let listed = byCompany[company] { first = listed; second = anyCompany } else {
                 guard !anyCompany.isEmpty else { return nil }
                 first = anyCompany
             }
-            payloadStart = 2
+            payloadStart = value.count - data.count
             target = .company(company)
-        case 0x16, 0x20, 0x21:
-            let n = type == 0x16 ? 2 : type == 0x20 ? 4 : 16
-            guard value.count >= n, let u = BluetoothUUID(littleEndian: UnsafeRawBufferPointer(rebasing: value[0..<n])),
-                  let list = byServiceData[u] else { return nil }
+        } else if let (u, data) = structure.serviceData {
+            guard let list = byServiceData[u] else { return nil }
             first = list
-            payloadStart = n
+            payloadStart = value.count - data.count
             target = .serviceData(u)
-        default:
+        } else {
             return nil
         }
         let size = Int32(value.count - payloadStart)
@@ -248,19 +244,17 @@ public final class PluginSet {
     /// data by company id) that starts with its prefix.
     static func carries(_ report: UnsafeRawBufferPointer, _ f: AlsoFilter) -> Bool {
         for s in ADStructures(report) {
-            let v = s.value
-            let start: Int
-            switch (f.target, s.type.rawValue) {
-            case (.company(let c?), 0xFF):
-                guard v.count >= 2, UInt16(v[0]) | UInt16(v[1]) << 8 == c else { continue }
-                start = 2
-            case (.serviceData(let u), 0x16), (.serviceData(let u), 0x20), (.serviceData(let u), 0x21):
-                let n = s.type.rawValue == 0x16 ? 2 : s.type.rawValue == 0x20 ? 4 : 16
-                guard v.count >= n, BluetoothUUID(littleEndian: UnsafeRawBufferPointer(rebasing: v[0..<n])) == u else { continue }
-                start = n
-            default: continue
+            let data: UnsafeRawBufferPointer
+            switch f.target {
+            case .company(let c?):
+                guard let m = s.manufacturerData, m.company == c else { continue }
+                data = m.data
+            case .serviceData(let u):
+                guard let d = s.serviceData, d.uuid == u else { continue }
+                data = d.data
+            case .company(nil): continue
             }
-            if v.count - start >= f.prefix.count, zip(v[start...], f.prefix).allSatisfy({ $0 == $1 }) { return true }
+            if data.count >= f.prefix.count, zip(data, f.prefix).allSatisfy({ $0 == $1 }) { return true }
         }
         return false
     }

@@ -20,9 +20,8 @@ extension ADStructure {
             sink.int("tx_power", Int(Int8(bitPattern: v[0])))
         case 0x12 where v.count == 4:  // §1.9, units of 1.25 ms
             sink.int("interval_min", Int(le16(v, 0))); sink.int("interval_max", Int(le16(v, 2)))
-        case 0x16 where v.count >= 2: serviceData(v, size: 2, into: &sink)  // §1.11
-        case 0x20 where v.count >= 4: serviceData(v, size: 4, into: &sink)
-        case 0x21 where v.count >= 16: serviceData(v, size: 16, into: &sink)
+        case 0x16, 0x20, 0x21:  // §1.11
+            if let n = type.serviceDataUUIDSize, v.count >= n { serviceData(v, size: n, into: &sink) }
         case 0x17, 0x18:  // §1.13-14
             sink.beginArray("addresses")
             var i = 0

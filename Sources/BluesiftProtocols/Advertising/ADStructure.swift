@@ -11,6 +11,26 @@ public struct ADType: RawRepresentable, Hashable, Sendable {
     public static let appearance = ADType(rawValue: 0x19)
     public static let manufacturerSpecificData = ADType(rawValue: 0xFF)
     public var name: String { AssignedNumbers.adTypeName(rawValue) ?? "Unknown" }
+
+    /// Service Data (CSS Part A §1.11): octets of the UUID before the data (16-, 32-, 128-bit).
+    public var serviceDataUUIDSize: Int? {
+        switch rawValue {
+        case 0x16: 2
+        case 0x20: 4
+        case 0x21: 16
+        default: nil
+        }
+    }
+
+    /// Incomplete and complete lists of service UUIDs (CSS Part A §1.1): octets of each UUID.
+    public var serviceUUIDListSize: Int? {
+        switch rawValue {
+        case 0x02, 0x03: 2
+        case 0x04, 0x05: 4
+        case 0x06, 0x07: 16
+        default: nil
+        }
+    }
 }
 
 /// One AD structure: Length, AD Type, AD Data (Core 5.4 Vol 3 Part C §11 Figure 11.1).
@@ -18,6 +38,21 @@ public struct ADStructure {
     public var type: ADType
     /// AD Data, without length and type.
     public var value: UnsafeRawBufferPointer
+
+    public init(type: ADType, value: UnsafeRawBufferPointer) { self.type = type; self.value = value }
+
+    /// Manufacturer Specific Data (CSS Part A §1.4): the company identifier, then the data.
+    public var manufacturerData: (company: UInt16, data: UnsafeRawBufferPointer)? {
+        guard type == .manufacturerSpecificData, value.count >= 2 else { return nil }
+        return (UInt16(value[0]) | UInt16(value[1]) << 8, UnsafeRawBufferPointer(rebasing: value[2...]))
+    }
+
+    /// Service Data (CSS Part A §1.11): the UUID, then the data.
+    public var serviceData: (uuid: BluetoothUUID, data: UnsafeRawBufferPointer)? {
+        guard let n = type.serviceDataUUIDSize, value.count >= n,
+              let u = BluetoothUUID(littleEndian: UnsafeRawBufferPointer(rebasing: value[0..<n])) else { return nil }
+        return (u, UnsafeRawBufferPointer(rebasing: value[n...]))
+    }
 }
 
 /// The AD structures of advertising or scan response data, decoded lazily.
@@ -110,13 +145,7 @@ extension AdvertisingReport {
     public var serviceUUIDs: [BluetoothUUID] {
         var out: [BluetoothUUID] = []
         for s in structures {
-            let width: Int
-            switch s.type.rawValue {
-            case 0x02, 0x03: width = 2
-            case 0x04, 0x05: width = 4
-            case 0x06, 0x07: width = 16
-            default: continue
-            }
+            guard let width = s.type.serviceUUIDListSize else { continue }
             var i = 0
             while i + width <= s.value.count {
                 if let u = BluetoothUUID(littleEndian: UnsafeRawBufferPointer(rebasing: s.value[i..<i + width])) { out.append(u) }
