@@ -328,7 +328,7 @@ final class DecodeRun {
             push(f.id, v)
             // Hidden values of a message's own fields stay with it, so it re-encodes; so does
             // which of several `na` sentinels a null came from.
-            if top || ((f.hidden || f.flatten || (f.number?.na.count ?? 0) > 1) && !f.isSelector && header[f.id] == nil) { header[f.id] = v }
+            if top || (f.keepsRaw && header[f.id] == nil) { header[f.id] = v }
             if let c = f.checksum { checksums.append((c, start, UInt64(bitPattern: v))) }
             if !f.bits.isEmpty {
                 var sub: [PluginField] = []

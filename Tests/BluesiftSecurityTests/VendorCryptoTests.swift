@@ -130,14 +130,14 @@ import Testing
         #expect(throws: VendorCryptoError.tooShort(3)) {
             try VendorCipher.bthomeV1.open(key: key, address: [1, 2, 3], header: [], field: hex("fba435e4d3c312fb0011223357d90a99"))
         }
-        for c in VendorCipher.allCases where !c.keyInFrame {   // the AES-CCM presets (a trailer)
+        for c in VendorCipher.allCases where !c.keyInFrame && c != .victron {   // the AES-CCM presets (a trailer)
             #expect(throws: VendorCryptoError.tooShort(c.trailerSize - 1)) {
                 try c.open(key: Array(hex("b853075158487ca39a5b5ea9b8530751")[0..<16]), address: address,
                            header: hex("5830b603d2"), field: [UInt8](repeating: 0, count: c.trailerSize - 1))
             }
         }
         // An empty ciphertext is well formed (the trailer alone).
-        for c in VendorCipher.allCases where !c.keyInFrame {   // the AES-CCM presets (a trailer)
+        for c in VendorCipher.allCases where !c.keyInFrame && c != .victron {   // the AES-CCM presets (a trailer)
             let k = [UInt8](repeating: 7, count: 16), h = hex("5830b603d2")
             let field = try? c.seal(key: k, address: address, header: h, plaintext: [], counter: 0x1234_5600)
             #expect(field?.count == c.trailerSize)
