@@ -66,6 +66,7 @@ HA_LIBS = {
     "bluemaestro": ("bluemaestro_ble", "BlueMaestroBluetoothDeviceData", "bluemaestro-ble"),
     "kegtron": ("kegtron_ble", "KegtronBluetoothDeviceData", "kegtron-ble"),
     "moat": ("moat_ble", "MoatBluetoothDeviceData", "moat-ble"),
+    "sensirion": ("sensirion_ble", "SensirionBluetoothDeviceData", "sensirion-ble"),
 }
 OTHER_LIBS = {"switchbot": "PySwitchbot", "ibeacon": "ibeacon-ble", "bleparser": "bleparser"}
 
@@ -73,7 +74,7 @@ OTHER_LIBS = {"switchbot": "PySwitchbot", "ibeacon": "ibeacon-ble", "bleparser":
 IMPLIED_UNITS = {
     "temperature": "°C", "temperature_probe_1": "°C", "temperature_probe_2": "°C",
     "temperature_probe_3": "°C", "temperature_probe_4": "°C", "humidity": "%", "battery": "%",
-    "pressure": "hPa", "illuminance": "lx", "moisture": "%", "conductivity": "µS/cm",
+    "pressure": "hPa", "illuminance": "lx", "moisture": "%", "conductivity": "µS/cm", "carbon_dioxide": "ppm",
     "weight": "kg", "non-stabilized_weight": "kg", "voltage": "V", "co2": "ppm", "pm25": "µg/m³",
     "pm10": "µg/m³", "tvoc": "µg/m³", "rssi": "dBm", "dewpoint": "°C", "uptime": "s",
 }
@@ -89,6 +90,10 @@ def version_of(dist: str) -> str:
 def norm_key(k: str) -> str:
     k = str(k).lower().replace(" ", "_").replace("pm2.5", "pm25").replace("pm10", "pm10")
     return k
+
+
+# bleparser's names where Home Assistant's differ (the plugins use Home Assistant's).
+BLEPARSER_KEYS = {"co2": "carbon_dioxide"}
 
 
 def plain(v):
@@ -219,7 +224,7 @@ class BleParserOracle:
                 if k in ("firmware", "type", "mac", "packet", "data", "rssi", "local_name"):
                     meta[k] = plain(v)
                     continue
-                key = norm_key(k)
+                key = BLEPARSER_KEYS.get(norm_key(k), norm_key(k))
                 values.append({"key": key, "device_id": None, "device_class": None, "value": plain(v),
                                "unit": IMPLIED_UNITS.get(key)})
             if tracker:

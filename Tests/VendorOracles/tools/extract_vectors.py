@@ -54,6 +54,7 @@ SOURCES = {
     "bluemaestro": ("Bluetooth-Devices/bluemaestro-ble", "bluemaestro_ble", "bluemaestro-ble", ["tests/test_parser.py"]),
     "kegtron": ("Bluetooth-Devices/kegtron-ble", "kegtron_ble", "kegtron-ble", ["tests/test_parser.py"]),
     "moat": ("Bluetooth-Devices/moat-ble", "moat_ble", "moat-ble", ["tests/test_parser.py"]),
+    "sensirion": ("akx/sensirion-ble", "sensirion_ble", "sensirion-ble", ["tests/test_parser.py"]),
     "bleparser": ("Ernst79/bleparser", "bleparser", "bleparser", ["package/tests/*.py"]),
 }
 
