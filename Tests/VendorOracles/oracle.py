@@ -67,6 +67,8 @@ HA_LIBS = {
     "kegtron": ("kegtron_ble", "KegtronBluetoothDeviceData", "kegtron-ble"),
     "moat": ("moat_ble", "MoatBluetoothDeviceData", "moat-ble"),
     "sensirion": ("sensirion_ble", "SensirionBluetoothDeviceData", "sensirion-ble"),
+    "rapt": ("rapt_ble", "RAPTPillBluetoothDeviceData", "rapt-ble"),
+    "leaone": ("leaone_ble", "LeaoneBluetoothDeviceData", "leaone-ble"),
 }
 OTHER_LIBS = {"switchbot": "PySwitchbot", "ibeacon": "ibeacon-ble", "bleparser": "bleparser", "aranet": "aranet4"}
 

@@ -55,6 +55,8 @@ SOURCES = {
     "kegtron": ("Bluetooth-Devices/kegtron-ble", "kegtron_ble", "kegtron-ble", ["tests/test_parser.py"]),
     "moat": ("Bluetooth-Devices/moat-ble", "moat_ble", "moat-ble", ["tests/test_parser.py"]),
     "sensirion": ("akx/sensirion-ble", "sensirion_ble", "sensirion-ble", ["tests/test_parser.py"]),
+    "rapt": ("sairon/rapt-ble", "rapt_ble", "rapt-ble", ["tests/test_parser.py"]),
+    "leaone": ("Bluetooth-Devices/leaone-ble", "leaone_ble", "leaone-ble", ["tests/test_parser.py"]),
     "aranet": ("Anrijs/Aranet4-Python", "aranet4", "aranet4", ["tests/test_advertisements.py"]),
     "bleparser": ("Ernst79/bleparser", "bleparser", "bleparser", ["package/tests/*.py"]),
 }
