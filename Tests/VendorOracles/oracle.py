@@ -68,6 +68,7 @@ HA_LIBS = {
     "moat": ("moat_ble", "MoatBluetoothDeviceData", "moat-ble"),
     "sensirion": ("sensirion_ble", "SensirionBluetoothDeviceData", "sensirion-ble"),
     "rapt": ("rapt_ble", "RAPTPillBluetoothDeviceData", "rapt-ble"),
+    "tilt": ("tilt_ble", "TiltBluetoothDeviceData", "tilt-ble"),
     "leaone": ("leaone_ble", "LeaoneBluetoothDeviceData", "leaone-ble"),
 }
 OTHER_LIBS = {"switchbot": "PySwitchbot", "ibeacon": "ibeacon-ble", "bleparser": "bleparser", "aranet": "aranet4"}
@@ -95,7 +96,7 @@ def norm_key(k: str) -> str:
 
 
 # bleparser's names where Home Assistant's differ (the plugins use Home Assistant's).
-BLEPARSER_KEYS = {"co2": "carbon_dioxide"}
+BLEPARSER_KEYS = {"co2": "carbon_dioxide", "gravity": "specific_gravity"}
 
 
 def plain(v):

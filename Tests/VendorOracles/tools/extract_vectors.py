@@ -57,6 +57,7 @@ SOURCES = {
     "sensirion": ("akx/sensirion-ble", "sensirion_ble", "sensirion-ble", ["tests/test_parser.py"]),
     "rapt": ("sairon/rapt-ble", "rapt_ble", "rapt-ble", ["tests/test_parser.py"]),
     "leaone": ("Bluetooth-Devices/leaone-ble", "leaone_ble", "leaone-ble", ["tests/test_parser.py"]),
+    "tilt": ("Bluetooth-Devices/tilt-ble", "tilt_ble", "tilt-ble", ["tests/test_parser.py"]),
     "aranet": ("Anrijs/Aranet4-Python", "aranet4", "aranet4", ["tests/test_advertisements.py"]),
     "bleparser": ("Ernst79/bleparser", "bleparser", "bleparser", ["package/tests/*.py"]),
 }
