@@ -380,4 +380,30 @@ import Foundation
         let emulateNone = try CLI.run(["emulate", path, "--generation", "3", "--transport", "tcp:127.0.0.1:1"])
         #expect(emulateNone.status == 2 && emulateNone.stderr == "bluesift: emulate: d0:c1:b2:a3:94:85's database has generations 1–2 in mesh_two_databases.btsnoop: no generation 3\n")
     }
+
+    static let meshCapture = CLI.corpus.deletingLastPathComponent().appendingPathComponent("mesh/meshparser_provisioning.cap").path
+
+    /// 36 #7 on the real capture (no licence: read, never copied): nimble-mesh-node
+    /// 27:fc:9c:88:38:a2 is provisioned on 0x081e (Provisioning service at 0x0010–0xffff) and
+    /// reached through its proxy on 0x09c0 (Proxy service at 0x000a–0xffff, discovered at
+    /// #995): `gatt` merged both, overlapping. Two generations now, neither overlapping.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: meshCapture), "needs ../shared/captures/mesh"))
+    func meshNodeDatabasesOnTheRealCapture() throws {
+        let json = try CLI.run(["gatt", "--format", "json", Self.meshCapture])
+        let top = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let dev = try #require((top["devices"] as? [[String: Any]])?.first { $0["address"] as? String == "27:fc:9c:88:38:a2" })
+        func services(_ o: [String: Any]) -> [(String, Int, Int)] {
+            ((o["services"] as? [[String: Any]]) ?? []).map { ($0["uuid"] as? String ?? "", $0["start"] as? Int ?? -1, $0["end"] as? Int ?? -1) }
+        }
+        let last = services(dev), first = services(try #require((dev["earlier_generations"] as? [[String: Any]])?.first))
+        #expect(dev["generation"] as? Int == 2 && dev["first_frame"] as? Int == 995)
+        #expect(last.map(\.0) == ["1800", "1801", "1828"] && last.last?.1 == 0x000a)
+        #expect(first.map(\.0) == ["1800", "1801", "1827"] && first.last?.1 == 0x0010)
+        for gen in [first, last] {
+            #expect(zip(gen, gen.dropFirst()).allSatisfy { $0.2 < $1.1 }, "overlapping services: \(gen)")
+        }
+        let dump = try CLI.run(["dump", "--frames", "492,1047", Self.meshCapture])
+        #expect(dump.stdout.contains("handle=0x0012 value=030005 [Mesh Provisioning Service / Mesh Provisioning Data In]"))
+        #expect(dump.stdout.contains("handle=0x000c value=006996e5d7bd765544e420d66db4d7213a27dd187a28 [Mesh Proxy Service / Mesh Proxy Data In]"))
+    }
 }
