@@ -87,16 +87,12 @@ public struct CaptureSummary {
         } else {
             // Earliest → latest: a file whose last records go back in time (a wrapped buffer,
             // appended logs) spans more than its first and last records say.
-            if let p = trafficPrevious {
-                if p.microseconds &- r.timestamp.microseconds >= Self.backwardsUs {
-                    backwardSteps &+= 1
-                    if firstBackwardFrame == nil { firstBackwardFrame = r.frame }
-                }
-                if r.timestamp < trafficFirst! { trafficFirst = r.timestamp }
-                if r.timestamp > trafficLast! { trafficLast = r.timestamp }
-            } else {
-                trafficFirst = r.timestamp; trafficLast = r.timestamp
+            if let p = trafficPrevious, p.microseconds &- r.timestamp.microseconds >= Self.backwardsUs {
+                backwardSteps &+= 1
+                if firstBackwardFrame == nil { firstBackwardFrame = r.frame }
             }
+            if trafficFirst.map({ r.timestamp < $0 }) ?? true { trafficFirst = r.timestamp }
+            if trafficLast.map({ r.timestamp > $0 }) ?? true { trafficLast = r.timestamp }
             trafficPrevious = r.timestamp
         }
         if r.isTruncated { truncatedRecords &+= 1 }
