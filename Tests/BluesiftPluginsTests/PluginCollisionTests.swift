@@ -20,6 +20,9 @@ import BluesiftWire
         "apple-continuity cypress-beacon": "cypress-beacon",
         "ibeacon tilt": "tilt",
         "ibeacon cypress-beacon": "cypress-beacon",
+        // Eddystone's service data: eddystone decodes every frame type; KKM's sensor frames
+        // (type 0x21) are kkm's.
+        "eddystone kkm": "kkm",
     ]
 
     @Test func everyExampleBelongsToItsPluginAgainstEveryOther() {
