@@ -33,8 +33,7 @@ public final class PcapWriter: CaptureWriter {
         ng = pcapng
         keepLinkTypes = source != nil
         primary = source.map(Self.primaryLinkType) ?? LinkType.h4WithPHDR
-        h4Source = source.map { ($0.container == .btsnoop && $0.datalink == 1002)
-            || ($0.container != .btsnoop && [LinkType.h4, LinkType.h4WithPHDR].contains($0.datalink)) } ?? false
+        h4Source = source?.isH4 ?? false
         phdrSource = source.map { $0.container != .btsnoop && $0.datalink == LinkType.h4WithPHDR } ?? false
         if ng {
             // Section Header Block: byte-order magic, version 1.0, section length unknown.
