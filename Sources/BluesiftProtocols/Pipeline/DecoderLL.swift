@@ -7,12 +7,25 @@ extension ProtocolDecoder {
 
     /// Over-the-air LE packets (Core 5.4 Vol 6 Part B §2): advertising → `adv`, data channel
     /// LLID 1/2 → L2CAP reassembly per access address and direction, unless encrypted (then
-    /// decrypted when a key is known). A packet whose CRC the sniffer found bad is shown and
-    /// counted, nothing more: its bytes are noise.
+    /// decrypted when a key is known). A packet whose CRC is bad (the sniffer said so, or it
+    /// did not check and the CRC fails, §3.1.1) is shown and counted, nothing more: its bytes
+    /// are noise. So is a data PDU whose CRC cannot be checked yet (`unconfirmedLink`).
     func decodeLL(_ record: CaptureRecord, _ f: inout DecodedFrame) {
         var ll = LLPacket(bytes: record.bytes, sniffer: record.sniffer)
+        airPackets += 1
+        if ll.crc != nil {
+            // Checked even when the sniffer did: a "valid" CRC that fails is worth a warning.
+            if ll.isAdvertising { ll.checkCRC(crcInit: LLCRC.advertisingInit) }
+            else if let n = sniffed[ll.accessAddress], let i = links[n]?.crcInit { ll.checkCRC(crcInit: i) }
+            if ll.crcComputed { crcComputedPackets += 1 }
+            if ll.crcValidatedWrongly {
+                crcValidatedWrongly += 1
+                if firstCRCValidatedWrongly == nil { firstCRCValidatedWrongly = record.frame }
+            }
+        }
         if ll.crcOK == false {
             crcBadPackets += 1
+            if ll.crcComputed { crcComputedBad += 1 }
             if !ll.isAdvertising, let n = sniffed[ll.accessAddress], let link = links[n] {
                 f.connection = n
                 link.air.crcBad += 1
@@ -21,6 +34,10 @@ extension ProtocolDecoder {
                 // side's NESN may confirm.
                 if let from = record.sniffer?.fromCentral, ll.length > 0 { link.crcBadUnacknowledged[from ? 1 : 0] = record.frame }
             }
+            f.set(ll)
+            return
+        }
+        if ll.crcUnverifiable, !ll.isAdvertising, sniffed[ll.accessAddress] == nil, !unconfirmedLink(&ll, record) {
             f.set(ll)
             return
         }
@@ -37,6 +54,37 @@ extension ProtocolDecoder {
         f.set(ll)
     }
 
+    /// A data PDU on an access address no CONNECT_IND announced, its CRC unchecked by the
+    /// sniffer. Every packet has a CRCInit under which its CRC holds (`LLCRC.crcInit`); a
+    /// connection's packets share one, noise does not. The second packet agreeing with the
+    /// first opens the connection (true: decode it); a packet whose CRCInit is a known link's
+    /// is that link's packet with a corrupted access address. Otherwise it waits (false).
+    private func unconfirmedLink(_ ll: inout LLPacket, _ record: CaptureRecord) -> Bool {
+        guard let pdu = ll.crcCovered, let crc = ll.crc else { return true }
+        let aa = ll.accessAddress
+        let crcInit = LLCRC.crcInit(of: pdu, crc: crc)
+        if links.values.contains(where: { $0.crcInit == crcInit && $0.accessAddress != aa }) {
+            accessAddressBitErrors += 1
+            if firstAccessAddressBitError == nil { firstAccessAddressBitError = record.frame }
+            return false
+        }
+        if let first = unconfirmed[aa], first == crcInit {
+            unconfirmed[aa] = nil
+            let n = sniffedConnection(aa, record)
+            links[n]?.crcInit = crcInit
+            ll.checkCRC(crcInit: crcInit)
+            crcComputedPackets += 1
+            return true
+        }
+        if unconfirmed.count >= Self.maxSniffedConnections, unconfirmed[aa] == nil, let victim = unconfirmed.first {
+            unconfirmed[victim.key] = nil
+        }
+        unconfirmed[aa] = crcInit
+        unverifiedPackets += 1
+        if firstUnverifiedPacket == nil { firstUnverifiedPacket = record.frame }
+        return false
+    }
+
     /// Stable small number of a sniffed connection (1, 2, …), with its ConnectionInfo.
     func sniffedConnection(_ aa: UInt32, _ record: CaptureRecord) -> UInt16 {
         if let n = sniffed[aa] { return n }
@@ -51,7 +99,7 @@ extension ProtocolDecoder {
         var c = ConnectionInfo(adapter: record.adapter, handle: n)
         c.transport = .le; c.accessAddress = aa
         c.start = record.timestamp; c.startFrame = record.frame
-        let link = SniffedLink(number: n, tableID: table.open(c))
+        let link = SniffedLink(number: n, tableID: table.open(c), accessAddress: aa)
         links[n] = link
         return n
     }
@@ -71,6 +119,7 @@ extension ProtocolDecoder {
         link.air.central = c.initA; link.air.centralAddressType = ll.txAdd ? .random : .public
         link.air.peripheral = c.advA; link.air.peripheralAddressType = ll.rxAdd ? .random : .public
         link.air.interval = c.interval; link.air.timeout = c.timeout; link.air.crcInit = c.crcInit
+        link.crcInit = c.crcInit
         link.air.phy = ll.sniffer?.phy
         table.update(link.tableID) { info in
             info.peer = c.advA; info.peerAddressType = ll.rxAdd ? .random : .public
@@ -411,6 +460,9 @@ final class SniffedLink {
     let number: UInt16
     let tableID: Int
     var air = AirLink()
+    /// The CRCInit its packets are checked with: CONNECT_IND's, or the one its first two
+    /// packets agreed on.
+    var crcInit: UInt32?
     /// Per sender (0 central, 1 peripheral): last SN (2 = none yet), length and CRC.
     var lastSN: [UInt8] = [2, 2]
     var lastLength = [0, 0]
@@ -438,7 +490,11 @@ final class SniffedLink {
     var stk: KnownLTK?
     var crackTried = false
 
-    init(number: UInt16, tableID: Int) { self.number = number; self.tableID = tableID }
+    let accessAddress: UInt32
+
+    init(number: UInt16, tableID: Int, accessAddress: UInt32) {
+        self.number = number; self.tableID = tableID; self.accessAddress = accessAddress
+    }
 
     /// Timing of the last packet and whose turn it was, for captures without direction flags.
     var lastMicroseconds: Int64?
