@@ -166,7 +166,6 @@ extension LLPacket {
             if length > 0 { s += " len=\(length)" }
         }
         if crcOK == false { s += " CRC bad" }
-        if crcValidatedWrongly { s += " [CRC fails, though the sniffer said it was valid]" }
         if crcUnverifiable && !isAdvertising { s += " [CRC not checked: no CONNECT_IND or second packet gives its CRCInit]" }
         if retransmission { s += " (retransmission)" }
         if missedBefore { s += " [packets missed before this one]" }

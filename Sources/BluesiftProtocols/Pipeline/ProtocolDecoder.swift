@@ -88,6 +88,10 @@ public final class ProtocolDecoder {
         return table.history
     }
 
+    /// The connection number (`DecodedFrame.connection`) of the sniffed link on an access
+    /// address, once a CONNECT_IND or CRC-valid packets opened it.
+    public func sniffedConnection(accessAddress: UInt32) -> UInt16? { sniffed[accessAddress] }
+
     /// Connections dropped from `connections` to keep it bounded.
     public var droppedConnections: Int { table.dropped }
 
