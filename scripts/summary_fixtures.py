@@ -21,6 +21,13 @@ Writes, built from bytes only (no third-party data; stdlib only):
                                      LTK 00112233445566778899aabbccddeeff (for `info --ltk`)
   pklg_old_notes.pklg            10  a PacketLogger note 6 days before 9 s of HCI records
   pklg_mid_connection.pklg       6a  a PacketLogger capture that starts during a connection
+  sniffed_crc_unchecked.pcap   36/1 a HackRF-style capture: CRCs unchecked by the sniffer, corrupted
+                                     advertisements, noise on unknown access addresses, a bit-flipped
+                                     access address, a link whose CONNECT_IND was missed
+  sniffed_all_crc_bad.pcap     36/2 every packet CRC-bad
+  whad_decrypted.pcap          36/3 WHAD: payloads decrypted by the sniffer, no flag says so
+  sniffed_direction_unspecified.pcap 36/4 the peripheral's PDUs with direction unspecified
+  sniffed_connect_ind_only.pcap 36/8 a CONNECT_IND and no data PDU
   missing_confirms.pcap          11  crackle's test 01 without its two Pairing Confirms (records
                                      569 and 572): byte for byte crackle's tests/03_stk_brute/
                                      missing_confirms.pcap (BSD-2-Clause); written only when
@@ -581,6 +588,16 @@ def fixture_direction_unspecified(path):
     s.write(path)
 
 
+def fixture_connect_ind_only(path):
+    """A CONNECT_IND and no data PDU after it (issue 36 #8): 1 ADV_IND, 2 CONNECT_IND, 3-4
+    ADV_IND of another advertiser. tshark: one CONNECT_IND, access address 0x50656517."""
+    s, t = Sniffer(), T0
+    s.adv_ind(t)
+    s.connect_ind(t + 1000)
+    s.adv_ind(t + 100_000, adv=QUEST); s.adv_ind(t + 200_000, adv=QUEST)
+    s.write(path)
+
+
 FIXTURES = {
     "hfp_sdp_both_sides.btsnoop": fixture_hfp,
     "indication_beside_request.btsnoop": fixture_indication,
@@ -598,6 +615,7 @@ FIXTURES = {
     "sniffed_all_crc_bad.pcap": fixture_all_crc_bad,
     "whad_decrypted.pcap": fixture_whad_decrypted,
     "sniffed_direction_unspecified.pcap": fixture_direction_unspecified,
+    "sniffed_connect_ind_only.pcap": fixture_connect_ind_only,
 }
 
 

@@ -1008,7 +1008,7 @@ public final class CaptureStats {
         }
         if crcValidatedWrongly > 0 {
             q.append(.init(code: "crc_header_disagrees", severity: "info",
-                           message: "\(crcValidatedWrongly) packets the sniffer marked CRC-valid fail bluesift's CRC check: the sniffer's verdict is kept (as Wireshark does). A sniffer that writes something else in the CRC field, or a damaged capture.",
+                           message: "\(crcValidatedWrongly) packet(s) the sniffer marked CRC-valid fail bluesift's CRC check: the sniffer's verdict is kept (as Wireshark does). A sniffer that writes something else in the CRC field, or a damaged capture.",
                            advice: "Nothing to do if the sniffer's firmware is known to do so; otherwise compare with another sniffer.",
                            frame: decoder.firstCRCValidatedWrongly))
         }

@@ -12,6 +12,7 @@ extension LLPacket {
         if crcComputed { sink.bool("crc_computed", true) }
         if crcValidatedWrongly { sink.bool("crc_fails", true) }
         if let c = fromCentral { sink.string("from", c ? "central" : "peripheral") }
+        if fromInferred { sink.bool("from_inferred", true) }
         if let a = central { sink.address("central", a) }
         if let a = peripheral { sink.address("peripheral", a) }
         if retransmission { sink.bool("retransmission", true) }

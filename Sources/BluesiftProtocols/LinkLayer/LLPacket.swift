@@ -36,6 +36,8 @@ public struct LLPacket: FieldDescribable {
     public var codingIndicator: UInt8?
     /// Data channel, set by the decoder from the connection: true when the central sent it.
     public var fromCentral: Bool?
+    /// `fromCentral` inferred from the ATT PDU it carries (the capture did not say).
+    public var fromInferred = false
     /// The connection's central and peripheral (from its CONNECT_IND / AUX_CONNECT_REQ).
     public var central: BDAddr?
     public var peripheral: BDAddr?

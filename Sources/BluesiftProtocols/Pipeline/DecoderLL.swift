@@ -161,7 +161,12 @@ extension ProtocolDecoder {
 
         // Ciphertext from LL_START_ENC_REQ on (§5.1.3.1): every non-empty PDU carries a MIC,
         // so one shorter than 5 octets is plaintext (a START_ENC_REQ sent again).
-        if link.encrypted, ll.length > 0, record.sniffer?.encrypted == false {
+        // A sniffer may decrypt without saying so (WHAD: no "decrypted" flag): its plaintext,
+        // once recognised, marks the link as decrypted by the sniffer.
+        if link.encrypted, ll.length > 0, record.sniffer?.encrypted == nil, !link.snifferDecrypts, Self.isPlaintext(ll) {
+            link.snifferDecrypts = true
+        }
+        if link.encrypted, ll.length > 0, record.sniffer?.encrypted == false || (link.snifferDecrypts && record.sniffer?.encrypted == nil) {
             // The sniffer decrypted it (nRF Sniffer following a pairing): MIC already removed.
             ll.decrypted = true
             link.air.encrypted += 1; link.air.decrypted += 1; link.air.decryptedBySniffer += 1
@@ -184,8 +189,28 @@ extension ProtocolDecoder {
         guard llid == 1 || llid == 2, !(llid == 1 && ll.payload.isEmpty) else { return }
         let side: UInt8 = from.map { $0 ? 0 : 1 } ?? 2
         let s = state(StateKey(adapter: record.adapter, connection: 0x1_0000 | UInt32(n)))
+        s.att.inferredSide = nil
         reassemble(ll.payload, declared: ll.payload.count, starts: llid == 2, state: s, side: side, record, &f)
+        // Direction unspecified: an ATT PDU only a server sends tells who sent it.
+        if from == nil, let inferred = s.att.inferredSide { ll.fromCentral = inferred == 0; ll.fromInferred = true }
         if f.layers.contains(.smp) { observeSMP(f.l2capStorage.payload, link: link, from: from, record) }
+    }
+
+    /// A data PDU on an encrypted link that is plaintext, not ciphertext and MIC (§5.1.3): one
+    /// whole L2CAP frame on the fixed ATT, LE signalling or SMP channel (Vol 3 Part A §2.1)
+    /// filling the PDU (no room for a 4-octet MIC), whose first octet is an opcode of that
+    /// protocol. Ciphertext passes by chance about once in 2^32 PDUs.
+    static func isPlaintext(_ ll: LLPacket) -> Bool {
+        let p = ll.payload
+        guard ll.llid == 2, p.count >= 5, ll.error == nil else { return false }
+        let length = Int(p[0]) | Int(p[1]) << 8, cid = UInt16(p[2]) | UInt16(p[3]) << 8
+        guard length + 4 == p.count else { return false }
+        switch cid {
+        case 0x0004: return ATTOpcode(rawValue: p[4]).kind != nil
+        case 0x0005: return (0x01...0x1A).contains(p[4])   // LE signalling command codes (Vol 3 Part A §4)
+        case 0x0006: return (0x01...0x0E).contains(p[4])   // SMP codes (Vol 3 Part H §3.3)
+        default: return false
+        }
     }
 
     /// LL control PDUs that change the connection (§2.4.2).
@@ -220,6 +245,7 @@ extension ProtocolDecoder {
             link.counter = [0, 0]
         case 0x0B:                       // LL_PAUSE_ENC_RSP: plaintext until the next start
             link.encrypted = false
+            link.snifferDecrypts = false
             link.ccm = nil; link.keyState = .unknown
         default: break
         }
@@ -472,6 +498,9 @@ final class SniffedLink {
     var lastNESN: [UInt8] = [2, 2]
     var crcBadUnacknowledged: [Int?] = [nil, nil]
     var encrypted = false
+    /// The sniffer writes this link's encrypted PDUs decrypted without saying so (plaintext
+    /// recognised after LL_START_ENC_REQ, `isPlaintext`).
+    var snifferDecrypts = false
     var rand: [UInt8] = [], ediv: UInt16 = 0, skdm: [UInt8] = [], ivm: [UInt8] = [], skds: [UInt8] = [], ivs: [UInt8] = []
     var ccm: AESCCM?
     var iv: [UInt8] = []
