@@ -671,7 +671,7 @@ public final class CaptureStats {
         llPackets += 1
         if ll.crcOK == false { crcBad += 1 }
         if ll.crcComputed { crcComputed += 1 }
-        if ll.crcUnverifiable && !ll.isAdvertising { crcUnverified += 1 }
+        if ll.crcAwaitsLink { crcUnverified += 1 }
         if ll.crcValidatedWrongly { crcValidatedWrongly += 1 }
         // A damaged packet makes nothing: no connection, device or parameters.
         guard ll.crcOK != false else { return }

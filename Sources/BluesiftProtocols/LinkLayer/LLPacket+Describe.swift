@@ -167,7 +167,7 @@ extension LLPacket {
             if length > 0 { s += " len=\(length)" }
         }
         if crcOK == false { s += " CRC bad" }
-        if crcUnverifiable && !isAdvertising { s += " [CRC not checked: no CONNECT_IND or second packet gives its CRCInit]" }
+        if crcAwaitsLink { s += " [CRC not checked: no CONNECT_IND or second packet gives its CRCInit]" }
         if retransmission { s += " (retransmission)" }
         if missedBefore { s += " [packets missed before this one]" }
         if let error, crcOK != false { s += " [" + error.message + "]" }

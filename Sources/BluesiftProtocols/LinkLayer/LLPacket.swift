@@ -114,6 +114,9 @@ public struct LLPacket: FieldDescribable {
     public var crcValidatedWrongly = false
     /// The record has a CRC and no verdict: neither the sniffer nor bluesift could check it.
     public var crcUnverifiable: Bool { crcOK == nil && crc != nil }
+    /// Set by the decoder: a data PDU not decoded because its CRC cannot be checked yet (an
+    /// access address no CONNECT_IND announced; `ProtocolDecoder.decodeLL`).
+    public var crcAwaitsLink = false
 
     /// The PDU the CRC covers: header and payload (after the Coding Indicator).
     public var crcCovered: UnsafeRawBufferPointer? {

@@ -38,6 +38,7 @@ extension ProtocolDecoder {
             return
         }
         if ll.crcUnverifiable, !ll.isAdvertising, sniffed[ll.accessAddress] == nil, !unconfirmedLink(&ll, record) {
+            ll.crcAwaitsLink = true
             f.set(ll)
             return
         }
