@@ -59,7 +59,7 @@ let package = Package(
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth"),
         .target(name: "BluesiftTransport", dependencies: ["BluesiftWire", "BluesiftCapture", "CBluetooth"]),
         .target(name: "BluesiftHost", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftTransport"]),
-        .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftHost"]),
+        .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftHost", "BluesiftTransport"]),
         // The git commit `bluesift --version` shows, written into the linked binary by make.
         .target(name: "CBuildStamp"),
         .executableTarget(name: "bluesift", dependencies: [

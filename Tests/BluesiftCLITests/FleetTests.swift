@@ -147,11 +147,9 @@ import Foundation
         return r.status == 0
     }
 
-    @Test(.enabled(if: FleetTests.enabled)) func docsQueriesAgreeWithStats() throws {
-        guard Self.duckdbAvailable else {
-            print("FleetQueryTests skipped: DuckDB missing from .venv (make venv installs Tests/VirtualDevice/requirements.txt)")
-            return
-        }
+    @Test(.enabled(if: FleetTests.enabled),
+          .enabled(if: Self.duckdbAvailable, "DuckDB missing from .venv (make venv installs Tests/VirtualDevice/requirements.txt)"))
+    func docsQueriesAgreeWithStats() throws {
         let work = try FleetTests.tempDir()
         defer { try? FileManager.default.removeItem(at: work) }
         var dirs = [CLI.captures.path]

@@ -78,6 +78,8 @@ import Foundation
         // A record in two writes: the half must not be printed.
         let mid = offsets[10] + 12   // inside its 24-byte header
         h.write(d[offsets[10]..<mid])
+        // The pause gives the follower time to meet the half; what is asserted holds at any
+        // moment (a half record is never printed), so the pause orders nothing.
         usleep(300_000)
         #expect(lines() == 10)
         h.write(d[mid..<offsets[20]])

@@ -93,11 +93,8 @@ import BluesiftProtocols
     /// Differences per file, each with its reason. Filled from measured runs.
     static let explained: [String: [String: String]] = [:]
 
-    @Test func classicLayersMatchTshark() throws {
-        guard T.tshark != nil, !T.corpusFiles.isEmpty else {
-            print("classic conformance: skipped (no tshark or no ../shared corpus)")
-            return
-        }
+    @Test(.enabled(if: T.corpusSkipReason == nil, Comment(rawValue: T.corpusSkipReason ?? "")))
+    func classicLayersMatchTshark() throws {
         var total = 0, matched = 0, lines: [String] = []
         for file in T.corpusFiles {
             let r = try Self.compare(file)
@@ -122,8 +119,8 @@ import BluesiftProtocols
 
     /// The bundled Classic capture (generated with Bumble, Captures/PROVENANCE.md) agrees with
     /// tshark field for field; it needs no corpus, so it runs wherever tshark is installed.
-    @Test(arguments: bundled) func bundledCaptureMatchesTshark(_ file: String) throws {
-        guard T.tshark != nil else { print("classic conformance (bundled): skipped (no tshark)"); return }
+    @Test(.enabled(if: T.tshark != nil, "tshark is not installed (make deps-test installs it)"), arguments: bundled)
+    func bundledCaptureMatchesTshark(_ file: String) throws {
         let r = try Self.compare(file, path: T.root.appendingPathComponent("Captures/" + file).path)
         let per = r.byProtocol.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.0)/\($0.value.1)" }.joined(separator: ", ")
         print("classic conformance \(file): \(r.matched)/\(r.total) (\(per))")

@@ -119,7 +119,6 @@ struct PairingAgainstVirtualBand {
         let r = try PairingRig.replay(port: 9464, band: ["--security", "authentication", "--io", "display", "--passkey", "123456"],
                                       extra: ["--passkey", "123457"])
         #expect(r.result.status == 3, "\(r.result.stdout)\n\(r.result.stderr)")
-        #expect(r.result.seconds < 20)
         #expect(r.fault["code"] as? String == "pairing_failed")
         #expect((r.fault["message"] as? String)?.hasPrefix("Pairing Failed: Confirm Value Failed") == true)
         #expect(r.result.stderr.contains("Pairing Failed: Confirm Value Failed"))

@@ -49,10 +49,11 @@ enum Rig {
     }
 
     /// Starts the rig with band options, runs `bluesift replay` against it, stops the rig.
-    /// `during` runs while the replay does, with the controllers process (e.g. to kill it).
+    /// `during` runs while the replay does, with the controllers process (e.g. to kill it) and
+    /// the rig's folder (band.log: a `WRITE n` line per vendor write the band received).
     /// `timed`: under GNU time, for bluesift's peak RSS (`peakKiB`).
     static func replay(_ capture: String, band: [String] = [], extra: [String] = [], controllers: [String] = [],
-                       timed: Bool = false, during: ((Process) -> Void)? = nil) throws -> Result {
+                       timed: Bool = false, during: ((Process, String) -> Void)? = nil) throws -> Result {
         let (central, bandPort) = ports()
         let dir = NSTemporaryDirectory() + "bluesift-e2e-\(getpid())-\(bandPort)"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -73,7 +74,7 @@ enum Rig {
         p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: e))
         let t0 = Date()
         try p.run()
-        during?(ctl)
+        during?(ctl, dir)
         p.waitUntilExit()
         let secs = Date().timeIntervalSince(t0)
         let r = FileManager.default.contents(atPath: report).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
@@ -126,7 +127,6 @@ struct ReplayAgainstVirtualBand {
     @Test func vanishingPeripheralIsExit3WithAPartialReport() throws {
         let r = try Rig.replay("band_mtu23.btsnoop", band: ["--vanish-after", "3"])
         #expect(r.status == 3, "\(r.stdout)\n\(r.stderr)")
-        #expect(r.seconds < 20)
         #expect((r.report?["fault"] as? [String: Any])?["code"] as? String == "connection_lost")
         #expect(r.report?["complete"] as? Bool == false)
         #expect(r.stderr.split(separator: "\n").last?.contains("connection") == true)
@@ -141,7 +141,6 @@ struct ReplayAgainstVirtualBand {
     @Test func hungDeviceTimesOutWithExit3() throws {
         let r = try Rig.replay("band_mtu23.btsnoop", band: ["--mute-after", "2"])
         #expect(r.status == 3, "\(r.stdout)\n\(r.stderr)")
-        #expect(r.seconds < 20)
         #expect((r.report?["fault"] as? [String: Any])?["code"] as? String == "timeout")
         #expect(r.summary["matched"] == 10)
     }
@@ -161,15 +160,17 @@ struct ReplayAgainstVirtualBand {
     }
 
     @Test func transportClosingMidReplayIsExit3() throws {
-        let r = try Rig.replay("band_mtu23.btsnoop", extra: ["--timing", "fixed:250"]) { controllers in
-            // Kill the controllers (the far end of the transport) a moment into the replay: 3 s,
-            // so that two 250 ms steps are done even on a loaded machine (start-up compiles
-            // every shipped plugin: 0.2 s in a debug build).
-            Thread.sleep(forTimeInterval: 3)
+        let r = try Rig.replay("band_mtu23.btsnoop", extra: ["--timing", "fixed:250"]) { controllers, dir in
+            // Kill the controllers (the far end of the transport) once the band has received
+            // its second vendor write: mid-replay, however loaded the machine is.
+            let deadline = Date().addingTimeInterval(60)   // a hang guard, not a budget
+            while Date() < deadline,
+                  !((try? String(contentsOfFile: dir + "/band.log", encoding: .utf8)) ?? "").contains("WRITE 2\n") {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
             kill(controllers.processIdentifier, SIGKILL)
         }
         #expect(r.status == 3, "\(r.stdout)\n\(r.stderr)")
-        #expect(r.seconds < 20)
         #expect(["transport_closed", "connection_lost"].contains((r.report?["fault"] as? [String: Any])?["code"] as? String ?? ""))
         #expect((r.summary["steps"] ?? 0) >= 2)
     }

@@ -167,7 +167,6 @@ struct TapBetweenBumbleHostAndController {
         defer { try? FileManager.default.removeItem(atPath: r.dir) }
         #expect(r.hostStatus == 0 && r.hostOutput.contains("SESSION OK"), "\(r.hostOutput)")
         #expect(r.tapStatus == 0, "\(r.tapStderr)")
-        #expect(r.seconds < 30)
         let last = r.tapStderr.split(separator: "\n").last.map(String.init) ?? ""
         #expect(last.contains("host side closed (end of stream)"), "\(r.tapStderr)")
 
@@ -300,7 +299,6 @@ struct TapBetweenBumbleHostAndController {
         defer { try? FileManager.default.removeItem(atPath: r.dir) }
         #expect(r.tapStatus == 0, "\(r.tapStderr)")
         #expect(r.tapStderr.contains("bluesift: tap: controller side closed"), "\(r.tapStderr)")
-        #expect(r.seconds < 20)
     }
 }
 

@@ -97,11 +97,9 @@ struct BumbleCentralTests {
         defer { transport.close(); peer.stop() }
         let host = LECentral(transport: transport, options: options())
         try host.setUp()
-        let start = ContinuousClock.now
         #expect(throws: HostError.deviceNotFound("no advertiser with address 11:22:33:44:55:66 within 1.0 seconds")) {
             _ = try host.scan(for: .address(BDAddr(string: "11:22:33:44:55:66")!), timeout: .seconds(1))
         }
-        #expect(ContinuousClock.now - start < .seconds(3))
     }
 
     @Test func peerDisconnectIsConnectionLost() throws {

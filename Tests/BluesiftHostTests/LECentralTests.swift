@@ -67,9 +67,7 @@ import BluesiftWire
     @Test func silentControllerTimesOut() {
         let c = ScriptedController()
         c.respond = { _ in [] }  // swallow everything
-        let start = ContinuousClock.now
         #expect(throws: HostError.timeout("command 0x0c03")) { try host(c).setUp() }
-        #expect(ContinuousClock.now - start < .seconds(2))
     }
 
     @Test func rejectedCommandCarriesOpcodeAndStatus() {

@@ -31,10 +31,8 @@ import BluesiftFuzz
         let files = Self.inputs("structured")
         #expect(!files.isEmpty)
         for f in files {
-            let t0 = Date()
             let r = StructuredCaptureFuzz.read(CorpusRunner.readFile(f)!, plain: 1 << 20, pipeline: StackFuzz.Pipeline())
             #expect(r.contract == nil, "\(f): \(r.contract ?? "")")
-            #expect(Date().timeIntervalSince(t0) < 5, "\(f)")
         }
     }
 

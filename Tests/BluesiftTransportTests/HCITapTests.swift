@@ -45,6 +45,7 @@ private final class TapOutcome: @unchecked Sendable {
     /// for a whole packet. The framed copy still reports one whole packet each way.
     @Test func bytesAreForwardedAsReadNotAsPackets() throws {
         let controllerGotHalf = DispatchSemaphore(value: 0), hostGotHalf = DispatchSemaphore(value: 0)
+        let hostGotAll = DispatchSemaphore(value: 0)
         let controllerSaw = TapOutcome()
         let controller = try OneShotServer(tcp: { c in
             var b = [UInt8](repeating: 0, count: 16)
@@ -56,7 +57,7 @@ private final class TapOutcome: @unchecked Sendable {
             writeAll(c, [0x04, 0x0e, 0x04, 0x01])
             guard hostGotHalf.wait(timeout: .now() + 3) == .success else { return }
             writeAll(c, [0x03, 0x0c, 0x00])
-            Thread.sleep(forTimeInterval: 0.1)
+            _ = hostGotAll.wait(timeout: .now() + 5)   // close only once the host has it all
         })
         let (path, done, outcome) = Self.startTap(controllerPort: controller.port)
         let fd = try connectUnix(path)
@@ -71,6 +72,7 @@ private final class TapOutcome: @unchecked Sendable {
         var rest = [UInt8]()
         while rest.count < 3 { let n = read(fd, &got, 16); if n <= 0 { break }; rest += got[0..<n] }
         #expect(rest == [0x03, 0x0c, 0x00])
+        hostGotAll.signal()
         #expect(done.wait(timeout: .now() + 5) == .success)  // the controller closing ends the tap
         withExtendedLifetime(controller) {}
         #expect(outcome.error == nil)
@@ -86,13 +88,14 @@ private final class TapOutcome: @unchecked Sendable {
     /// are forwarded unchanged, counted, and not recorded; the framing finds the next packet.
     @Test func nonH4BytesAreForwardedCountedAndSkipped() throws {
         let sent: [UInt8] = [0xAA, 0x00, 0xFF, 0x01, 0x03, 0x0c, 0x00]
+        let hostGotAnswer = DispatchSemaphore(value: 0)
         let controllerGot = TapOutcome()
         let controller = try OneShotServer(tcp: { c in
             var b = [UInt8](repeating: 0, count: 64), got: [UInt8] = []
             while got.count < sent.count { let n = read(c, &b, 64); if n <= 0 { return }; got += b[0..<n] }
             controllerGot.error = got.map { String(format: "%02x", $0) }.joined()
             writeAll(c, [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])
-            Thread.sleep(forTimeInterval: 0.1)
+            _ = hostGotAnswer.wait(timeout: .now() + 5)   // close only once the host has it
         })
         let (path, done, outcome) = Self.startTap(controllerPort: controller.port)
         let fd = try connectUnix(path)
@@ -101,6 +104,7 @@ private final class TapOutcome: @unchecked Sendable {
         var got = [UInt8](repeating: 0, count: 16), answer: [UInt8] = []
         while answer.count < 7 { let n = read(fd, &got, 16); if n <= 0 { break }; answer += got[0..<n] }
         #expect(answer == [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])
+        hostGotAnswer.signal()
         #expect(done.wait(timeout: .now() + 5) == .success)
         withExtendedLifetime(controller) {}
         #expect(outcome.error == nil)

@@ -49,7 +49,7 @@ import BluesiftCapture
         let start = ContinuousClock.now
         #expect(try withExtendedLifetime(server) { try t.receive(timeout: .milliseconds(150)) } == nil)
         let took = ContinuousClock.now - start
-        #expect(took >= .milliseconds(140) && took < .seconds(1))
+        #expect(took >= .milliseconds(140))  // waited its timeout (how much longer depends on the load)
     }
 
     @Test func peerCloseIsClosedError() throws {

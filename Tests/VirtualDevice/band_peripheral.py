@@ -113,6 +113,8 @@ class Band:
     def on_write(self, connection, value: bytes) -> None:
         self.writes += 1
         count = self.writes
+        # Tests wait on these lines (e.g. to break the link after the Nth write), not on sleeps.
+        print(f'WRITE {count}', flush=True)
         if self.args.silent_after and count > self.args.silent_after:
             log.info('silent: ignoring write %d', count)
             return
