@@ -598,6 +598,7 @@ def fixture_mesh_no_discovery(path):
     le_conn_complete(s, t, h, peer=MESH_NODE)
     s.acl(t + 10_000, h, 4, bytes.fromhex("520f00" "0101" "00" "0102030405060708" "00000000" "1112131415161718"), False)
     disconnect(s, t + 100_000, h)
+    s.write(path)
 
 
 # ---------------------------------------------------------------- issue 36: field sniffer captures
