@@ -319,7 +319,7 @@ extension LECentral {
     func startEncryption(ltk: [UInt8], ediv: UInt16, rand: [UInt8]) throws(HostError) {
         guard let c = connection else { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
         encryptionResult = nil
-        try command(HCICommand.leEnableEncryption(handle: c.handle, rand: rand, ediv: ediv, ltk: ltk))
+        try command(HCILEEnableEncryption(handle: c.handle, rand: rand, ediv: ediv, ltk: ltk))
         let r = try wait("Encryption Change", timeout: pairing.timeout, linkRequired: true) {
             () throws(HostError) -> (status: UInt8, enabled: Bool)? in encryptionResult
         }

@@ -212,7 +212,7 @@ public final class SMPResponder {
         return ltk
     }
 
-    func encryptionChanged(status: UInt8, enabled: Bool, peripheral: LEPeripheral) {
+    func encryptionChanged(status: UInt8, enabled: Bool) {
         if status == 0 && enabled && ltk != nil { onEvent?("paired and encrypted: \(summary)") }
         else if status != 0 { onEvent?("encryption failed (status \(Hex.fixed(UInt64(status), width: 2)))") }
     }

@@ -24,7 +24,7 @@ import BluesiftWire
         try h.setUp()
         c.respond = { p in
             if p.kind == .command, p.bytes[0] == 0x0D, p.bytes[1] == 0x20 {
-                return [ScriptedController.status(HCIOpcode.leCreateConnection, 0), ScriptedController.connectionComplete(peer: Self.peer)]
+                return [ScriptedController.status(HCICommandOpcode.leCreateConnection.rawValue, 0), ScriptedController.connectionComplete(peer: Self.peer)]
             }
             return nil
         }
@@ -228,7 +228,7 @@ import BluesiftWire
             guard p.bytes.starts(with: [0x0C, 0x20]), p.bytes[3] == 1 else { return nil }
             // Legacy report from someone else, then an extended scan response from the target.
             let legacy: [UInt8] = [0x3E, 12 + 0, 0x02, 1, 0x00, 0x00] + BDAddr(0x112233445566).littleEndianBytes + [0, 0xC4]
-            let ext: [UInt8] = [0x3E, UInt8(27 + name.count), 0x0D, 1, 0x1B, 0x00, 0x01] + Self.peer.littleEndianBytes
+            let ext: [UInt8] = [0x3E, UInt8(26 + name.count), 0x0D, 1, 0x1B, 0x00, 0x01] + Self.peer.littleEndianBytes
                 + [1, 0, 0xFF, 0x7F, 0xCE, 0, 0, 0] + [UInt8](repeating: 0, count: 6) + [UInt8(name.count)] + name
             return [ScriptedController.complete(0x200C, [0]), H4Packet(.event, legacy), H4Packet(.event, ext)]
         }
