@@ -77,6 +77,11 @@ final class HCIHost {
         do { return try transport.receive(timeout: timeout) } catch { throw HostError(error) }
     }
 
+    /// One packet received and handled, or the time passed.
+    func pump(timeout: Duration) throws(HostError) {
+        if let p = try receive(timeout: timeout) { try dispatch(p) }
+    }
+
     /// Processes incoming packets until `done` returns a value or `timeout` passes.
     @discardableResult
     func wait<T>(_ what: String, timeout: Duration, until done: () throws(HostError) -> T?) throws(HostError) -> T {

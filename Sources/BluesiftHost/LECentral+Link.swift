@@ -98,8 +98,7 @@ extension LECentral {
         connection = result.1
         host.linkUp(handle: result.1.handle)
         lostReason = nil
-        attResponse = nil; attRequestPending = false
-        mtu = 23
+        gatt.reset(); attBearer.reset()
         return result.1
     }
 
@@ -112,7 +111,6 @@ extension LECentral {
 
     /// HCI Disconnect (reason 0x13, remote user terminated) and wait for the link to drop.
     public func disconnect(reason: UInt8 = 0x13) throws(HostError) {
-        if let bearer { bearer.close(); connection = nil; return }  // the kernel drops the link
         guard let c = connection else { return }
         try command(HCIDisconnect(handle: c.handle, reason: reason))
         do {
@@ -127,17 +125,8 @@ extension LECentral {
 
     // MARK: ACL and L2CAP (Core 5.4 Vol 3 Part A)
 
-    /// Sends one L2CAP basic frame: on the kernel's socket (ATT only), else through the host.
+    /// Sends one L2CAP basic frame through the host, the credit wait bounded by the ATT timeout.
     func sendL2CAP(cid: UInt16, _ payload: [UInt8]) throws(HostError) {
-        if let bearer {
-            guard connection != nil else { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
-            guard cid == 0x0004 else { return }  // signalling and SMP are the kernel's
-            do { try bearer.send(payload) } catch {
-                if error.code == .closed { connection = nil }
-                throw HostError(error)
-            }
-            return
-        }
         try host.sendL2CAP(cid: cid, payload, creditTimeout: options.attTimeout)
     }
 

@@ -18,42 +18,33 @@ public struct HostOptions: Sendable {
     public init() {}
 }
 
-/// A notification or indication as it arrived.
-public struct GATTNotification: Sendable, Hashable {
-    public var handle: UInt16
-    public var value: [UInt8]
-    public var isIndication: Bool
-    public var timestamp: Timestamp
-}
-
-/// The central role over the HCI host (`HCIHost`): scans, connects, runs GATT procedures and
-/// pairs as SMP initiator. Blocking and single-threaded: every call pumps the transport until
-/// its answer arrives or its timeout passes.
+/// The central role over the HCI host (`HCIHost`): scans, connects, pairs as SMP initiator,
+/// and runs the ATT client (`gatt`) over its link. Blocking and single-threaded: every call
+/// pumps the transport until its answer arrives or its timeout passes.
 public final class LECentral: HCIHostRole {
     let host: HCIHost
     public var transport: any HCITransport { host.transport }
-    public var options: HostOptions
+    public var options: HostOptions {
+        didSet { gatt.timeout = options.attTimeout; gatt.preferredMTU = options.preferredMTU }
+    }
     public var controller: ControllerInfo? { host.controller }
     /// The link; set to nil, the host forgets it too.
     public internal(set) var connection: LEConnection? {
         didSet { if connection == nil { host.linkDown() } }
     }
-    /// The ATT MTU in force (23 until exchanged).
-    public internal(set) var mtu: UInt16 = 23
-    /// Called for each notification/indication, also buffered in `notifications`.
-    public var onNotification: ((GATTNotification) -> Void)?
-    /// Notifications received and not yet taken with `takeNotifications()`.
-    public internal(set) var notifications: [GATTNotification] = []
-    /// Notifications and indications received in all, and those not buffered (buffer full).
-    public internal(set) var receivedNotifications = 0
-    public internal(set) var droppedNotifications = 0
-    public static let maxBufferedNotifications = 65_536
+    /// ATT on the link's fixed channel, read through the host.
+    lazy var attBearer = HostATTBearer(central: self)
+    /// The ATT client over this central's link (GATT procedures, notifications).
+    public private(set) lazy var gatt: ATTClient = {
+        let c = ATTClient(bearer: attBearer, timeout: options.attTimeout, preferredMTU: options.preferredMTU)
+        c.failure = { [unowned self] e in attBearer.lastError ?? HostError(e) }
+        c.noLink = { [unowned self] in noLink }
+        return c
+    }()
     /// Set once a link has dropped; cleared by the next connection.
     public internal(set) var lostReason: UInt8?
 
     // Link state.
-    var attResponse: [UInt8]?
-    var attRequestPending = false
     var scanning = false
     var advertisements: [Advertisement] = []
     var connectResult: (status: UInt8, LEConnection)?
@@ -74,33 +65,6 @@ public final class LECentral: HCIHostRole {
         host.role = self
     }
 
-    /// ATT over a link the kernel made and holds (`L2CAPBearer`): no HCI at all. The GATT
-    /// procedures run unchanged; SMP and link control are the kernel's.
-    public private(set) var bearer: (any ATTBearer)?
-
-    public init(bearer: any ATTBearer, peer: BDAddr, peerType: AddressType, options: HostOptions = HostOptions()) {
-        host = HCIHost(transport: NoHCITransport(name: bearer.name), commandTimeout: options.commandTimeout)
-        self.options = options
-        self.bearer = bearer
-        connection = LEConnection(handle: 0, peer: peer, peerType: peerType, role: 0, interval: 0, latency: 0, supervisionTimeout: 0)
-    }
-
-    /// One ATT PDU from the bearer handled, or the time passed; a closed link is forgotten.
-    func pumpBearer(_ bearer: any ATTBearer, timeout: Duration) throws(HostError) {
-        let pdu: [UInt8]?
-        do { pdu = try bearer.receive(timeout: timeout) } catch {
-            if error.code == .closed { connection = nil; attRequestPending = false }
-            throw HostError(error)
-        }
-        if let pdu { try handleATT(pdu) }
-    }
-
-    /// Returns and clears the buffered notifications.
-    public func takeNotifications() -> [GATTNotification] {
-        defer { notifications.removeAll() }
-        return notifications
-    }
-
     // MARK: pumping
 
     /// Processes incoming packets until `done` returns a value or `timeout` passes.
@@ -111,10 +75,9 @@ public final class LECentral: HCIHostRole {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let v = try done() { return v }
-            if linkRequired, connection == nil { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
+            if linkRequired, connection == nil { throw noLink }
             let left = deadline - ContinuousClock.now
             guard left > .zero else { throw .timeout(what) }
-            if let bearer { try pumpBearer(bearer, timeout: left); continue }
             return try host.wait(what, timeout: left) { () throws(HostError) -> T? in
                 if let v = try done() { return v }
                 if linkRequired, connection == nil { throw noLink }
@@ -123,21 +86,11 @@ public final class LECentral: HCIHostRole {
         }
     }
 
-    /// Processes whatever arrives for `duration` (notifications, link events).
+    /// Processes whatever arrives for `duration` (notifications, link events), with or
+    /// without a link.
     public func pump(for duration: Duration) throws(HostError) {
         let deadline = ContinuousClock.now + duration
-        while ContinuousClock.now < deadline {
-            if let bearer { try pumpBearer(bearer, timeout: deadline - ContinuousClock.now); continue }
-            if let packet = try host.receive(timeout: deadline - ContinuousClock.now) { try host.dispatch(packet) }
-        }
-    }
-
-    /// Waits until at least `count` notifications are buffered; returns them all (taken).
-    public func waitForNotifications(count: Int = 1, timeout: Duration) throws(HostError) -> [GATTNotification] {
-        try wait("\(count) notification(s)", timeout: timeout, linkRequired: true) { () throws(HostError) -> Bool? in
-            notifications.count >= count ? true : nil
-        }
-        return takeNotifications()
+        while ContinuousClock.now < deadline { try host.pump(timeout: deadline - ContinuousClock.now) }
     }
 
     // MARK: events (HCIHostRole)
@@ -148,7 +101,7 @@ public final class LECentral: HCIHostRole {
         switch event {
         case let e as HCIDisconnectionCompleteEvent:
             if e.status == 0, e.handle == connection?.handle {
-                connection = nil; lostReason = e.reason; attRequestPending = false
+                connection = nil; lostReason = e.reason; gatt.requestPending = false
                 security = nil; securityRequest = nil
             }
         case let e as HCIEncryptionChangeEvent:
@@ -174,7 +127,8 @@ public final class LECentral: HCIHostRole {
     /// Incoming L2CAP frames by fixed channel (Vol 3 Part A §2.1).
     func host(received payload: [UInt8], cid: UInt16) throws(HostError) {
         switch cid {
-        case 0x0004: try handleATT(payload)
+        // ATT: the client's own read takes it, else it is handled now.
+        case 0x0004: if gatt.receiving { attBearer.inbox.append(payload) } else { try gatt.handle(payload) }
         case 0x0005: try handleSignalling(payload)
         case 0x0006: try handleSMP(payload)
         default: break
@@ -206,17 +160,4 @@ public final class LECentral: HCIHostRole {
             if v != 0 && v != 0x3FFF_FFFF_FFFF { return BDAddr(v | 0xC000_0000_0000) }
         }
     }
-}
-
-/// The HCI side of a bearer-mode central: there is none; any HCI use is a programming error
-/// reported as unsupported.
-final class NoHCITransport: HCITransport {
-    let name: String
-    var tap: ((HCITapEvent) -> Void)?
-    init(name: String) { self.name = name }
-    func send(_ kind: PacketKind, _ bytes: [UInt8]) throws(TransportError) {
-        throw TransportError(.unsupported, "\(name) carries ATT only: no HCI commands")
-    }
-    func receive(timeout: Duration) throws(TransportError) -> H4Packet? { nil }
-    func close() {}
 }
