@@ -59,7 +59,8 @@ HERE = Path(__file__).resolve().parent
 
 UNIT_ALIASES = {"c": "°C", "°c": "°C", "celsius": "°C", "percent": "%", "mbar": "hPa", "hpa": "hPa",
                 "lux": "lx", "lx": "lx", "v": "V", "mv": "mV", "dbm": "dBm", "ppm": "ppm", "kg": "kg",
-                "µs/cm": "µS/cm", "us/cm": "µS/cm", "µg/m³": "µg/m³", "ug/m3": "µg/m³", "s": "s", "m": "m"}
+                "µs/cm": "µS/cm", "us/cm": "µS/cm", "µg/m³": "µg/m³", "ug/m3": "µg/m³", "s": "s", "m": "m",
+                "ohm": "Ω", "ω": "Ω"}
 
 # Keys an oracle reports that no plugin should be asked to reproduce from the payload.
 IGNORED_KEYS = {"signal_strength", "rssi"}  # context values; compare them only with --rssi

@@ -66,14 +66,18 @@ HA_LIBS = {
     "bluemaestro": ("bluemaestro_ble", "BlueMaestroBluetoothDeviceData", "bluemaestro-ble"),
     "kegtron": ("kegtron_ble", "KegtronBluetoothDeviceData", "kegtron-ble"),
     "moat": ("moat_ble", "MoatBluetoothDeviceData", "moat-ble"),
+    "sensirion": ("sensirion_ble", "SensirionBluetoothDeviceData", "sensirion-ble"),
+    "rapt": ("rapt_ble", "RAPTPillBluetoothDeviceData", "rapt-ble"),
+    "tilt": ("tilt_ble", "TiltBluetoothDeviceData", "tilt-ble"),
+    "leaone": ("leaone_ble", "LeaoneBluetoothDeviceData", "leaone-ble"),
 }
-OTHER_LIBS = {"switchbot": "PySwitchbot", "ibeacon": "ibeacon-ble", "bleparser": "bleparser"}
+OTHER_LIBS = {"switchbot": "PySwitchbot", "ibeacon": "ibeacon-ble", "bleparser": "bleparser", "aranet": "aranet4"}
 
 # Units implied by bleparser's / switchbot's dictionary keys (their values carry none).
 IMPLIED_UNITS = {
     "temperature": "°C", "temperature_probe_1": "°C", "temperature_probe_2": "°C",
     "temperature_probe_3": "°C", "temperature_probe_4": "°C", "humidity": "%", "battery": "%",
-    "pressure": "hPa", "illuminance": "lx", "moisture": "%", "conductivity": "µS/cm",
+    "pressure": "hPa", "illuminance": "lx", "moisture": "%", "conductivity": "µS/cm", "carbon_dioxide": "ppm",
     "weight": "kg", "non-stabilized_weight": "kg", "voltage": "V", "co2": "ppm", "pm25": "µg/m³",
     "pm10": "µg/m³", "tvoc": "µg/m³", "rssi": "dBm", "dewpoint": "°C", "uptime": "s",
 }
@@ -89,6 +93,10 @@ def version_of(dist: str) -> str:
 def norm_key(k: str) -> str:
     k = str(k).lower().replace(" ", "_").replace("pm2.5", "pm25").replace("pm10", "pm10")
     return k
+
+
+# bleparser's names where Home Assistant's differ (the plugins use Home Assistant's).
+BLEPARSER_KEYS = {"co2": "carbon_dioxide", "gravity": "specific_gravity"}
 
 
 def plain(v):
@@ -219,7 +227,7 @@ class BleParserOracle:
                 if k in ("firmware", "type", "mac", "packet", "data", "rssi", "local_name"):
                     meta[k] = plain(v)
                     continue
-                key = norm_key(k)
+                key = BLEPARSER_KEYS.get(norm_key(k), norm_key(k))
                 values.append({"key": key, "device_id": None, "device_class": None, "value": plain(v),
                                "unit": IMPLIED_UNITS.get(key)})
             if tracker:
@@ -292,10 +300,52 @@ class IBeaconOracle:
                 "binary": [], "events": [], "transient": r.transient}
 
 
+class AranetOracle:
+    """aranet4 (what Home Assistant's aranet integration runs): Aranet4Advertisement(BLEDevice,
+    AdvertisementData).readings. Values as the integration shows them: the reading's fields
+    (-1 = invalid → None), radiation rate nSv/h × 0.001 → µSv/h, total nSv × 0.000001 → mSv."""
+
+    UNITS = {"temperature": "°C", "humidity": "%", "pressure": "hPa", "co2": "ppm", "battery": "%",
+             "interval": "s", "radiation_rate": "µSv/h", "radiation_total": "mSv", "radiation_duration": "s",
+             "radon_concentration": "Bq/m³"}
+
+    def __init__(self):
+        self.mod = importlib.import_module("aranet4.client")
+        self.name = version_of("aranet4")
+
+    def new(self, parser_args):
+        return None
+
+    def run(self, parser, adv: dict) -> dict:
+        from bleak.backends.device import BLEDevice
+        from bleak.backends.scanner import AdvertisementData
+        ad = AdvertisementData(
+            local_name=adv.get("local_name") or None,
+            manufacturer_data={int(k): bytes.fromhex(v) for k, v in adv.get("manufacturer_data", {}).items()},
+            service_data={k: bytes.fromhex(v) for k, v in adv.get("service_data", {}).items()},
+            service_uuids=list(adv.get("service_uuids", [])), rssi=adv.get("rssi", -60), tx_power=-127,
+            platform_data=())
+        r = self.mod.Aranet4Advertisement(BLEDevice(adv["address"], adv.get("local_name"), None), ad).readings
+        if r is None:
+            return {"decoded": False, "devices": {}, "values": [], "binary": [], "events": []}
+        r.name = r.name or ""  # toDict() reads the name (None in a passive scan's report)
+        d = r.toDict()
+        model = d.pop("type")
+        d["interval"] = r.interval
+        if "radiation_rate" in d:
+            d["radiation_rate"] = round(d["radiation_rate"] * 0.001, 3) if d["radiation_rate"] != -1 else -1
+            d["radiation_total"] = round(d["radiation_total"] * 0.000001, 6) if d["radiation_total"] != -1 else -1
+        values = [{"key": k, "device_id": None, "device_class": None, "value": None if v == -1 else plain(v),
+                   "unit": self.UNITS.get(k)} for k, v in d.items()]
+        return {"decoded": True, "devices": {"": {"model": model, "manufacturer": "SAF Tehnika"}},
+                "values": values, "binary": [], "events": []}
+
+
 def oracle_for(vendor: str):
     if vendor in HA_LIBS:
         return HAOracle(vendor)
-    return {"bleparser": BleParserOracle, "switchbot": SwitchbotOracle, "ibeacon": IBeaconOracle}[vendor]()
+    return {"bleparser": BleParserOracle, "switchbot": SwitchbotOracle, "ibeacon": IBeaconOracle,
+            "aranet": AranetOracle}[vendor]()
 
 
 def run_vectors(doc: dict, out=None, oracle_vendor: str | None = None) -> list[dict]:

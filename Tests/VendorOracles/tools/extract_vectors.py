@@ -54,6 +54,11 @@ SOURCES = {
     "bluemaestro": ("Bluetooth-Devices/bluemaestro-ble", "bluemaestro_ble", "bluemaestro-ble", ["tests/test_parser.py"]),
     "kegtron": ("Bluetooth-Devices/kegtron-ble", "kegtron_ble", "kegtron-ble", ["tests/test_parser.py"]),
     "moat": ("Bluetooth-Devices/moat-ble", "moat_ble", "moat-ble", ["tests/test_parser.py"]),
+    "sensirion": ("akx/sensirion-ble", "sensirion_ble", "sensirion-ble", ["tests/test_parser.py"]),
+    "rapt": ("sairon/rapt-ble", "rapt_ble", "rapt-ble", ["tests/test_parser.py"]),
+    "leaone": ("Bluetooth-Devices/leaone-ble", "leaone_ble", "leaone-ble", ["tests/test_parser.py"]),
+    "tilt": ("Bluetooth-Devices/tilt-ble", "tilt_ble", "tilt-ble", ["tests/test_parser.py"]),
+    "aranet": ("Anrijs/Aranet4-Python", "aranet4", "aranet4", ["tests/test_advertisements.py"]),
     "bleparser": ("Ernst79/bleparser", "bleparser", "bleparser", ["package/tests/*.py"]),
 }
 
@@ -153,6 +158,21 @@ def child(vendor: str, srcdir: str, out: str) -> None:
         ap.parse_advertisement_data = parse_advertisement_data
         import switchbot
         switchbot.parse_advertisement_data = parse_advertisement_data
+    elif vendor == "aranet":
+        import aranet4.client as ac
+        orig_ad = ac.Aranet4Advertisement.__init__
+
+        def ad_init(self, device=None, ad_data=None):
+            if device is not None and ad_data is not None:
+                record("advertisement", None, {
+                    "address": device.address, "local_name": device.name or ad_data.local_name,
+                    "manufacturer_data": {str(k): bytes(v).hex() for k, v in ad_data.manufacturer_data.items()},
+                    "service_data": {str(k): bytes(v).hex() for k, v in ad_data.service_data.items()},
+                    "service_uuids": list(ad_data.service_uuids), "rssi": ad_data.rssi})
+            orig_ad(self, device, ad_data)
+        ac.Aranet4Advertisement.__init__ = ad_init
+        import aranet4
+        aranet4.client.Aranet4Advertisement = ac.Aranet4Advertisement
     elif vendor == "ibeacon":
         import ibeacon_ble
         orig = ibeacon_ble.iBeaconParser.parse
