@@ -291,3 +291,13 @@ public final class LEPeripheral: HCIHostRole {
         }
     }
 }
+
+extension SMPResponder {
+    /// One SMP PDU from the central on `peripheral`'s link.
+    func handle(_ pdu: [UInt8], peripheral: LEPeripheral) throws(HostError) -> [[UInt8]] {
+        let addresses = peripheral.connection.map {
+            Addresses(initiator: $0.peer, initiatorType: $0.peerType, responder: peripheral.ownAddress, responderType: peripheral.ownAddressType)
+        }
+        return try handle(pdu, addresses: addresses)
+    }
+}
