@@ -185,7 +185,7 @@ final class DecodeRun {
                 if f.flatten || f.decrypt != nil {
                     if case .object(let fs) = v { out.append(contentsOf: fs); continue }
                 }
-                if !f.hidden { out.append(PluginField(name: f.id, value: v, unit: f.number?.unit)) }
+                if !f.hidden { out.append(PluginField(name: f.id, value: v, unit: f.number?.unit, notReading: f.notReading)) }
             case .count(let e):
                 let n = try eval(e)
                 guard n >= 0, n <= Int64(Self.maxElements) else { throw DecodeFailure(message: "\(f.id): repeat count \(n) out of range") }
@@ -326,8 +326,9 @@ final class DecodeRun {
             let start = pos
             let v = try readInt(k, f)
             push(f.id, v)
-            // Hidden values of a message's own fields stay with it, so it re-encodes.
-            if top || ((f.hidden || f.flatten) && !f.isSelector && header[f.id] == nil) { header[f.id] = v }
+            // Hidden values of a message's own fields stay with it, so it re-encodes; so does
+            // which of several `na` sentinels a null came from.
+            if top || (f.keepsRaw && header[f.id] == nil) { header[f.id] = v }
             if let c = f.checksum { checksums.append((c, start, UInt64(bitPattern: v))) }
             if !f.bits.isEmpty {
                 var sub: [PluginField] = []
