@@ -13,7 +13,9 @@ struct Convert: ParsableCommand {
         (btsnoop H4, datalink 1002). --to btsnoop-monitor writes datalink 2001, which also keeps \
         notes and index records. pcap/pcapng keep the source's link type where they can hold it: \
         Linux monitor (btsnoop 2001, DLT 254) stays DLT 254, sniffer captures (DLT 251/256/272, PPI) \
-        become DLT 251 or 256; pcapng adds an interface per link type. The file is written under a \
+        become DLT 251 or 256; pcapng adds an interface per link type. From an H4 source (btsnoop 1002, \
+        DLT 187/201) records of H4 indicators no spec names are kept too (DLT 201). pcapng keeps \
+        packet comments; another target says on stderr how many records' comments it drops. The file is written under a \
         temporary name and renamed when complete; OUT may not be the input (same device and inode).
 
         The filters (--peer, --characteristic, --since, --errors, …) keep only the records they \
@@ -70,6 +72,8 @@ struct Convert: ParsableCommand {
         var sealed: [UInt8] = []
         var decrypted = 0
         var filteredOut = 0
+        // pcapng packet comments, which only pcapng holds.
+        var commented = 0
         // pcap/pcapng cannot hold times before 1970: such a capture is moved whole, intervals kept.
         var shift: EpochShift? = target == .pcap || target == .pcapng ? EpochShift() : nil
         do {
@@ -82,6 +86,7 @@ struct Convert: ParsableCommand {
                         return
                     }
                 }
+                if target != .pcapng, let o = r.options, !o.commentRanges.isEmpty { commented += 1 }
                 if decrypt, r.kind == .ll {
                     if let p = decoder.plaintextRecord(r, frame.decoded, into: &sealed) {
                         decrypted += 1
@@ -119,10 +124,13 @@ struct Convert: ParsableCommand {
         }
         if let first = shift?.firstOriginal, let s = shift?.seconds {
             stderrLine("bluesift: \(input) starts before 1970 (\(TimeFormat.rfc3339(first))), which \(targetName) cannot hold: "
-                       + "every time moved \(s) s later, so the first record is at 1970-01-01T00:00:00Z and intervals are kept")
+                       + "every time moved \(s) s later, so the first record is at \(TimeFormat.rfc3339(Timestamp(seconds: first.seconds &+ s, nanoseconds: first.nanoseconds))) and intervals are kept")
         }
         if writer.clamped > 0 {
             stderrLine("bluesift: warning: \(writer.clamped) records dated before 1970 (and before the first record) written as 1970-01-01 00:00:00 UTC (\(targetName) cannot hold earlier times)")
+        }
+        if commented > 0 {
+            stderrLine("bluesift: warning: the packet comments of \(commented) records are not in \(output): \(targetName) cannot hold them (pcapng can)")
         }
         if decrypt {
             stderrLine("bluesift: \(decrypted) of \(decoder.encryptedPackets) encrypted packets written decrypted")

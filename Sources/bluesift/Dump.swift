@@ -148,8 +148,9 @@ struct Dump: ParsableCommand {
                     json.removeAll()
                 }
             case .text:
-                // A sniffed retransmission is shown once (its first sending), unless -v.
-                if !lines.verbose, frame.decoded.record.kind == .ll, frame.decoded.ll?.retransmission == true { break }
+                // A sniffed retransmission is shown once (its first sending), unless -v or
+                // asked for by number (--frames): then it is shown, marked "(retransmission)".
+                if !lines.verbose, filter.frames == nil, frame.decoded.record.kind == .ll, frame.decoded.ll?.retransmission == true { break }
                 if fold, EmptyPDURuns.isEmptyPDU(frame.decoded) { runs.add(frame, text); break }
                 runs.flush(into: &out.buffer, color: color)
                 text.render(frame, into: &out.buffer)

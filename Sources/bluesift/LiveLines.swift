@@ -43,8 +43,8 @@ final class LiveLines {
             json.withBytes { line.append(contentsOf: $0) }
             json.removeAll()
         case .text:
-            // As dump: a sniffed retransmission is shown once, unless -v.
-            if !verbose, frame.decoded.record.kind == .ll, frame.decoded.ll?.retransmission == true { return }
+            // As dump: a sniffed retransmission is shown once, unless -v or --frames.
+            if !verbose, filter.frames == nil, frame.decoded.record.kind == .ll, frame.decoded.ll?.retransmission == true { return }
             text.render(frame, into: &line)
         case .csv:
             line.append(contentsOf: (TerminalText.escape(FrameCSV.row(frame)) + "\n").utf8)
