@@ -160,7 +160,7 @@ private func mhx(_ s: String) -> [UInt8] { Hex.parse(s)! }
             ("824c3412aa", #"{"opcode":33356,"name":"Light Lightness Set","lightness":4660,"tid":170}"#),
             ("8049", #"{"opcode":32841,"name":"Config Node Reset"}"#),
             ("5d0000000000", #"{"opcode":93,"name":"Time Status","tai_seconds":0}"#),
-            ("d50a0048656c6c6f", #"{"opcode":13961728,"name":"Vendor","company_id":10,"company_name":"Qualcomm","parameters":"48656c6c6f"}"#),
+            ("d50a0048656c6c6f", #"{"opcode":13961728,"name":"Vendor","company_id":10,"company_name":"Qualcomm Technologies International, Ltd. (QTIL)","parameters":"48656c6c6f"}"#),
         ]
         for (h, expected) in cases where !expected.isEmpty {
             let m = try MeshAccessMessage(decoding: mhx(h))
