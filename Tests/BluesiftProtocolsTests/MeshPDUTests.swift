@@ -55,10 +55,10 @@ private func mhx(_ s: String) -> [UInt8] { Hex.parse(s)! }
         let open = try MeshPBADVPDU(decoding: mhx("ea57a6c1000370cfa5e8c3bd4fb5a4d8f3c8e06f9b24"))
         #expect(open.linkID == 0xEA57A6C1 && open.transactionNumber == 0)
         #expect(open.pdu == .linkOpen(deviceUUID: mhx("70cfa5e8c3bd4fb5a4d8f3c8e06f9b24")))
-        #expect(json(open) == #"{"link_id":3931612865,"transaction_number":0,"gpcf":3,"name":"Link Open","device_uuid":"70cfa5e8c3bd4fb5a4d8f3c8e06f9b24"}"#)
+        #expect(json(open) == #"{"link_id":3931612865,"transaction_number":0,"gpcf":3,"name":"Link Open","bearer_opcode":0,"device_uuid":"70cfa5e8c3bd4fb5a4d8f3c8e06f9b24"}"#)
         let close = try MeshPBADVPDU(decoding: mhx("ea57a6c1000b02"))
         #expect(close.pdu == .linkClose(reason: .fail))
-        #expect(json(close).hasSuffix(#""gpcf":3,"name":"Link Close","reason":2,"reason_name":"Fail"}"#))
+        #expect(json(close).hasSuffix(#""gpcf":3,"name":"Link Close","bearer_opcode":2,"reason":2,"reason_name":"Fail"}"#))
         let start = MeshGenericProvisioningPDU.transactionStart(segN: 2, totalLength: 65, fcs: 0x11, data: [3, 1, 2])
         let cont = MeshGenericProvisioningPDU.transactionContinuation(segmentIndex: 2, data: [9])
         for p in [start, cont, .transactionAck, .linkAck, .linkClose(reason: .success), .bearerControl(opcode: MeshBearerOpcode(rawValue: 9), parameters: [1])] {

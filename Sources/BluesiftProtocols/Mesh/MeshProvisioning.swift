@@ -199,10 +199,11 @@ public enum MeshGenericProvisioningPDU: Sendable, Hashable {
             sink.int("seg_n", Int(n)); sink.int("total_length", Int(len)); sink.int("fcs", Int(fcs)); sink.hex("data", d)
         case .transactionContinuation(let i, let d):
             sink.int("segment_index", Int(i)); sink.hex("data", d)
-        case .linkOpen(let u): sink.hex("device_uuid", u)
-        case .linkClose(let r): sink.int("reason", Int(r.rawValue)); sink.string("reason_name", r.name)
+        case .linkOpen(let u): sink.int("bearer_opcode", 0); sink.hex("device_uuid", u)
+        case .linkAck: sink.int("bearer_opcode", 1)
+        case .linkClose(let r): sink.int("bearer_opcode", 2); sink.int("reason", Int(r.rawValue)); sink.string("reason_name", r.name)
         case .bearerControl(let op, let p): sink.int("opcode", Int(op.rawValue)); sink.hex("parameters", p)
-        case .transactionAck, .linkAck: break
+        case .transactionAck: break
         }
     }
 }
