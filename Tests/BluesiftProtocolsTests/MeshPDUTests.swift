@@ -156,7 +156,7 @@ private func mhx(_ s: String) -> [UInt8] { Hex.parse(s)! }
             ("803e00050001000010", #"{"opcode":32830,"name":"Config Model App Status","status":0,"status_name":"Success","element_address":5,"app_key_index":1,"model_id":4096}"#),
             ("801b050001c0e50f0100", #"{"opcode":32795,"name":"Config Model Subscription Add","element_address":5,"address":49153,"company_id":4069,"model_id":1}"#),
             ("0305000cc0010005550200" + "10", #"{"opcode":3,"name":"Config Model Publication Set","element_address":5,"publish_address":49164,"app_key_index":1,"credential_flag":0,"rfu":0,"publish_ttl":5,"publish_period":85,"publish_retransmit_count":2,"publish_retransmit_interval_steps":0,"model_id":4096}"#),
-            ("8043010020", #"{"opcode":32835,"name":"Config NetKey List","net_key_indexes":[1,512]}"#),
+            ("8043010020", #"{"opcode":32835,"name":"Config NetKey List","net_key_indexes":[512,1]}"#),
             ("824c3412aa", #"{"opcode":33356,"name":"Light Lightness Set","lightness":4660,"tid":170}"#),
             ("8049", #"{"opcode":32841,"name":"Config Node Reset"}"#),
             ("5d0000000000", #"{"opcode":93,"name":"Time Status","tai_seconds":0}"#),

@@ -50,8 +50,11 @@ public indirect enum MeshField: Sendable {
     case model
     /// NetKeyIndex and AppKeyIndex packed in 3 octets (§4.3.1.1).
     case keyPair
-    /// Key indexes packed two in 3 octets, an odd last one in 2 (§4.3.1.1), to the end.
+    /// Key indexes packed two in 3 octets, the first in the upper 12 bits, an odd last one
+    /// in 2 (§4.3.1.1), to the end.
     case keyIndexes(StaticString)
+    /// A 12-bit NetKey or AppKey index in 2 octets; RFU bits, when set, follow as `rfu`.
+    case keyIndex(StaticString)
     /// 16-bit values to the end.
     case u16s(StaticString)
     /// An integer of `size` octets split into bit fields (name, shift, width).
@@ -154,10 +157,16 @@ public struct MeshAccessMessage: Sendable, Hashable {
                 out.append(("net_key_index", .int(v & 0xFFF))); out.append(("app_key_index", .int(v >> 12))); i += 3
             case .keyIndexes(let n):
                 var l: [Int] = []
-                while b.count - i >= 3 { let v = le(b, i, 3); l += [v & 0xFFF, v >> 12]; i += 3 }
+                while b.count - i >= 3 { let v = le(b, i, 3); l += [v >> 12, v & 0xFFF]; i += 3 }
                 if b.count - i == 2 { l.append(le(b, i, 2) & 0xFFF); i += 2 }
                 guard i == b.count else { throw meshError(.invalidLength, i, "key index list: 1 octet left over") }
                 out.append((n, .list(l)))
+            case .keyIndex(let n):
+                try need(2, n)
+                let v = le(b, i, 2)
+                out.append((n, .int(v & 0xFFF)))
+                if v >> 12 != 0 { out.append(("rfu", .int(v >> 12))) }
+                i += 2
             case .u16s(let n):
                 guard (b.count - i) % 2 == 0 else { throw meshError(.invalidLength, i, "address list: odd length") }
                 var l: [Int] = []
@@ -216,9 +225,15 @@ public struct MeshAccessMessage: Sendable, Hashable {
             case .keyIndexes:
                 guard case .list(let l)? = next() else { return }
                 var j = 0
-                while j + 1 < l.count { let x = l[j] | l[j + 1] << 12; out += [UInt8(x & 0xFF), UInt8(x >> 8 & 0xFF), UInt8(x >> 16 & 0xFF)]; j += 2 }
+                while j + 1 < l.count { let x = l[j + 1] & 0xFFF | (l[j] & 0xFFF) << 12; out += [UInt8(x & 0xFF), UInt8(x >> 8 & 0xFF), UInt8(x >> 16 & 0xFF)]; j += 2 }
                 if j < l.count { out += [UInt8(l[j] & 0xFF), UInt8(l[j] >> 8 & 0x0F)] }
                 k += 1
+            case .keyIndex:
+                guard case .int(let x)? = next() else { return }
+                k += 1
+                var rfu = 0
+                if k < v.count, v[k].name.description == "rfu", case .int(let r) = v[k].value { rfu = r; k += 1 }
+                out += [UInt8(x & 0xFF), UInt8(x >> 8 & 0x0F) | UInt8(rfu & 0x0F) << 4]
             case .u16s:
                 guard case .list(let l)? = next() else { return }
                 for x in l { out += [UInt8(x & 0xFF), UInt8(x >> 8 & 0xFF)] }
