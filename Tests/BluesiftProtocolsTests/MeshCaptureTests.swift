@@ -68,3 +68,37 @@ import BluesiftWire
         #expect(l.network?.src == 0x0001 && l.network?.dst == 0x0005 && l.network?.ttl == 3 && l.network?.seq == 7)
     }
 }
+
+@Suite struct MeshNetworkStatsTests {
+    /// WHAD's capture: one PB-ADV provisioning session, then the new node 0x0005 talking to
+    /// the provisioner 0x0001.
+    @Test func whadCapture() {
+        var d = MeshDecoder(keys: MeshWHADCaptureTests.keys)
+        var s = MeshNetworkStats()
+        for a in MeshWHADCaptureTests.ads { s.add(d.decodeAdvertising(adType: a.type, data: a.data), frame: a.frame) }
+        #expect(s.networkPDUs == 65 && s.decrypted == 65 && s.beacons == 7)
+        #expect(s.networks.keys.sorted() == ["2373d79ef0cce44c"] && s.networks.values.first?.authenticated == true)
+        #expect(s.provisioning.map(\.outcome) == ["complete"])
+        #expect(s.provisioning.first?.pdus == 11)
+        #expect(s.ivIndexes == [0])
+        #expect(Set(s.nodes.keys) == [0x0001, 0x0005])
+        for l in s.text(incompleteSegmented: d.incompleteSegmentedMessages) { print(l) }
+    }
+
+    /// The sample data: message 8 repeats a segment of message 6 (same SEQ not, same
+    /// SeqAuth), replays are none; messages 20-24 use the previous IV index.
+    @Test func sampleData() {
+        var d = MeshDecoder(keys: MeshSample.keys)
+        var s = MeshNetworkStats()
+        for (i, (_, h)) in MeshSample.messages.enumerated() {
+            s.add(d.decodeAdvertising(adType: i == MeshSample.messages.count - 1 ? 0x2B : 0x2A, data: Hex.parse(h)!), frame: i + 1)
+        }
+        #expect(s.decrypted == 23 && s.netMICBad == 0)
+        #expect(s.ivIndexes == [0x12345678, 0x12345677])
+        #expect(s.byOpcode["Health Current Status"] == 3 && s.byOpcode["Config AppKey Add"] == 1)
+        #expect(s.byOpcode["control Friend Poll"] == 4 && s.segmentAcks == 2)
+        #expect(s.replays.isEmpty)
+        #expect(s.segmentedStarted == 2 && s.segmentedCompleted == 2)
+        #expect(s.bySource[0x1234] == 6)
+    }
+}

@@ -144,3 +144,46 @@ enum MeshSample {
         #expect(MeshSample.decodeAll(keys: wrongNet)["18"]?.netMIC == "bad")
     }
 }
+
+/// §8.7: the provisioning data of the sample session decrypted with the session's ECDH
+/// secret, or with the provisioner's or the device's private key; the IV index and the new
+/// node's DevKey are learnt from it.
+/// The captures are Tests/Fixtures/mesh (scripts/mesh_fixtures.py).
+@Suite struct MeshProvisioningDataTests {
+    static let ecdh = "ab85843a2f6d883f62e5684b38e307335fe6e1945ecd19604105c6f23221eb69"
+    static let provisionerPrivate = "06a516693c9aa31a6084545d0c5db641b48572b97203ddffb7ac73f7d0457663"
+    static let devicePrivate = "529aa0670d72cd6497502ed473502b037e8803b5c60829a5a3caa219505530ba"
+
+    static func run(_ secret: String?, file: String = "mesh_sample_adv.btsnoop") -> (MeshLayer?, MeshDecoder) {
+        var d = MeshDecoder()
+        if let secret { d.provisioningSecrets = [Hex.parse(secret)!] }
+        let frames = MeshTsharkOracle.bluesiftFrames(MeshTsharkOracle.fixtures.appendingPathComponent(file).path, &d)
+        return (frames.values.flatMap { $0 }.first { $0.provisioning?.type == .data }, d)
+    }
+
+    @Test(arguments: [ecdh, provisionerPrivate, devicePrivate])
+    func decrypted(_ secret: String) throws {
+        let (l, d) = Self.run(secret)
+        let data = try #require(l?.provisioningData)
+        #expect(data == MeshProvisioningData(netKey: Hex.parse("efb2255e6422d330088e09bb015ed707")!, keyIndex: 0x0567, flags: 0,
+                                            ivIndex: 0x01020304, unicastAddress: 0x0B0C))
+        #expect(d.ivIndex == 0x01020304)
+        #expect(l?.summary == "Mesh Provisioning Data unicast=0x0b0c iv_index=16909060")
+        let j = json(try #require(l))
+        #expect(j.contains(#""provisioning_data":{"key_index":1383,"flags":0,"key_refresh":false,"iv_update":false,"iv_index":16909060,"unicast_address":2828},"mic":"ok""#))
+        #expect(!j.contains("efb2255e"))
+    }
+
+    @Test func overGATT() throws {
+        let (l, _) = Self.run(Self.ecdh, file: "mesh_sample_gatt.btsnoop")
+        #expect(l?.bearer == .gatt && l?.provisioningData?.unicastAddress == 0x0B0C)
+    }
+
+    @Test func withoutSecret() throws {
+        let (l, _) = Self.run(nil)
+        #expect(l?.provisioningData == nil)
+        #expect(json(try #require(l)).contains(#""encrypted":"needs the session's ECDH secret or a private key""#))
+        let (w, _) = Self.run("00" + String(repeating: "11", count: 31))
+        #expect(w?.notes.map(\.message) == ["provisioning data: no given secret opens it"])
+    }
+}

@@ -89,6 +89,10 @@ enum MeshTsharkOracle {
     static func bluesiftFrames(_ path: String) -> [Int: [MeshLayer]] {
         let keys = try! MeshKeys.load(path: fixtures.appendingPathComponent("mesh_sample_keys.json").path)
         var mesh = MeshDecoder(keys: keys, showKeys: true)
+        return bluesiftFrames(path, &mesh)
+    }
+
+    static func bluesiftFrames(_ path: String, _ mesh: inout MeshDecoder) -> [Int: [MeshLayer]] {
         var uuidByHandle: [UInt16: UInt16] = [:]
         var out: [Int: [MeshLayer]] = [:]
         TestBTSnoop.decode(path, ProtocolDecoder()) { f in
@@ -106,7 +110,7 @@ enum MeshTsharkOracle {
                 }
                 if [0x12, 0x52, 0x1B, 0x1D].contains(a.opcode.rawValue), let h = a.handle, let v = a.value,
                    let u = uuidByHandle[h], (0x2ADB...0x2ADE).contains(u) {
-                    layers.append(mesh.decodeProxy(Array(v), stream: Int(f.connection ?? 0) << 16 | Int(u)))
+                    layers.append(mesh.decodeProxy(Array(v), stream: Int(f.connection ?? 0) << 16 | Int(u), connection: Int(f.connection ?? 0)))
                 }
             }
             if !layers.isEmpty { out[f.record.frame] = layers }

@@ -15,6 +15,7 @@ public struct MeshDecoder {
     public var showKeys: Bool
 
     /// Bounds of the reassembly tables.
+    static let alreadyReassembled = "segment of a message already reassembled"
     public static let maxSegmentedMessages = 64, maxTransactions = 32, maxProxyStreams = 16, maxFriendships = 16
 
     struct SARKey: Hashable { var src: UInt16, seqAuth: UInt32, ctl: Bool }
@@ -31,6 +32,19 @@ public struct MeshDecoder {
     var friendships: [(lpn: UInt16, friend: UInt16, credentials: MeshNetworkCredentials)] = []
     var friendRequests: [UInt16: UInt16] = [:]
     var clock = 0
+
+    /// ECDH secrets or private keys (32 octets each, MSB first) of provisioning sessions in
+    /// the capture: with one of them the Provisioning Data PDU is decrypted (§5.4.2.5) and
+    /// its NetKey, IV index and the new node's DevKey are used from there on.
+    public var provisioningSecrets: [[UInt8]] = []
+    struct ProvisioningSession {
+        var invite: [UInt8]?, capabilities: [UInt8]?, start: [UInt8]?
+        var publicKeys: [[UInt8]] = [], randoms: [[UInt8]] = []
+        var age: Int
+    }
+    var sessions: [Int: ProvisioningSession] = [:]
+    var learntNets: [MeshNetworkCredentials] = []
+    var learntDevKeys: [UInt16: MeshAccessKey] = [:]
 
     public init(keys: MeshKeys? = nil, showKeys: Bool = false) {
         self.keys = keys; self.showKeys = showKeys; ivIndex = keys?.ivIndex ?? 0
@@ -65,8 +79,9 @@ public struct MeshDecoder {
 
     /// A Proxy PDU written to or notified from Mesh Proxy Data In/Out or Mesh Provisioning
     /// Data In/Out (§6.3). `stream` names one connection and direction: segments of one
-    /// stream are joined (§6.3.2).
-    public mutating func decodeProxy(_ bytes: [UInt8], stream: Int) -> MeshLayer {
+    /// stream are joined (§6.3.2); `connection` names the link both directions share (a
+    /// PB-GATT provisioning session), the stream when nil.
+    public mutating func decodeProxy(_ bytes: [UInt8], stream: Int, connection: Int? = nil) -> MeshLayer {
         clock += 1
         var l = MeshLayer(bearer: .gatt)
         let p: MeshProxyPDU
@@ -104,7 +119,7 @@ public struct MeshDecoder {
         case .networkPDU: network(whole, proxyNonce: false, into: &l)
         case .meshBeacon: beacon(whole, into: &l)
         case .proxyConfiguration: network(whole, proxyNonce: true, into: &l)
-        case .provisioningPDU: provisioning(whole, into: &l)
+        case .provisioningPDU: provisioning(whole, session: 1 << 40 | (connection ?? stream), into: &l)
         default: l.notes.append(meshError(.unsupported, 0, "proxy message type \(p.messageType.rawValue)"))
         }
         whole = []
@@ -159,20 +174,20 @@ public struct MeshDecoder {
         case .transactionStart(let n, let total, let fcs, let d):
             if var t = txns[key], t.done {
                 t.age = clock; txns[key] = t
-                if n == 0 { l.retransmission = true; finishTransaction(d, total: total, fcs: fcs, into: &l) }
+                if n == 0 { l.retransmission = true; finishTransaction(d, total: total, fcs: fcs, session: Int(p.linkID), into: &l) }
                 return
             }
             if n == 0 {
                 txns[key] = TxnEntry(segN: 0, total: total, fcs: fcs, parts: [:], age: clock, done: true)
                 evictTransactions()
-                finishTransaction(d, total: total, fcs: fcs, into: &l)
+                finishTransaction(d, total: total, fcs: fcs, session: Int(p.linkID), into: &l)
                 return
             }
             var t = txns[key] ?? TxnEntry(segN: n, total: total, fcs: fcs, parts: [:], age: clock, done: false)
             t.segN = n; t.total = total; t.fcs = fcs; t.parts[0] = d; t.age = clock
             txns[key] = t
             evictTransactions()
-            tryComplete(key, into: &l)
+            tryComplete(key, session: Int(p.linkID), into: &l)
         case .transactionContinuation(let i, let d):
             var t = txns[key] ?? TxnEntry(segN: 0xFF, total: 0, fcs: 0, parts: [:], age: clock, done: false)
             if t.done { return }
@@ -180,36 +195,92 @@ public struct MeshDecoder {
             t.parts[i] = d; t.age = clock
             txns[key] = t
             evictTransactions()
-            tryComplete(key, into: &l)
+            tryComplete(key, session: Int(p.linkID), into: &l)
         default: break
         }
     }
 
-    mutating func tryComplete(_ key: TxnKey, into l: inout MeshLayer) {
+    mutating func tryComplete(_ key: TxnKey, session: Int, into l: inout MeshLayer) {
         guard var t = txns[key], t.segN != 0xFF, !t.done, (0...t.segN).allSatisfy({ t.parts[$0] != nil }) else { return }
         var whole: [UInt8] = []
         for i in 0...t.segN { whole += t.parts[i]! }
         t.done = true; t.parts = [:]
         txns[key] = t
-        finishTransaction(whole, total: t.total, fcs: t.fcs, into: &l)
+        finishTransaction(whole, total: t.total, fcs: t.fcs, session: session, into: &l)
     }
 
-    mutating func finishTransaction(_ whole: [UInt8], total: UInt16, fcs: UInt8, into l: inout MeshLayer) {
+    mutating func finishTransaction(_ whole: [UInt8], total: UInt16, fcs: UInt8, session: Int, into l: inout MeshLayer) {
         guard whole.count >= Int(total) else {
             l.notes.append(meshError(.reassembly, 0, "transaction of \(whole.count) octets, TotalLength \(total)")); return
         }
         let pdu = Array(whole[0..<Int(total)])
         l.fcsOK = MeshFCS.compute(pdu) == fcs
         if l.fcsOK == false { l.notes.append(meshError(.invalidValue, 3, "FCS does not match the provisioning PDU")) }
-        provisioning(pdu, into: &l)
+        provisioning(pdu, session: session, into: &l)
     }
 
     mutating func evictTransactions() {
         while txns.count > Self.maxTransactions, let old = txns.min(by: { $0.value.age < $1.value.age })?.key { txns[old] = nil }
     }
 
-    mutating func provisioning(_ pdu: [UInt8], into l: inout MeshLayer) {
-        do { l.provisioning = try MeshProvisioningPDU(decoding: pdu) } catch { l.notes.append(error) }
+    mutating func provisioning(_ pdu: [UInt8], session key: Int, into l: inout MeshLayer) {
+        let p: MeshProvisioningPDU
+        do { p = try MeshProvisioningPDU(decoding: pdu) } catch { l.notes.append(error); return }
+        l.provisioning = p
+        guard !l.retransmission else { return }
+        // What the session keys are made of (§5.4.2.4-§5.4.2.5), in the order sent: the
+        // provisioner's public key and random come before the device's.
+        var s = sessions[key] ?? ProvisioningSession(age: clock)
+        s.age = clock
+        switch p.type {
+        case .invite: s = ProvisioningSession(age: clock); s.invite = p.parameters
+        case .capabilities: s.capabilities = p.parameters
+        case .start: s.start = p.parameters
+        case .publicKey: if s.publicKeys.count < 2 { s.publicKeys.append(p.parameters) }
+        case .random: if s.randoms.count < 2 { s.randoms.append(p.parameters) }
+        case .data: l.provisioningData = decryptProvisioningData(p.parameters, s, into: &l)
+        default: break
+        }
+        sessions[key] = s
+        while sessions.count > 16, let old = sessions.min(by: { $0.value.age < $1.value.age })?.key { sessions[old] = nil }
+    }
+
+    /// The Provisioning Data PDU opened with one of `provisioningSecrets` (§5.4.2.5).
+    mutating func decryptProvisioningData(_ pdu: [UInt8], _ s: ProvisioningSession, into l: inout MeshLayer) -> MeshProvisioningData? {
+        guard !provisioningSecrets.isEmpty else { return nil }
+        guard let invite = s.invite, let caps = s.capabilities, let start = s.start, s.publicKeys.count == 2, s.randoms.count == 2,
+              let algorithm = start.first.map(MeshProvisioningAlgorithm.init(rawValue:)) else {
+            l.notes.append(meshError(.reassembly, 0, "provisioning data: the session's earlier PDUs were not all seen"))
+            return nil
+        }
+        let inputs = MeshProvisioningSecurity.confirmationInputs(invite: invite, capabilities: caps, start: start,
+                                                                 provisionerPublicKey: s.publicKeys[0], devicePublicKey: s.publicKeys[1])
+        let salt = MeshProvisioningSecurity.confirmationSalt(inputs: inputs, algorithm: algorithm)
+        let provSalt = MeshProvisioningSecurity.provisioningSalt(confirmationSalt: salt, randomProvisioner: s.randoms[0], randomDevice: s.randoms[1])
+        var candidates: [[UInt8]] = []
+        for secret in provisioningSecrets where secret.count == 32 {
+            candidates.append(secret)
+            // As a private key: the shared secret with the other side's public key.
+            if let pair = try? SMPKeyPair(privateKey: secret) {
+                for (mine, peer) in [(0, 1), (1, 0)] where Array(s.publicKeys[mine][0..<32]) == pair.x {
+                    if let dh = try? pair.dhKey(peerX: Array(s.publicKeys[peer][0..<32]), peerY: Array(s.publicKeys[peer][32..<64])) { candidates.append(dh) }
+                }
+            }
+        }
+        for ecdh in candidates {
+            let key = MeshProvisioningSecurity.sessionKey(ecdhSecret: ecdh, provisioningSalt: provSalt)
+            let nonce = MeshProvisioningSecurity.sessionNonce(ecdhSecret: ecdh, provisioningSalt: provSalt)
+            guard let d = try? MeshProvisioningSecurity.decryptData(pdu, sessionKey: key, sessionNonce: nonce) else { continue }
+            learnIVIndex(d.ivIndex)
+            if let c = MeshNetworkCredentials(netKey: d.netKey), !(keys?.credentials(nid: c.nid).isEmpty == false) {
+                learntNets.append(c); if learntNets.count > 16 { learntNets.removeFirst() }
+            }
+            learntDevKeys[d.unicastAddress] = MeshAccessKey(devKey: MeshProvisioningSecurity.deviceKey(ecdhSecret: ecdh, provisioningSalt: provSalt))
+            if learntDevKeys.count > 64, let k = learntDevKeys.keys.first(where: { $0 != d.unicastAddress }) { learntDevKeys[k] = nil }
+            return d
+        }
+        l.notes.append(meshError(.invalidValue, 25, "provisioning data: no given secret opens it"))
+        return nil
     }
 
     // MARK: network and transport
@@ -220,9 +291,10 @@ public struct MeshDecoder {
             l.notes.append(meshError(.truncated, pdu.count, "network PDU: \(pdu.count) octets, needs \(MeshNetworkSecurity.minimumPDUSize)"))
             return
         }
-        guard let keys else { l.encrypted = "no --mesh-keys"; return }
+        guard keys != nil || !learntNets.isEmpty else { l.encrypted = "no --mesh-keys"; return }
         let nid = pdu[0] & 0x7F
-        var candidates: [(MeshNetworkCredentials, Bool)] = keys.credentials(nid: nid).map { ($0, false) }
+        var candidates: [(MeshNetworkCredentials, Bool)] = (keys?.credentials(nid: nid) ?? []).map { ($0, false) }
+        candidates += learntNets.filter { $0.nid == nid }.map { ($0, false) }
         candidates += friendships.filter { $0.credentials.nid == nid }.map { ($0.credentials, true) }
         guard !candidates.isEmpty else { l.encrypted = "no NetKey with NID " + Hex.fixed(UInt64(nid), width: 2); return }
         for (c, friend) in candidates {
@@ -268,7 +340,7 @@ public struct MeshDecoder {
         guard e.segN == segN else { l.notes.append(meshError(.reassembly, 3, "SegN \(segN) differs from the message's \(e.segN)")); return }
         if e.done {
             l.segmentsHeld = (Int(segN) + 1, Int(segN) + 1)
-            l.upper = MeshUpperTransportInfo(mic: nil, encrypted: "segment of a message already reassembled", key: nil, seqAuth: key.seqAuth, segments: Int(segN) + 1)
+            l.upper = MeshUpperTransportInfo(mic: nil, encrypted: Self.alreadyReassembled, key: nil, seqAuth: key.seqAuth, segments: Int(segN) + 1)
             return
         }
         e.parts[segO] = data; e.age = clock
@@ -302,17 +374,18 @@ public struct MeshDecoder {
                               segments: Int, into l: inout MeshLayer) {
         var info = MeshUpperTransportInfo(mic: nil, encrypted: nil, key: nil, seqAuth: seqAuth, segments: segments)
         defer { l.upper = info }
-        guard let keys else { info.encrypted = "no --mesh-keys"; return }
+        guard keys != nil || !learntDevKeys.isEmpty else { info.encrypted = "no --mesh-keys"; return }
+        func dev(_ a: UInt16) -> MeshAccessKey? { keys?.devKeys[a] ?? learntDevKeys[a] }
         let accessKeys: [(MeshAccessKey, String)] = akf
-            ? keys.appKeys(aid: aid).map { ($0, "app") }
-            : [keys.devKeys[src].map { ($0, "dev " + MeshAddress.text(src)) }, keys.devKeys[dst].map { ($0, "dev " + MeshAddress.text(dst)) }].compactMap { $0 }
+            ? (keys?.appKeys(aid: aid) ?? []).map { ($0, "app") }
+            : [dev(src).map { ($0, "dev " + MeshAddress.text(src)) }, dev(dst).map { ($0, "dev " + MeshAddress.text(dst)) }].compactMap { $0 }
         guard !accessKeys.isEmpty else {
             info.encrypted = akf ? "no AppKey with AID " + Hex.fixed(UInt64(aid), width: 2) : "no DevKey of " + MeshAddress.text(src) + " or " + MeshAddress.text(dst)
             return
         }
         var labels: [[UInt8]?] = [nil]
         if dst & 0xC000 == 0x8000 {
-            labels = (keys.labels[dst] ?? []).map { $0 }
+            labels = (keys?.labels[dst] ?? []).map { $0 }
             guard !labels.isEmpty else { info.encrypted = "no label UUID for virtual address " + MeshAddress.text(dst); return }
         }
         for (k, name) in accessKeys {

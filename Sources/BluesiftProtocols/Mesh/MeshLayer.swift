@@ -49,6 +49,8 @@ public struct MeshLayer: Sendable, FieldDescribable {
     public var provisioning: MeshProvisioningPDU?
     /// A provisioning PDU completed by this record: its FCS (PB-ADV) verified or not.
     public var fcsOK: Bool?
+    /// The Provisioning Data PDU decrypted (`MeshDecoder.provisioningSecrets`).
+    public var provisioningData: MeshProvisioningData?
     /// The same transaction completed before (PB-ADV repeats every transaction).
     public var retransmission = false
     public var networkPDU: [UInt8]?
@@ -79,7 +81,16 @@ public struct MeshLayer: Sendable, FieldDescribable {
                 p.describe(into: &s)
                 if let ok = fcsOK { s.string("fcs_check", ok ? "ok" : "bad") }
                 if retransmission { s.bool("retransmission", true) }
-                if p.type == .data { s.string("encrypted", "needs the session's ECDH secret") }
+                if let d = provisioningData {
+                    // The NetKey is a key: never printed.
+                    s.object("provisioning_data") { o in
+                        o.int("key_index", Int(d.keyIndex)); MeshBeacon.flagFields(d.flags, into: &o)
+                        o.int("iv_index", Int(d.ivIndex)); o.int("unicast_address", Int(d.unicastAddress))
+                    }
+                    s.string("mic", "ok")
+                } else if p.type == .data {
+                    s.string("encrypted", "needs the session's ECDH secret or a private key")
+                }
             }
         }
         if networkPDU != nil || network != nil {
@@ -125,7 +136,8 @@ public struct MeshLayer: Sendable, FieldDescribable {
         if let b = beacon { return b.summary }
         if let d = serviceData { return d.summary }
         if let p = provisioning {
-            return p.summary + (fcsOK == false ? " [FCS bad]" : "") + (retransmission ? " (retransmission)" : "")
+            let d = provisioningData.map { " unicast=" + MeshAddress.text($0.unicastAddress) + " iv_index=\($0.ivIndex)" } ?? ""
+            return p.summary + d + (fcsOK == false ? " [FCS bad]" : "") + (retransmission ? " (retransmission)" : "")
         }
         if let p = pbadv { return "Mesh PB-ADV " + p.pdu.name + " link=" + Hex.fixed(UInt64(p.linkID), width: 8) + " tn=\(p.transactionNumber)" }
         if proxyReassembling, let p = proxy { return "Mesh Proxy " + p.messageType.name + " segment (" + p.sar.name + ")" }
