@@ -102,3 +102,27 @@ import BluesiftWire
         #expect(s.bySource[0x1234] == 6)
     }
 }
+
+/// ../shared/captures/mesh/meshparser_provisioning.cap (no licence: read when present, never
+/// copied): an Android phone provisioning a node over PB-GATT, then talking to it through the
+/// GATT proxy. No keys: provisioning PDUs decode, network PDUs stay encrypted and say why.
+enum MeshAndroidCapture {
+    static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/captures/mesh/meshparser_provisioning.cap").path
+    static var present: Bool { FileManager.default.fileExists(atPath: path) }
+}
+
+@Suite(.enabled(if: MeshAndroidCapture.present, "../shared/captures/mesh/meshparser_provisioning.cap is not here"))
+struct MeshAndroidCaptureTests {
+    @Test func pbGATTAndProxy() {
+        var d = MeshDecoder()
+        let layers = MeshTsharkOracle.bluesiftFrames(MeshAndroidCapture.path, &d).sorted { $0.key < $1.key }.flatMap(\.value)
+        let prov = layers.compactMap(\.provisioning)
+        let net = layers.filter { $0.networkPDU != nil }
+        print("android: \(layers.count) mesh layers, \(prov.count) provisioning PDUs, \(net.count) network PDUs, notes \(layers.flatMap(\.notes).count)")
+        print(prov.map(\.type.name))
+        #expect(prov.count == 27)
+        #expect(net.count == 30 && net.allSatisfy { $0.encrypted == "no --mesh-keys" })
+        #expect(layers.allSatisfy { $0.notes.isEmpty })
+    }
+}
