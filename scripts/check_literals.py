@@ -13,9 +13,10 @@ reported when, with comments and strings stripped, it is
     `subevent`, `code`, `command`, `ocf`, `ogf`), or in a `case` of a `switch` over such a name;
   - an LE controller command opcode (0x2001-0x20FF, OGF 0x08) anywhere: nothing else uses
     that range (GATT UUIDs start at 0x2800).
-Masks and shifts of these names (`op & 0x3F`) are part of a PDU's layout, so they count too.
-Entries of the allowlist are `path:line-text-substring  # reason`; every entry needs a reason and
-must still match something (a stale entry fails the check, so the list only shrinks).
+A literal after a bit operator (`cid & 0xFF`, `op >> 2`) is a width, not a code, and is not reported.
+Entries of the allowlist (scripts/check_literals.allow) are `path:substring-of-the-line  # reason`
+(`path:*`: the whole file, for a file another branch is rewriting); every entry needs a reason
+and must still match something (a stale entry fails the check, so the list only shrinks).
 """
 import argparse
 import os
@@ -25,8 +26,14 @@ import sys
 PROTOCOL_DIRS = ["ATT", "SMP", "L2CAP", "LinkLayer", "HCI", "Advertising", "Classic"]
 HEX = re.compile(r"\b0[xX][0-9A-Fa-f_]+\b")
 PSM_CID = re.compile(r"psm|\bcid\b|cid\b|\bcid|channelid", re.I)
+# A name says what a literal on its line is; `.command`/`.event` (a packet kind) and a call
+# `command(...)` (a host sending a typed command) are not such names.
 CODE_WORDS = re.compile(
-    r"opcode|\bop\b|\bops\b|ocf|ogf|\bevent|\bevt\b|subevent|eventcode|\bcode\b|\bcommand\b|\bcmd\b", re.I)
+    r"opcode|\bop\b|\bops\b|ocf|ogf|\bevent|\bevt\b|subevent|eventcode|\bcode\b|\bcommand\b(?!\s*\()|\bcmd\b", re.I)
+# `.command`, `.event` with nothing before the dot: an enum case (PacketKind), not a name.
+IMPLICIT_MEMBER = re.compile(r"(?<![\w)\]])\.(?:command|event)\b")
+# A literal right after a bit operator is a mask or a shift (a field's width), not a code.
+MASK = re.compile(r"(?:&|\||<<|>>)\s*$")
 SWITCH = re.compile(r"\bswitch\s+(.+?)\s*\{\s*$")
 CASE = re.compile(r"^\s*case\b")
 
@@ -70,13 +77,14 @@ def findings(path, text):
         depth += line.count("{") - line.count("}")
         while switches and depth <= switches[-1][0]:
             switches.pop()
-        lits = HEX.findall(line)
+        lits = [m.group(0) for m in HEX.finditer(line) if not MASK.search(line[:m.start()])]
         if not lits:
             continue
         kind = None
+        named = IMPLICIT_MEMBER.sub(".kind", line)
         if PSM_CID.search(line):
             kind = "PSM/CID"
-        elif CODE_WORDS.search(line):
+        elif CODE_WORDS.search(named):
             kind = "opcode"
         elif CASE.match(line) and switches and CODE_WORDS.search(switches[-1][1]):
             kind = "opcode (case of switch " + switches[-1][1] + ")"
@@ -124,7 +132,7 @@ def run(root, allowlist):
         with open(p, encoding="utf-8") as f:
             text = f.read()
         for no, line, kind in findings(rel, text):
-            hit = next((e for e in entries if e[0] == rel and e[1] in line), None)
+            hit = next((e for e in entries if e[0] == rel and (e[1] == "*" or e[1] in line)), None)
             if hit:
                 hit[3] += 1
             else:
@@ -153,6 +161,12 @@ SELF_TEST = [
     ("log(\"opcode 0x01\")", False),
     ("if opcode == .leSetScanEnable { }", False),
     ("let company = 0x004C", False),
+    ("b[10] = UInt8(cid & 0xFF)", False),            # a mask, not a CID
+    ("case .command: return 0x20", False),          # a packet kind, not a command code
+    ("try command(HCILESetScanParameters(interval: 0x0030))", False),
+    ("if h.opcode == 0x05 && x & 0xFF == 0 { }", True),
+    ("if smp.code == 0x01 {", True),
+    ("let isATT = ch.psm == L2CAPPSM.att", False),
 ]
 
 
