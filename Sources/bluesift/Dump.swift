@@ -29,7 +29,7 @@ struct Dump: ParsableCommand {
         value, hex), summary (the text line), errors ("; "-separated).
         """)
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, jsonl, csv }
+    typealias Format = FrameFormat
 
     @Argument(help: "Capture files, or folders of them.")
     var files: [String]
@@ -61,14 +61,17 @@ struct Dump: ParsableCommand {
     @Flag(help: "Keep reading the file as it grows (btsnoop, pcap, pcapng, PacketLogger), printing each record as it arrives, until Ctrl-C.")
     var follow = false
 
+    func validate() throws {
+        if outputDir != nil, merge || follow { throw ValidationError("--output-dir writes one file per capture: not with --merge or --follow") }
+        if follow, files.count != 1 { throw ValidationError("--follow reads one file") }
+    }
+
     func run() throws {
         let filter = try self.filter.make()
         let settings = try decode.settings(naming: !lines.noNaming)
         let color = lines.colored
         let width = lines.width
-        if outputDir != nil, merge || follow { throw ValidationError("--output-dir writes one file per capture: not with --merge or --follow") }
         if follow {
-            guard files.count == 1 else { throw ValidationError("--follow reads one file") }
             if format == .csv { var out = Output(); out.line(FrameCSV.header); out.flush() }
             signal(SIGINT) { _ in followInterrupted = 1 }
             signal(SIGTERM) { _ in followInterrupted = 1 }
@@ -125,49 +128,31 @@ struct Dump: ParsableCommand {
 
     func dump(_ file: String, fd: Int32, filter: FrameFilter, settings: DecodeSettings, color: Bool,
               width: Int? = nil, fileKey: [UInt8]? = nil, fileColumn: String? = nil) -> Int32 {
-        let csvFile = fileColumn.map { FrameCSV.quote($0) + "," } ?? ""
         guard let session = openSession(file, decode: settings, filter: filter, following: follow ? { followInterrupted != 0 } : nil) else { return 2 }
         var out = Output(fd: fd)
-        let text = FrameText(color: color, verbose: lines.verbose, width: width)
-        var json = JSONFieldWriter(capacity: 1 << 17)
+        var lines = FrameLines(format: format, text: FrameText(color: color, verbose: self.lines.verbose, width: width),
+                               foldEmpty: !empty, fileKey: fileKey, csvPrefix: fileColumn.map { CSV.quote($0) + "," } ?? "",
+                               jsonCapacity: 1 << 17)
         var progress = Progress(file)
         session.progress = { progress.update(done: $0, total: $1) }
-        var times = TimeFormat.RFC3339Cache()
-        var runs = EmptyPDURuns()
-        let fold = !empty
         session.forEach(stopEarly: true) { frame in
-            switch format {
-            case .jsonl:
-                FrameJSON.write(&frame, into: &json, times: &times)
-                if let fileKey {
-                    json.removeLast(2)
-                    fileKey.withUnsafeBytes { json.appendRaw($0) }
-                }
-                if json.count >= 1 << 16 {
-                    json.withBytes { out.write($0) }
-                    json.removeAll()
-                }
-            case .text:
-                // A sniffed retransmission is shown once (its first sending), unless -v.
-                if !lines.verbose, frame.decoded.record.kind == .ll, frame.decoded.ll?.retransmission == true { break }
-                if fold, EmptyPDURuns.isEmptyPDU(frame.decoded) { runs.add(frame, text); break }
-                runs.flush(into: &out.buffer, color: color)
-                text.render(frame, into: &out.buffer)
-            case .csv:
-                out.line(csvFile + FrameCSV.row(frame))
-            }
+            lines.add(&frame, to: &out.buffer)
             if follow {
                 // Live: each record as it arrives, whole lines only.
-                json.withBytes { out.write($0) }
-                json.removeAll()
+                lines.json.withBytes { out.write($0) }
+                lines.json.removeAll()
                 out.flush()
             } else {
+                if lines.json.count >= 1 << 16 {
+                    lines.json.withBytes { out.write($0) }
+                    lines.json.removeAll()
+                }
                 out.flushIfNeeded()
             }
         }
         progress.finish()
-        runs.flush(into: &out.buffer, color: color)
-        json.withBytes { out.write($0) }
+        lines.finish(to: &out.buffer)
+        lines.json.withBytes { out.write($0) }
         out.flush()
         printWarnings(session.reader, path: file)
         if session.filtering && session.matched == 0 { self.filter.reportNoMatch(file) }
@@ -175,3 +160,5 @@ struct Dump: ParsableCommand {
         return 0
     }
 }
+
+extension FrameFormat: ExpressibleByArgument {}

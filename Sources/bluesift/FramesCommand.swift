@@ -32,6 +32,10 @@ struct Frames: ParsableCommand {
     @Option(name: .customLong("output-dir"), help: ArgumentHelp("Write each capture's messages to DIR/NAME.jsonl (.csv, .txt), atomically, instead of stdout.", valueName: "DIR"))
     var outputDir: String?
 
+    func validate() throws {
+        if outputDir != nil, merge { throw ValidationError("--output-dir writes one file per capture: not with --merge") }
+    }
+
     func run() throws {
         let filter = try self.filter.make()
         let settings = try decode.settings()
@@ -40,7 +44,6 @@ struct Frames: ParsableCommand {
             stderrLine("bluesift: no vendor plugins found (looked in: \(plugins.searchPath().joined(separator: ", "))); "
                        + "point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins")
         }
-        if outputDir != nil, merge { throw ValidationError("--output-dir writes one file per capture: not with --merge") }
         let header = "file,frame,time,direction,characteristic,plugin,message,fields,checksum"
         if format == .csv && outputDir == nil {
             var out = Output()
@@ -109,7 +112,7 @@ struct Frames: ParsableCommand {
             let fields = m.fields.map { $0.name + "=" + $0.value.description }.joined(separator: " ")
             let cols = [file, String(r.frame), TimeFormat.rfc3339(r.timestamp), direction, ch, m.plugin, m.message,
                         fields, m.checksum?.rawValue ?? ""]
-            out.line(cols.map(csv).joined(separator: ","))
+            out.line(cols.map(CSV.quote).joined(separator: ","))
         case .jsonl:
             var w = JSONFieldWriter(capacity: 512)
             w.beginTopLevel()
@@ -123,10 +126,6 @@ struct Frames: ParsableCommand {
             out.buffer.append(contentsOf: w.out)
             out.buffer.append(0x0A)
         }
-    }
-
-    func csv(_ s: String) -> String {
-        s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
     }
 }
 
