@@ -18,7 +18,9 @@ disagreement per claim kind:
   rfcomm             per DLCI the service (tshark: SABM "Channel=N (Service)") and profile
   advertisers        devices[] vs distinct advertiser addresses
   failed_connections by outcome (failed / cancelled / never completed)
-  span               first/last record; PacketLogger notes apart
+  span               earliest/latest record (stats first_us/last_us/duration_us, info's time
+                     span), PacketLogger notes apart; steps back of 50 ms or more warned by
+                     both stats (quality gaps) and info (warnings), as many as tshark counts
   problems           each remaining problems[] / quality[] entry tshark contradicts
                      (malformed on a frame tshark decodes cleanly, on a vendor handle; gaps
                      that are only clock jitter; Android advice on non-Android captures...)
@@ -345,12 +347,30 @@ def compare(path, bin_, tshark=None):
     sp = ref["span"]
     if "first_s" in sp:
         dur = st.get("duration_us", 0) / 1e6
-        # PacketLogger notes dated more than a minute before the HCI records are not the
-        # session (issue 27 #10): the span to compare is then the HCI records'.
-        want = sp["hci_duration_s"] if "hci_duration_s" in sp and sp["duration_s"] - sp["hci_duration_s"] > 60 else sp["duration_s"]
+        # The span is earliest -> latest record (issue 36 #5: a file's last records may go back
+        # in time). PacketLogger notes dated more than a minute before the HCI records are not
+        # the session (issue 27 #10): the span to compare is then the HCI records'.
+        full = round(sp["max_s"] - sp["min_s"], 6)
+        notes_apart = "hci_duration_s" in sp and full - sp["hci_duration_s"] > 60
+        want = sp["hci_duration_s"] if notes_apart else full
         # (bluesift counts notes within a minute of the traffic as the session's.)
-        res.check("span", abs(dur - want) < (60 if want != sp["duration_s"] else 0.001), "duration",
-                  "span: stats %.3f s, tshark %.3f s" % (dur, want))
+        res.check("span", abs(dur - want) < (60 if notes_apart else 0.001), "duration",
+                  "span: stats %.3f s, tshark %.3f s (earliest to latest record)" % (dur, want))
+        if not notes_apart:
+            for key, t in (("first_us", sp["min_s"]), ("last_us", sp["max_s"])):
+                res.check("span", abs(st.get(key, 0) / 1e6 - t) < 0.001, key,
+                          "span: stats %s %.6f, tshark's %s record %.6f" % (key, st.get(key, 0) / 1e6, "earliest" if key == "first_us" else "latest", t))
+            m = re.search(r"^time span: .*\((.*)\)$", info, re.M)
+            res.check("span", m is not None and m.group(1) == human_span(st.get("duration_us", 0)), "info",
+                      "span: info \"%s\", stats %s" % (m.group(1) if m else "-", human_span(st.get("duration_us", 0))))
+        # Steps back of 50 ms or more: both commands say so, as many as tshark counts.
+        n = sp.get("backward_steps_50ms", 0)
+        gaps = [q for q in st.get("quality", []) if q["code"] == "gaps"]
+        mine = int(re.match(r"(\d+)", gaps[0]["message"]).group(1)) if gaps else 0
+        res.check("span", mine == n, "backwards_stats", "span: stats warns of %d step(s) back of 50 ms or more, tshark counts %d" % (mine, n))
+        m = re.search(r"^warnings: .*?(\d+) timestamp\(s\) going backwards", info, re.M)
+        res.check("span", (int(m.group(1)) if m else 0) == n, "backwards_info",
+                  "span: info warns of %s step(s) back of 50 ms or more, tshark counts %d" % (m.group(1) if m else "no", n))
         if "hci_duration_s" in sp and abs(sp["hci_duration_s"] - dur) > 60:
             res.check("span", False, "notes",
                       "span: stats %.0f s (%s), HCI records span %.3f s; PacketLogger records of other types (notes, config) %s stretch it"
@@ -427,6 +447,17 @@ def compare(path, bin_, tshark=None):
             res.check("problems", flagged, "smp_key/%d" % s["frame"],
                       "#%d SMP %s Maximum Encryption Key Size %d (valid 7-16): no problem reported" % (s["frame"], s["opcode"], s["max_key_size"]))
     return res, ref, st
+
+
+def human_span(us):
+    """A duration as `TimeFormat.duration` writes it (info's time span)."""
+    if us < 60_000_000:
+        ms = int(us / 1000 + 0.5) if us >= 0 else -int(-us / 1000 + 0.5)
+        return "%d.%03d s" % (ms // 1000, ms % 1000)
+    total = us // 1_000_000
+    if total < 3600:
+        return "%d min %02d s" % (total // 60, total % 60)
+    return "%d h %02d min" % (total // 3600, total // 60 % 60)
 
 
 def human(s):

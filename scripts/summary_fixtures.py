@@ -21,6 +21,15 @@ Writes, built from bytes only (no third-party data; stdlib only):
                                      LTK 00112233445566778899aabbccddeeff (for `info --ltk`)
   pklg_old_notes.pklg            10  a PacketLogger note 6 days before 9 s of HCI records
   pklg_mid_connection.pklg       6a  a PacketLogger capture that starts during a connection
+  android_appended_back.cfa    36.5  an Android snoop log (.cfa) whose last records go back in
+                                     time: a connection from 10 s to 5 min, then records of it
+                                     dated 20 s…80 s appended at the end
+  reserved_handle_diagnostics.btsnoop 36.6 an LE connection on 0x0040 beside a Broadcom-style
+                                     diagnostic stream on reserved ACL handle 0x0ff1
+  mesh_two_databases.btsnoop   36.7  one mesh node, two connections: the Provisioning service
+                                     (0x1827) in the first, the Proxy service (0x1828) in the
+                                     second (its database changed), each discovered and used
+  mesh_no_discovery.btsnoop    36.7  the same node, a write and no discovery (for --gatt)
   missing_confirms.pcap          11  crackle's test 01 without its two Pairing Confirms (records
                                      569 and 572): byte for byte crackle's tests/03_stk_brute/
                                      missing_confirms.pcap (BSD-2-Clause); written only when
@@ -64,6 +73,10 @@ class BTSnoop:
         l2 = struct.pack("<HH", len(payload), cid) + payload
         hdr = struct.pack("<HH", handle | ((0x2 if start else 0x1) << 12), len(l2))
         self.add(t, bytes([2]) + hdr + l2, received, False)
+
+    def raw_acl(self, t, handle, data, received):
+        """An ACL packet whose payload is not L2CAP (vendor diagnostics)."""
+        self.add(t, bytes([2]) + struct.pack("<HH", handle | (0x2 << 12), len(data)) + data, received, False)
 
     def write(self, path):
         with open(path, "wb") as f:
@@ -465,7 +478,104 @@ def fixture_sc_with_ltk(path):
     s.write(path)
 
 
+# ---------------------------------------------------------------- issue 36: time, handles, databases
+def fixture_appended_back(path):
+    """36.5: records run from T0 to T0 + 5 min; the file's last records, appended, are dated
+    T0 + 20 s … T0 + 80 s and belong to the connection open then (0x0040, T0 + 10 s … 5 min)."""
+    s, h, t = BTSnoop(), 0x0040, T0
+    s.cmd(t, 0x0C03, b"")                                                       # Reset
+    s.evt(t + 1000, 0x0E, bytes([0x01]) + struct.pack("<H", 0x0C03) + b"\x00")
+    le_conn_complete(s, t + 10_000_000, h)
+    for i in range(1, 29):                                                      # a notification every 10 s
+        s.acl(t + 10_000_000 + i * 10_000_000, h, 4, bytes.fromhex("1b2a00") + bytes([i]), True)
+    disconnect(s, t + 300_000_000, h)
+    for i in range(7):                                                          # appended: 20 s … 80 s
+        s.acl(t + 20_000_000 + i * 10_000_000, h, 4, bytes.fromhex("1b2a00") + bytes([0x80 + i]), True)
+    s.write(path)
+
+
+def fixture_reserved_handle(path):
+    """36.6: an LE link on 0x0040 and Broadcom-style diagnostics on reserved handle 0x0ff1 (its
+    "L2CAP" lengths and channels are noise), never opened by a connection event."""
+    s, h, t = BTSnoop(), 0x0040, T0
+    le_conn_complete(s, t, h)
+    for i in range(12):
+        s.raw_acl(t + 1000 + i * 10_000, 0x0FF1, bytes([0x07 + i, 0x1F, 0x30 + i, 0xF0]) + bytes(range(i, i + 9)), True)
+        s.acl(t + 5000 + i * 10_000, h, 4, bytes.fromhex("1b2a00") + bytes([i]), True)
+    disconnect(s, t + 200_000, h)
+    s.write(path)
+
+
+MESH_NODE = bytes.fromhex("d0c1b2a39485")
+
+
+def fixture_mesh_two_databases(path):
+    """36.7: a mesh node (Core + Mesh Profile §7.1–7.2): first connection unprovisioned,
+    Mesh Provisioning service 0x1827 at 0x000a–0x000f (Data In 0x2adb value 0x000c, Data Out
+    0x2adc value 0x000e + CCCD 0x000f); second connection provisioned: GATT service grown to
+    0x0006–0x000c (Service Changed), Mesh Proxy 0x1828 at 0x000d–0x0012 (Data In 0x2add value
+    0x000f, Data Out 0x2ade value 0x0011 + CCCD 0x0012). Handles overlap across the two."""
+    s, t = BTSnoop(), T0
+
+    def att(t, h, pdu, received):
+        s.acl(t, h, 4, bytes.fromhex(pdu), received)
+
+    # first connection: Provisioning
+    h = 0x0040
+    le_conn_complete(s, t, h, peer=MESH_NODE)
+    att(t + 10_000, h, "100100ffff0028", False)
+    att(t + 20_000, h, "1106" "01000500" "0018" "06000900" "0118" "0a000f00" "2718", True)
+    att(t + 30_000, h, "101000ffff0028", False)
+    att(t + 40_000, h, "011010000a", True)
+    att(t + 50_000, h, "080a000f000328", False)
+    att(t + 60_000, h, "0907" "0b00040c00db2a" "0d00100e00dc2a", True)
+    att(t + 70_000, h, "0810000f000328", False)
+    att(t + 80_000, h, "010810000a", True)
+    att(t + 90_000, h, "040f000f00", False)
+    att(t + 100_000, h, "05010f000229", True)
+    att(t + 110_000, h, "120f000100", False)                                  # CCCD on
+    att(t + 120_000, h, "13", True)
+    att(t + 130_000, h, "520c00" "030005", False)                             # Proxy PDU: Provisioning Invite
+    att(t + 140_000, h, "1b0e00" "0301" "0101000000000000000000", True)       # Provisioning Capabilities
+    disconnect(s, t + 200_000, h)
+    # second connection: Proxy (the database changed)
+    t += 1_000_000
+    h = 0x0041
+    le_conn_complete(s, t, h, peer=MESH_NODE)
+    att(t + 10_000, h, "100100ffff0028", False)
+    att(t + 20_000, h, "1106" "01000500" "0018" "06000c00" "0118" "0d001200" "2818", True)
+    att(t + 30_000, h, "101300ffff0028", False)
+    att(t + 40_000, h, "011013000a", True)
+    att(t + 50_000, h, "080d00120003" "28", False)
+    att(t + 60_000, h, "0907" "0e00040f00dd2a" "1000101100de2a", True)
+    att(t + 70_000, h, "0813001200" "0328", False)
+    att(t + 80_000, h, "010813000a", True)
+    att(t + 90_000, h, "0412001200", False)
+    att(t + 100_000, h, "050112000229", True)
+    att(t + 110_000, h, "1212000100", False)                                  # CCCD on
+    att(t + 120_000, h, "13", True)
+    beacon = "0101" "00" "0102030405060708" "00000000" "1112131415161718"      # Proxy PDU: Secure Network beacon
+    att(t + 130_000, h, "520f00" + beacon, False)
+    att(t + 140_000, h, "1b1100" + beacon, True)
+    disconnect(s, t + 200_000, h)
+    s.write(path)
+
+
+def fixture_mesh_no_discovery(path):
+    """36.7: the same node without discovery: a Write Command on 0x000f, named only by an
+    imported database (Mesh Proxy Data In in generation 2, a CCCD in generation 1)."""
+    s, h, t = BTSnoop(), 0x0042, T0
+    le_conn_complete(s, t, h, peer=MESH_NODE)
+    s.acl(t + 10_000, h, 4, bytes.fromhex("520f00" "0101" "00" "0102030405060708" "00000000" "1112131415161718"), False)
+    disconnect(s, t + 100_000, h)
+    s.write(path)
+
+
 FIXTURES = {
+    "android_appended_back.cfa": fixture_appended_back,
+    "mesh_no_discovery.btsnoop": fixture_mesh_no_discovery,
+    "reserved_handle_diagnostics.btsnoop": fixture_reserved_handle,
+    "mesh_two_databases.btsnoop": fixture_mesh_two_databases,
     "hfp_sdp_both_sides.btsnoop": fixture_hfp,
     "indication_beside_request.btsnoop": fixture_indication,
     "sniffed_crc_bad_response.pcap": fixture_crc_bad_response,

@@ -8,13 +8,15 @@ and equal bluesift's), read the way Tests/BluesiftConformanceTests/TsharkConform
 reads it: `-E separator=|`, several occurrences of a field joined by ",", the first value
 taken where one is expected, hex fields as `0x…`. What comes out (all frame numbers 1-based):
 
-  span          first/last record time; for PacketLogger also the span of the HCI records
+  span          first/last record time, the earliest/latest (min_s/max_s) and the steps back
+                of 50 ms or more (backward_steps_50ms); for PacketLogger also the span of the HCI records
                 (types 0x00-0x09) apart from note/config records (0xfb-0xfd...), and how
                 often, and by how much at most, time steps backwards (clock jitter)
   connections   HCI: one per (handle, Connection Complete ... Disconnection Complete);
                 handles with traffic and no Complete are "before_capture" when tshark decodes
                 a protocol above L2CAP on them (ATT, SMP, signalling, RFCOMM...), else
-                "unowned" (vendor diagnostics such as Android's 0x0EDC).
+                "unowned" (vendor diagnostics such as Android's 0x0EDC, and any reserved
+                handle, 0x0F00 and above).
                 Sniffer: one per access address (CONNECT_IND or a CRC-valid data PDU),
                 ended by LL_TERMINATE_IND (the acknowledgement after it stays in the same
                 connection).
@@ -193,6 +195,7 @@ def reference(path, tshark=None):
             span["notes_before_hci_first_frame"] = early[0][0]
     back = [(times[i][0], times[i - 1][1] - times[i][1]) for i in range(1, len(times)) if times[i][1] < times[i - 1][1]]
     span["backward_steps"] = len(back)
+    span["backward_steps_50ms"] = sum(1 for _, d in back if d >= 0.05 - 1e-9)
     if back:
         worst = max(back, key=lambda x: x[1])
         span["max_backward_s"] = round(worst[1], 6)
@@ -494,7 +497,8 @@ def reference(path, tshark=None):
             # name a channel of their own (Android's vendor diagnostics on 0x0EDC)
             # (a link with only proprietary channels, as Apple's on 0x001D, stays a connection).
             noise = sh.get("frames", 0) >= 10 and len(sh.get("cids", ())) > sh["frames"] // 2
-            if c["end_frame"] is None and noise:
+            # Handles 0x0F00 and above are reserved (Core Vol 4 Part E 5.4.2): no link has one.
+            if c["end_frame"] is None and (noise or h >= 0x0F00):
                 c["origin"] = "unowned"
         c["duration_s"] = round(c["last_s"] - (c["start_s"] if c["start_s"] is not None else c["first_s"]), 6)
         c["open_at_end"] = c["end_frame"] is None

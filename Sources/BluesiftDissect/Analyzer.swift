@@ -58,8 +58,8 @@ public final class Analyzer {
         }
         guard a.decoded.layers.contains(.att), let conn = a.decoded.connection else { return }
         if naming {
-            let peer = decoder.connection(adapter: record.adapter, handle: conn)?.peer
-            gatt.observe(a.decoded, peer: peer)
+            let info = decoder.connection(adapter: record.adapter, handle: conn)
+            gatt.observe(a.decoded, peer: info?.peer, connectionStart: info?.startFrame)
             // A response without a handle of its own is named by its request's.
             if let h = a.decoded.attStorage.handle ?? a.decoded.attStorage.errorHandle ?? a.decoded.attTransaction?.requestHandle,
                let (loc, source) = gatt.locate(adapter: record.adapter, connection: conn, handle: h,

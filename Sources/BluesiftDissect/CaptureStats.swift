@@ -375,6 +375,7 @@ public final class CaptureStats {
     var firstJitterFrame: Int?
     var vendorDiagnostics = 0
     var firstVendorDiagnostic: Int?
+    var vendorHandles: [UInt16] = []
     /// Requests answered by a PDU the sniffer saw only with a bad CRC: (request, opcode,
     /// CRC-bad frame, acknowledged by the central), the first few for the quality note.
     var crcBadResponses: [(request: Int, opcode: UInt8, frame: Int, byCentral: Bool)] = []
@@ -389,18 +390,19 @@ public final class CaptureStats {
         if r.kind == .note {
             if noteTimes.count < 100_000 { noteTimes.append(us) }
         } else {
-        if report.firstUs == nil { report.firstUs = us }
+        // Earliest → latest, not first → last: a file's last records may go back in time.
+        if report.firstUs.map({ us < $0 }) ?? true { report.firstUs = us }
+        if report.lastUs.map({ us > $0 }) ?? true { report.lastUs = us }
         if let l = lastUs {
             if us < l {
                 // A step back under 50 ms is clock jitter (PacketLogger's millisecond clock, btmon
                 // interleaving its sources); a larger one is a wrapped buffer or merged files.
-                if l - us >= 50_000 { backwards += 1; if firstBackwardsFrame == nil { firstBackwardsFrame = r.frame } }
+                if l - us >= CaptureSummary.backwardsUs { backwards += 1; if firstBackwardsFrame == nil { firstBackwardsFrame = r.frame } }
                 else { jitter += 1; maxJitterUs = max(maxJitterUs, l - us); if firstJitterFrame == nil { firstJitterFrame = r.frame } }
             }
             else if us - l > 60_000_000 && openConnections > 0 { gapCount += 1; if firstGapFrame == nil { firstGapFrame = r.frame } }
         }
         lastUs = us
-        report.lastUs = us
         }
         if !subMillisecond && r.timestamp.nanoseconds % 1_000_000 != 0 { subMillisecond = true }
         if r.isTruncated {
@@ -429,6 +431,7 @@ public final class CaptureStats {
         if r.kind == .acl, layers.contains(.note) {   // vendor diagnostics (`HCIPacket.vendorDiagnosticHandle`)
             vendorDiagnostics += 1
             if firstVendorDiagnostic == nil { firstVendorDiagnostic = r.frame }
+            if let h = a.decoded.hciStorage.handle, !vendorHandles.contains(h) { vendorHandles.append(h) }
         }
         if layers.contains(.ll), let ll = a.decoded.ll { linkLayer(ll, &a, r, us, decoder) }
         if layers.contains(.adv) {
@@ -505,7 +508,13 @@ public final class CaptureStats {
     /// set-up event or a disconnection on the same handle.
     func connection(_ adapter: UInt16, _ handle: UInt16, _ r: CaptureRecord, _ decoder: ProtocolDecoder, fresh: Bool = false) -> Int? {
         let key = ConnKey(adapter: adapter, handle: handle)
-        if !fresh, let s = conns[key], !s.ended { return s.index }
+        if !fresh, let s = conns[key] {
+            if !s.ended { return s.index }
+            // A record dated inside the ended connection (appended out of time order) is
+            // that connection's, as `ConnectionTable.ensure` has it.
+            let c = report.connections[s.index]
+            if let end = c.endUs, c.startUs ?? c.firstUs <= r.timestamp.microseconds, r.timestamp.microseconds < end { return s.index }
+        }
         guard report.connections.count < StatsLimits.connections else { report.connectionsNotListed += 1; return nil }
         if let s = conns[key], !s.ended { closePending(s, at: r.timestamp.microseconds, reason: "the connection was set up again") }
         let info = decoder.connection(adapter: adapter, handle: handle)
@@ -539,7 +548,7 @@ public final class CaptureStats {
         let h = a.decoded.hciStorage
         if let c = a.decoded.connection, r.kind == .acl || r.kind == .sco || r.kind == .iso,
            let i = connection(r.adapter, c, r, decoder) {
-            report.connections[i].lastFrame = r.frame; report.connections[i].lastUs = us
+            report.connections[i].lastFrame = r.frame; report.connections[i].lastUs = max(report.connections[i].lastUs, us)
         }
         switch h.kind {
         case .command:
@@ -918,7 +927,7 @@ public final class CaptureStats {
 
     /// Closes open requests and connections and writes the quality findings.
     public func finish(decoder: ProtocolDecoder, warnings: [String]) -> StatsReport {
-        let endUs = lastUs ?? 0
+        let endUs = report.lastUs ?? 0
         for (_, s) in conns where !s.ended { closePending(s, at: endUs, reason: "the capture ended") }
         for (i, l) in latencies.enumerated() { report.characteristics[i].latency = l.summary }
         var byAddress: [String: Int] = [:]
@@ -1009,8 +1018,12 @@ public final class CaptureStats {
             }
         }
         if vendorDiagnostics > 0 {
+            // 0x0EDC is Broadcom's; 0x0F00 and above no connection can have (Vol 4 Part E §5.4.2).
+            let handles = vendorHandles.sorted().map {
+                Hex.fixed(UInt64($0), width: 4) + ($0 > HCIPacket.maxConnectionHandle ? " (reserved)" : " (Broadcom)")
+            }.joined(separator: ", ")
             q.append(.init(code: "vendor_diagnostics", severity: "info",
-                           message: "\(vendorDiagnostics) records are the controller's vendor diagnostics on ACL handle 0x0edc (Broadcom): not a connection, not decoded.",
+                           message: "\(vendorDiagnostics) records are the controller's vendor diagnostics on ACL handle\(vendorHandles.count > 1 ? "s" : "") \(handles): not a connection, not decoded.",
                            advice: "Nothing to do: Android's snoop log records them beside the Bluetooth traffic.", frame: firstVendorDiagnostic))
         }
         if truncatedACL > 0 {
@@ -1047,7 +1060,7 @@ public final class CaptureStats {
         }
         if backwards > 0 {
             q.append(.init(code: "gaps", severity: "warning",
-                           message: "\(backwards) timestamp(s) going backwards by 50 ms or more: records may be missing (a rotated or wrapped capture buffer, or merged files).",
+                           message: CaptureSummary.backwardsMessage(backwards),
                            advice: origin.bufferAdvice, frame: firstBackwardsFrame))
         }
         if gapCount > 0 {

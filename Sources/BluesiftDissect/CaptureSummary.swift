@@ -25,6 +25,17 @@ public struct CaptureSummary {
     }
     @usableFromInline var trafficFirst: Timestamp?, trafficLast: Timestamp?
     @usableFromInline var noteFirst: Timestamp?, noteLast: Timestamp?
+    @usableFromInline var trafficPrevious: Timestamp?
+    /// Steps back in time of `backwardsUs` or more between consecutive records (notes apart).
+    public var backwardSteps = 0
+    public var firstBackwardFrame: Int?
+    /// A step back under 50 ms is clock jitter (PacketLogger's millisecond clock, btmon
+    /// interleaving its sources); a larger one is a wrapped buffer or merged files.
+    public static let backwardsUs: Int64 = 50_000
+    /// What `info` and `stats` say of the steps back (`stats` adds the frame apart).
+    public static func backwardsMessage(_ n: Int) -> String {
+        "\(n) timestamp(s) going backwards by 50 ms or more: records may be missing (a rotated or wrapped capture buffer, or merged files)."
+    }
     public var truncatedRecords = 0
     public var recordsWithErrors = 0
     /// Plain counters, not dictionaries or arrays: this runs for every record.
@@ -74,8 +85,15 @@ public struct CaptureSummary {
             if noteFirst == nil { noteFirst = r.timestamp }
             noteLast = r.timestamp
         } else {
-            if trafficFirst == nil { trafficFirst = r.timestamp }
-            trafficLast = r.timestamp
+            // Earliest → latest: a file whose last records go back in time (a wrapped buffer,
+            // appended logs) spans more than its first and last records say.
+            if let p = trafficPrevious, p.microseconds &- r.timestamp.microseconds >= Self.backwardsUs {
+                backwardSteps &+= 1
+                if firstBackwardFrame == nil { firstBackwardFrame = r.frame }
+            }
+            if trafficFirst.map({ r.timestamp < $0 }) ?? true { trafficFirst = r.timestamp }
+            if trafficLast.map({ r.timestamp > $0 }) ?? true { trafficLast = r.timestamp }
+            trafficPrevious = r.timestamp
         }
         if r.isTruncated { truncatedRecords &+= 1 }
         if hasErrors { recordsWithErrors &+= 1 }

@@ -7,37 +7,81 @@ import BluesiftWire
 ///     "descriptors": [{"handle","uuid","name"}]}]}],
 ///   "undiscovered": [characteristics as above]}]}   (`undiscovered` only when there are
 ///   characteristics outside every discovered service)
+/// A device whose database changed during the capture (docs/gatt-json.md) also has
+/// "generation" (the number of the database above: the last), "first_frame", "reason" and
+/// "earlier_generations": [{"generation", "first_frame", "reason", "services",
+/// "undiscovered"}], oldest first; readers that know none of these read the last database.
 public enum GATTJSON {
     public struct Device: Sendable, Equatable {
         /// "c0:ba:0d:00:00:01", or "connection 0x0040" when the capture never said.
         public var address: String
+        /// The database in force at the end (the last generation).
         public var database: GATTDatabase
+        /// Every generation, oldest first, when there were several (else empty).
+        public var generations: [Generation] = []
         public init(address: String, database: GATTDatabase) { self.address = address; self.database = database }
+
+        /// Generation `n` (1-based); a device that never changed has only generation 1.
+        public func generation(_ n: Int) -> GATTDatabase? {
+            generations.isEmpty ? (n == 1 ? database : nil) : (1...generations.count).contains(n) ? generations[n - 1].database : nil
+        }
+        public var generationCount: Int { max(1, generations.count) }
+    }
+
+    /// One database of a device, from the frame that began it.
+    public struct Generation: Sendable, Equatable {
+        public var firstFrame: Int?
+        public var reason: String?
+        public var database: GATTDatabase
+        public init(firstFrame: Int?, reason: String?, database: GATTDatabase) {
+            self.firstFrame = firstFrame; self.reason = reason; self.database = database
+        }
     }
 
     public static func encode(_ devices: [Device]) -> String {
         var s = "{\"devices\": ["
         for (di, d) in devices.enumerated() {
             s += di == 0 ? "\n" : ",\n"
-            s += "  {\"address\": \(quote(d.address)), \"services\": ["
-            for (si, svc) in d.database.services.enumerated() {
-                s += si == 0 ? "\n" : ",\n"
-                s += "    {\"uuid\": \(quote(svc.uuid.description)), \"name\": \(name(svc.uuid)), \"start\": \(svc.start), \"end\": \(svc.end), \"primary\": \(svc.primary)"
-                if !svc.includes.isEmpty { s += ", \"includes\": [\(svc.includes.map(String.init).joined(separator: ", "))]" }
-                s += ",\n     \"characteristics\": ["
-                characteristics(svc.characteristics, indent: "      ", into: &s)
-                s += svc.characteristics.isEmpty ? "]}" : "\n     ]}"
-            }
-            s += d.database.services.isEmpty ? "]" : "\n  ]"
-            if !d.database.undiscovered.isEmpty {
-                s += ",\n   \"undiscovered\": ["
-                characteristics(d.database.undiscovered, indent: "    ", into: &s)
+            s += "  {\"address\": \(quote(d.address)), "
+            if let last = d.generations.last { s += generationKeys(d.generations.count, last) }
+            database(d.database, indent: "  ", into: &s)
+            if d.generations.count > 1 {
+                s += ",\n   \"earlier_generations\": ["
+                for (gi, g) in d.generations.dropLast().enumerated() {
+                    s += gi == 0 ? "\n" : ",\n"
+                    s += "   {" + generationKeys(gi + 1, g)
+                    database(g.database, indent: "   ", into: &s)
+                    s += "}"
+                }
                 s += "\n   ]"
             }
             s += "}"
         }
         s += devices.isEmpty ? "]}\n" : "\n]}\n"
         return s
+    }
+
+    static func generationKeys(_ n: Int, _ g: Generation) -> String {
+        "\"generation\": \(n), " + (g.firstFrame.map { "\"first_frame\": \($0), " } ?? "") + (g.reason.map { "\"reason\": \(quote($0)), " } ?? "")
+    }
+
+    /// "services": [...] and "undiscovered" when there are any; `indent` is the device's.
+    static func database(_ db: GATTDatabase, indent i: String, into s: inout String) {
+        s += "\"services\": ["
+        for (si, svc) in db.services.enumerated() {
+            s += si == 0 ? "\n" : ",\n"
+            s += i + "  {\"uuid\": \(quote(svc.uuid.description)), \"name\": \(name(svc.uuid)), \"start\": \(svc.start), \"end\": \(svc.end), \"primary\": \(svc.primary)"
+            if !svc.includes.isEmpty { s += ", \"includes\": [\(svc.includes.map(String.init).joined(separator: ", "))]" }
+            s += ",\n" + i + "   \"characteristics\": ["
+            characteristics(svc.characteristics, indent: i + "    ", into: &s)
+            s += svc.characteristics.isEmpty ? "]}" : "\n" + i + "   ]}"
+        }
+        s += db.services.isEmpty ? "]" : "\n" + i + "]"
+        if !db.undiscovered.isEmpty {
+            s += ",\n" + i + " \"undiscovered\": ["
+            characteristics(db.undiscovered, indent: i + "  ", into: &s)
+            s += "\n" + i + " ]"
+        }
     }
 
     static func characteristics(_ list: [GATTDatabase.Characteristic], indent: String, into s: inout String) {
@@ -86,26 +130,48 @@ public enum GATTJSON {
         var out: [Device] = []
         for (di, d) in devs.enumerated() {
             let address = d["address"] as? String ?? "device \(di)"
-            var db = GATTDatabase()
-            for (si, s) in ((d["services"] as? [[String: Any]]) ?? []).enumerated() {
-                let here: [JSONLocator.Key] = [.key("devices"), .index(di), .key("services"), .index(si)]
-                let uuid = try uuidField(s, "uuid", here)
-                let start = try handleField(s, "start", here)
-                let end = try handleField(s, "end", here)
-                var svc = GATTDatabase.Service(start: start, end: end, uuid: uuid, primary: s["primary"] as? Bool ?? true)
-                for (ci, c) in ((s["characteristics"] as? [[String: Any]]) ?? []).enumerated() {
-                    svc.characteristics.append(try characteristic(c, here + [.key("characteristics"), .index(ci)]))
+            let here: [JSONLocator.Key] = [.key("devices"), .index(di)]
+            var device = Device(address: address, database: try database(d, here))
+            if d["generation"] != nil {
+                var gens: [Generation] = []
+                for (gi, g) in ((d["earlier_generations"] as? [[String: Any]]) ?? []).enumerated() {
+                    let ghere = here + [.key("earlier_generations"), .index(gi)]
+                    guard g["generation"] as? Int == gi + 1 else {
+                        throw ImportError(message: "expected generation \(gi + 1) (earlier generations oldest first)", path: ghere + [.key("generation")])
+                    }
+                    gens.append(.init(firstFrame: g["first_frame"] as? Int, reason: g["reason"] as? String, database: try database(g, ghere)))
                 }
-                db.services.append(svc)
+                guard d["generation"] as? Int == gens.count + 1 else {
+                    throw ImportError(message: "expected generation \(gens.count + 1) (one after the earlier generations)", path: here + [.key("generation")])
+                }
+                gens.append(.init(firstFrame: d["first_frame"] as? Int, reason: d["reason"] as? String, database: device.database))
+                if gens.count > 1 { device.generations = gens }
             }
-            db.services.sort { $0.start < $1.start }
-            for (ci, c) in ((d["undiscovered"] as? [[String: Any]]) ?? []).enumerated() {
-                db.undiscovered.append(try characteristic(c, [.key("devices"), .index(di), .key("undiscovered"), .index(ci)]))
-            }
-            db.undiscovered.sort { $0.handle < $1.handle }
-            out.append(Device(address: address, database: db))
+            out.append(device)
         }
         return out
+    }
+
+    /// "services" and "undiscovered" of a device or of one of its generations.
+    static func database(_ d: [String: Any], _ here: [JSONLocator.Key]) throws -> GATTDatabase {
+        var db = GATTDatabase()
+        for (si, s) in ((d["services"] as? [[String: Any]]) ?? []).enumerated() {
+            let shere = here + [.key("services"), .index(si)]
+            let uuid = try uuidField(s, "uuid", shere)
+            let start = try handleField(s, "start", shere)
+            let end = try handleField(s, "end", shere)
+            var svc = GATTDatabase.Service(start: start, end: end, uuid: uuid, primary: s["primary"] as? Bool ?? true)
+            for (ci, c) in ((s["characteristics"] as? [[String: Any]]) ?? []).enumerated() {
+                svc.characteristics.append(try characteristic(c, shere + [.key("characteristics"), .index(ci)]))
+            }
+            db.services.append(svc)
+        }
+        db.services.sort { $0.start < $1.start }
+        for (ci, c) in ((d["undiscovered"] as? [[String: Any]]) ?? []).enumerated() {
+            db.undiscovered.append(try characteristic(c, here + [.key("undiscovered"), .index(ci)]))
+        }
+        db.undiscovered.sort { $0.handle < $1.handle }
+        return db
     }
 
     static func characteristic(_ c: [String: Any], _ chere: [JSONLocator.Key]) throws -> GATTDatabase.Characteristic {

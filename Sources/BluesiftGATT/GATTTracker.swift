@@ -11,8 +11,31 @@ public enum NamingSource: String, Sendable {
 
 /// Rebuilds each peer's GATT database from the discovery traffic it sees (Core 5.4 Vol 3
 /// Part G §4.4–4.7), keeps it across reconnections, and names handles.
-/// Memory: one database per device and one pending request per connection and direction.
+/// A server's database may change (§2.5.2): a Service Changed indication (§7.1), a changed
+/// Database Hash (§7.3) or discovery that contradicts what was learnt starts a new
+/// generation, and each PDU is named by the generation in force when it passed.
+/// Memory: a database per device and generation (at most `maxGenerations` kept) and one
+/// pending request per connection and direction.
 public final class GATTTracker {
+    /// Why a generation of a device's database began.
+    public enum GenerationReason: String, Sendable {
+        case first = "first discovery"
+        case discovery = "a connection's discovery contradicts the previous database"
+        case serviceChanged = "Service Changed indication"
+        case databaseHash = "Database Hash changed"
+    }
+
+    /// A device's database as it stood from one change to the next.
+    public struct Generation: Sendable, Equatable {
+        public var firstFrame: Int?
+        public var reason: GenerationReason
+        public var database: GATTDatabase
+    }
+
+    /// Earlier generations kept per device (a server changing its database on every
+    /// connection would otherwise grow without bound); the oldest go first.
+    public static let maxGenerations = 64
+
     public struct DeviceKey: Hashable, Sendable, CustomStringConvertible {
         public var text: String
         public var description: String { text }
@@ -35,6 +58,15 @@ public final class GATTTracker {
     var deviceOfConnection: [ConnKey: DeviceKey] = [:]
     var pending: [ConnKey: [Direction?: Pending]] = [:]
     var databaseHash: [DeviceKey: [UInt8]] = [:]
+    /// Per device: the generations before the one in `databases`, oldest first, and how the
+    /// one in force began.
+    var earlier: [DeviceKey: [Generation]] = [:]
+    var current: [DeviceKey: (firstFrame: Int?, reason: GenerationReason)] = [:]
+    /// Per device: what the connection discovering it now has learnt since it began (or since
+    /// the generation began), for a new generation that this connection's discovery starts.
+    /// A connection is its handle and the frame that opened it (handles are reused).
+    var fresh: [DeviceKey: (link: Link, database: GATTDatabase)] = [:]
+    struct Link: Equatable { var conn: ConnKey; var start: Int? }
 
     public init() {}
 
@@ -106,8 +138,9 @@ public final class GATTTracker {
         return k
     }
 
-    /// Feed every decoded frame, in order. `peer` is the connection's peer address if known.
-    public func observe(_ f: DecodedFrame, peer: BDAddr?) {
+    /// Feed every decoded frame, in order. `peer` is the connection's peer address if known;
+    /// `connectionStart` the frame that opened the connection (tells a reused handle apart).
+    public func observe(_ f: DecodedFrame, peer: BDAddr?, connectionStart: Int? = nil) {
         // The PDU is read where the frame holds it (`attStorage`): no copy per record.
         guard f.layers.contains(.att), let handle = f.connection, !f.attStorage.bytes.isEmpty else { return }
         let op = f.attStorage.opcode
@@ -137,22 +170,43 @@ public final class GATTTracker {
             let reqDir: Direction? = dir.map { $0 == .sent ? .received : .sent }
             guard let p = pending[conn]?[reqDir], op.answers == p.opcode else { return }
             pending[conn]?[reqDir] = nil
+            let entries = Self.entries(response: op, reader: &r, pending: p)
+            guard !entries.isEmpty else { return }
+            let link = Link(conn: conn, start: connectionStart)
+            var mine = fresh[key].flatMap { $0.link == link ? $0.database : nil } ?? GATTDatabase()
             var db = databases[key] ?? GATTDatabase()
-            Self.apply(response: op, reader: &r, pending: p, to: &db)
-            databases[key] = db
+            if current[key] == nil { current[key] = (f.record.frame, .first) }
+            if Self.contradicts(entries, db) {
+                // The server's database changed: a new generation, from what this connection
+                // learnt so far when that agrees with the response.
+                if Self.contradicts(entries, mine) { mine = GATTDatabase() }
+                Self.apply(entries, to: &mine)
+                newGeneration(key, mine, frame: f.record.frame, reason: .discovery)
+            } else {
+                Self.apply(entries, to: &db)
+                databases[key] = db
+                Self.apply(entries, to: &mine)
+            }
+            fresh[key] = (link, mine)
         case .errorResponse:
             pending[conn]?[dir.map { $0 == .sent ? .received : .sent }] = nil
         case .handleValueIndication:  // Service Changed invalidates the range it names
             guard let h = f.attStorage.handle, let v = f.attStorage.value, v.count >= 4,
                   databases[key]?.locate(h)?.characteristic == BluetoothUUID(0x2A05) else { return }
             let start = UInt16(v[0]) | UInt16(v[1]) << 8, end = UInt16(v[2]) | UInt16(v[3]) << 8
-            databases[key]?.invalidate(from: start, to: end)
+            var db = databases[key]!
+            db.invalidate(from: start, to: end)
+            newGeneration(key, db, frame: f.record.frame, reason: .serviceChanged)
+            fresh[key] = nil
         case .readResponse:  // a changed Database Hash means the cached database is stale
             guard let v = f.attStorage.value, v.count == 16 else { return }
             let hashHandle = pendingReadHandle[conn]
             guard let h = hashHandle, databases[key]?.locate(h)?.characteristic == BluetoothUUID(0x2B2A) else { return }
             let new = Array(v)
-            if let old = databaseHash[key], old != new { databases[key] = GATTDatabase() }
+            if let old = databaseHash[key], old != new {
+                newGeneration(key, GATTDatabase(), frame: f.record.frame, reason: .databaseHash)
+                fresh[key] = nil
+            }
             databaseHash[key] = new
         default:
             break
@@ -162,43 +216,101 @@ public final class GATTTracker {
 
     var pendingReadHandle: [ConnKey: UInt16] = [:]
 
-    static func apply(response op: ATTOpcode, reader r: inout ByteReader, pending p: Pending, to db: inout GATTDatabase) {
+    /// The one in force becomes an earlier generation; `db` is in force from `frame` on.
+    func newGeneration(_ key: DeviceKey, _ db: GATTDatabase, frame: Int, reason: GenerationReason) {
+        let was = current[key] ?? (nil, .first)
+        var list = earlier[key] ?? []
+        list.append(Generation(firstFrame: was.firstFrame, reason: was.reason, database: databases[key] ?? GATTDatabase()))
+        if list.count > Self.maxGenerations { list.removeFirst() }
+        earlier[key] = list
+        databases[key] = db
+        current[key] = (frame, reason)
+    }
+
+    /// What one discovery response says (Core 5.4 Vol 3 Part F §3.4).
+    enum Entry {
+        case service(GATTDatabase.Service)
+        case characteristic(GATTDatabase.Characteristic)
+        case include(serviceHandle: UInt16, includedStart: UInt16)
+        case attribute(handle: UInt16, uuid: BluetoothUUID)
+    }
+
+    static func entries(response op: ATTOpcode, reader r: inout ByteReader, pending p: Pending) -> [Entry] {
+        var out: [Entry] = []
         switch op {
         case .readByGroupTypeResponse:  // §3.4.4.10
-            guard let len = try? r.readUInt8(), len >= 6 else { return }
+            guard let len = try? r.readUInt8(), len >= 6 else { break }
             let primary = p.type != BluetoothUUID(0x2801)
             while let e = try? r.readBytes(Int(len)) {
                 var er = ByteReader(e)
                 guard let h = try? er.readUInt16(), let end = try? er.readUInt16(),
-                      let uuid = BluetoothUUID(littleEndian: er.remaining) else { return }
-                db.addService(.init(start: h, end: end, uuid: uuid, primary: primary))
+                      let uuid = BluetoothUUID(littleEndian: er.remaining) else { break }
+                out.append(.service(.init(start: h, end: end, uuid: uuid, primary: primary)))
             }
         case .findByTypeValueResponse:  // §3.4.3.4
-            guard p.type == BluetoothUUID(0x2800) || p.type == BluetoothUUID(0x2801), let uuid = p.value else { return }
+            guard p.type == BluetoothUUID(0x2800) || p.type == BluetoothUUID(0x2801), let uuid = p.value else { break }
             while let h = try? r.readUInt16(), let end = try? r.readUInt16() {
-                db.addService(.init(start: h, end: end, uuid: uuid, primary: p.type == BluetoothUUID(0x2800)))
+                out.append(.service(.init(start: h, end: end, uuid: uuid, primary: p.type == BluetoothUUID(0x2800))))
             }
         case .readByTypeResponse:  // §3.4.4.2
-            guard let len = try? r.readUInt8(), len >= 2 else { return }
+            guard let len = try? r.readUInt8(), len >= 2 else { break }
             while let e = try? r.readBytes(Int(len)) {
                 var er = ByteReader(e)
-                guard let h = try? er.readUInt16() else { return }
+                guard let h = try? er.readUInt16() else { break }
                 if p.type == BluetoothUUID(0x2803) {
                     guard let props = try? er.readUInt8(), let vh = try? er.readUInt16(),
-                          let uuid = BluetoothUUID(littleEndian: er.remaining) else { return }
-                    db.addCharacteristic(.init(handle: h, valueHandle: vh, uuid: uuid, properties: props))
+                          let uuid = BluetoothUUID(littleEndian: er.remaining) else { break }
+                    out.append(.characteristic(.init(handle: h, valueHandle: vh, uuid: uuid, properties: props)))
                 } else if p.type == BluetoothUUID(0x2802), let start = try? er.readUInt16() {
-                    db.addInclude(serviceHandle: h, includedStart: start)
+                    out.append(.include(serviceHandle: h, includedStart: start))
                 }
             }
         case .findInformationResponse:  // §3.4.3.2: format 1 = 16-bit, 2 = 128-bit UUIDs
-            guard let format = try? r.readUInt8() else { return }
+            guard let format = try? r.readUInt8() else { break }
             let size = format == 2 ? 16 : 2
             while let h = try? r.readUInt16(), let u = try? r.readBytes(size) {
-                if let uuid = BluetoothUUID(littleEndian: u) { db.addAttribute(handle: h, uuid: uuid) }
+                if let uuid = BluetoothUUID(littleEndian: u) { out.append(.attribute(handle: h, uuid: uuid)) }
             }
         default: break
         }
+        return out
+    }
+
+    static func apply(_ entries: [Entry], to db: inout GATTDatabase) {
+        for e in entries {
+            switch e {
+            case .service(let s): db.addService(s)
+            case .characteristic(let c): db.addCharacteristic(c)
+            case .include(let h, let start): db.addInclude(serviceHandle: h, includedStart: start)
+            case .attribute(let h, let uuid): db.addAttribute(handle: h, uuid: uuid)
+            }
+        }
+    }
+
+    /// A response the database cannot hold as it is: a service over a range another service
+    /// holds, a characteristic declared where another is (or where one's value or
+    /// descriptor is), a descriptor of another type where one was found.
+    static func contradicts(_ entries: [Entry], _ db: GATTDatabase) -> Bool {
+        guard !db.isEmpty else { return false }
+        for e in entries {
+            switch e {
+            case .service(let n):
+                if db.services.contains(where: { $0.start <= n.end && n.start <= $0.end && ($0.start != n.start || $0.end != n.end || $0.uuid != n.uuid) }) { return true }
+            case .characteristic(let n):
+                if db.services.contains(where: { $0.start == n.handle }) { return true }
+                for c in db.services.flatMap(\.characteristics) + db.undiscovered {
+                    if c.handle == n.handle ? (c.uuid != n.uuid || c.valueHandle != n.valueHandle)
+                        : (c.valueHandle == n.handle || c.descriptors.contains { $0.handle == n.handle }) { return true }
+                }
+            case .attribute(let h, let uuid):
+                if let s = uuid.shortValue, (0x2800...0x2803).contains(s) { continue }
+                for c in db.services.flatMap(\.characteristics) + db.undiscovered {
+                    if c.descriptors.contains(where: { $0.handle == h && $0.uuid != uuid }) { return true }
+                }
+            case .include: break
+            }
+        }
+        return false
     }
 
     /// Names a handle on a connection: the server's rebuilt database (the peer's, or this
@@ -214,11 +326,55 @@ public final class GATTTracker {
         return nil
     }
 
-    /// Every device with a non-empty database, in order of appearance.
+    /// A device's generations, oldest first, the one in force last. Consecutive ones that do
+    /// not contradict each other are one (a Service Changed, a new hash, after which the
+    /// same database was found again); empty ones are left out.
+    public func generations(_ k: DeviceKey) -> [Generation] {
+        guard let db = databases[k] else { return [] }
+        let now = current[k] ?? (nil, .first)
+        var out: [Generation] = []
+        for g in (earlier[k] ?? []) + [Generation(firstFrame: now.firstFrame, reason: now.reason, database: db)] where !g.database.isEmpty {
+            if let last = out.last, !Self.contradicts(Self.entries(of: g.database), last.database),
+               !Self.contradicts(Self.entries(of: last.database), g.database) {
+                var merged = last.database
+                Self.apply(Self.entries(of: g.database), to: &merged)
+                out[out.count - 1].database = merged
+            } else {
+                out.append(g)
+            }
+        }
+        return out
+    }
+
+    /// A database as discovery entries (to merge or compare two).
+    static func entries(of db: GATTDatabase) -> [Entry] {
+        var out: [Entry] = []
+        for s in db.services {
+            var plain = s
+            plain.characteristics = []; plain.includes = []
+            out.append(.service(plain))
+            for i in s.includes { out.append(.include(serviceHandle: s.start, includedStart: i)) }
+        }
+        for c in db.services.flatMap(\.characteristics) + db.undiscovered {
+            var plain = c
+            plain.descriptors = []
+            out.append(.characteristic(plain))
+            for d in c.descriptors { out.append(.attribute(handle: d.handle, uuid: d.uuid)) }
+        }
+        return out
+    }
+
+    /// Every device with a non-empty database, in order of appearance: the database in force
+    /// at the end, and the earlier generations when it changed.
     public var devices: [GATTJSON.Device] {
         deviceOrder.compactMap { k in
-            guard let db = databases[k], !db.isEmpty else { return nil }
-            return GATTJSON.Device(address: k.text, database: db)
+            let gens = generations(k)
+            guard let last = gens.last else { return nil }
+            var d = GATTJSON.Device(address: k.text, database: last.database)
+            if gens.count > 1 {
+                d.generations = gens.map { .init(firstFrame: $0.firstFrame, reason: $0.reason.rawValue, database: $0.database) }
+            }
+            return d
         }
     }
 }

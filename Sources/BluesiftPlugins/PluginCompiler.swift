@@ -209,6 +209,13 @@ struct PluginCompiler {
         if matches.contains(where: { $0.advertising != nil }) {
             for t in types.indices { for i in types[t].fields.indices where !types[t].fields[i].bits.isEmpty { types[t].fields[i].flatten = true } }
         }
+        // Decided once: which fields a decode keeps the raw value of for re-encoding.
+        for t in types.indices {
+            for i in types[t].fields.indices {
+                let f = types[t].fields[i]
+                types[t].fields[i].keepsRaw = (f.hidden || f.flatten || (f.number?.na.count ?? 0) > 1) && !f.isSelector
+            }
+        }
         let contextUse = self.contextUse()
         if !matches.contains(where: { $0.advertising != nil }), let c = contextUse.first {
             throw fail(root, "'\(c)' is advertising context, and this plugin matches no advertising data")

@@ -379,7 +379,7 @@ extension PluginCompiler {
 
     static let specials: Set<String> = ["_remaining", "_size", "_offset", "_index", "_address", "_address_type", "_rssi", "_company", "_pdu", "_rule"]
 
-    static let decryptPresets: Set<String> = ["bthome-v1", "bthome-v2", "mibeacon-v4", "mibeacon-legacy", "govee-h512x"]
+    static let decryptPresets: Set<String> = ["bthome-v1", "bthome-v2", "mibeacon-v4", "mibeacon-legacy", "govee-h512x", "victron"]
 
     /// Advertising context values any expression or field reads.
     func contextUse() -> Set<String> {

@@ -326,8 +326,9 @@ final class DecodeRun {
             let start = pos
             let v = try readInt(k, f)
             push(f.id, v)
-            // Hidden values of a message's own fields stay with it, so it re-encodes.
-            if top || ((f.hidden || f.flatten) && !f.isSelector && header[f.id] == nil) { header[f.id] = v }
+            // Hidden values of a message's own fields stay with it, so it re-encodes; so does
+            // which of several `na` sentinels a null came from.
+            if top || (f.keepsRaw && header[f.id] == nil) { header[f.id] = v }
             if let c = f.checksum { checksums.append((c, start, UInt64(bitPattern: v))) }
             if !f.bits.isEmpty {
                 var sub: [PluginField] = []

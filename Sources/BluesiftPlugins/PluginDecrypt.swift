@@ -26,6 +26,7 @@ extension DecodeRun {
         } catch {
             switch error {
             case .micMismatch: mic = .bad; rawNote = "MIC mismatch (wrong key?)"
+            case .keyCheckMismatch: mic = .bad; rawNote = "key check mismatch (wrong key?)"
             case .badKeySize(let k): rawNote = "key for \(BDAddr(address)) has \(k) bytes, \(preset) takes \(cipher.keySizes.map(String.init).joined(separator: " or "))"
             case .tooShort(let k): rawNote = "encrypted payload too short (\(k) bytes)"
             }

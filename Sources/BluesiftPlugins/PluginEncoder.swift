@@ -221,7 +221,7 @@ final class EncodeRun {
 
     /// The raw integer of a number given as a value (decoded: its raw; typed: unscaled).
     func raw(_ v: PluginValue, _ n: NumberFormat?, _ id: String) throws(PluginEncodeError) -> Int64? {
-        if case .null = v, let r = nullRaws[id], n?.na.isEmpty ?? true { return r }
+        if case .null = v, let r = nullRaws[id], n.map({ $0.na.isEmpty || $0.na.contains(r) }) ?? true { return r }
         guard let n else { return nil }
         switch v {
         case .null:

@@ -49,6 +49,14 @@ extension Plugin {
     }
 
     func decodeAdvertisingExample(_ ex: PluginExample, _ target: AdvertisingTarget) -> DecodedMessage? {
+        decodeAdvertisingExample(ex, target, in: PluginSet([self]))?.message
+    }
+
+    /// An advertising example through `set`'s match selection: which plugin of the set takes
+    /// the report this example describes, and its decode (the collision test asks this of
+    /// every shipped plugin pair).
+    public func decodeAdvertisingExample(_ ex: PluginExample, _ target: AdvertisingTarget, in set: PluginSet)
+        -> (plugin: Int, message: DecodedMessage)? {
         var value: [UInt8]
         let type: UInt8
         switch target {
@@ -61,14 +69,14 @@ extension Plugin {
             else { value = u.littleEndianBytes; type = 0x21 }
             value += ex.bytes
         }
-        let set = PluginSet([self])
         if let k = ex.key, let a = ex.context.address { set.vendorKeys[a] = k }
         // The report: this structure and the example's `also` structure.
         var report = [UInt8(value.count + 1), type] + value
         if let a = ex.also { report += [UInt8(a.value.count + 1), a.type] + a.value }
         return value.withUnsafeBytes { v in
             report.withUnsafeBytes { r in
-                set.decodeAdvertising(type: type, value: v, context: ex.context, serviceUUIDs: { ex.serviceUUIDs }, report: r)?.message
+                set.decodeAdvertising(type: type, value: v, context: ex.context, serviceUUIDs: { ex.serviceUUIDs }, report: r)
+                    .map { ($0.plugin, $0.message) }
             }
         }
     }

@@ -283,6 +283,9 @@ struct FieldDef: Sendable {
     var encode: Expr?
 
     var isSelector = false
+    /// A decode keeps this field's raw value beside the message (`header`) so that it
+    /// re-encodes: hidden and flattened fields, and which of several `na` sentinels was sent.
+    var keepsRaw = false
 }
 
 struct TypeDef: Sendable {

@@ -26,9 +26,17 @@
 ///   one AES-128-ECB block whose key is in the frame: `header` = 2 octets, then the 4-octet
 ///   time; key = reverse(time | 12 zero octets); plaintext = reverse(decrypt(reverse(ct))).
 ///   No key file and no MIC (the frame's CRC-16, a plugin checksum, covers the ciphertext).
+///
+/// - `victron` (Victron Energy "Instant Readout", manufacturer data 0x02E1). Victron's
+///   "Extra Manufacturer Data" document and victron-ble's devices/base.py (Unlicense),
+///   `Device.decrypt`: AES-128-CTR with the device's advertisement key; the initial counter
+///   block is the 16-bit IV of the header (octets 5–6 after the company id, little endian)
+///   as a 128-bit little-endian integer, incremented per block. The field's first octet is
+///   the key's first octet (a key check, not a MIC: 1 in 256 wrong keys pass it).
 public enum VendorCipher: String, Sendable, CaseIterable {
     case bthomeV1 = "bthome-v1", bthomeV2 = "bthome-v2", mibeaconV4 = "mibeacon-v4", mibeaconLegacy = "mibeacon-legacy"
     case goveeH512x = "govee-h512x"
+    case victron
 
     /// The key is in the frame (no `--vendor-keys` entry needed).
     public var keyInFrame: Bool { self == .goveeH512x }
@@ -46,12 +54,12 @@ public enum VendorCipher: String, Sendable, CaseIterable {
         switch self {
         case .bthomeV1, .bthomeV2: 4
         case .mibeaconV4, .mibeaconLegacy: 3
-        case .goveeH512x: 0
+        case .goveeH512x, .victron: 0
         }
     }
 
     /// Octets of the tag sent after the counter.
-    var tagSent: Int { self == .mibeaconLegacy ? 1 : self == .goveeH512x ? 0 : 4 }
+    var tagSent: Int { self == .mibeaconLegacy || self == .victron ? 1 : self == .goveeH512x ? 0 : 4 }
 
     /// CCM's M (the authentication value's length in B0's flags).
     var tagLength: Int { self == .mibeaconLegacy ? 16 : 4 }
@@ -67,6 +75,7 @@ public enum VendorCipher: String, Sendable, CaseIterable {
         case .bthomeV2: 1
         case .mibeaconV4, .mibeaconLegacy: 5
         case .goveeH512x: 6
+        case .victron: 7
         }
     }
 }
@@ -97,6 +106,8 @@ public enum VendorCryptoError: Error, Sendable, Equatable {
     case tooShort(Int)
     /// The MIC does not verify: wrong key, wrong address, damaged data.
     case micMismatch
+    /// A key check octet (Victron: the key's first octet) differs from the key's: wrong key.
+    case keyCheckMismatch
 }
 
 extension VendorCipher {
@@ -111,6 +122,13 @@ extension VendorCipher {
             guard field.count == 16 else { throw .tooShort(field.count) }
             let plain = AES128.decrypt(key: goveeKey(header), block: field.reversed())
             return VendorOpened(plaintext: plain.reversed(), counter: nil, verified: nil)
+        }
+        if self == .victron {
+            guard key.count == 16 else { throw .badKeySize(key.count) }
+            guard header.count >= headerNeeded else { throw .tooShort(header.count) }
+            guard field.count >= 1 else { throw .tooShort(field.count) }
+            guard field[0] == key[0] else { throw .keyCheckMismatch }
+            return VendorOpened(plaintext: victronCTR(key: key, header: header, Array(field.dropFirst())), counter: nil, verified: nil)
         }
         let ccm = try cipher(key)
         guard field.count >= trailerSize else { throw .tooShort(field.count) }
@@ -135,6 +153,11 @@ extension VendorCipher {
             guard plaintext.count == 16 else { throw .tooShort(plaintext.count) }
             return AES128.encrypt(key: goveeKey(header), block: plaintext.reversed()).reversed()
         }
+        if self == .victron {
+            guard key.count == 16 else { throw .badKeySize(key.count) }
+            guard header.count >= headerNeeded else { throw .tooShort(header.count) }
+            return [key[0]] + victronCTR(key: key, header: header, plaintext)
+        }
         let ccm = try cipher(key)
         let value = counterSize == 4 ? counter : counter >> 8
         let counterBytes = (0..<counterSize).map { UInt8(truncatingIfNeeded: value >> (8 * UInt32($0))) }
@@ -142,6 +165,22 @@ extension VendorCipher {
         var out = plaintext
         let tag = ccm.sealTag(&out, nonce: nonce, aad: aad, tagLength: tagLength, sent: tagSent)
         return out + counterBytes + tag
+    }
+
+    /// Victron: AES-CTR from the header's IV (octets 5–6, little endian), the counter block a
+    /// 128-bit little-endian integer; the same both ways.
+    func victronCTR(key: [UInt8], header: [UInt8], _ input: [UInt8]) -> [UInt8] {
+        var counter = [UInt8](repeating: 0, count: 16)
+        counter[0] = header[5]; counter[1] = header[6]
+        var out = [UInt8](); out.reserveCapacity(input.count)
+        var i = 0
+        while i < input.count {
+            let stream = AES128.encrypt(key: key, block: counter)
+            for k in 0..<min(16, input.count - i) { out.append(input[i + k] ^ stream[k]) }
+            i += 16
+            for k in 0..<16 { counter[k] &+= 1; if counter[k] != 0 { break } }
+        }
+        return out
     }
 
     /// Govee: the time (header octets 2–5) then 12 zero octets, reversed.
@@ -179,7 +218,7 @@ extension VendorCipher {
         case .bthomeV2: return mac + [0xD2, 0xFC, header[0]] + counter
         case .mibeaconV4: return onAir + header[2..<5] + counter
         case .mibeaconLegacy: return Array(header[0..<5]) + counter + onAir[0..<5]
-        case .goveeH512x: return []
+        case .goveeH512x, .victron: return []
         }
     }
 
@@ -189,7 +228,7 @@ extension VendorCipher {
         switch self {
         case .bthomeV1, .bthomeV2: return c
         case .mibeaconV4, .mibeaconLegacy: return c << 8 | UInt32(header[4])
-        case .goveeH512x: return 0
+        case .goveeH512x, .victron: return 0
         }
     }
 }

@@ -16,17 +16,25 @@ struct DecodeOptions: ParsableArguments {
     @Option(help: "Import a GATT database (JSON, as written by `bluesift gatt --format json`) to name handles whose discovery was not captured.")
     var gatt: String?
 
+    @Option(help: ArgumentHelp("With --gatt: which generation of the file's database to import, when the device's database changed (1 = the first; default: the last). gatt and emulate: which generation of the capture's databases to show or serve.", valueName: "n"))
+    var generation: Int?
+
     @OptionGroup var plugins: PluginOptions
 
     /// Read once per command: a bad key, GATT file or plugin folder is said before any capture
     /// is read (exit 2, or 64 for a malformed --ltk).
     /// `plugins: false`: a command whose output no plugin changes (`info` without a filter)
     /// skips compiling them, the one cost of start-up that grows with the plugin folder.
-    func settings(naming: Bool = true, plugins usePlugins: Bool = true) throws -> DecodeSettings {
+    /// `generationOfCapture`: the command reads --generation without --gatt too (gatt, emulate).
+    func settings(naming: Bool = true, plugins usePlugins: Bool = true, generationOfCapture: Bool = false) throws -> DecodeSettings {
         var s = DecodeSettings()
         s.naming = naming
         s.keys = try keyOptions.keys()
-        s.gatt = try gatt.map(loadGATT)
+        if let g = generation {
+            guard g >= 1 else { throw usage("--generation", "a generation number, 1 or more", "\(g)") }
+            guard gatt != nil || generationOfCapture else { throw usage("--generation", "--gatt FILE with it (the generation of that file's database)", "\(g)") }
+        }
+        s.gatt = try gatt.map { try loadGATT($0, generation: generation) }
         s.plugins = usePlugins ? plugins.loadPlugins() : nil
         s.vendorKeys = try plugins.loadVendorKeys()
         if isatty(2) != 0 {

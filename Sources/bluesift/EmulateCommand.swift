@@ -20,7 +20,9 @@ struct Emulate: ParsableCommand {
         recorded address where the controller allows it (a random address is set as recorded; a \
         public one other than the controller's cannot be, and a random static address is used \
         instead, said in one line). It serves the recorded GATT database (from the discovery in \
-        the capture, or --gatt FILE) and offers the recorded MTU.
+        the capture, or --gatt FILE) and offers the recorded MTU. When the device's database \
+        changed during the capture, the last generation is served with what was answered while \
+        it was in force; --generation N serves an earlier one.
 
         Reads get the recorded values in recorded order, the last one again after them. A write \
         is matched to a recorded write on the same handle by its bytes or, where a plugin covers \
@@ -106,13 +108,14 @@ struct Emulate: ParsableCommand {
         }
 
         // The model: the capture read once through the analyzer.
-        let settings = try decode.settings()
+        let settings = try decode.settings(generationOfCapture: true)
         let session = try openSessionOrExit(capture, decode: settings)
         let builder = EmulationModelBuilder(capture: (capture as NSString).lastPathComponent)
         let decoder = session.decoder
         session.forEach { builder.observe($0, decoder: decoder) }
         let model: EmulationModel
-        do { model = try builder.model(address: address, name: name, gatt: settings.gatt, tracker: session.analyzer.gatt) } catch {
+        do { model = try builder.model(address: address, name: name, gatt: settings.gatt,
+                                       generation: decode.gatt == nil ? decode.generation : nil, tracker: session.analyzer.gatt) } catch {
             stderrLine("bluesift: emulate: \(error.message)")
             throw Exit.unusableInput
         }
@@ -133,6 +136,7 @@ struct Emulate: ParsableCommand {
         }
         LiveRecording.catchStopSignals { _ in emulateInterrupted = 1 }
         stderrLine("bluesift: emulate: \(model.address?.description ?? "the device") from \(model.capture): "
+                   + (model.generation.map { "database generation \($0.number) of \($0.of), " } ?? "")
                    + "\(model.database.services.count) services, \(model.readCount) reads, \(model.writeCount) writes, "
                    + "\(model.notificationCount) notifications recorded")
         let result = runner.run(transport: transport, tap: recorder?.tap, stop: { emulateInterrupted != 0 })

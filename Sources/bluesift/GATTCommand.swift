@@ -13,8 +13,11 @@ struct GATT: ParsableCommand {
         abstract: "Rebuild each device's GATT database from the discovery traffic in a capture.",
         discussion: """
         Devices are keyed by their address (or by connection when the capture never says it) \
-        and kept across reconnections. A Service Changed indication or a changed Database Hash \
-        invalidates what was learnt. --format json writes the schema that --gatt FILE reads back.
+        and kept across reconnections. When a device's database changes (a Service Changed \
+        indication, a changed Database Hash, or a connection whose discovery contradicts what \
+        was learnt), each generation is listed apart, oldest first; --generation N shows one. \
+        --format json writes the schema that --gatt FILE reads back (the last generation, \
+        unless --generation picks another).
 
         The filters choose what is shown, not what is learnt (the databases are always rebuilt \
         from the whole capture): --service, --characteristic and --handle keep the matching \
@@ -36,7 +39,7 @@ struct GATT: ParsableCommand {
         var byRecord = full
         byRecord.characteristic = nil; byRecord.service = nil; byRecord.handles = []
         let choosing = !byRecord.isEmpty
-        let session = try openSessionOrExit(file, decode: try decode.settings(plugins: !full.isEmpty), filter: byRecord)
+        let session = try openSessionOrExit(file, decode: try decode.settings(plugins: !full.isEmpty, generationOfCapture: true), filter: byRecord)
         let reader = session.reader, analyzer = session.analyzer
         var chosen: Set<String> = []
         session.forEach { frame in
@@ -45,6 +48,14 @@ struct GATT: ParsableCommand {
         try decode.keyOptions.save(session.decoder)
         var devices = analyzer.gatt.devices
         if choosing { devices = devices.filter { chosen.contains($0.address) } }
+        if let g = decode.generation, decode.gatt == nil {
+            // One generation: a device that never changed has only the first.
+            devices = devices.compactMap { d in d.generation(g).map { GATTJSON.Device(address: d.address, database: $0) } }
+            if devices.isEmpty {
+                stderrLine("bluesift: \(file): no device's database has a generation \(g)")
+                throw Exit.unusableInput
+            }
+        }
         if !full.handles.isEmpty || full.characteristic != nil || full.service != nil {
             devices = devices.compactMap { d in
                 let db = Self.narrow(d.database, full)
@@ -65,14 +76,14 @@ struct GATT: ParsableCommand {
             if devices.isEmpty { out.line("no GATT discovery in this capture") }
             for d in devices {
                 out.line(d.address)
-                for s in d.database.services {
-                    out.line("  \(s.primary ? "service" : "secondary service") \(s.uuid)\(label(s.uuid))  [\(Hex.fixed(UInt64(s.start), width: 4))–\(Hex.fixed(UInt64(s.end), width: 4))]")
-                    tree(s.characteristics, &out)
-                }
-                // Declarations read without primary service discovery: their service is unknown.
-                if !d.database.undiscovered.isEmpty {
-                    out.line("  (service not discovered)")
-                    tree(d.database.undiscovered, &out)
+                if d.generations.count > 1 {
+                    for (i, g) in d.generations.enumerated() {
+                        out.line("  generation \(i + 1) of \(d.generations.count)" + (g.firstFrame.map { ", from frame \($0)" } ?? "")
+                                 + (g.reason.map { " (\($0))" } ?? ""))
+                        tree(g.database, indent: "    ", &out)
+                    }
+                } else {
+                    tree(d.database, indent: "  ", &out)
                 }
             }
         }
@@ -80,12 +91,24 @@ struct GATT: ParsableCommand {
         printWarnings(reader, path: file)
     }
 
-    func tree(_ chars: [GATTDatabase.Characteristic], _ out: inout Output) {
+    func tree(_ db: GATTDatabase, indent i: String, _ out: inout Output) {
+        for s in db.services {
+            out.line(i + "\(s.primary ? "service" : "secondary service") \(s.uuid)\(label(s.uuid))  [\(Hex.fixed(UInt64(s.start), width: 4))–\(Hex.fixed(UInt64(s.end), width: 4))]")
+            tree(s.characteristics, indent: i + "  ", &out)
+        }
+        // Declarations read without primary service discovery: their service is unknown.
+        if !db.undiscovered.isEmpty {
+            out.line(i + "(service not discovered)")
+            tree(db.undiscovered, indent: i + "  ", &out)
+        }
+    }
+
+    func tree(_ chars: [GATTDatabase.Characteristic], indent i: String, _ out: inout Output) {
         for c in chars {
             let props = GATTDatabase.propertyNames.filter { c.properties & $0.bit != 0 }.map(\.name)
-            out.line("    characteristic \(c.uuid)\(label(c.uuid))  value \(Hex.fixed(UInt64(c.valueHandle), width: 4))  (\(props.joined(separator: ", ")))")
+            out.line(i + "characteristic \(c.uuid)\(label(c.uuid))  value \(Hex.fixed(UInt64(c.valueHandle), width: 4))  (\(props.joined(separator: ", ")))")
             for x in c.descriptors {
-                out.line("      descriptor \(x.uuid)\(label(x.uuid))  \(Hex.fixed(UInt64(x.handle), width: 4))")
+                out.line(i + "  descriptor \(x.uuid)\(label(x.uuid))  \(Hex.fixed(UInt64(x.handle), width: 4))")
             }
         }
     }
@@ -135,9 +158,9 @@ struct GATT: ParsableCommand {
     }
 }
 
-/// Reads `--gatt FILE` or exits 2 with one line.
-/// Reads a GATT database JSON file, or exits 2 with a one-line message.
-func loadGATT(_ path: String) throws -> GATTDatabase {
+/// Reads a GATT database JSON file (the first device's database; with `generation`, that
+/// generation of it, else the last), or exits 2 with a one-line message.
+func loadGATT(_ path: String, generation: Int? = nil) throws -> GATTDatabase {
     guard let data = FileManager.default.contents(atPath: path) else {
         stderrLine("bluesift: \(path): cannot read the GATT file")
         throw Exit.unusableInput
@@ -148,7 +171,13 @@ func loadGATT(_ path: String) throws -> GATTDatabase {
             stderrLine("bluesift: \(path): no device in the GATT file")
             throw Exit.unusableInput
         }
-        return first.database
+        guard let g = generation else { return first.database }
+        guard let db = first.generation(g) else {
+            stderrLine("bluesift: \(path): no generation \(g) of \(first.address)'s database in the GATT file (it has "
+                       + (first.generationCount == 1 ? "one" : "1–\(first.generationCount)") + ")")
+            throw Exit.unusableInput
+        }
+        return db
     } catch let e as GATTJSON.ImportError {
         stderrLine("bluesift: " + jsonErrorLine(file: path, data: data, error: e))
         throw Exit.unusableInput

@@ -49,7 +49,9 @@ struct Info: ParsableCommand {
         let total = session.records
         progress.finish()
         var out = Output(fd: fd)
-        let warnings = reader.warnings + (summary.recordsWithErrors > 0 ? ["\(summary.recordsWithErrors) records with malformed data (see dump)"] : [])
+        var warnings = reader.warnings + (summary.recordsWithErrors > 0 ? ["\(summary.recordsWithErrors) records with malformed data (see dump)"] : [])
+        // The same finding as `stats`'s quality note `gaps`.
+        if let f = summary.firstBackwardFrame { warnings.append(CaptureSummary.backwardsMessage(summary.backwardSteps) + " (from frame \(f))") }
         for l in InfoRender.lines(file: file, format: reader.format, summary: summary, total: total, decoder: decoder,
                                   filter: filtering ? filterOptions.summary : nil, connections: matchedConnections, warnings: warnings) {
             out.line(l)

@@ -92,10 +92,29 @@ struct Plugins: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the plugins found, with what they match.")
         @OptionGroup var options: PluginOptions
+        @Option(help: ArgumentHelp("Only the plugins that produce a value of this name, or of another name for it (co2 finds carbon_dioxide; Plugins/README.md lists them): one line per plugin and field.", valueName: "NAME"))
+        var field: String?
 
         func run() throws {
             var out = Output()
             let loaded = PluginLoader.load(directories: options.searchPath())
+            if let field {
+                for e in loaded.errors { stderrLine("bluesift: warning: \(e.description) (plugin skipped)") }
+                let names = FieldNames.alike(field)
+                var n = 0
+                for p in loaded.plugins {
+                    for f in p.producedFields where names.contains(f.name.lowercased()) {
+                        out.line("\(p.id)  \(f.name)\(f.unit.map { " (\($0))" } ?? "")  \(p.name)")
+                        n += 1
+                    }
+                }
+                out.flush()
+                if n == 0 {
+                    stderrLine("bluesift: no loaded plugin produces a field named \(names.joined(separator: " or "))")
+                    throw ExitCode(1)
+                }
+                return
+            }
             for e in loaded.errors { stderrLine("bluesift: warning: \(e.description) (plugin skipped)") }
             if loaded.plugins.isEmpty {
                 stderrLine("bluesift: no vendor plugins found (looked in: \(options.searchPath().joined(separator: ", "))); "

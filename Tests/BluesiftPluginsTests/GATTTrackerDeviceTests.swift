@@ -43,4 +43,30 @@ import BluesiftCapture
         #expect(Self.service(t, conn: 0x0040) == "1812")
         #expect(t.devices.map(\.address) == [y.description, "connection 0x0040", x.description])
     }
+
+    /// Issue 36 #7: a Service Changed indication (Core 5.4 Vol 3 Part G §7.1) starts a new
+    /// generation without the range it names; finding the same services again is still one
+    /// generation, a contradicting one is another, and names follow the one in force.
+    @Test func serviceChangedAndContradictionsMakeGenerations() {
+        let t = GATTTracker()
+        let x = BDAddr(0xA1A2_A3A4_A5A6)
+        Self.discover(t, conn: 0x0040, peer: x, service: 0x180F)
+        // Generic Attribute at 0x0010-0x0013 with Service Changed (value 0x0012).
+        Self.feed(t, [0x10, 0x10, 0x00, 0xFF, 0xFF, 0x00, 0x28], conn: 0x0040, peer: x, .sent)
+        Self.feed(t, [0x11, 0x06, 0x10, 0x00, 0x13, 0x00, 0x01, 0x18], conn: 0x0040, peer: x, .received)
+        Self.feed(t, [0x08, 0x10, 0x00, 0x13, 0x00, 0x03, 0x28], conn: 0x0040, peer: x, .sent)
+        Self.feed(t, [0x09, 0x07, 0x11, 0x00, 0x20, 0x12, 0x00, 0x05, 0x2A], conn: 0x0040, peer: x, .received)
+        #expect(Self.service(t, conn: 0x0040) == "180f")
+        Self.feed(t, [0x1D, 0x12, 0x00, 0x01, 0x00, 0x05, 0x00], conn: 0x0040, peer: x, .received)
+        #expect(Self.service(t, conn: 0x0040) == nil)
+        Self.discover(t, conn: 0x0040, peer: x, service: 0x180F)
+        #expect(Self.service(t, conn: 0x0040) == "180f")
+        #expect(t.devices.first?.generations.isEmpty == true)
+        Self.discover(t, conn: 0x0040, peer: x, service: 0x180A)
+        #expect(Self.service(t, conn: 0x0040) == "180a")
+        let d = t.devices.first
+        #expect(d?.generations.count == 2)
+        #expect(d?.generations.first?.database.services.map(\.uuid.description) == ["180f", "1801"])
+        #expect(d?.database.services.map(\.uuid.description) == ["180a"])
+    }
 }

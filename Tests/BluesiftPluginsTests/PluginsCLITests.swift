@@ -51,6 +51,26 @@ import Foundation
     }
 
     /// A folder is checked as --plugins loads it (it was "cannot read the plugin file").
+    /// `plugins list --field`: which plugins produce a value, by its name or another name for it.
+    @Test(.enabled(if: haveBinary)) func listByField() throws {
+        let t = try Self.run(["plugins", "list", "--plugins", Fixtures.pluginsDir, "--field", "temperature"])
+        #expect(t.status == 0)
+        let lines = t.out.split(separator: "\n").map(String.init)
+        let ids = Set(lines.map { String($0.prefix { $0 != " " }) })
+        for id in ["govee-h5075", "ruuvitag", "bthome-v2", "xiaomi-mibeacon", "cypress-beacon", "inkbird", "switchbot"] { #expect(ids.contains(id), "\(id)") }
+        #expect(!ids.contains("band") && !ids.contains("ibeacon") && !ids.contains("inkbird-bbq"))   // probes are temperature_probe_N
+        #expect(lines.contains("govee-h5075  temperature (°C)  Govee H5072/H5075/H5100-series thermo-hygrometers (packed 24-bit reading)"))
+        // another name for the value: co2 finds BTHome's and Qingping's carbon_dioxide
+        let c = try Self.run(["plugins", "list", "--plugins", Fixtures.pluginsDir, "--field", "co2"])
+        #expect(c.status == 0)
+        #expect(c.out.contains("qingping  carbon_dioxide (ppm)  "))
+        #expect(c.out.contains("bthome-v2  carbon_dioxide (ppm)  "))
+        // none: one line, exit 1
+        let n = try Self.run(["plugins", "list", "--plugins", Fixtures.pluginsDir, "--field", "no_such_value"])
+        #expect(n.status == 1 && n.out.isEmpty)
+        #expect(n.err == "bluesift: no loaded plugin produces a field named no_such_value\n")
+    }
+
     @Test(.enabled(if: haveBinary)) func checkTakesAFolder() throws {
         let good = try Self.run(["plugins", "check", Fixtures.pluginsDir])
         #expect(good.status == 0)

@@ -130,14 +130,14 @@ import Testing
         #expect(throws: VendorCryptoError.tooShort(3)) {
             try VendorCipher.bthomeV1.open(key: key, address: [1, 2, 3], header: [], field: hex("fba435e4d3c312fb0011223357d90a99"))
         }
-        for c in VendorCipher.allCases where !c.keyInFrame {   // the AES-CCM presets (a trailer)
+        for c in VendorCipher.allCases where !c.keyInFrame && c != .victron {   // the AES-CCM presets (a trailer)
             #expect(throws: VendorCryptoError.tooShort(c.trailerSize - 1)) {
                 try c.open(key: Array(hex("b853075158487ca39a5b5ea9b8530751")[0..<16]), address: address,
                            header: hex("5830b603d2"), field: [UInt8](repeating: 0, count: c.trailerSize - 1))
             }
         }
         // An empty ciphertext is well formed (the trailer alone).
-        for c in VendorCipher.allCases where !c.keyInFrame {   // the AES-CCM presets (a trailer)
+        for c in VendorCipher.allCases where !c.keyInFrame && c != .victron {   // the AES-CCM presets (a trailer)
             let k = [UInt8](repeating: 7, count: 16), h = hex("5830b603d2")
             let field = try? c.seal(key: k, address: address, header: h, plaintext: [], counter: 0x1234_5600)
             #expect(field?.count == c.trailerSize)
@@ -146,9 +146,9 @@ import Testing
     }
 
     @Test func sizes() {
-        #expect(VendorCipher.allCases.map(\.rawValue) == ["bthome-v1", "bthome-v2", "mibeacon-v4", "mibeacon-legacy", "govee-h512x"])
-        #expect(VendorCipher.allCases.map(\.trailerSize) == [8, 8, 7, 4, 0])
-        #expect(VendorCipher.allCases.map(\.keyInFrame) == [false, false, false, false, true])
+        #expect(VendorCipher.allCases.map(\.rawValue) == ["bthome-v1", "bthome-v2", "mibeacon-v4", "mibeacon-legacy", "govee-h512x", "victron"])
+        #expect(VendorCipher.allCases.map(\.trailerSize) == [8, 8, 7, 4, 0, 1])
+        #expect(VendorCipher.allCases.map(\.keyInFrame) == [false, false, false, false, true, false])
         #expect(VendorCipher.allCases.prefix(4).map(\.keySizes) == [[16], [16], [16], [12, 16]])
     }
 
@@ -159,5 +159,28 @@ import Testing
         #expect(Array(opened.plaintext.prefix(6)) == [0x01, 0x05, 0x02, 0x02, 0x64, 0x02])
         #expect(opened.verified == nil && opened.counter == nil)
         #expect(try VendorCipher.goveeH512x.seal(key: [], address: [], header: header, plaintext: opened.plaintext, counter: 0) == ct)
+    }
+
+    /// victron-ble's vectors (tests/test_solar_charger.py, test_battery_monitor.py; Unlicense):
+    /// AES-CTR from the header's IV; the plaintexts are victron-ble's own `Device.decrypt`
+    /// (which pads the ciphertext to a block: only its first bytes are the record).
+    @Test func victronCTR() throws {
+        let solar = hex("100242a0016207"), key = hex("adeccb947395801a4dd45a2eaa44bf17")
+        let field = hex("adceb37b605d7e0ee21b24df5c")
+        let opened = try VendorCipher.victron.open(key: key, address: [], header: solar, field: field)
+        #expect(opened.plaintext == hex("04006c050e000300130000fe"))
+        #expect(opened.verified == nil && opened.counter == nil)
+        #expect(try VendorCipher.victron.seal(key: key, address: [], header: solar, plaintext: opened.plaintext, counter: 0) == field)
+        // another key, IV and length (15 bytes)
+        let bm = try VendorCipher.victron.open(key: hex("aff4d0995b7d1e176c0c33ecb9e70dcd"), address: [], header: hex("100289a302b040"),
+                                               field: hex("af925d09a4d89aa0128bdef48c6298a9"))
+        #expect(bm.plaintext == hex("ffffe50400000000030000f40140df"))
+        // the key check byte: a key whose first byte differs is refused
+        #expect(throws: VendorCryptoError.keyCheckMismatch) {
+            try VendorCipher.victron.open(key: [UInt8](repeating: 0xFF, count: 16), address: [], header: solar, field: field)
+        }
+        #expect(throws: VendorCryptoError.badKeySize(12)) {
+            try VendorCipher.victron.open(key: [UInt8](repeating: 0xAD, count: 12), address: [], header: solar, field: field)
+        }
     }
 }

@@ -162,7 +162,7 @@ def agree(o, p) -> bool:
         with contextlib.suppress(ValueError):
             return datetime.fromisoformat(ov).timestamp() == float(pv)
     a, b = str(ov).strip().lower(), str(pv).strip().lower()
-    if a == b:
+    if a == b or a.replace(" ", "_") == b:  # bleparser's labels: "single press", a plugin's single_press
         return True
     # UUIDs and addresses: ibeacon-ble writes 8-4-4-4-12, bleparser plain hex, a plugin either
     sa, sb = re.sub(r"[-: ]", "", a), re.sub(r"[-: ]", "", b)
@@ -195,6 +195,7 @@ class Map:
     models: list[str]
     vectors: list[str]
     known: list[tuple[str, str, str]]  # (record id pattern, key, why)
+    keys: dict = dataclasses.field(default_factory=dict)  # plugin field → the oracle's key
 
 
 def load_maps(d: Path) -> dict[str, Map]:
@@ -215,7 +216,8 @@ def load_maps(d: Path) -> dict[str, Map]:
                 raise ValueError(f"{f}: a known entry needs vector, key and why: {e}")
             known.append((str(vid), str(e["key"]), str(e["why"])))
         as_list = lambda x: [str(i) for i in ([x] if isinstance(x, str) else (x or []))]  # noqa: E731
-        maps[f.stem] = Map(f.stem, oracles, as_list(doc.get("models")), as_list(doc.get("vectors")), known)
+        keys = {str(k): str(v) for k, v in (doc.get("keys") or {}).items()}
+        maps[f.stem] = Map(f.stem, oracles, as_list(doc.get("models")), as_list(doc.get("vectors")), known, keys)
     return maps
 
 
@@ -342,7 +344,8 @@ def compare(oracle_recs: list[dict], objects_for, maps: dict[str, Map], rssi: bo
             one = filtered if len(filtered) == 1 else covering if len(covering) == 1 else []
             plugin = one[0].plugin if one else f"{vendor} (no plugin)"
         ovals = oracle_values(o, rssi)
-        pvals = plugin_values(mine, set(ovals) | vocab[vendor], key_map.get(plugin, {}))
+        km = {**(maps[plugin].keys if plugin in maps else {}), **key_map.get(plugin, {})}
+        pvals = plugin_values(mine, set(ovals) | vocab[vendor], km)
         if rssi and "signal_strength" in ovals and "rssi" in pvals:
             pvals["signal_strength"] = pvals["rssi"]
         p_dec = any(v[0] is not None for k, v in pvals.items() if k in vocab[vendor])

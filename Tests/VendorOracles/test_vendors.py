@@ -64,6 +64,8 @@ def vector_keys(v: dict) -> dict[str, str | None]:
     else:
         addrs = [inp.get("address", "")]
     out: dict[str, str | None] = {norm_addr(a): None for a in addrs}
+    if isinstance(kw.get("advertisement_key"), str):  # victron-ble
+        out[norm_addr(inp.get("address", ""))] = kw["advertisement_key"].lower()
     if isinstance(kw.get("bindkey"), str):  # bthome-ble, xiaomi-ble
         out[norm_addr(inp.get("address", ""))] = kw["bindkey"].lower()
     if isinstance(kw.get("aeskeys"), dict):  # bleparser: {"a4c1388d18b2": key}

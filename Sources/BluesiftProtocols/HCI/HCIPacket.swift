@@ -54,6 +54,20 @@ public struct HCIPacket: FieldDescribable {
     /// noise as L2CAP on unknown channels).
     public static let vendorDiagnosticHandle: UInt16 = 0x0EDC
     public static let vendorDiagnosticNote = "vendor diagnostics (Broadcom) on ACL handle 0x0edc, not decoded"
+    /// Connection handles run 0x0000–0x0EFF; 0x0F00 and above are reserved (Core 5.4 Vol 4
+    /// Part E §5.4.2), so no connection event opens one: controllers that log their own
+    /// streams there (Broadcom's 0x0ff1) are vendor diagnostics like 0x0EDC.
+    public static let maxConnectionHandle: UInt16 = 0x0EFF
+    /// A handle only vendor diagnostics use: 0x0EDC, or any reserved one.
+    @inline(__always)
+    public static func isVendorDiagnostic(handle h: UInt16) -> Bool { h == vendorDiagnosticHandle || h > maxConnectionHandle }
+    /// The note of a vendor diagnostic record on `handle` (made once per handle, not per record).
+    public static func vendorDiagnosticNote(handle h: UInt16) -> String {
+        h > maxConnectionHandle ? reservedHandleNotes[Int(h & 0xFF)] : vendorDiagnosticNote
+    }
+    static let reservedHandleNotes: [String] = (0..<256).map {
+        "vendor diagnostics on reserved ACL handle " + Hex.fixed(UInt64(0x0F00 | $0), width: 4) + ", not decoded"
+    }
     /// Disconnect / Disconnection Complete reason.
     public var reason: HCIStatus?
     public var peer: BDAddr?

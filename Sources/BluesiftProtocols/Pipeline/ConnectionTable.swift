@@ -52,7 +52,13 @@ struct ConnectionTable {
     /// The live connection on the handle, created without peer when the capture started
     /// mid-connection (or the set-up event was lost).
     mutating func ensure(_ key: Key, record: CaptureRecord) -> Int {
-        if let id = id(key), history[id - dropped].end == nil { return id }
+        if let id = id(key) {
+            let c = history[id - dropped]
+            guard let end = c.end else { return id }
+            // Dated inside the ended connection (records appended out of time order): in time
+            // order it is that connection's, not one the capture started during.
+            if let start = c.start, start <= record.timestamp, record.timestamp < end { return id }
+        }
         var c = ConnectionInfo(adapter: key.adapter, handle: key.handle)
         c.start = record.timestamp
         c.startFrame = record.frame

@@ -93,9 +93,9 @@ extension ProtocolDecoder {
     /// ACL data → reassembly per (adapter, handle, direction) → L2CAP (Vol 4 Part E §5.4.2).
     private func decodeACL(_ record: CaptureRecord, _ f: inout DecodedFrame) {
         guard let h = f.hciStorage.handle, let pb = f.hciStorage.pbFlag else { return }
-        if h == HCIPacket.vendorDiagnosticHandle, connection(adapter: record.adapter, handle: h) == nil {
+        if HCIPacket.isVendorDiagnostic(handle: h), connection(adapter: record.adapter, handle: h) == nil {
             f.connection = nil
-            f.set(note: HCIPacket.vendorDiagnosticNote)
+            f.set(note: HCIPacket.vendorDiagnosticNote(handle: h))
             return
         }
         let key = StateKey(adapter: record.adapter, connection: UInt32(h))

@@ -69,7 +69,17 @@ public struct EmulationModel: Sendable {
     /// The capture's frames that made this model.
     public var frames = 0
 
+    /// The generation of the device's database served, and how many the capture showed,
+    /// when it showed more than one.
+    public var generation: (number: Int, of: Int)?
+
     public init(capture: String) { self.capture = capture }
+
+    /// Keeps the reads and writes (with what followed them) of these frames only.
+    mutating func keep(frames: Range<Int>) {
+        reads = reads.compactMapValues { l in let k = l.filter { frames.contains($0.frame) }; return k.isEmpty ? nil : k }
+        writes = writes.compactMapValues { l in let k = l.filter { frames.contains($0.frame) }; return k.isEmpty ? nil : k }
+    }
 
     public var readCount: Int { reads.values.reduce(0) { $0 + $1.count } }
     public var writeCount: Int { writes.values.reduce(0) { $0 + $1.count } }
@@ -237,7 +247,10 @@ public final class EmulationModelBuilder {
 
     /// The model of the device at `address`, or named `name` in its advertising, or (neither
     /// given) the device that served the most ATT. `gatt` replaces the discovered database.
-    public func model(address: BDAddr? = nil, name: String? = nil, gatt: GATTDatabase? = nil,
+    /// When the device's database changed during the capture, `generation` (1-based; default
+    /// the last) picks which one is served, and only what the device answered while that one
+    /// was in force is replayed.
+    public func model(address: BDAddr? = nil, name: String? = nil, gatt: GATTDatabase? = nil, generation: Int? = nil,
                       tracker: GATTTracker) throws(EmulationError) -> EmulationModel {
         var key: String?
         if let address {
@@ -264,8 +277,20 @@ public final class EmulationModelBuilder {
         }
         if let gatt {
             m.database = gatt
-        } else if let db = tracker.databases.first(where: { $0.key.text == key })?.value {
-            m.database = db
+        } else if let k = tracker.deviceOrder.first(where: { $0.text == key }) {
+            let gens = tracker.generations(k)
+            let n = generation ?? max(1, gens.count)
+            if n > max(1, gens.count) {
+                throw EmulationError("\(key!)'s database has \(gens.count > 1 ? "generations 1–\(gens.count)" : "one generation") in \(capture): no generation \(n)")
+            }
+            if n <= gens.count { m.database = gens[n - 1].database }
+            if gens.count > 1 {
+                // What was answered from the frame the generation began to the next one's.
+                let from = n == 1 ? 0 : gens[n - 1].firstFrame ?? 0
+                let to = n < gens.count ? gens[n].firstFrame ?? Int.max : Int.max
+                m.keep(frames: from..<to)
+                m.generation = (n, gens.count)
+            }
         }
         if m.database.services.isEmpty {   // characteristics outside a service cannot be served
             throw EmulationError("\(capture) has no GATT discovery of \(key!): give its database with --gatt FILE (bluesift gatt --format json)")
