@@ -270,6 +270,9 @@ def fixture_pklg_mid_connection(path):
         recs.append(struct.pack(">IIIB", 9 + len(payload), t_us // 1_000_000, t_us % 1_000_000, typ) + payload)
 
     h = 0x0040
+    # An HCI event too (Number of Completed Packets): a log of ACL data only is told that it
+    # holds no HCI commands or events instead (issue 36).
+    rec(T0 - 50_000, 0x01, bytes.fromhex("13050140000100"))
     for i in range(4):
         att = bytes.fromhex("1b2a0001") if i % 2 else bytes.fromhex("52280001")
         l2 = struct.pack("<HH", len(att), 4) + att

@@ -178,9 +178,8 @@ extension CaptureFile {
     /// A writer for `format`. Given the `source` format, link types are kept where the
     /// target can hold them (see PcapWriter); without it only HCI records are written.
     public static func writer(path: String, format: CaptureOutputFormat, source: CaptureFormat? = nil) throws(CaptureError) -> any CaptureWriter {
-        let h4 = source.map { ($0.container == .btsnoop && $0.datalink == 1002) || ($0.container != .btsnoop && [LinkType.h4, LinkType.h4WithPHDR].contains($0.datalink)) } ?? false
         switch format {
-        case .btsnoop: return try BTSnoopWriter(path: path, monitor: false, keepUnknownH4: h4)
+        case .btsnoop: return try BTSnoopWriter(path: path, monitor: false, keepUnknownH4: source?.isH4 ?? false)
         case .btsnoopMonitor: return try BTSnoopWriter(path: path, monitor: true)
         case .pcap: return try PcapWriter(path: path, pcapng: false, source: source)
         case .pcapng: return try PcapWriter(path: path, pcapng: true, source: source)

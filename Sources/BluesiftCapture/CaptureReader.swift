@@ -41,6 +41,12 @@ public struct CaptureFormat: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(container.rawValue) (\(datalinkName))" + (compression.map { ", \($0.rawValue)-compressed" } ?? "") }
+
+    /// H4 records (btsnoop 1002, DLT 187/201): an unnamed record's `sourceType` is its H4
+    /// indicator, which writers of H4 may write back.
+    public var isH4: Bool {
+        container == .btsnoop ? datalink == 1002 : [LinkType.h4, LinkType.h4WithPHDR].contains(datalink)
+    }
 }
 
 /// Streams records one at a time. Each returned record borrows the reader's buffer until

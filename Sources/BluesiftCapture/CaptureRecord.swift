@@ -100,6 +100,45 @@ public struct SnifferInfo: Sendable, Hashable {
     }
 }
 
+/// A pcapng packet's options (the option list after the packet data of an Enhanced or obsolete
+/// Packet Block, pcapng spec draft-ietf-opsawg-pcapng §4.3 / §4.4), borrowed like `bytes`:
+/// read for its comments (opt_comment, code 1, §3.5.1: UTF-8 text, several allowed).
+public struct PacketOptions {
+    public var bytes: UnsafeRawBufferPointer
+    public var bigEndian: Bool
+    public init(bytes: UnsafeRawBufferPointer, bigEndian: Bool) { self.bytes = bytes; self.bigEndian = bigEndian }
+
+    /// Each opt_comment's value (offset and length in `bytes`), in file order.
+    public var commentRanges: [Range<Int>] {
+        var out: [Range<Int>] = [], o = 0
+        while o + 4 <= bytes.count {
+            let code = bigEndian ? UInt16(bytes[o]) << 8 | UInt16(bytes[o + 1]) : UInt16(bytes[o + 1]) << 8 | UInt16(bytes[o])
+            let len = Int(bigEndian ? UInt16(bytes[o + 2]) << 8 | UInt16(bytes[o + 3]) : UInt16(bytes[o + 3]) << 8 | UInt16(bytes[o + 2]))
+            if code == 0 || o + 4 + len > bytes.count { break }   // opt_endofopt, or a damaged list
+            if code == 1 { out.append(o + 4..<o + 4 + len) }
+            o += 4 + (len + 3) & ~3
+        }
+        return out
+    }
+
+    /// The comments as text (trailing NULs some writers add left out).
+    public var comments: [String] {
+        commentRanges.map { r in
+            var e = r.upperBound
+            while e > r.lowerBound && bytes[e - 1] == 0 { e -= 1 }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[r.lowerBound..<e]), as: UTF8.self)
+        }
+    }
+
+    /// The options of the packet block at `start` (type 6 or 2, total length `total`) whose
+    /// packet data holds `caplen` bytes; nil when it has none.
+    static func of(block file: MappedFile, start: Int, total: Int, caplen: Int, _ e: Endian) -> PacketOptions? {
+        let from = start + 28 + (caplen + 3) & ~3, to = start + total - 4
+        guard to - from >= 4 else { return nil }
+        return PacketOptions(bytes: file.slice(from, to - from), bigEndian: e == .big)
+    }
+}
+
 /// One record of any capture format, as soon as it is read.
 ///
 /// `bytes` is borrowed from the reader's buffer: it is valid until the reader's next call
@@ -129,6 +168,8 @@ public struct CaptureRecord {
         return "unknown (" + Hex.fixed(UInt64(sourceType), width: sourceType > 0xFF ? 4 : 2) + ")"
     }
     public var sniffer: SnifferInfo?
+    /// pcapng packet options (comments), when the block has any.
+    public var options: PacketOptions?
 
     public init(frame: Int, timestamp: Timestamp, direction: Direction?, adapter: UInt16 = 0,
                 kind: PacketKind, bytes: UnsafeRawBufferPointer, originalLength: Int? = nil,

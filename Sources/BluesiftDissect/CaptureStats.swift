@@ -376,6 +376,8 @@ public final class CaptureStats {
     var vendorDiagnostics = 0
     var firstVendorDiagnostic: Int?
     var vendorHandles: [UInt16] = []
+    /// HCI commands and events: a log without any (ACL data only) cannot show a connection's start.
+    var hciControl = 0
     /// Requests answered by a PDU the sniffer saw only with a bad CRC: (request, opcode,
     /// CRC-bad frame, acknowledged by the central), the first few for the quality note.
     var crcBadResponses: [(request: Int, opcode: UInt8, frame: Int, byCentral: Bool)] = []
@@ -427,6 +429,7 @@ public final class CaptureStats {
                 }
             }
         }
+        if r.kind == .command || r.kind == .event { hciControl += 1 }
         if layers.contains(.hci) { hci(&a, r, us, decoder) }
         if r.kind == .acl, layers.contains(.note) {   // vendor diagnostics (`HCIPacket.vendorDiagnosticHandle`)
             vendorDiagnostics += 1
@@ -1044,6 +1047,12 @@ public final class CaptureStats {
                 q.append(.init(code: "sniffer_missed_connect", severity: "warning",
                                message: "The sniffer missed the CONNECT_IND of \(midConn.count) connection(s): connection parameters, roles and the channel map are unknown, and the link may have been followed only partly.",
                                advice: "Start the sniffer before the devices connect and have it follow the advertiser (e.g. nRF Sniffer: select the device before connecting).",
+                               frame: first.firstFrame))
+            } else if hciControl == 0 {
+                // Not a late start: a logger that records ACL data only never shows one.
+                q.append(.init(code: "no_hci_control", severity: "info",
+                               message: "The log holds no HCI commands or events (ACL data only): how its \(midConn.count) connection(s) started (addresses, parameters, role) is not in it, though what they carried is.",
+                               advice: "Nothing to do for this file; a log that records HCI commands and events too (the snoop log, btmon, PacketLogger) shows connections from their start.",
                                frame: first.firstFrame))
             } else {
                 q.append(.init(code: "starts_mid_connection", severity: "warning",

@@ -268,6 +268,8 @@ public struct FrameFilter: Sendable {
                     matchedRequests[nextRequestSlot] = f.record.frame
                     nextRequestSlot = (nextRequestSlot + 1) % matchedRequests.count
                 }
+            } else if handles.isEmpty, listsAttribute(f, analyzer) {
+                // A discovery response that lists the characteristic's declaration or descriptors.
             } else {
                 // A response (Read Response, Write Response…) belongs to its request's attribute.
                 guard let req = f.attTransaction?.requestFrame, matchedRequests.contains(req) else { return false }
@@ -286,6 +288,26 @@ public struct FrameFilter: Sendable {
             guard let uuid = loc.characteristic, c.matches(uuid) else { return false }
         }
         return true
+    }
+
+    /// A discovery response whose list holds an attribute of the characteristic (or service):
+    /// Read By Type Response (Core 5.4 Vol 3 Part F §3.4.4.2: the characteristic declarations
+    /// of Vol 3 Part G §4.6.1) and Find Information Response (Part F §3.4.3.2: descriptor
+    /// discovery, Part G §4.7.1). Their entries are named once the analyzer has seen them.
+    func listsAttribute(_ f: DecodedFrame, _ analyzer: Analyzer) -> Bool {
+        guard characteristic != nil || service != nil, f.layers.contains(.att), let conn = f.connection else { return false }
+        let att = f.attStorage
+        guard att.opcode == .readByTypeResponse || att.opcode == .findInformationResponse else { return false }
+        let serverIsPeer = GATTTracker.serverIsPeer(opcode: att.opcode, direction: GATTTracker.direction(of: f))
+        func named(_ h: UInt16) -> Bool {
+            guard let (loc, _) = analyzer.gatt.locate(adapter: f.record.adapter, connection: conn, handle: h, serverIsPeer: serverIsPeer) else { return false }
+            if let s = service, !s.matches(loc.service) { return false }
+            if let c = characteristic { guard let uuid = loc.characteristic, c.matches(uuid) else { return false } }
+            return true
+        }
+        if let list = att.attributeData { for e in list where named(e.handle) { return true } }
+        if let list = att.findInformation { for e in list where named(e.handle) { return true } }
+        return false
     }
 
     /// The record belongs to a connection to one of `peers`, or names one of them (connection

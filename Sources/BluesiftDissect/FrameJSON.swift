@@ -41,6 +41,14 @@ public enum FrameJSON {
             w.endArray()
             w.hex("raw", r.bytes)
         }
+        if let o = r.options {
+            let comments = o.comments
+            if !comments.isEmpty {
+                w.beginArray("comments")
+                for c in comments { w.string("", c) }
+                w.endArray()
+            }
+        }
         w.endTopLevel()
         w.newline()
     }

@@ -172,10 +172,14 @@ public struct FrameText {
         } else {
             line += rest + errorText
         }
+        // pcapng packet comments, whole (the capture's author wrote them).
+        let comments = r.options?.comments ?? []
+        for c in comments { line += TerminalText.escape(" [comment: \(c)]") }
         out.append(contentsOf: line.utf8)
         out.append(0x0A)
         if let fit { legend(a, line: fit, into: &out) }
         guard verbose else { return }
+        for c in comments { out.append(contentsOf: ("  comment: " + TerminalText.escape(c)).utf8); out.append(0x0A) }
         var tree = TextFieldWriter(depth: 1)
         var layers = f.layers
         while let layer = layers.popFirst() {

@@ -66,7 +66,7 @@ public final class Redactor {
         let b = r.bytes
         for o in addressOffsets(r) where o + 6 <= b.count { add(Array(b[o..<o + 6])) }
         // As text: log lines, and device names such as "HFP AG Demo 00:1A:7D:DA:71:01".
-        for a in Self.textAddresses(b) { add(a.wire) }
+        for a in Self.textAddresses(b) where !known.contains(pack(a.wire.reversed())) { add(a.wire) }
         if r.kind == .ll, crcVariant == nil, let s = r.sniffer, s.hasCRC, s.crcOK != false, b.count >= 9 {
             calibrateCRC(b)
         }
@@ -253,6 +253,8 @@ public final class Redactor {
         if found > 0 { changed = true; counts["addresses", default: 0] += found }
         let renamed = replaceNames(&b)
         if renamed > 0 { changed = true; counts["addresses in device names", default: 0] += renamed }
+        let hexText = replaceHexAddresses(&b)
+        if hexText > 0 { changed = true; counts["addresses as hex text", default: 0] += hexText }
         for (range, what) in keyRanges(r) where range.upperBound <= b.count {
             for j in range { b[j] = 0 }
             changed = true
@@ -273,9 +275,22 @@ public final class Redactor {
         var b = Array(raw)
         var n = 0
         if let t = redactText(b) { b = t.bytes; n += t.count }
-        n += replaceKnownAddresses(&b) + replaceNames(&b)
+        n += replaceKnownAddresses(&b) + replaceNames(&b) + replaceHexAddresses(&b)
         guard n > 0 else { return nil }
         counts["addresses in text", default: 0] += n
+        return b
+    }
+
+    /// A pcapng packet comment (free text a person wrote: it may name a device by address or
+    /// by a name that holds its address) with its addresses replaced as in log text; nil when
+    /// nothing changes.
+    public func redactComment(_ raw: UnsafeRawBufferPointer) -> [UInt8]? {
+        var b = Array(raw)
+        var n = 0
+        if let t = redactText(b) { b = t.bytes; n += t.count }
+        n += replaceNames(&b) + replaceHexAddresses(&b)
+        guard n > 0 else { return nil }
+        counts["addresses in packet comments", default: 0] += n
         return b
     }
 
@@ -336,7 +351,8 @@ public final class Redactor {
         }
     }
 
-    /// "hh:hh:hh:hh:hh:hh" (either case) in log text: (offset, address in wire order).
+    /// "hh:hh:hh:hh:hh:hh" or "hh-hh-hh-hh-hh-hh" (either case) in log text: (offset, address
+    /// in wire order, read as printed: most significant byte first).
     static func textAddresses(_ b: some Collection<UInt8>) -> [(offset: Int, wire: [UInt8])] {
         let t = Array(b)
         guard t.count >= 17 else { return [] }
@@ -352,18 +368,54 @@ public final class Redactor {
         var i = 0
         while i + 17 <= t.count {
             var a: [UInt8] = []
-            // Not inside a longer run of colon-separated hex ("P(0):44:09:…" is an address).
-            let before = i == 0 || (hex(t[i - 1]) == nil && (t[i - 1] != 0x3A || i < 2 || hex(t[i - 2]) == nil))
-            let after = i + 17 == t.count || (hex(t[i + 17]) == nil && (t[i + 17] != 0x3A || i + 18 == t.count || hex(t[i + 18]) == nil))
+            let sep = t[i + 2]
+            guard sep == 0x3A || sep == 0x2D else { i += 1; continue }
+            // Not inside a longer run of separated hex ("P(0):44:09:…" is an address).
+            let before = i == 0 || (hex(t[i - 1]) == nil && (t[i - 1] != sep || i < 2 || hex(t[i - 2]) == nil))
+            let after = i + 17 == t.count || (hex(t[i + 17]) == nil && (t[i + 17] != sep || i + 18 == t.count || hex(t[i + 18]) == nil))
             var ok = before && after
             var j = 0
             while ok && j < 6 {
-                if let h = hex(t[i + 3 * j]), let l = hex(t[i + 3 * j + 1]), j == 5 || t[i + 3 * j + 2] == 0x3A { a.append(h << 4 | l) } else { ok = false }
+                if let h = hex(t[i + 3 * j]), let l = hex(t[i + 3 * j + 1]), j == 5 || t[i + 3 * j + 2] == sep { a.append(h << 4 | l) } else { ok = false }
                 j += 1
             }
             if ok { out.append((i, a.reversed())); i += 17 } else { i += 1 }
         }
         return out
+    }
+
+    /// Known distinctive addresses written as 12 hex digits without separators, either case,
+    /// either byte order, anywhere (inside a longer run too: "ROBAM_DB62030AE7BE596F1_0" holds
+    /// 30:ae:7b:e5:96:f1), replaced by the pseudonym's digits in the same order and case.
+    /// Only addresses learnt in pass 1 are looked for, so other hex text stays. Returns how many.
+    func replaceHexAddresses(_ b: inout [UInt8]) -> Int {
+        guard !map.isEmpty, b.count >= 12 else { return 0 }
+        var n = 0, run = 0, v: UInt64 = 0, i = 0
+        while i < b.count {
+            let c = b[i]
+            let d: UInt64
+            switch c {
+            case 0x30...0x39: d = UInt64(c - 0x30)
+            case 0x41...0x46: d = UInt64(c - 0x37)
+            case 0x61...0x66: d = UInt64(c - 0x57)
+            default: run = 0; v = 0; i += 1; continue
+            }
+            v = (v << 4 | d) & 0xFFFF_FFFF_FFFF
+            run += 1
+            i += 1
+            guard run >= 12, let p = map[v], Self.distinctive((0..<6).map { UInt8(truncatingIfNeeded: v >> UInt64(8 * $0)) }) else { continue }
+            let o = i - 12
+            let upper = b[o..<i].contains { $0 >= 0x41 && $0 <= 0x46 } || !b[o..<i].contains { $0 >= 0x61 && $0 <= 0x66 } && b[..<o].last.map { $0 >= 0x41 && $0 <= 0x5A } == true
+            let digits = Array((upper ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
+            for j in 0..<6 {   // the bytes in the order written
+                let x = UInt8(truncatingIfNeeded: p >> UInt64(8 * (5 - j)))
+                b[o + 2 * j] = digits[Int(x >> 4)]
+                b[o + 2 * j + 1] = digits[Int(x & 15)]
+            }
+            n += 1
+            run = 0; v = 0
+        }
+        return n
     }
 
     /// Text with every address replaced by its pseudonym (same case, same length).
@@ -373,8 +425,9 @@ public final class Redactor {
         var t = b
         for (o, wire) in found {
             guard wire.contains(where: { $0 != 0 }), wire.contains(where: { $0 != 0xFF }) else { continue }
+            // A known address, or one written backwards (its reversed pseudonym), else a new one.
             let k = pack(wire)
-            let p = known.contains(k) ? map[k]! : pack(pseudonyms.pseudonym(wire))
+            let p = map[k] ?? pack(pseudonyms.pseudonym(wire))
             let upper = t[o..<o + 17].contains { $0 >= 0x41 && $0 <= 0x46 }
             let digits = Array((upper ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
             for j in 0..<6 {   // text shows the most significant byte first

@@ -106,7 +106,7 @@ public struct SensorTable: Sendable {
             let key = GroupKey(address: address, plugin: m.plugin, message: m.message)
             var fields = groups[key] ?? []
             var changed = false
-            for f in m.fields {
+            for f in m.fields where !f.notReading {
                 // A reading is a number with a unit or a scale (decimal places, IEEE): bare
                 // integers are flags, versions, counters and ids (BTHome's info bits, packet_id).
                 let v: Double?, decimals: Int?, reading: Bool

@@ -7,7 +7,7 @@ extension PluginCompiler {
     static let fieldKeys: Set<String> = ["id", "type", "size", "terminator", "contents", "enum", "bits", "if", "repeat",
                                          "switch-on", "cases", "hidden", "volatile", "value", "default", "checksum", "doc",
                                          "scale", "offset", "decimals", "unit", "na", "valid", "compute", "context", "expand",
-                                         "join", "flatten", "decrypt", "encode", "interpolate"]
+                                         "join", "flatten", "decrypt", "encode", "interpolate", "reading"]
 
     static let contextNames: Set<String> = ["_address", "_address_type", "_rssi", "_company", "_pdu", "_rule"]
 
@@ -197,6 +197,7 @@ extension PluginCompiler {
         }
         if let h = m[k: "hidden"] { f.hidden = try bool(h, "hidden") }
         if let v = m[k: "volatile"] { f.volatile = try bool(v, "volatile") }
+        if let v = m[k: "reading"] { f.notReading = !(try bool(v, "reading")) }
         if let v = m[k: "value"] { f.value = try expr(v, "value") }
         if let d = m[k: "default"] {
             let s = try string(d, "default")

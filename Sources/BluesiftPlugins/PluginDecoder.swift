@@ -185,7 +185,7 @@ final class DecodeRun {
                 if f.flatten || f.decrypt != nil {
                     if case .object(let fs) = v { out.append(contentsOf: fs); continue }
                 }
-                if !f.hidden { out.append(PluginField(name: f.id, value: v, unit: f.number?.unit)) }
+                if !f.hidden { out.append(PluginField(name: f.id, value: v, unit: f.number?.unit, notReading: f.notReading)) }
             case .count(let e):
                 let n = try eval(e)
                 guard n >= 0, n <= Int64(Self.maxElements) else { throw DecodeFailure(message: "\(f.id): repeat count \(n) out of range") }

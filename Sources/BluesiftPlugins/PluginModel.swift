@@ -263,6 +263,9 @@ struct FieldDef: Sendable {
     var repeatSpec: RepeatSpec = .none
     var hidden = false
     var volatile = false
+    /// `reading: false`: a number with a unit that is not a sensor reading (a beacon's RSSI,
+    /// its calibrated power): stats' sensor table and the report's Sensors view leave it out.
+    var notReading = false
     /// Computed on encode (e.g. a length: `_size`).
     var value: Expr?
     var defaultValue: PluginValue?

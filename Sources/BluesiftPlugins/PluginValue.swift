@@ -161,8 +161,11 @@ public struct PluginField: Sendable, Equatable {
     /// The case key of the switch that chose the field (a flattened object's id), so that two
     /// ids of one name and layout encode back to their own id.
     public var origin: Int64?
-    public init(name: String, value: PluginValue, unit: String? = nil, origin: Int64? = nil) {
-        self.name = name; self.value = value; self.unit = unit; self.origin = origin
+    /// Declared `reading: false` by its plugin: a number that is no sensor reading (stats'
+    /// sensor table leaves it out).
+    public var notReading: Bool
+    public init(name: String, value: PluginValue, unit: String? = nil, origin: Int64? = nil, notReading: Bool = false) {
+        self.name = name; self.value = value; self.unit = unit; self.origin = origin; self.notReading = notReading
     }
 
     public static func == (a: PluginField, b: PluginField) -> Bool { a.name == b.name && a.value == b.value && a.unit == b.unit }

@@ -9,7 +9,7 @@ import BluesiftSession
 struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Semantic diff of two captures: ATT operations aligned by characteristic and order, handles ignored.",
-        discussion: "Exit codes: 0 no differences, 1 differences, 2 unusable input.")
+        discussion: "Exit codes: 0 no differences, 1 differences, 2 unusable input, or nothing to compare (neither capture holds an ATT operation the filters pass).")
 
     @Argument(help: "Reference capture (e.g. a good run).") var a: String
     @Argument(help: "Capture to compare (e.g. a failing run).") var b: String
@@ -30,7 +30,13 @@ struct Diff: ParsableCommand {
     func run() throws {
         let filter = try self.filter.make()
         let settings = try decode.settings()
-        let diff = CaptureDiff.align(try operations(a, settings, filter), try operations(b, settings, filter))
+        let opsA = try operations(a, settings, filter), opsB = try operations(b, settings, filter)
+        // "0 same, 0 changed" would read as two equal captures.
+        if opsA.isEmpty && opsB.isEmpty {
+            stderrLine("bluesift: nothing to compare: neither \(a) nor \(b) holds an ATT read, write, notification or indication" + (filter.isEmpty ? "" : " that the filters pass"))
+            throw Exit.unusableInput
+        }
+        let diff = CaptureDiff.align(opsA, opsB)
         var out = Output()
         func show(_ op: CaptureDiff.Operation) -> String {
             "#\(op.frame) \(op.kind) \(op.identity) \(Hex.string(op.value))" + (op.vendor.map { " (\($0))" } ?? "")

@@ -130,8 +130,11 @@ struct Dump: ParsableCommand {
               width: Int? = nil, fileKey: [UInt8]? = nil, fileColumn: String? = nil) -> Int32 {
         guard let session = openSession(file, decode: settings, filter: filter, following: follow ? { followInterrupted != 0 } : nil) else { return 2 }
         var out = Output(fd: fd)
+        // A sniffed retransmission is shown once (its first sending), unless -v or asked for by
+        // number (--frames): then it is shown, marked "(retransmission)".
         var lines = FrameLines(format: format, text: FrameText(color: color, verbose: self.lines.verbose, width: width),
-                               foldEmpty: !empty, fileKey: fileKey, csvPrefix: fileColumn.map { CSV.quote($0) + "," } ?? "",
+                               foldEmpty: !empty, retransmissions: self.lines.verbose || filter.frames != nil, fileKey: fileKey,
+                               csvPrefix: fileColumn.map { CSV.quote($0) + "," } ?? "",
                                jsonCapacity: 1 << 17)
         var progress = Progress(file)
         session.progress = { progress.update(done: $0, total: $1) }

@@ -24,8 +24,9 @@ final class LiveLines {
         self.quiet = quiet; self.filter = filter
         self.analyzer = analyzer
         // Live: every Empty PDU as it comes (a run is not known to end).
+        // As dump: a sniffed retransmission is shown once, unless -v or --frames.
         self.lines = FrameLines(format: format, text: FrameText(color: lines.colored, verbose: lines.verbose, width: lines.width),
-                                foldEmpty: false)
+                                foldEmpty: false, retransmissions: lines.verbose || filter.frames != nil)
         if format == .csv && !quiet { out.emit(Array((FrameCSV.header + "\n").utf8)) }
     }
 

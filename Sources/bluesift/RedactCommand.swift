@@ -14,7 +14,9 @@ struct Redact: ParsableCommand {
         within the file, and across files given the same --salt; the two random-address type bits \
         are kept) wherever they occur: HCI parameters, advertising reports and AD data, LL \
         advertising PDUs and CONNECT_IND, SMP Identity Address Information, monitor New Index, \
-        vendor payloads (either byte order), and as text in log lines and names. Zeroed, same \
+        vendor payloads (either byte order), and as text in log lines, names and pcapng packet \
+        comments (separated by : or -, or 12 hex digits of a known address; either case and byte \
+        order). Zeroed, same \
         length: SMP Encryption/Identity/Signing Information and Pairing Confirm/Random/DHKey Check \
         values, LE Long Term Key Request Reply, LE Enable Encryption, LE Encrypt (key, plaintext, \
         result), LE Rand results, LE DHKey, Link Key Notification, Link Key Request Reply, \
@@ -60,7 +62,8 @@ struct Redact: ParsableCommand {
             var n = 0
             try session.forEachRecord { r in
                 let (bytes, drop) = redactor.redact(r)
-                try patcher.copyNext(expected: r.bytes, replacement: bytes, drop: drop) { redactor.redactStored($0) }
+                try patcher.copyNext(expected: r.bytes, replacement: bytes, drop: drop, raw: { redactor.redactStored($0) },
+                                     comment: { redactor.redactComment($0) })
                 n += 1
             }
             try patcher.finish()

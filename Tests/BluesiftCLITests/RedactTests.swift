@@ -157,7 +157,7 @@ import BluesiftSecurity
                 }
                 // A name ending in the last 2 or 3 bytes of a device's address ("MODEL_6FAB"):
                 // those digits become the pseudonym's, in the same case.
-                if nameSuffixExplained(x, y) { nameOriginals.insert(x); return }
+                if nameSuffixExplained(x, y) || hexRunsExplained(x, y) { nameOriginals.insert(x); return }
                 // Log text: each address written in it becomes its pseudonym, in the same case.
                 var t = Array(x.utf8)
                 for (r, a) in textAddresses(x) {
@@ -185,6 +185,27 @@ import BluesiftSecurity
                 }
             }
             return false
+        }
+
+        /// A known address written as 12 hex digits (either byte order and case, inside a longer
+        /// run too: novax's "Venus_2C4CC63D9E4F"): those digits become the pseudonym's, in the
+        /// same order and case; nothing else changed.
+        mutating func hexRunsExplained(_ x: String, _ y: String) -> Bool {
+            let (o, n) = (Array(x.utf8), Array(y.utf8))
+            guard o.count == n.count, o.count >= 12 else { return false }
+            var ok = zip(o, n).map { $0 == $1 }
+            for i in 0...(o.count - 12) where !ok[i..<i + 12].allSatisfy({ $0 }) {
+                guard o[i..<i + 12].allSatisfy(RedactTests.hexDigit), let b = hexBytes(String(decoding: o[i..<i + 12], as: UTF8.self)) else { continue }
+                let upper = o[i..<i + 12].contains { $0 >= 65 && $0 <= 70 }
+                for w in [Array(b.reversed()), b] {   // written most significant byte first, or as on the wire
+                    let printed = w.reversed().map { String(format: "%02x", $0) }.joined(separator: ":")
+                    guard map[printed] != nil else { continue }
+                    let p = pseudo(w)
+                    let digits = (w == b ? p : Array(p.reversed())).map { String(format: upper ? "%02X" : "%02x", $0) }.joined()
+                    if Array(n[i..<i + 12]) == Array(digits.utf8) { for k in i..<i + 12 { ok[k] = true } }
+                }
+            }
+            return !ok.contains(false)
         }
 
         mutating func pseudo(_ a: [UInt8]) -> [UInt8] {

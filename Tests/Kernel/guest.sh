@@ -7,7 +7,7 @@ KWORK=$1
 # shellcheck disable=SC1091
 source "$KWORK/env"
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
-export BLUESIFT REPO KWORK
+export BLUESIFT REPO KWORK PUBLIC
 R=$KWORK/results
 off() { sync; busybox poweroff -f; }
 trap off EXIT

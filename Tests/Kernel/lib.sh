@@ -1,5 +1,6 @@
 # Helpers for the tests in Tests/Kernel/tests (sourced inside the guest; see run.sh).
-# Environment from guest.sh: BLUESIFT, REPO, KWORK.
+# Environment from guest.sh: BLUESIFT, REPO, KWORK, PUBLIC (copies of the binary and the capture
+# that nobody can read, for hci_nonroot).
 #
 # Every process started costs a few tenths of a second under TCG (a grep 0.2–0.4 s, a
 # `sleep 0.1` 0.3–0.5 s): the helpers below are bash builtins only, and a test prefers them

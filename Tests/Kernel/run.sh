@@ -53,6 +53,12 @@ fi
 for t in "${TESTS[@]}"; do [ -f "$HERE/tests/$t.sh" ] || { echo "run.sh: no test $t in $HERE/tests" >&2; exit 2; }; done
 
 WORK=$(mktemp -d /tmp/bluesift-kernel.XXXXXX)
+# hci_nonroot runs bluesift as nobody, who cannot reach a clone in a private folder (mktemp -d,
+# a 0700 home) nor $WORK: it gets copies of the binary and the capture in a folder anyone reads.
+PUBLIC=$(mktemp -d /tmp/bluesift-kernel-public.XXXXXX)
+chmod 755 "$PUBLIC"
+cp "$BLUESIFT" "$PUBLIC/bluesift" && cp "$REPO/Captures/band_mtu23.btsnoop" "$PUBLIC/" \
+  && chmod 755 "$PUBLIC/bluesift" && chmod 644 "$PUBLIC/band_mtu23.btsnoop" || { rm -rf "$WORK" "$PUBLIC"; exit 2; }
 PIDS=()
 cleanup() {
   local p
@@ -62,6 +68,7 @@ cleanup() {
     kill -KILL "$p" 2>/dev/null
   done
   wait 2>/dev/null
+  rm -rf "$PUBLIC"
   if [ "${KERNEL_KEEP:-0}" = 1 ]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
@@ -191,7 +198,7 @@ PIDS+=($!)
 # --- the guest ---------------------------------------------------------------------------------
 mkdir -p "$WORK/results"
 {
-  echo "BLUESIFT=$BLUESIFT"; echo "REPO=$REPO"; echo "KWORK=$WORK"
+  echo "BLUESIFT=$BLUESIFT"; echo "REPO=$REPO"; echo "KWORK=$WORK"; echo "PUBLIC=$PUBLIC"
   echo "TESTS=\"${TESTS[*]}\""; echo "KERNEL_TRACE=${KERNEL_TRACE:-0}"
 } >"$WORK/env"
 wait $UNPACK_PID && KERNEL=$WORK/vmlinux

@@ -28,6 +28,8 @@ public final class PcapReader: CaptureReader {
     private var handle: OpaquePointer?
     private let decoder: LinkDecoder
     private var frame = 0
+    /// pcapng: the packet options (comments) libpcap does not give, read off the mapped file.
+    private var options: PcapngReader.OptionsWalker?
     private var done = false
 
     /// Opens with libpcap; throws `.unsupported` with libpcap's message when it refuses the file.
@@ -47,6 +49,7 @@ public final class PcapReader: CaptureReader {
         let little = swapped ? !Self.hostIsLittle : Self.hostIsLittle
         format = CaptureFormat(container: container, datalink: dlt, byteOrder: little ? .little : .big,
                                datalinkName: LinkType.name(dlt))
+        if container == .pcapng { options = PcapngReader.OptionsWalker() }
     }
 
     private static var hostIsLittle: Bool { 1.littleEndian == 1 }
@@ -67,7 +70,12 @@ public final class PcapReader: CaptureReader {
             // Opened with nanosecond precision; a damaged sub-second field may exceed 10^9 or be negative.
             let ts = Timestamp(seconds: Int64(h.ts.tv_sec), overflowingNanoseconds: Int64(h.ts.tv_usec))
             let bytes = UnsafeRawBufferPointer(start: data, count: Int(h.caplen))
-            return decoder.record(frame: frame, timestamp: ts, data: bytes, originalLength: Int(h.len))
+            var r = decoder.record(frame: frame, timestamp: ts, data: bytes, originalLength: Int(h.len))
+            if options != nil {
+                r.options = options!.next(file)
+                file.release(upTo: options!.offset)
+            }
+            return r
         case PCAP_ERROR_BREAK:
             done = true
             return nil

@@ -107,7 +107,9 @@ final class PcapngReader: CaptureReader {
                 guard caplen <= len - 32 else {
                     return stop("packet block at offset \(start) claims \(caplen) captured bytes, its block holds \(len - 32)")
                 }
-                return packet(iface, ts, file.slice(start + 28, caplen), original, at: start)
+                var r = packet(iface, ts, file.slice(start + 28, caplen), original, at: start)
+                r?.options = PacketOptions.of(block: file, start: start, total: len, caplen: caplen, endian)
+                return r
             case 3 where len >= 16:
                 let original = Int(file.u32(start + 8, endian))
                 let snap = interfaces.first?.snaplen ?? Int.max
@@ -169,6 +171,35 @@ final class PcapngReader: CaptureReader {
             o += 4 + (olen + 3) & ~3
         }
         interfaces.append(i)
+    }
+
+    /// Walks the packet blocks of a pcapng file beside libpcap (which does not give options):
+    /// the n-th call returns the n-th packet's options.
+    struct OptionsWalker {
+        var offset = 0
+        var endian = Endian.little
+
+        mutating func next(_ file: MappedFile) -> PacketOptions? {
+            while offset + 12 <= file.size {
+                let start = offset
+                if file.u32(start, .little) == 0x0A0D_0D0A {
+                    endian = file.u32(start + 8, .little) == 0x1A2B_3C4D ? .little : .big
+                }
+                let type = file.u32(start, endian), total = Int(file.u32(start + 4, endian))
+                guard total >= 12, total <= file.size - start else { offset = file.size; return nil }
+                offset += total
+                switch type {
+                case 6, 2:
+                    let caplen = Int(file.u32(start + 20, endian))
+                    return total > 32 + caplen ? PacketOptions.of(block: file, start: start, total: total, caplen: caplen, endian) : nil
+                case 3:
+                    return nil
+                default:
+                    continue
+                }
+            }
+            return nil
+        }
     }
 
     private func stop(_ warning: String) -> CaptureRecord? {

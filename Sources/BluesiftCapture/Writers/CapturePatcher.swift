@@ -101,8 +101,11 @@ public final class CapturePatcher {
     /// otherwise than stored (log text with its NULs trimmed or replaced, user-logging
     /// records) is found at the start of its data, or else given to `raw` whole, which returns
     /// same-length bytes to write instead or nil to keep it.
+    /// `comment` gets each pcapng packet comment (opt_comment) of the record and returns
+    /// same-length bytes to write instead, or nil to keep it.
     public func copyNext(expected: UnsafeRawBufferPointer, replacement: [UInt8]?, drop: Bool,
-                         raw: (UnsafeRawBufferPointer) -> [UInt8]? = { _ in nil }) throws(CaptureError) {
+                         raw: (UnsafeRawBufferPointer) -> [UInt8]? = { _ in nil },
+                         comment: (UnsafeRawBufferPointer) -> [UInt8]? = { _ in nil }) throws(CaptureError) {
         guard let p = try nextPacket() else { throw fail("record \(records + 1): the file holds fewer packet records than the reader returned") }
         records += 1
         if drop { offset = p.end; dropped += 1; return }
@@ -113,19 +116,41 @@ public final class CapturePatcher {
         else if fits, file.slice(p.data, expected.count).elementsEqual(expected) { at = p.data }
         else { at = nil }
         guard let at else {
-            guard let r = raw(file.slice(p.data, p.count)) else { try copy(p.end - offset); return }
+            guard let r = raw(file.slice(p.data, p.count)) else { try copyRest(p, comment); return }
             precondition(r.count == p.count, "a patch keeps the record's length")
             try copy(p.data - offset)
             out.out.writeBytes(r)
             offset += r.count
-            try copy(p.end - offset)
+            try copyRest(p, comment)
             return
         }
-        guard let r = replacement else { try copy(p.end - offset); return }
+        guard let r = replacement else { try copyRest(p, comment); return }
         precondition(r.count == expected.count, "a patch keeps the record's length")
         try copy(at - offset)
         out.out.writeBytes(r)
         offset += r.count
+        try copyRest(p, comment)
+    }
+
+    /// Copies the rest of the record, its pcapng comments given to `comment` (patched in place
+    /// when it returns bytes of the same length).
+    func copyRest(_ p: (start: Int, data: Int, count: Int, end: Int), _ comment: (UnsafeRawBufferPointer) -> [UInt8]?) throws(CaptureError) {
+        if container == .pcapng, [6, 2].contains(file.u32(p.start, endian)) {
+            var o = p.data + (p.count + 3) & ~3
+            let end = p.end - 4
+            while o + 4 <= end {
+                let code = endian == .little ? file.le16(o) : file.be16(o)
+                let len = Int(endian == .little ? file.le16(o + 2) : file.be16(o + 2))
+                if code == 0 || o + 4 + len > end { break }
+                if code == 1, o + 4 >= offset, let r = comment(file.slice(o + 4, len)) {
+                    precondition(r.count == len, "a patch keeps the comment's length")
+                    try copy(o + 4 - offset)
+                    out.out.writeBytes(r)
+                    offset += len
+                }
+                o += 4 + (len + 3) & ~3
+            }
+        }
         try copy(p.end - offset)
     }
 

@@ -5,7 +5,10 @@ import BluesiftWire
 /// pseudo-header). Given the `source` format, the writer keeps its link type where the target
 /// can hold it: Linux monitor (btsnoop 2001, DLT 254) stays DLT 254 with its notes and index
 /// records; sniffer records (DLT 251/256/272/PPI) become DLT 251 or 256. pcapng takes one
-/// interface per link type met; classic pcap only the source's main one.
+/// interface per link type met; classic pcap only the source's main one. From an H4 source
+/// (btsnoop 1002, DLT 187/201), records of H4 indicators this tool does not name are written
+/// with their indicator too, so a copy keeps every record.
+/// pcapng keeps each packet's comments (opt_comment); classic pcap has no place for them.
 /// Timestamps before 1970 cannot be written (both formats count from 1970, unsigned): they
 /// are written as 1970-01-01 and counted in `clamped`.
 public final class PcapWriter: CaptureWriter {
@@ -15,6 +18,11 @@ public final class PcapWriter: CaptureWriter {
     private let file: AtomicFile
     private let ng: Bool
     private let keepLinkTypes: Bool
+    /// The source is H4 (btsnoop 1002, DLT 187/201): an unnamed record's `sourceType` is its
+    /// H4 indicator, written back under DLT 201 (which holds any indicator byte).
+    private let h4Source: Bool
+    /// The source is DLT 201: a record too short for its pseudo-header is copied as it is.
+    private let phdrSource: Bool
     /// The link type of the header (pcap) or of the first interface (pcapng).
     public let primary: UInt32
     private var interfaces: [UInt32: UInt32] = [:] // DLT → pcapng interface id
@@ -25,6 +33,8 @@ public final class PcapWriter: CaptureWriter {
         ng = pcapng
         keepLinkTypes = source != nil
         primary = source.map(Self.primaryLinkType) ?? LinkType.h4WithPHDR
+        h4Source = source?.isH4 ?? false
+        phdrSource = source.map { $0.container != .btsnoop && $0.datalink == LinkType.h4WithPHDR } ?? false
         if ng {
             // Section Header Block: byte-order magic, version 1.0, section length unknown.
             file.out.writeUInt32(0x0A0D_0D0A); file.out.writeUInt32(28); file.out.writeUInt32(0x1A2B_3C4D)
@@ -65,7 +75,7 @@ public final class PcapWriter: CaptureWriter {
         } else if primary == LinkType.linuxMonitor {
             guard LinuxMonitorOpcode.forWriting(r) != nil else { return nil }
             dlt = LinkType.linuxMonitor
-        } else if r.kind.isHCI {
+        } else if r.kind.isHCI || (h4Source && r.kind == .unknown && (r.sourceType <= 0xFF || phdrSource)) {
             dlt = LinkType.h4WithPHDR
         } else {
             return nil
@@ -79,7 +89,7 @@ public final class PcapWriter: CaptureWriter {
         let header: Int
         var nul = false
         switch dlt {
-        case LinkType.h4WithPHDR: header = 5
+        case LinkType.h4WithPHDR: header = Self.isShortPHDR(r) ? 0 : 5
         case LinkType.linuxMonitor:
             nul = LinuxMonitorOpcode.forWriting(r)?.nul ?? false
             header = 4
@@ -92,13 +102,24 @@ public final class PcapWriter: CaptureWriter {
         if us < 0 { us = 0; clamped += 1 }
         if ng {
             let pad = (4 - included % 4) % 4
-            let total = 32 + included + pad
+            // The packet's comments (opt_comment), then opt_endofopt.
+            let comments = r.options?.commentRanges ?? []
+            let optionBytes = comments.isEmpty ? 0 : comments.reduce(4) { $0 + 4 + ($1.count + 3) & ~3 }
+            let total = 32 + included + pad + optionBytes
             file.out.writeUInt32(6); file.out.writeUInt32(UInt32(total)); file.out.writeUInt32(interfaces[dlt] ?? 0)
             file.out.writeUInt32(UInt32(truncatingIfNeeded: UInt64(us) >> 32))
             file.out.writeUInt32(UInt32(truncatingIfNeeded: UInt64(us)))
             file.out.writeUInt32(UInt32(included)); file.out.writeUInt32(UInt32(clamping: original))
             writePacket(dlt, r, nul: nul)
             for _ in 0..<pad { file.out.writeUInt8(0) }
+            if let o = r.options, !comments.isEmpty {
+                for c in comments {
+                    file.out.writeUInt16(1); file.out.writeUInt16(UInt16(c.count))
+                    file.out.writeBytes(UnsafeRawBufferPointer(rebasing: o.bytes[c]))
+                    for _ in 0..<(4 - c.count % 4) % 4 { file.out.writeUInt8(0) }
+                }
+                file.out.writeUInt32(0)
+            }
             file.out.writeUInt32(UInt32(total))
         } else {
             let secs = us / 1_000_000
@@ -125,12 +146,17 @@ public final class PcapWriter: CaptureWriter {
         case LinkType.leLL:
             file.out.writeBytes(r.bytes)
         default:
+            // A DLT 201 record too short for its pseudo-header: its bytes as stored.
+            guard !Self.isShortPHDR(r) else { file.out.writeBytes(r.bytes); return }
             let rx = r.direction == .received || (r.direction == nil && r.kind == .event)
             file.out.writeUInt32(rx ? 1 : 0, .big)
-            file.out.writeUInt8(r.kind.rawValue)
+            file.out.writeUInt8(r.kind.isHCI ? r.kind.rawValue : UInt8(truncatingIfNeeded: r.sourceType))
             file.out.writeBytes(r.bytes)
         }
     }
+
+    /// A record that was too short for DLT 201's pseudo-header and indicator (kept whole).
+    static func isShortPHDR(_ r: CaptureRecord) -> Bool { r.kind == .unknown && r.sourceType == CaptureRecord.noType }
 
     /// LINKTYPE 256 header from what the sniffer said (the inverse of Sniffers.btleRF):
     /// rf_channel, signal, noise, AA offenses, reference AA (LE32), flags (LE16).

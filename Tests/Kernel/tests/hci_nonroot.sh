@@ -2,7 +2,8 @@
 # adapter: one line listing those there are, exit 2.
 source "$REPO/Tests/Kernel/lib.sh"
 asnobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all "$@"; }
-asnobody "$BLUESIFT" replay "$CAPTURE" --transport hci:0 --timing asap >"$TDIR/replay.out" 2>"$TDIR/replay.err"
+# nobody's copies (run.sh: a clone in a private folder is out of nobody's reach).
+asnobody "$PUBLIC/bluesift" replay "$PUBLIC/band_mtu23.btsnoop" --transport hci:0 --timing asap >"$TDIR/replay.out" 2>"$TDIR/replay.err"
 rc=$?
 show "$TDIR/replay.err"
 expect_eq "replay exit without CAP_NET_ADMIN" 2 "$rc"
@@ -16,7 +17,7 @@ rc=$?
 show "$TDIR/missing.err"
 expect_eq "replay exit for a missing adapter" 2 "$rc"
 expect_eq "missing adapter stderr" "bluesift: replay: hci:7: no Bluetooth adapter hci7: adapters here: hci0 (up), hci1 (up)" "$(<"$TDIR/missing.err")"
-asnobody "$BLUESIFT" capture -w "$TDIR/c.btsnoop" >"$TDIR/capture.out" 2>"$TDIR/capture.err"
+asnobody "$PUBLIC/bluesift" capture -w "$TDIR/c.btsnoop" >"$TDIR/capture.out" 2>"$TDIR/capture.err"
 rc=$?
 show "$TDIR/capture.err"
 expect_eq "capture exit without CAP_NET_RAW" 2 "$rc"
