@@ -22,7 +22,10 @@ extension PluginLoader {
                 let loaded = load(directories: [f])
                 return PathLoad(path: f, isFolder: true, plugins: loaded.plugins, errors: loaded.errors)
             }
-            do { return PathLoad(path: f, isFolder: false, plugins: [try load(file: f)]) } catch {
+            do throws(PluginError) {
+                let p = try load(file: f)
+                return PathLoad(path: f, isFolder: false, plugins: [p])
+            } catch {
                 return PathLoad(path: f, isFolder: false, errors: [error])
             }
         }

@@ -48,7 +48,7 @@ public enum CaptureConversion {
                         var out = p
                         out.bytes = b; out.originalLength = b.count
                         shift?.apply(&out)
-                        do { try writer.write(out) } catch { failure = error }
+                        do throws(CaptureError) { try writer.write(out) } catch { failure = error }
                     }
                     if let failure { throw failure }
                     result.records += 1

@@ -21,7 +21,7 @@ public enum GATTSelection {
         let analyzer = session.analyzer
         var chosen: Set<String> = []
         session.forEach { frame in
-            if choosing { chosen.formUnion(devices(of: frame.decoded, analyzer.decoder)) }
+            if choosing { chosen.formUnion(Self.devices(of: frame.decoded, analyzer.decoder)) }
         }
         let devices = analyzer.gatt.devices
         return choosing ? devices.filter { chosen.contains($0.address) } : devices
