@@ -18,6 +18,8 @@ public enum CaptureConversion {
         public var commentsDropped = 0
         /// The move of a capture that starts before 1970 (pcap, pcapng).
         public var shift: EpochShift?
+
+        public init() {}
     }
 
     /// Writes every record of `session` to `writer` (not finished here). Throws the writer's
