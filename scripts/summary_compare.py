@@ -21,6 +21,10 @@ disagreement per claim kind:
   span               earliest/latest record (stats first_us/last_us/duration_us, info's time
                      span), PacketLogger notes apart; steps back of 50 ms or more warned by
                      both stats (quality gaps) and info (warnings), as many as tshark counts
+  crc                sniffer captures: every frame's link-layer CRC verdict (dump --format jsonl)
+                     equal to tshark's "Incorrect CRC" (crc_verdicts.py; frames tshark cannot
+                     check, data PDUs whose CRCInit it does not take from CONNECT_IND, are
+                     "tshark silent"), and stats' crc_bad count equal to those verdicts
   problems           each remaining problems[] / quality[] entry tshark contradicts
                      (malformed on a frame tshark decodes cleanly, on a vendor handle; gaps
                      that are only clock jitter; Android advice on non-Android captures...)
@@ -42,9 +46,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import summary_reference  # noqa: E402
+import crc_verdicts  # noqa: E402
 
 KINDS = ["connections", "connection_detail", "att_pairs", "att_errors", "rfcomm", "advertisers",
-         "failed_connections", "span", "problems"]
+         "failed_connections", "span", "crc", "problems"]
 
 # (capture base name, kind, key) -> why tshark, not bluesift, is wrong. Filled from measured runs.
 TSHARK_WRONG = {
@@ -76,6 +81,9 @@ def default_captures():
         pub = os.path.join(sh, "public")
         if os.path.isdir(pub):
             out += [os.path.join(pub, f) for f in sorted(os.listdir(pub)) if not f.endswith((".md", ".txt"))]
+        mesh = os.path.join(sh, "mesh")   # WHAD's over-the-air capture (the others: not sniffers)
+        if os.path.isdir(mesh):
+            out += [os.path.join(mesh, f) for f in sorted(os.listdir(mesh)) if f.endswith(".pcap")]
         cr = os.path.join(sh, "crackle")
         if os.path.isdir(cr):
             for d in sorted(os.listdir(cr)):
@@ -377,6 +385,20 @@ def compare(path, bin_, tshark=None):
                       % (dur, human(dur), sp["hci_duration_s"], dict(sp.get("other_records") or {})))
         elif "hci_duration_s" in sp:
             res.agree["span"] += 1
+
+    # ---- CRC verdicts (sniffers) ----------------------------------------------------------
+    if sniffer or kind_of == "sniffer pcap":
+        agree, disagree, silent, counts = crc_verdicts.compare(path, bin_, tshark)
+        res.agree["crc"] += agree
+        for d in disagree:
+            res.check("crc", False, "frame/" + d.split(":")[0], d)
+        if silent:
+            bad = [x.split(":")[0] for x in silent if x.endswith(": bad")]
+            res.silent["crc"].append("%d frames tshark did not check (data PDUs: it takes no CRCInit from CONNECT_IND); bluesift: %d ok, %d bad%s"
+                                     % (len(silent), len(silent) - len(bad), len(bad), " (%s)" % ", ".join(bad[:8]) if bad else ""))
+        mine = st.get("counts", {}).get("crc_bad")
+        res.check("crc", mine == counts["bluesift_bad"] and counts["bluesift_bad"] - counts["bluesift_bad_tshark_silent"] == counts["tshark_bad"],
+                  "count", "bad CRCs: stats %s, tshark %d (+%d tshark did not check)" % (mine, counts["tshark_bad"], counts["bluesift_bad_tshark_silent"]))
 
     # ---- problems / quality that tshark contradicts -----------------------------------------------
     tmal = set(ref["malformed"]["frames"])

@@ -30,6 +30,13 @@ Writes, built from bytes only (no third-party data; stdlib only):
                                      (0x1827) in the first, the Proxy service (0x1828) in the
                                      second (its database changed), each discovered and used
   mesh_no_discovery.btsnoop    36.7  the same node, a write and no discovery (for --gatt)
+  sniffed_crc_unchecked.pcap   36/1 a HackRF-style capture: CRCs unchecked by the sniffer, corrupted
+                                     advertisements, noise on unknown access addresses, a bit-flipped
+                                     access address, a link whose CONNECT_IND was missed
+  sniffed_all_crc_bad.pcap     36/2 every packet CRC-bad
+  whad_decrypted.pcap          36/3 WHAD: payloads decrypted by the sniffer, no flag says so
+  sniffed_direction_unspecified.pcap 36/4 the peripheral's PDUs with direction unspecified
+  sniffed_connect_ind_only.pcap 36/8 a CONNECT_IND and no data PDU
   missing_confirms.pcap          11  crackle's test 01 without its two Pairing Confirms (records
                                      569 and 572): byte for byte crackle's tests/03_stk_brute/
                                      missing_confirms.pcap (BSD-2-Clause); written only when
@@ -331,24 +338,44 @@ class Sniffer:
         self.sn = {True: 0, False: 0}
         self.nesn = {True: 0, False: 0}
 
-    def raw(self, t, aa, pdu, crc_init, direction, crc_ok=True, channel=1):
+    # what the RF header says: the CRC checked (nRF Sniffer, WHAD), the direction given
+    checked = True
+    directions = True
+
+    def raw(self, t, aa, pdu, crc_init, direction, crc_ok=True, channel=1, checked=None, claim_ok=None):
         crc = ble_crc(pdu, crc_init)
         if not crc_ok:
             crc = bytes([crc[0] ^ 0x5A, crc[1], crc[2]])
+        checked = self.checked if checked is None else checked
+        said_ok = crc_ok if claim_ok is None else claim_ok
+        if not self.directions:
+            direction = 0   # "unspecified"
         # flags: dewhitened, signal valid, ref AA valid, CRC checked (+ valid), PDU type
-        flags = 0x0001 | 0x0002 | 0x0010 | 0x0400 | (0x0800 if crc_ok else 0) | (direction << 7)
+        flags = 0x0001 | 0x0002 | 0x0010 | (0x0400 | (0x0800 if said_ok else 0) if checked else 0) | (direction << 7)
         hdr = struct.pack("<BbbBIH", channel, -50, -90, 0, aa, flags)
         self.pkts.append((t, hdr + struct.pack("<I", aa) + pdu + crc))
 
-    def adv_ind(self, t, adv=PEER):
-        pdu = bytes([0x40, 6]) + addr(adv)   # ADV_IND, TxAdd random
-        self.raw(t, self.ADV_AA, pdu, 0x555555, 0, channel=0)   # RF channel 0 = advertising channel 37
+    def adv_ind(self, t, adv=PEER, name=None, sent=None, sent_name=None, **kw):
+        """ADV_IND, TxAdd random; `sent`/`sent_name`: the address/name the CRC was computed
+        over when the sniffer received other bits (a corrupted copy)."""
+        def pdu(a, n):
+            ad = (bytes([len(n) + 1, 0x09]) + n.encode()) if n else b""
+            return bytes([0x40, 6 + len(ad)]) + addr(a) + ad
+        good = pdu(sent or adv, sent_name or name)
+        crc = ble_crc(good, 0x555555)
+        got = pdu(adv, name)
+        if got != good:
+            # the CRC of what was sent, over what was received (a bit error in flight)
+            self.raw(t, self.ADV_AA, got, 0x555555, 0, channel=0, **kw)
+            self.pkts[-1] = (t, self.pkts[-1][1][:-3] + crc)
+            return
+        self.raw(t, self.ADV_AA, got, 0x555555, 0, channel=0, **kw)   # RF channel 0 = advertising channel 37
 
-    def connect_ind(self, t, interval=24, timeout=100):
+    def connect_ind(self, t, interval=24, timeout=100, **kw):
         ll = struct.pack("<I", self.aa) + self.crc_init.to_bytes(3, "little") + bytes([2]) + struct.pack("<HHHH", 0, interval, 0, timeout) \
             + bytes.fromhex("ffffffff1f") + bytes([0x05 | (0 << 5)])
         payload = addr(HOST) + addr(PEER) + ll
-        self.raw(t, self.ADV_AA, bytes([0x05 | 0x40, len(payload)]) + payload, 0x555555, 0, channel=0)
+        self.raw(t, self.ADV_AA, bytes([0x05 | 0x40, len(payload)]) + payload, 0x555555, 0, channel=0, **kw)
 
     def data(self, t, from_central, llid, payload, crc_ok=True, ack=True):
         """A data PDU; the sender's SN, and NESN acknowledging the other side's last PDU."""
@@ -574,6 +601,112 @@ def fixture_mesh_no_discovery(path):
     s.write(path)
 
 
+# ---------------------------------------------------------------- issue 36: field sniffer captures
+QUEST = bytes.fromhex("c81e2f4a5b6c")     # an advertiser near the sniffer
+
+
+def fixture_crc_unchecked(path):
+    """A HackRF-style capture (issue 36 #1/#2): the RF header never says the CRC was checked.
+    Frames: 1 ADV_IND PEER "Quest 3"; 2 the same received as "Suest 3" (CRC of "Quest 3");
+    3 ADV_IND from PEER with one address bit flipped (CRC of PEER's); 4 ADV_IND QUEST;
+    5 CONNECT_IND HOST → PEER (CRCInit 0x123456); 6-9 Empty, Empty, Read Request, Read
+    Response; 10 frame 8 again on an access address one bit off (CRC valid under 0x123456);
+    11-12 data PDUs on two random access addresses (noise); 13 an Empty PDU of the link with a
+    bad CRC; 14-15 a link whose CONNECT_IND was missed (access address 0x6AB1C2D3, CRCInit
+    0x0A0B0C): two Empty PDUs; 16 ADV_IND QUEST that the header calls CRC-valid, CRC wrong;
+    17 LL_TERMINATE_IND. tshark: 2 Incorrect CRC (2, 3; it checks advertising CRCs only),
+    2 advertisers, a CONNECT_IND."""
+    s, t = Sniffer(), T0
+    s.checked, s.directions = False, False
+    s.adv_ind(t, name="Quest 3")
+    s.adv_ind(t + 100, name="Suest 3", sent_name="Quest 3")
+    s.adv_ind(t + 200, adv=bytes.fromhex("132233445566"), sent=PEER)
+    s.adv_ind(t + 300, adv=QUEST)
+    s.connect_ind(t + 1000)
+    t += 3000
+    s.empty(t, True); s.empty(t + 150, False); t += 30_000
+    s.data(t, True, 2, att_l2cap(bytes.fromhex("0a0300")))
+    copy = s.pkts[-1][1]
+    s.data(t + 150, False, 2, att_l2cap(bytes.fromhex("0b4142"))); t += 30_000
+    flipped = s.aa ^ 0x0000_0400
+    s.pkts.append((t, copy[:10] + struct.pack("<I", flipped) + copy[14:]))          # 10
+    s.raw(t + 100, 0x1234_5678, bytes.fromhex("0e05a1b2c3d4e5"), 0x777777, 0)      # 11
+    s.raw(t + 200, 0x2BAD_F00D, bytes.fromhex("0100"), 0x424242, 0)              # 12
+    t += 30_000
+    s.data(t, True, 1, b"", crc_ok=False); t += 30_000                             # 13
+    s.raw(t, 0x6AB1_C2D3, bytes.fromhex("0100"), 0x0A0B0C, 0)                     # 14
+    s.raw(t + 150, 0x6AB1_C2D3, bytes.fromhex("0500"), 0x0A0B0C, 0)               # 15
+    s.adv_ind(t + 300, adv=QUEST, crc_ok=False, checked=True, claim_ok=True)      # 16
+    t += 30_000
+    s.data(t, True, 3, bytes([0x02, 0x13]))                                       # 17
+    s.write(path)
+
+
+def fixture_all_crc_bad(path):
+    """nRF-Sniffer-style (CRC checked): 12 packets, every one with a bad CRC (issue 36 #2)."""
+    s, t = Sniffer(), T0
+    for i in range(12):
+        s.adv_ind(t + i * 100_000, adv=QUEST if i % 2 else PEER, crc_ok=False)
+    s.write(path)
+
+
+def fixture_whad_decrypted(path):
+    """WHAD-style (issue 36 #3/#4): CRC checked, no direction, no "decrypted" flag; the link
+    is encrypted (LL_ENC_REQ/RSP, LL_START_ENC_REQ) and WHAD wrote the payloads it decrypted,
+    without MIC. Frames: 1 ADV_IND, 2 CONNECT_IND, 3-4 LL_ENC_REQ/RSP, 5 LL_START_ENC_REQ,
+    6-7 LL_START_ENC_RSP both ways, 8 Read By Group Type Request, 9 its response (service
+    0x180F, handles 1-3), 10 Read Request 0x0003, 11 Read Response, 12 Write Request 0x0003,
+    13 Error Response (Write Not Permitted), 14 Notification 0x0003, 15 LL_TERMINATE_IND."""
+    s, t = Sniffer(), T0
+    s.directions = False
+    s.adv_ind(t)
+    s.connect_ind(t + 1000)
+    t += 3000
+    s.data(t, True, 3, bytes([0x03]) + bytes(8) + bytes(2) + bytes.fromhex("0102030405060708a1a2a3a4"))
+    s.data(t + 150, False, 3, bytes([0x04]) + bytes.fromhex("1112131415161718b1b2b3b4")); t += 30_000
+    s.data(t, True, 3, bytes([0x05])); t += 30_000
+    s.data(t, True, 3, bytes([0x06])); s.data(t + 150, False, 3, bytes([0x06])); t += 30_000
+    for c, p in [("10010" "0ffff0028", "1106010003000f18"), ("0a0300", "0b64"), ("12030001", "011203000" "3")]:
+        s.data(t, True, 2, att_l2cap(bytes.fromhex(c))); s.data(t + 150, False, 2, att_l2cap(bytes.fromhex(p))); t += 30_000
+    s.data(t, False, 2, att_l2cap(bytes.fromhex("1b030063"))); t += 30_000
+    s.data(t, True, 3, bytes([0x02, 0x13]))
+    s.write(path)
+
+
+def fixture_direction_unspecified(path):
+    """A sniffer that gives the central's direction and leaves the peripheral's unspecified
+    (issue 36 #4). Frames: 1 ADV_IND, 2 CONNECT_IND, 3 Read Request 0x0003 (C→P), 4 Error
+    Response (Read Not Permitted, direction unspecified), 5 Write Request 0x0005 (C→P), 6 Write
+    Response (unspecified), 7 Empty PDU (C→P), 8 Notification 0x0005 (unspecified),
+    9 LL_TERMINATE_IND (C→P).
+    tshark: request_in_frame 3 on #4 (by opcode), 5 on #6."""
+    s, t = Sniffer(), T0
+    s.adv_ind(t)
+    s.connect_ind(t + 1000)
+    t += 3000
+
+    def peripheral(t, llid, payload):
+        s.raw(t, s.aa, bytes([llid | (s.nesn[False] << 2) | (s.sn[False] << 3), len(payload)]) + payload, s.crc_init, 0)
+        s.sn[False] ^= 1
+        s.nesn[True] ^= 1
+
+    s.data(t, True, 2, att_l2cap(bytes.fromhex("0a0300"))); peripheral(t + 150, 2, att_l2cap(bytes.fromhex("010a030002"))); t += 30_000
+    s.data(t, True, 2, att_l2cap(bytes.fromhex("12050001"))); peripheral(t + 150, 2, att_l2cap(bytes.fromhex("13"))); t += 30_000
+    s.empty(t, True); peripheral(t + 150, 2, att_l2cap(bytes.fromhex("1b050002"))); t += 30_000
+    s.data(t, True, 3, bytes([0x02, 0x13]))
+    s.write(path)
+
+
+def fixture_connect_ind_only(path):
+    """A CONNECT_IND and no data PDU after it (issue 36 #8): 1 ADV_IND, 2 CONNECT_IND, 3-4
+    ADV_IND of another advertiser. tshark: one CONNECT_IND, access address 0x50656517."""
+    s, t = Sniffer(), T0
+    s.adv_ind(t)
+    s.connect_ind(t + 1000)
+    s.adv_ind(t + 100_000, adv=QUEST); s.adv_ind(t + 200_000, adv=QUEST)
+    s.write(path)
+
+
 FIXTURES = {
     "android_appended_back.cfa": fixture_appended_back,
     "mesh_no_discovery.btsnoop": fixture_mesh_no_discovery,
@@ -591,6 +724,11 @@ FIXTURES = {
     "pklg_mid_connection.pklg": fixture_pklg_mid_connection,
     "missing_confirms.pcap": fixture_missing_confirms,
     "sc_with_ltk.pcap": fixture_sc_with_ltk,
+    "sniffed_crc_unchecked.pcap": fixture_crc_unchecked,
+    "sniffed_all_crc_bad.pcap": fixture_all_crc_bad,
+    "whad_decrypted.pcap": fixture_whad_decrypted,
+    "sniffed_direction_unspecified.pcap": fixture_direction_unspecified,
+    "sniffed_connect_ind_only.pcap": fixture_connect_ind_only,
 }
 
 

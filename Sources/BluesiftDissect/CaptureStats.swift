@@ -58,6 +58,10 @@ public struct StatsReport: Codable, Sendable {
         /// responses, RFCOMM frames, HFP/HSP AT command lines and result code lines, SCO packets.
         public var sdp = 0, avdtpSignals = 0, avdtpMedia = 0, avrcpCommands = 0, avrcpResponses = 0
         public var rfcommFrames = 0, hfpCommands = 0, hfpResults = 0, scoPackets = 0
+        /// Sniffer captures only (absent otherwise): link-layer packets; those with a bad CRC
+        /// (the sniffer's verdict, or bluesift's where the capture does not say), those whose
+        /// CRC bluesift checked, and data PDUs whose CRC nothing could check (not decoded).
+        public var llPackets: Int?, crcBad: Int?, crcCheckedByBluesift: Int?, crcUnverified: Int?
     }
 
     /// One Classic channel: `profile` is SDP, AVDTP (signalling), A2DP media, AVRCP, RFCOMM or
@@ -355,6 +359,7 @@ public final class CaptureStats {
     var llEncryptedFrames = 0, firstEncryptedFrame: Int?
     var smpSeen = false
     var isSniffer = false
+    var llPackets = 0, crcBad = 0, crcComputed = 0, crcUnverified = 0, crcValidatedWrongly = 0
     var pairingFrames = 0
     var subMillisecond = false
 
@@ -675,6 +680,13 @@ public final class CaptureStats {
 
     func linkLayer(_ ll: LLPacket, _ a: inout AnalyzedFrame, _ r: CaptureRecord, _ us: Int64, _ decoder: ProtocolDecoder) {
         isSniffer = true
+        llPackets += 1
+        if ll.crcOK == false { crcBad += 1 }
+        if ll.crcComputed { crcComputed += 1 }
+        if ll.crcAwaitsLink { crcUnverified += 1 }
+        if ll.crcValidatedWrongly { crcValidatedWrongly += 1 }
+        // A damaged packet makes nothing: no connection, device or parameters.
+        guard ll.crcOK != false else { return }
         if ll.isAdvertising {
             // CONNECT_IND (Core 5.4 Vol 6 Part B §2.3.3.1): InitA, AdvA, AA, CRCInit, WinSize,
             // WinOffset, Interval, Latency, Timeout, …
@@ -684,6 +696,8 @@ public final class CaptureStats {
             let aa = UInt32(p[12]) | UInt32(p[13]) << 8 | UInt32(p[14]) << 16 | UInt32(p[15]) << 24
             let adv = BDAddr(littleEndian: UnsafeRawBufferPointer(rebasing: p[6..<12]))
             if connectInds.count < 1024 { connectInds[aa] = (r.frame, us, adv, (u16(22), u16(24), u16(26))) }
+            // The connection exists from its CONNECT_IND, data PDUs or not (as `info` counts).
+            if let n = decoder.sniffedConnection(accessAddress: aa) { _ = connection(r.adapter, n, r, decoder, fresh: true) }
             return
         }
         guard let c = a.decoded.connection else { return }
@@ -975,8 +989,41 @@ public final class CaptureStats {
         if let l = report.lastUs { report.last = TimeFormat.rfc3339(Timestamp(microseconds: l)) }
         report.durationUs = (report.lastUs ?? 0) - (report.firstUs ?? 0)
         report.millisecondClock = report.records > 0 && !subMillisecond
-        assessQuality(warnings: warnings)
+        if llPackets > 0 {
+            report.counts.llPackets = llPackets; report.counts.crcBad = crcBad
+            report.counts.crcCheckedByBluesift = crcComputed; report.counts.crcUnverified = crcUnverified
+        }
+        assessQuality(warnings: warnings, decoder: decoder)
         return report
+    }
+
+    /// Over the air: packets with a bad CRC (Core 5.4 Vol 6 Part B §3.1.1) and data PDUs whose
+    /// CRC nothing could check are noise: said with their share, and what causes them.
+    func airQuality(_ q: inout [StatsReport.Advice], _ decoder: ProtocolDecoder) {
+        let weak = "A weak or disturbed signal: move the sniffer closer to the devices (a metre or two), away from Wi-Fi access points and USB 3 ports; with an SDR, raise the gain."
+        if crcBad > 0 {
+            let share = Double(crcBad) / Double(llPackets) * 100
+            let pct = share < 1 ? "under 1%" : "\(Int(share.rounded()))%"
+            let by = crcComputed > 0 ? " (checked by bluesift: the capture does not say whether the sniffer checked them)" : ""
+            let message = crcBad == llPackets
+                ? "All \(crcBad) over-the-air packets have a bad CRC\(by): nothing in the capture can be trusted; they are shown, not decoded."
+                : "\(crcBad) of \(llPackets) over-the-air packets (\(pct)) have a bad CRC\(by): they are shown, not decoded, and make no devices, connections or findings."
+            q.append(.init(code: "crc_bad", severity: share >= 10 ? "warning" : "info", message: message, advice: weak,
+                           frame: nil))
+        }
+        if crcUnverified > 0 {
+            let flipped = decoder.accessAddressBitErrors
+            let detail = flipped > 0 ? ", \(flipped) of them a known connection's packets with a corrupted access address" : ""
+            q.append(.init(code: "crc_unverified", severity: "info",
+                           message: "\(crcUnverified) data PDUs on access addresses no CONNECT_IND announced could not be checked (their CRCInit unknown, and no second packet agreed on one)\(detail): noise or bit errors, not decoded, not connections.",
+                           advice: weak, frame: decoder.firstUnverifiedPacket ?? decoder.firstAccessAddressBitError))
+        }
+        if crcValidatedWrongly > 0 {
+            q.append(.init(code: "crc_header_disagrees", severity: "info",
+                           message: "\(crcValidatedWrongly) packet(s) the sniffer marked CRC-valid fail bluesift's CRC check: the sniffer's verdict is kept (as Wireshark does). A sniffer that writes something else in the CRC field, or a damaged capture.",
+                           advice: "Nothing to do if the sniffer's firmware is known to do so; otherwise compare with another sniffer.",
+                           frame: decoder.firstCRCValidatedWrongly))
+        }
     }
 
     /// Where the capture came from, for advice that fits it.
@@ -1010,8 +1057,9 @@ public final class CaptureStats {
         return .other
     }
 
-    func assessQuality(warnings: [String]) {
+    func assessQuality(warnings: [String], decoder: ProtocolDecoder) {
         var q: [StatsReport.Advice] = []
+        airQuality(&q, decoder)
         if let f = report.firstUs, let l = report.lastUs {
             let outside = noteTimes.filter { $0 < f - 60_000_000 || $0 > l + 60_000_000 }
             if let earliest = outside.min() {

@@ -68,6 +68,22 @@ public enum InfoRender {
             out.append("air:         \(decoder.crcBadPackets) CRC-bad packets (not decoded), \(decoder.encryptedPackets) encrypted PDUs"
                      + " (\(decoder.decryptedPackets) decrypted), \(decoder.retransmissions) retransmissions")
         }
+        if decoder.crcComputedPackets + decoder.unverifiedPackets + decoder.accessAddressBitErrors + decoder.crcValidatedWrongly > 0 {
+            var p: [String] = []
+            if decoder.crcComputedPackets > 0 {
+                p.append("bluesift checked \(decoder.crcComputedPackets) CRCs the capture did not (\(decoder.crcComputedBad) bad)")
+            }
+            if decoder.unverifiedPackets > 0 {
+                p.append("\(decoder.unverifiedPackets) data PDUs on unconfirmed access addresses (not decoded)")
+            }
+            if decoder.accessAddressBitErrors > 0 {
+                p.append("\(decoder.accessAddressBitErrors) with a corrupted access address (not decoded)")
+            }
+            if decoder.crcValidatedWrongly > 0 {
+                p.append("\(decoder.crcValidatedWrongly) marked CRC-valid by the sniffer fail the check")
+            }
+            out.append("crc:         " + p.joined(separator: ", ") + " of \(decoder.airPackets) packets")
+        }
         for k in decoder.recoveredKeys { out.append("key:         " + describe(k)) }
         out.append("warnings:    \(warnings.isEmpty ? "none" : warnings.joined(separator: "; "))")
         out.append("")

@@ -558,9 +558,10 @@ public final class Redactor {
             counts["sniffed packets with a stale CRC", default: 0] += 1
             return
         }
-        // Only when the original CRC was right: a bad CRC stays bad.
-        let before = Self.crcBytes(UnsafeRawBufferPointer(rebasing: r.bytes[4..<r.bytes.count - 3]), initial: initial, variant: v)
-        guard before.elementsEqual(r.bytes[(r.bytes.count - 3)...]) else { return }
+        // Only when the original CRC was right: a bad CRC stays bad. A capture may store some
+        // CRCs otherwise (SweynTooth's nRF captures): each packet's own way, when it has one.
+        let pdu = UnsafeRawBufferPointer(rebasing: r.bytes[4..<r.bytes.count - 3]), stored = r.bytes[(r.bytes.count - 3)...]
+        guard let v = ([v] + Array(0..<8)).first(where: { Self.crcBytes(pdu, initial: initial, variant: $0).elementsEqual(stored) }) else { return }
         let c = b.withUnsafeBytes { Self.crcBytes(UnsafeRawBufferPointer(rebasing: $0[4..<b.count - 3]), initial: initial, variant: v) }
         b.replaceSubrange(b.count - 3..<b.count, with: c)
         counts["sniffed packet CRCs recomputed", default: 0] += 1

@@ -1,40 +1,7 @@
 import BluesiftWire
-import BluesiftProtocols
 
-/// What a central and a peripheral share below ATT and SMP: bringing the controller up, and
 /// L2CAP B-frames (Core 5.4 Vol 3 Part A §3.1) cut into and joined from ACL packets of the
 /// controller's size (Vol 4 Part E §5.4.2).
-extension ControllerInfo {
-    /// Reset, version, public address, event masks, LE features and ACL buffers (LE's, else the
-    /// BR/EDR ones it shares, §7.8.2). `randomAddress` is set with LE Set Random Address (§7.8.4)
-    /// when given. `command` sends one command and returns its return parameters.
-    static func bringUp(randomAddress: BDAddr?, _ command: ([UInt8]) throws(HostError) -> [UInt8]) throws(HostError) -> ControllerInfo {
-        _ = try command(HCICommand.packet(HCIOpcode.reset))
-        let version = try command(HCICommand.packet(HCIOpcode.readLocalVersion))
-        let bdaddr = try command(HCICommand.packet(HCIOpcode.readBDAddr))
-        _ = try command(HCICommand.setEventMask(HCICommand.eventMask))
-        let features = try command(HCICommand.packet(HCIOpcode.leReadLocalFeatures))
-        _ = try command(HCICommand.leSetEventMask(HCICommand.leEventMask))
-        var (length, count) = (0, 0)
-        let le = try command(HCICommand.packet(HCIOpcode.leReadBufferSize))
-        if le.count >= 4 { length = Int(le[1]) | Int(le[2]) << 8; count = Int(le[3]) }
-        if length == 0 || count == 0 {
-            let b = try command(HCICommand.packet(HCIOpcode.readBufferSize))
-            guard b.count >= 8 else { throw .protocolError("short Read Buffer Size answer") }
-            length = Int(b[1]) | Int(b[2]) << 8; count = Int(b[4]) | Int(b[5]) << 8
-        }
-        guard length > 0, count > 0 else { throw .protocolError("controller reports no ACL buffers") }
-        if let randomAddress { _ = try command(HCICommand.leSetRandomAddress(randomAddress)) }
-        func u16(_ b: [UInt8], _ i: Int) -> UInt16 { b.count > i + 1 ? UInt16(b[i]) | UInt16(b[i + 1]) << 8 : 0 }
-        return ControllerInfo(
-            hciVersion: version.count > 1 ? version[1] : 0, manufacturer: u16(version, 5),
-            publicAddress: bdaddr.count >= 7 ? bdaddr.withUnsafeBytes { BDAddr(littleEndian: UnsafeRawBufferPointer(rebasing: $0[1..<7])) } : BDAddr(0),
-            randomAddress: randomAddress ?? BDAddr(0),
-            leFeatures: features.count >= 9 ? features[1...8].reversed().reduce(0) { $0 << 8 | UInt64($1) } : 0,
-            aclDataLength: length, aclPackets: count)
-    }
-}
-
 struct ACLLink {
     private var reassembly: [UInt8] = []
 

@@ -1,6 +1,4 @@
-import BluesiftCapture
 import BluesiftProtocols
-import BluesiftTransport
 import BluesiftWire
 
 /// A descriptor found by Find Information.
@@ -32,80 +30,13 @@ public struct DiscoveredService: Sendable, Hashable {
     public var characteristics: [DiscoveredCharacteristic] = []
 }
 
-extension LECentral {
-    // MARK: requests
-
-    /// Sends one ATT request and waits for its response. An Error Response throws `.attError`.
-    func transact<M: ATTMessageType>(_ request: M) throws(HostError) -> ATTMessage {
-        guard !attRequestPending else { throw .protocolError("ATT request already outstanding") }
-        attResponse = nil; attRequestPending = true
-        defer { attRequestPending = false }
-        try sendL2CAP(cid: 0x0004, request.encode())
-        let bytes = try wait("ATT response to \(M.opcode.name)", timeout: options.attTimeout, linkRequired: true) {
-            () throws(HostError) -> [UInt8]? in attResponse
-        }
-        let message: ATTMessage
-        do { message = try ATTMessage.decode(bytes) } catch {
-            throw .protocolError("malformed ATT response to \(M.opcode.name): \(error.message)")
-        }
-        if case .errorResponse(let e) = message {
-            throw .attError(request: e.requestOpcode, handle: e.handle, error: e.error)
-        }
-        return message
-    }
-
-    func unexpected(_ m: ATTMessage, to what: String) -> HostError {
-        .protocolError("\(m.opcode.name) in answer to \(what)")
-    }
-
-    /// Incoming ATT PDUs: responses go to the waiting request; notifications and indications
-    /// are delivered; requests from the peer are answered (this host has no database).
-    func handleATT(_ pdu: [UInt8]) throws(HostError) {
-        guard let raw = pdu.first else { return }
-        let op = ATTOpcode(rawValue: raw)
-        switch op {
-        case .handleValueNotification, .handleValueIndication:  // §3.4.7
-            guard pdu.count >= 3 else { return }
-            let indication = op == .handleValueIndication
-            deliver(GATTNotification(handle: UInt16(pdu[1]) | UInt16(pdu[2]) << 8, value: Array(pdu[3...]),
-                                     isIndication: indication, timestamp: currentTimestamp()))
-            if indication { try sendL2CAP(cid: 0x0004, ATTHandleValueConfirmation().encode()) }
-        case .multipleHandleValueNotification:  // §3.4.7.4
-            if case .multipleHandleValueNotification(let m)? = try? ATTMessage.decode(pdu) {
-                let now = currentTimestamp()
-                for e in m.entries { deliver(GATTNotification(handle: e.handle, value: e.value, isIndication: false, timestamp: now)) }
-            }
-        case .exchangeMTURequest:  // the peer's
-            guard pdu.count >= 3 else { return }
-            let client = UInt16(pdu[1]) | UInt16(pdu[2]) << 8
-            try sendL2CAP(cid: 0x0004, ATTExchangeMTUResponse(serverRxMTU: options.preferredMTU).encode())
-            mtu = max(23, min(client, options.preferredMTU))
-        case _ where op.kind == .request:  // the peer's other requests: this host has no database
-            let handle = pdu.count >= 3 ? UInt16(pdu[1]) | UInt16(pdu[2]) << 8 : 0
-            let execute = op == .executeWriteRequest
-            let error: ATTErrorCode = op.isDiscovery ? .attributeNotFound : (execute ? .requestNotSupported : .invalidHandle)
-            try sendL2CAP(cid: 0x0004, ATTErrorResponse(requestOpcode: op, handle: execute ? 0 : handle, error: error).encode())
-        case _ where op.kind == .response:
-            if attRequestPending { attResponse = pdu }
-        default:
-            break  // commands and confirmations need no answer
-        }
-    }
-
-    /// Buffered up to `maxBufferedNotifications` (a flooding device cannot grow memory without
-    /// bound); beyond that they are counted in `droppedNotifications`.
-    func deliver(_ n: GATTNotification) {
-        receivedNotifications += 1
-        if notifications.count < Self.maxBufferedNotifications { notifications.append(n) } else { droppedNotifications += 1 }
-        onNotification?(n)
-    }
-
+extension ATTClient {
     // MARK: procedures (Core 5.4 Vol 3 Part G §4)
 
     /// Exchange MTU (§4.3.1); returns the MTU in force.
     @discardableResult
     public func exchangeMTU(_ preferred: UInt16? = nil) throws(HostError) -> UInt16 {
-        let want = max(23, preferred ?? options.preferredMTU)
+        let want = max(23, preferred ?? preferredMTU)
         do throws(HostError) {
             guard case .exchangeMTUResponse(let r) = try transact(ATTExchangeMTURequest(clientRxMTU: want)) else {
                 throw HostError.protocolError("bad answer to Exchange MTU")
@@ -224,7 +155,7 @@ extension LECentral {
             guard value.count <= Int(mtu) - 3 else {
                 throw .protocolError("\(value.count) bytes do not fit a Write Command at MTU \(mtu)")
             }
-            try sendL2CAP(cid: 0x0004, ATTWriteCommand(handle: handle, value: value).encode())
+            try send(ATTWriteCommand(handle: handle, value: value).encode())
             return
         }
         if value.count > Int(mtu) - 3 { return try writeLong(handle, value) }

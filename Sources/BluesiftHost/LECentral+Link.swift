@@ -1,3 +1,4 @@
+import BluesiftProtocols
 import BluesiftTransport
 import BluesiftWire
 
@@ -29,10 +30,9 @@ extension LECentral {
     /// Legacy commands; both legacy and extended reports are accepted.
     public func scan(for match: DeviceMatch, timeout: Duration = .seconds(10)) throws(HostError) -> Advertisement {
         guard controller != nil else { throw .protocolError("scan before setUp()") }
-        try command(HCICommand.leSetScanParameters(active: true, interval: 0x0030, window: 0x0030,
-                                                   ownAddressType: Self.ownAddressRandom))
+        try command(HCILESetScanParameters(active: true, interval: 0x0030, window: 0x0030, ownAddressType: Self.ownAddressRandom))
         advertisements.removeAll()
-        try command(HCICommand.leSetScanEnable(true))
+        try command(HCILESetScanEnable(enable: true))
         scanning = true
         let found: Advertisement
         do {
@@ -51,10 +51,9 @@ extension LECentral {
 
     /// Everything heard during `duration` (a plain active scan).
     public func scanAll(duration: Duration) throws(HostError) -> [Advertisement] {
-        try command(HCICommand.leSetScanParameters(active: true, interval: 0x0030, window: 0x0030,
-                                                   ownAddressType: Self.ownAddressRandom))
+        try command(HCILESetScanParameters(active: true, interval: 0x0030, window: 0x0030, ownAddressType: Self.ownAddressRandom))
         advertisements.removeAll()
-        try command(HCICommand.leSetScanEnable(true))
+        try command(HCILESetScanEnable(enable: true))
         scanning = true
         defer { advertisements.removeAll() }
         do { try pump(for: duration) } catch { try? stopScan(); throw error }
@@ -65,17 +64,18 @@ extension LECentral {
 
     func stopScan() throws(HostError) {
         scanning = false
-        try command(HCICommand.leSetScanEnable(false))
+        try command(HCILESetScanEnable(enable: false))
     }
 
     /// LE Create Connection; on timeout the attempt is cancelled and `.timeout` thrown.
     @discardableResult
     public func connect(to peer: BDAddr, type: AddressType, timeout: Duration? = nil) throws(HostError) -> LEConnection {
-        guard let info = controller else { throw .protocolError("connect before setUp()") }
+        guard controller != nil else { throw .protocolError("connect before setUp()") }
         guard connection == nil else { throw .protocolError("already connected") }
         connectResult = nil
-        try command(HCICommand.leCreateConnection(peer: peer, peerType: type.rawValue, ownAddressType: Self.ownAddressRandom,
-                                                  params: options.connectionParameters))
+        // Scan interval/window 60 ms / 30 ms; the peer's address, not the filter accept list.
+        try command(HCILECreateConnection(scanInterval: 0x0060, scanWindow: 0x0030, peerAddressType: type.rawValue, peer: peer,
+                                          ownAddressType: Self.ownAddressRandom, parameters: options.connectionParameters))
         let result: (status: UInt8, LEConnection)
         do {
             result = try wait("connection to \(peer)", timeout: timeout ?? options.connectTimeout) {
@@ -84,7 +84,7 @@ extension LECentral {
         } catch {
             guard case .timeout = error else { throw error }
             // Cancel; the controller then reports the attempt with status 0x02 (§7.8.13).
-            _ = try? command(HCICommand.packet(HCIOpcode.leCreateConnectionCancel))
+            _ = try? command(HCILECreateConnectionCancel())
             let late = try? wait("cancelled connection", timeout: options.commandTimeout) {
                 () throws(HostError) -> (status: UInt8, LEConnection)? in connectResult
             }
@@ -96,11 +96,9 @@ extension LECentral {
         }
         guard result.status == 0 else { throw .connectionFailed(status: result.status) }
         connection = result.1
+        host.linkUp(handle: result.1.handle)
         lostReason = nil
-        aclCredits = info.aclPackets
-        link.reset()
-        attResponse = nil; attRequestPending = false
-        mtu = 23
+        gatt.reset(); attBearer.reset()
         return result.1
     }
 
@@ -113,9 +111,8 @@ extension LECentral {
 
     /// HCI Disconnect (reason 0x13, remote user terminated) and wait for the link to drop.
     public func disconnect(reason: UInt8 = 0x13) throws(HostError) {
-        if let bearer { bearer.close(); connection = nil; return }  // the kernel drops the link
         guard let c = connection else { return }
-        try command(HCICommand.disconnect(handle: c.handle, reason: reason))
+        try command(HCIDisconnect(handle: c.handle, reason: reason))
         do {
             try wait("disconnection", timeout: options.disconnectTimeout) { () throws(HostError) -> Bool? in
                 connection == nil ? true : nil
@@ -128,37 +125,9 @@ extension LECentral {
 
     // MARK: ACL and L2CAP (Core 5.4 Vol 3 Part A)
 
-    /// Sends one L2CAP basic frame, split to the controller's LE ACL buffer size, each
-    /// fragment waiting for a buffer credit (Number Of Completed Packets).
+    /// Sends one L2CAP basic frame through the host, the credit wait bounded by the ATT timeout.
     func sendL2CAP(cid: UInt16, _ payload: [UInt8]) throws(HostError) {
-        if let bearer {
-            guard connection != nil else { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
-            guard cid == 0x0004 else { return }  // signalling and SMP are the kernel's
-            do { try bearer.send(payload) } catch {
-                if error.code == .closed { connection = nil }
-                throw HostError(error)
-            }
-            return
-        }
-        guard let c = connection, let info = controller else { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
-        for acl in ACLLink.packets(handle: c.handle, cid: cid, payload: payload, maxLength: info.aclDataLength) {
-            try wait("ACL buffer credit", timeout: options.attTimeout, linkRequired: true) { () throws(HostError) -> Bool? in
-                aclCredits > 0 ? true : nil
-            }
-            do { try transport.send(.acl, acl) } catch { throw HostError(error) }
-            aclCredits -= 1
-        }
-    }
-
-    /// Reassembles ACL fragments into L2CAP frames and routes them by channel.
-    func handleACL(_ bytes: [UInt8]) throws(HostError) {
-        guard let c = connection, let (cid, payload) = link.receive(bytes, handle: c.handle) else { return }
-        switch cid {
-        case 0x0004: try handleATT(payload)
-        case 0x0005: try handleSignalling(payload)
-        case 0x0006: try handleSMP(payload)
-        default: break
-        }
+        try host.sendL2CAP(cid: cid, payload, creditTimeout: options.attTimeout)
     }
 
     /// LE signalling (Vol 3 Part A §4): accept Connection Parameter Update, reject other requests.
@@ -171,7 +140,7 @@ extension LECentral {
             let params = ConnectionParameters(intervalMin: u16(4), intervalMax: u16(6), latency: u16(8), supervisionTimeout: u16(10))
             try sendL2CAP(cid: 0x0005, [0x13, id, 0x02, 0x00, 0x00, 0x00])  // result: accepted
             // Not waited for: the Command Status lands while another wait is running.
-            do { try transport.send(.command, HCICommand.leConnectionUpdate(handle: c.handle, params: params)) } catch { throw HostError(error) }
+            try host.sendCommandNoWait(HCILEConnectionUpdate(handle: c.handle, parameters: params))
         case 0x01, 0x07, 0x13, 0x15, 0x16, 0x18, 0x1A:  // rejects, responses, credits: nothing to answer
             break
         default:  // Command Reject, reason 0x0000 "command not understood" §4.1

@@ -2,97 +2,6 @@ import BluesiftProtocols
 import BluesiftSecurity
 import BluesiftWire
 
-/// How this host pairs as initiator (Core 5.4 Vol 3 Part H §2.3).
-public struct PairingPolicy {
-    public var ioCapability: SMPIOCapability = .noInputNoOutput
-    public var bonding = true
-    public var secureConnections = true
-    /// Ask for MITM protection; the default asks whenever this host has input or output.
-    public var mitm: Bool?
-    public var maxKeySize: UInt8 = 16
-    /// The passkey, in either direction: typed when the device displays one, displayed
-    /// (instead of a random one) when the device has the keyboard.
-    public var passkey: UInt32?
-    /// Asked when the device displays a passkey and `passkey` is nil; nil answer: fail.
-    public var askPasskey: (() -> UInt32?)?
-    /// Numeric Comparison: the six digits; true accepts them. nil: refuse.
-    public var confirmNumber: ((UInt32) -> Bool)?
-    /// What a person must see: the passkey to type on the device, the digits to compare.
-    public var display: ((String) -> Void)?
-    /// SMP's transaction timeout (§3.4).
-    public var timeout: Duration = .seconds(30)
-    public init() {}
-}
-
-/// The security of a link once encrypted.
-public struct LinkSecurity: Sendable, Hashable {
-    public var authenticated: Bool
-    public var secureConnections: Bool
-    public var keySize: Int
-    /// just_works, numeric_comparison, passkey_entry, or stored_key (re-encryption).
-    public var method: String
-    public init(authenticated: Bool, secureConnections: Bool, keySize: Int, method: String) {
-        self.authenticated = authenticated; self.secureConnections = secureConnections
-        self.keySize = keySize; self.method = method
-    }
-
-    /// LE security mode 1 level (Vol 3 Part C §10.2.1): 2 encrypted, 3 authenticated,
-    /// 4 authenticated LE Secure Connections with a 128-bit key.
-    public var level: Int { !authenticated ? 2 : (secureConnections && keySize == 16 ? 4 : 3) }
-    public var levelName: String {
-        switch level {
-        case 2: "encrypted unauthenticated"
-        case 3: "authenticated"
-        default: "authenticated secure connections"
-        }
-    }
-}
-
-/// What `secure` did.
-public struct SecureOutcome: Sendable {
-    public var security: LinkSecurity
-    /// Keys to keep when pairing bonded (nil after a re-encryption or an unbonded pairing).
-    public var bond: Bond?
-    /// The stored key was refused (PIN or Key Missing) and the host paired again.
-    public var bondForgotten = false
-    /// SMP ran on this link (false: re-encrypted with a stored key).
-    public var paired: Bool
-}
-
-/// The association model (Vol 3 Part H §2.3.5.1 Tables 2.7, 2.8).
-enum AssociationModel: Equatable {
-    case justWorks, numericComparison
-    /// The device displays, this host types.
-    case passkeyHostInputs
-    /// This host displays, the device types.
-    case passkeyHostDisplays
-
-    var name: String {
-        switch self {
-        case .justWorks: "just_works"
-        case .numericComparison: "numeric_comparison"
-        case .passkeyHostInputs, .passkeyHostDisplays: "passkey_entry"
-        }
-    }
-
-    /// `initiator` is this host (central).
-    static func choose(initiator i: SMPIOCapability, responder r: SMPIOCapability, mitm: Bool, sc: Bool) -> AssociationModel {
-        guard mitm, i.rawValue <= 4, r.rawValue <= 4, i != .noInputNoOutput, r != .noInputNoOutput else { return .justWorks }
-        // Table 2.8, rows the responder, columns the initiator: 0 DisplayOnly, 1 DisplayYesNo,
-        // 2 KeyboardOnly, 4 KeyboardDisplay.
-        switch (r.rawValue, i.rawValue) {
-        case (0, 0), (0, 1), (1, 0): return .justWorks
-        case (0, 2), (0, 4), (1, 2), (4, 2): return .passkeyHostInputs
-        case (1, 1): return sc ? .numericComparison : .justWorks
-        case (1, 4): return sc ? .numericComparison : .passkeyHostInputs
-        case (2, 0), (2, 1), (2, 4), (4, 0): return .passkeyHostDisplays
-        case (2, 2): return .passkeyHostInputs  // both type the same passkey
-        case (4, 1), (4, 4): return sc ? .numericComparison : .passkeyHostDisplays
-        default: return .justWorks
-        }
-    }
-}
-
 extension LECentral {
     // MARK: public entry points
 
@@ -133,7 +42,7 @@ extension LECentral {
         let preqPDU = preq.encode(code: .pairingRequest)
         try sendL2CAP(cid: 0x0006, preqPDU)
         let presPDU = try receiveSMP(.pairingResponse)
-        let pres = presPDU.withUnsafeBytes { SMPPairingFeatures(parameters: UnsafeRawBufferPointer(rebasing: $0[1...])) }
+        guard let pres = SMP.read(presPDU, \.pairingFeatures) else { throw fail(.init(rawValue: 0x0A)) }
         let keySize = Int(min(preq.maxEncryptionKeySize, pres.maxEncryptionKeySize))
         guard keySize >= 7 else { throw fail(.init(rawValue: 0x06)) }  // Encryption Key Size
         let sc = preq.authReq.contains(.secureConnections) && pres.authReq.contains(.secureConnections)
@@ -169,18 +78,20 @@ extension LECentral {
         if keys.contains(.signKey) { pending += [0x0A] }
         while !pending.isEmpty {
             let p = try receiveSMP(nil)
-            guard let i = pending.firstIndex(of: p[0]), let n = SMPCode(rawValue: p[0]).pduLength, p.count == n else {
-                throw fail(.unspecifiedReason)
-            }
+            guard let i = pending.firstIndex(of: p[0]) else { throw fail(.unspecifiedReason) }
             pending.remove(at: i)
-            switch p[0] {
-            case 0x06: bond.ltk = Array(p[1..<17]); gotLTK = true
-            case 0x07: bond.ediv = UInt16(p[1]) | UInt16(p[2]) << 8; bond.rand = Array(p[3..<11])
-            case 0x08: bond.irk = Array(p[1..<17])
-            case 0x09:
-                bond.identityAddressType = p[1] == 0 ? "public" : "random"
-                bond.identityAddress = p.withUnsafeBytes { BDAddr(littleEndian: UnsafeRawBufferPointer(rebasing: $0[2..<8])) }
-            default: bond.csrk = Array(p[1..<17])
+            // receiveSMP checked the length: every field of its code is there.
+            p.withUnsafeBytes { b in
+                let pdu = SMPPDU(bytes: b)
+                switch pdu.smpCode {
+                case .encryptionInformation: bond.ltk = pdu.value128.map(Array.init) ?? bond.ltk; gotLTK = true
+                case .centralIdentification: bond.ediv = pdu.ediv ?? 0; bond.rand = pdu.rand.map(Array.init) ?? bond.rand
+                case .identityInformation: bond.irk = pdu.value128.map(Array.init)
+                case .identityAddressInformation:
+                    bond.identityAddressType = pdu.identityAddress?.type == .public ? "public" : "random"
+                    bond.identityAddress = pdu.identityAddress?.address
+                default: bond.csrk = pdu.value128.map(Array.init)
+                }
             }
         }
         // Legacy with no LTK distributed: the STK lasts this link only, nothing to bond.
@@ -195,7 +106,8 @@ extension LECentral {
         let ours = SMPKeyPair()
         try sendL2CAP(cid: 0x0006, SMPPDU.encodePublicKey(x: SMPCrypto.swapped(ours.x), y: SMPCrypto.swapped(ours.y)))
         let pk = try receiveSMP(.pairingPublicKey)
-        let pkbX = SMPCrypto.swapped(Array(pk[1..<33])), pkbY = SMPCrypto.swapped(Array(pk[33..<65]))
+        let pkbX = SMPCrypto.swapped(SMP.read(pk) { $0.publicKeyX.map(Array.init) ?? [] })
+        let pkbY = SMPCrypto.swapped(SMP.read(pk) { $0.publicKeyY.map(Array.init) ?? [] })
         // The peer's key must be a point of P-256 (CVE-2018-5383) and not our own reflected.
         guard pkbX != ours.x, let dhKey = try? ours.dhKey(peerX: pkbX, peerY: pkbY) else { throw fail(.init(rawValue: 0x0B)) }
         let pkaX = ours.x
@@ -204,13 +116,13 @@ extension LECentral {
         switch model {
         case .justWorks, .numericComparison:  // §2.3.5.6.2
             let cb = try receiveValue(.pairingConfirm)
-            na = Self.random(16)
+            na = SMP.random(16)
             try sendValue(.pairingRandom, na)
             nb = try receiveValue(.pairingRandom)
             guard cb == SMPCrypto.f4(u: pkbX, v: pkaX, x: nb, z: 0) else { throw fail(.init(rawValue: 0x04)) }
             if model == .numericComparison {
                 let digits = SMPCrypto.g2(u: pkaX, v: pkbX, x: na, y: nb) % 1_000_000
-                pairing.display?("numeric comparison: \(Self.sixDigits(digits)) (the device shows the same six digits)")
+                pairing.display?("numeric comparison: \(SMP.sixDigits(digits)) (the device shows the same six digits)")
                 guard pairing.confirmNumber?(digits) == true else { throw fail(.init(rawValue: 0x0C)) }
             }
         case .passkeyHostInputs, .passkeyHostDisplays:  // §2.3.5.6.3: 20 rounds, one passkey bit each
@@ -218,7 +130,7 @@ extension LECentral {
             na = []; nb = []
             for i in 0..<20 {
                 let ri: UInt8 = 0x80 | UInt8((passkey >> UInt32(i)) & 1)
-                let nai = Self.random(16)
+                let nai = SMP.random(16)
                 try sendValue(.pairingConfirm, SMPCrypto.f4(u: pkaX, v: pkbX, x: nai, z: ri))
                 let cbi = try receiveValue(.pairingConfirm)
                 try sendValue(.pairingRandom, nai)
@@ -226,8 +138,7 @@ extension LECentral {
                 guard cbi == SMPCrypto.f4(u: pkbX, v: pkaX, x: nbi, z: ri) else { throw fail(.init(rawValue: 0x04)) }
                 na = nai; nb = nbi
             }
-            r[12] = UInt8(passkey >> 24); r[13] = UInt8(truncatingIfNeeded: passkey >> 16)
-            r[14] = UInt8(truncatingIfNeeded: passkey >> 8); r[15] = UInt8(truncatingIfNeeded: passkey)
+            r = SMP.passkeyBytes(passkey)
         }
         // §2.3.5.6.5: keys, then the DHKey checks both ways.
         let (macKey, ltk) = SMPCrypto.f5(w: dhKey, n1: na, n2: nb, a1: a, a2: b)
@@ -246,12 +157,11 @@ extension LECentral {
         var tk = [UInt8](repeating: 0, count: 16)
         if model != .justWorks {
             let passkey = try passkeyFor(model)
-            tk[12] = UInt8(passkey >> 24); tk[13] = UInt8(truncatingIfNeeded: passkey >> 16)
-            tk[14] = UInt8(truncatingIfNeeded: passkey >> 8); tk[15] = UInt8(truncatingIfNeeded: passkey)
+            tk = SMP.passkeyBytes(passkey)
         }
         let preq = SMPCrypto.swapped(preqPDU), pres = SMPCrypto.swapped(presPDU)
         func c1(_ r: [UInt8]) -> [UInt8] { SMPCrypto.c1(k: tk, r: r, preq: preq, pres: pres, iat: iat, ia: ia, rat: rat, ra: ra) }
-        let mrand = Self.random(16)
+        let mrand = SMP.random(16)
         try sendValue(.pairingConfirm, c1(mrand))
         let sconfirm = try receiveValue(.pairingConfirm)
         try sendValue(.pairingRandom, mrand)
@@ -265,23 +175,13 @@ extension LECentral {
     func passkeyFor(_ model: AssociationModel) throws(HostError) -> UInt32 {
         if model == .passkeyHostDisplays {
             let p = pairing.passkey ?? UInt32.random(in: 0..<1_000_000)
-            pairing.display?("passkey \(Self.sixDigits(p)): type it on the device")
+            pairing.display?("passkey \(SMP.sixDigits(p)): type it on the device")
             return p
         }
         guard let p = pairing.passkey ?? pairing.askPasskey?(), p < 1_000_000 else {
             throw fail(.passkeyEntryFailed)
         }
         return p
-    }
-
-    static func sixDigits(_ v: UInt32) -> String {
-        let s = String(v)
-        return String(repeating: "0", count: max(0, 6 - s.count)) + s
-    }
-
-    static func random(_ n: Int) -> [UInt8] {
-        var g = SystemRandomNumberGenerator()
-        return (0..<n).map { _ in UInt8.random(in: 0...255, using: &g) }
     }
 
     /// Sends Pairing Failed and returns the error to throw.
@@ -296,7 +196,7 @@ extension LECentral {
 
     /// A 16-octet value PDU, returned MSB-first.
     func receiveValue(_ code: SMPCode) throws(HostError) -> [UInt8] {
-        SMPCrypto.swapped(Array(try receiveSMP(code)[1..<17]))
+        SMPCrypto.swapped(SMP.read(try receiveSMP(code)) { $0.value128.map(Array.init) ?? [] })
     }
 
     /// The next SMP PDU (of `code`, when given), within SMP's 30 s. Pairing Failed from the
@@ -306,10 +206,10 @@ extension LECentral {
             let p = try wait("SMP \(code?.name ?? "key distribution")", timeout: pairing.timeout, linkRequired: true) {
                 () throws(HostError) -> [UInt8]? in smpInbox.isEmpty ? nil : smpInbox.removeFirst()
             }
-            let c = SMPCode(rawValue: p[0])
-            if c == .pairingFailed { throw .pairingFailed(reason: p.count > 1 ? p[1] : 0, byPeer: true) }
+            let (c, reason, damaged) = SMP.read(p) { ($0.smpCode, $0.reason, $0.error != nil || $0.smpCode.pduLength == nil) }
+            if c == .pairingFailed { throw .pairingFailed(reason: reason?.rawValue ?? 0, byPeer: true) }
             if c == .securityRequest || c == .pairingKeypressNotification { continue }  // nothing to do mid-pairing
-            guard let n = c.pduLength, p.count == n else { throw fail(.init(rawValue: 0x0A)) }  // Invalid Parameters
+            guard !damaged else { throw fail(.init(rawValue: 0x0A)) }  // Invalid Parameters
             if let code, c != code { throw fail(.unspecifiedReason) }
             return p
         }
@@ -319,7 +219,7 @@ extension LECentral {
     func startEncryption(ltk: [UInt8], ediv: UInt16, rand: [UInt8]) throws(HostError) {
         guard let c = connection else { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
         encryptionResult = nil
-        try command(HCICommand.leEnableEncryption(handle: c.handle, rand: rand, ediv: ediv, ltk: ltk))
+        try command(HCILEEnableEncryption(handle: c.handle, rand: rand, ediv: ediv, ltk: ltk))
         let r = try wait("Encryption Change", timeout: pairing.timeout, linkRequired: true) {
             () throws(HostError) -> (status: UInt8, enabled: Bool)? in encryptionResult
         }
@@ -330,11 +230,12 @@ extension LECentral {
     /// Request is remembered for the next `secure` (§3.6.7) and a Pairing Request, which
     /// only a central may send, is refused with Command Not Supported.
     func handleSMP(_ p: [UInt8]) throws(HostError) {
-        guard let code = p.first else { return }
+        guard !p.isEmpty else { return }
         if pairingActive { smpInbox.append(p); return }
+        let (code, authReq) = SMP.read(p) { ($0.smpCode, $0.authReq) }
         switch code {
-        case 0x0B: securityRequest = SMPAuthReq(rawValue: p.count > 1 ? p[1] : 0)
-        case 0x01: try sendL2CAP(cid: 0x0006, SMPPDU.encodePairingFailed(.init(rawValue: 0x07)))
+        case .securityRequest: securityRequest = authReq ?? SMPAuthReq(rawValue: 0)
+        case .pairingRequest: try sendL2CAP(cid: 0x0006, SMPPDU.encodePairingFailed(.init(rawValue: 0x07)))
         default: break
         }
     }

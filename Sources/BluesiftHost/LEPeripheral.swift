@@ -20,15 +20,20 @@ public struct PeripheralNotificationEvent: Sendable {
     public var truncated: Bool
 }
 
-/// A minimal LE peripheral over any HCI transport (Core 5.4 Vol 6 Part B §4.4.2 advertising,
+/// The peripheral role over the HCI host (`HCIHost`; Core 5.4 Vol 6 Part B §4.4.2 advertising,
 /// Vol 3 Part F/G server): advertises, accepts one connection at a time, answers ATT through
-/// `ATTServer` and sends the notifications it schedules. Blocking and single-threaded, like
-/// `LECentral`: every call pumps the transport until its answer arrives or its timeout passes.
-public final class LEPeripheral {
-    public let transport: any HCITransport
+/// `ATTServer`, pairs as SMP responder and sends the notifications it schedules. Blocking and
+/// single-threaded, like `LECentral`: every call pumps the transport until its answer arrives
+/// or its timeout passes.
+public final class LEPeripheral: HCIHostRole {
+    let host: HCIHost
+    public var transport: any HCITransport { host.transport }
     public var options: PeripheralOptions
-    public internal(set) var controller: ControllerInfo?
-    public internal(set) var connection: LEConnection?
+    public var controller: ControllerInfo? { host.controller }
+    /// The link; set to nil, the host forgets it too.
+    public internal(set) var connection: LEConnection? {
+        didSet { if connection == nil { host.linkDown() } }
+    }
     public var server: ATTServer
     public let responder: GATTServerResponder
     /// The address advertised and its type.
@@ -44,94 +49,79 @@ public final class LEPeripheral {
     /// Disconnection reason of the last link.
     public internal(set) var lostReason: UInt8?
 
-    var pendingOpcode: UInt16?
-    var commandResult: HostEvent?
-    var aclCredits = 0
-    var link = ACLLink()
-    /// ACL packets that arrived during a nested wait (a command, a buffer credit): handled
-    /// after it, so that no reply goes out between the fragments of another.
-    var deferredACL: [[UInt8]] = []
-    var nested = 0
     var queue: [(due: ContinuousClock.Instant, n: ServerNotification)] = []
     var awaitingConfirmation = false
 
     public init(transport: any HCITransport, attributes: [ServerAttribute], responder: GATTServerResponder,
                 preferredMTU: UInt16 = 517, options: PeripheralOptions = PeripheralOptions()) {
-        self.transport = transport
+        host = HCIHost(transport: transport, commandTimeout: options.commandTimeout)
+        // ACL that arrives during a wait (a command, a buffer credit) is handled after it, so
+        // that no reply goes out between the fragments of another.
+        host.defersACLWhileWaiting = true
         self.options = options
         self.server = ATTServer(attributes: attributes, preferredMTU: preferredMTU)
         self.responder = responder
+        host.role = self
     }
 
-    // MARK: pumping
+    // MARK: events (HCIHostRole)
 
-    func receive(timeout: Duration) throws(HostError) -> H4Packet? {
-        do { return try transport.receive(timeout: timeout) } catch { throw HostError(error) }
-    }
+    var noLink: HostError { lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
 
-    /// Pumps until `done` answers; ACL is deferred while nested.
-    func wait<T>(_ what: String, timeout: Duration, until done: () throws(HostError) -> T?) throws(HostError) -> T {
-        nested += 1
-        defer { nested -= 1 }
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let v = try done() { return v }
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else { throw .timeout(what) }
-            if let p = try receive(timeout: left) { try dispatch(p) }
-        }
-    }
-
-    func dispatch(_ p: H4Packet) throws(HostError) {
-        switch p.kind {
-        case .event: try handleEvent(p.bytes)
-        case .acl:
-            if nested > 0 { deferredACL.append(p.bytes) } else { try handleACL(p.bytes) }
-        default: break
-        }
-    }
-
-    func handleEvent(_ bytes: [UInt8]) throws(HostError) {
-        guard let event = HostEvent.parse(bytes) else { return }
+    func host(received event: any HCIEvent) throws(HostError) {
         switch event {
-        case .commandComplete(let op, _), .commandStatus(let op, _):
-            if op == pendingOpcode { commandResult = event }
-        case .disconnectionComplete(let status, let handle, let reason):
-            if status == 0, handle == connection?.handle { linkDown(reason) }
-        case .numberOfCompletedPackets(let list):
-            for e in list where e.handle == connection?.handle { aclCredits += Int(e.count) }
-            if let max = controller?.aclPackets { aclCredits = min(aclCredits, max) }
-        case .hardwareError(let code):
-            throw .protocolError("controller hardware error \(Hex.fixed(UInt64(code), width: 2))")
-        case .leConnectionComplete(let status, let c):
-            // Only links where this host is the peripheral (role 1, §7.7.65.1).
-            guard status == 0, c.role == 1, connection == nil else { return }
-            connection = c
-            aclCredits = controller?.aclPackets ?? 1
-            link.reset(); deferredACL.removeAll(); queue.removeAll(); awaitingConfirmation = false
-            encrypted = false; authenticated = false; lostReason = nil
-            server.reset()
-            smp?.reset()
-        case .encryptionChange(let status, let handle, let enabled):
-            guard handle == connection?.handle else { return }
-            encrypted = status == 0 && enabled
-            authenticated = encrypted && (smp?.authenticated ?? false)
-            smp?.encryptionChanged(status: status, enabled: enabled, peripheral: self)
-        case .leLongTermKeyRequest(let handle, let rand, let ediv):
-            guard handle == connection?.handle else { return }
-            if let ltk = smp?.longTermKey(rand: rand, ediv: ediv) {
-                try sendCommandNoWait(HCICommand.leLongTermKeyRequestReply(handle: handle, ltk: ltk))
+        case let e as HCIDisconnectionCompleteEvent:
+            if e.status == 0, e.handle == connection?.handle { linkDown(e.reason) }
+        case let e as HCILEConnectionCompleteEvent:
+            linkUp(e.status, LEConnection(e))
+        case let e as HCILEEnhancedConnectionCompleteEvent:
+            linkUp(e.status, LEConnection(e))
+        case let e as HCIEncryptionChangeEvent:
+            encryptionChanged(status: e.status, handle: e.handle, enabled: e.encryptionEnabled != 0)
+        case let e as HCIEncryptionKeyRefreshCompleteEvent:
+            encryptionChanged(status: e.status, handle: e.handle, enabled: e.status == 0)
+        case let e as HCILELongTermKeyRequestEvent:
+            guard e.handle == connection?.handle else { return }
+            if let ltk = smp?.longTermKey(rand: e.rand, ediv: e.ediv) {
+                try host.sendCommandNoWait(HCILELongTermKeyRequestReply(handle: e.handle, ltk: ltk))
             } else {
-                try sendCommandNoWait(HCICommand.leLongTermKeyRequestNegativeReply(handle: handle))
+                try host.sendCommandNoWait(HCILELongTermKeyRequestNegativeReply(handle: e.handle))
             }
-        case .advertisingReports, .leConnectionUpdateComplete, .other:
+        default:
             break
+        }
+    }
+
+    /// Only links where this host is the peripheral (role 1, §7.7.65.1).
+    func linkUp(_ status: UInt8, _ c: LEConnection) {
+        guard status == 0, c.role == 1, connection == nil else { return }
+        connection = c
+        host.linkUp(handle: c.handle)
+        queue.removeAll(); awaitingConfirmation = false
+        encrypted = false; authenticated = false; lostReason = nil
+        server.reset()
+        smp?.reset()
+    }
+
+    func encryptionChanged(status: UInt8, handle: UInt16, enabled: Bool) {
+        guard handle == connection?.handle else { return }
+        encrypted = status == 0 && enabled
+        authenticated = encrypted && (smp?.authenticated ?? false)
+        smp?.encryptionChanged(status: status, enabled: enabled)
+    }
+
+    /// Incoming L2CAP frames by fixed channel (Vol 3 Part A §2.1).
+    func host(received payload: [UInt8], cid: UInt16) throws(HostError) {
+        switch cid {
+        case 0x0004: try handleATT(payload)
+        case 0x0005: try handleSignalling(payload)
+        case 0x0006: try handleSMP(payload)
+        default: break
         }
     }
 
     func linkDown(_ reason: UInt8) {
         connection = nil; lostReason = reason
-        link.reset(); deferredACL.removeAll()
         for q in queue { onNotification?(.init(notification: q.n, skipped: "the link dropped first", truncated: false)) }
         queue.removeAll()
         encrypted = false; authenticated = false
@@ -139,40 +129,18 @@ public final class LEPeripheral {
 
     // MARK: commands
 
-    /// Sends a command and waits for its Command Complete or Status; non-zero status throws.
+    /// Sends a command and waits for its answer (`HCIHost.command`).
     @discardableResult
-    func command(_ packet: [UInt8]) throws(HostError) -> [UInt8] {
-        let opcode = UInt16(packet[0]) | UInt16(packet[1]) << 8
-        pendingOpcode = opcode; commandResult = nil
-        defer { pendingOpcode = nil }
-        do { try transport.send(.command, packet) } catch { throw HostError(error) }
-        let result = try wait("command \(Hex.fixed(UInt64(opcode), width: 4))", timeout: options.commandTimeout) {
-            () throws(HostError) -> HostEvent? in commandResult
-        }
-        switch result {
-        case .commandComplete(_, let params):
-            if let status = params.first, status != 0 { throw .commandRejected(opcode: opcode, status: status) }
-            return params
-        case .commandStatus(_, let status):
-            if status != 0 { throw .commandRejected(opcode: opcode, status: status) }
-            return [status]
-        default:
-            throw .protocolError("unexpected answer to command \(Hex.fixed(UInt64(opcode), width: 4))")
-        }
-    }
-
-    /// A command sent from inside event handling: its answer is not waited for.
-    func sendCommandNoWait(_ packet: [UInt8]) throws(HostError) {
-        do { try transport.send(.command, packet) } catch { throw HostError(error) }
+    func command<C: HCICommand>(_ c: C) throws(HostError) -> HCICommandCompleteEvent? {
+        try host.command(c, timeout: options.commandTimeout)
     }
 
     /// Reset and configure the controller (as `LECentral.setUp`, without choosing an address).
     @discardableResult
     public func setUp() throws(HostError) -> ControllerInfo {
         connection = nil; encrypted = false; authenticated = false
-        let info = try ControllerInfo.bringUp(randomAddress: nil) { (p) throws(HostError) -> [UInt8] in try command(p) }
-        controller = info
-        return info
+        host.commandTimeout = options.commandTimeout
+        return try host.setUp(randomAddress: nil)
     }
 
     /// Takes `wanted` as this host's address where the controller allows: a random address is
@@ -185,47 +153,48 @@ public final class LEPeripheral {
         if let wanted, type == .public || type == .publicIdentity {
             if wanted == info.publicAddress { ownAddress = wanted; ownAddressType = .public; return nil }
             let fresh = LECentral.makeRandomStaticAddress()
-            try command(HCICommand.leSetRandomAddress(fresh))
+            try command(HCILESetRandomAddress(address: fresh))
             ownAddress = fresh; ownAddressType = .random
             return "the recorded address \(wanted) is public and the controller's is \(info.publicAddress): advertising as random static \(fresh)"
         }
         if let wanted {
             do {
-                try command(HCICommand.leSetRandomAddress(wanted))
+                try command(HCILESetRandomAddress(address: wanted))
                 ownAddress = wanted; ownAddressType = .random
                 return nil
             } catch {
                 guard case .commandRejected = error else { throw error }
                 let fresh = LECentral.makeRandomStaticAddress()
-                try command(HCICommand.leSetRandomAddress(fresh))
+                try command(HCILESetRandomAddress(address: fresh))
                 ownAddress = fresh; ownAddressType = .random
                 return "the controller refused the recorded address \(wanted): advertising as random static \(fresh)"
             }
         }
         let fresh = LECentral.makeRandomStaticAddress()
-        try command(HCICommand.leSetRandomAddress(fresh))
+        try command(HCILESetRandomAddress(address: fresh))
         ownAddress = fresh; ownAddressType = .random
         return "no address recorded: advertising as random static \(fresh)"
     }
 
     /// Legacy connectable advertising with these AD structures (each cut to 31 bytes).
     public func startAdvertising(data: [UInt8], scanResponse: [UInt8]) throws(HostError) {
-        try command(HCICommand.leSetAdvertisingParameters(interval: options.advertisingInterval,
-                                                          ownAddressType: ownAddressType == .public ? 0 : 1))
-        try command(HCICommand.leSetAdvertisingData(data))
-        try command(HCICommand.leSetAdvertisingData(scanResponse, scanResponse: true))
-        try command(HCICommand.leSetAdvertisingEnable(true))
+        // ADV_IND on all three channels, any scanner and initiator.
+        try command(HCILESetAdvertisingParameters(intervalMin: options.advertisingInterval, intervalMax: options.advertisingInterval,
+                                                  ownAddressType: ownAddressType == .public ? 0 : 1))
+        try command(HCILESetAdvertisingData(data: data))
+        try command(HCILESetScanResponseData(data: scanResponse))
+        try command(HCILESetAdvertisingEnable(enable: true))
     }
 
     public func stopAdvertising() throws(HostError) {
-        try command(HCICommand.leSetAdvertisingEnable(false))
+        try command(HCILESetAdvertisingEnable(enable: false))
     }
 
     /// Waits for a central to connect, checking `stop` every 100 ms; nil when stopped.
     public func waitForConnection(stop: () -> Bool) throws(HostError) -> LEConnection? {
         while connection == nil {
             if stop() { return nil }
-            if let p = try receive(timeout: .milliseconds(100)) { try dispatch(p) }
+            if let p = try host.receive(timeout: .milliseconds(100)) { try host.dispatch(p) }
         }
         return connection
     }
@@ -236,12 +205,12 @@ public final class LEPeripheral {
     public func serve(stop: () -> Bool) throws(HostError) -> UInt8? {
         while connection != nil {
             if stop() { try? disconnect(); return lostReason }
-            while !deferredACL.isEmpty, connection != nil { try handleACL(deferredACL.removeFirst()) }
+            try host.handleDeferredACL()
             try sendDue()
             let now = ContinuousClock.now
             var until = now + .milliseconds(100)
             if let due = queue.first(where: { !$0.n.isIndication || !awaitingConfirmation })?.due, due < until { until = due }
-            if let p = try receive(timeout: max(.zero, until - now)) { try dispatch(p) }
+            if let p = try host.receive(timeout: max(.zero, until - now)) { try host.dispatch(p) }
         }
         return lostReason
     }
@@ -249,9 +218,9 @@ public final class LEPeripheral {
     /// HCI Disconnect (reason 0x13) and wait for the link to drop.
     public func disconnect(reason: UInt8 = 0x13) throws(HostError) {
         guard let c = connection else { return }
-        try command(HCICommand.disconnect(handle: c.handle, reason: reason))
+        try command(HCIDisconnect(handle: c.handle, reason: reason))
         do {
-            try wait("disconnection", timeout: .seconds(5)) { () throws(HostError) -> Bool? in connection == nil ? true : nil }
+            try host.wait("disconnection", timeout: .seconds(5)) { () throws(HostError) -> Bool? in connection == nil ? true : nil }
         } catch { linkDown(0x16) }
     }
 
@@ -285,28 +254,9 @@ public final class LEPeripheral {
 
     // MARK: ACL and L2CAP (Core 5.4 Vol 3 Part A)
 
-    /// One L2CAP basic frame, split to the controller's LE ACL buffer size, each fragment
-    /// waiting for a buffer credit.
+    /// One L2CAP basic frame through the host, each fragment waiting up to 10 s for a credit.
     func sendL2CAP(cid: UInt16, _ payload: [UInt8]) throws(HostError) {
-        guard let c = connection, let info = controller else { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
-        for acl in ACLLink.packets(handle: c.handle, cid: cid, payload: payload, maxLength: info.aclDataLength) {
-            try wait("ACL buffer credit", timeout: .seconds(10)) { () throws(HostError) -> Bool? in
-                if connection == nil { throw lostReason.map { .connectionLost(reason: $0) } ?? .notConnected }
-                return aclCredits > 0 ? true : nil
-            }
-            do { try transport.send(.acl, acl) } catch { throw HostError(error) }
-            aclCredits -= 1
-        }
-    }
-
-    func handleACL(_ bytes: [UInt8]) throws(HostError) {
-        guard let c = connection, let (cid, payload) = link.receive(bytes, handle: c.handle) else { return }
-        switch cid {
-        case 0x0004: try handleATT(payload)
-        case 0x0005: try handleSignalling(payload)
-        case 0x0006: try handleSMP(payload)
-        default: break
-        }
+        try host.sendL2CAP(cid: cid, payload, creditTimeout: .seconds(10))
     }
 
     func handleATT(_ pdu: [UInt8]) throws(HostError) {
@@ -339,5 +289,15 @@ public final class LEPeripheral {
         if code == SMPCode.pairingRequest.rawValue {
             try sendL2CAP(cid: 0x0006, SMPPDU.encodePairingFailed(.pairingNotSupported))
         }
+    }
+}
+
+extension SMPResponder {
+    /// One SMP PDU from the central on `peripheral`'s link.
+    func handle(_ pdu: [UInt8], peripheral: LEPeripheral) throws(HostError) -> [[UInt8]] {
+        let addresses = peripheral.connection.map {
+            Addresses(initiator: $0.peer, initiatorType: $0.peerType, responder: peripheral.ownAddress, responderType: peripheral.ownAddressType)
+        }
+        return try handle(pdu, addresses: addresses)
     }
 }

@@ -53,29 +53,37 @@ public final class SMPResponder {
 
     static func value(_ code: SMPCode, _ msbFirst: [UInt8]) -> [UInt8] { SMPPDU.encodeValue128(code, SMPCrypto.swapped(msbFirst)) }
 
-    static func passkeyBytes(_ p: UInt32) -> [UInt8] {
-        var r = [UInt8](repeating: 0, count: 16)
-        r[12] = UInt8(p >> 24); r[13] = UInt8(truncatingIfNeeded: p >> 16); r[14] = UInt8(truncatingIfNeeded: p >> 8); r[15] = UInt8(truncatingIfNeeded: p)
-        return r
+    /// The link's two ends as SMP's functions take them: address type (0 public, 1 random),
+    /// then the address.
+    public struct Addresses: Sendable, Hashable {
+        public var initiator: BDAddr, initiatorType: AddressType
+        public var responder: BDAddr, responderType: AddressType
+        public init(initiator: BDAddr, initiatorType: AddressType, responder: BDAddr, responderType: AddressType) {
+            self.initiator = initiator; self.initiatorType = initiatorType
+            self.responder = responder; self.responderType = responderType
+        }
     }
 
-    /// One SMP PDU from the central; the PDUs to answer with.
-    func handle(_ pdu: [UInt8], peripheral: LEPeripheral) throws(HostError) -> [[UInt8]] {
-        guard let first = pdu.first else { return [] }
-        let code = SMPCode(rawValue: first)
+    /// One SMP PDU from the central on a link between `addresses` (nil: no link); the PDUs to
+    /// answer with.
+    func handle(_ pdu: [UInt8], addresses: Addresses?) throws(HostError) -> [[UInt8]] {
+        guard !pdu.isEmpty else { return [] }
+        let (code, reason, damaged) = SMP.read(pdu) { ($0.smpCode, $0.reason, $0.error != nil || $0.smpCode.pduLength == nil) }
         if code == .pairingFailed {
             stage = .idle
-            onEvent?("the central ended pairing: \(SMPFailureReason(rawValue: pdu.count > 1 ? pdu[1] : 0).name)")
+            onEvent?("the central ended pairing: \((reason ?? SMPFailureReason(rawValue: 0)).name)")
             return []
         }
         if code == .pairingKeypressNotification { return [] }
-        guard let n = code.pduLength, pdu.count == n else { return fail(0x0A) }  // Invalid Parameters
-        func v() -> [UInt8] { SMPCrypto.swapped(Array(pdu[1..<17])) }
+        guard !damaged else { return fail(0x0A) }  // Invalid Parameters
+        func v() -> [UInt8] { SMPCrypto.swapped(SMP.read(pdu) { $0.value128.map(Array.init) ?? [] }) }
         switch (stage, code) {
         case (_, .pairingRequest):
-            return pairingRequest(pdu, peripheral: peripheral)
+            guard let addresses else { return [] }
+            return pairingRequest(pdu, addresses: addresses)
         case (.publicKey, .pairingPublicKey):  // §2.3.5.6.1
-            let x = SMPCrypto.swapped(Array(pdu[1..<33])), y = SMPCrypto.swapped(Array(pdu[33..<65]))
+            let x = SMPCrypto.swapped(SMP.read(pdu) { $0.publicKeyX.map(Array.init) ?? [] })
+            let y = SMPCrypto.swapped(SMP.read(pdu) { $0.publicKeyY.map(Array.init) ?? [] })
             let ours = SMPKeyPair()
             // The central's key must be a point of P-256 (CVE-2018-5383) and not ours reflected.
             guard x != ours.x, let dh = try? ours.dhKey(peerX: x, peerY: y) else { return fail(0x0B) }
@@ -83,7 +91,7 @@ public final class SMPResponder {
             var out = [SMPPDU.encodePublicKey(x: SMPCrypto.swapped(ours.x), y: SMPCrypto.swapped(ours.y))]
             switch model {
             case .justWorks, .numericComparison:  // §2.3.5.6.2: the responder commits first
-                nb = Self.random(16)
+                nb = SMP.random(16)
                 out.append(Self.value(.pairingConfirm, SMPCrypto.f4(u: pkbX, v: pkaX, x: nb, z: 0)))
                 stage = .random
             case .passkeyHostInputs, .passkeyHostDisplays:  // §2.3.5.6.3
@@ -95,13 +103,13 @@ public final class SMPResponder {
         case (.confirm, .pairingConfirm):
             if sc {  // passkey round `round`: the initiator's commitment, then ours
                 ca = v()
-                nb = Self.random(16)
+                nb = SMP.random(16)
                 let ri: UInt8 = 0x80 | UInt8((passkey >> UInt32(round)) & 1)
                 stage = .random
                 return [Self.value(.pairingConfirm, SMPCrypto.f4(u: pkbX, v: pkaX, x: nb, z: ri))]
             }
             mconfirm = v()  // legacy §2.3.5.5: Sconfirm = c1(TK, Srand, …)
-            srand = Self.random(16)
+            srand = SMP.random(16)
             stage = .random
             return [Self.value(.pairingConfirm, c1(srand))]
         case (.random, .pairingRandom):
@@ -119,7 +127,7 @@ public final class SMPResponder {
                 na = r
                 if model == .numericComparison {
                     let digits = SMPCrypto.g2(u: pkaX, v: pkbX, x: na, y: nb) % 1_000_000
-                    onEvent?("numeric comparison: \(Self.sixDigits(digits)) (the central shows the same six digits)")
+                    onEvent?("numeric comparison: \(SMP.sixDigits(digits)) (the central shows the same six digits)")
                     guard policy.confirmNumber?(digits) ?? true else { return fail(0x0C) }
                 }
                 stage = .dhKeyCheck
@@ -135,7 +143,7 @@ public final class SMPResponder {
         case (.dhKeyCheck, .pairingDHKeyCheck):  // §2.3.5.6.5
             guard let preq, let pres else { return fail(0x08) }
             let (macKey, key) = SMPCrypto.f5(w: dhKey, n1: na, n2: nb, a1: a, a2: b)
-            let r = model == .justWorks || model == .numericComparison ? [UInt8](repeating: 0, count: 16) : Self.passkeyBytes(passkey)
+            let r = model == .justWorks || model == .numericComparison ? [UInt8](repeating: 0, count: 16) : SMP.passkeyBytes(passkey)
             let ioA = [preq.authReq.rawValue, preq.oobDataFlag, preq.ioCapability.rawValue]
             let ioB = [pres.authReq.rawValue, pres.oobDataFlag, pres.ioCapability.rawValue]
             guard v() == SMPCrypto.f6(w: macKey, n1: na, n2: nb, r: r, ioCap: ioA, a1: a, a2: b) else { return fail(0x0B) }
@@ -150,9 +158,8 @@ public final class SMPResponder {
     }
 
     /// §3.5.1-3.5.2: answer with this peripheral's features; choose SC or legacy and the model.
-    func pairingRequest(_ pdu: [UInt8], peripheral: LEPeripheral) -> [[UInt8]] {
-        guard let c = peripheral.connection else { return [] }
-        let q = pdu.withUnsafeBytes { SMPPairingFeatures(parameters: UnsafeRawBufferPointer(rebasing: $0[1...])) }
+    func pairingRequest(_ pdu: [UInt8], addresses x: Addresses) -> [[UInt8]] {
+        guard let q = SMP.read(pdu, \.pairingFeatures) else { return fail(0x0A) }
         let mitm = policy.mitm ?? (policy.ioCapability != .noInputNoOutput)
         var auth: SMPAuthReq = policy.bonding && q.authReq.bondingFlags == 1 ? .bonding : []
         if mitm { auth.insert(.mitm) }
@@ -167,8 +174,8 @@ public final class SMPResponder {
         model = AssociationModel.choose(initiator: q.ioCapability, responder: p.ioCapability,
                                         mitm: q.authReq.contains(.mitm) || p.authReq.contains(.mitm), sc: sc)
         authenticated = model != .justWorks
-        a = [c.peerType.rawValue & 1] + SMPCrypto.swapped(c.peer.littleEndianBytes)
-        b = [peripheral.ownAddressType == .public ? 0 : 1] + SMPCrypto.swapped(peripheral.ownAddress.littleEndianBytes)
+        a = [x.initiatorType.rawValue & 1] + SMPCrypto.swapped(x.initiator.littleEndianBytes)
+        b = [x.responderType == .public ? 0 : 1] + SMPCrypto.swapped(x.responder.littleEndianBytes)
         ltk = nil
         onEvent?("pairing requested: \(summary)")
         if sc {
@@ -177,7 +184,7 @@ public final class SMPResponder {
             tk = [UInt8](repeating: 0, count: 16)
             if model != .justWorks {
                 guard let pk = passkeyFor() else { return fail(0x01) }
-                tk = Self.passkeyBytes(pk)
+                tk = SMP.passkeyBytes(pk)
             }
             stage = .confirm
         }
@@ -195,15 +202,12 @@ public final class SMPResponder {
     func passkeyFor() -> UInt32? {
         if model == .passkeyHostInputs {
             let p = policy.passkey ?? UInt32.random(in: 0..<1_000_000)
-            onEvent?("passkey \(Self.sixDigits(p)): type it on the central")
+            onEvent?("passkey \(SMP.sixDigits(p)): type it on the central")
             return p
         }
         guard let p = policy.passkey ?? policy.askPasskey?(), p < 1_000_000 else { return nil }
         return p
     }
-
-    static func sixDigits(_ v: UInt32) -> String { LECentral.sixDigits(v) }
-    static func random(_ n: Int) -> [UInt8] { LECentral.random(n) }
 
     /// The key for an LE Long Term Key Request (§7.7.65.5): the pairing's, with EDIV and Rand
     /// zero as LE SC and an STK have them (§2.4.4.1, §2.4.2.3); nil: negative reply.
@@ -212,7 +216,7 @@ public final class SMPResponder {
         return ltk
     }
 
-    func encryptionChanged(status: UInt8, enabled: Bool, peripheral: LEPeripheral) {
+    func encryptionChanged(status: UInt8, enabled: Bool) {
         if status == 0 && enabled && ltk != nil { onEvent?("paired and encrypted: \(summary)") }
         else if status != 0 { onEvent?("encryption failed (status \(Hex.fixed(UInt64(status), width: 2)))") }
     }

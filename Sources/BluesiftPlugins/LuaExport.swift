@@ -370,6 +370,13 @@ struct LuaGen {
             c += "  local n = \(n)\n  tree:add(\(hf), X.rng(r, r.pos, n)):append_text(\" (raw: decryption not exported)\")\n  r.pos = r.pos + n\n"
             let note = "'\(f.id)' (decrypt: \(f.decrypt!)) is shown raw: decryption not exported (stock Wireshark Lua has no AES-CCM)."
             if !notes.contains(note) { notes.append(note) }
+        case .type(_, let s) where f.encoding != nil:
+            // Base64 text: shown as the text it is (its layout is not laid out in Lua).
+            let hf = try field(abbrev, label, "bytes", line: f.line)
+            let (n, _) = s.map { size($0, f.id) } ?? ("(r.stop - r.pos)", false)
+            c += "  local n = \(n)\n  tree:add(\(hf), X.rng(r, r.pos, n)):append_text(\" (raw: \(f.encoding!) not decoded in the export)\")\n  r.pos = r.pos + n\n"
+            let note = "'\(f.id)' (encoding: \(f.encoding!)) is shown raw: its decoded layout is not exported."
+            if !notes.contains(note) { notes.append(note) }
         case .type(let t, let s) where f.flatten:
             // Each item a subtree; its fields named as the message's (bluesift lifts them).
             let hf = try field(abbrev, label, "bytes", line: f.line)

@@ -32,6 +32,7 @@ extension LuaGen {
             var parts: [String] = []
             if let s = r.size { parts.append("size = {\(s.lowerBound), \(s.upperBound)}") }
             parts.append("prefix = \(Self.luaBytes(r.prefix))")
+            if !r.prefixMask.isEmpty { parts.append("mask = \(Self.luaBytes(r.prefixMask))") }
             parts.append("with_company = \(r.withCompany)")
             if let re = r.name {
                 guard let pats = Self.luaPatterns(re) else {
@@ -355,7 +356,12 @@ extension LuaGen {
     local function applies(rule, ptvb, ctx)
       local n = ptvb:len() - (rule.with_company and 2 or 0)
       if rule.size and (n < rule.size[1] or n > rule.size[2]) then return false end
-      if #rule.prefix > 0 and (ptvb:len() < #rule.prefix or ptvb(0, #rule.prefix):raw() ~= rule.prefix) then return false end
+      if #rule.prefix > 0 and (ptvb:len() < #rule.prefix or (not rule.mask and ptvb(0, #rule.prefix):raw() ~= rule.prefix)) then return false end
+      if rule.mask then   -- `??` bytes of the prefix: compared as (byte & mask) == prefix byte
+        for i = 1, #rule.prefix do
+          if bit32.band(ptvb(i - 1, 1):uint(), rule.mask:byte(i)) ~= rule.prefix:byte(i) then return false end
+        end
+      end
       if rule.names then
         if ctx.name == nil then return false end
         local ok = false

@@ -79,6 +79,24 @@ struct PluginCompiler {
         return b
     }
 
+    /// A rule's `prefix`: hex bytes where `??` stands for any byte (a byte the format varies,
+    /// such as Eddystone-URL's tx power). Returns the bytes (0 at wildcards) and the mask,
+    /// empty when every byte is fixed.
+    func maskedPrefix(_ n: Node) throws(PluginError) -> ([UInt8], [UInt8]) {
+        guard let s = n.scalar?.string, s.contains("?") else { return (try byteList(n, "prefix"), []) }
+        let digits = Array((s.hasPrefix("0x") ? String(s.dropFirst(2)) : s).filter { !$0.isWhitespace })
+        guard digits.count % 2 == 0, !digits.isEmpty else { throw fail(n, "prefix: bad hex '\(s)'") }
+        var bytes: [UInt8] = [], mask: [UInt8] = []
+        for i in stride(from: 0, to: digits.count, by: 2) {
+            let pair = String(digits[i...i + 1])
+            if pair == "??" { bytes.append(0); mask.append(0); continue }
+            guard pair.allSatisfy(\.isHexDigit), let b = UInt8(pair, radix: 16) else { throw fail(n, "prefix: bad byte '\(pair)' (hex, or ?? for any byte)") }
+            bytes.append(b); mask.append(0xFF)
+        }
+        guard mask.contains(0xFF) else { throw fail(n, "prefix: every byte is ??") }
+        return (bytes, mask)
+    }
+
     func checkKeys(_ m: Node.Mapping, _ allowed: Set<String>, _ what: String) throws(PluginError) {
         for (k, _) in m {
             let key = k.scalar?.string ?? ""
@@ -379,7 +397,7 @@ struct PluginCompiler {
             guard let u = BluetoothUUID(string: try string(n, "service_data")) else { throw fail(n, "bad service_data UUID") }
             a = AdvertisingMatch(target: .serviceData(u))
         }
-        if let p = m[k: "prefix"] { a.prefix = try byteList(p, "prefix") }
+        if let p = m[k: "prefix"] { (a.prefix, a.prefixMask) = try maskedPrefix(p) }
         if let sz = m[k: "size"] {
             if let seq = sz.sequence {
                 guard seq.count == 2 else { throw fail(sz, "size must be N or [MIN, MAX]") }

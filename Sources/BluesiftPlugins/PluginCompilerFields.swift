@@ -7,7 +7,7 @@ extension PluginCompiler {
     static let fieldKeys: Set<String> = ["id", "type", "size", "terminator", "contents", "enum", "bits", "if", "repeat",
                                          "switch-on", "cases", "hidden", "volatile", "value", "default", "checksum", "doc",
                                          "scale", "offset", "decimals", "unit", "na", "valid", "compute", "context", "expand",
-                                         "join", "flatten", "decrypt", "encode", "interpolate", "reading"]
+                                         "join", "flatten", "decrypt", "encode", "interpolate", "reading", "encoding"]
 
     static let contextNames: Set<String> = ["_address", "_address_type", "_rssi", "_company", "_pdu", "_rule"]
 
@@ -251,6 +251,13 @@ extension PluginCompiler {
             }
             guard case .type = f.kind else { throw fail(d, "decrypt needs a type: the plaintext's layout") }
             f.decrypt = name
+        }
+        if let x = m[k: "encoding"] {
+            let name = try string(x, "encoding")
+            guard TextEncoding(rawValue: name) != nil else { throw fail(x, "unknown encoding '\(name)' (known: base64, base64url)") }
+            guard case .type = f.kind else { throw fail(x, "encoding needs a type: the decoded bytes' layout") }
+            guard f.decrypt == nil else { throw fail(x, "a field takes decrypt or encoding, not both") }
+            f.encoding = name
         }
         if let x = m[k: "expand"] {
             let name = try string(x, "expand")

@@ -182,7 +182,7 @@ final class DecodeRun {
             case .none:
                 let v = try decodeOne(f, top: top)
                 guard let v else { continue }
-                if f.flatten || f.decrypt != nil {
+                if f.flatten || f.decrypt != nil || f.encoding != nil {
                     if case .object(let fs) = v { out.append(contentsOf: fs); continue }
                 }
                 if !f.hidden { out.append(PluginField(name: f.id, value: v, unit: f.number?.unit, notReading: f.notReading)) }
@@ -416,6 +416,7 @@ final class DecodeRun {
             return .string(text)
         case .type(let t, let s):
             if let preset = f.decrypt { return try decrypted(preset, t, s, f) }
+            if let e = f.encoding { return try textDecoded(e, t, s, f) }
             return .object(try sub(t, s, f, top: false))
         case .switchOn(let on, let cases, let def, let s):
             let key = try eval(on)

@@ -186,7 +186,7 @@ final class EncodeRun {
                 if scopeNames[mark...].contains(f.id) { continue }   // a repeated id: the first that holds
             }
             let start = out.count
-            if f.flatten, case .none = f.repeatSpec, !f.bits.isEmpty || f.decrypt != nil {
+            if f.flatten, case .none = f.repeatSpec, !f.bits.isEmpty || f.decrypt != nil || f.encoding != nil {
                 // bits lifted, or a decrypted layout: handled below with the siblings
             } else if f.flatten, case .none = f.repeatSpec {
                 switch f.kind {
@@ -199,6 +199,11 @@ final class EncodeRun {
             }
             if f.flatten, case .type(let it, _) = f.kind {
                 try encodeFlattened(f, it)
+                lengths[f.id] = Int64(out.count - start)
+                continue
+            }
+            if let e = f.encoding, case .type(let pt, _) = f.kind {
+                try encodeText(e, f, pt, fields)
                 lengths[f.id] = Int64(out.count - start)
                 continue
             }

@@ -48,6 +48,9 @@ public struct AdvertisingMatch: Sendable, Equatable {
     public var target: AdvertisingTarget
     /// The payload starts with these bytes.
     public var prefix: [UInt8] = []
+    /// Per prefix byte, the bits compared (`??` in the YAML: 0x00, any byte); empty when every
+    /// byte is fixed. `prefix` holds the bytes already masked.
+    public var prefixMask: [UInt8] = []
     public var size: ClosedRange<Int>? = nil
     /// Anchored regular expression over the advertiser's local name.
     public var name: String? = nil
@@ -62,7 +65,10 @@ public struct AdvertisingMatch: Sendable, Equatable {
     /// "company 0x004c prefix 0215", "service data fcd2 size 6-20 name GVH.*".
     public var description: String {
         var s = target.description
-        if !prefix.isEmpty { s += " prefix " + Hex.string(prefix) }
+        if !prefix.isEmpty {
+            s += " prefix " + (prefixMask.isEmpty ? Hex.string(prefix)
+                : zip(prefix, prefixMask).map { $1 == 0 ? "??" : Hex.string([$0]) }.joined())
+        }
         if let z = size { s += " size " + (z.lowerBound == z.upperBound ? "\(z.lowerBound)" : "\(z.lowerBound)-\(z.upperBound)") }
         if let n = name { s += " name " + n }
         if let u = uuid { s += " uuid " + u.description }
@@ -72,9 +78,10 @@ public struct AdvertisingMatch: Sendable, Equatable {
     }
 
     /// Selection order among rules for one target: longest prefix, then size, then name or
-    /// uuid, then the bare target.
+    /// uuid, then the bare target. A wildcard byte of the prefix says nothing: only fixed bytes count.
+    public var fixedPrefixBytes: Int { prefixMask.isEmpty ? prefix.count : prefixMask.filter { $0 != 0 }.count }
     public var specificity: Int {
-        prefix.count * 8 + (size != nil ? 4 : 0) + (name != nil ? 2 : 0) + (uuid != nil ? 2 : 0) + (also.map { 2 + $0.prefix.count } ?? 0)
+        fixedPrefixBytes * 8 + (size != nil ? 4 : 0) + (name != nil ? 2 : 0) + (uuid != nil ? 2 : 0) + (also.map { 2 + $0.prefix.count } ?? 0)
     }
 }
 
@@ -282,6 +289,9 @@ struct FieldDef: Sendable {
     var flatten = false
     /// The field's bytes are encrypted (a preset); its type is the plaintext's layout.
     var decrypt: String?
+    /// The field's bytes are text in this encoding (`base64`, `base64url`); its type is the
+    /// decoded bytes' layout (RuuviTag formats 2 and 4 in an Eddystone URL).
+    var encoding: String?
     /// Inverse of computed fields, evaluated when encoding.
     var encode: Expr?
 

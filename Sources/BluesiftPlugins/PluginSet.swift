@@ -24,6 +24,8 @@ public final class PluginSet {
     /// indexed by the tables above; prefixes in one pool, patterns and UUIDs beside.
     var advRules: [AdvRule] = []
     var prefixPool: [UInt8] = []
+    /// The bits of each prefix byte compared (0xFF, or 0x00 for a `??` byte), beside `prefixPool`.
+    var maskPool: [UInt8] = []
     var patterns: [Regex<AnyRegexOutput>] = []
     var ruleUUIDs: [BluetoothUUID] = []
     struct AdvRule {
@@ -71,6 +73,7 @@ public final class PluginSet {
                     if let sz = a.size { r.sizeLo = Int32(sz.lowerBound); r.sizeHi = Int32(sz.upperBound) }
                     r.prefixAt = Int32(prefixPool.count); r.prefixCount = Int32(a.prefix.count)
                     prefixPool += a.prefix
+                    maskPool += a.prefixMask.isEmpty ? Array(repeating: 0xFF, count: a.prefix.count) : a.prefixMask
                     if let n = a.name, let re = try? Regex(n) { r.pattern = Int32(patterns.count); patterns.append(re); needsNames = true }
                     if p.contextUse.contains("_name") { needsNames = true }
                     if let u = a.uuid { r.uuid = Int32(ruleUUIDs.count); ruleUUIDs.append(u) }
@@ -215,7 +218,7 @@ public final class PluginSet {
                     let start = r.withCompany ? 0 : payloadStart
                     guard value.count - start >= Int(r.prefixCount) else { continue }
                     var same = true
-                    for k in 0..<Int(r.prefixCount) where value[start + k] != prefixPool[Int(r.prefixAt) + k] { same = false; break }
+                    for k in 0..<Int(r.prefixCount) where value[start + k] & maskPool[Int(r.prefixAt) + k] != prefixPool[Int(r.prefixAt) + k] { same = false; break }
                     guard same else { continue }
                 }
                 if r.pattern >= 0 {

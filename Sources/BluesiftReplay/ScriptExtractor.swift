@@ -64,9 +64,10 @@ public final class ScriptExtractor {
         let f = a.decoded
         if !secured, f.record.adapter == adapter {
             if f.smp != nil, f.connection == connection { secured = true }
-            // LE Enable Encryption (0x2019, Vol 4 Part E §7.8.24) or an Encryption Change (0x08)
+            // LE Enable Encryption (Vol 4 Part E §7.8.24) or an Encryption Change (§7.7.8)
             // enabling it, for this handle.
-            if let h = f.hci, h.kind == .command ? h.opcode == 0x2019 : (h.kind == .event && h.opcode == 0x08 && h.encryption == 1) {
+            if let h = f.hci, h.kind == .command ? h.opcode == Int(HCILEEnableEncryption.opcode.rawValue)
+                : (h.kind == .event && h.opcode == Int(HCIEncryptionChangeEvent.code.rawValue) && h.encryption == 1) {
                 let p = h.parameters, at = h.kind == .command ? 0 : 1  // the event starts with its status
                 let handle = h.handle ?? (p.count >= at + 2 ? (UInt16(p[at]) | UInt16(p[at + 1]) << 8) & 0x0FFF : 0xFFFF)
                 if handle == connection { secured = true }

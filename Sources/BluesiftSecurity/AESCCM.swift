@@ -134,6 +134,61 @@ public struct AESCCM: Sendable {
         return !tag.isEmpty && diff == 0
     }
 
+    /// CBC-MAC with additional data of any length below 0xFF00 octets (RFC 3610 §2.2: l(a) in
+    /// two octets, then the data, zero padded to the block): Mesh's upper transport takes a
+    /// 16-octet Label UUID here for virtual destinations. Empty `aad`: none (Adata 0).
+    func mac(_ payload: UnsafeRawBufferPointer, nonce: [UInt8], aadBytes aad: [UInt8], tagLength: Int) -> [UInt8] {
+        let n = nonce.count
+        var x = [UInt8](repeating: 0, count: 16)
+        x[0] = (aad.isEmpty ? 0 : 0x40) | UInt8((tagLength - 2) / 2) << 3 | UInt8(14 - n)
+        for i in 0..<n { x[1 + i] = nonce[i] }
+        var length = payload.count, k = 15
+        while k > n { x[k] = UInt8(truncatingIfNeeded: length); length >>= 8; k -= 1 }
+        key.encrypt(&x)
+        if !aad.isEmpty {
+            let a = [UInt8(truncatingIfNeeded: aad.count >> 8), UInt8(truncatingIfNeeded: aad.count)] + aad
+            var o = 0
+            while o < a.count {
+                for i in 0..<min(16, a.count - o) { x[i] ^= a[o + i] }
+                key.encrypt(&x)
+                o += 16
+            }
+        }
+        var o = 0
+        while o < payload.count {
+            let c = min(16, payload.count - o)
+            for i in 0..<c { x[i] ^= payload[o + i] }
+            key.encrypt(&x)
+            o += c
+        }
+        return x
+    }
+
+    /// General CCM with additional data of any length: encrypts `data` in place and returns
+    /// the `tagLength`-octet MIC.
+    func sealTag(_ data: inout [UInt8], nonce: [UInt8], aadBytes: [UInt8], tagLength: Int) -> [UInt8] {
+        let t = data.withUnsafeBytes { mac($0, nonce: nonce, aadBytes: aadBytes, tagLength: tagLength) }
+        var s = [UInt8](repeating: 0, count: 16)
+        crypt(&data, nonce: nonce, scratch: &s)
+        stream(0, nonce: nonce, into: &s)
+        return (0..<tagLength).map { t[$0] ^ s[$0] }
+    }
+
+    /// General CCM with additional data of any length: decrypts `ciphertext` into `out`
+    /// (replaced) and checks the `tag.count`-octet MIC. False when it differs.
+    func open(_ ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, nonce: [UInt8], aadBytes: [UInt8],
+              into out: inout [UInt8]) -> Bool {
+        out.removeAll(keepingCapacity: true)
+        out.append(contentsOf: ciphertext)
+        var s = [UInt8](repeating: 0, count: 16)
+        crypt(&out, nonce: nonce, scratch: &s)
+        let t = out.withUnsafeBytes { mac($0, nonce: nonce, aadBytes: aadBytes, tagLength: tag.count) }
+        stream(0, nonce: nonce, into: &s)
+        var diff: UInt8 = 0
+        for k in 0..<tag.count { diff |= (t[k] ^ s[k]) ^ tag[k] }
+        return !tag.isEmpty && diff == 0
+    }
+
     /// Additional data of a data channel PDU (§2.2): the first header octet with NESN, SN
     /// and MD set to zero.
     @inline(__always)

@@ -23,7 +23,8 @@ import Foundation
         defer { try? FileManager.default.removeItem(atPath: out) }
         let r = try CLI.run(["convert", "--decrypt", Self.fixture("05_numeric_pin/numeric_pin.pcap"), out])
         #expect(r.status == 0)
-        #expect(r.stderr.contains("56 of 57 encrypted packets written decrypted"))
+        // The 57th encrypted packet of crackle's capture has a bad CRC (issue 36): noise, not ciphertext.
+        #expect(r.stderr.contains("56 of 56 encrypted packets written decrypted"))
         let att = try Self.tshark(["-r", out, "-Y", "btatt", "-T", "fields", "-e", "frame.number", "-e", "btatt.opcode", "-e", "btatt.handle"])
             .split(separator: "\n")
         #expect(att.count == 53)

@@ -67,7 +67,7 @@ struct CLI {
         #expect(files == ["band_moved_mtu517.btsnoop", "band_mtu185.btsnoop", "band_mtu23.btsnoop", "btsnooprs_btsnoop_btmon.log",
                           "classic_a2dp_hfp.btsnoop", "crackle_le_secure_connections.pcapng", "crackle_pairing_and_ltk_exchange.pcap", "hciparse_test00.pklg",
                           "oppo_BT_HCI_2026_0719_110149.cfa", "oppo_empty_BT_HCI_2026_0719_110549.cfa", "pongbot_btsnoop_hci.log",
-                          "revcar_btsnoop_hci.log"])
+                          "revcar_btsnoop_hci.log", "whad_btmesh_provisionning.pcap"])
     }
 
     @Test func nonCaptureExits2() throws {

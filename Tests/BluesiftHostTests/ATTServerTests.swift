@@ -113,14 +113,14 @@ import BluesiftCapture
 
     /// The advertising commands this host sends, read back by the HCI decoder (Core 5.4 Vol 4 Part E §7.8.5-§7.8.9).
     @Test func advertisingCommandsDecodeAsSent() {
-        let params = HCICommand.leSetAdvertisingParameters(interval: 0x00A0, ownAddressType: 1)
+        let params = HCILESetAdvertisingParameters(intervalMin: 0x00A0, intervalMax: 0x00A0, ownAddressType: 1).encode()
         #expect(params == [0x06, 0x20, 0x0F, 0xA0, 0x00, 0xA0, 0x00, 0x00, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0x07, 0x00])
-        let data = HCICommand.leSetAdvertisingData([0x02, 0x01, 0x06])
+        let data = HCILESetAdvertisingData(data: [0x02, 0x01, 0x06]).encode()
         #expect(data.count == 3 + 32 && Array(data[0..<7]) == [0x08, 0x20, 0x20, 0x03, 0x02, 0x01, 0x06])
-        #expect(HCICommand.leSetAdvertisingData([], scanResponse: true)[0..<4] == [0x09, 0x20, 0x20, 0x00])
-        #expect(HCICommand.leSetAdvertisingEnable(true) == [0x0A, 0x20, 0x01, 0x01])
-        #expect(HCICommand.leLongTermKeyRequestNegativeReply(handle: 0x0040) == [0x1B, 0x20, 0x02, 0x40, 0x00])
-        for cmd in [params, data, HCICommand.leSetAdvertisingEnable(false), HCICommand.leLongTermKeyRequestReply(handle: 1, ltk: Array(0..<16))] {
+        #expect(HCILESetScanResponseData(data: []).encode()[0..<4] == [0x09, 0x20, 0x20, 0x00])
+        #expect(HCILESetAdvertisingEnable(enable: true).encode() == [0x0A, 0x20, 0x01, 0x01])
+        #expect(HCILELongTermKeyRequestNegativeReply(handle: 0x0040).encode() == [0x1B, 0x20, 0x02, 0x40, 0x00])
+        for cmd in [params, data, HCILESetAdvertisingEnable(enable: false).encode(), HCILELongTermKeyRequestReply(handle: 1, ltk: Array(0..<16)).encode()] {
             let (opcode, parameters, error) = cmd.withUnsafeBytes { p in
                 let h = HCIPacket(kind: .command, bytes: p)
                 return (h.opcode, Array(h.parameters), h.error)

@@ -38,7 +38,7 @@ struct BumbleCentralTests {
         #expect(link.role == 0 && link.peer == adv.address)
 
         // Discovery at MTU 23 (Bumble adds GAP 0x1800 and GATT 0x1801).
-        let services = try host.discoverAll()
+        let services = try host.gatt.discoverAll()
         #expect(services.map(\.uuid).contains(BluetoothUUID(0x1800)))
         let svc = try #require(services.first { $0.uuid == Self.serviceUUID })
         #expect(svc.characteristics.count == 1)
@@ -49,33 +49,33 @@ struct BumbleCentralTests {
         #expect(ch.cccdHandle == ch.valueHandle + 1)
 
         // 60-byte value at MTU 23: Read then Read Blob at offsets 22 and 44.
-        #expect(try host.read(ch.valueHandle) == [UInt8](0..<60))
+        #expect(try host.gatt.read(ch.valueHandle) == [UInt8](0..<60))
         let blobs = tapped.filter { $0.direction == .sent && $0.packet.kind == .acl && $0.packet.bytes.count > 8 && $0.packet.bytes[8] == 0x0C }
         #expect(blobs.map { Int($0.packet.bytes[11]) } == [22, 44])
 
         // Long write (prepare/execute) at MTU 23, read back.
         let long = [UInt8](100..<150)
-        try host.write(ch.valueHandle, long)
-        #expect(try host.read(ch.valueHandle) == long)
+        try host.gatt.write(ch.valueHandle, long)
+        #expect(try host.gatt.read(ch.valueHandle) == long)
 
-        #expect(try host.exchangeMTU(247) == 247)
+        #expect(try host.gatt.exchangeMTU(247) == 247)
         // At MTU 247 the 55-byte L2CAP frame comes whole from ATT but in 27-byte ACL fragments.
         let blobCount = tapped.count { $0.direction == .sent && $0.packet.kind == .acl && $0.packet.bytes[8] == 0x0C }
-        #expect(try host.read(ch.valueHandle) == long)
+        #expect(try host.gatt.read(ch.valueHandle) == long)
         #expect(tapped.count { $0.direction == .sent && $0.packet.kind == .acl && $0.packet.bytes[8] == 0x0C } == blobCount)
 
         // Subscribe for notifications; each write is echoed as "ack:" + value.
-        try host.subscribe(ch)
-        try host.write(ch.valueHandle, [0x01, 0x02, 0x03])
-        var got = try host.waitForNotifications(count: 1, timeout: .seconds(5))
+        try host.gatt.subscribe(ch)
+        try host.gatt.write(ch.valueHandle, [0x01, 0x02, 0x03])
+        var got = try host.gatt.waitForNotifications(count: 1, timeout: .seconds(5))
         #expect(got.first?.handle == ch.valueHandle)
         #expect(got.first?.value == Array("ack:".utf8) + [1, 2, 3])
         #expect(got.first?.isIndication == false)
 
         // Write Command, with notifications and indications both on.
-        try host.write(ch.cccdHandle!, [0x03, 0x00])
-        try host.write(ch.valueHandle, [0x09], withResponse: false)
-        got = try host.waitForNotifications(count: 2, timeout: .seconds(5))
+        try host.gatt.write(ch.cccdHandle!, [0x03, 0x00])
+        try host.gatt.write(ch.valueHandle, [0x09], withResponse: false)
+        got = try host.gatt.waitForNotifications(count: 2, timeout: .seconds(5))
         #expect(Set(got.map(\.value)) == [Array("ack:".utf8) + [9], Array("ind:".utf8) + [9]])
         #expect(got.filter(\.isIndication).count == 1)
         try host.pump(for: .milliseconds(100))
@@ -109,12 +109,12 @@ struct BumbleCentralTests {
         let host = LECentral(transport: transport, options: options())
         try host.setUp()
         try host.connect(.address(BDAddr(string: "c0:ba:5e:00:00:01")!), scanTimeout: .seconds(10))
-        let ch = try #require(host.discoverAll().flatMap(\.characteristics).first { $0.uuid == Self.charUUID })
-        try host.write(ch.valueHandle, Array("bye".utf8), withResponse: false)
+        let ch = try #require(host.gatt.discoverAll().flatMap(\.characteristics).first { $0.uuid == Self.charUUID })
+        try host.gatt.write(ch.valueHandle, Array("bye".utf8), withResponse: false)
         #expect(throws: HostError.connectionLost(reason: 0x13)) {
-            _ = try host.waitForNotifications(count: 1, timeout: .seconds(5))
+            _ = try host.gatt.waitForNotifications(count: 1, timeout: .seconds(5))
         }
         #expect(host.connection == nil && host.lostReason == 0x13)
-        #expect(throws: HostError.connectionLost(reason: 0x13)) { _ = try host.read(ch.valueHandle) }
+        #expect(throws: HostError.connectionLost(reason: 0x13)) { _ = try host.gatt.read(ch.valueHandle) }
     }
 }

@@ -24,7 +24,7 @@ import BluesiftWire
         try h.setUp()
         c.respond = { p in
             if p.kind == .command, p.bytes[0] == 0x0D, p.bytes[1] == 0x20 {
-                return [ScriptedController.status(HCIOpcode.leCreateConnection, 0), ScriptedController.connectionComplete(peer: Self.peer)]
+                return [ScriptedController.status(HCICommandOpcode.leCreateConnection.rawValue, 0), ScriptedController.connectionComplete(peer: Self.peer)]
             }
             return nil
         }
@@ -102,15 +102,15 @@ import BluesiftWire
         let c = ScriptedController()
         let h = try connected(c)
         c.respond = { p in p.kind == .acl ? [ScriptedController.disconnectionComplete(reason: 0x08)] : nil }
-        #expect(throws: HostError.connectionLost(reason: 0x08)) { _ = try h.read(0x0003) }
+        #expect(throws: HostError.connectionLost(reason: 0x08)) { _ = try h.gatt.read(0x0003) }
         #expect(h.connection == nil && h.lostReason == 0x08)
-        #expect(throws: HostError.connectionLost(reason: 0x08)) { _ = try h.read(0x0003) }
+        #expect(throws: HostError.connectionLost(reason: 0x08)) { _ = try h.gatt.read(0x0003) }
     }
 
     @Test func unansweredATTRequestTimesOut() throws {
         let c = ScriptedController()
         let h = try connected(c)
-        #expect(throws: HostError.timeout("ATT response to Read Request")) { _ = try h.read(0x0003) }
+        #expect(throws: HostError.timeout("ATT response to Read Request")) { _ = try h.gatt.read(0x0003) }
         #expect(c.sentACL.last == [0x40, 0x00, 7, 0, 3, 0, 4, 0, 0x0A, 0x03, 0x00])
     }
 
@@ -118,14 +118,14 @@ import BluesiftWire
         let c = ScriptedController()
         let h = try connected(c)
         c.close()
-        #expect(throws: HostError.transportClosed("scripted: closed")) { _ = try h.read(0x0003) }
+        #expect(throws: HostError.transportClosed("scripted: closed")) { _ = try h.gatt.read(0x0003) }
     }
 
     @Test func fragmentsToBufferSizeAndWaitsForCredits() throws {
         let c = ScriptedController()
         c.leBufferCount = 1
         let h = try connected(c)
-        h.mtu = 64
+        h.gatt.mtu = 64
         var fragments = 0
         c.respond = { p in
             guard p.kind == .acl else { return nil }
@@ -135,7 +135,7 @@ import BluesiftWire
                                  : [ScriptedController.completedPackets(1)] + ScriptedController.acl(cid: 4, [0x13])
         }
         let value = [UInt8](repeating: 0xAB, count: 50)  // 4 + 3 + 50 = 57 bytes of L2CAP: 27 + 27 + 3
-        try h.write(0x0010, value)
+        try h.gatt.write(0x0010, value)
         #expect(c.sentACL.map(\.count) == [31, 31, 7])
         #expect(c.sentACL.map { $0[1] >> 4 } == [0x0, 0x1, 0x1])  // PB: first non-flushable, then continuations
         #expect(Array(c.sentACL[0][4..<11]) == [53, 0, 4, 0, 0x12, 0x10, 0x00])
@@ -145,8 +145,8 @@ import BluesiftWire
         let c = ScriptedController()
         c.leBufferCount = 1
         let h = try connected(c)
-        h.mtu = 64
-        #expect(throws: HostError.timeout("ACL buffer credit")) { try h.write(0x0010, [UInt8](repeating: 1, count: 40)) }
+        h.gatt.mtu = 64
+        #expect(throws: HostError.timeout("ACL buffer credit")) { try h.gatt.write(0x0010, [UInt8](repeating: 1, count: 40)) }
         #expect(c.sentACL.count == 1)
     }
 
@@ -154,18 +154,18 @@ import BluesiftWire
         let c = ScriptedController()
         let h = try connected(c)
         var seen: [UInt16] = []
-        h.onNotification = { seen.append($0.handle) }
+        h.gatt.onNotification = { seen.append($0.handle) }
         let long = [UInt8](0..<40)
         c.queue = ScriptedController.acl(cid: 4, [0x1B, 0x12, 0x00] + long, fragment: 10)
                 + ScriptedController.acl(cid: 4, [0x1D, 0x15, 0x00, 0x01])
         let before = currentTimestamp()
-        let got = try h.waitForNotifications(count: 2, timeout: .seconds(1))
+        let got = try h.gatt.waitForNotifications(count: 2, timeout: .seconds(1))
         #expect(got.map(\.handle) == [0x0012, 0x0015] && seen == [0x0012, 0x0015])
         #expect(got[0].value == long && !got[0].isIndication)
         #expect(got[1].value == [0x01] && got[1].isIndication)
         #expect(got[0].timestamp >= before)
         #expect(c.sentACL.last == [0x40, 0x00, 5, 0, 1, 0, 4, 0, 0x1E])  // Handle Value Confirmation
-        #expect(h.notifications.isEmpty)
+        #expect(h.gatt.notifications.isEmpty)
     }
 
     @Test func signallingUpdateAcceptedOthersRejected() throws {
@@ -189,7 +189,7 @@ import BluesiftWire
         try h.pump(for: .milliseconds(120))
         #expect(c.sentACL[0] == [0x40, 0x00, 7, 0, 3, 0, 4, 0, 0x03, 0x05, 0x02])         // MTU Response 517
         #expect(c.sentACL[1] == [0x40, 0x00, 9, 0, 5, 0, 4, 0, 0x01, 0x10, 0x01, 0x00, 0x0A])
-        #expect(h.mtu == 256)
+        #expect(h.gatt.mtu == 256)
     }
 
     @Test func longReadUsesReadBlob() throws {
@@ -206,7 +206,7 @@ import BluesiftWire
             }
             return nil
         }
-        #expect(try h.read(0x0003) == value)
+        #expect(try h.gatt.read(0x0003) == value)
         #expect(c.sentACL.last.map { Array($0[8...]) } == [0x0C, 0x03, 0x00, 22, 0x00])
     }
 
@@ -215,7 +215,7 @@ import BluesiftWire
         let h = try connected(c)
         c.respond = { p in p.kind == .acl ? ScriptedController.acl(cid: 4, [0x01, 0x12, 0x09, 0x00, 0x03]) : nil }
         #expect(throws: HostError.attError(request: .writeRequest, handle: 0x0009, error: .writeNotPermitted)) {
-            try h.write(0x0009, [1])
+            try h.gatt.write(0x0009, [1])
         }
     }
 
@@ -228,7 +228,7 @@ import BluesiftWire
             guard p.bytes.starts(with: [0x0C, 0x20]), p.bytes[3] == 1 else { return nil }
             // Legacy report from someone else, then an extended scan response from the target.
             let legacy: [UInt8] = [0x3E, 12 + 0, 0x02, 1, 0x00, 0x00] + BDAddr(0x112233445566).littleEndianBytes + [0, 0xC4]
-            let ext: [UInt8] = [0x3E, UInt8(27 + name.count), 0x0D, 1, 0x1B, 0x00, 0x01] + Self.peer.littleEndianBytes
+            let ext: [UInt8] = [0x3E, UInt8(26 + name.count), 0x0D, 1, 0x1B, 0x00, 0x01] + Self.peer.littleEndianBytes
                 + [1, 0, 0xFF, 0x7F, 0xCE, 0, 0, 0] + [UInt8](repeating: 0, count: 6) + [UInt8(name.count)] + name
             return [ScriptedController.complete(0x200C, [0]), H4Packet(.event, legacy), H4Packet(.event, ext)]
         }

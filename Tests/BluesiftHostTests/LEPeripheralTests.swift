@@ -40,9 +40,9 @@ import BluesiftWire
         try p.setUp()
         #expect(try p.useAddress(BDAddr(string: "c0:ba:0d:00:00:01"), type: .random) == nil)
         try p.startAdvertising(data: [0x02, 0x01, 0x06], scanResponse: [0x05, 0xFF, 0xFF, 0xFF, 0x62, 0x61])
-        #expect(Array(c.sentOpcodes.suffix(5)) == [HCIOpcode.leSetRandomAddress, HCIOpcode.leSetAdvertisingParameters,
-                                                   HCIOpcode.leSetAdvertisingData, HCIOpcode.leSetScanResponseData,
-                                                   HCIOpcode.leSetAdvertisingEnable])
+        #expect(Array(c.sentOpcodes.suffix(5)) == [HCICommandOpcode.leSetRandomAddress.rawValue, HCICommandOpcode.leSetAdvertisingParameters.rawValue,
+                                                   HCICommandOpcode.leSetAdvertisingData.rawValue, HCICommandOpcode.leSetScanResponseData.rawValue,
+                                                   HCICommandOpcode.leSetAdvertisingEnable.rawValue])
         let random = c.sent.first { $0.kind == .command && $0.bytes[0] == 0x05 && $0.bytes[1] == 0x20 }
         #expect(random?.bytes == [0x05, 0x20, 0x06, 0x01, 0x00, 0x00, 0x0D, 0xBA, 0xC0])
         // A public address other than the controller's (01:02:03:04:05:06) cannot be taken: said.
@@ -60,7 +60,7 @@ import BluesiftWire
         p.onNotification = { events.append($0) }
         c.respond = { packet in
             guard packet.kind == .command, packet.bytes[0] == 0x06, packet.bytes[1] == 0x04 else { return nil }  // Disconnect
-            return [ScriptedController.status(HCIOpcode.disconnect, 0), ScriptedController.disconnectionComplete(reason: 0x16)]
+            return [ScriptedController.status(HCICommandOpcode.disconnect.rawValue, 0), ScriptedController.disconnectionComplete(reason: 0x16)]
         }
         try p.setUp()
         c.queue.append(Self.peripheralLink())

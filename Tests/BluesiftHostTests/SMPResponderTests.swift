@@ -51,7 +51,7 @@ import BluesiftWire
         let cb = Self.value(out[1])
         let dhKey = try ours.dhKey(peerX: pkbX, peerY: pkbY)
 
-        let na = LECentral.random(16)
+        let na = SMP.random(16)
         let random = try smp.handle(Self.pdu(.pairingRandom, na), peripheral: p)
         #expect(random.count == 1 && random[0][0] == 0x04)
         let nb = Self.value(random[0])
@@ -77,7 +77,7 @@ import BluesiftWire
         _ = try smp.handle([0x01, 0x03, 0x00, 0x09, 0x10, 0x00, 0x00], peripheral: p)
         let ours = SMPKeyPair()
         _ = try smp.handle(SMPPDU.encodePublicKey(x: SMPCrypto.swapped(ours.x), y: SMPCrypto.swapped(ours.y)), peripheral: p)
-        _ = try smp.handle(Self.pdu(.pairingRandom, LECentral.random(16)), peripheral: p)
+        _ = try smp.handle(Self.pdu(.pairingRandom, SMP.random(16)), peripheral: p)
         #expect(try smp.handle(Self.pdu(.pairingDHKeyCheck, [UInt8](repeating: 0xAA, count: 16)), peripheral: p) == [[0x05, 0x0B]])
         #expect(smp.ltk == nil)
     }

@@ -1,3 +1,4 @@
+import BluesiftProtocols
 import BluesiftCapture
 import BluesiftTransport
 import BluesiftWire
@@ -40,13 +41,13 @@ final class ScriptedController: HCITransport {
 
     func defaultAnswer(opcode: UInt16) -> H4Packet {
         switch opcode {
-        case HCIOpcode.readLocalVersion: return Self.complete(opcode, [0, 0x0D, 0, 0, 0x0D, 0xF1, 0x05, 0, 0])
-        case HCIOpcode.readBDAddr: return Self.complete(opcode, [0, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01])
-        case HCIOpcode.leReadLocalFeatures: return Self.complete(opcode, [0, 0x00, 0x10, 0, 0, 0, 0, 0, 0])
-        case HCIOpcode.leReadBufferSize:
+        case HCICommandOpcode.readLocalVersionInformation.rawValue: return Self.complete(opcode, [0, 0x0D, 0, 0, 0x0D, 0xF1, 0x05, 0, 0])
+        case HCICommandOpcode.readBDAddr.rawValue: return Self.complete(opcode, [0, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01])
+        case HCICommandOpcode.leReadLocalSupportedFeatures.rawValue: return Self.complete(opcode, [0, 0x00, 0x10, 0, 0, 0, 0, 0, 0])
+        case HCICommandOpcode.leReadBufferSize.rawValue:
             return Self.complete(opcode, [0, UInt8(leBufferLength & 0xFF), UInt8(leBufferLength >> 8), leBufferCount])
-        case HCIOpcode.readBufferSize: return Self.complete(opcode, [0, 0xFB, 0x00, 0x40, 0x08, 0x00, 0x00, 0x00])
-        case HCIOpcode.leCreateConnection, HCIOpcode.disconnect, HCIOpcode.leConnectionUpdate: return Self.status(opcode, 0)
+        case HCICommandOpcode.readBufferSize.rawValue: return Self.complete(opcode, [0, 0xFB, 0x00, 0x40, 0x08, 0x00, 0x00, 0x00])
+        case HCICommandOpcode.leCreateConnection.rawValue, HCICommandOpcode.disconnect.rawValue, HCICommandOpcode.leConnectionUpdate.rawValue: return Self.status(opcode, 0)
         default: return Self.complete(opcode, [0])
         }
     }

@@ -21,8 +21,10 @@ import BluesiftWire
         "ibeacon tilt": "tilt",
         "ibeacon cypress-beacon": "cypress-beacon",
         // Eddystone's service data: eddystone decodes every frame type; KKM's sensor frames
-        // (type 0x21) are kkm's.
+        // (type 0x21) are kkm's, and URLs https://ruu.vi/#… (RuuviTag formats 2 and 4; any
+        // tx power) are ruuvitag's.
         "eddystone kkm": "kkm",
+        "eddystone ruuvitag": "ruuvitag",
     ]
 
     @Test func everyExampleBelongsToItsPluginAgainstEveryOther() {

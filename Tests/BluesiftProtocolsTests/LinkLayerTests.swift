@@ -20,8 +20,29 @@ import BluesiftCapture
             let r = a.reports[0]
             #expect(r.address?.description == "7d:43:82:42:23:16" && r.addressType == .random && r.rssi == -55)
             #expect(r.localName == "Alert Notification" && Array(r.structures).count == 3)
-            #expect(json(p) == #"{"opcode":0,"name":"ADV_IND","access_address":"0x8e89bed6","channel":37,"rssi":-55,"pdu_type":0,"ch_sel":false,"tx_add":true,"rx_add":false,"length":33,"adv_a":"7d:43:82:42:23:16","crc":"0x02b9e5"}"#)
+            #expect(json(p) == #"{"opcode":0,"name":"ADV_IND","access_address":"0x8e89bed6","channel":37,"rssi":-55,"pdu_type":0,"ch_sel":false,"tx_add":true,"rx_add":false,"length":33,"adv_a":"7d:43:82:42:23:16","crc":"0xa79d40"}"#)
             #expect(p.summary == "LL ADV_IND 7d:43:82:42:23:16 name=Alert Notification")
+        }
+    }
+
+    /// Issue 36: the CRC checked (crackle LE SC #1 with 0x555555, #45 with CONNECT_IND's CRCInit
+    /// 0x2ED45D), the CRCInit recovered from a packet and its CRC, one bit flipped noticed, and
+    /// the value printed as Wireshark's btle.crc (0xa79d40 for #1).
+    @Test func crcCheckedAndCRCInitRecovered() {
+        ll("d6 be 89 8e 40 21 16 23 42 82 43 7d 02 01 1a 03 03 11 18 13 09 41 6c 65 72 74 20 4e 6f 74 69 66 69 63 61 74 69 6f 6e e5 b9 02") { p in
+            var p = p
+            #expect(p.crcOK == nil && p.checkCRC(crcInit: LLCRC.advertisingInit) == true && p.crcOK == true && p.crcComputed)
+            #expect(LLCRC.wiresharkOrder(p.crc!) == 0xA79D40)
+            #expect(LLCRC.crcInit(of: p.crcCovered!, crc: p.crc!) == 0x55_5555)
+        }
+        ll("27 4a 65 50 11 00 35 ef 8e") { p in
+            var p = p
+            #expect(LLCRC.crcInit(of: p.crcCovered!, crc: p.crc!) == 0x2E_D45D)
+            #expect(p.checkCRC(crcInit: 0x2E_D45D) == true)
+        }
+        ll("27 4a 65 50 11 01 35 ef 8e", sniffer: SnifferInfo(crcOK: true, hasCRC: true)) { p in   // Length bit flipped
+            var p = p
+            #expect(p.checkCRC(crcInit: 0x2E_D45D) == false && p.crcOK == true && p.crcValidatedWrongly && !p.crcComputed)
         }
     }
 

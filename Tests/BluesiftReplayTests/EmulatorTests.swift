@@ -121,6 +121,19 @@ import BluesiftHost
         #expect(e.write(handle: 0x001a, value: [1], op: .writeRequest, link: Self.link()).error == .insufficientAuthentication)
     }
 
+    /// One security-error set for replay and emulation (ATTErrorCode.securityErrors): a read
+    /// refused for a short key is not served once the link is encrypted; Insufficient
+    /// Authorization, the application's, is an ordinary recorded answer.
+    @Test func securityErrorSetIsTheATTLayers() {
+        var m = Self.band
+        m.reads[0x001a]!.insert(.init(value: [], error: .encryptionKeySizeTooShort, frame: 90), at: 0)
+        let e = Emulator(model: m)
+        e.sessionStarted()
+        #expect(e.read(handle: 0x001a, first: true, link: Self.link(encrypted: true)) == .value(Self.band.reads[0x001a]![0].value))
+        #expect(Emulator.isSecurity(.encryptionKeySizeTooShort) && !Emulator.isSecurity(.insufficientAuthorization))
+        #expect(ATTErrorCode.securityErrors.map(\.rawValue).sorted() == [0x05, 0x0C, 0x0F])
+    }
+
     @Test func deviceChoiceByNameAndErrors() throws {
         let (b, t) = try Self.build("band_mtu23.btsnoop")
         #expect(try b.model(name: "bluesift-band", tracker: t).address == BDAddr(string: "c0:ba:0d:00:00:01"))

@@ -236,4 +236,13 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
     }
 
     public var description: String { name }
+
+    /// The errors a server answers while the link's security is below what the attribute
+    /// needs, which pairing or a longer key can cure (Core 6.0 Vol 3 Part F §3.4.1.1 Table 3.4;
+    /// Part C §10.3.2): Insufficient Authentication, Encryption Key Size Too Short,
+    /// Insufficient Encryption. Authorization (0x08) is the server's application's, not the
+    /// link's. Replay pairs on these (`--pair auto`); emulation answers them until encrypted.
+    public static let securityErrors: Set<ATTErrorCode> = [.insufficientAuthentication, .encryptionKeySizeTooShort, .insufficientEncryption]
+
+    public var isSecurityError: Bool { Self.securityErrors.contains(self) }
 }

@@ -9,13 +9,17 @@ extension LLPacket {
         if let rssi = sniffer?.rssi { sink.int("rssi", Int(rssi)) }
         if let ci = codingIndicator { sink.int("coding_indicator", Int(ci)) }
         if let ok = crcOK { sink.bool("crc_ok", ok) }
+        if crcComputed { sink.bool("crc_computed", true) }
+        if crcValidatedWrongly { sink.bool("crc_fails", true) }
         if let c = fromCentral { sink.string("from", c ? "central" : "peripheral") }
+        if fromInferred { sink.bool("from_inferred", true) }
         if let a = central { sink.address("central", a) }
         if let a = peripheral { sink.address("peripheral", a) }
         if retransmission { sink.bool("retransmission", true) }
         if missedBefore { sink.bool("missed_before", true) }
         if isAdvertising { describeAdvertising(into: &sink) } else { describeData(into: &sink) }
-        if let crc { sink.string("crc", Hex.fixed(UInt64(crc), width: 6)) }
+        // As Wireshark shows it (btle.crc): the first bit sent is the most significant.
+        if let crc { sink.string("crc", Hex.fixed(UInt64(LLCRC.wiresharkOrder(crc)), width: 6)) }
     }
 
     private func addr<S: FieldSink>(_ key: FieldKey, _ offset: Int, into sink: inout S) {
@@ -163,6 +167,7 @@ extension LLPacket {
             if length > 0 { s += " len=\(length)" }
         }
         if crcOK == false { s += " CRC bad" }
+        if crcAwaitsLink { s += " [CRC not checked: no CONNECT_IND or second packet gives its CRCInit]" }
         if retransmission { s += " (retransmission)" }
         if missedBefore { s += " [packets missed before this one]" }
         if let error, crcOK != false { s += " [" + error.message + "]" }

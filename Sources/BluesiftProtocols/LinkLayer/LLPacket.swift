@@ -36,6 +36,8 @@ public struct LLPacket: FieldDescribable {
     public var codingIndicator: UInt8?
     /// Data channel, set by the decoder from the connection: true when the central sent it.
     public var fromCentral: Bool?
+    /// `fromCentral` inferred from the ATT PDU it carries (the capture did not say).
+    public var fromInferred = false
     /// The connection's central and peripheral (from its CONNECT_IND / AUX_CONNECT_REQ).
     public var central: BDAddr?
     public var peripheral: BDAddr?
@@ -52,7 +54,7 @@ public struct LLPacket: FieldDescribable {
     public static let advertisingAccessAddress: UInt32 = 0x8E89_BED6
 
     public init(bytes: UnsafeRawBufferPointer, sniffer: SnifferInfo?) {
-        self.bytes = bytes; self.sniffer = sniffer
+        self.bytes = bytes; self.sniffer = sniffer; crcOK = sniffer?.crcOK
         accessAddress = 0; isAdvertising = false; llid = nil
         payload = UnsafeRawBufferPointer(rebasing: bytes[bytes.count...]); encrypted = false
         do throws(DecodeError) { try parse() } catch { self.error = error.inLayer("ll") }
@@ -103,8 +105,36 @@ public struct LLPacket: FieldDescribable {
     public var md: Bool { !isAdvertising && header & 0x10 != 0 }
     public var cp: Bool { !isAdvertising && header & 0x20 != 0 }
 
-    /// The sniffer's CRC verdict; nil when it did not check.
-    public var crcOK: Bool? { sniffer?.crcOK }
+    /// The CRC verdict: the sniffer's, or bluesift's when the sniffer did not check
+    /// (`crcComputed`); nil when neither could (a data PDU of a link whose CRCInit is unknown).
+    public var crcOK: Bool?
+    /// bluesift computed `crcOK` (the capture did not say whether the CRC held).
+    public var crcComputed = false
+    /// The sniffer said the CRC held, and it does not under the link's CRCInit.
+    public var crcValidatedWrongly = false
+    /// The record has a CRC and no verdict: neither the sniffer nor bluesift could check it.
+    public var crcUnverifiable: Bool { crcOK == nil && crc != nil }
+    /// Set by the decoder: a data PDU not decoded because its CRC cannot be checked yet (an
+    /// access address no CONNECT_IND announced; `ProtocolDecoder.decodeLL`).
+    public var crcAwaitsLink = false
+
+    /// The PDU the CRC covers: header and payload (after the Coding Indicator).
+    public var crcCovered: UnsafeRawBufferPointer? {
+        guard crc != nil else { return nil }
+        let start = 4 + (codingIndicator == nil ? 0 : 1)
+        guard bytes.count >= start + 5 else { return nil }
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<bytes.count - 3])
+    }
+
+    /// Checks the CRC with `crcInit`: the verdict when the sniffer gave none; against the
+    /// sniffer's "valid", a disagreement is noted. Returns whether the CRC holds.
+    @discardableResult
+    public mutating func checkCRC(crcInit: UInt32) -> Bool? {
+        guard let crc, let pdu = crcCovered else { return nil }
+        let holds = LLCRC.compute(pdu, crcInit: crcInit) == crc
+        if crcOK == nil { crcOK = holds; crcComputed = true } else if crcOK == true, !holds { crcValidatedWrongly = true }
+        return holds
+    }
 
     /// Replaces the ciphertext by its plaintext (the MIC verified): control PDUs are named.
     mutating func setPlaintext(_ p: UnsafeRawBufferPointer) {

@@ -13,6 +13,13 @@ struct ATTPairing {
     }
     static let capacity = 8
     private var pending: [Pending] = []
+    /// Sides (bit 0: side 0, bit 1: side 1) seen sending requests and commands: with one
+    /// client, the other side is the server.
+    private var clientSides: UInt8 = 0
+    /// Set by `observe` for a PDU sent by side 2 (the capture does not say): the side that
+    /// must have sent it, a server-only PDU (Vol 3 Part F §3.3) answering a request of a known
+    /// side, or sent while only one side acts as client.
+    var inferredSide: UInt8?
 
     /// Requests whose answer carries no handle of its own: Read (§3.4.4.3), Read Blob
     /// (§3.4.4.5), Write (§3.4.5.1); the handle is their first parameter.
@@ -29,8 +36,11 @@ struct ATTPairing {
     /// Records a request, or pairs a response; returns the transaction for a response.
     mutating func observe(_ pdu: UnsafeRawBufferPointer, cid: UInt16, side: UInt8, frame: Int,
                           timestamp: Timestamp) -> ATTTransaction? {
+        inferredSide = nil
         guard let raw = pdu.first else { return nil }
         let op = ATTOpcode(rawValue: raw)
+        if side < 2, let by = op.sender { clientSides |= 1 << (by == .server ? 1 - side : side) }
+        if side == 2, op.sender == .server, clientSides == 1 || clientSides == 2 { inferredSide = clientSides == 1 ? 1 : 0 }
         if op.expectsAnswer {
             // A new request replaces an unanswered one of the same kind on the bearer.
             let isIndication = op == .handleValueIndication
@@ -45,8 +55,11 @@ struct ATTPairing {
         }
         guard let req = Self.answered(op, pdu: pdu) else { return nil }
         let from = L2CAPChannels.other(side)
-        guard let i = pending.firstIndex(where: { $0.cid == cid && $0.side == from && $0.opcode == req }) else { return nil }
+        // A side the capture does not say (2) on either end pairs with any side.
+        guard let i = pending.firstIndex(where: { $0.cid == cid && $0.side == from && $0.opcode == req })
+                ?? pending.firstIndex(where: { $0.cid == cid && $0.opcode == req && (side == 2 || $0.side == 2) }) else { return nil }
         let p = pending.remove(at: i)
+        if side == 2, p.side < 2 { inferredSide = 1 - p.side }
         return ATTTransaction(requestFrame: p.frame, latencyMicroseconds: timestamp.microseconds &- p.timestamp.microseconds,
                               requestHandle: p.handle)
     }

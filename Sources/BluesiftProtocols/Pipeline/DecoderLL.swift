@@ -7,12 +7,25 @@ extension ProtocolDecoder {
 
     /// Over-the-air LE packets (Core 5.4 Vol 6 Part B §2): advertising → `adv`, data channel
     /// LLID 1/2 → L2CAP reassembly per access address and direction, unless encrypted (then
-    /// decrypted when a key is known). A packet whose CRC the sniffer found bad is shown and
-    /// counted, nothing more: its bytes are noise.
+    /// decrypted when a key is known). A packet whose CRC is bad (the sniffer said so, or it
+    /// did not check and the CRC fails, §3.1.1) is shown and counted, nothing more: its bytes
+    /// are noise. So is a data PDU whose CRC cannot be checked yet (`unconfirmedLink`).
     func decodeLL(_ record: CaptureRecord, _ f: inout DecodedFrame) {
         var ll = LLPacket(bytes: record.bytes, sniffer: record.sniffer)
+        airPackets += 1
+        if ll.crc != nil {
+            // Checked even when the sniffer did: a "valid" CRC that fails is worth a warning.
+            if ll.isAdvertising { ll.checkCRC(crcInit: LLCRC.advertisingInit) }
+            else if let n = sniffed[ll.accessAddress], let i = links[n]?.crcInit { ll.checkCRC(crcInit: i) }
+            if ll.crcComputed { crcComputedPackets += 1 }
+            if ll.crcValidatedWrongly {
+                crcValidatedWrongly += 1
+                if firstCRCValidatedWrongly == nil { firstCRCValidatedWrongly = record.frame }
+            }
+        }
         if ll.crcOK == false {
             crcBadPackets += 1
+            if ll.crcComputed { crcComputedBad += 1 }
             if !ll.isAdvertising, let n = sniffed[ll.accessAddress], let link = links[n] {
                 f.connection = n
                 link.air.crcBad += 1
@@ -21,6 +34,11 @@ extension ProtocolDecoder {
                 // side's NESN may confirm.
                 if let from = record.sniffer?.fromCentral, ll.length > 0 { link.crcBadUnacknowledged[from ? 1 : 0] = record.frame }
             }
+            f.set(ll)
+            return
+        }
+        if ll.crcUnverifiable, !ll.isAdvertising, sniffed[ll.accessAddress] == nil, !unconfirmedLink(&ll, record) {
+            ll.crcAwaitsLink = true
             f.set(ll)
             return
         }
@@ -37,6 +55,37 @@ extension ProtocolDecoder {
         f.set(ll)
     }
 
+    /// A data PDU on an access address no CONNECT_IND announced, its CRC unchecked by the
+    /// sniffer. Every packet has a CRCInit under which its CRC holds (`LLCRC.crcInit`); a
+    /// connection's packets share one, noise does not. The second packet agreeing with the
+    /// first opens the connection (true: decode it); a packet whose CRCInit is a known link's
+    /// is that link's packet with a corrupted access address. Otherwise it waits (false).
+    private func unconfirmedLink(_ ll: inout LLPacket, _ record: CaptureRecord) -> Bool {
+        guard let pdu = ll.crcCovered, let crc = ll.crc else { return true }
+        let aa = ll.accessAddress
+        let crcInit = LLCRC.crcInit(of: pdu, crc: crc)
+        if links.values.contains(where: { $0.crcInit == crcInit && $0.accessAddress != aa }) {
+            accessAddressBitErrors += 1
+            if firstAccessAddressBitError == nil { firstAccessAddressBitError = record.frame }
+            return false
+        }
+        if let first = unconfirmed[aa], first == crcInit {
+            unconfirmed[aa] = nil
+            let n = sniffedConnection(aa, record)
+            links[n]?.crcInit = crcInit
+            ll.checkCRC(crcInit: crcInit)
+            crcComputedPackets += 1
+            return true
+        }
+        if unconfirmed.count >= Self.maxSniffedConnections, unconfirmed[aa] == nil, let victim = unconfirmed.first {
+            unconfirmed[victim.key] = nil
+        }
+        unconfirmed[aa] = crcInit
+        unverifiedPackets += 1
+        if firstUnverifiedPacket == nil { firstUnverifiedPacket = record.frame }
+        return false
+    }
+
     /// Stable small number of a sniffed connection (1, 2, …), with its ConnectionInfo.
     func sniffedConnection(_ aa: UInt32, _ record: CaptureRecord) -> UInt16 {
         if let n = sniffed[aa] { return n }
@@ -51,7 +100,7 @@ extension ProtocolDecoder {
         var c = ConnectionInfo(adapter: record.adapter, handle: n)
         c.transport = .le; c.accessAddress = aa
         c.start = record.timestamp; c.startFrame = record.frame
-        let link = SniffedLink(number: n, tableID: table.open(c))
+        let link = SniffedLink(number: n, tableID: table.open(c), accessAddress: aa)
         links[n] = link
         return n
     }
@@ -71,6 +120,7 @@ extension ProtocolDecoder {
         link.air.central = c.initA; link.air.centralAddressType = ll.txAdd ? .random : .public
         link.air.peripheral = c.advA; link.air.peripheralAddressType = ll.rxAdd ? .random : .public
         link.air.interval = c.interval; link.air.timeout = c.timeout; link.air.crcInit = c.crcInit
+        link.crcInit = c.crcInit
         link.air.phy = ll.sniffer?.phy
         table.update(link.tableID) { info in
             info.peer = c.advA; info.peerAddressType = ll.rxAdd ? .random : .public
@@ -112,7 +162,12 @@ extension ProtocolDecoder {
 
         // Ciphertext from LL_START_ENC_REQ on (§5.1.3.1): every non-empty PDU carries a MIC,
         // so one shorter than 5 octets is plaintext (a START_ENC_REQ sent again).
-        if link.encrypted, ll.length > 0, record.sniffer?.encrypted == false {
+        // A sniffer may decrypt without saying so (WHAD: no "decrypted" flag): its plaintext,
+        // once recognised, marks the link as decrypted by the sniffer.
+        if link.encrypted, ll.length > 0, record.sniffer?.encrypted == nil, !link.snifferDecrypts, Self.isPlaintext(ll) {
+            link.snifferDecrypts = true
+        }
+        if link.encrypted, ll.length > 0, record.sniffer?.encrypted == false || (link.snifferDecrypts && record.sniffer?.encrypted == nil) {
             // The sniffer decrypted it (nRF Sniffer following a pairing): MIC already removed.
             ll.decrypted = true
             link.air.encrypted += 1; link.air.decrypted += 1; link.air.decryptedBySniffer += 1
@@ -135,8 +190,28 @@ extension ProtocolDecoder {
         guard llid == 1 || llid == 2, !(llid == 1 && ll.payload.isEmpty) else { return }
         let side: UInt8 = from.map { $0 ? 0 : 1 } ?? 2
         let s = state(StateKey(adapter: record.adapter, connection: 0x1_0000 | UInt32(n)))
+        s.att.inferredSide = nil
         reassemble(ll.payload, declared: ll.payload.count, starts: llid == 2, state: s, side: side, record, &f)
+        // Direction unspecified: an ATT PDU only a server sends tells who sent it.
+        if from == nil, let inferred = s.att.inferredSide { ll.fromCentral = inferred == 0; ll.fromInferred = true }
         if f.layers.contains(.smp) { observeSMP(f.l2capStorage.payload, link: link, from: from, record) }
+    }
+
+    /// A data PDU on an encrypted link that is plaintext, not ciphertext and MIC (§5.1.3): one
+    /// whole L2CAP frame on the fixed ATT, LE signalling or SMP channel (Vol 3 Part A §2.1)
+    /// filling the PDU (no room for a 4-octet MIC), whose first octet is an opcode of that
+    /// protocol. Ciphertext passes by chance about once in 2^32 PDUs.
+    static func isPlaintext(_ ll: LLPacket) -> Bool {
+        let p = ll.payload
+        guard ll.llid == 2, p.count >= 5, ll.error == nil else { return false }
+        let length = Int(p[0]) | Int(p[1]) << 8, cid = UInt16(p[2]) | UInt16(p[3]) << 8
+        guard length + 4 == p.count else { return false }
+        switch cid {
+        case 0x0004: return ATTOpcode(rawValue: p[4]).kind != nil
+        case 0x0005: return (0x01...0x1A).contains(p[4])   // LE signalling command codes (Vol 3 Part A §4)
+        case 0x0006: return (0x01...0x0E).contains(p[4])   // SMP codes (Vol 3 Part H §3.3)
+        default: return false
+        }
     }
 
     /// LL control PDUs that change the connection (§2.4.2).
@@ -171,6 +246,7 @@ extension ProtocolDecoder {
             link.counter = [0, 0]
         case 0x0B:                       // LL_PAUSE_ENC_RSP: plaintext until the next start
             link.encrypted = false
+            link.snifferDecrypts = false
             link.ccm = nil; link.keyState = .unknown
         default: break
         }
@@ -411,6 +487,9 @@ final class SniffedLink {
     let number: UInt16
     let tableID: Int
     var air = AirLink()
+    /// The CRCInit its packets are checked with: CONNECT_IND's, or the one its first two
+    /// packets agreed on.
+    var crcInit: UInt32?
     /// Per sender (0 central, 1 peripheral): last SN (2 = none yet), length and CRC.
     var lastSN: [UInt8] = [2, 2]
     var lastLength = [0, 0]
@@ -420,6 +499,9 @@ final class SniffedLink {
     var lastNESN: [UInt8] = [2, 2]
     var crcBadUnacknowledged: [Int?] = [nil, nil]
     var encrypted = false
+    /// The sniffer writes this link's encrypted PDUs decrypted without saying so (plaintext
+    /// recognised after LL_START_ENC_REQ, `isPlaintext`).
+    var snifferDecrypts = false
     var rand: [UInt8] = [], ediv: UInt16 = 0, skdm: [UInt8] = [], ivm: [UInt8] = [], skds: [UInt8] = [], ivs: [UInt8] = []
     var ccm: AESCCM?
     var iv: [UInt8] = []
@@ -438,7 +520,11 @@ final class SniffedLink {
     var stk: KnownLTK?
     var crackTried = false
 
-    init(number: UInt16, tableID: Int) { self.number = number; self.tableID = tableID }
+    let accessAddress: UInt32
+
+    init(number: UInt16, tableID: Int, accessAddress: UInt32) {
+        self.number = number; self.tableID = tableID; self.accessAddress = accessAddress
+    }
 
     /// Timing of the last packet and whose turn it was, for captures without direction flags.
     var lastMicroseconds: Int64?

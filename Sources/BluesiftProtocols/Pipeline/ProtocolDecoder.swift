@@ -47,6 +47,23 @@ public final class ProtocolDecoder {
     /// Over-the-air totals: packets the sniffer marked CRC-bad, sent encrypted, decrypted,
     /// and retransmissions.
     public internal(set) var crcBadPackets = 0
+    /// Link-layer packets; those whose CRC bluesift checked because the sniffer did not (and
+    /// of `crcBadPackets`, those it found bad); those the sniffer called valid whose CRC fails.
+    public internal(set) var airPackets = 0
+    public internal(set) var crcComputedPackets = 0
+    public internal(set) var crcComputedBad = 0
+    public internal(set) var crcValidatedWrongly = 0
+    public internal(set) var firstCRCValidatedWrongly: Int?
+    /// Data PDUs not decoded because their CRC could not be checked: on an access address
+    /// no CONNECT_IND announced and no second packet confirmed (noise), or a known link's
+    /// packet with its access address corrupted.
+    public internal(set) var unverifiedPackets = 0
+    public internal(set) var firstUnverifiedPacket: Int?
+    public internal(set) var accessAddressBitErrors = 0
+    public internal(set) var firstAccessAddressBitError: Int?
+    /// Access addresses seen once, without CONNECT_IND, CRC unchecked: the CRCInit their
+    /// packet implies, confirmed by the next packet (`decodeLL`). Bounded.
+    var unconfirmed: [UInt32: UInt32] = [:]
     public internal(set) var encryptedPackets = 0
     public internal(set) var decryptedPackets = 0
     public internal(set) var retransmissions = 0
@@ -70,6 +87,10 @@ public final class ProtocolDecoder {
         if !links.isEmpty { flushLinks(endOfCapture: lastTimestamp) }
         return table.history
     }
+
+    /// The connection number (`DecodedFrame.connection`) of the sniffed link on an access
+    /// address, once a CONNECT_IND or CRC-valid packets opened it.
+    public func sniffedConnection(accessAddress: UInt32) -> UInt16? { sniffed[accessAddress] }
 
     /// Connections dropped from `connections` to keep it bounded.
     public var droppedConnections: Int { table.dropped }

@@ -206,7 +206,7 @@ public final class EmulationModelBuilder {
         case .errorResponse:
             guard let code = att.errorCode.map(ATTErrorCode.init(rawValue:)), let req = att.requestOpcode else { return }
             let h = att.errorHandle ?? 0
-            if [.insufficientAuthentication, .insufficientEncryption, .insufficientAuthorization].contains(code), !link.encrypted {
+            if code.isSecurityError, !link.encrypted {
                 d.model.securityErrors[h] = code
                 d.model.secured = true
             }

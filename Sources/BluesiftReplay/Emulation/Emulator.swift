@@ -164,10 +164,7 @@ public final class Emulator: GATTServerResponder {
         return answer
     }
 
-    static func isSecurity(_ e: ATTErrorCode?) -> Bool {
-        guard let e else { return false }
-        return e == .insufficientAuthentication || e == .insufficientEncryption || e == .insufficientAuthorization
-    }
+    static func isSecurity(_ e: ATTErrorCode?) -> Bool { e?.isSecurityError ?? false }
 
     public func write(handle: UInt16, value: [UInt8], op: ATTOpcode, link: ServerLinkState) -> ServerWriteAnswer {
         let loc = location(handle)

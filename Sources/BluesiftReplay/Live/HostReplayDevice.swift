@@ -6,9 +6,12 @@ import BluesiftTransport
 import BluesiftHost
 import BluesiftSecurity
 
-/// A live device reached through the LE central in BluesiftHost, over any HCI transport.
+/// A live device reached through BluesiftHost: the LE central over any HCI transport, or only
+/// an ATT client over the kernel's LE L2CAP socket (`l2cap:N`).
 public final class HostReplayDevice: ReplayDevice {
-    public let central: LECentral
+    /// nil over `l2cap:N`: the kernel holds the link.
+    public let central: LECentral?
+    public let gatt: ATTClient
     public private(set) var peerAddress: String?
     /// The bond store (`--keys`), and where to write it; nil path: keys are not kept.
     public var bonds = BondStore()
@@ -54,7 +57,9 @@ public final class HostReplayDevice: ReplayDevice {
         return device
     }
 
-    init(central: LECentral) { self.central = central }
+    init(central: LECentral) { self.central = central; gatt = central.gatt }
+
+    init(gatt: ATTClient) { central = nil; self.gatt = gatt }
 
     /// `l2cap:N`: the kernel connects to `peer` over adapter N and holds the link; this host
     /// speaks ATT on it. Security is the kernel's (`secure` asks for it with BT_SECURITY).
@@ -66,8 +71,7 @@ public final class HostReplayDevice: ReplayDevice {
             if error.code == .noSuchAdapter || error.code == .noBluetoothSockets { throw ReplayFault(.noAdapter, error.message) }
             throw ReplayFault(error.code == .openFailed && error.errno != nil ? .deviceNotFound : .transportClosed, error.message)
         }
-        let central = LECentral(bearer: bearer, peer: peer, peerType: random ? .random : .public, options: options)
-        let device = HostReplayDevice(central: central)
+        let device = HostReplayDevice(gatt: ATTClient(bearer: bearer, timeout: options.attTimeout, preferredMTU: options.preferredMTU))
         device.peerAddress = peer.description
         return device
     }
@@ -98,11 +102,11 @@ public final class HostReplayDevice: ReplayDevice {
     }
 
     public var kernelDrops: KernelDrops? {
-        central.transport.kernelBuffer.map { KernelDrops(dropped: $0.dropped, receiveBuffer: $0.bytes) }
+        central?.transport.kernelBuffer.map { KernelDrops(dropped: $0.dropped, receiveBuffer: $0.bytes) }
     }
 
-    public var security: ReplaySecurity? { kernelSecurity ?? central.security.map { Self.describe($0, paired: false, bonded: false, forgotten: false) } }
-    public var securityRequested: Bool { central.securityRequest != nil }
+    public var security: ReplaySecurity? { kernelSecurity ?? central?.security.map { Self.describe($0, paired: false, bonded: false, forgotten: false) } }
+    public var securityRequested: Bool { central?.securityRequest != nil }
 
     static func describe(_ s: LinkSecurity, paired: Bool, bonded: Bool, forgotten: Bool) -> ReplaySecurity {
         ReplaySecurity(level: s.level, levelName: s.levelName, method: s.method, keySize: s.keySize,
@@ -112,7 +116,7 @@ public final class HostReplayDevice: ReplayDevice {
     /// Re-encrypts with the stored key for this device, else pairs; new keys go to `keysPath`
     /// (written atomically, mode 0600).
     public func secure() throws(ReplayFault) -> ReplaySecurity {
-        if let bearer = central.bearer { return try secureByKernel(bearer) }
+        guard let central else { return try secureByKernel(gatt.bearer) }
         guard let c = central.connection else { throw Self.fault(.notConnected, doing: "pairing") }
         let stored = keysPath == nil ? nil : bonds.bond(for: c.peer)
         let out: SecureOutcome
@@ -140,7 +144,7 @@ public final class HostReplayDevice: ReplayDevice {
 
     func secureByKernel(_ bearer: any ATTBearer) throws(ReplayFault) -> ReplaySecurity {
         let got: (level: UInt8, keySize: UInt8)
-        do { got = try bearer.secure(level: 2, timeout: max(central.options.attTimeout, .seconds(15))) } catch {  // the kernel pairs: ECDH and all
+        do { got = try bearer.secure(level: 2, timeout: max(gatt.timeout, .seconds(15))) } catch {  // the kernel pairs: ECDH and all
             throw ReplayFault(.pairingFailed, "\(error.message) (pairing methods other than Just Works need hci:N)")
         }
         // BT_SECURITY levels: 2 medium (encrypted), 3 high (authenticated), 4 FIPS (LE SC authenticated).
@@ -153,7 +157,7 @@ public final class HostReplayDevice: ReplayDevice {
 
     public func discover() throws(ReplayFault) -> GATTDatabase {
         let services: [DiscoveredService]
-        do { services = try central.discoverAll() } catch { throw Self.fault(error, doing: "discovering the GATT database") }
+        do { services = try gatt.discoverAll() } catch { throw Self.fault(error, doing: "discovering the GATT database") }
         var db = GATTDatabase()
         for s in services {
             var svc = GATTDatabase.Service(start: s.startHandle, end: s.endHandle, uuid: s.uuid, primary: true)
@@ -168,16 +172,16 @@ public final class HostReplayDevice: ReplayDevice {
     }
 
     public func exchangeMTU(_ mtu: Int) throws(ReplayFault) -> Int {
-        do { return Int(try central.exchangeMTU(UInt16(clamping: mtu))) } catch { throw Self.fault(error, doing: "exchanging the MTU") }
+        do { return Int(try gatt.exchangeMTU(UInt16(clamping: mtu))) } catch { throw Self.fault(error, doing: "exchanging the MTU") }
     }
 
     public func write(handle: UInt16, value: [UInt8], op: WriteOp) throws(ReplayFault) -> ATTOutcome {
         do {
             switch op {
-            case .request: try central.write(handle, value, withResponse: true)
-            case .prepared: try central.writeLong(handle, value)
+            case .request: try gatt.write(handle, value, withResponse: true)
+            case .prepared: try gatt.writeLong(handle, value)
             // Signed writes go out as recorded values without a fresh signature: sent as commands.
-            case .command, .signed: try central.write(handle, value, withResponse: false)
+            case .command, .signed: try gatt.write(handle, value, withResponse: false)
             }
             return .ok
         } catch {
@@ -187,23 +191,24 @@ public final class HostReplayDevice: ReplayDevice {
     }
 
     public func read(handle: UInt16) throws(ReplayFault) -> ATTOutcome {
-        do { return .value(try central.read(handle)) } catch {
+        do { return .value(try gatt.read(handle)) } catch {
             if case .attError(_, _, let e) = error { return .error(code: e.rawValue) }
             throw Self.fault(error, doing: "reading \(Hex.fixed(UInt64(handle), width: 4))")
         }
     }
 
-    public var droppedNotifications: Int { central.droppedNotifications }
+    public var droppedNotifications: Int { gatt.droppedNotifications }
 
     public func notifications(until deadline: ContinuousClock.Instant, atLeast: Int) throws(ReplayFault) -> [ReceivedNotification] {
         let left = deadline - .now
         var got: [GATTNotification] = []
         do throws(HostError) {
-            if (central.notifications.count < atLeast) && (left > .zero) {
+            if (gatt.notifications.count < atLeast) && (left > .zero) {
                 if atLeast == .max {
-                    try central.pump(for: left)
+                    // The central pumps its host with or without a link; the kernel's socket has only ATT.
+                    if let central { try central.pump(for: left) } else { try gatt.pump(for: left) }
                 } else {
-                    do throws(HostError) { got = try central.waitForNotifications(count: atLeast, timeout: left) } catch {
+                    do throws(HostError) { got = try gatt.waitForNotifications(count: atLeast, timeout: left) } catch {
                         guard case .timeout = error else { throw error }
                     }
                 }
@@ -211,14 +216,15 @@ public final class HostReplayDevice: ReplayDevice {
         } catch {
             throw Self.fault(error, doing: "waiting for notifications")
         }
-        if central.connection == nil, let r = central.lostReason {
+        if let central, central.connection == nil, let r = central.lostReason {
             throw Self.fault(.connectionLost(reason: r), doing: "waiting for notifications")
         }
         let now = ContinuousClock.now
-        return (got + central.takeNotifications()).map { ReceivedNotification(handle: $0.handle, value: $0.value, indication: $0.isIndication, at: now) }
+        return (got + gatt.takeNotifications()).map { ReceivedNotification(handle: $0.handle, value: $0.value, indication: $0.isIndication, at: now) }
     }
 
     public func disconnect() {
+        guard let central else { gatt.bearer.close(); return }  // the kernel drops the link
         _ = try? central.disconnect()
         central.transport.close()
     }

@@ -1,5 +1,6 @@
 import BluesiftWire
 import BluesiftGATT
+import BluesiftProtocols
 
 /// Sends a script's steps to a live device, collects every answer and compares it with the
 /// recording. Never throws: a device or transport failure ends the run with `report.fault`
@@ -101,9 +102,6 @@ public final class ReplayRunner {
         s.reason = why; s.beforeStep = beforeStep
         report.security = s
     }
-
-    /// ATT errors that pairing can cure (Core 5.4 Vol 3 Part F §3.4.1.1).
-    static let securityErrors: Set<UInt8> = [0x05, 0x0F, 0x0C]
 
     func identity(_ t: ReplayScript.Target) -> String {
         guard let c = t.characteristic else { return "" }
@@ -211,7 +209,7 @@ public final class ReplayRunner {
                     outcome = try perform()
                     // --pair auto: an error pairing can cure, not recorded as the answer, on a link
                     // not yet encrypted: pair, then send the request once more.
-                    if options.pair == .auto, case .error(let c) = outcome, Self.securityErrors.contains(c),
+                    if options.pair == .auto, case .error(let c) = outcome, ATTErrorCode(rawValue: c).isSecurityError,
                        device.security == nil, s.expect.errorCode != Int(c) {
                         let name = ATTErrorNames.describe(c)
                         try secure(device, "step \(i + 1) answered \(name)", beforeStep: i + 1, &report)

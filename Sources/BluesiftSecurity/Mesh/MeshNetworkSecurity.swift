@@ -1,0 +1,156 @@
+/// One set of network credentials made once from a NetKey (Mesh Protocol v1.1 §3.9.6.3.1):
+/// the NID and the cipher states of EncryptionKey and PrivacyKey, so a decoder matches a
+/// PDU's NID and decrypts without deriving anything per packet. Never shows key bytes.
+public struct MeshNetworkCredentials: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public let nid: UInt8
+    let encryption: AESCCM
+    let privacy: AES128Key
+
+    /// `p`: 0x00 for the managed flooding credentials, `MeshCrypto.friendshipP` for the
+    /// friendship credentials of one friendship.
+    public init?(netKey: [UInt8], p: [UInt8] = [0x00]) {
+        guard netKey.count == 16 else { return nil }
+        let (nid, enc, priv) = MeshCrypto.k2(n: netKey, p: p)
+        self.init(nid: nid, encryptionKey: enc, privacyKey: priv)
+    }
+
+    /// From derived keys (16 octets each; checked by the caller).
+    init(nid: UInt8, encryptionKey: [UInt8], privacyKey: [UInt8]) {
+        self.nid = nid
+        encryption = AESCCM(key: encryptionKey)
+        privacy = AES128Key(privacyKey)
+    }
+
+    public var description: String { "MeshNetworkCredentials(nid: 0x\(String(nid, radix: 16)))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["nid": nid]) }
+}
+
+/// The kind of nonce a network PDU is encrypted with (§3.9.5): advertising and GATT network
+/// PDUs the network nonce, proxy configuration messages the proxy nonce, Solicitation PDUs
+/// the proxy solicitation nonce.
+public enum MeshNetworkNonceKind: Sendable, Hashable {
+    case network, proxy, proxySolicitation
+}
+
+/// A network PDU in the clear (Mesh Protocol v1.1 §3.4.4): header fields, DST, the lower
+/// transport PDU, and the IV index it was encrypted with.
+public struct MeshNetworkPDU: Sendable, Hashable {
+    /// Least significant bit of the IV index used.
+    public var ivi: UInt8
+    public var nid: UInt8
+    public var ctl: Bool
+    public var ttl: UInt8
+    /// 24 bits.
+    public var seq: UInt32
+    public var src: UInt16
+    public var dst: UInt16
+    public var transportPDU: [UInt8]
+    public var ivIndex: UInt32
+
+    public init(nid: UInt8, ctl: Bool, ttl: UInt8, seq: UInt32, src: UInt16, dst: UInt16, transportPDU: [UInt8], ivIndex: UInt32) {
+        self.ivi = UInt8(ivIndex & 1); self.nid = nid & 0x7F; self.ctl = ctl; self.ttl = ttl & 0x7F
+        self.seq = seq & 0xFF_FFFF; self.src = src; self.dst = dst; self.transportPDU = transportPDU; self.ivIndex = ivIndex
+    }
+
+    /// NetMIC size (§3.4.4.6): 64 bits for control messages, 32 for access messages.
+    public var netMICSize: Int { ctl ? 8 : 4 }
+}
+
+/// The deobfuscated header of a network PDU (§3.9.7.3), before decryption: what a decoder can
+/// show when the MIC does not verify.
+public struct MeshNetworkHeader: Sendable, Hashable {
+    public var ivi: UInt8
+    public var nid: UInt8
+    public var ctl: Bool
+    public var ttl: UInt8
+    public var seq: UInt32
+    public var src: UInt16
+}
+
+/// Network layer security: obfuscation (§3.9.7.3) and authenticated encryption (§3.9.7.2).
+public enum MeshNetworkSecurity {
+    /// Smallest network PDU: IVI·NID and 6 obfuscated octets, then the 7 octets of Privacy
+    /// Random (DST, transport PDU and NetMIC: one transport octet with a 32-bit NetMIC).
+    public static let minimumPDUSize = 14
+
+    /// The IV index a received PDU used (§3.10.5): `current` when its low bit is the PDU's IVI,
+    /// else the one before it (a node accepts the previous index during an IV update).
+    public static func ivIndex(ivi: UInt8, current: UInt32) -> UInt32 {
+        current & 1 == UInt32(ivi & 1) ? current : current &- 1
+    }
+
+    /// PECB (§3.9.7.3): e(PrivacyKey, 0x0000000000 ‖ IV Index ‖ Privacy Random), Privacy
+    /// Random = the 7 octets after the obfuscated header (EncDST ‖ EncTransportPDU ‖ NetMIC).
+    static func pecb(_ privacy: AES128Key, ivIndex: UInt32, random: ArraySlice<UInt8>) -> [UInt8] {
+        var b = [0, 0, 0, 0, 0] + MeshCrypto.be32(ivIndex) + Array(random)
+        privacy.encrypt(&b)
+        return b
+    }
+
+    /// Privacy (de-)obfuscation (§3.9.7.3): CTL·TTL ‖ SEQ ‖ SRC XOR PECB[0..<6]. The same
+    /// operation both ways; returns the PDU with octets 1..<7 replaced.
+    public static func obfuscate(_ pdu: [UInt8], credentials c: MeshNetworkCredentials, ivIndex: UInt32) throws(MeshCryptoError) -> [UInt8] {
+        guard pdu.count >= minimumPDUSize else { throw .truncated("network PDU", need: minimumPDUSize, got: pdu.count) }
+        let p = pecb(c.privacy, ivIndex: ivIndex, random: pdu[7..<14])
+        var out = pdu
+        for i in 0..<6 { out[1 + i] ^= p[i] }
+        return out
+    }
+
+    /// The header of an obfuscated PDU, deobfuscated with `credentials` (checks the NID).
+    public static func deobfuscate(_ pdu: [UInt8], credentials c: MeshNetworkCredentials, ivIndex: UInt32) throws(MeshCryptoError) -> MeshNetworkHeader {
+        guard pdu.count >= minimumPDUSize else { throw .truncated("network PDU", need: minimumPDUSize, got: pdu.count) }
+        guard pdu[0] & 0x7F == c.nid else {
+            throw MeshCryptoError(code: .nidMismatch, offset: 0, message: "NID 0x\(String(pdu[0] & 0x7F, radix: 16)) is not the key's")
+        }
+        let h = try obfuscate(pdu, credentials: c, ivIndex: ivIndex)
+        return MeshNetworkHeader(ivi: h[0] >> 7, nid: h[0] & 0x7F, ctl: h[1] & 0x80 != 0, ttl: h[1] & 0x7F,
+                                 seq: UInt32(h[2]) << 16 | UInt32(h[3]) << 8 | UInt32(h[4]), src: UInt16(h[5]) << 8 | UInt16(h[6]))
+    }
+
+    static func nonce(_ kind: MeshNetworkNonceKind, ctl: Bool, ttl: UInt8, seq: UInt32, src: UInt16, ivIndex: UInt32) -> [UInt8] {
+        switch kind {
+        case .network: MeshNonce.network(ctl: ctl, ttl: ttl, seq: seq, src: src, ivIndex: ivIndex)
+        case .proxy: MeshNonce.proxy(seq: seq, src: src, ivIndex: ivIndex)
+        case .proxySolicitation: MeshNonce.proxySolicitation(sseq: seq, ssrc: src)
+        }
+    }
+
+    /// Decrypts a received network PDU (§3.9.7.2, §3.9.7.3): deobfuscates the header with the
+    /// IV index its IVI selects from `currentIVIndex`, then opens DST ‖ TransportPDU with
+    /// AES-CCM (EncryptionKey, the nonce of `kind`, NetMIC of 32 bits, or 64 when CTL is 1).
+    public static func decrypt(_ pdu: [UInt8], credentials c: MeshNetworkCredentials, currentIVIndex: UInt32,
+                               nonce kind: MeshNetworkNonceKind = .network) throws(MeshCryptoError) -> MeshNetworkPDU {
+        guard pdu.count >= minimumPDUSize else { throw .truncated("network PDU", need: minimumPDUSize, got: pdu.count) }
+        let iv = ivIndex(ivi: pdu[0] >> 7, current: currentIVIndex)
+        let h = try deobfuscate(pdu, credentials: c, ivIndex: iv)
+        let mic = h.ctl ? 8 : 4
+        // DST (2) before the MIC; the transport PDU may be empty (Solicitation PDUs).
+        guard pdu.count >= 7 + 2 + mic else { throw .truncated("network PDU", need: 7 + 2 + mic, got: pdu.count) }
+        let n = nonce(kind, ctl: h.ctl, ttl: h.ttl, seq: h.seq, src: h.src, ivIndex: iv)
+        var plain: [UInt8] = []
+        let ok = pdu.withUnsafeBytes { b in
+            c.encryption.open(UnsafeRawBufferPointer(rebasing: b[7..<(pdu.count - mic)]),
+                              tag: UnsafeRawBufferPointer(rebasing: b[(pdu.count - mic)...]),
+                              nonce: n, aadBytes: [], into: &plain)
+        }
+        guard ok else { throw MeshCryptoError(code: .micMismatch, offset: pdu.count - mic, message: "NetMIC does not verify") }
+        return MeshNetworkPDU(nid: h.nid, ctl: h.ctl, ttl: h.ttl, seq: h.seq, src: h.src,
+                              dst: UInt16(plain[0]) << 8 | UInt16(plain[1]), transportPDU: Array(plain[2...]), ivIndex: iv)
+    }
+
+    /// The inverse of `decrypt`: encrypts DST ‖ TransportPDU, then obfuscates the header.
+    /// The PDU's NID is the credentials'.
+    public static func encrypt(_ p: MeshNetworkPDU, credentials c: MeshNetworkCredentials,
+                               nonce kind: MeshNetworkNonceKind = .network) throws(MeshCryptoError) -> [UInt8] {
+        // Privacy Random takes 7 octets after the header: DST, transport PDU and NetMIC.
+        guard 2 + p.transportPDU.count + p.netMICSize >= 7 else { throw .truncated("transport PDU", need: 1, got: 0) }
+        var body = MeshCrypto.be16(p.dst) + p.transportPDU
+        let n = nonce(kind, ctl: p.ctl, ttl: p.ttl, seq: p.seq, src: p.src, ivIndex: p.ivIndex)
+        let mic = c.encryption.sealTag(&body, nonce: n, aadBytes: [], tagLength: p.netMICSize)
+        let clear: [UInt8] = [UInt8(p.ivIndex & 1) << 7 | c.nid, (p.ctl ? 0x80 : 0) | p.ttl & 0x7F]
+            + MeshCrypto.be24(p.seq) + MeshCrypto.be16(p.src) + body + mic
+        return try obfuscate(clear, credentials: c, ivIndex: p.ivIndex)
+    }
+}
