@@ -34,8 +34,7 @@ struct Dump: ParsableCommand {
     @Argument(help: "Capture files, or folders of them.")
     var files: [String]
 
-    @Option(help: "Files decoded in parallel (default: the number of cores); each file's output stays whole and in order.")
-    var jobs: Int?   // optional: ArgumentParser would print the machine's count after our "(default: …)"
+    @OptionGroup var jobs: JobsOption
 
     @Option(help: "Output format: text, jsonl or csv.")
     var format: Format = .text
@@ -46,11 +45,9 @@ struct Dump: ParsableCommand {
 
     @OptionGroup var decode: DecodeOptions
 
-    @Flag(help: "Read the files as one session (rotated logs: btsnoop_hci.log.last and btsnoop_hci.log, numbered PacketLogger files), merged in time order; connection state carries across.")
-    var merge = false
+    @OptionGroup var merging: MergeOption
 
-    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Write each capture's output to DIR/NAME.jsonl (.csv, .txt for those formats), atomically, instead of stdout.", valueName: "DIR"))
-    var outputDir: String?
+    @OptionGroup var output: OutputDirOption
 
     @Flag(name: .customLong("with-file"), help: "Add \"file\" to every JSON Lines record even for one capture (a Spark task handed one path).")
     var withFile = false
@@ -62,7 +59,7 @@ struct Dump: ParsableCommand {
     var follow = false
 
     func validate() throws {
-        if outputDir != nil, merge || follow { throw ValidationError("--output-dir writes one file per capture: not with --merge or --follow") }
+        if output.outputDir != nil, merging.merge || follow { throw ValidationError("--output-dir writes one file per capture: not with --merge or --follow") }
         if follow, files.count != 1 { throw ValidationError("--follow reads one file") }
     }
 
@@ -85,31 +82,26 @@ struct Dump: ParsableCommand {
             if code != 0 { throw ExitCode(code) }
             return
         }
-        let inputs = MergedInputs.inputs(files, merge: merge, listSkipped: lines.verbose)
+        let inputs = MergedInputs.inputs(files, merge: merging.merge, listSkipped: lines.verbose)
         // Fleets: a "file" key on every record (a first "file" column in csv, as in stats and
         // frames), only when there is more than one source.
-        let fleet = withFile || (!merge && (files.count > 1 || files.contains(where: isFolder)))
+        let fleet = withFile || (!merging.merge && (files.count > 1 || files.contains(where: isFolder)))
         let json = format == .jsonl
         let csvHeader = (fleet ? "file," : "") + FrameCSV.header
-        if format == .csv && outputDir == nil {
+        if format == .csv && output.outputDir == nil {
             var out = Output()
             out.line(csvHeader)
             out.flush()
         }
         // In --output-dir each file gets its own header, and no colour or terminal width.
-        let toDirectory = outputDir != nil
+        let toDirectory = output.outputDir != nil
         let body: (String, Int32) -> Int32 = { path, fd in
             if toDirectory && format == .csv { var out = Output(fd: fd); out.line(csvHeader); out.flush() }
             return dump(path, fd: fd, filter: filter, settings: settings, color: color && !toDirectory,
                         width: toDirectory ? nil : width,
                         fileKey: fleet && json ? Self.fileKey(path) : nil, fileColumn: fleet ? path : nil)
         }
-        let code: Int32
-        if let outputDir {
-            code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs ?? FileJobs.defaultJobs, body: body)
-        } else {
-            code = FileJobs.run(inputs, jobs: jobs ?? FileJobs.defaultJobs, body: body)
-        }
+        let code = try output.run(inputs, ext: format == .text ? "txt" : format.rawValue, jobs: jobs, body: body)
         if code != 0 { throw ExitCode(code) }
     }
 
