@@ -7,6 +7,9 @@ public struct MeshOpcode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public var rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
+    /// Config Composition Data Status (§4.3.2.5): the node describes itself.
+    public static let configCompositionDataStatus = Self(rawValue: 0x02)
+
     public var size: Int { rawValue > 0xFFFF ? 3 : rawValue > 0xFF ? 2 : 1 }
     /// The company of a vendor (3-octet) opcode.
     public var companyID: UInt16? { size == 3 ? UInt16(rawValue & 0xFF) << 8 | UInt16(rawValue >> 8 & 0xFF) : nil }

@@ -165,6 +165,8 @@ public struct MeshProxySAR: RawRepresentable, Hashable, Sendable, CustomStringCo
 public struct MeshProxyConfigOpcode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let setFilterType = Self(rawValue: 0x00), addAddresses = Self(rawValue: 0x01)
+    public static let removeAddresses = Self(rawValue: 0x02), filterStatus = Self(rawValue: 0x03)
     public var name: String {
         switch rawValue {
         case 0x00: "Set Filter Type"

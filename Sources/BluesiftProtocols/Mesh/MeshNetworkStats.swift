@@ -101,7 +101,7 @@ public struct MeshNetworkStats: Sendable {
         if let a = l.access {
             accessMessages += 1
             byOpcode[a.opcode.name == "Vendor" ? "Vendor " + Hex.fixed(UInt64(a.opcode.rawValue), width: 6) : a.opcode.name, default: 0] += 1
-            if a.opcode.rawValue == 0x02, a.parameters.first == 0, a.parameters.count >= 11 {
+            if a.opcode == .configCompositionDataStatus, a.parameters.first == 0, a.parameters.count >= 11 {
                 let p = a.parameters
                 func le(_ i: Int) -> Int { Int(p[i]) | Int(p[i + 1]) << 8 }
                 node.cid = le(1); node.pid = le(3); node.vid = le(5); node.features = le(9)

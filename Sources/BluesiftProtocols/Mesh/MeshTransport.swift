@@ -42,6 +42,9 @@ public enum MeshLowerTransportPDU: Sendable, Hashable {
         }
     }
 
+    /// SEG, the first bit of every lower transport PDU (§3.5.2).
+    static let segBit: UInt8 = 0x80
+
     static func segHeader(_ szOrRFU: Bool, _ seqZero: UInt16, _ segO: UInt8, _ segN: UInt8) -> [UInt8] {
         [(szOrRFU ? 0x80 : 0) | UInt8(seqZero >> 6 & 0x7F), UInt8(truncatingIfNeeded: seqZero << 2) | segO >> 3, (segO & 7) << 5 | segN & 0x1F]
     }
@@ -50,11 +53,11 @@ public enum MeshLowerTransportPDU: Sendable, Hashable {
         switch self {
         case .unsegmentedAccess(let akf, let aid, let u): [(akf ? 0x40 : 0) | aid & 0x3F] + u
         case .segmentedAccess(let akf, let aid, let sz, let z, let o, let n, let s):
-            [0x80 | (akf ? 0x40 : 0) | aid & 0x3F] + Self.segHeader(sz, z, o, n) + s
+            [Self.segBit | (akf ? 0x40 : 0) | aid & 0x3F] + Self.segHeader(sz, z, o, n) + s
         case .unsegmentedControl(let op, let p): [op.rawValue] + p
         case .segmentAck(let obo, let z, let ack):
             [0x00, (obo ? 0x80 : 0) | UInt8(z >> 6 & 0x7F), UInt8(truncatingIfNeeded: z << 2)] + meshPutBE(ack, 4)
-        case .segmentedControl(let op, let z, let o, let n, let s): [0x80 | op.rawValue] + Self.segHeader(false, z, o, n) + s
+        case .segmentedControl(let c, let z, let o, let n, let s): [Self.segBit | c.rawValue] + Self.segHeader(false, z, o, n) + s
         }
     }
 
@@ -105,14 +108,13 @@ public struct MeshControlMessage: Sendable, Hashable {
     /// Checks the size of the known messages (§3.6.5.1-§3.6.5.10).
     public func validate() throws(DecodeError) {
         let n = parameters.count
-        let ok: Bool = switch opcode.rawValue {
-        case 0x01, 0x09: n == 1
-        case 0x02: n == 6
-        case 0x03: n == 10
-        case 0x04: n == 6
-        case 0x05, 0x06: n == 4
-        case 0x07, 0x08: n >= 1 && n % 2 == 1
-        case 0x0A: n == 3
+        let ok: Bool = switch opcode {
+        case .friendPoll, .friendSubscriptionListConfirm: n == 1
+        case .friendUpdate, .friendOffer: n == 6
+        case .friendRequest: n == 10
+        case .friendClear, .friendClearConfirm: n == 4
+        case .friendSubscriptionListAdd, .friendSubscriptionListRemove: n >= 1 && n % 2 == 1
+        case .heartbeat: n == 3
         default: true
         }
         guard ok else { throw meshError(.invalidLength, 1, "\(opcode.name): \(n) parameter octets") }
@@ -123,31 +125,31 @@ public struct MeshControlMessage: Sendable, Hashable {
     public func describe<S: FieldSink>(into sink: inout S) {
         let p = parameters, n = p.count
         sink.int("opcode", Int(opcode.rawValue)); sink.string("name", opcode.name)
-        switch opcode.rawValue {
-        case 0x01 where n == 1: sink.int("fsn", Int(p[0] & 1))  // §3.6.5.1
-        case 0x02 where n == 6:  // §3.6.5.2
+        switch opcode {
+        case .friendPoll where n == 1: sink.int("fsn", Int(p[0] & 1))  // §3.6.5.1
+        case .friendUpdate where n == 6:  // §3.6.5.2
             MeshBeacon.flagFields(p[0], into: &sink); sink.int("iv_index", Int(meshBE(p, 1, 4))); sink.int("md", Int(p[5]))
-        case 0x03 where n == 10:  // §3.6.5.3
+        case .friendRequest where n == 10:  // §3.6.5.3
             sink.int("criteria", Int(p[0]))
             sink.int("rssi_factor", Int(p[0] >> 5 & 3)); sink.int("receive_window_factor", Int(p[0] >> 3 & 3))
             sink.int("min_queue_size_log", Int(p[0] & 7))
             sink.int("receive_delay", Int(p[1])); sink.int("poll_timeout", Int(meshBE(p, 2, 3)))
             sink.int("previous_address", Int(meshBE(p, 5, 2))); sink.int("num_elements", Int(p[7]))
             sink.int("lpn_counter", Int(meshBE(p, 8, 2)))
-        case 0x04 where n == 6:  // §3.6.5.4
+        case .friendOffer where n == 6:  // §3.6.5.4
             sink.int("receive_window", Int(p[0])); sink.int("queue_size", Int(p[1]))
             sink.int("subscription_list_size", Int(p[2])); sink.int("rssi", Int(Int8(bitPattern: p[3])))
             sink.int("friend_counter", Int(meshBE(p, 4, 2)))
-        case 0x05, 0x06 where n == 4:  // §3.6.5.5, §3.6.5.6
+        case .friendClear where n == 4, .friendClearConfirm where n == 4:  // §3.6.5.5, §3.6.5.6
             sink.int("lpn_address", Int(meshBE(p, 0, 2))); sink.int("lpn_counter", Int(meshBE(p, 2, 2)))
-        case 0x07, 0x08 where n >= 1:  // §3.6.5.7, §3.6.5.8
+        case .friendSubscriptionListAdd where n >= 1, .friendSubscriptionListRemove where n >= 1:  // §3.6.5.7, §3.6.5.8
             sink.int("transaction_number", Int(p[0]))
             sink.array("address_list") { s in
                 var i = 1
                 while i + 2 <= n { s.int("", Int(meshBE(p, i, 2))); i += 2 }
             }
-        case 0x09 where n == 1: sink.int("transaction_number", Int(p[0]))  // §3.6.5.9
-        case 0x0A where n == 3:  // §3.6.5.10
+        case .friendSubscriptionListConfirm where n == 1: sink.int("transaction_number", Int(p[0]))  // §3.6.5.9
+        case .heartbeat where n == 3:  // §3.6.5.10
             sink.int("init_ttl", Int(p[0] & 0x7F)); sink.int("features", Int(meshBE(p, 1, 2)))
         default: if n > 0 { sink.hex("parameters", p) }
         }
@@ -180,15 +182,15 @@ public struct MeshProxyConfigMessage: Sendable, Hashable {
     public func describe<S: FieldSink>(into sink: inout S) {
         let p = parameters, n = p.count
         sink.int("opcode", Int(opcode.rawValue)); sink.string("name", opcode.name)
-        switch opcode.rawValue {
-        case 0x00 where n == 1:  // §6.7.1
+        switch opcode {
+        case .setFilterType where n == 1:  // §6.7.1
             sink.int("filter_type", Int(p[0])); sink.string("filter_type_name", p[0] == 0 ? "accept list" : p[0] == 1 ? "reject list" : "unknown")
-        case 0x01, 0x02:  // §6.7.2, §6.7.3
+        case .addAddresses, .removeAddresses:  // §6.7.2, §6.7.3
             sink.array("address_list") { s in
                 var i = 0
                 while i + 2 <= n { s.int("", Int(meshBE(p, i, 2))); i += 2 }
             }
-        case 0x03 where n == 3:  // §6.7.4
+        case .filterStatus where n == 3:  // §6.7.4
             sink.int("filter_type", Int(p[0])); sink.int("list_size", Int(meshBE(p, 1, 2)))
         default: if n > 0 { sink.hex("parameters", p) }
         }
