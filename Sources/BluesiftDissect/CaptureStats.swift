@@ -5,7 +5,7 @@ import BluesiftGATT
 
 /// What `bluesift stats` reports (schema: docs/stats.md). Plain Codable values: the CLI
 /// encodes them as JSON, text or CSV, and the HTML report embeds them.
-public struct StatsReport: Codable, Sendable {
+public struct StatsReport: Encodable, Sendable {
     public var file: String
     public var format: String
     public var records = 0
@@ -33,9 +33,9 @@ public struct StatsReport: Codable, Sendable {
     public var problemCounts: [KindCount] = []
     public struct KindCount: Codable, Sendable { public var kind: String; public var count: Int }
     public var problemsNotListed = 0
-    /// Classic (BR/EDR) channels: one row per connection and profile channel (RFCOMM: per DLCI).
-    public var classic: [ClassicChannel] = []
-    public var classicNotListed = 0
+    /// What the protocol modules' collectors add (`ProtocolRegistry.collectors`): members of
+    /// this object and of `counts`, text sections, CSV tables (the Classic modules' `classic[]`).
+    public var modules: [ModuleStats] = []
     /// Numeric fields plugins decoded from advertising data, per advertiser (`SensorTable`);
     /// absent when there are none, so captures without them keep their JSON.
     public var sensors: [Sensor]?
@@ -43,7 +43,7 @@ public struct StatsReport: Codable, Sendable {
     public var sensorsNotListed: Int?
     public var counts: Counts = Counts()
 
-    public struct Counts: Codable, Sendable {
+    public struct Counts: Encodable, Sendable {
         /// `attErrors`: every Error Response; `discoveryEnds`: those that end a discovery
         /// (Attribute Not Found for Find Information / Find By Type Value / Read By (Group)
         /// Type), which are not problems.
@@ -54,33 +54,14 @@ public struct StatsReport: Codable, Sendable {
         /// requester: answered on the link, so not in `unansweredRequests`.
         public var crcBadResponses = 0
         public var reads = 0, writeRequests = 0, writeCommands = 0, notifications = 0, indications = 0
-        /// Classic: SDP PDUs, AVDTP signalling packets and media packets, AVRCP commands and
-        /// responses, RFCOMM frames, HFP/HSP AT command lines and result code lines, SCO packets.
-        public var sdp = 0, avdtpSignals = 0, avdtpMedia = 0, avrcpCommands = 0, avrcpResponses = 0
-        public var rfcommFrames = 0, hfpCommands = 0, hfpResults = 0, scoPackets = 0
+        /// The modules' counts (`ModuleStats.counts`), e.g. Classic's `sdp`, `rfcomm_frames`.
+        public var modules: [(key: String, value: Int)] = []
+        /// A module's count by key (camelCase), 0 when absent.
+        public subscript(module key: String) -> Int { modules.first { $0.key == key }?.value ?? 0 }
         /// Sniffer captures only (absent otherwise): link-layer packets; those with a bad CRC
         /// (the sniffer's verdict, or bluesift's where the capture does not say), those whose
         /// CRC bluesift checked, and data PDUs whose CRC nothing could check (not decoded).
         public var llPackets: Int?, crcBad: Int?, crcCheckedByBluesift: Int?, crcUnverified: Int?
-    }
-
-    /// One Classic channel: `profile` is SDP, AVDTP (signalling), A2DP media, AVRCP, RFCOMM or
-    /// SCO. `commands`/`responses`: SDP requests/responses, AVDTP commands/responses (accept,
-    /// reject, general reject), AVRCP commands/responses, and on RFCOMM the AT command lines /
-    /// result code lines. `bytes`: L2CAP payload (RFCOMM: information field; SCO: data).
-    public struct ClassicChannel: Codable, Sendable {
-        public var connection: Int
-        public var profile: String
-        public var psm: Int?
-        public var dlci: Int?
-        public var serverChannel: Int?
-        public var service: String?
-        public var frames = 0
-        public var commands = 0
-        public var responses = 0
-        public var bytes = 0
-        public var firstFrame: Int
-        public var lastFrame: Int
     }
 
     /// A finding about the capture itself, with what to do about it.
@@ -224,6 +205,78 @@ public struct StatsReport: Codable, Sendable {
     }
 }
 
+/// The JSON (docs/stats.md): the members the synthesized encoding wrote, then the modules'
+/// (the encoder sorts keys).
+extension StatsReport {
+    struct Key: CodingKey, ExpressibleByStringLiteral {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+        init(stringLiteral s: String) { stringValue = s }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(file, forKey: "file")
+        try c.encode(format, forKey: "format")
+        try c.encode(records, forKey: "records")
+        try c.encode(bytes, forKey: "bytes")
+        try c.encode(truncatedRecords, forKey: "truncatedRecords")
+        try c.encodeIfPresent(first, forKey: "first")
+        try c.encodeIfPresent(last, forKey: "last")
+        try c.encodeIfPresent(firstUs, forKey: "firstUs")
+        try c.encodeIfPresent(lastUs, forKey: "lastUs")
+        try c.encode(durationUs, forKey: "durationUs")
+        try c.encode(millisecondClock, forKey: "millisecondClock")
+        try c.encode(quality, forKey: "quality")
+        try c.encode(devices, forKey: "devices")
+        try c.encode(devicesNotListed, forKey: "devicesNotListed")
+        try c.encode(connections, forKey: "connections")
+        try c.encode(connectionsNotListed, forKey: "connectionsNotListed")
+        try c.encode(failedConnections, forKey: "failedConnections")
+        try c.encode(characteristics, forKey: "characteristics")
+        try c.encode(problems, forKey: "problems")
+        try c.encode(problemCounts, forKey: "problemCounts")
+        try c.encode(problemsNotListed, forKey: "problemsNotListed")
+        try c.encodeIfPresent(sensors, forKey: "sensors")
+        try c.encodeIfPresent(sensorsNotListed, forKey: "sensorsNotListed")
+        try c.encode(counts, forKey: "counts")
+        for m in modules {
+            for (k, v) in m.members { try c.encode(v, forKey: Key(stringValue: k)) }
+        }
+    }
+}
+
+extension StatsReport.Counts {
+    public func encode(to encoder: any Encoder) throws {
+        typealias Key = StatsReport.Key
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(att, forKey: "att")
+        try c.encode(attErrors, forKey: "attErrors")
+        try c.encode(discoveryEnds, forKey: "discoveryEnds")
+        try c.encode(smp, forKey: "smp")
+        try c.encode(smpPairingFailed, forKey: "smpPairingFailed")
+        try c.encode(hciCommandsFailed, forKey: "hciCommandsFailed")
+        try c.encode(reassemblyErrors, forKey: "reassemblyErrors")
+        try c.encode(malformedRecords, forKey: "malformedRecords")
+        try c.encode(vendorBadChecksums, forKey: "vendorBadChecksums")
+        try c.encode(advertisingReports, forKey: "advertisingReports")
+        try c.encode(unansweredRequests, forKey: "unansweredRequests")
+        try c.encode(crcBadResponses, forKey: "crcBadResponses")
+        try c.encode(reads, forKey: "reads")
+        try c.encode(writeRequests, forKey: "writeRequests")
+        try c.encode(writeCommands, forKey: "writeCommands")
+        try c.encode(notifications, forKey: "notifications")
+        try c.encode(indications, forKey: "indications")
+        try c.encodeIfPresent(llPackets, forKey: "llPackets")
+        try c.encodeIfPresent(crcBad, forKey: "crcBad")
+        try c.encodeIfPresent(crcCheckedByBluesift, forKey: "crcCheckedByBluesift")
+        try c.encodeIfPresent(crcUnverified, forKey: "crcUnverified")
+        for (k, v) in modules { try c.encode(v, forKey: Key(stringValue: k)) }
+    }
+}
+
 /// Caps that keep `stats` memory flat on any capture.
 public enum StatsLimits {
     public static let devices = 4096
@@ -231,7 +284,6 @@ public enum StatsLimits {
     public static let characteristicsPerConnection = 512
     public static let problems = 10_000
     public static let namesPerDevice = 4
-    public static let classicChannels = 4096
     /// Sensor rows (advertiser × plugin message × numeric field).
     public static let sensors = 4096
     /// Sensor rows the report charts (the first ones seen): 512 buckets of 64 bytes each, so
@@ -314,7 +366,7 @@ func statsExp2(_ x: Double) -> Double {
 
 /// Computes a `StatsReport` in one pass over analyzed frames. Memory is bounded by the caps
 /// in `StatsLimits`, never by the number of records.
-public final class CaptureStats {
+public final class CaptureStats: StatsContext {
     public let unansweredAfterUs: Int64 = 30_000_000   // ATT transaction timeout, Core 5.4 Vol 3 Part F §3.3.3
     public var report: StatsReport
 
@@ -339,8 +391,15 @@ public final class CaptureStats {
     }
 
     var conns: [ConnKey: ConnState] = [:]
-    struct ClassicKey: Hashable { var conn: Int; var profile: String; var dlci: Int }
-    var classicRows: [ClassicKey: Int] = [:]
+    /// The protocol modules' collectors (`ProtocolRegistry.collectors`), with the layers and
+    /// record kinds each is given.
+    let collectors: [any StatsCollector]
+    let collectorLayers: [DecodedFrame.Layers]
+    let collectorKinds: [[PacketKind]]
+    let collectorKindList: [PacketKind]
+    let registry: ProtocolRegistry
+    /// The decoder of the frame being added (`connectionIndex` asks it).
+    var currentDecoder: ProtocolDecoder?
     var kindCounts: [String: Int] = [:]
     var deviceIndex: [BDAddr: Int] = [:]
     /// Connection attempts awaiting their Complete, by adapter and transport (`createKey`): an
@@ -368,8 +427,13 @@ public final class CaptureStats {
     /// After `finish`: the index in `sensors.rows`/`sensors.series` of each `report.sensors` row.
     public private(set) var sensorOrder: [Int] = []
 
-    public init(file: String, format: String) {
+    public init(file: String, format: String, registry: ProtocolRegistry = .shared) {
         report = StatsReport(file: file, format: format)
+        collectors = registry.collectors.map { $0.type.init() }
+        collectorLayers = registry.collectors.map(\.layers)
+        collectorKinds = registry.collectors.map { $0.type.recordKinds }
+        collectorKindList = Array(Set(collectorKinds.joined()))
+        self.registry = registry
     }
 
     // MARK: per record
@@ -424,8 +488,8 @@ public final class CaptureStats {
                 if e.code == .reassembly || (e.layer == "l2cap" && e.code != .truncated) {
                     report.counts.reassemblyErrors += e.code == .reassembly ? 1 : 0
                     if e.code == .reassembly {
-                        // AVDTP/AVCTP messages split over several packets (the Classic layers).
-                        if e.layer == "avdtp" || e.layer == "avrcp" { problem("message_reassembly", r, conn: nil, e.layer + ": " + e.message) }
+                        // A module's messages split over several packets (AVDTP, AVCTP).
+                        if registry.layer(e.layer) != nil { problem("message_reassembly", r, conn: nil, e.layer + ": " + e.message) }
                         else { problem("l2cap_reassembly", r, conn: nil, e.message) }
                     }
                 }
@@ -448,62 +512,35 @@ public final class CaptureStats {
         }
         if layers.contains(.smp), let smp = a.decoded.smp { self.smp(smp, &a, r, us, decoder) }
         if layers.contains(.att) { att(&a, r, us, decoder) }
-        if !layers.isDisjoint(with: .anyClassic), let c = a.decoded.classic { classic(c, &a, r, decoder) }
-        else if r.kind == .sco, let h = a.decoded.hci { sco(h, &a, r, decoder) }
-    }
-
-    // MARK: Classic
-
-    func classicRow(_ key: ClassicKey, _ r: CaptureRecord) -> Int? {
-        if let i = classicRows[key] { report.classic[i].lastFrame = r.frame; return i }
-        guard report.classic.count < StatsLimits.classicChannels else { report.classicNotListed += 1; return nil }
-        report.classic.append(.init(connection: key.conn, profile: key.profile, dlci: key.dlci >= 0 ? key.dlci : nil,
-                                    firstFrame: r.frame, lastFrame: r.frame))
-        classicRows[key] = report.classic.count - 1
-        return report.classic.count - 1
-    }
-
-    func classic(_ layer: ClassicLayer, _ a: inout AnalyzedFrame, _ r: CaptureRecord, _ decoder: ProtocolDecoder) {
-        guard let c = a.decoded.connection, let conn = connection(r.adapter, c, r, decoder) else { return }
-        lastConnection = conn
-        let l2 = a.decoded.l2cap
-        var profile = "", dlci = -1, commands = 0, responses = 0, bytes = l2?.length ?? 0
-        switch layer {
-        case .sdp(let p):
-            profile = "SDP"; report.counts.sdp += 1
-            if [2, 4, 6].contains(p.pduID.rawValue) { commands = 1 } else { responses = 1 }
-        case .avdtp(let s):
-            profile = "AVDTP"; report.counts.avdtpSignals += 1
-            if s.messageType == .command { commands = 1 } else { responses = 1 }
-        case .media:
-            profile = "A2DP media"; report.counts.avdtpMedia += 1
-        case .avrcp(let p):
-            profile = "AVRCP"
-            if p.isResponse { responses = 1; report.counts.avrcpResponses += 1 } else { commands = 1; report.counts.avrcpCommands += 1 }
-        case .rfcomm(let f):
-            profile = "RFCOMM"; dlci = Int(f.dlci); bytes = f.length; report.counts.rfcommFrames += 1
-            for line in f.at { if line.isCommand { commands += 1 } else { responses += 1 } }
-            report.counts.hfpCommands += commands; report.counts.hfpResults += responses
-        }
-        guard let i = classicRow(ClassicKey(conn: conn, profile: profile, dlci: dlci), r) else { return }
-        report.classic[i].frames += 1
-        report.classic[i].commands += commands
-        report.classic[i].responses += responses
-        report.classic[i].bytes += bytes
-        if report.classic[i].psm == nil, let psm = l2?.psm { report.classic[i].psm = Int(psm) }
-        if case .rfcomm(let f) = layer {
-            if dlci > 0 { report.classic[i].serverChannel = Int(f.channel) }
-            if let n = f.serviceName { report.classic[i].service = n }
+        if !layers.isDisjoint(with: .anyModule) || (!collectorKindList.isEmpty && collectorKindList.contains(r.kind)) {
+            currentDecoder = decoder
+            modules(&a, r)
         }
     }
 
-    func sco(_ h: HCIPacket, _ a: inout AnalyzedFrame, _ r: CaptureRecord, _ decoder: ProtocolDecoder) {
-        guard let c = a.decoded.connection, let conn = connection(r.adapter, c, r, decoder) else { return }
-        report.counts.scoPackets += 1
-        guard let i = classicRow(ClassicKey(conn: conn, profile: "SCO", dlci: -1), r) else { return }
-        report.classic[i].frames += 1
-        report.classic[i].bytes += h.dataLength ?? 0
+    // MARK: protocol modules
+
+    /// A frame (or record kind) a collector asked for goes to it.
+    func modules(_ a: inout AnalyzedFrame, _ r: CaptureRecord) {
+        for (i, c) in collectors.enumerated() where !a.decoded.layers.isDisjoint(with: collectorLayers[i])
+            || (!collectorKinds[i].isEmpty && collectorKinds[i].contains(r.kind)) {
+            c.add(a.decoded, self)
+        }
     }
+
+    public func connectionIndex(_ f: borrowing DecodedFrame) -> Int? {
+        guard let c = f.connection, let decoder = currentDecoder, let i = connection(f.record.adapter, c, f.record, decoder) else { return nil }
+        if !f.layers.isDisjoint(with: .anyModule) { lastConnection = i }
+        return i
+    }
+
+    public func problem(_ kind: String, _ record: CaptureRecord, connection: Int?, _ message: String) {
+        problem(kind, record, conn: connection, message)
+    }
+
+    public var file: String { report.file }
+    public func connectionHandle(_ index: Int) -> Int { report.connections[index].handle }
+    public func connectionPeer(_ index: Int) -> String? { report.connections[index].peer }
 
     func problem(_ kind: String, _ r: CaptureRecord, conn: Int?, handle: Int? = nil, request: Int? = nil, _ msg: String) {
         kindCounts[kind, default: 0] += 1
@@ -973,6 +1010,8 @@ public final class CaptureStats {
                                                   outcome: p.cancelled ? "cancelled" : "never_completed", status: nil, statusName: nil))
         }
         report.failedConnections.sort { $0.frame < $1.frame }
+        report.modules = collectors.map { $0.finish(self) }
+        report.counts.modules = report.modules.flatMap(\.counts)
         report.problems.sort { ($0.frame, $0.kind) < ($1.frame, $1.kind) }
         let (sensorRows, order) = sensors.finished()
         sensorOrder = order
