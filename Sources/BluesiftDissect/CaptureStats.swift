@@ -597,12 +597,13 @@ public final class CaptureStats: StatsContext {
         }
         switch h.kind {
         case .command:
-            switch h.opcode {
-            case 0x200D, 0x2043, 0x0405:   // LE (Extended) Create Connection, Create Connection
+            let op = HCICommandOpcode(UInt16(truncatingIfNeeded: h.opcode))
+            switch op {
+            case .leCreateConnection, .leExtendedCreateConnection, .createConnection:
                 // A zero peer: the filter accept list chooses (initiator filter policy 1).
-                pendingCreates[Self.createKey(r.adapter, le: h.opcode != 0x0405)] = (r.frame, us, h.peer?.description == "00:00:00:00:00:00" ? nil : h.peer, false)
-            case 0x200E, 0x0408:           // LE Create Connection Cancel, Create Connection Cancel
-                let k = Self.createKey(r.adapter, le: h.opcode == 0x200E)
+                pendingCreates[Self.createKey(r.adapter, le: op != .createConnection)] = (r.frame, us, h.peer?.description == "00:00:00:00:00:00" ? nil : h.peer, false)
+            case .leCreateConnectionCancel, .createConnectionCancel:
+                let k = Self.createKey(r.adapter, le: op == .leCreateConnectionCancel)
                 if var p = pendingCreates[k] { p.cancelled = true; pendingCreates[k] = p }
             default: break
             }
@@ -618,7 +619,9 @@ public final class CaptureStats: StatsContext {
             guard let st = h.status, st != .success, let op = h.commandOpcode, op != 0 else { return }
             report.counts.hciCommandsFailed += 1
             problem("hci_command_failed", r, conn: nil, "\(HCICommandNames.name(op)) failed: \(st.name) (\(Hex.fixed(UInt64(st.rawValue), width: 2)))")
-            if op == 0x200D || op == 0x2043 || op == 0x0405, let p = pendingCreates.removeValue(forKey: Self.createKey(r.adapter, le: op != 0x0405)) {
+            let create: [HCICommandOpcode] = [.leCreateConnection, .leExtendedCreateConnection, .createConnection]
+            if create.contains(HCICommandOpcode(UInt16(truncatingIfNeeded: op))),
+               let p = pendingCreates.removeValue(forKey: Self.createKey(r.adapter, le: op != Int(HCICommandOpcode.createConnection.rawValue))) {
                 report.failedConnections.append(.init(frame: p.frame, us: p.us, peer: p.peer?.description, outcome: "failed",
                                                       status: Int(st.rawValue), statusName: st.name))
             }
@@ -725,14 +728,12 @@ public final class CaptureStats: StatsContext {
         // A damaged packet makes nothing: no connection, device or parameters.
         guard ll.crcOK != false else { return }
         if ll.isAdvertising {
-            // CONNECT_IND (Core 5.4 Vol 6 Part B §2.3.3.1): InitA, AdvA, AA, CRCInit, WinSize,
-            // WinOffset, Interval, Latency, Timeout, …
-            guard ll.pduType == 0x05, ll.payload.count >= 28 else { return }
-            let p = ll.payload
-            func u16(_ o: Int) -> Int { Int(p[o]) | Int(p[o + 1]) << 8 }
-            let aa = UInt32(p[12]) | UInt32(p[13]) << 8 | UInt32(p[14]) << 16 | UInt32(p[15]) << 24
-            let adv = BDAddr(littleEndian: UnsafeRawBufferPointer(rebasing: p[6..<12]))
-            if connectInds.count < 1024 { connectInds[aa] = (r.frame, us, adv, (u16(22), u16(24), u16(26))) }
+            // CONNECT_IND (Core 5.4 Vol 6 Part B §2.3.3.1).
+            guard let ind = ll.connectInd else { return }
+            let aa = ind.accessAddress
+            if connectInds.count < 1024 {
+                connectInds[aa] = (r.frame, us, ind.advA, (Int(ind.interval), Int(ind.latency), Int(ind.timeout)))
+            }
             // The connection exists from its CONNECT_IND, data PDUs or not (as `info` counts).
             if let n = decoder.sniffedConnection(accessAddress: aa) { _ = connection(r.adapter, n, r, decoder, fresh: true) }
             return

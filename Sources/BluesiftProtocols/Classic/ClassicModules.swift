@@ -397,3 +397,17 @@ enum ClassicDecode {
     }
 
 }
+
+extension FrameLayer {
+    /// The Classic modules' layers by name (`--protocol sdp`, …).
+    public static var sdp: FrameLayer { SDP.layer }
+    public static var rfcomm: FrameLayer { RFCOMM.layer }
+    public static var hfp: FrameLayer { RFCOMM.hfp }
+    public static var avdtp: FrameLayer { AVDTP.layer }
+    public static var avrcp: FrameLayer { AVCTP.layer }
+}
+
+extension DecodedFrame.Layers {
+    /// Any Classic module layer (SDP, RFCOMM, HFP, AVDTP, AVRCP): `--protocol classic`.
+    public static var anyClassic: DecodedFrame.Layers { DecodedFrame.Layers(.sdp, .rfcomm, .hfp, .avdtp, .avrcp) }
+}

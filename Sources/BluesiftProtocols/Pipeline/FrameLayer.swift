@@ -91,22 +91,13 @@ public struct FrameLayer: RawRepresentable, Hashable, Sendable {
     public var inTree: Bool { isModule ? spec?.inTree ?? true : self != .note }
 
     /// All layers answering to a `--protocol` name (a key or a group); nil for none.
-    public static func layers(named name: String) -> DecodedFrame.Layers? {
-        var m = DecodedFrame.Layers()
-        for l in allCases where l.key.description == name || l.group == name { m.insert(l) }
-        return m.isEmpty ? nil : m
-    }
+    public static func layers(named name: String) -> DecodedFrame.Layers? { ProtocolRegistry.shared.layers(named: name) }
 
     /// Every `--protocol` name: the keys and the groups.
-    public static let names: Set<String> = Set(allCases.map(\.key.description) + allCases.compactMap(\.group))
+    public static let names: Set<String> = ProtocolRegistry.shared.names
 
-    /// "hci, ll, adv, …, avrcp, note, classic (sdp, rfcomm, hfp, avdtp, avrcp)" for `--help`.
-    public static var helpList: String {
-        var groups: [String: [String]] = [:]
-        for l in allCases { if let g = l.group { groups[g, default: []].append(l.key.description) } }
-        return (allCases.map(\.key.description) + groups.keys.sorted().map { "\($0) (any of \(groups[$0]!.joined(separator: ", ")))" })
-            .joined(separator: ", ")
-    }
+    /// "hci, ll, adv, …, avrcp, note, classic (any of sdp, rfcomm, hfp, avdtp, avrcp)" for `--help`.
+    public static var helpList: String { ProtocolRegistry.shared.helpList }
 
     /// The most specific layer of `layers`, nil when there is none.
     @inlinable

@@ -109,6 +109,28 @@ public struct ProtocolRegistry: @unchecked Sendable {   // metatypes of immutabl
         layers.firstIndex { $0.spec.key.description == key }.map { FrameLayer(rawValue: Self.firstModuleBit + UInt8($0)) }
     }
 
+    /// A layer's key and group as this registry declares them.
+    public func key(_ l: FrameLayer) -> String { l.isModule ? spec(l.rawValue)?.key.description ?? "unknown" : l.key.description }
+    public func group(_ l: FrameLayer) -> String? { l.isModule ? spec(l.rawValue)?.group : nil }
+
+    /// All layers answering to a `--protocol` name (a key or a group); nil for none.
+    public func layers(named name: String) -> DecodedFrame.Layers? {
+        var m = DecodedFrame.Layers()
+        for l in allLayers where key(l) == name || group(l) == name { m.insert(l) }
+        return m.isEmpty ? nil : m
+    }
+
+    /// Every `--protocol` name: the keys and the groups.
+    public var names: Set<String> { Set(allLayers.map(key) + allLayers.compactMap(group)) }
+
+    /// "hci, ll, adv, …, avrcp, note, classic (any of sdp, rfcomm, hfp, avdtp, avrcp)" for `--help`.
+    public var helpList: String {
+        var groups: [String: [String]] = [:]
+        for l in allLayers { if let g = group(l) { groups[g, default: []].append(key(l)) } }
+        return (allLayers.map(key) + groups.keys.sorted().map { "\($0) (any of \(groups[$0]!.joined(separator: ", ")))" })
+            .joined(separator: ", ")
+    }
+
     /// Every layer, built in and module, in declaration order (`note` last).
     public var allLayers: [FrameLayer] {
         FrameLayer.builtIn.dropLast() + layers.indices.map { FrameLayer(rawValue: Self.firstModuleBit + UInt8($0)) } + [.note]
