@@ -73,7 +73,7 @@ public final class CaptureStats: StatsContext {
     public init(file: String, format: String, registry: ProtocolRegistry = .shared) {
         report = StatsReport(file: file, format: format)
         collectors = registry.collectors.map { $0.type.init() }
-        collectorLayers = registry.collectors.map(\.layers)
+        collectorLayers = registry.collectors.map { $0.layers }
         collectorKinds = registry.collectors.map { $0.type.recordKinds }
         collectorKindList = Array(Set(collectorKinds.joined()))
         self.registry = registry

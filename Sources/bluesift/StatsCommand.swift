@@ -26,7 +26,7 @@ struct Stats: ParsableCommand {
     struct Table: ExpressibleByArgument, Equatable {
         var name: String
         init?(argument: String) { guard Self.names.contains(argument) else { return nil }; name = argument }
-        static let names = ["characteristics"] + ProtocolRegistry.shared.collectors.flatMap { $0.type.tables.map(\.name) } + ["sensors"]
+        static let names = ["characteristics"] + ProtocolRegistry.shared.collectors.flatMap { c in c.type.tables.map { $0.name } } + ["sensors"]
         static var allValueStrings: [String] { names }
         static let characteristics = Table(argument: "characteristics")!, sensors = Table(argument: "sensors")!
         static var helpList: String { names.dropLast().joined(separator: ", ") + " or " + names.last! }

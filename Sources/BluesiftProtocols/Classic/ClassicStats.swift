@@ -62,6 +62,10 @@ public final class ClassicStats: StatsCollector {
         let l2 = f.l2cap
         var profile = "", dlci = -1, commands = 0, responses = 0, bytes = l2?.length ?? 0
         var rfcomm: RFCOMMFrame?
+        // Media packets first, by type alone: most of an A2DP capture, and a cast copies the value.
+        if type(of: layer) == AVDTPMediaPacket.self {
+            profile = "A2DP media"; avdtpMedia += 1
+        } else {
         switch layer {
         case let p as SDPPDU:
             profile = "SDP"; sdp += 1
@@ -69,8 +73,6 @@ public final class ClassicStats: StatsCollector {
         case let s as AVDTPSignal:
             profile = "AVDTP"; avdtpSignals += 1
             if s.messageType == .command { commands = 1 } else { responses = 1 }
-        case is AVDTPMediaPacket:
-            profile = "A2DP media"; avdtpMedia += 1
         case let p as AVCTPPDU:
             profile = "AVRCP"
             if p.isResponse { responses = 1; avrcpResponses += 1 } else { commands = 1; avrcpCommands += 1 }
@@ -80,6 +82,7 @@ public final class ClassicStats: StatsCollector {
             for line in fr.at { if line.isCommand { commands += 1 } else { responses += 1 } }
             hfpCommands += commands; hfpResults += responses
         default: return
+        }
         }
         guard let i = row(Key(conn: conn, profile: profile, dlci: dlci), r) else { return }
         channels[i].frames += 1

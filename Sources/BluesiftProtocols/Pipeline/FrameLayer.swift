@@ -44,6 +44,14 @@ public struct FrameLayer: RawRepresentable, Hashable, Sendable {
     public var isModule: Bool { rawValue >= ProtocolRegistry.firstModuleBit && rawValue != 63 }
 
     var spec: LayerSpec? { ProtocolRegistry.shared.spec(rawValue) }
+    var moduleKey: StaticString {
+        let r = ProtocolRegistry.shared, i = Int(rawValue) - Int(ProtocolRegistry.firstModuleBit)
+        return i >= 0 && i < r.keys.count ? r.keys[i] : "unknown"
+    }
+    var moduleSpecificity: Int {
+        let r = ProtocolRegistry.shared, i = Int(rawValue) - Int(ProtocolRegistry.firstModuleBit)
+        return i >= 0 && i < r.specificities.count ? r.specificities[i] : 0
+    }
 
     /// JSON Lines member, CSV `layer`, `--protocol` name.
     public var key: StaticString {
@@ -55,7 +63,7 @@ public struct FrameLayer: RawRepresentable, Hashable, Sendable {
         case 4: "att"
         case 5: "smp"
         case 63: "note"
-        default: spec?.key ?? "unknown"
+        default: moduleKey
         }
     }
 
@@ -83,7 +91,7 @@ public struct FrameLayer: RawRepresentable, Hashable, Sendable {
         case 3: 5
         case 5: 8
         case 4: 9
-        default: spec?.specificity ?? 0
+        default: moduleSpecificity
         }
     }
 

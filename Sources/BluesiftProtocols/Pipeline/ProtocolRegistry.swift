@@ -13,6 +13,9 @@ public struct ProtocolRegistry: @unchecked Sendable {   // metatypes of immutabl
     public let modules: [any ProtocolModule.Type]
     /// Module layers in bit order (bit = firstModuleBit + index): spec and module index.
     public let layers: [(spec: LayerSpec, module: Int)]
+    /// Their keys and specificities alone, read per record by the renderers.
+    let keys: [StaticString]
+    let specificities: [Int]
     /// All module layers.
     public let moduleLayers: DecodedFrame.Layers
     /// Module index by carrier; the PSM table is a short array (a few entries, scanned).
@@ -67,6 +70,8 @@ public struct ProtocolRegistry: @unchecked Sendable {   // metatypes of immutabl
             }
         }
         self.layers = layers
+        keys = layers.map { $0.spec.key }
+        specificities = layers.map { $0.spec.specificity }
         moduleLayers = mask
         self.psms = psms; fixedCIDs = cids; byCarrier = by
         self.collectors = collectors
