@@ -9,7 +9,10 @@ private let replayIDs = Atomic<UInt64>(1)
 /// dictionary lookup and no allocation. Holds the reassembly state of one capture: use one
 /// set per capture (`PluginSet(other.plugins)`, or `reset()` in between).
 public final class PluginSet {
-    public let plugins: [Plugin]
+    /// Stubs (`PluginLoader.loadOnUse`) are replaced by their compiled plugin on first use.
+    public private(set) var plugins: [Plugin]
+    /// Stubs that failed to compile: their rules take nothing.
+    var dead: [Bool]
     struct Entry { var plugin: Int; var match: PluginMatch }
     var byCharacteristic: [BluetoothUUID: [Entry]] = [:]
     var byHandle: [UInt16: [Entry]] = [:]
@@ -55,6 +58,7 @@ public final class PluginSet {
 
     public init(_ plugins: [Plugin]) {
         self.plugins = plugins
+        dead = Array(repeating: false, count: plugins.count)
         for (i, p) in plugins.enumerated() {
             var ordinal: Int32 = 0
             for m in p.matches {
@@ -90,12 +94,7 @@ public final class PluginSet {
             }
             if let f = p.framing { assemblers[i] = FrameAssembler(framing: f) }
         }
-        contextMasks = plugins.map { p in
-            var m: UInt8 = p.decrypts ? 64 : 0
-            for (bit, name) in [(1, "_address"), (2, "_rssi"), (4, "_company"), (8, "_address_type"), (16, "_pdu"), (32, "_name"), (128, "_rule")]
-            where p.contextUse.contains(name) { m |= UInt8(bit) }
-            return m
-        }
+        contextMasks = plugins.map(Self.contextMask)
         // Most specific first; the sort is stable, so file order breaks ties.
         let rules = advRules
         func order(_ l: inout [Int32]) {
@@ -265,7 +264,7 @@ public final class PluginSet {
             let (start, count) = lists[Int(list)]
             for e in listPool[Int(start)..<Int(start + count)] {
                 let r = advRules[Int(e)]
-                guard size >= r.sizeLo, size <= r.sizeHi else { continue }
+                guard size >= r.sizeLo, size <= r.sizeHi, !dead[Int(r.plugin)] else { continue }
                 if r.prefixCount > 0 {
                     let start = r.withCompany ? 0 : payloadStart
                     guard value.count - start >= Int(r.prefixCount) else { continue }
@@ -289,6 +288,10 @@ public final class PluginSet {
         }
         guard let e = take(first) ?? take(second) else { return nil }
         let r = advRules[Int(e)]
+        // A stub is compiled now; one that fails is dropped and the rules are tried again.
+        if !ready(Int(r.plugin)) {
+            return takeAdvertising(type: type, value: value, context: &ctx, serviceUUIDs: serviceUUIDs, report: report)
+        }
         let payload = UnsafeRawBufferPointer(rebasing: value[(r.withCompany ? 0 : payloadStart)...])
         if !nameLooked, ctx.name == nil, contextMasks[Int(r.plugin)] & 32 != 0, let a = ctx.address { ctx.name = names[a] }
         ctx.rule = Int64(r.ordinal)
@@ -358,7 +361,32 @@ public final class PluginSet {
     /// 32 name, 128 rule) and 64 when it decrypts.
     var contextMasks: [UInt8] = []
 
-    public func plugin(id: String) -> Plugin? { plugins.first { $0.id == id } }
+    static func contextMask(_ p: Plugin) -> UInt8 {
+        var m: UInt8 = p.decrypts ? 64 : 0
+        for (bit, name) in [(1, "_address"), (2, "_rssi"), (4, "_company"), (8, "_address_type"), (16, "_pdu"), (32, "_name"), (128, "_rule")]
+        where p.contextUse.contains(name) { m |= UInt8(bit) }
+        return m
+    }
+
+    /// Compiles plugin `i` if it is a stub; false when that failed (it is then dead).
+    func ready(_ i: Int) -> Bool {
+        guard let pending = plugins[i].pending else { return !dead[i] }
+        switch pending.compiled() {
+        case .success(let p):
+            plugins[i] = p
+            contextMasks[i] = Self.contextMask(p)
+            return true
+        case .failure:
+            plugins[i].pending = nil
+            dead[i] = true
+            return false
+        }
+    }
+
+    public func plugin(id: String) -> Plugin? {
+        guard let i = plugins.firstIndex(where: { $0.id == id }), ready(i) else { return nil }
+        return plugins[i]
+    }
 
     /// The plugin for a characteristic (known from GATT naming), else for a bare handle
     /// (`byHandle` true: the plugin's handle override named it).
