@@ -64,15 +64,16 @@ struct DecodeCache {
             let s = Int(slots[i])
             if s == 0 { return (-1, h) }
             let e = s - 1
-            if entries[e].hash == h, entries[e].key == key, same(entries[e], payload, name) { return (e, h) }
+            if entries[e].hash == h, entries[e].key == key, same(e, payload, name) { return (e, h) }
             i = (i + 1) & mask
         }
     }
 
-    func same(_ e: Entry, _ payload: UnsafeRawBufferPointer, _ name: UnsafeRawBufferPointer) -> Bool {
-        guard Int(e.payloadCount) == payload.count, Int(e.nameCount) == name.count else { return false }
+    /// Entry `e`'s key bytes are these (by index: an entry copied holds references).
+    func same(_ e: Int, _ payload: UnsafeRawBufferPointer, _ name: UnsafeRawBufferPointer) -> Bool {
+        guard Int(entries[e].payloadCount) == payload.count, Int(entries[e].nameCount) == name.count else { return false }
+        let at = Int(entries[e].at)
         return pool.withUnsafeBytes { p in
-            let at = Int(e.at)
             return (payload.isEmpty || memcmp(p.baseAddress! + at, payload.baseAddress!, payload.count) == 0)
                 && (name.isEmpty || memcmp(p.baseAddress! + at + payload.count, name.baseAddress!, name.count) == 0)
         }

@@ -73,19 +73,28 @@ extension PluginLoader {
         p.pending = PendingPlugin(yaml: yaml, path: path)
         for n in PluginCompiler.contextNames where mentions(yaml, n) { p.contextUse.insert(n) }
         if mentions(yaml, "_name") { p.contextUse.insert("_name") }
-        if yaml.contains("decrypt") { p.decrypts = true; p.contextUse.insert("_address") }
+        if mentions(yaml, "decrypt") { p.decrypts = true; p.contextUse.insert("_address") }
         return p
     }
 
-    /// `name` as a word of the text (not inside a longer identifier before it).
+    /// `name` as a word of the text (not inside a longer identifier before it). Bytes compared
+    /// in place: Foundation's `range(of:)` made this most of a stub's time.
     static func mentions(_ text: String, _ name: String) -> Bool {
-        var rest = Substring(text)
-        while let r = rest.range(of: name) {
-            let before = r.lowerBound == rest.startIndex ? nil : rest[rest.index(before: r.lowerBound)]
-            if before.map({ !($0.isLetter || $0.isNumber || $0 == "_") }) ?? true { return true }
-            rest = rest[r.upperBound...]
+        let n = Array(name.utf8)
+        var t = text
+        return t.withUTF8 { b in
+            guard b.count >= n.count, let first = n.first else { return false }
+            var i = 0
+            while i + n.count <= b.count {
+                if b[i] == first, (i == 0 || !isIdentifierByte(b[i - 1])), (1..<n.count).allSatisfy({ b[i + $0] == n[$0] }) { return true }
+                i += 1
+            }
+            return false
         }
-        return false
+    }
+
+    static func isIdentifierByte(_ c: UInt8) -> Bool {
+        (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x5F || c >= 0x80
     }
 
     /// The text with only the top-level blocks named in `keep`, other lines blank (so YAML

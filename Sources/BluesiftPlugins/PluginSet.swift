@@ -13,6 +13,9 @@ public final class PluginSet {
     public private(set) var plugins: [Plugin]
     /// Stubs that failed to compile: their rules take nothing.
     var dead: [Bool]
+    /// Per plugin, its stub's pending compile until it is compiled (read per structure: a
+    /// look at `plugins[i]` copied the plugin).
+    var stubs: [PendingPlugin?]
     struct Entry { var plugin: Int; var match: PluginMatch }
     var byCharacteristic: [BluetoothUUID: [Entry]] = [:]
     var byHandle: [UInt16: [Entry]] = [:]
@@ -59,6 +62,7 @@ public final class PluginSet {
     public init(_ plugins: [Plugin]) {
         self.plugins = plugins
         dead = Array(repeating: false, count: plugins.count)
+        stubs = plugins.map(\.pending)
         for (i, p) in plugins.enumerated() {
             var ordinal: Int32 = 0
             for m in p.matches {
@@ -218,16 +222,27 @@ public final class PluginSet {
                                                             report: report) else { return nil }
         let i = Int(advRules[rule].plugin)
         let (m, e) = decode(i, payload, ctx)
-        if e >= 0, let r = cache.entries[e].result, cache.entries[e].resultAddress == ctx.address,
-           cache.entries[e].resultTarget == target { return r }
-        var r = Result(advertising: m.plugin, target: target)
-        r.messages = [m]
-        r.sources = [AdvertisingSource(address: ctx.address, target: target)]
-        if e >= 0 {
-            cache.entries[e].result = r; cache.entries[e].resultAddress = ctx.address; cache.entries[e].resultTarget = target
+        if e >= 0, cache.entries[e].resultAddress == ctx.address, cache.entries[e].resultTarget == target,
+           let r = cache.entries[e].result { return r }
+        // Several advertisers often send one payload (Apple's short ones): their results by
+        // decode and advertiser, beside the entry's last one.
+        let key = ResultKey(replayID: m.replayID, address: ctx.address, target: target)
+        let r: Result
+        if e >= 0, let known = results[key] { r = known } else {
+            var n = Result(advertising: m.plugin, target: target)
+            n.messages = [m]
+            n.sources = [AdvertisingSource(address: ctx.address, target: target)]
+            guard e >= 0 else { return n }
+            if results.count >= Self.cacheLimit * 2 { results.removeAll(keepingCapacity: true) }
+            results[key] = n
+            r = n
         }
+        cache.entries[e].result = r; cache.entries[e].resultAddress = ctx.address; cache.entries[e].resultTarget = target
         return r
     }
+
+    struct ResultKey: Hashable { var replayID: UInt64; var address: UInt64?; var target: AdvertisingTarget }
+    var results: [ResultKey: Result] = [:]
 
     /// The rule that takes an AD structure, the payload it decodes and the structure's target;
     /// fills in the context's company, rule and (when a rule or the plugin reads it) name.
@@ -370,7 +385,8 @@ public final class PluginSet {
 
     /// Compiles plugin `i` if it is a stub; false when that failed (it is then dead).
     func ready(_ i: Int) -> Bool {
-        guard let pending = plugins[i].pending else { return !dead[i] }
+        guard let pending = stubs[i] else { return !dead[i] }
+        stubs[i] = nil
         switch pending.compiled() {
         case .success(let p):
             plugins[i] = p
