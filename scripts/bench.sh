@@ -145,6 +145,8 @@ if [ -x .venv/bin/python ]; then
     .venv/bin/python $vd/tap_latency.py --direct 127.0.0.1:9497 --tapped 127.0.0.1:9499 -n 2000 || true
     kill $ctl 2>/dev/null; wait $tap 2>/dev/null || true; wait $ctl 2>/dev/null || true
 fi
+# Issue 41: each target as a ratio of two timings taken in this run (best of three, alternated).
+scripts/bench_targets.sh "$bin" "$big"
 # A redesign's speed against the commit before it (BENCH_BASE=REV): the per-record commands
 # with both builds on the same input, alternating (scripts/bench_compare.sh).
 if [ -n "${BENCH_BASE:-}" ]; then

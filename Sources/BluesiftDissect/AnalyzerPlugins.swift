@@ -63,23 +63,32 @@ extension Analyzer {
             ctx.addressType = Int64(rep.addressType?.rawValue ?? 0)
             if let r = rep.rssi { ctx.rssi = Int64(r) }
             ctx.pdu = extended ? 5 : Int64(rep.eventType)
-            if plugins.needsNames, let address = ctx.address, let n = rep.localName {
-                plugins.observeName(n, address: address)
-                ctx.name = n
-            }
+            // The set keeps the name per address; a rule or plugin that reads it looks it up.
+            if plugins.needsNames, let address = ctx.address, let n = Self.localName(rep) { plugins.observeName(n, address: address) }
             for s in rep.structures {
                 let t = s.type.rawValue
                 guard t == 0xFF || t == 0x16 || t == 0x20 || t == 0x21 else { continue }
-                guard let (_, m, target) = plugins.decodeAdvertising(type: t, value: s.value, context: ctx,
-                                                                     serviceUUIDs: { rep.serviceUUIDs }, report: rep.data) else { continue }
-                if result == nil {
-                    result = PluginSet.Result(advertising: m.plugin, target: target)
+                guard let r = plugins.advertisingResult(type: t, value: s.value, context: ctx, serviceUUIDs: { rep.serviceUUIDs },
+                                                        report: rep.data) else { continue }
+                // One structure decoded: the record takes its result as it is (shared, usually
+                // the one an earlier record with the same payload took); more are added to a copy.
+                if result == nil { result = r } else {
+                    result!.messages.append(contentsOf: r.messages)
+                    result!.sources.append(contentsOf: r.sources)
                 }
-                result!.messages.append(m)
-                result!.sources.append(PluginSet.AdvertisingSource(address: ctx.address, target: target))
             }
         }
         a.vendor = result
+    }
+
+    /// Complete Local Name, else Shortened Local Name, as bytes (one pass over the structures).
+    static func localName(_ rep: AdvertisingReport) -> UnsafeRawBufferPointer? {
+        var short: UnsafeRawBufferPointer?
+        for s in rep.structures {
+            if s.type == .completeLocalName { return s.value }
+            if s.type == .shortenedLocalName, short == nil { short = s.value }
+        }
+        return short
     }
 
     /// Plugins on Classic channels: RFCOMM data (UIH on a data DLCI, not AT lines) by server

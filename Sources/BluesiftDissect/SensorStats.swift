@@ -99,8 +99,35 @@ public struct SensorTable: Sendable {
 
     public init(keepSeries: Bool = false) { self.keepSeries = keepSeries }
 
+    /// What a result gave the table (the row updates, the readings left out), while no row has
+    /// been added since: records repeating a payload share one result (`PluginSet`), so it is
+    /// worked out once and replayed.
+    struct Replay {
+        var result: PluginSet.Result
+        var rowCount: Int
+        var updates: [(row: Int, value: Double?, decimals: Int?, unit: String?)]
+        var notListed: Int
+    }
+    var replays: [ObjectIdentifier: Replay] = [:]
+
     /// The advertising messages of one analyzed frame (`vendor.sources` set).
     public mutating func add(_ vendor: PluginSet.Result, us: Int64, frame: Int) {
+        let id = vendor.identity
+        if let r = replays[id], r.rowCount == rows.count {
+            for u in r.updates { update(u.row, u.value, decimals: u.decimals, unit: u.unit, us: us, frame: frame) }
+            notListed += r.notListed
+            return
+        }
+        var updates: [(row: Int, value: Double?, decimals: Int?, unit: String?)] = []
+        let skipped = notListed
+        add(vendor, us: us, frame: frame, updates: &updates)
+        // Bounded: the entry holds the result, so its identity is not reused while kept.
+        if replays.count >= 4096 { replays.removeAll(keepingCapacity: true) }
+        replays[id] = Replay(result: vendor, rowCount: rows.count, updates: updates, notListed: notListed - skipped)
+    }
+
+    mutating func add(_ vendor: PluginSet.Result, us: Int64, frame: Int,
+                      updates: inout [(row: Int, value: Double?, decimals: Int?, unit: String?)]) {
         for (m, src) in zip(vendor.messages, vendor.sources) {
             guard let address = src.address else { continue }
             let key = GroupKey(address: address, plugin: m.plugin, message: m.message)
@@ -131,6 +158,7 @@ public struct SensorTable: Sendable {
                     changed = true
                 }
                 update(row, v, decimals: decimals, unit: f.unit, us: us, frame: frame)
+                updates.append((row, v, decimals, f.unit))
             }
             if changed { groups[key] = fields }
         }

@@ -25,9 +25,10 @@ public enum VendorRendering {
         write(v, into: &w)
     }
 
-    /// The advertiser of message `i` (advertising data only).
+    /// The advertiser of message `i` (advertising data only: only its results have sources;
+    /// looking at the match rule copied it per record).
     static func address(_ v: PluginSet.Result, _ i: Int) -> UInt64? {
-        v.match.advertising != nil && i < v.sources.count ? v.sources[i].address : nil
+        i < v.sources.count ? v.sources[i].address : nil
     }
 
     static func write<S: FieldSink>(_ v: PluginSet.Result, into w: inout S) {

@@ -46,7 +46,9 @@ public enum PluginLoader {
     /// `*.yaml` / `*.yml` files of each directory, sorted by name; an entry that is a plugin
     /// file itself is loaded as it is. Entries earlier in the list win when two plugins share
     /// an id; missing directories are ignored.
-    public static func load(directories: [String]) -> Loaded {
+    public static func load(directories: [String]) -> Loaded { load(directories: directories, onUse: false) }
+
+    static func load(directories: [String], onUse: Bool) -> Loaded {
         var out = Loaded()
         var ids = Set<String>()
         var seenFiles = Set<String>()
@@ -67,7 +69,7 @@ public enum PluginLoader {
                 let real = (path as NSString).resolvingSymlinksInPath
                 guard seenFiles.insert(real).inserted else { continue }
                 do {
-                    let p = try load(file: path)
+                    let p = try load(file: path, onUse: onUse)
                     if let first = here[p.id] {
                         out.errors.append(PluginError(path: path, line: p.idLine,
                                                       message: "duplicate plugin id '\(p.id)': already defined by \(first.path):\(first.idLine)"))

@@ -341,6 +341,10 @@ public struct Plugin: Sendable {
     var flattens = false
     /// Some field is decrypted with a per-device key (set once when compiled).
     var decrypts = false
+    /// Set on a stub loaded for use (`PluginLoader.loadOnUse`): the plugin compiled on first use.
+    var pending: PendingPlugin? = nil
+    /// A stub: only `id`, `path`, `idLine` and `matches` are known until it is compiled.
+    public var isStub: Bool { pending != nil }
 
     /// Message names (switch case types), in declaration order.
     public var messageNames: [String] {

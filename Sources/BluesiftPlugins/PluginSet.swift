@@ -9,7 +9,13 @@ private let replayIDs = Atomic<UInt64>(1)
 /// dictionary lookup and no allocation. Holds the reassembly state of one capture: use one
 /// set per capture (`PluginSet(other.plugins)`, or `reset()` in between).
 public final class PluginSet {
-    public let plugins: [Plugin]
+    /// Stubs (`PluginLoader.loadOnUse`) are replaced by their compiled plugin on first use.
+    public private(set) var plugins: [Plugin]
+    /// Stubs that failed to compile: their rules take nothing.
+    var dead: [Bool]
+    /// Per plugin, its stub's pending compile until it is compiled (read per structure: a
+    /// look at `plugins[i]` copied the plugin).
+    var stubs: [PendingPlugin?]
     struct Entry { var plugin: Int; var match: PluginMatch }
     var byCharacteristic: [BluetoothUUID: [Entry]] = [:]
     var byHandle: [UInt16: [Entry]] = [:]
@@ -50,19 +56,13 @@ public final class PluginSet {
     public private(set) var needsNames = false
     /// Decodes of payloads seen before: a device repeats its advertisement many times a
     /// second, and a decode depends only on the plugin, the bytes and the context it reads.
-    var cache: [CacheKey: DecodedMessage] = [:]
-    struct CacheKey: Hashable {
-        var plugin: Int; var address: Int64; var context: Int64; var bytes: [UInt8]
-        /// The bytes hashed as one block (element by element cost a call per byte).
-        func hash(into h: inout Hasher) {
-            h.combine(plugin); h.combine(address); h.combine(context)
-            bytes.withUnsafeBytes { h.combine(bytes: $0) }
-        }
-    }
+    var cache = DecodeCache()
     static let cacheLimit = 4096
 
     public init(_ plugins: [Plugin]) {
         self.plugins = plugins
+        dead = Array(repeating: false, count: plugins.count)
+        stubs = plugins.map(\.pending)
         for (i, p) in plugins.enumerated() {
             var ordinal: Int32 = 0
             for m in p.matches {
@@ -98,12 +98,7 @@ public final class PluginSet {
             }
             if let f = p.framing { assemblers[i] = FrameAssembler(framing: f) }
         }
-        contextMasks = plugins.map { p in
-            var m: UInt8 = p.decrypts ? 64 : 0
-            for (bit, name) in [(1, "_address"), (2, "_rssi"), (4, "_company"), (8, "_address_type"), (16, "_pdu"), (32, "_name"), (128, "_rule")]
-            where p.contextUse.contains(name) { m |= UInt8(bit) }
-            return m
-        }
+        contextMasks = plugins.map(Self.contextMask)
         // Most specific first; the sort is stable, so file order breaks ties.
         let rules = advRules
         func order(_ l: inout [Int32]) {
@@ -115,7 +110,26 @@ public final class PluginSet {
         for k in byCompany.keys { order(&byCompany[k]!) }
         order(&anyCompany)
         for k in byServiceData.keys { order(&byServiceData[k]!) }
+        // The lists again, flat: a company id indexes a table (hashing it per structure showed).
+        func list(_ l: [Int32]) -> Int32 {
+            lists.append((Int32(listPool.count), Int32(l.count))); listPool += l
+            return Int32(lists.count - 1)
+        }
+        if !byCompany.isEmpty {
+            companyList = Array(repeating: -1, count: 1 << 16)
+            for (c, l) in byCompany { companyList[Int(c)] = list(l) }
+        }
+        anyCompanyList = anyCompany.isEmpty ? -1 : list(anyCompany)
+        for (u, l) in byServiceData { serviceDataList[u] = list(l) }
     }
+
+    /// `byCompany` as a table by company id (-1: none), `anyCompany` and `byServiceData`: each an
+    /// index in `lists`, a range of `listPool`.
+    var companyList: [Int32] = []
+    var anyCompanyList: Int32 = -1
+    var serviceDataList: [BluetoothUUID: Int32] = [:]
+    var lists: [(start: Int32, count: Int32)] = []
+    var listPool: [Int32] = []
 
     /// For each advertising target, the rules in the order they are tried ("tilt: company
     /// 0x004c prefix 0215a495…"), then those of `company: any` (tried after a company's own).
@@ -171,6 +185,13 @@ public final class PluginSet {
         if names[address] != name { names[address] = name }
     }
 
+    /// The same from the name's bytes (UTF-8, invalid bytes replaced): a String is made only
+    /// when the name differs from the one kept (names repeat in every report of a device).
+    public func observeName(_ bytes: UnsafeRawBufferPointer, address: UInt64) {
+        if var kept = names[address], kept.withUTF8({ $0.elementsEqual(bytes) }) { return }
+        names[address] = String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Where a decoded advertising payload came from.
     public struct AdvertisingSource: Sendable {
         public var address: UInt64?
@@ -186,21 +207,64 @@ public final class PluginSet {
                                   report: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0))
         -> (plugin: Int, message: DecodedMessage, target: AdvertisingTarget)? {
         var ctx = context
+        guard let (rule, payload, target) = takeAdvertising(type: type, value: value, context: &ctx, serviceUUIDs: serviceUUIDs,
+                                                            report: report) else { return nil }
+        let i = Int(advRules[rule].plugin)
+        return (i, decode(i, payload, ctx).message, target)
+    }
+
+    /// As `decodeAdvertising`, the structure's result as a record holds it (`sources` set): a
+    /// payload decoded before from the same advertiser gives the very result it gave then.
+    public func advertisingResult(type: UInt8, value: UnsafeRawBufferPointer, context: AdvertisingContext,
+                                  serviceUUIDs: () -> [BluetoothUUID], report: UnsafeRawBufferPointer) -> Result? {
+        var ctx = context
+        guard let (rule, payload, target) = takeAdvertising(type: type, value: value, context: &ctx, serviceUUIDs: serviceUUIDs,
+                                                            report: report) else { return nil }
+        let i = Int(advRules[rule].plugin)
+        let (m, e) = decode(i, payload, ctx)
+        if e >= 0, cache.entries[e].resultAddress == ctx.address, cache.entries[e].resultTarget == target,
+           let r = cache.entries[e].result { return r }
+        // Several advertisers often send one payload (Apple's short ones): their results by
+        // decode and advertiser, beside the entry's last one.
+        let key = ResultKey(replayID: m.replayID, address: ctx.address, target: target)
+        let r: Result
+        if e >= 0, let known = results[key] { r = known } else {
+            var n = Result(advertising: m.plugin, target: target)
+            n.messages = [m]
+            n.sources = [AdvertisingSource(address: ctx.address, target: target)]
+            guard e >= 0 else { return n }
+            if results.count >= Self.cacheLimit * 2 { results.removeAll(keepingCapacity: true) }
+            results[key] = n
+            r = n
+        }
+        cache.entries[e].result = r; cache.entries[e].resultAddress = ctx.address; cache.entries[e].resultTarget = target
+        return r
+    }
+
+    struct ResultKey: Hashable { var replayID: UInt64; var address: UInt64?; var target: AdvertisingTarget }
+    var results: [ResultKey: Result] = [:]
+
+    /// The rule that takes an AD structure, the payload it decodes and the structure's target;
+    /// fills in the context's company, rule and (when a rule or the plugin reads it) name.
+    func takeAdvertising(type: UInt8, value: UnsafeRawBufferPointer, context ctx: inout AdvertisingContext,
+                         serviceUUIDs: () -> [BluetoothUUID], report: UnsafeRawBufferPointer)
+        -> (rule: Int, payload: UnsafeRawBufferPointer, target: AdvertisingTarget)? {
         let payloadStart: Int
         let target: AdvertisingTarget
-        var first: [Int32]
-        var second: [Int32] = []
+        var first: Int32
+        var second: Int32 = -1
         let structure = ADStructure(type: ADType(rawValue: type), value: value)
         if let (company, data) = structure.manufacturerData {
             ctx.company = Int64(company)
-            if let listed = byCompany[company] { first = listed; second = anyCompany } else {
-                guard !anyCompany.isEmpty else { return nil }
-                first = anyCompany
+            let listed = companyList.isEmpty ? -1 : companyList[Int(company)]
+            if listed >= 0 { first = listed; second = anyCompanyList } else {
+                guard anyCompanyList >= 0 else { return nil }
+                first = anyCompanyList
             }
             payloadStart = value.count - data.count
             target = .company(company)
         } else if let (u, data) = structure.serviceData {
-            guard let list = byServiceData[u] else { return nil }
+            guard let list = serviceDataList[u] else { return nil }
             first = list
             payloadStart = value.count - data.count
             target = .serviceData(u)
@@ -210,10 +274,12 @@ public final class PluginSet {
         let size = Int32(value.count - payloadStart)
         var uuids: [BluetoothUUID]?
         var nameLooked = false
-        func take(_ list: [Int32]) -> Int32? {
-            for e in list {
+        func take(_ list: Int32) -> Int32? {
+            guard list >= 0 else { return nil }
+            let (start, count) = lists[Int(list)]
+            for e in listPool[Int(start)..<Int(start + count)] {
                 let r = advRules[Int(e)]
-                guard size >= r.sizeLo, size <= r.sizeHi else { continue }
+                guard size >= r.sizeLo, size <= r.sizeHi, !dead[Int(r.plugin)] else { continue }
                 if r.prefixCount > 0 {
                     let start = r.withCompany ? 0 : payloadStart
                     guard value.count - start >= Int(r.prefixCount) else { continue }
@@ -237,10 +303,14 @@ public final class PluginSet {
         }
         guard let e = take(first) ?? take(second) else { return nil }
         let r = advRules[Int(e)]
+        // A stub is compiled now; one that fails is dropped and the rules are tried again.
+        if !ready(Int(r.plugin)) {
+            return takeAdvertising(type: type, value: value, context: &ctx, serviceUUIDs: serviceUUIDs, report: report)
+        }
         let payload = UnsafeRawBufferPointer(rebasing: value[(r.withCompany ? 0 : payloadStart)...])
         if !nameLooked, ctx.name == nil, contextMasks[Int(r.plugin)] & 32 != 0, let a = ctx.address { ctx.name = names[a] }
         ctx.rule = Int64(r.ordinal)
-        return (Int(r.plugin), decode(Int(r.plugin), payload, ctx), target)
+        return (Int(e), payload, target)
     }
 
     /// The report's AD data holds a structure `f` names (service data by UUID or manufacturer
@@ -274,12 +344,13 @@ public final class PluginSet {
     struct NameKey: Hashable { var slot: Int; var name: String }
     var nameVerdicts: [NameKey: Bool] = [:]
 
-    /// A decode through the cache. The key holds the context values the plugin reads; a
-    /// plugin that decrypts is never cached (its keys may differ between runs of a set).
-    func decode(_ i: Int, _ payload: UnsafeRawBufferPointer, _ ctx: AdvertisingContext) -> DecodedMessage {
+    /// A decode through the cache, and its entry in it (-1: not cached). The key holds the
+    /// context values the plugin reads (the name's text too); a plugin that decrypts is never
+    /// cached (its keys may differ between runs of a set).
+    func decode(_ i: Int, _ payload: UnsafeRawBufferPointer, _ ctx: AdvertisingContext) -> (message: DecodedMessage, entry: Int) {
         // Flags read from a table: copying a Plugin (or hashing its names) per record showed.
         let use = contextMasks[i]
-        if use & Self.usesKeysOrName != 0 { return plugins[i].decode(payload, context: ctx, keys: vendorKeys) }
+        if use & 64 != 0 { return (plugins[i].decode(payload, context: ctx, keys: vendorKeys), -1) }
         var a: Int64 = 0, c: Int64 = 0
         if use != 0 {
             // Exact, not hashed together: a collision would give another device's values.
@@ -289,22 +360,49 @@ public final class PluginSet {
             if use & 8 != 0 { c |= (ctx.addressType & 0xF) << 4 | 1 << 58 }
             if use & 16 != 0 { c |= (ctx.pdu & 0xF) | 1 << 57 }
             if use & 128 != 0 { c |= (ctx.rule & 0xFF) << 48 | 1 << 56 }
+            if use & 32 != 0 { c |= (ctx.name == nil ? 0 : 1 << 55) | 1 << 54 }
         }
-        let key = CacheKey(plugin: i, address: a, context: c, bytes: Array(payload))
-        if let hit = cache[key] { return hit }
+        let key = DecodeCache.Key(plugin: Int32(i), a: a, c: c)
+        var name = use & 32 != 0 ? ctx.name ?? "" : ""
+        let found = name.withUTF8 { n in cache.find(key, payload, UnsafeRawBufferPointer(n)) }
+        if found.entry >= 0 { return (cache.entries[found.entry].message, found.entry) }
         var d = plugins[i].decode(payload, context: ctx)
-        if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
         d.replayID = replayIDs.add(1, ordering: .relaxed).oldValue
-        cache[key] = d
-        return d
+        let e = name.withUTF8 { n in cache.insert(key, found.hash, payload, UnsafeRawBufferPointer(n), d, limit: Self.cacheLimit) }
+        return (d, e)
     }
 
     /// Per plugin: the context it reads (1 address, 2 rssi, 4 company, 8 address type, 16 pdu,
     /// 32 name, 128 rule) and 64 when it decrypts.
     var contextMasks: [UInt8] = []
-    static let usesKeysOrName: UInt8 = 32 | 64
 
-    public func plugin(id: String) -> Plugin? { plugins.first { $0.id == id } }
+    static func contextMask(_ p: Plugin) -> UInt8 {
+        var m: UInt8 = p.decrypts ? 64 : 0
+        for (bit, name) in [(1, "_address"), (2, "_rssi"), (4, "_company"), (8, "_address_type"), (16, "_pdu"), (32, "_name"), (128, "_rule")]
+        where p.contextUse.contains(name) { m |= UInt8(bit) }
+        return m
+    }
+
+    /// Compiles plugin `i` if it is a stub; false when that failed (it is then dead).
+    func ready(_ i: Int) -> Bool {
+        guard let pending = stubs[i] else { return !dead[i] }
+        stubs[i] = nil
+        switch pending.compiled() {
+        case .success(let p):
+            plugins[i] = p
+            contextMasks[i] = Self.contextMask(p)
+            return true
+        case .failure:
+            plugins[i].pending = nil
+            dead[i] = true
+            return false
+        }
+    }
+
+    public func plugin(id: String) -> Plugin? {
+        guard let i = plugins.firstIndex(where: { $0.id == id }), ready(i) else { return nil }
+        return plugins[i]
+    }
 
     /// The plugin for a characteristic (known from GATT naming), else for a bare handle
     /// (`byHandle` true: the plugin's handle override named it).
@@ -324,22 +422,60 @@ public final class PluginSet {
         return nil
     }
 
-    /// What a matched ATT value turned into.
+    /// What a matched ATT value turned into. Its members live in one box (copy on write): an
+    /// advertising record usually repeats an earlier one, and takes that record's result as it
+    /// is (one retain, where copying ten members cost ten).
     public struct Result: Sendable {
-        public var plugin: String
-        public var match: PluginMatch
-        public var handle: UInt16
-        public var direction: PluginDirection
+        final class Storage: @unchecked Sendable {
+            var plugin: String
+            var match: PluginMatch
+            var handle: UInt16
+            var direction: PluginDirection
+            var namedByHandle: Bool
+            var messages: [DecodedMessage]
+            var sources: [AdvertisingSource]
+            var pending: Int
+            var pendingNeed: Int?
+            var dropped: [String]
+            init(plugin: String, match: PluginMatch, handle: UInt16, direction: PluginDirection, namedByHandle: Bool,
+                 messages: [DecodedMessage], sources: [AdvertisingSource], pending: Int, pendingNeed: Int?, dropped: [String]) {
+                self.plugin = plugin; self.match = match; self.handle = handle; self.direction = direction
+                self.namedByHandle = namedByHandle; self.messages = messages; self.sources = sources
+                self.pending = pending; self.pendingNeed = pendingNeed; self.dropped = dropped
+            }
+            func copy() -> Storage {
+                Storage(plugin: plugin, match: match, handle: handle, direction: direction, namedByHandle: namedByHandle,
+                        messages: messages, sources: sources, pending: pending, pendingNeed: pendingNeed, dropped: dropped)
+            }
+        }
+        var storage: Storage
+
+        init(plugin: String, match: PluginMatch, handle: UInt16, direction: PluginDirection, namedByHandle: Bool,
+             messages: [DecodedMessage], sources: [AdvertisingSource] = [], pending: Int, pendingNeed: Int?, dropped: [String]) {
+            storage = Storage(plugin: plugin, match: match, handle: handle, direction: direction, namedByHandle: namedByHandle,
+                              messages: messages, sources: sources, pending: pending, pendingNeed: pendingNeed, dropped: dropped)
+        }
+
+        mutating func unique() { if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() } }
+
+        public var plugin: String { get { storage.plugin } _modify { unique(); yield &storage.plugin } }
+        public var match: PluginMatch { get { storage.match } _modify { unique(); yield &storage.match } }
+        public var handle: UInt16 { get { storage.handle } _modify { unique(); yield &storage.handle } }
+        public var direction: PluginDirection { get { storage.direction } _modify { unique(); yield &storage.direction } }
         /// The plugin's handle override named the characteristic (no discovery in the capture).
-        public var namedByHandle: Bool
+        public var namedByHandle: Bool { get { storage.namedByHandle } _modify { unique(); yield &storage.namedByHandle } }
         /// Complete frames ending in this value (usually one; none while a frame is incomplete).
-        public var messages: [DecodedMessage]
+        public var messages: [DecodedMessage] { get { storage.messages } _modify { unique(); yield &storage.messages } }
         /// Advertising data: where each message came from (parallel to `messages`).
-        public var sources: [AdvertisingSource] = []
+        public var sources: [AdvertisingSource] { get { storage.sources } _modify { unique(); yield &storage.sources } }
         /// Bytes buffered for an incomplete frame.
-        public var pending: Int
-        public var pendingNeed: Int?
-        public var dropped: [String]
+        public var pending: Int { get { storage.pending } _modify { unique(); yield &storage.pending } }
+        public var pendingNeed: Int? { get { storage.pendingNeed } _modify { unique(); yield &storage.pendingNeed } }
+        public var dropped: [String] { get { storage.dropped } _modify { unique(); yield &storage.dropped } }
+
+        /// Which result this is: records repeating a payload share one (`advertisingResult`), and
+        /// a copy keeps it until it is changed.
+        public var identity: ObjectIdentifier { ObjectIdentifier(storage) }
     }
 
     /// Matches, reassembles (when the plugin declares framing) and decodes one ATT value.

@@ -127,7 +127,7 @@ struct Dump: ParsableCommand {
         var lines = FrameLines(format: format, text: FrameText(color: color, verbose: self.lines.verbose, width: width),
                                foldEmpty: !empty, retransmissions: self.lines.verbose || filter.frames != nil, fileKey: fileKey,
                                csvPrefix: fileColumn.map { CSV.quote($0) + "," } ?? "",
-                               jsonCapacity: 1 << 17)
+                               jsonCapacity: 2 * out.limit)
         var progress = Progress(file)
         session.progress = { progress.update(done: $0, total: $1) }
         session.forEach(stopEarly: true) { frame in
@@ -138,7 +138,7 @@ struct Dump: ParsableCommand {
                 lines.json.removeAll()
                 out.flush()
             } else {
-                if lines.json.count >= 1 << 16 {
+                if lines.json.count >= out.limit {
                     lines.json.withBytes { out.write($0) }
                     lines.json.removeAll()
                 }

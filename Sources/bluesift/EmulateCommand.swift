@@ -120,7 +120,7 @@ struct Emulate: ParsableCommand {
             throw Exit.unusableInput
         }
 
-        let emulator = Emulator(model: model, timing: t, interpreter: settings.plugins.map { PluginInterpreter(plugins: $0) })
+        let emulator = Emulator(model: model, timing: t, interpreter: settings.plugins.map { PluginInterpreter(plugins: $0.compactMap(\.resolved)) })
         emulator.onLine = { stderrLine("bluesift: emulate: " + $0) }
         var options = EmulationRunner.Options()
         options.sessions = sessions

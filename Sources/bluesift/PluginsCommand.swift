@@ -51,9 +51,12 @@ struct PluginOptions: ParsableArguments {
 
     /// The compiled plugins, loaded once; give each capture its own `PluginSet` (it holds
     /// per-stream reassembly state).
+    /// The plugins a capture is decoded with: advertising plugins compiled when a record first
+    /// reaches one of their rules (a failure is then the same warning, when it happens).
     func loadPlugins() -> [Plugin]? {
         if noPlugins { return nil }
-        let loaded = PluginLoader.load(directories: searchPath())
+        PluginLoader.lateErrors.withLock { $0 = { e in stderrLine("bluesift: warning: \(e.description) (plugin skipped)") } }
+        let loaded = PluginLoader.loadOnUse(directories: searchPath())
         for e in loaded.errors { stderrLine("bluesift: warning: \(e.description) (plugin skipped)") }
         return loaded.plugins.isEmpty ? nil : loaded.plugins
     }

@@ -18,10 +18,30 @@ enum Exit {
 /// Buffered stdout: whole chunks, never a write(2) per record.
 struct Output {
     var buffer: [UInt8] = []
-    let limit = 1 << 16
+    /// Bytes gathered before a write: 64 KiB, 256 KiB into a pipe.
+    let limit: Int
     let fd: Int32
 
-    init(fd: Int32 = 1) { self.fd = fd; buffer.reserveCapacity(limit + 4096) }
+    init(fd: Int32 = 1) {
+        self.fd = fd
+        limit = Output.isPipe(fd) ? Output.pipeChunk : 1 << 16
+        buffer.reserveCapacity(limit + 4096)
+    }
+
+    /// Into a pipe (`| jq`, `| cat`), a 64 KiB pipe buffer made the writer wait for the reader
+    /// after every chunk: 2.6× the time to /dev/null. The buffer is enlarged to 1 MiB (Linux's
+    /// default limit for a user) once per pipe, and chunks are 256 KiB, so both sides run.
+    static let pipeChunk = 1 << 18
+
+    static func isPipe(_ fd: Int32) -> Bool {
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFIFO else { return false }
+        #if os(Linux)
+        let setPipeSize: Int32 = 1031   // F_SETPIPE_SZ (fcntl.h, Linux only)
+        _ = fcntl(fd, setPipeSize, Int32(1 << 20))
+        #endif
+        return true
+    }
 
     mutating func flushIfNeeded() { if buffer.count >= limit { flush() } }
 

@@ -1,0 +1,134 @@
+import Foundation
+import Synchronization
+import Yams
+
+/// A plugin read at start only as far as a set indexes it (id and match rules), compiled in
+/// full when a record first reaches one of its rules: compiling the 73 shipped plugins was
+/// 85 ms of a dump's start (the bundled 151-record capture took 106 ms against 22 ms without
+/// plugins), and a capture usually meets few of them. Shared by every set built from the
+/// same list (`--jobs` threads too): compiled once.
+final class PendingPlugin: Sendable {
+    let yaml: String
+    let path: String
+    let state = Mutex<Result<Plugin, PluginError>?>(nil)
+
+    init(yaml: String, path: String) { self.yaml = yaml; self.path = path }
+
+    /// The compiled plugin; a failure is reported once (`PluginLoader.lateErrors`).
+    func compiled() -> Result<Plugin, PluginError> {
+        let (r, first) = state.withLock { s -> (Result<Plugin, PluginError>, Bool) in
+            if let s { return (s, false) }
+            let r: Result<Plugin, PluginError>
+            do throws(PluginError) { r = .success(try PluginLoader.compile(yaml: yaml, path: path)) } catch { r = .failure(error) }
+            s = r
+            return (r, true)
+        }
+        if first, case .failure(let e) = r { PluginLoader.lateErrors.withLock { $0?(e) } }
+        return r
+    }
+}
+
+extension Plugin {
+    /// The plugin itself, compiled if it is a stub (nil: that failed).
+    public var resolved: Plugin? {
+        guard let pending else { return self }
+        return try? pending.compiled().get()
+    }
+}
+
+extension PluginLoader {
+    /// Where a plugin that fails when compiled on first use is reported (the command line
+    /// prints it as a warning, as it prints the errors `load` returns).
+    public static let lateErrors = Mutex<(@Sendable (PluginError) -> Void)?>(nil)
+
+    /// As `load(directories:)`, advertising plugins compiled on first use (`PendingPlugin`): at
+    /// start only their id and match rules are read. A file the quick read cannot split into
+    /// top-level keys, or whose rules are not all advertising ones, is compiled at once.
+    public static func loadOnUse(directories: [String]) -> Loaded {
+        load(directories: directories, onUse: true)
+    }
+
+    /// The plugin of a file, compiled, or (`onUse`) its stub.
+    static func load(file path: String, onUse: Bool) throws(PluginError) -> Plugin {
+        guard onUse, let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
+              let stub = stub(yaml: text, path: path) else { return try load(file: path) }
+        return stub
+    }
+
+    /// The stub of a plugin: id, match rules, and what it may read of the advertising context
+    /// (from its text: a superset, so a decode cached before it is compiled keys on no less).
+    /// nil when the file is not split simply into top-level keys or matches more than
+    /// advertising data: then it is compiled at start, as before, errors and all.
+    static func stub(yaml: String, path: String) -> Plugin? {
+        guard let keep = topLevelBlocks(yaml, keep: ["id", "match"]) else { return nil }
+        let c = PluginCompiler(path: path)
+        guard let root = try? Yams.compose(yaml: keep, .basic), let top = root.mapping,
+              let idNode = top[k: "id"], let id = idNode.scalar?.string, !id.isEmpty,
+              id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }),
+              let matchNode = top[k: "match"], let matches = try? c.compileMatches(matchNode),
+              !matches.isEmpty, matches.allSatisfy({ $0.advertising != nil }) else { return nil }
+        var p = Plugin(id: id, name: id, path: path, reference: nil, matches: matches, framing: nil, rules: [], examples: [],
+                       types: [], enums: [], frameType: 0, defaultMessage: "")
+        p.idLine = idNode.mark?.line ?? 0
+        p.pending = PendingPlugin(yaml: yaml, path: path)
+        for n in PluginCompiler.contextNames where mentions(yaml, n) { p.contextUse.insert(n) }
+        if mentions(yaml, "_name") { p.contextUse.insert("_name") }
+        if mentions(yaml, "decrypt") { p.decrypts = true; p.contextUse.insert("_address") }
+        return p
+    }
+
+    /// `name` as a word of the text (not inside a longer identifier before it). Bytes compared
+    /// in place: Foundation's `range(of:)` made this most of a stub's time.
+    static func mentions(_ text: String, _ name: String) -> Bool {
+        let n = Array(name.utf8)
+        var t = text
+        return t.withUTF8 { b in
+            guard b.count >= n.count, let first = n.first else { return false }
+            var i = 0
+            while i + n.count <= b.count {
+                if b[i] == first, (i == 0 || !isIdentifierByte(b[i - 1])), (1..<n.count).allSatisfy({ b[i + $0] == n[$0] }) { return true }
+                i += 1
+            }
+            return false
+        }
+    }
+
+    static func isIdentifierByte(_ c: UInt8) -> Bool {
+        (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x5F || c >= 0x80
+    }
+
+    /// The text with only the top-level blocks named in `keep`, other lines blank (so YAML
+    /// marks keep their line numbers). nil unless every line is blank, a comment, indented, a
+    /// compact list item, or a plain `key:` at the margin, and each kept key is there once.
+    static func topLevelBlocks(_ yaml: String, keep: Set<String>) -> String? {
+        // Bytes, not Characters: splitting the text into Substrings was a quarter of start-up.
+        let b = Array(yaml.utf8)
+        var out = [UInt8](repeating: 0x0A, count: 0)
+        out.reserveCapacity(b.count)
+        var keeping = false
+        var seen = Set<String>()
+        var start = 0
+        while start <= b.count {
+            var end = start
+            while end < b.count, b[end] != 0x0A { end += 1 }
+            let line = b[start..<end]
+            if let c = line.first, c != 0x20, c != 0x23, c != 0x0D,
+               !(c == 0x2D && (line.count == 1 || line[line.startIndex + 1] == 0x20)) {
+                // A key at the margin: letters, digits and '_', then ':' and a space or the end.
+                guard let colon = line.firstIndex(of: 0x3A),
+                      line[..<colon].allSatisfy({ isIdentifierByte($0) && $0 < 0x80 }),
+                      colon + 1 == end || b[colon + 1] == 0x20 || b[colon + 1] == 0x0D else { return nil }
+                let key = String(decoding: line[..<colon], as: UTF8.self)
+                guard seen.insert(key).inserted else { return nil }
+                keeping = keep.contains(key)
+            } else if line.first == 0x2D, !keeping, seen.isEmpty {
+                return nil
+            }
+            if keeping { out += line }
+            if end < b.count { out.append(0x0A) }
+            start = end + 1
+        }
+        guard keep.isSubset(of: seen) else { return nil }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Issue 41's targets, each a ratio of two timings taken in this run (this machine's speed drifts
+# by 2x within an hour, so only same-run ratios mean anything): every command is run REPS times
+# (default 3), alternating with what it is compared to, and the best time of each is kept.
+#   scripts/bench_targets.sh BIN BIG_CAPTURE [SMALL_CAPTURE]
+# Plugins: the repository's Plugins/ (--plugins), against --no-plugins. Output to /dev/null
+# unless the row says pipe. Exit status 0 whether or not targets are met (it reports).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:?binary}; big=${2:?capture}; small=${3:-Captures/band_mtu23.btsnoop}
+reps=${REPS:-3}
+records=$($bin info "$big" | awk '/^records:/ {print $2}')
+t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
+# best NAME CMD...: best wall time (s) and the largest peak RSS (MB) over the reps, kept in $t.
+best() {
+    local name=$1; shift
+    /usr/bin/time -f "%e %M" -o "$t/one" bash -c "$*" >/dev/null 2>&1
+    read -r s m < "$t/one"
+    echo "$s $m" >> "$t/$name"
+}
+P="--plugins Plugins"
+for _ in $(seq "$reps"); do
+    best jsonl_np   "$bin dump --format jsonl --no-plugins $big > /dev/null"
+    best jsonl_p    "$bin dump --format jsonl $P $big > /dev/null"
+    best jsonl_pipe "$bin dump --format jsonl $P $big | cat > /dev/null"
+    best text_np    "$bin dump --no-color --no-plugins $big > /dev/null"
+    best text_p     "$bin dump --no-color $P $big > /dev/null"
+    best stats_p    "$bin stats $P $big > /dev/null"
+    best info       "$bin info $big > /dev/null"
+    best dd         "dd if=$big of=/dev/null bs=1M 2>/dev/null"
+done
+# Start-up: many short runs, best of each.
+for _ in $(seq $((reps * 5))); do
+    best start_np "$bin dump --no-plugins $small > /dev/null"
+    best start_p  "$bin dump $P $small > /dev/null"
+done
+sec() { sort -n "$t/$1" | head -1 | awk '{print $1}'; }
+rss() { sort -n -k2 "$t/$1" | tail -1 | awk '{printf "%.0f", $2 / 1024}'; }
+bytes=$(stat -c %s "$big")
+printf "issue 41 targets (best of %s, same run; %s records, %s MB):\n" "$reps" "$records" "$((bytes / 1000000))"
+row() {  # text, measured ratio, comparison (le|ge), target, detail
+    local verdict
+    verdict=$(awk -v r="$2" -v c="$3" -v g="$4" 'BEGIN { ok = (c == "le") ? (r <= g) : (r >= g); print ok ? "met" : "NOT met" }')
+    printf "  %-58s %6.2f  (target %s %s: %s)  %s\n" "$1" "$2" "$([ "$3" = le ] && echo '<=' || echo '>=')" "$4" "$verdict" "$5"
+}
+r() { awk -v a="$(sec "$1")" -v b="$(sec "$2")" 'BEGIN { if (b < 0.001) b = 0.001; printf "%.3f", a / b }'; }
+row "jsonl, every plugin / no plugins" "$(r jsonl_p jsonl_np)" le 1.25 "$(sec jsonl_p) s / $(sec jsonl_np) s"
+rate=$(awk -v n="$records" -v s="$(sec jsonl_p)" 'BEGIN { printf "%.2f", n / s / 1e6 }')
+row "jsonl with every plugin, M records/s" "$rate" ge 2 ""
+row "text without plugins / jsonl without plugins" "$(r text_np jsonl_np)" le 1.3 "$(sec text_np) s"
+row "text with every plugin / text without" "$(r text_p text_np)" le 1.35 "$(sec text_p) s"
+row "stats with every plugin / jsonl with every plugin" "$(r stats_p jsonl_p)" le 0.75 "$(sec stats_p) s"
+row "info speed / dd from the page cache" "$(r dd info)" ge 0.28 "info $(sec info) s, dd $(sec dd) s"
+row "jsonl through a pipe (| cat) / to /dev/null" "$(r jsonl_pipe jsonl_p)" le 1.1 "$(sec jsonl_pipe) s"
+row "start-up (bundled capture) with every plugin / without" "$(r start_p start_np)" le 1.6 "$(sec start_p) s / $(sec start_np) s"
+peak=0; for f in jsonl_np jsonl_p text_np text_p stats_p info; do m=$(rss $f); [ "$m" -gt "$peak" ] && peak=$m; done
+row "peak RSS of these commands, MB" "$peak" le 64 ""
