@@ -19,6 +19,8 @@ import BluesiftWire
         var expect: [String: Any]
         var opcode: UInt16?
         var subevent: UInt8?
+        /// Capture vectors: the frame of Tests/LEAudio/le_audio_unicast.btsnoop holding the bytes.
+        var frame: Int?
     }
 
     static func load() throws -> [Vector] {
@@ -27,7 +29,7 @@ import BluesiftWire
         return (root["vectors"] as! [[String: Any]]).map {
             Vector(profile: $0["profile"] as! String, what: $0["what"] as! String, bytes: Hex.parse($0["hex"] as! String)!,
                    expect: $0["expect"] as! [String: Any], opcode: ($0["opcode"] as? NSNumber).map { $0.uint16Value },
-                   subevent: ($0["subevent"] as? NSNumber).map { $0.uint8Value })
+                   subevent: ($0["subevent"] as? NSNumber).map { $0.uint8Value }, frame: ($0["frame"] as? NSNumber)?.intValue)
         }
     }
 
@@ -50,6 +52,11 @@ import BluesiftWire
             case "hci_iso_command":
                 guard let x = LEAudioHCIMessage(.command(v.opcode!), parameters: b) else { return nil }
                 return (json(x), x.error)
+            case "hci_iso_data":
+                let x = ISODataHeader(packet: b)
+                var w = JSONFieldWriter(capacity: 256)
+                w.beginTopLevel(); x.describe(into: &w); w.endTopLevel()
+                return (String(decoding: w.out, as: UTF8.self), x.error)
             case "hci_iso_event":
                 guard let x = LEAudioHCIMessage(.subevent(v.subevent!), parameters: b) else { return nil }
                 return (json(x), x.error)
