@@ -99,6 +99,7 @@ def metadata_fields(m: le_audio.Metadata, prefix: str) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument('--capture-values', help='values seen in a Bumble session (unicast_session.py --values)')
+    ap.add_argument('--broadcast-values', help='values of the broadcast sink capture (broadcast_sink.py --values)')
     args = ap.parse_args()
 
     md_media = le_audio.Metadata([le_audio.Metadata.Entry(le_audio.Metadata.Tag.STREAMING_AUDIO_CONTEXTS, struct.pack('<H', bap.ContextType.MEDIA))])
@@ -231,19 +232,25 @@ def main() -> None:
     # HCI: the CIG/CIS/BIG commands and events Bumble's HCI codec knows.
     add_hci_vectors()
 
-    if args.capture_values:
-        with open(args.capture_values) as f:
+    for path, prefix in ((args.capture_values, 'capture_'), (args.broadcast_values, 'broadcast_')):
+        if not path:
+            continue
+        with open(path) as f:
             for v in json.load(f):
                 kind = v['kind']
                 data = bytes.fromhex(v['hex'])
                 what = f"frame {v['frame']}"
-                {'ase_operation': lambda: add_ase_operation(data, what, 'capture_'),
-                 'ase_state': lambda: add_ase_state(data, what, 'capture_'),
-                 'ase_response': lambda: add_cp_notification(data, what, 'capture_'),
-                 'pac': lambda: add_pac(data, what, 'capture_'),
-                 'hci_command': lambda: add_hci_packet(bytes([1]) + data, what, 'capture_'),
-                 'hci_event': lambda: add_hci_packet(bytes([4]) + data, what, 'capture_'),
-                 'iso': lambda: add_iso(data, what, 'capture_')}[kind]()
+                {'ase_operation': lambda: add_ase_operation(data, what, prefix),
+                 'ase_state': lambda: add_ase_state(data, what, prefix),
+                 'ase_response': lambda: add_cp_notification(data, what, prefix),
+                 'pac': lambda: add_pac(data, what, prefix),
+                 'hci_command': lambda: add_hci_packet(bytes([1]) + data, what, prefix),
+                 'hci_event': lambda: add_hci_packet(bytes([4]) + data, what, prefix),
+                 'iso': lambda: add_iso(data, what, prefix),
+                 'base': lambda: add_base(data, what, prefix),
+                 'broadcast_audio_announcement': lambda: add(prefix + 'bap_broadcast_audio_announcement', what, data,
+                                                             {'broadcast_id': bap.BroadcastAudioAnnouncement.from_bytes(data).broadcast_id}),
+                 }[kind]()
                 vectors[-1]['frame'] = v['frame']
     json.dump({'bumble': __import__('bumble').__version__ if hasattr(__import__('bumble'), '__version__') else 'see requirements.txt',
                'vectors': vectors}, sys.stdout, indent=1)
@@ -342,7 +349,7 @@ def add_cp_notification(data: bytes, what: str, prefix: str = '') -> None:
     add(prefix + 'ascs_cp_notification', what, data, expect)
 
 
-def add_base(data: bytes, what: str) -> None:
+def add_base(data: bytes, what: str, prefix: str = '') -> None:
     b = bap.BasicAudioAnnouncement.from_bytes(data)
     expect = {'presentation_delay': b.presentation_delay, 'num_subgroups': len(b.subgroups)}
     for i, g in enumerate(b.subgroups):
@@ -355,7 +362,7 @@ def add_base(data: bytes, what: str) -> None:
             q = f'{p}bis.{j}.'
             expect[q + 'bis_index'] = bis.index
             expect.update(config_fields(bis.codec_specific_configuration, q + 'codec_specific_configuration.'))
-    add('bap_base', what, data, expect)
+    add(prefix + 'bap_base', what, data, expect)
 
 
 def add_receive_state(data: bytes, what: str) -> None:
@@ -490,6 +497,18 @@ def add_hci_vectors() -> None:
          ['status', 'big_handle', 'transport_latency_big', 'nse', 'bn', 'pto', 'irc', 'max_pdu', 'iso_interval'], ['connection_handle'], ''),
         (hci.HCI_LE_BIG_Sync_Lost_Event(big_handle=1, reason=0x08), ['big_handle', 'reason'], [], ''),
     ]
+    # Known to the capture tables only (the broadcast sink's packets).
+    HCI_FIELDS[hci.HCI_LE_Periodic_Advertising_Create_Sync_Command] = (
+        ['options', 'advertising_sid', 'advertiser_address_type', 'skip', 'sync_timeout', 'sync_cte_type'], [], '')
+    HCI_FIELDS[hci.HCI_LE_Setup_ISO_Data_Path_Command] = (
+        ['connection_handle', 'data_path_direction', 'data_path_id', 'controller_delay'], [], '')
+    HCI_FIELDS[hci.HCI_LE_Periodic_Advertising_Sync_Established_Event] = (
+        ['status', 'sync_handle', 'advertising_sid', 'advertiser_address_type', 'advertiser_phy', 'periodic_advertising_interval',
+         'advertiser_clock_accuracy'], [], '')
+    HCI_FIELDS[hci.HCI_LE_Periodic_Advertising_Report_Event] = (['sync_handle', 'tx_power', 'rssi', 'cte_type', 'data_status'], [], '')
+    HCI_FIELDS[hci.HCI_LE_BIGInfo_Advertising_Report_Event] = (
+        ['sync_handle', 'num_bis', 'nse', 'iso_interval', 'bn', 'pto', 'irc', 'max_pdu', 'sdu_interval', 'max_sdu', 'phy', 'framing',
+         'encryption'], [], '')
     for ev, names, lists, group in evts:
         HCI_FIELDS[type(ev)] = (names, lists, group)
         add_hci_packet(bytes(ev), ev.name)

@@ -5,7 +5,8 @@ import BluesiftWire
 
 /// The oracle: values Google Bumble encoded and parsed back with its own parsers
 /// (Tests/LEAudio/bumble_vectors.py wrote Tests/LEAudio/oracle_vectors.json, including the
-/// values of a Bumble unicast session on virtual controllers), decoded again by bluesift
+/// values of a Bumble unicast session on virtual controllers, `capture_*`, and of a broadcast
+/// sink's HCI built with Bumble's classes, `broadcast_*`), decoded again by bluesift
 /// and compared value by value under bluesift's JSON paths. Prints `N values, N agree`
 /// per profile.
 @Suite struct LEAudioOracleTests {
@@ -35,7 +36,8 @@ import BluesiftWire
 
     /// bluesift's decode of a vector, as JSON text, and its error if any.
     static func decode(_ v: Vector) -> (json: String, error: DecodeError?)? {
-        let profile = v.profile.hasPrefix("capture_") ? String(v.profile.dropFirst(8)) : v.profile
+        var profile = v.profile
+        for p in ["capture_", "broadcast_"] where profile.hasPrefix(p) { profile = String(profile.dropFirst(p.count)) }
         return v.bytes.withUnsafeBytes { b -> (String, DecodeError?)? in
             switch profile {
             case "bap_codec_configuration": let x = LEAudioCodecConfiguration(bytes: b); return (json(x), x.error)

@@ -113,7 +113,7 @@ public struct ISODataHeader: Hashable, Sendable {
         var s = "ISO " + Hex.fixed(UInt64(handle), width: 4)
         if let n = packetSequenceNumber { s += " SN \(n)" }
         if let t = timeStamp { s += " TS \(t)" }
-        if let l = sduLength { s += " SDU \(l) B" } else { s += " " + pbFlag.name.lowercased() + " \(fragmentLength) B" }
+        if let l = sduLength { s += " SDU \(l) B" + (pbFlag == .first ? ", first fragment \(fragmentLength) B" : "") } else { s += " " + pbFlag.name.lowercased() + " \(fragmentLength) B" }
         if let p = packetStatus, p != .valid { s += " " + p.name }
         if let error { s += " [" + error.message + "]" }
         return s

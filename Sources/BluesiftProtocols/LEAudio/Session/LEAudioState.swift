@@ -92,6 +92,10 @@ public struct LEAudioState {
     /// Set CIG Parameters sent, waiting for their Command Complete: CIS IDs in order, intervals.
     var pendingCIG: (cigID: UInt8, cisIDs: [UInt8], cToP: UInt32, pToC: UInt32)?
     var pendingBIG: [UInt8: UInt32] = [:]
+    /// BIGInfo per periodic sync handle (§7.7.65.34): SDU interval, encryption; BIG Create
+    /// Sync's sync handle per BIG handle (§7.8.106).
+    public private(set) var bigInfo: [UInt16: (sduInterval: UInt32, encrypted: Bool, bises: UInt8)] = [:]
+    var pendingBIGSync: [UInt8: UInt16] = [:]
     var reassembler = ISOReassembler()
 
     public init() {}
@@ -148,7 +152,21 @@ public struct LEAudioState {
 
     /// An HCI command the host sent.
     public mutating func command(opcode: UInt16, parameters: UnsafeRawBufferPointer) {
-        guard let m = LEAudioHCIMessage(.command(opcode), parameters: parameters), m.error == nil else { return }
+        guard let m = LEAudioHCIMessage(.command(opcode), parameters: parameters) else { return }
+        hci(m, frame: 0)
+    }
+
+    /// A decoded isochronous HCI command, return or subevent (what the module hands over).
+    public mutating func hci(_ m: LEAudioHCIMessage, frame: Int) {
+        guard m.error == nil else { return }
+        switch m.kind {
+        case .command(let op): commandMessage(op, m)
+        case .returnParameters(let op): returnMessage(op, m)
+        case .subevent(let code): subeventMessage(code, m, frame: frame)
+        }
+    }
+
+    mutating func commandMessage(_ opcode: UInt16, _ m: LEAudioHCIMessage) {
         switch opcode {
         case 0x2062, 0x2063:
             pendingCIG = (UInt8(m.uint("cig_id") ?? 0), m.uints("cis_id").map { UInt8($0) },
@@ -165,15 +183,22 @@ public struct LEAudioState {
             }
         case 0x2068, 0x2069:
             if let b = m.uint("big_handle") { pendingBIG[UInt8(b)] = UInt32(m.uint("sdu_interval") ?? 0) }
+        case 0x206B:
+            if let b = m.uint("big_handle"), let s = m.uint("sync_handle"), pendingBIGSync.count < 64 {
+                pendingBIGSync[UInt8(b)] = UInt16(s & 0x0FFF)
+            }
         default: break
         }
     }
 
     /// A Command Complete's return parameters for `opcode`.
     public mutating func commandComplete(opcode: UInt16, returnParameters: UnsafeRawBufferPointer) {
-        guard opcode == 0x2062 || opcode == 0x2063,
-              let m = LEAudioHCIMessage(.returnParameters(opcode), parameters: returnParameters),
-              m.uint("status") == 0, let p = pendingCIG else { return }
+        guard let m = LEAudioHCIMessage(.returnParameters(opcode), parameters: returnParameters) else { return }
+        hci(m, frame: 0)
+    }
+
+    mutating func returnMessage(_ opcode: UInt16, _ m: LEAudioHCIMessage) {
+        guard opcode == 0x2062 || opcode == 0x2063, m.uint("status") == 0, let p = pendingCIG else { return }
         for (i, h) in m.uints("connection_handle").enumerated() {
             let h = UInt16(h & 0x0FFF)
             var c = cises[h] ?? CIS(handle: h)
@@ -187,7 +212,11 @@ public struct LEAudioState {
 
     /// An LE Meta event's subevent and its parameters (after the subevent code).
     public mutating func subevent(_ code: UInt8, parameters: UnsafeRawBufferPointer, frame: Int) {
-        guard let m = LEAudioHCIMessage(.subevent(code), parameters: parameters), m.error == nil else { return }
+        guard let m = LEAudioHCIMessage(.subevent(code), parameters: parameters) else { return }
+        hci(m, frame: frame)
+    }
+
+    mutating func subeventMessage(_ code: UInt8, _ m: LEAudioHCIMessage, frame: Int) {
         switch code {
         case 0x19, 0x2A:
             guard let h = m.uint("connection_handle") else { return }
@@ -209,14 +238,16 @@ public struct LEAudioState {
             var g = bigs[b] ?? BIG(bigHandle: b, source: code == 0x1B)
             g.status = UInt8(m.uint("status") ?? 0)
             g.bisHandles = m.uints("connection_handle").map { UInt16($0 & 0x0FFF) }
-            g.sduInterval = pendingBIG[b] ?? g.sduInterval
+            g.sduInterval = pendingBIG[b] ?? pendingBIGSync[b].flatMap { bigInfo[$0]?.sduInterval } ?? g.sduInterval
             bigs[b] = g
         case 0x1E:
             let b = UInt8(m.uint("big_handle") ?? 0)
             bigs[b, default: BIG(bigHandle: b, source: false)].lost = (frame, UInt8(m.uint("reason") ?? 0))
         case 0x22:
             // BIGInfo gives the SDU interval a sink's BIG will have.
-            break
+            if let s = m.uint("sync_handle"), bigInfo.count < 64 || bigInfo[UInt16(s & 0x0FFF)] != nil {
+                bigInfo[UInt16(s & 0x0FFF)] = (UInt32(m.uint("sdu_interval") ?? 0), m.uint("encryption") == 1, UInt8(m.uint("num_bis") ?? 0))
+            }
         default: break
         }
     }
@@ -241,31 +272,39 @@ public struct LEAudioState {
     public mutating func isoPacket(_ packet: UnsafeRawBufferPointer, sent: Bool, frame: Int) -> DecodeError? {
         let h = ISODataHeader(packet: packet)
         if let e = h.error { return e }
-        let key = UInt32(h.handle) << 1 | (sent ? 1 : 0)
         let fragment = UnsafeRawBufferPointer(rebasing: packet[h.fragmentOffset..<(h.fragmentOffset + h.fragmentLength)])
         var completed: ISOSDU?
         let damage = reassembler.add(h, fragment: fragment) { sdu, _ in completed = sdu }
-        var s = streams[key] ?? Stream(handle: h.handle, sent: sent)
-        if damage != nil { s.reassemblyErrors += 1 }
-        if let sdu = completed {
-            s.sdus += 1; s.bytes += sdu.length
-            s.firstFrame = s.firstFrame ?? frame; s.lastFrame = frame
-            if sdu.packetStatus.rawValue < 3 { s.statusCounts[Int(sdu.packetStatus.rawValue)] += 1 }
-            var step = 1
-            if let last = s.lastSequence {
-                step = Int(sdu.packetSequenceNumber &- last)
-                if step > 1 && step < 0x8000 { s.lostBySequence += step - 1 }
-            }
-            if let t = sdu.timeStamp, let lt = s.lastTimeStamp, step >= 1 && step < 0x8000,
-               let interval = expectedInterval(handle: h.handle, sent: sent), interval > 0 {
-                let dev = abs(Double(Int64(t &- lt) & 0xFFFF_FFFF) - Double(interval) * Double(step))
-                s.jitterSamples += 1; s.jitterSum += dev; s.jitterMax = max(s.jitterMax, dev)
-            }
-            s.lastSequence = sdu.packetSequenceNumber
-            if let t = sdu.timeStamp { s.lastTimeStamp = t }
-        }
-        streams[key] = s
+        if damage != nil { reassemblyError(handle: h.handle, sent: sent) }
+        if let sdu = completed { self.sdu(sdu, sent: sent, frame: frame) }
         return damage
+    }
+
+    public mutating func reassemblyError(handle: UInt16, sent: Bool) {
+        let key = UInt32(handle) << 1 | (sent ? 1 : 0)
+        streams[key, default: Stream(handle: handle, sent: sent)].reassemblyErrors += 1
+    }
+
+    /// One SDU completed on a CIS or BIS (reassembled by the caller).
+    public mutating func sdu(_ sdu: ISOSDU, sent: Bool, frame: Int) {
+        let key = UInt32(sdu.handle) << 1 | (sent ? 1 : 0)
+        var s = streams[key] ?? Stream(handle: sdu.handle, sent: sent)
+        s.sdus += 1; s.bytes += sdu.length
+        s.firstFrame = s.firstFrame ?? frame; s.lastFrame = frame
+        if sdu.packetStatus.rawValue < 3 { s.statusCounts[Int(sdu.packetStatus.rawValue)] += 1 }
+        var step = 1
+        if let last = s.lastSequence {
+            step = Int(sdu.packetSequenceNumber &- last)
+            if step > 1 && step < 0x8000 { s.lostBySequence += step - 1 }
+        }
+        if let t = sdu.timeStamp, let lt = s.lastTimeStamp, step >= 1 && step < 0x8000,
+           let interval = expectedInterval(handle: sdu.handle, sent: sent), interval > 0 {
+            let dev = abs(Double(Int64(t &- lt) & 0xFFFF_FFFF) - Double(interval) * Double(step))
+            s.jitterSamples += 1; s.jitterSum += dev; s.jitterMax = max(s.jitterMax, dev)
+        }
+        s.lastSequence = sdu.packetSequenceNumber
+        if let t = sdu.timeStamp { s.lastTimeStamp = t }
+        streams[key] = s
     }
 
     /// The ASE bound to a CIS handle: same CIG and CIS ID on the CIS's ACL connection.
