@@ -23,7 +23,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         // The analyzer as a library: it never imports a transport, so it runs anywhere.
-        .library(name: "Bluesift", targets: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
+        .library(name: "Bluesift", targets: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftSession"]),
         .executable(name: "bluesift", targets: ["bluesift"]),
         // Live links to controllers (layer 6): transports and a minimal LE central.
         .library(name: "BluesiftLive", targets: ["BluesiftTransport", "BluesiftHost"]),
@@ -59,7 +59,7 @@ let package = Package(
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth"),
         .target(name: "BluesiftTransport", dependencies: ["BluesiftWire", "BluesiftCapture", "CBluetooth"]),
         .target(name: "BluesiftHost", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftTransport"]),
-        .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftHost", "BluesiftTransport"]),
+        .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftSession", "BluesiftHost", "BluesiftTransport"]),
         // The git commit `bluesift --version` shows, written into the linked binary by make.
         .target(name: "CBuildStamp"),
         .executableTarget(name: "bluesift", dependencies: [

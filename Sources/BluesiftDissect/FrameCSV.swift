@@ -35,16 +35,6 @@ public enum FrameCSV {
         let cols = [String(r.frame), TimeFormat.rfc3339(r.timestamp), r.direction?.name ?? "", r.kind.name,
                     f.connection.map { Hex.fixed(UInt64($0), width: 4) } ?? "", layer, name, handle, service, characteristic,
                     descriptor, value, FrameText.summary(a), errors.joined(separator: "; ")]
-        return cols.map(quote).joined(separator: ",")
-    }
-
-    /// RFC 4180: a field holding a comma, a quote or a line break is quoted, quotes doubled.
-    public static func quote(_ s: String) -> String {
-        guard s.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
-        var out = "\""
-        for c in s {
-            if c == "\"" { out += "\"\"" } else { out.append(c) }
-        }
-        return out + "\""
+        return cols.map(CSV.quote).joined(separator: ",")
     }
 }

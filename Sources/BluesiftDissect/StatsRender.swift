@@ -17,9 +17,7 @@ public enum StatsRender {
     }
 
     public static func csvField(_ s: String?) -> String {
-        guard let s else { return "" }
-        if s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) { return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-        return s
+        s.map(CSV.quote) ?? ""
     }
 
     public static let csvHeader = "file,connection,conn_handle,peer,handle,service,service_name,characteristic,characteristic_name,descriptor,descriptor_name,named_by,reads,write_requests,write_commands,notifications,indications,errors,bytes_to_server,bytes_from_server,latency_count,latency_min_us,latency_median_us,latency_p95_us,latency_max_us"

@@ -1,4 +1,5 @@
 import BluesiftWire
+import BluesiftSecurity
 import Yams
 
 /// Field layouts, cross-checks (cycles, references), rules and examples.
@@ -387,7 +388,8 @@ extension PluginCompiler {
 
     static let specials: Set<String> = ["_remaining", "_size", "_offset", "_index", "_address", "_address_type", "_rssi", "_company", "_pdu", "_rule"]
 
-    static let decryptPresets: Set<String> = ["bthome-v1", "bthome-v2", "mibeacon-v4", "mibeacon-legacy", "govee-h512x", "victron"]
+    /// The `decrypt:` presets: the vendor ciphers BluesiftSecurity implements, named there once.
+    static let decryptPresets: Set<String> = Set(VendorCipher.allCases.map(\.rawValue))
 
     /// Advertising context values any expression or field reads.
     func contextUse() -> Set<String> {

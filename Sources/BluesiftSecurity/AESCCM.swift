@@ -47,16 +47,29 @@ public struct AESCCM: Sendable {
     /// (the link layer's 13-octet nonce, one octet of additional data, M = 4: 0x49).
     /// `aad`: none or one octet (l(a) = 1 in two octets, then zero padding).
     func mac(_ payload: UnsafeRawBufferPointer, nonce: [UInt8], aad: UInt8?, tagLength: Int) -> [UInt8] {
+        guard var a = aad else { return mac(payload, nonce: nonce, aad: UnsafeRawBufferPointer(start: nil, count: 0), tagLength: tagLength) }
+        return withUnsafeBytes(of: &a) { mac(payload, nonce: nonce, aad: $0, tagLength: tagLength) }
+    }
+
+    /// The CBC-MAC itself, with additional data of any length below 0xFF00 octets (l(a) in
+    /// two octets, then the data, zero padded to the block), read in place.
+    func mac(_ payload: UnsafeRawBufferPointer, nonce: [UInt8], aad: UnsafeRawBufferPointer, tagLength: Int) -> [UInt8] {
         let n = nonce.count
         var x = [UInt8](repeating: 0, count: 16)
-        x[0] = (aad == nil ? 0 : 0x40) | UInt8((tagLength - 2) / 2) << 3 | UInt8(14 - n)
+        x[0] = (aad.isEmpty ? 0 : 0x40) | UInt8((tagLength - 2) / 2) << 3 | UInt8(14 - n)
         for i in 0..<n { x[1 + i] = nonce[i] }
         var length = payload.count, k = 15
         while k > n { x[k] = UInt8(truncatingIfNeeded: length); length >>= 8; k -= 1 }
         key.encrypt(&x)
-        if let aad {
-            x[1] ^= 0x01; x[2] ^= aad
-            key.encrypt(&x)
+        if !aad.isEmpty {
+            x[0] ^= UInt8(truncatingIfNeeded: aad.count >> 8)
+            x[1] ^= UInt8(truncatingIfNeeded: aad.count)
+            var j = 2
+            for b in aad {
+                x[j] ^= b; j += 1
+                if j == 16 { key.encrypt(&x); j = 0 }
+            }
+            if j != 0 { key.encrypt(&x) }
         }
         var o = 0
         while o < payload.count {
@@ -138,30 +151,7 @@ public struct AESCCM: Sendable {
     /// two octets, then the data, zero padded to the block): Mesh's upper transport takes a
     /// 16-octet Label UUID here for virtual destinations. Empty `aad`: none (Adata 0).
     func mac(_ payload: UnsafeRawBufferPointer, nonce: [UInt8], aadBytes aad: [UInt8], tagLength: Int) -> [UInt8] {
-        let n = nonce.count
-        var x = [UInt8](repeating: 0, count: 16)
-        x[0] = (aad.isEmpty ? 0 : 0x40) | UInt8((tagLength - 2) / 2) << 3 | UInt8(14 - n)
-        for i in 0..<n { x[1 + i] = nonce[i] }
-        var length = payload.count, k = 15
-        while k > n { x[k] = UInt8(truncatingIfNeeded: length); length >>= 8; k -= 1 }
-        key.encrypt(&x)
-        if !aad.isEmpty {
-            let a = [UInt8(truncatingIfNeeded: aad.count >> 8), UInt8(truncatingIfNeeded: aad.count)] + aad
-            var o = 0
-            while o < a.count {
-                for i in 0..<min(16, a.count - o) { x[i] ^= a[o + i] }
-                key.encrypt(&x)
-                o += 16
-            }
-        }
-        var o = 0
-        while o < payload.count {
-            let c = min(16, payload.count - o)
-            for i in 0..<c { x[i] ^= payload[o + i] }
-            key.encrypt(&x)
-            o += c
-        }
-        return x
+        aad.withUnsafeBytes { mac(payload, nonce: nonce, aad: $0, tagLength: tagLength) }
     }
 
     /// General CCM with additional data of any length: encrypts `data` in place and returns

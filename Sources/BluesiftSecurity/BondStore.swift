@@ -178,13 +178,8 @@ public struct BondStore: Hashable, Sendable {
             let fd = open(path, O_WRONLY)
             guard fd >= 0 else { throw BondStoreError(code: .io, message: "cannot write \(path): \(String(cString: strerror(errno)))") }
             defer { close(fd) }
-            let bytes = encode()
-            var off = 0
-            while off < bytes.count {
-                let n = bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                guard n > 0 else { throw BondStoreError(code: .io, message: "cannot write \(path): \(String(cString: strerror(errno)))") }
-                off += n
-            }
+            let err = WriteAll.write(fd, encode())
+            guard err == 0 else { throw BondStoreError(code: .io, message: "cannot write \(path): \(String(cString: strerror(err)))") }
             return
         }
         let tmp = path + ".tmp.\(getpid())"
@@ -192,11 +187,7 @@ public struct BondStore: Hashable, Sendable {
         guard fd >= 0 else { throw BondStoreError(code: .io, message: "cannot create \(tmp): \(String(cString: strerror(errno)))") }
         let bytes = encode()
         var ok = fchmod(fd, 0o600) == 0
-        var off = 0
-        while ok && off < bytes.count {
-            let n = bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { ok = false } else { off += n }
-        }
+        ok = ok && WriteAll.write(fd, bytes) == 0
         ok = ok && fsync(fd) == 0
         let err = errno
         close(fd)

@@ -63,11 +63,22 @@ struct Capture: ParsableCommand {
         return .some(n)
     }
 
-    func run() throws {
+    /// The options alone, before the monitor socket is opened.
+    func validate() throws {
+        _ = try adapter()
+        _ = try LiveRecording.rotation(rotateSize, write: write)
+        try LiveRecording.refuseAdvertisedNames(try filter.make(), tool: "capture")
+    }
+
+    func adapter() throws -> UInt16? {
         guard let only = Self.parseInterface(interface) else { throw usage("-i", "hciN (such as hci0) or any", interface) }
+        return only
+    }
+
+    func run() throws {
+        let only = try adapter()
         let rotate = try LiveRecording.rotation(rotateSize, write: write)
         let filter = try self.filter.make()
-        try LiveRecording.refuseAdvertisedNames(filter, tool: "capture")
         let settings = try decode.settings(naming: !lines.noNaming)
 
         let monitor: HCIMonitor

@@ -30,91 +30,53 @@ struct Convert: ParsableCommand {
           2   unusable input, OUT is the input, or no record could be kept or passed the filters (nothing is written)
         """)
 
-    enum Target: String, ExpressibleByArgument, CaseIterable {
-        case btsnoop, btsnoopMonitor = "btsnoop-monitor", pcap, pcapng
-    }
-
     @Argument(help: "Input capture.") var input: String
     @Argument(help: "Output file.") var output: String
-    @Option(help: "Output format: btsnoop, btsnoop-monitor, pcap, pcapng.") var to: Target?
+    @Option(help: "Output format: btsnoop, btsnoop-monitor, pcap, pcapng.") var to: CaptureOutputFormat?
     @Flag(help: "Exit 0 even when records or times the output format cannot hold are dropped or clamped.") var allowLoss = false
     @Flag(help: "Write sniffed LE link-layer packets decrypted (keys from --ltk/--keys or recovered from the capture): MIC removed, length and CRC fixed, flagged decrypted in the RF header (DLT 256).")
     var decrypt = false
     @OptionGroup var decode: DecodeOptions
     @OptionGroup var filter: FilterOptions
 
-    func run() throws {
-        let target: CaptureOutputFormat
-        switch to ?? Self.guess(output) {
-        case .btsnoop: target = .btsnoop
-        case .btsnoopMonitor: target = .btsnoopMonitor
-        case .pcap: target = .pcap
-        case .pcapng: target = .pcapng
-        case nil: throw ValidationError("cannot tell the output format from \(output); add --to btsnoop|btsnoop-monitor|pcap|pcapng")
+    func validate() throws {
+        guard to != nil || CaptureOutputFormat.guess(path: output) != nil else {
+            throw ValidationError("cannot tell the output format from \(output); add --to btsnoop|btsnoop-monitor|pcap|pcapng")
         }
+    }
+
+    func run() throws {
+        guard let target = to ?? CaptureOutputFormat.guess(path: output) else { return }   // validate() said it
         try OutputGuard.refuseSameFile(output: output, inputs: [input])
         let frameFilter = try filter.make()
         // Plugins matter only to what a filter passes; a plain copy decodes nothing.
         let session = try openSessionOrExit(input, decode: try decode.settings(naming: false, plugins: !frameFilter.isEmpty), filter: frameFilter)
         let filtering = session.filtering
-        let targetName = (to ?? Self.guess(output))?.rawValue ?? ""
+        let targetName = target.name
         let reader = session.reader
         let writer: any CaptureWriter
         do { writer = try CaptureFile.writer(path: output, format: target, source: reader.format) } catch {
             stderrLine("bluesift: \(error.description)")
             throw Exit.unusableInput
         }
-        var n = 0
         // Decoding only when asked for: a plain conversion copies records as read.
         let decoding = decrypt || filtering
         let decoder = session.decoder
-        var frame = AnalyzedFrame(decoded: DecodedFrame(record: .empty))
-        var sealed: [UInt8] = []
-        var decrypted = 0
-        var filteredOut = 0
-        // pcapng packet comments, which only pcapng holds.
-        var commented = 0
-        // pcap/pcapng cannot hold times before 1970: such a capture is moved whole, intervals kept.
-        var shift: EpochShift? = target == .pcap || target == .pcapng ? EpochShift() : nil
+        var result = CaptureConversion.Result()
         do {
             var progress = Progress("convert")
             session.progress = { progress.update(done: $0, total: $1) }
-            try session.forEachRecord { r in
-                if decoding, filtering || r.kind == .ll {
-                    if !session.analyze(r, into: &frame) && filtering {
-                        filteredOut += 1
-                        return
-                    }
-                }
-                if target != .pcapng, let o = r.options, !o.commentRanges.isEmpty { commented += 1 }
-                if decrypt, r.kind == .ll {
-                    if let p = decoder.plaintextRecord(r, frame.decoded, into: &sealed) {
-                        decrypted += 1
-                        var failure: CaptureError?
-                        sealed.withUnsafeBytes { b in
-                            var out = p
-                            out.bytes = b; out.originalLength = b.count
-                            shift?.apply(&out)
-                            do { try writer.write(out) } catch { failure = error as? CaptureError }
-                        }
-                        if let failure { throw failure }
-                        n += 1
-                        return
-                    }
-                }
-                if shift == nil { try writer.write(r) } else { var m = r; shift!.apply(&m); try writer.write(m) }
-                n += 1
-            }
+            result = try CaptureConversion.run(session, to: writer, format: target, decrypt: decrypt)
             progress.finish()
             printWarnings(reader, path: input)
-            if filtering && n == 0 {
+            if filtering && result.records == 0 {
                 filter.reportNoMatch(input)
                 stderrLine("bluesift: nothing written")
                 throw Exit.unusableInput
             }
             // Nothing kept: the writer is dropped unfinished, so no file appears.
-            if n > 0 && writer.written == 0 {
-                stderrLine("bluesift: \(input): none of its \(n) records (\(reader.format.datalinkName)) can be written as \(targetName); nothing written")
+            if result.records > 0 && writer.written == 0 {
+                stderrLine("bluesift: \(input): none of its \(result.records) records (\(reader.format.datalinkName)) can be written as \(targetName); nothing written")
                 throw Exit.unusableInput
             }
             try writer.finish()
@@ -122,6 +84,7 @@ struct Convert: ParsableCommand {
             stderrLine("bluesift: \(error.description)")
             throw Exit.unusableInput
         }
+        let shift = result.shift, commented = result.commentsDropped, decrypted = result.decrypted, filteredOut = result.filteredOut
         if let first = shift?.firstOriginal, let s = shift?.seconds {
             stderrLine("bluesift: \(input) starts before 1970 (\(TimeFormat.rfc3339(first))), which \(targetName) cannot hold: "
                        + "every time moved \(s) s later, so the first record is at \(TimeFormat.rfc3339(Timestamp(seconds: first.seconds &+ s, nanoseconds: first.nanoseconds))) and intervals are kept")
@@ -144,12 +107,11 @@ struct Convert: ParsableCommand {
         stderrLine("bluesift: wrote \(writer.written) records to \(output)" + (notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"))
         if (skipped > 0 || writer.clamped > 0) && !allowLoss { throw ExitCode(1) }
     }
+}
 
-    static func guess(_ path: String) -> Target? {
-        let lower = path.lowercased()
-        if lower.hasSuffix(".pcapng") { return .pcapng }
-        if lower.hasSuffix(".pcap") { return .pcap }
-        if lower.hasSuffix(".btsnoop") || lower.hasSuffix(".log") || lower.hasSuffix(".cfa") { return .btsnoop }
-        return nil
-    }
+/// `--to`: the formats by their command-line names (btsnoop-monitor).
+extension CaptureOutputFormat: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+    public static var allValueStrings: [String] { allCases.map(\.name) }
+    public var defaultValueDescription: String { name }
 }

@@ -29,13 +29,12 @@ struct Dump: ParsableCommand {
         value, hex), summary (the text line), errors ("; "-separated).
         """)
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, jsonl, csv }
+    typealias Format = FrameFormat
 
     @Argument(help: "Capture files, or folders of them.")
     var files: [String]
 
-    @Option(help: "Files decoded in parallel (default: the number of cores); each file's output stays whole and in order.")
-    var jobs: Int?   // optional: ArgumentParser would print the machine's count after our "(default: …)"
+    @OptionGroup var jobs: JobsOption
 
     @Option(help: "Output format: text, jsonl or csv.")
     var format: Format = .text
@@ -46,11 +45,9 @@ struct Dump: ParsableCommand {
 
     @OptionGroup var decode: DecodeOptions
 
-    @Flag(help: "Read the files as one session (rotated logs: btsnoop_hci.log.last and btsnoop_hci.log, numbered PacketLogger files), merged in time order; connection state carries across.")
-    var merge = false
+    @OptionGroup var merging: MergeOption
 
-    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Write each capture's output to DIR/NAME.jsonl (.csv, .txt for those formats), atomically, instead of stdout.", valueName: "DIR"))
-    var outputDir: String?
+    @OptionGroup var output: OutputDirOption
 
     @Flag(name: .customLong("with-file"), help: "Add \"file\" to every JSON Lines record even for one capture (a Spark task handed one path).")
     var withFile = false
@@ -61,14 +58,17 @@ struct Dump: ParsableCommand {
     @Flag(help: "Keep reading the file as it grows (btsnoop, pcap, pcapng, PacketLogger), printing each record as it arrives, until Ctrl-C.")
     var follow = false
 
+    func validate() throws {
+        if output.outputDir != nil, merging.merge || follow { throw ValidationError("--output-dir writes one file per capture: not with --merge or --follow") }
+        if follow, files.count != 1 { throw ValidationError("--follow reads one file") }
+    }
+
     func run() throws {
         let filter = try self.filter.make()
         let settings = try decode.settings(naming: !lines.noNaming)
         let color = lines.colored
         let width = lines.width
-        if outputDir != nil, merge || follow { throw ValidationError("--output-dir writes one file per capture: not with --merge or --follow") }
         if follow {
-            guard files.count == 1 else { throw ValidationError("--follow reads one file") }
             if format == .csv { var out = Output(); out.line(FrameCSV.header); out.flush() }
             signal(SIGINT) { _ in followInterrupted = 1 }
             signal(SIGTERM) { _ in followInterrupted = 1 }
@@ -82,31 +82,26 @@ struct Dump: ParsableCommand {
             if code != 0 { throw ExitCode(code) }
             return
         }
-        let inputs = MergedInputs.inputs(files, merge: merge, listSkipped: lines.verbose)
+        let inputs = MergedInputs.inputs(files, merge: merging.merge, listSkipped: lines.verbose)
         // Fleets: a "file" key on every record (a first "file" column in csv, as in stats and
         // frames), only when there is more than one source.
-        let fleet = withFile || (!merge && (files.count > 1 || files.contains(where: isFolder)))
+        let fleet = withFile || (!merging.merge && (files.count > 1 || files.contains(where: isFolder)))
         let json = format == .jsonl
         let csvHeader = (fleet ? "file," : "") + FrameCSV.header
-        if format == .csv && outputDir == nil {
+        if format == .csv && output.outputDir == nil {
             var out = Output()
             out.line(csvHeader)
             out.flush()
         }
         // In --output-dir each file gets its own header, and no colour or terminal width.
-        let toDirectory = outputDir != nil
+        let toDirectory = output.outputDir != nil
         let body: (String, Int32) -> Int32 = { path, fd in
             if toDirectory && format == .csv { var out = Output(fd: fd); out.line(csvHeader); out.flush() }
             return dump(path, fd: fd, filter: filter, settings: settings, color: color && !toDirectory,
                         width: toDirectory ? nil : width,
                         fileKey: fleet && json ? Self.fileKey(path) : nil, fileColumn: fleet ? path : nil)
         }
-        let code: Int32
-        if let outputDir {
-            code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs ?? FileJobs.defaultJobs, body: body)
-        } else {
-            code = FileJobs.run(inputs, jobs: jobs ?? FileJobs.defaultJobs, body: body)
-        }
+        let code = try output.run(inputs, ext: format == .text ? "txt" : format.rawValue, jobs: jobs, body: body)
         if code != 0 { throw ExitCode(code) }
     }
 
@@ -125,50 +120,34 @@ struct Dump: ParsableCommand {
 
     func dump(_ file: String, fd: Int32, filter: FrameFilter, settings: DecodeSettings, color: Bool,
               width: Int? = nil, fileKey: [UInt8]? = nil, fileColumn: String? = nil) -> Int32 {
-        let csvFile = fileColumn.map { FrameCSV.quote($0) + "," } ?? ""
         guard let session = openSession(file, decode: settings, filter: filter, following: follow ? { followInterrupted != 0 } : nil) else { return 2 }
         var out = Output(fd: fd)
-        let text = FrameText(color: color, verbose: lines.verbose, width: width)
-        var json = JSONFieldWriter(capacity: 1 << 17)
+        // A sniffed retransmission is shown once (its first sending), unless -v or asked for by
+        // number (--frames): then it is shown, marked "(retransmission)".
+        var lines = FrameLines(format: format, text: FrameText(color: color, verbose: self.lines.verbose, width: width),
+                               foldEmpty: !empty, retransmissions: self.lines.verbose || filter.frames != nil, fileKey: fileKey,
+                               csvPrefix: fileColumn.map { CSV.quote($0) + "," } ?? "",
+                               jsonCapacity: 1 << 17)
         var progress = Progress(file)
         session.progress = { progress.update(done: $0, total: $1) }
-        var times = TimeFormat.RFC3339Cache()
-        var runs = EmptyPDURuns()
-        let fold = !empty
         session.forEach(stopEarly: true) { frame in
-            switch format {
-            case .jsonl:
-                FrameJSON.write(&frame, into: &json, times: &times)
-                if let fileKey {
-                    json.removeLast(2)
-                    fileKey.withUnsafeBytes { json.appendRaw($0) }
-                }
-                if json.count >= 1 << 16 {
-                    json.withBytes { out.write($0) }
-                    json.removeAll()
-                }
-            case .text:
-                // A sniffed retransmission is shown once (its first sending), unless -v or
-                // asked for by number (--frames): then it is shown, marked "(retransmission)".
-                if !lines.verbose, filter.frames == nil, frame.decoded.record.kind == .ll, frame.decoded.ll?.retransmission == true { break }
-                if fold, EmptyPDURuns.isEmptyPDU(frame.decoded) { runs.add(frame, text); break }
-                runs.flush(into: &out.buffer, color: color)
-                text.render(frame, into: &out.buffer)
-            case .csv:
-                out.line(csvFile + FrameCSV.row(frame))
-            }
+            lines.add(&frame, to: &out.buffer)
             if follow {
                 // Live: each record as it arrives, whole lines only.
-                json.withBytes { out.write($0) }
-                json.removeAll()
+                lines.json.withBytes { out.write($0) }
+                lines.json.removeAll()
                 out.flush()
             } else {
+                if lines.json.count >= 1 << 16 {
+                    lines.json.withBytes { out.write($0) }
+                    lines.json.removeAll()
+                }
                 out.flushIfNeeded()
             }
         }
         progress.finish()
-        runs.flush(into: &out.buffer, color: color)
-        json.withBytes { out.write($0) }
+        lines.finish(to: &out.buffer)
+        lines.json.withBytes { out.write($0) }
         out.flush()
         printWarnings(session.reader, path: file)
         if session.filtering && session.matched == 0 { self.filter.reportNoMatch(file) }
@@ -176,3 +155,5 @@ struct Dump: ParsableCommand {
         return 0
     }
 }
+
+extension FrameFormat: ExpressibleByArgument {}

@@ -62,32 +62,44 @@ struct Emulate: ParsableCommand {
     @Option(help: "The recorded device to emulate, by address (default: the one that served the most ATT).") var device: String?
     @Option(help: "The recorded device to emulate, by its advertised name.") var name: String?
     @OptionGroup var decode: DecodeOptions
-    @Option(help: "Notifications after a write: recorded (their recorded spacing) or asap.") var timing = "recorded"
+    @Option(help: "Notifications after a write: recorded (their recorded spacing) or asap.") var timing = Checked<Emulator.Timing>(argument: "recorded")
     @Option(help: "Stop after serving this many connections (default: until Ctrl-C or SIGTERM).") var sessions: Int?
-    @Option(help: "When to pair as the device did: auto (the recording shows pairing or encryption), always or never (Pairing Not Supported).") var pair = "auto"
+    @Option(help: "When to pair as the device did: auto (the recording shows pairing or encryption), always or never (Pairing Not Supported).") var pair = Checked<PairMode>(argument: "auto")
     @Option(help: "Passkey (six digits) this emulation displays, or types when the central displays one.") var passkey: String?
     @Option(help: "Write what happened as a btsnoop capture.") var record: String?
     @Option(help: "Write the report as JSON (viewable with `bluesift report`).") var report: String?
 
-    func run() throws {
-        guard let t = ["recorded": Emulator.Timing.recorded, "asap": .asap][timing] else { throw usage("--timing", "recorded or asap", timing) }
+    /// The options alone, in the order they are said (before any file is read).
+    func validate() throws {
+        _ = try timing.get("--timing", expected: "recorded or asap")
         if let s = sessions, s < 1 { throw usage("--sessions", "a number of connections, 1 or more", "\(s)") }
-        var address: BDAddr?
-        if let d = device {
-            guard let a = BDAddr(string: d) else { throw usage("--device", "an address such as c0:ba:0d:00:00:01", d) }
-            address = a
-        }
-        guard ["auto", "always", "never"].contains(pair) else { throw usage("--pair", "auto, always or never", pair) }
-        var pk: UInt32?
-        if let passkey {
-            guard passkey.count <= 6, let v = UInt32(passkey), v < 1_000_000 else { throw usage("--passkey", "six digits such as 314159", passkey) }
-            pk = v
-        }
+        _ = try address()
+        _ = try pair.get("--pair", expected: "auto, always or never")
+        _ = try passkeyValue()
         if device != nil && name != nil { throw usage("--name", "either --device or --name, not both", name!) }
         do { _ = try TransportSpec(parsing: transport) } catch {
             stderrLine("bluesift: --transport: \(error.message)")
             throw Exit.usage
         }
+    }
+
+    func address() throws -> BDAddr? {
+        guard let d = device else { return nil }
+        guard let a = BDAddr(string: d) else { throw usage("--device", "an address such as c0:ba:0d:00:00:01", d) }
+        return a
+    }
+
+    func passkeyValue() throws -> UInt32? {
+        guard let passkey else { return nil }
+        guard passkey.count <= 6, let v = UInt32(passkey), v < 1_000_000 else { throw usage("--passkey", "six digits such as 314159", passkey) }
+        return v
+    }
+
+    func run() throws {
+        let t = try timing.get("--timing", expected: "recorded or asap")
+        let address = try self.address()
+        let pair = try self.pair.get("--pair", expected: "auto, always or never")
+        let pk = try passkeyValue()
         let inputs = [capture] + (decode.gatt.map { [$0] } ?? [])
         for out in [record, report].compactMap({ $0 }) { try OutputGuard.refuseSameFile(output: out, inputs: inputs) }
         if let record, let report, OutputGuard.sameFile(record, report) || record == report {
@@ -112,7 +124,7 @@ struct Emulate: ParsableCommand {
         emulator.onLine = { stderrLine("bluesift: emulate: " + $0) }
         var options = EmulationRunner.Options()
         options.sessions = sessions
-        if pair == "always" || (pair == "auto" && model.secured) { options.pairing = Self.pairingPolicy(model, passkey: pk) }
+        if pair == .always || (pair == .auto && model.secured) { options.pairing = Self.pairingPolicy(model, passkey: pk) }
         let runner = EmulationRunner(emulator: emulator, options: options)
         runner.notice = { stderrLine("bluesift: emulate: " + $0) }
         var recorder: Recorder?

@@ -42,6 +42,9 @@ struct FilterOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Frames: N, N-M, N- or -M, or a list of them as tshark takes it (347,431-435; use --frames=-M).", valueName: "RANGES"))
     var frames: String?
 
+    /// Every command says a malformed filter before it reads anything.
+    func validate() throws { _ = try make() }
+
     /// The filter, or a usage error (exit 64) naming the option and the forms it accepts.
     func make() throws -> FrameFilter {
         var filter = FrameFilter()

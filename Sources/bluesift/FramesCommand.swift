@@ -18,19 +18,21 @@ struct Frames: ParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, csv, jsonl }
 
     @Argument(help: "Capture files, or folders of them.") var files: [String]
-    @Flag(help: "Read the files as one session (rotated logs), merged in time order.") var merge = false
+    @OptionGroup var merging: MergeOption
     @Option(help: "Output format: text, csv or jsonl.") var format: Format = .text
     @OptionGroup var decode: DecodeOptions
     @OptionGroup var filter: FilterOptions
 
-    @Option(help: "Files decoded in parallel (default: the number of cores); each file's output stays whole and in order.")
-    var jobs: Int?   // optional: ArgumentParser would print the machine's count after our "(default: …)"
+    @OptionGroup var jobs: JobsOption
 
     @Flag(name: .shortAndLong, help: "List each file of a folder that is skipped and each capture without vendor messages (by default one line counts them).")
     var verbose = false
 
-    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Write each capture's messages to DIR/NAME.jsonl (.csv, .txt), atomically, instead of stdout.", valueName: "DIR"))
-    var outputDir: String?
+    @OptionGroup var output: OutputDirOption
+
+    func validate() throws {
+        if output.outputDir != nil, merging.merge { throw ValidationError("--output-dir writes one file per capture: not with --merge") }
+    }
 
     func run() throws {
         let filter = try self.filter.make()
@@ -40,17 +42,16 @@ struct Frames: ParsableCommand {
             stderrLine("bluesift: no vendor plugins found (looked in: \(plugins.searchPath().joined(separator: ", "))); "
                        + "point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins")
         }
-        if outputDir != nil, merge { throw ValidationError("--output-dir writes one file per capture: not with --merge") }
         let header = "file,frame,time,direction,characteristic,plugin,message,fields,checksum"
-        if format == .csv && outputDir == nil {
+        if format == .csv && output.outputDir == nil {
             var out = Output()
             out.line(header)
             out.flush()
         }
-        let expanded = MergedInputs.inputs(files, merge: merge, listSkipped: verbose)
+        let expanded = MergedInputs.inputs(files, merge: merging.merge, listSkipped: verbose)
         let quiet = FileJobs.Quiet()
         let many = files.count > 1 || expanded.count > 1
-        let toDirectory = outputDir != nil
+        let toDirectory = output.outputDir != nil
         let body: (String, Int32) -> Int32 = { file, fd in
             if toDirectory && format == .csv { var out = Output(fd: fd); out.line(header); out.flush() }
             guard let session = openSession(file, decode: settings, filter: filter) else { return 2 }
@@ -81,12 +82,7 @@ struct Frames: ParsableCommand {
             do { try decode.keyOptions.save(session.decoder) } catch { return 2 }
             return 0
         }
-        let code: Int32
-        if let outputDir {
-            code = try FileJobs.runToDirectory(expanded, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs ?? FileJobs.defaultJobs, body: body)
-        } else {
-            code = FileJobs.run(expanded, jobs: jobs ?? FileJobs.defaultJobs, body: body)
-        }
+        let code = try output.run(expanded, ext: format == .text ? "txt" : format.rawValue, jobs: jobs, body: body)
         quiet.report(order: expanded, list: verbose) { n in
             "bluesift: no vendor messages in \(n) of \(expanded.count) captures" + (filter.isEmpty ? "" : " in the records that match \(self.filter.summary)")
                 + (list == nil ? " (no plugins loaded)" : "") + " (-v lists them)"
@@ -109,7 +105,7 @@ struct Frames: ParsableCommand {
             let fields = m.fields.map { $0.name + "=" + $0.value.description }.joined(separator: " ")
             let cols = [file, String(r.frame), TimeFormat.rfc3339(r.timestamp), direction, ch, m.plugin, m.message,
                         fields, m.checksum?.rawValue ?? ""]
-            out.line(cols.map(csv).joined(separator: ","))
+            out.line(cols.map(CSV.quote).joined(separator: ","))
         case .jsonl:
             var w = JSONFieldWriter(capacity: 512)
             w.beginTopLevel()
@@ -123,10 +119,6 @@ struct Frames: ParsableCommand {
             out.buffer.append(contentsOf: w.out)
             out.buffer.append(0x0A)
         }
-    }
-
-    func csv(_ s: String) -> String {
-        s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
     }
 }
 

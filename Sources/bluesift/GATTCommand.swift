@@ -36,18 +36,11 @@ struct GATT: ParsableCommand {
     func run() throws {
         let full = try filter.make()
         // Attribute options narrow the tree; the others choose devices by their records.
-        var byRecord = full
-        byRecord.characteristic = nil; byRecord.service = nil; byRecord.handles = []
-        let choosing = !byRecord.isEmpty
-        let session = try openSessionOrExit(file, decode: try decode.settings(plugins: !full.isEmpty, generationOfCapture: true), filter: byRecord)
-        let reader = session.reader, analyzer = session.analyzer
-        var chosen: Set<String> = []
-        session.forEach { frame in
-            if choosing { chosen.formUnion(Self.devices(of: frame.decoded, analyzer.decoder)) }
-        }
+        let session = try openSessionOrExit(file, decode: try decode.settings(plugins: !full.isEmpty, generationOfCapture: true),
+                                            filter: GATTSelection.byRecord(full))
+        let reader = session.reader
+        var devices = GATTSelection.chosen(session, filter: full)
         try decode.keyOptions.save(session.decoder)
-        var devices = analyzer.gatt.devices
-        if choosing { devices = devices.filter { chosen.contains($0.address) } }
         if let g = decode.generation, decode.gatt == nil {
             // One generation: a device that never changed has only the first.
             devices = devices.compactMap { d in d.generation(g).map { GATTJSON.Device(address: d.address, database: $0) } }
@@ -56,12 +49,7 @@ struct GATT: ParsableCommand {
                 throw Exit.unusableInput
             }
         }
-        if !full.handles.isEmpty || full.characteristic != nil || full.service != nil {
-            devices = devices.compactMap { d in
-                let db = Self.narrow(d.database, full)
-                return db.isEmpty ? nil : GATTJSON.Device(address: d.address, database: db)
-            }
-        }
+        devices = GATTSelection.narrowed(devices, filter: full)
         if devices.isEmpty && !full.isEmpty {
             filter.reportNoMatch(file)
             if format == .json { var o = Output(); o.buffer.append(contentsOf: GATTJSON.encode([]).utf8); o.flush() }
@@ -111,46 +99,6 @@ struct GATT: ParsableCommand {
                 out.line(i + "  descriptor \(x.uuid)\(label(x.uuid))  \(Hex.fixed(UInt64(x.handle), width: 4))")
             }
         }
-    }
-
-    /// The GATT devices a record belongs to, as `GATTTracker` names them: the connection's
-    /// peer (or "connection 0x0040" when its address is unknown), a sniffed connection's
-    /// central, and this host's own database when the peer used it as a server.
-    static func devices(of f: DecodedFrame, _ d: ProtocolDecoder) -> [String] {
-        guard let c = f.connection else { return [] }
-        let info = d.connection(adapter: f.record.adapter, handle: c)
-        var out = [GATTTracker.peerName(info?.peer, handle: c)]
-        if let central = info?.air?.central { out.append(central.description) }
-        if let peripheral = info?.air?.peripheral { out.append(peripheral.description) }
-        if let att = f.att, !GATTTracker.serverIsPeer(opcode: att.opcode, direction: GATTTracker.direction(of: f)) {
-            out.append(GATTTracker.hostName(adapter: f.record.adapter))
-        }
-        return out
-    }
-
-    /// The services and characteristics that --service, --characteristic and --handle match
-    /// (a service matched by itself keeps all its characteristics).
-    static func narrow(_ db: GATTDatabase, _ f: FrameFilter) -> GATTDatabase {
-        var out = GATTDatabase()
-        func keep(_ c: GATTDatabase.Characteristic) -> Bool {
-            if let want = f.characteristic, !want.matches(c.uuid) { return false }
-            if !f.handles.isEmpty {
-                let mine = [c.handle, c.valueHandle] + c.descriptors.map(\.handle)
-                if !mine.contains(where: f.handles.contains) { return false }
-            }
-            return true
-        }
-        for var s in db.services {
-            if let want = f.service, !want.matches(s.uuid) { continue }
-            if f.characteristic != nil || !f.handles.isEmpty {
-                s.characteristics = s.characteristics.filter(keep)
-                if s.characteristics.isEmpty { continue }
-            }
-            out.services.append(s)
-        }
-        // No service to match --service against.
-        if f.service == nil { out.undiscovered = db.undiscovered.filter(keep) }
-        return out
     }
 
     func label(_ uuid: BluetoothUUID) -> String {

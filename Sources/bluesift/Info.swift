@@ -12,15 +12,13 @@ struct Info: ParsableCommand {
     @Argument(help: "Capture files (btsnoop, pcap, pcapng or PacketLogger), or folders of them.")
     var files: [String]
 
-    @Option(help: "Files decoded in parallel (default: the number of cores).")
-    var jobs: Int?   // optional: ArgumentParser would print the machine's count after our "(default: …)"
+    @OptionGroup var jobs: JobsOption
 
     @OptionGroup var decode: DecodeOptions
 
     @OptionGroup var filter: FilterOptions
 
-    @Flag(help: "Read the files as one session (rotated logs: btsnoop_hci.log.last and btsnoop_hci.log), merged in time order.")
-    var merge = false
+    @OptionGroup var merging: MergeOption
 
     @Flag(name: .shortAndLong, help: "List each file of a folder that is skipped, with why (by default one line counts them).")
     var verbose = false
@@ -31,7 +29,7 @@ struct Info: ParsableCommand {
         let settings = try decode.settings(naming: false, plugins: !frameFilter.isEmpty)
         let keys = decode.keyOptions
         let filterOptions = filter
-        let code = FileJobs.run(MergedInputs.inputs(files, merge: merge, listSkipped: verbose), jobs: jobs ?? FileJobs.defaultJobs) { path, fd in
+        let code = FileJobs.run(MergedInputs.inputs(files, merge: merging.merge, listSkipped: verbose), jobs: jobs.count) { path, fd in
             Info.report(path, fd: fd, settings: settings, keys: keys, filter: frameFilter, filterOptions: filterOptions)
         }
         if code != 0 { throw ExitCode(code) }

@@ -11,23 +11,22 @@ import Glibc
 /// The decoded lines of a live session (`tap`, `capture`): each record through one Analyzer,
 /// the filter and dump's renderers, written to stdout as it arrives.
 final class LiveLines {
-    let format: Dump.Format
     let quiet: Bool
-    let verbose: Bool
     var filter: FrameFilter
     let analyzer: Analyzer
-    let text: FrameText
-    var json = JSONFieldWriter(capacity: 1 << 12)
-    var times = TimeFormat.RFC3339Cache()
+    var lines: FrameLines
     var frame = AnalyzedFrame(decoded: DecodedFrame(record: CaptureRecord.empty))
     var out = LiveOutput()
     private(set) var printed = 0
 
     /// `analyzer`: the session's (`AnalysisSession.analyzer`: naming, GATT, plugins, keys).
     init(format: Dump.Format, lines: LineOptions, filter: FrameFilter, quiet: Bool, analyzer: Analyzer) {
-        self.format = format; self.quiet = quiet; self.filter = filter; verbose = lines.verbose
+        self.quiet = quiet; self.filter = filter
         self.analyzer = analyzer
-        text = FrameText(color: lines.colored, verbose: lines.verbose, width: lines.width)
+        // Live: every Empty PDU as it comes (a run is not known to end).
+        // As dump: a sniffed retransmission is shown once, unless -v or --frames.
+        self.lines = FrameLines(format: format, text: FrameText(color: lines.colored, verbose: lines.verbose, width: lines.width),
+                                foldEmpty: false, retransmissions: lines.verbose || filter.frames != nil)
         if format == .csv && !quiet { out.emit(Array((FrameCSV.header + "\n").utf8)) }
     }
 
@@ -37,18 +36,9 @@ final class LiveLines {
         guard filter.isEmpty || filter.matches(frame, analyzer: analyzer) else { return }
         printed += 1
         var line: [UInt8] = []
-        switch format {
-        case .jsonl:
-            FrameJSON.write(&frame, into: &json, times: &times)
-            json.withBytes { line.append(contentsOf: $0) }
-            json.removeAll()
-        case .text:
-            // As dump: a sniffed retransmission is shown once, unless -v or --frames.
-            if !verbose, filter.frames == nil, frame.decoded.record.kind == .ll, frame.decoded.ll?.retransmission == true { return }
-            text.render(frame, into: &line)
-        case .csv:
-            line.append(contentsOf: (TerminalText.escape(FrameCSV.row(frame)) + "\n").utf8)
-        }
+        lines.add(&frame, to: &line)
+        lines.json.withBytes { line.append(contentsOf: $0) }
+        lines.json.removeAll()
         out.emit(line)
     }
 }

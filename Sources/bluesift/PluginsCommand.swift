@@ -49,17 +49,6 @@ struct PluginOptions: ParsableArguments {
         }
     }
 
-    /// Every plugin on the search path; broken ones are reported on stderr and skipped.
-    func load() -> PluginSet? {
-        if noPlugins { return nil }
-        let loaded = PluginLoader.load(directories: searchPath())
-        for e in loaded.errors { stderrLine("bluesift: warning: \(e.description) (plugin skipped)") }
-        guard !loaded.plugins.isEmpty else { return nil }
-        let set = PluginSet(loaded.plugins)
-        set.vendorKeys = (try? loadVendorKeys()) ?? [:]
-        return set
-    }
-
     /// The compiled plugins, loaded once; give each capture its own `PluginSet` (it holds
     /// per-stream reassembly state).
     func loadPlugins() -> [Plugin]? {
@@ -155,24 +144,11 @@ struct Plugins: ParsableCommand {
             func ok(_ p: Plugin, _ path: String) {
                 out.line("\(path): ok (\(p.id): \(plural(p.messageNames.count, "message")), \(plural(p.examples.count, "example")))")
             }
-            for f in files {
-                var isDir: ObjCBool = false
-                if FileManager.default.fileExists(atPath: f, isDirectory: &isDir), isDir.boolValue {
-                    let loaded = PluginLoader.load(directories: [f])
-                    for p in loaded.plugins { ok(p, p.path) }
-                    for e in loaded.errors { stderrLine("bluesift: \(e.description)") }
-                    if loaded.plugins.isEmpty && loaded.errors.isEmpty {
-                        stderrLine("bluesift: \(f): no plugin files (*.yaml, *.yml) in this folder")
-                    }
-                    failed = failed || !loaded.errors.isEmpty || loaded.plugins.isEmpty
-                    continue
-                }
-                do {
-                    ok(try PluginLoader.load(file: f), f)
-                } catch {
-                    stderrLine("bluesift: \(error.description)")
-                    failed = true
-                }
+            for l in PluginLoader.load(paths: files) {
+                for p in l.plugins { ok(p, l.isFolder ? p.path : l.path) }
+                for e in l.errors { stderrLine("bluesift: \(e.description)") }
+                if l.emptyFolder { stderrLine("bluesift: \(l.path): no plugin files (*.yaml, *.yml) in this folder") }
+                failed = failed || l.failed
             }
             out.flush()
             if failed { throw Exit.unusableInput }
@@ -194,19 +170,11 @@ struct Plugins: ParsableCommand {
                 plugins = loaded.plugins
                 for e in loaded.errors { stderrLine("bluesift: \(e.description)"); failed = true }
             } else {
-                for f in files {
-                    // A folder as `plugins check` and --plugins read it.
-                    var isDir: ObjCBool = false
-                    if FileManager.default.fileExists(atPath: f, isDirectory: &isDir), isDir.boolValue {
-                        let loaded = PluginLoader.load(directories: [f])
-                        plugins += loaded.plugins
-                        for e in loaded.errors { stderrLine("bluesift: \(e.description)"); failed = true }
-                        if loaded.plugins.isEmpty && loaded.errors.isEmpty {
-                            stderrLine("bluesift: \(f): no plugin files (*.yaml, *.yml) in this folder"); failed = true
-                        }
-                        continue
-                    }
-                    do { plugins.append(try PluginLoader.load(file: f)) } catch { stderrLine("bluesift: \(error.description)"); failed = true }
+                // A folder as `plugins check` and --plugins read it.
+                for l in PluginLoader.load(paths: files) {
+                    plugins += l.plugins
+                    for e in l.errors { stderrLine("bluesift: \(e.description)"); failed = true }
+                    if l.emptyFolder { stderrLine("bluesift: \(l.path): no plugin files (*.yaml, *.yml) in this folder"); failed = true }
                 }
             }
             var out = Output()
@@ -271,9 +239,17 @@ struct Plugins: ParsableCommand {
         @Argument(help: "Frame bytes in hex (spaces and colons allowed).") var hex: [String]
         @OptionGroup var options: PluginOptions
 
-        func run() throws {
+        /// The direction and the bytes, before any plugin is loaded.
+        func validate() throws { _ = try parsed() }
+
+        func parsed() throws -> (PluginDirection, [UInt8]) {
             guard let dir = PluginDirection(rawValue: direction) else { throw usage("--direction", "write, notify, indicate or read", direction) }
             guard let bytes = Hex.parse(hex.joined()) else { throw usage("<hex>", "frame bytes in hex such as a5 06 03", hex.joined(separator: " ")) }
+            return (dir, bytes)
+        }
+
+        func run() throws {
+            let (dir, bytes) = try parsed()
             let p = try findPlugin(plugin, options)
             var frames = [bytes]
             var out = Output()

@@ -41,7 +41,7 @@ struct Replay: ParsableCommand {
     @Option(help: "Connection to extract when INPUT is a capture.") var connection: String?
     @Option(help: "Device address (default: the peer recorded).") var device: String?
     @Option(help: "Match the device by its advertised name instead.") var name: String?
-    @Option(help: "Pacing: recorded, asap or fixed:MS.") var timing = "recorded"
+    @Option(help: "Pacing: recorded, asap or fixed:MS.") var timing = Checked<ReplayRunner.Timing>(argument: "recorded")
     @Option(help: "Milliseconds to wait for notifications after a step.") var window = 1000
     @Option(help: "Seconds to wait for any one answer.") var timeout = 5.0
     @Option(help: "Ignore differences: handle=H, bytes=H:A-B, field=NAME or MESSAGE.FIELD (repeatable).") var ignore: [String] = []
@@ -51,7 +51,7 @@ struct Replay: ParsableCommand {
     @Flag(help: "Print what would be sent, send nothing.") var dryRun = false
     @Flag(help: "Replay even when the device's address or GATT database does not match the recording. A step whose characteristic the device does not have is never sent: it is reported skipped, and the run exits 1.") var force = false
     @Flag(help: "Send a step whose characteristic the device does not have to its recorded raw handle (recorded in the report as raw_handles).") var rawHandles = false
-    @Option(help: "When to pair: never, auto (recording shows SMP/encryption, or an ATT security error) or always.") var pair = "auto"
+    @Option(help: "When to pair: never, auto (recording shows SMP/encryption, or an ATT security error) or always.") var pair = Checked<PairMode>(argument: "auto")
     @Option(help: "Bond store (JSON, written with mode 0600): re-encrypt with its keys, keep new ones.") var keys: String?
     @Option(help: "Passkey (six digits) the device displays, or this host displays for the device to type.") var passkey: String?
     @Flag(help: "Accept Numeric Comparison's six digits without asking.") var confirm = false
@@ -77,24 +77,36 @@ struct Replay: ParsableCommand {
         return try Script.extract(file: input, filter: filter, settings: DecodeSettings())
     }
 
+    /// The options alone, in the order they are said (before any file is read).
+    func validate() throws {
+        _ = try timing.get("--timing", expected: "recorded, asap or fixed:MS")
+        _ = try pair.get("--pair", expected: "never, auto or always")
+        _ = try passkeyValue()
+        _ = try ignoreRules()
+    }
+
+    func passkeyValue() throws -> UInt32? {
+        guard let passkey else { return nil }
+        guard passkey.count <= 6, let v = UInt32(passkey), v < 1_000_000 else { throw usage("--passkey", "six digits such as 314159", passkey) }
+        return v
+    }
+
+    func ignoreRules() throws -> [IgnoreRule] {
+        try ignore.map { i in
+            guard let r = IgnoreRule(parsing: i) else { throw usage("--ignore", "handle=H, bytes=H:A-B or field=NAME", i) }
+            return r
+        }
+    }
+
     func run() throws {
         var options = ReplayRunner.Options()
-        guard let t = ReplayRunner.Timing(parsing: timing) else { throw usage("--timing", "recorded, asap or fixed:MS", timing) }
-        options.timing = t
+        options.timing = try timing.get("--timing", expected: "recorded, asap or fixed:MS")
         options.window = .milliseconds(max(0, window))
         options.force = force
         options.rawHandles = rawHandles
-        guard let mode = PairMode(rawValue: pair) else { throw usage("--pair", "never, auto or always", pair) }
-        options.pair = mode
-        var pk: UInt32?
-        if let passkey {
-            guard passkey.count <= 6, let v = UInt32(passkey), v < 1_000_000 else { throw usage("--passkey", "six digits such as 314159", passkey) }
-            pk = v
-        }
-        for i in ignore {
-            guard let r = IgnoreRule(parsing: i) else { throw usage("--ignore", "handle=H, bytes=H:A-B or field=NAME", i) }
-            options.ignore.append(r)
-        }
+        options.pair = try pair.get("--pair", expected: "never, auto or always")
+        let pk = try passkeyValue()
+        options.ignore = try ignoreRules()
         try refuseFolder(input, hint: "a replay script or one capture")
         let inputs = [input]
         for out in [record, report].compactMap({ $0 }) { try OutputGuard.refuseSameFile(output: out, inputs: inputs) }
@@ -173,62 +185,7 @@ struct Replay: ParsableCommand {
     /// The text summary of a report; `emulation`: steps are the app's requests to `emulate`.
     static func printReport(_ r: ReplayReport, emulation: Bool = false) {
         var out = Output()
-        if emulation, let n = r.sessions { out.line("sessions: \(n)") }
-        if let d = r.device { out.line("device \(d)") }
-        if let s = r.security {
-            out.line("security: level \(s.level) (\(s.levelName)), \(s.paired ? "paired, " + s.method.replacingOccurrences(of: "_", with: " ") : "re-encrypted with the stored key"), "
-                     // The kernel's pairing (l2cap:N) does not say whether it used Secure Connections.
-                     + (s.method == "kernel" ? "" : "\(s.secureConnections ? "LE Secure Connections" : "legacy"), ")
-                     + "key size \(s.keySize)" + (s.bonded ? ", keys stored" : "") + (s.reason.map { "; \($0)" } ?? ""))
-        }
-        for m in r.remapped {
-            let what = [m.service, m.characteristic, m.descriptor].compactMap { $0 }.joined(separator: "/")
-            out.line("remapped \(Hex.fixed(UInt64(m.from), width: 4)) → \(Hex.fixed(UInt64(m.to), width: 4)) (\(what))")
-        }
-        for s in r.steps {
-            var line = "step \(s.index) frame \(s.frame) \(s.kind)"
-            if let op = s.op { line += " (\(op))" }
-            if let h = s.handle { line += " " + Hex.fixed(UInt64(h), width: 4) }
-            if let c = s.characteristic { line += " \(s.service ?? "?")/\(c)" }
-            if let v = s.vendor { line += " \(v)" } else if let v = s.sent { line += " \(v)" }
-            if s.status == "skipped" {
-                line += ": skipped: \(s.reason ?? "")"
-            } else {
-                line += ": " + s.status.uppercased().replacingOccurrences(of: "_", with: " ")
-                if let why = s.reason { line += " (\(why))" }
-            }
-            if let sec = s.security { line += " [\(sec)]" }
-            if emulation, let m = s.matchedBy { line += " [by \(m)]" }
-            out.line(line)
-            for d in s.differences {
-                var l = "    \(d.status) \(d.what)"
-                if let h = d.handle { l += " " + Hex.fixed(UInt64(h), width: 4) }
-                if let m = d.message { l += " \(m)" + (d.field.map { ".\($0)" } ?? "") }
-                if let e = d.expected { l += " expected \(e)" }
-                if let g = d.got { l += (d.expected == nil ? " " : ", ") + "got \(g)" }
-                out.line(l)
-            }
-            if let n = s.unlisted { out.line("    … \(n) more differences and answers not listed") }
-        }
-        let n = r.notifications
-        if let k = n.kernelDropped, k > 0 {
-            // One line: the kernel's share of the drops, and what the host could not buffer.
-            let buffer = n.receiveBuffer.map { " \($0 % (1 << 20) == 0 ? "\($0 >> 20) MiB" : "\($0 >> 10) KiB")" } ?? ""
-            out.line("notifications: \(n.received) received, \(n.dropped) dropped (the device flooded): \(k) by the kernel before bluesift read them "
-                     + "(the user channel's\(buffer) receive buffer was full), \(n.dropped - k) not buffered by bluesift")
-        } else if n.dropped > 0 {
-            out.line("notifications: \(n.received) received, \(n.dropped) not buffered (the device flooded)")
-        }
-        let s = r.summary
-        if emulation {
-            out.line("summary: \(s.steps) requests, \(s.matched) answered as recorded, \(s.unexpected) without a recorded answer, "
-                     + "\(r.notifications.received) notifications sent" + (r.complete ? "" : " (incomplete)"))
-            out.flush()
-            return
-        }
-        out.line("summary: \(s.steps) steps, \(s.matched) matched, \(s.mismatched) mismatched, \(s.missing) missing, \(s.unexpected) unexpected"
-                 + (s.skipped > 0 ? ", \(s.skipped) skipped (not on the device)" : "") + (r.rawHandles ? " (raw handles)" : "")
-                 + (r.complete ? "" : " (incomplete)"))
+        for l in ReplayText.lines(r, emulation: emulation) { out.line(l) }
         out.flush()
     }
 }

@@ -47,31 +47,15 @@ struct Script: ParsableCommand {
                                                                : "no ATT writes match \(filterText)"))
             throw Exit.unusableInput
         }
-        let extractor = ScriptExtractor(connection: handle)
         var filter = filter
         filter.connection = handle
         let session = try openSessionOrExit(file, decode: settings, filter: filter)
-        session.forEach { extractor.observe($0) }
-        let info = session.decoder.connections.last(where: { $0.handle == handle })
-        let source = ReplayScript.Source(capture: (file as NSString).lastPathComponent, connection: Int(handle),
-                                         peer: info?.peer?.description, peerAddressType: info?.peerAddressType?.name,
-                                         peerName: nil, mtu: extractor.mtu, secured: extractor.secured ? true : nil)
-        return ReplayScript(source: source, steps: extractor.steps)
+        return ScriptExtractor.script(session, connection: handle, capture: (file as NSString).lastPathComponent)
     }
 
     /// The connection with the most ATT writes (GATT names only when a filter needs them).
     static func busiestConnection(_ file: String, filter: FrameFilter, settings: DecodeSettings) throws -> UInt16? {
-        var plain = DecodeSettings()
-        plain.naming = false
-        plain.keys = settings.keys
-        if filter.needsNaming { plain.gatt = settings.gatt }
-        let session = try openSessionOrExit(file, decode: plain, filter: filter)
-        var counts: [UInt16: Int] = [:]
-        session.forEach { a in
-            if let c = a.decoded.connection, let op = a.decoded.att?.opcode, op.isWrite {
-                counts[c, default: 0] += 1
-            }
-        }
-        return counts.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
+        let session = try openSessionOrExit(file, decode: ScriptExtractor.countingSettings(settings, filter: filter), filter: filter)
+        return ScriptExtractor.busiestConnection(session)
     }
 }

@@ -33,8 +33,7 @@ struct Stats: ParsableCommand {
     @Option(help: "Table written by --format csv: characteristics, classic or sensors.")
     var table: Table = .characteristics
 
-    @Option(help: "Files decoded in parallel (default: the number of cores).")
-    var jobs: Int?   // optional: ArgumentParser would print the machine's count after our "(default: …)"
+    @OptionGroup var jobs: JobsOption
 
     @Flag(name: .shortAndLong, help: "List each file of a folder that is skipped, with why (by default one line counts them).")
     var verbose = false
@@ -46,8 +45,7 @@ struct Stats: ParsableCommand {
 
     @OptionGroup var filter: FilterOptions
 
-    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Write each capture's statistics to DIR/NAME.json (.csv, .txt), atomically, instead of stdout.", valueName: "DIR"))
-    var outputDir: String?
+    @OptionGroup var output: OutputDirOption
 
     func run() throws {
         let settings = try decode.settings()
@@ -56,7 +54,7 @@ struct Stats: ParsableCommand {
         let frameFilter = try filter.make()
         let options = filter
         let inputs = FileJobs.expand(files, listSkipped: verbose)
-        let toDirectory = outputDir != nil
+        let toDirectory = output.outputDir != nil
         let width = wide || toDirectory || !stdoutIsTerminal ? nil : terminalColumns()
         // One header for all files on stdout; one per file in --output-dir.
         let csvHeader = table == .classic ? StatsRender.classicCSVHeader : table == .sensors ? StatsRender.sensorsCSVHeader : StatsRender.csvHeader
@@ -77,12 +75,7 @@ struct Stats: ParsableCommand {
             out.flush()
             return 0
         }
-        let code: Int32
-        if let outputDir {
-            code = try FileJobs.runToDirectory(inputs, dir: outputDir, ext: format == .text ? "txt" : format.rawValue, jobs: jobs ?? FileJobs.defaultJobs, body: body)
-        } else {
-            code = FileJobs.run(inputs, jobs: jobs ?? FileJobs.defaultJobs, body: body)
-        }
+        let code = try output.run(inputs, ext: format == .text ? "txt" : format.rawValue, jobs: jobs, body: body)
         if code != 0 { throw ExitCode(code) }
     }
 

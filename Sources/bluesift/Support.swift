@@ -42,17 +42,8 @@ struct Output {
     /// a quota) is one line and exit 2, with every temporary output file removed: nothing
     /// partial is left looking like success.
     static func writeAll(_ fd: Int32, _ p: UnsafeRawBufferPointer) {
-        var off = 0
-        while off < p.count {
-            #if canImport(Glibc)
-            let n = Glibc.write(fd, p.baseAddress! + off, p.count - off)
-            #else
-            let n = Darwin.write(fd, p.baseAddress! + off, p.count - off)
-            #endif
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { writeFailed(fd, n < 0 ? errno : ENOSPC) }
-            off += n
-        }
+        let err = WriteAll.write(fd, p)
+        if err != 0 { writeFailed(fd, err) }
     }
 
     /// Ends the process after a failed write: quietly for a closed pipe, else one line, exit 2.

@@ -87,7 +87,14 @@ struct Tap: ParsableCommand {
         return n * scale
     }
 
-    func run() throws {
+    /// The options alone, before any socket is opened.
+    func validate() throws {
+        _ = try endpoints()
+        _ = try LiveRecording.rotation(rotateSize, write: write)
+        try LiveRecording.refuseAdvertisedNames(try filter.make(), tool: "tap")
+    }
+
+    func endpoints() throws -> (host: TapEndpoint, controller: TapEndpoint) {
         let hostSide: TapEndpoint, controllerSide: TapEndpoint
         do { hostSide = try TapEndpoint(parsing: host) } catch {
             stderrLine("bluesift: --host: \(error.message)"); throw Exit.usage
@@ -95,9 +102,13 @@ struct Tap: ParsableCommand {
         do { controllerSide = try TapEndpoint(parsing: controller) } catch {
             stderrLine("bluesift: --controller: \(error.message)"); throw Exit.usage
         }
+        return (hostSide, controllerSide)
+    }
+
+    func run() throws {
+        let (hostSide, controllerSide) = try endpoints()
         let rotate = try LiveRecording.rotation(rotateSize, write: write)
         let filter = try self.filter.make()
-        try LiveRecording.refuseAdvertisedNames(filter, tool: "tap")
         let settings = try decode.settings(naming: !lines.noNaming)
         LiveRecording.catchStopSignals { _ in tapInterrupted = 1 }
         let stopRequested = { tapInterrupted != 0 }
@@ -176,20 +187,12 @@ struct LiveOutput {
 
     mutating func emit(_ bytes: [UInt8]) {
         guard !closed, !bytes.isEmpty else { return }
-        var off = 0
-        while off < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress! + off, $0.count - off) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 {
-                let err = n < 0 ? errno : ENOSPC
-                closed = true
-                if err != EPIPE {
-                    failure = "cannot write standard output: \(String(cString: strerror(err))); the tap goes on forwarding and recording"
-                    stderrLine("bluesift: \(failure!)")
-                }
-                return
-            }
-            off += n
+        let err = WriteAll.write(1, bytes)
+        guard err != 0 else { return }
+        closed = true
+        if err != EPIPE {
+            failure = "cannot write standard output: \(String(cString: strerror(err))); the tap goes on forwarding and recording"
+            stderrLine("bluesift: \(failure!)")
         }
     }
 }

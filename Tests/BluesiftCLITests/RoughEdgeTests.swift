@@ -35,6 +35,11 @@ import Foundation
             #expect(jobs.contains("(default: the number of") && jobs.components(separatedBy: "(default:").count == 2, "\(command): \(jobs)")
         }
         #expect(try CLI.run(["info", "--jobs", "1", CLI.capture("band_mtu23.btsnoop")]).status == 0)
+        // One declaration of --jobs (JobsOption) checks it for every command.
+        for command in ["info", "dump", "stats", "frames"] {
+            let zero = try CLI.run([command, "--jobs", "0", CLI.capture("band_mtu23.btsnoop")])
+            #expect(zero.status == 64 && zero.stderr == "bluesift: --jobs must be at least 1 (see 'bluesift \(command) --help')\n", "\(command): \(zero.stderr)")
+        }
     }
 
     /// `help` of a command that does not exist is a usage error in one line (it printed the

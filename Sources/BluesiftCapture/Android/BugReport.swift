@@ -1,5 +1,6 @@
 import Foundation
 import ZIPFoundation
+import BluesiftWire
 
 /// An Android bug report, `bugreport-*.zip` or its main `bugreport-*.txt`, and the Bluetooth
 /// logs in it, each offered as a capture:
@@ -102,13 +103,8 @@ public final class BugReport {
         defer { close(fd) }
         do {
             _ = try archive.extract(entry, bufferSize: 1 << 20) { data in
-                try data.withUnsafeBytes { b in
-                    var off = 0
-                    while off < b.count {
-                        let n = write(fd, b.baseAddress! + off, b.count - off)
-                        if n <= 0 { throw CaptureError(.unreadable, path: tmp, "cannot write a temporary file") }
-                        off += n
-                    }
+                if data.withUnsafeBytes({ WriteAll.write(fd, $0) }) != 0 {
+                    throw CaptureError(.unreadable, path: tmp, "cannot write a temporary file")
                 }
             }
         } catch {

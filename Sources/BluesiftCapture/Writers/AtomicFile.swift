@@ -60,16 +60,8 @@ public final class AtomicFile {
     }
 
     public func flush() throws(CaptureError) {
-        var done = 0
-        let total = out.bytes.count
-        while done < total {
-            let n = out.bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, total - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CaptureError(.writeFailed, path: path, "write failed: \(String(cString: strerror(errno)))")
-            }
-            done += n
-        }
+        let err = WriteAll.write(fd, out.bytes)
+        if err != 0 { throw CaptureError(.writeFailed, path: path, "write failed: \(String(cString: strerror(err)))") }
         out.bytes.removeAll(keepingCapacity: true)
     }
 
