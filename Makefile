@@ -81,6 +81,10 @@ test-summary: deps-test build
 	python3 scripts/summary_compare.py --jobs 2
 
 test-in-tmpdir: deps-test venv
+	@# A protocol's opcodes, event codes, PSMs and CIDs are named only in its own folder
+	@# (docs/DESIGN.md); the check's rules are tested on known snippets first.
+	@python3 scripts/check_literals.py --self-test > "$${TMPDIR:-/tmp}/literals-self-test.txt" || { cat "$${TMPDIR:-/tmp}/literals-self-test.txt"; exit 1; }
+	@python3 scripts/check_literals.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product generate-manual   # InstallTests installs the man pages too
 	@# The runner's JUnit report gives the counts; skipped tests (no ../shared, no tool)

@@ -340,11 +340,11 @@ public struct FrameFilter: Sendable {
     /// Failed, an HCI event with a failure status, a disconnection for a failure reason.
     public static func isFailure(_ f: DecodedFrame) -> Bool {
         if f.layers.contains(.att), f.attStorage.opcode == .errorResponse, !f.attStorage.endsDiscovery { return true }
-        if let smp = f.smp, smp.code == 0x05 { return true }
+        if let smp = f.smp, smp.smpCode == .pairingFailed { return true }
         if f.layers.contains(.hci), f.record.kind == .event {
             let h = f.hciStorage
             if let s = h.status, s != .success { return true }
-            if h.opcode == 0x05, let r = h.reason, !normalDisconnectReasons.contains(r.rawValue) { return true }
+            if h.eventCode == .disconnectionComplete, let r = h.reason, !normalDisconnectReasons.contains(r.rawValue) { return true }
         }
         return false
     }
@@ -367,7 +367,8 @@ public struct FrameFilter: Sendable {
                         peerAddresses.insert(a); found.insert(n)
                     }
                 }
-            } else if f.layers.contains(.hci), f.hciStorage.opcode == 0x07, let a = f.hciStorage.peer {
+            } else if f.layers.contains(.hci), f.hciStorage.kind == .event, f.hciStorage.eventCode == .remoteNameRequestComplete,
+                      let a = f.hciStorage.peer {
                 // §7.7.7 Remote Name Request Complete: status, BD_ADDR, 248-byte name (NUL-padded).
                 let p = f.hciStorage.parameters
                 if p.count > 7, p[0] == 0 {

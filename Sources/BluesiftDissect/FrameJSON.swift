@@ -101,7 +101,7 @@ public enum FrameJSON {
     /// when the frame is not such an event or holds no report.
     static func writeAdvertisingEvent(_ a: inout AnalyzedFrame, into w: inout JSONFieldWriter) -> Bool {
         guard a.decoded.layers.isSuperset(of: .advertisingEvent), a.decoded.hciStorage.kind == .event,
-              a.decoded.hciStorage.opcode == 0x3E, a.decoded.hciStorage.isAdvertisingReport,
+              a.decoded.hciStorage.eventCode == .leMeta, a.decoded.hciStorage.isAdvertisingReport,
               let sub = a.decoded.hciStorage.subevent, a.decoded.advStorage.isHCIReport else { return false }
         let r = a.decoded.record
         let extended = a.decoded.advStorage.isExtended

@@ -24,9 +24,9 @@ enum FrameNaming {
             }
         }
         guard let uuid = valueUUID(loc), a.decoded.layers.contains(.att), let value = a.decoded.attStorage.value else { return }
-        let op = a.decoded.attStorage.opcode.rawValue
+        let op = a.decoded.attStorage.opcode.rawValue, blob = a.decoded.attStorage.opcode == .readBlobResponse
         if let short = uuid.shortValue, StandardCharacteristics.supported.contains(short),
-           op != 0x0D || StandardCharacteristics.strings.contains(short) {
+           !blob || StandardCharacteristics.strings.contains(short) {
             w.beginObject("decoded")
             _ = StandardCharacteristics.describe(uuid, value, into: &w)
             w.endObject()
@@ -118,7 +118,7 @@ enum FrameNaming {
         guard let uuid = valueUUID(loc), let att = a.decoded.att, let value = att.value else { return nil }
         var sink = TextFieldWriter()
         let op = att.opcode.rawValue
-        if op != 0x0D || uuid.shortValue.map({ StandardCharacteristics.strings.contains($0) }) == true,
+        if att.opcode != .readBlobResponse || uuid.shortValue.map({ StandardCharacteristics.strings.contains($0) }) == true,
            let text = StandardCharacteristics.describe(uuid, value, into: &sink) {
             return text
         } else if isRead(op), a.vendor == nil, uuid.shortValue.map({ StandardCharacteristics.supported.contains($0) }) != true,

@@ -132,13 +132,12 @@ public final class Redactor {
     func namePlaces(_ r: CaptureRecord) -> [(Int, Range<Int>)] {
         let b = r.bytes
         switch r.kind {
-        case .event where b.count > 3 && b[0] == 0x3E && (b[2] == 0x02 || b[2] == 0x0D):
+        case .event where HCIFieldLayout.isAdvertisingReport(b):
             return HCIFieldLayout.advertisingReports(b).flatMap { rep in Self.adNames(b, from: rep.data.lowerBound, to: rep.data.upperBound).map { (rep.address, $0) } }
-        case .event where b.count > 9 && b[0] == 0x07 && b[2] == 0:
-            let end = b[9...].firstIndex(of: 0) ?? b.count
-            return end > 9 ? [(3, 9..<end)] : []
+        case .event:
+            return HCIFieldLayout.remoteName(b).map { [$0] } ?? []
         case .ll:
-            guard let a = aa(b), a == Self.advAA, b.count > 12, [0x00, 0x02, 0x04, 0x06].contains(b[4] & 0x0F) else { return [] }
+            guard let a = aa(b), a == Self.advAA, b.count > 12, LLAdvPDUType.carriesAdvData(b[4] & 0x0F) else { return [] }
             return Self.adNames(b, from: 12, to: b.count - (r.sniffer?.hasCRC == false ? 0 : 3)).map { (6, $0) }
         default:
             return []
@@ -336,12 +335,17 @@ public final class Redactor {
             return HCIFieldLayout.addresses(event: b)
         case .acl:
             guard let (cid, pay) = l2cap(b) else { return [] }
-            // Vol 3 Part H §3.6.4 Identity Address Information: type, address.
-            if cid == 0x0006 || cid == 0x0007, pay + 8 <= b.count, b[pay] == 0x09 { return [pay + 2] }
+            // Vol 3 Part H §3.6.5 Identity Address Information: type, address.
+            if Self.isSMP(cid), pay + 8 <= b.count, b[pay] == SMPCode.identityAddressInformation.rawValue {
+                return [pay + SMPIdentityAddressInformation.addressOffset]
+            }
             return []
         case .ll:
             // Vol 3 Part H §3.6.4 in a clear data PDU: an address whatever its type byte says.
-            if let pay = llSMP(r), r.bytes[pay] == 0x09, pay + 8 <= r.bytes.count - (r.sniffer?.hasCRC == false ? 0 : 3) { return [pay + 2] }
+            if let pay = llSMP(r), r.bytes[pay] == SMPCode.identityAddressInformation.rawValue,
+               pay + 8 <= r.bytes.count - (r.sniffer?.hasCRC == false ? 0 : 3) {
+                return [pay + SMPIdentityAddressInformation.addressOffset]
+            }
             return llAddressOffsets(r)
         case .index:
             // Linux monitor New Index (BlueZ btsnoop.h): type, bus, bdaddr, name.
@@ -460,7 +464,7 @@ public final class Redactor {
         case .command: return HCIFieldLayout.keys(command: b)
         case .event: return HCIFieldLayout.keys(event: b)
         case .acl:
-            guard let (cid, pay) = l2cap(b), cid == 0x0006 || cid == 0x0007, pay < b.count else { return [] }
+            guard let (cid, pay) = l2cap(b), Self.isSMP(cid), pay < b.count else { return [] }
             return smpKeys(code: b[pay], at: pay)
         case .ll:
             guard let pay = llSMP(r) else { return [] }
@@ -474,16 +478,12 @@ public final class Redactor {
     /// recovered), §3.5.7 DHKey Check, §3.6.2 Encryption Information (LTK), §3.6.4 Identity Information (IRK),
     /// §3.6.6 Signing Information (CSRK).
     func smpKeys(code: UInt8, at p: Int) -> [(Range<Int>, String)] {
-        switch code {
-        case 0x03: [(p + 1..<p + 17, "SMP Pairing Confirm value")]
-        case 0x04: [(p + 1..<p + 17, "SMP Pairing Random value")]
-        case 0x06: [(p + 1..<p + 17, "SMP Encryption Information LTK")]
-        case 0x08: [(p + 1..<p + 17, "SMP Identity Information IRK")]
-        case 0x0A: [(p + 1..<p + 17, "SMP Signing Information CSRK")]
-        case 0x0D: [(p + 1..<p + 17, "SMP Pairing DHKey Check value")]
-        default: []
-        }
+        guard let s = SMPCommands.secret(SMPCode(rawValue: code)) else { return [] }
+        return [(p + s.range.lowerBound..<p + s.range.upperBound, s.label)]
     }
+
+    /// SMP over LE or BR/EDR (Vol 3 Part A §2.1).
+    static func isSMP(_ cid: UInt16) -> Bool { cid == L2CAPCID.smp || cid == L2CAPCID.smpBREDR }
 
     // MARK: sniffed link layer (AA, header, payload, CRC)
 
@@ -502,16 +502,14 @@ public final class Redactor {
         let end = b.count - (r.sniffer?.hasCRC == false ? 0 : 3)
         let p = 6
         let offsets: [Int]
-        switch b[4] & 0x0F {
-        case 0x00, 0x02, 0x04, 0x06: offsets = [p] + HCIFieldLayout.adAddresses(b, from: p + 6, to: end)   // AdvA, AdvData
-        case 0x01, 0x03: offsets = [p, p + 6]
-        case 0x05:
-            offsets = [p, p + 6]
-            if p + 19 <= end {
-                let access = UInt32(b[p + 12]) | UInt32(b[p + 13]) << 8 | UInt32(b[p + 14]) << 16 | UInt32(b[p + 15]) << 24
-                crcInit[access] = UInt32(b[p + 16]) | UInt32(b[p + 17]) << 8 | UInt32(b[p + 18]) << 16
-            }
-        case 0x07, 0x08:
+        let type = b[4] & 0x0F
+        switch type {
+        case _ where LLAdvPDUType.carriesAdvData(type): offsets = [p] + HCIFieldLayout.adAddresses(b, from: p + 6, to: end)   // AdvA, AdvData
+        case _ where LLAdvPDUType.hasTwoAddresses(type): offsets = [p, p + 6]
+        case LLAdvPDUType.connectInd:
+            offsets = LLConnectInd.addressOffsets.map { p + $0 }
+            if p < end, let c = LLConnectInd(UnsafeRawBufferPointer(rebasing: b[p..<end])) { crcInit[c.accessAddress] = c.crcInit }
+        case _ where LLAdvPDUType.isExtended(type):
             // §2.3.4 Common Extended Advertising Payload: header length and AdvMode, flags,
             // then AdvA and TargetA when flagged; AdvData after the extended header.
             var o: [Int] = []
@@ -533,7 +531,7 @@ public final class Redactor {
     func llSMP(_ r: CaptureRecord) -> Int? {
         let b = r.bytes
         guard let a = aa(b), a != Self.advAA, r.sniffer?.encrypted != true, b.count >= 11, b[4] & 0x03 == 0x02 else { return nil }
-        guard UInt16(b[8]) | UInt16(b[9]) << 8 == 0x0006 else { return nil }
+        guard UInt16(b[8]) | UInt16(b[9]) << 8 == L2CAPCID.smp else { return nil }
         return 10
     }
 
@@ -572,7 +570,7 @@ public final class Redactor {
     func shouldDrop(_ r: CaptureRecord) -> Bool {
         let b = r.bytes
         switch r.kind {
-        case .event where b.count > 3 && b[0] == 0x3E && (b[2] == 0x02 || b[2] == 0x0D):
+        case .event where HCIFieldLayout.isAdvertisingReport(b):
             guard let peer = options.peer else { return options.dropAdvertising }
             let addrs = HCIFieldLayout.advertisingReports(b).map(\.address)
             return !addrs.contains { $0 + 6 <= b.count && b[$0..<$0 + 6].elementsEqual(peer) }

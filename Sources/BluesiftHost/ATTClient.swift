@@ -200,7 +200,7 @@ final class HostATTBearer: ATTBearer {
     }
 
     func send(_ pdu: [UInt8]) throws(TransportError) {
-        do { try central.sendL2CAP(cid: 0x0004, pdu) } catch { throw carry(error) }
+        do { try central.sendL2CAP(cid: L2CAPCID.att, pdu) } catch { throw carry(error) }
     }
 
     func receive(timeout: Duration) throws(TransportError) -> [UInt8]? {

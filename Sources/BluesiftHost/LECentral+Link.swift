@@ -132,19 +132,17 @@ extension LECentral {
 
     /// LE signalling (Vol 3 Part A §4): accept Connection Parameter Update, reject other requests.
     func handleSignalling(_ p: [UInt8]) throws(HostError) {
-        guard p.count >= 4, let c = connection else { return }
-        let code = p[0], id = p[1]
-        switch code {
-        case 0x12 where p.count >= 12:  // Connection Parameter Update Request §4.20
-            func u16(_ i: Int) -> UInt16 { UInt16(p[i]) | UInt16(p[i + 1]) << 8 }
-            let params = ConnectionParameters(intervalMin: u16(4), intervalMax: u16(6), latency: u16(8), supervisionTimeout: u16(10))
-            try sendL2CAP(cid: 0x0005, [0x13, id, 0x02, 0x00, 0x00, 0x00])  // result: accepted
+        guard let s = L2CAPSignalling.decode(p), let c = connection else { return }
+        switch s.command {
+        case let u as L2CAPConnectionParameterUpdateRequest:
+            let params = ConnectionParameters(intervalMin: u.intervalMin, intervalMax: u.intervalMax, latency: u.latency,
+                                              supervisionTimeout: u.timeout)
+            try sendL2CAP(cid: L2CAPCID.leSignalling,
+                          L2CAPConnectionParameterUpdateResponse(identifier: u.identifier, result: L2CAPConnectionParameterUpdateResponse.accepted).encode())
             // Not waited for: the Command Status lands while another wait is running.
             try host.sendCommandNoWait(HCILEConnectionUpdate(handle: c.handle, parameters: params))
-        case 0x01, 0x07, 0x13, 0x15, 0x16, 0x18, 0x1A:  // rejects, responses, credits: nothing to answer
-            break
-        default:  // Command Reject, reason 0x0000 "command not understood" §4.1
-            try sendL2CAP(cid: 0x0005, [0x01, id, 0x02, 0x00, 0x00, 0x00])
+        default:  // rejects, responses, credits: nothing to answer; other requests: Command Reject §4.1
+            if !s.code.needsNoAnswer { try sendL2CAP(cid: L2CAPCID.leSignalling, L2CAPCommandReject(identifier: s.identifier).encode()) }
         }
     }
 }

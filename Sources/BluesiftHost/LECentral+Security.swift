@@ -17,7 +17,7 @@ extension LECentral {
                 security = s
                 return SecureOutcome(security: s, bond: nil, paired: false)
             } catch {
-                guard case .encryptionFailed(let status) = error, status == 0x06 else { throw error }
+                guard case .encryptionFailed(let status) = error, status == HCIStatus.pinOrKeyMissing.rawValue else { throw error }
                 var out = try pair()
                 out.bondForgotten = true
                 return out
@@ -39,12 +39,12 @@ extension LECentral {
         // §3.5.1: this host distributes no keys; it asks for the device's LTK, IRK and CSRK.
         let preq = SMPPairingFeatures(ioCapability: policy.ioCapability, authReq: auth, maxEncryptionKeySize: policy.maxKeySize,
                                       initiatorKeys: [], responderKeys: policy.bonding ? [.encKey, .idKey, .signKey] : [])
-        let preqPDU = preq.encode(code: .pairingRequest)
-        try sendL2CAP(cid: 0x0006, preqPDU)
+        let preqPDU = SMPPairingRequest(preq).encode()
+        try sendL2CAP(cid: L2CAPCID.smp, preqPDU)
         let presPDU = try receiveSMP(.pairingResponse)
-        guard let pres = SMP.read(presPDU, \.pairingFeatures) else { throw fail(.init(rawValue: 0x0A)) }
+        guard let pres = (SMP.command(presPDU) as? SMPPairingResponse)?.features else { throw fail(.invalidParameters) }
         let keySize = Int(min(preq.maxEncryptionKeySize, pres.maxEncryptionKeySize))
-        guard keySize >= 7 else { throw fail(.init(rawValue: 0x06)) }  // Encryption Key Size
+        guard keySize >= 7 else { throw fail(.encryptionKeySize) }
         let sc = preq.authReq.contains(.secureConnections) && pres.authReq.contains(.secureConnections)
         let model = AssociationModel.choose(initiator: preq.ioCapability, responder: pres.ioCapability,
                                             mitm: preq.authReq.contains(.mitm) || pres.authReq.contains(.mitm), sc: sc)
@@ -72,26 +72,25 @@ extension LECentral {
                         ltk: SMPCrypto.swapped(key), keySize: keySize, authenticated: authenticated,
                         secureConnections: sc, localAddress: info.randomAddress)
         var gotLTK = sc
-        var pending: [UInt8] = []
-        if keys.contains(.encKey) { pending += [0x06, 0x07] }
-        if keys.contains(.idKey) { pending += [0x08, 0x09] }
-        if keys.contains(.signKey) { pending += [0x0A] }
+        var pending: [SMPCode] = []
+        if keys.contains(.encKey) { pending += [.encryptionInformation, .centralIdentification] }
+        if keys.contains(.idKey) { pending += [.identityInformation, .identityAddressInformation] }
+        if keys.contains(.signKey) { pending += [.signingInformation] }
         while !pending.isEmpty {
             let p = try receiveSMP(nil)
-            guard let i = pending.firstIndex(of: p[0]) else { throw fail(.unspecifiedReason) }
-            pending.remove(at: i)
             // receiveSMP checked the length: every field of its code is there.
-            p.withUnsafeBytes { b in
-                let pdu = SMPPDU(bytes: b)
-                switch pdu.smpCode {
-                case .encryptionInformation: bond.ltk = pdu.value128.map(Array.init) ?? bond.ltk; gotLTK = true
-                case .centralIdentification: bond.ediv = pdu.ediv ?? 0; bond.rand = pdu.rand.map(Array.init) ?? bond.rand
-                case .identityInformation: bond.irk = pdu.value128.map(Array.init)
-                case .identityAddressInformation:
-                    bond.identityAddressType = pdu.identityAddress?.type == .public ? "public" : "random"
-                    bond.identityAddress = pdu.identityAddress?.address
-                default: bond.csrk = pdu.value128.map(Array.init)
-                }
+            let m = SMP.command(p)
+            guard let m, let i = pending.firstIndex(of: type(of: m).code) else { throw fail(.unspecifiedReason) }
+            pending.remove(at: i)
+            switch m {
+            case let k as SMPEncryptionInformation: bond.ltk = k.value; gotLTK = true
+            case let k as SMPCentralIdentification: bond.ediv = k.ediv; bond.rand = k.rand
+            case let k as SMPIdentityInformation: bond.irk = k.value
+            case let k as SMPIdentityAddressInformation:
+                bond.identityAddressType = k.addressType == .public ? "public" : "random"
+                bond.identityAddress = k.address
+            case let k as SMPSigningInformation: bond.csrk = k.value
+            default: break
             }
         }
         // Legacy with no LTK distributed: the STK lasts this link only, nothing to bond.
@@ -104,12 +103,12 @@ extension LECentral {
     func pairSecureConnections(model: AssociationModel, preq: SMPPairingFeatures, pres: SMPPairingFeatures,
                                a: [UInt8], b: [UInt8]) throws(HostError) -> [UInt8] {
         let ours = SMPKeyPair()
-        try sendL2CAP(cid: 0x0006, SMPPDU.encodePublicKey(x: SMPCrypto.swapped(ours.x), y: SMPCrypto.swapped(ours.y)))
+        try sendL2CAP(cid: L2CAPCID.smp, SMP.publicKey(ours))
         let pk = try receiveSMP(.pairingPublicKey)
-        let pkbX = SMPCrypto.swapped(SMP.read(pk) { $0.publicKeyX.map(Array.init) ?? [] })
-        let pkbY = SMPCrypto.swapped(SMP.read(pk) { $0.publicKeyY.map(Array.init) ?? [] })
+        let peerKey = SMP.command(pk) as? SMPPairingPublicKey
+        let pkbX = SMPCrypto.swapped(peerKey?.x ?? []), pkbY = SMPCrypto.swapped(peerKey?.y ?? [])
         // The peer's key must be a point of P-256 (CVE-2018-5383) and not our own reflected.
-        guard pkbX != ours.x, let dhKey = try? ours.dhKey(peerX: pkbX, peerY: pkbY) else { throw fail(.init(rawValue: 0x0B)) }
+        guard pkbX != ours.x, let dhKey = try? ours.dhKey(peerX: pkbX, peerY: pkbY) else { throw fail(.dhKeyCheckFailed) }
         let pkaX = ours.x
         var na: [UInt8], nb: [UInt8]
         var r = [UInt8](repeating: 0, count: 16)
@@ -119,11 +118,11 @@ extension LECentral {
             na = SMP.random(16)
             try sendValue(.pairingRandom, na)
             nb = try receiveValue(.pairingRandom)
-            guard cb == SMPCrypto.f4(u: pkbX, v: pkaX, x: nb, z: 0) else { throw fail(.init(rawValue: 0x04)) }
+            guard cb == SMPCrypto.f4(u: pkbX, v: pkaX, x: nb, z: 0) else { throw fail(.confirmValueFailed) }
             if model == .numericComparison {
                 let digits = SMPCrypto.g2(u: pkaX, v: pkbX, x: na, y: nb) % 1_000_000
                 pairing.display?("numeric comparison: \(SMP.sixDigits(digits)) (the device shows the same six digits)")
-                guard pairing.confirmNumber?(digits) == true else { throw fail(.init(rawValue: 0x0C)) }
+                guard pairing.confirmNumber?(digits) == true else { throw fail(.numericComparisonFailed) }
             }
         case .passkeyHostInputs, .passkeyHostDisplays:  // §2.3.5.6.3: 20 rounds, one passkey bit each
             let passkey = try passkeyFor(model)
@@ -135,7 +134,7 @@ extension LECentral {
                 let cbi = try receiveValue(.pairingConfirm)
                 try sendValue(.pairingRandom, nai)
                 let nbi = try receiveValue(.pairingRandom)
-                guard cbi == SMPCrypto.f4(u: pkbX, v: pkaX, x: nbi, z: ri) else { throw fail(.init(rawValue: 0x04)) }
+                guard cbi == SMPCrypto.f4(u: pkbX, v: pkaX, x: nbi, z: ri) else { throw fail(.confirmValueFailed) }
                 na = nai; nb = nbi
             }
             r = SMP.passkeyBytes(passkey)
@@ -146,7 +145,7 @@ extension LECentral {
         let ioB = [pres.authReq.rawValue, pres.oobDataFlag, pres.ioCapability.rawValue]
         try sendValue(.pairingDHKeyCheck, SMPCrypto.f6(w: macKey, n1: na, n2: nb, r: r, ioCap: ioA, a1: a, a2: b))
         let eb = try receiveValue(.pairingDHKeyCheck)
-        guard eb == SMPCrypto.f6(w: macKey, n1: nb, n2: na, r: r, ioCap: ioB, a1: b, a2: a) else { throw fail(.init(rawValue: 0x0B)) }
+        guard eb == SMPCrypto.f6(w: macKey, n1: nb, n2: na, r: r, ioCap: ioB, a1: b, a2: a) else { throw fail(.dhKeyCheckFailed) }
         return ltk
     }
 
@@ -166,7 +165,7 @@ extension LECentral {
         let sconfirm = try receiveValue(.pairingConfirm)
         try sendValue(.pairingRandom, mrand)
         let srand = try receiveValue(.pairingRandom)
-        guard sconfirm == c1(srand) else { throw fail(.init(rawValue: 0x04)) }
+        guard sconfirm == c1(srand) else { throw fail(.confirmValueFailed) }
         return SMPCrypto.s1(k: tk, r1: srand, r2: mrand)
     }
 
@@ -186,17 +185,17 @@ extension LECentral {
 
     /// Sends Pairing Failed and returns the error to throw.
     func fail(_ reason: SMPFailureReason) -> HostError {
-        try? sendL2CAP(cid: 0x0006, SMPPDU.encodePairingFailed(reason))
+        try? sendL2CAP(cid: L2CAPCID.smp, SMPPairingFailed(reason).encode())
         return .pairingFailed(reason: reason.rawValue, byPeer: false)
     }
 
     func sendValue(_ code: SMPCode, _ msbFirst: [UInt8]) throws(HostError) {
-        try sendL2CAP(cid: 0x0006, SMPPDU.encodeValue128(code, SMPCrypto.swapped(msbFirst)))
+        try sendL2CAP(cid: L2CAPCID.smp, SMP.value(code, msbFirst))
     }
 
     /// A 16-octet value PDU, returned MSB-first.
     func receiveValue(_ code: SMPCode) throws(HostError) -> [UInt8] {
-        SMPCrypto.swapped(SMP.read(try receiveSMP(code)) { $0.value128.map(Array.init) ?? [] })
+        SMPCrypto.swapped((SMP.command(try receiveSMP(code)) as? any SMPValue128Command)?.value ?? [])
     }
 
     /// The next SMP PDU (of `code`, when given), within SMP's 30 s. Pairing Failed from the
@@ -209,7 +208,7 @@ extension LECentral {
             let (c, reason, damaged) = SMP.read(p) { ($0.smpCode, $0.reason, $0.error != nil || $0.smpCode.pduLength == nil) }
             if c == .pairingFailed { throw .pairingFailed(reason: reason?.rawValue ?? 0, byPeer: true) }
             if c == .securityRequest || c == .pairingKeypressNotification { continue }  // nothing to do mid-pairing
-            guard !damaged else { throw fail(.init(rawValue: 0x0A)) }  // Invalid Parameters
+            guard !damaged else { throw fail(.invalidParameters) }
             if let code, c != code { throw fail(.unspecifiedReason) }
             return p
         }
@@ -235,7 +234,7 @@ extension LECentral {
         let (code, authReq) = SMP.read(p) { ($0.smpCode, $0.authReq) }
         switch code {
         case .securityRequest: securityRequest = authReq ?? SMPAuthReq(rawValue: 0)
-        case .pairingRequest: try sendL2CAP(cid: 0x0006, SMPPDU.encodePairingFailed(.init(rawValue: 0x07)))
+        case .pairingRequest: try sendL2CAP(cid: L2CAPCID.smp, SMPPairingFailed(.commandNotSupported).encode())
         default: break
         }
     }

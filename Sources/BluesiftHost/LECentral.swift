@@ -128,9 +128,9 @@ public final class LECentral: HCIHostRole {
     func host(received payload: [UInt8], cid: UInt16) throws(HostError) {
         switch cid {
         // ATT: the client's own read takes it, else it is handled now.
-        case 0x0004: if gatt.receiving { attBearer.inbox.append(payload) } else { try gatt.handle(payload) }
-        case 0x0005: try handleSignalling(payload)
-        case 0x0006: try handleSMP(payload)
+        case L2CAPCID.att: if gatt.receiving { attBearer.inbox.append(payload) } else { try gatt.handle(payload) }
+        case L2CAPCID.leSignalling: try handleSignalling(payload)
+        case L2CAPCID.smp: try handleSMP(payload)
         default: break
         }
     }

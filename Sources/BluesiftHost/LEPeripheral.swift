@@ -113,9 +113,9 @@ public final class LEPeripheral: HCIHostRole {
     /// Incoming L2CAP frames by fixed channel (Vol 3 Part A §2.1).
     func host(received payload: [UInt8], cid: UInt16) throws(HostError) {
         switch cid {
-        case 0x0004: try handleATT(payload)
-        case 0x0005: try handleSignalling(payload)
-        case 0x0006: try handleSMP(payload)
+        case L2CAPCID.att: try handleATT(payload)
+        case L2CAPCID.leSignalling: try handleSignalling(payload)
+        case L2CAPCID.smp: try handleSMP(payload)
         default: break
         }
     }
@@ -247,7 +247,7 @@ public final class LEPeripheral: HCIHostRole {
             let pdu = n.isIndication ? ATTHandleValueIndication(handle: n.handle, value: value).encode()
                                      : ATTHandleValueNotification(handle: n.handle, value: value).encode()
             if n.isIndication { awaitingConfirmation = true }
-            try sendL2CAP(cid: 0x0004, pdu)
+            try sendL2CAP(cid: L2CAPCID.att, pdu)
             onNotification?(.init(notification: n, skipped: nil, truncated: value.count < n.value.count))
         }
     }
@@ -264,30 +264,27 @@ public final class LEPeripheral: HCIHostRole {
         let answer = server.handle(pdu, responder: responder, encrypted: encrypted, authenticated: authenticated)
         let later = server.scheduled
         server.scheduled = []
-        if let answer { try sendL2CAP(cid: 0x0004, answer) }
+        if let answer { try sendL2CAP(cid: L2CAPCID.att, answer) }
         schedule(later)
     }
 
     /// LE signalling (Vol 3 Part A §4): responses and rejects need nothing; requests a
     /// peripheral does not serve get Command Reject "not understood" (§4.1).
     func handleSignalling(_ p: [UInt8]) throws(HostError) {
-        guard p.count >= 4 else { return }
-        switch p[0] {
-        case 0x01, 0x07, 0x13, 0x15, 0x16, 0x18, 0x1A: break
-        default: try sendL2CAP(cid: 0x0005, [0x01, p[1], 0x02, 0x00, 0x00, 0x00])
-        }
+        guard let s = L2CAPSignalling.decode(p), !s.code.needsNoAnswer else { return }
+        try sendL2CAP(cid: L2CAPCID.leSignalling, L2CAPCommandReject(identifier: s.identifier).encode())
     }
 
     func handleSMP(_ p: [UInt8]) throws(HostError) {
         guard let code = p.first else { return }
         if let smp {
-            for reply in try smp.handle(p, peripheral: self) { try sendL2CAP(cid: 0x0006, reply) }
+            for reply in try smp.handle(p, peripheral: self) { try sendL2CAP(cid: L2CAPCID.smp, reply) }
             return
         }
         // No responder: a Pairing Request is answered Pairing Failed, Pairing Not Supported
         // (Vol 3 Part H §3.5.5); anything else is ignored.
         if code == SMPCode.pairingRequest.rawValue {
-            try sendL2CAP(cid: 0x0006, SMPPDU.encodePairingFailed(.pairingNotSupported))
+            try sendL2CAP(cid: L2CAPCID.smp, SMPPairingFailed(.pairingNotSupported).encode())
         }
     }
 }

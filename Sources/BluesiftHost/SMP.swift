@@ -4,8 +4,8 @@ import BluesiftWire
 
 // The Security Manager (Core 5.4 Vol 3 Part H), one module with two state machines: the
 // initiator run by `LECentral` (LECentral+Security.swift) and the responder `SMPResponder`
-// under `LEPeripheral`. What both share is here; PDUs are read with the protocol layer's
-// `SMPPDU` and written with its encoders.
+// under `LEPeripheral`. What both share is here; PDUs are read and written with the protocol
+// layer's command types (SMPCommands.swift), one per PDU.
 
 enum SMP {
     /// A passkey or comparison value as six digits, leading zeros kept.
@@ -30,6 +30,22 @@ enum SMP {
     /// Reads an owned PDU through the protocol layer's borrowed view.
     static func read<T>(_ pdu: [UInt8], _ body: (SMPPDU) -> T) -> T {
         pdu.withUnsafeBytes { body(SMPPDU(bytes: $0)) }
+    }
+
+    /// The typed command of a whole, well-formed PDU (nil: unknown code or bad length).
+    static func command(_ pdu: [UInt8]) -> (any SMPCommand)? { read(pdu) { SMPCommands.decode($0) } }
+
+    /// A 16-octet value PDU (Confirm, Random, DHKey Check, ...) from an MSB-first value.
+    static func value(_ code: SMPCode, _ msbFirst: [UInt8]) -> [UInt8] {
+        guard let t = SMPCommands.types[code] as? any SMPValue128Command.Type else {
+            preconditionFailure("\(code.name) carries no 128-bit value")
+        }
+        return t.init(value: SMPCrypto.swapped(msbFirst)).encode()
+    }
+
+    /// The Pairing Public Key PDU of a key pair (coordinates MSB-first in the pair).
+    static func publicKey(_ k: SMPKeyPair) -> [UInt8] {
+        SMPPairingPublicKey(x: SMPCrypto.swapped(k.x), y: SMPCrypto.swapped(k.y)).encode()
     }
 }
 

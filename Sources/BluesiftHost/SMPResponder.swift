@@ -45,13 +45,13 @@ public final class SMPResponder {
     /// Description of the pairing for the caller's line: "just_works, LE Secure Connections".
     var summary: String { "\(model.name), \(sc ? "LE Secure Connections" : "legacy"), key size \(keySize)" }
 
-    func fail(_ reason: UInt8) -> [[UInt8]] {
+    func fail(_ reason: SMPFailureReason) -> [[UInt8]] {
         stage = .idle
-        onEvent?("pairing failed: \(SMPFailureReason(rawValue: reason).name) (sent to the central)")
-        return [SMPPDU.encodePairingFailed(.init(rawValue: reason))]
+        onEvent?("pairing failed: \(reason.name) (sent to the central)")
+        return [SMPPairingFailed(reason).encode()]
     }
 
-    static func value(_ code: SMPCode, _ msbFirst: [UInt8]) -> [UInt8] { SMPPDU.encodeValue128(code, SMPCrypto.swapped(msbFirst)) }
+    static func value(_ code: SMPCode, _ msbFirst: [UInt8]) -> [UInt8] { SMP.value(code, msbFirst) }
 
     /// The link's two ends as SMP's functions take them: address type (0 public, 1 random),
     /// then the address.
@@ -75,27 +75,27 @@ public final class SMPResponder {
             return []
         }
         if code == .pairingKeypressNotification { return [] }
-        guard !damaged else { return fail(0x0A) }  // Invalid Parameters
-        func v() -> [UInt8] { SMPCrypto.swapped(SMP.read(pdu) { $0.value128.map(Array.init) ?? [] }) }
+        guard !damaged else { return fail(.invalidParameters) }
+        func v() -> [UInt8] { SMPCrypto.swapped((SMP.command(pdu) as? any SMPValue128Command)?.value ?? []) }
         switch (stage, code) {
         case (_, .pairingRequest):
             guard let addresses else { return [] }
             return pairingRequest(pdu, addresses: addresses)
         case (.publicKey, .pairingPublicKey):  // §2.3.5.6.1
-            let x = SMPCrypto.swapped(SMP.read(pdu) { $0.publicKeyX.map(Array.init) ?? [] })
-            let y = SMPCrypto.swapped(SMP.read(pdu) { $0.publicKeyY.map(Array.init) ?? [] })
+            let key = SMP.command(pdu) as? SMPPairingPublicKey
+            let x = SMPCrypto.swapped(key?.x ?? []), y = SMPCrypto.swapped(key?.y ?? [])
             let ours = SMPKeyPair()
             // The central's key must be a point of P-256 (CVE-2018-5383) and not ours reflected.
-            guard x != ours.x, let dh = try? ours.dhKey(peerX: x, peerY: y) else { return fail(0x0B) }
+            guard x != ours.x, let dh = try? ours.dhKey(peerX: x, peerY: y) else { return fail(.dhKeyCheckFailed) }
             keys = ours; pkaX = x; pkbX = ours.x; dhKey = dh
-            var out = [SMPPDU.encodePublicKey(x: SMPCrypto.swapped(ours.x), y: SMPCrypto.swapped(ours.y))]
+            var out = [SMP.publicKey(ours)]
             switch model {
             case .justWorks, .numericComparison:  // §2.3.5.6.2: the responder commits first
                 nb = SMP.random(16)
                 out.append(Self.value(.pairingConfirm, SMPCrypto.f4(u: pkbX, v: pkaX, x: nb, z: 0)))
                 stage = .random
             case .passkeyHostInputs, .passkeyHostDisplays:  // §2.3.5.6.3
-                guard let p = passkeyFor() else { return fail(0x01) }
+                guard let p = passkeyFor() else { return fail(.passkeyEntryFailed) }
                 passkey = p; round = 0
                 stage = .confirm
             }
@@ -115,7 +115,7 @@ public final class SMPResponder {
         case (.random, .pairingRandom):
             let r = v()
             if !sc {
-                guard mconfirm == c1(r) else { return fail(0x04) }  // Confirm Value Failed
+                guard mconfirm == c1(r) else { return fail(.confirmValueFailed) }
                 var stk = SMPCrypto.s1(k: tk, r1: srand, r2: r)
                 for i in 0..<(16 - keySize) { stk[i] = 0 }  // a shorter key keeps its low octets (§2.3.4)
                 ltk = SMPCrypto.swapped(stk)
@@ -128,38 +128,38 @@ public final class SMPResponder {
                 if model == .numericComparison {
                     let digits = SMPCrypto.g2(u: pkaX, v: pkbX, x: na, y: nb) % 1_000_000
                     onEvent?("numeric comparison: \(SMP.sixDigits(digits)) (the central shows the same six digits)")
-                    guard policy.confirmNumber?(digits) ?? true else { return fail(0x0C) }
+                    guard policy.confirmNumber?(digits) ?? true else { return fail(.numericComparisonFailed) }
                 }
                 stage = .dhKeyCheck
                 return [Self.value(.pairingRandom, nb)]
             case .passkeyHostInputs, .passkeyHostDisplays:
                 let ri: UInt8 = 0x80 | UInt8((passkey >> UInt32(round)) & 1)
-                guard ca == SMPCrypto.f4(u: pkaX, v: pkbX, x: r, z: ri) else { return fail(0x04) }
+                guard ca == SMPCrypto.f4(u: pkaX, v: pkbX, x: r, z: ri) else { return fail(.confirmValueFailed) }
                 na = r
                 round += 1
                 stage = round == 20 ? .dhKeyCheck : .confirm
                 return [Self.value(.pairingRandom, nb)]
             }
         case (.dhKeyCheck, .pairingDHKeyCheck):  // §2.3.5.6.5
-            guard let preq, let pres else { return fail(0x08) }
+            guard let preq, let pres else { return fail(.unspecifiedReason) }
             let (macKey, key) = SMPCrypto.f5(w: dhKey, n1: na, n2: nb, a1: a, a2: b)
             let r = model == .justWorks || model == .numericComparison ? [UInt8](repeating: 0, count: 16) : SMP.passkeyBytes(passkey)
             let ioA = [preq.authReq.rawValue, preq.oobDataFlag, preq.ioCapability.rawValue]
             let ioB = [pres.authReq.rawValue, pres.oobDataFlag, pres.ioCapability.rawValue]
-            guard v() == SMPCrypto.f6(w: macKey, n1: na, n2: nb, r: r, ioCap: ioA, a1: a, a2: b) else { return fail(0x0B) }
+            guard v() == SMPCrypto.f6(w: macKey, n1: na, n2: nb, r: r, ioCap: ioA, a1: a, a2: b) else { return fail(.dhKeyCheckFailed) }
             var k = key
             for i in 0..<(16 - keySize) { k[i] = 0 }
             ltk = SMPCrypto.swapped(k)
             stage = .done
             return [Self.value(.pairingDHKeyCheck, SMPCrypto.f6(w: macKey, n1: nb, n2: na, r: r, ioCap: ioB, a1: b, a2: a))]
         default:
-            return stage == .idle || stage == .done ? [] : fail(0x08)  // Unspecified Reason: out of order
+            return stage == .idle || stage == .done ? [] : fail(.unspecifiedReason)  // out of order
         }
     }
 
     /// §3.5.1-3.5.2: answer with this peripheral's features; choose SC or legacy and the model.
     func pairingRequest(_ pdu: [UInt8], addresses x: Addresses) -> [[UInt8]] {
-        guard let q = SMP.read(pdu, \.pairingFeatures) else { return fail(0x0A) }
+        guard let q = (SMP.command(pdu) as? SMPPairingRequest)?.features else { return fail(.invalidParameters) }
         let mitm = policy.mitm ?? (policy.ioCapability != .noInputNoOutput)
         var auth: SMPAuthReq = policy.bonding && q.authReq.bondingFlags == 1 ? .bonding : []
         if mitm { auth.insert(.mitm) }
@@ -167,9 +167,9 @@ public final class SMPResponder {
         let p = SMPPairingFeatures(ioCapability: policy.ioCapability, authReq: auth, maxEncryptionKeySize: policy.maxKeySize,
                                    initiatorKeys: [], responderKeys: [])
         keySize = Int(min(q.maxEncryptionKeySize, p.maxEncryptionKeySize))
-        guard keySize >= 7 else { return fail(0x06) }  // Encryption Key Size
+        guard keySize >= 7 else { return fail(.encryptionKeySize) }
         preq = q; pres = p
-        preqPDU = pdu; presPDU = p.encode(code: .pairingResponse)
+        preqPDU = pdu; presPDU = SMPPairingResponse(p).encode()
         sc = q.authReq.contains(.secureConnections) && p.authReq.contains(.secureConnections)
         model = AssociationModel.choose(initiator: q.ioCapability, responder: p.ioCapability,
                                         mitm: q.authReq.contains(.mitm) || p.authReq.contains(.mitm), sc: sc)
@@ -183,7 +183,7 @@ public final class SMPResponder {
         } else {
             tk = [UInt8](repeating: 0, count: 16)
             if model != .justWorks {
-                guard let pk = passkeyFor() else { return fail(0x01) }
+                guard let pk = passkeyFor() else { return fail(.passkeyEntryFailed) }
                 tk = SMP.passkeyBytes(pk)
             }
             stage = .confirm

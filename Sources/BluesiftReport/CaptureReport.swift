@@ -164,8 +164,8 @@ public final class CaptureReportWriter {
         let r = a.decoded.record
         let isATT = a.decoded.layers.contains(.att)
         let att = a.decoded.attStorage
-        let op: Int = isATT ? Int(att.opcode.rawValue) : 0x100 + Int(a.decoded.smp?.code ?? 0)
-        let isError = isATT ? op == 0x01 : op == 0x105
+        let op: Int = isATT ? Int(att.opcode.rawValue) : Self.smpRowBase + Int(a.decoded.smp?.code ?? 0)
+        let isError = isATT ? att.opcode == .errorResponse : a.decoded.smp?.smpCode == .pairingFailed
         if operations >= maxRows && !(isError || a.vendor != nil || !isATT) {
             operationsLeftOut += 1
             if firstLeftOutFrame == nil { firstLeftOutFrame = r.frame }
@@ -193,11 +193,11 @@ public final class CaptureReportWriter {
         buffer.append(0x22); buffer.append(0x2C)
         var text = ""
         if isATT {
-            if op == 0x01, let code = att.errorCode {
+            if att.opcode == .errorResponse, let code = att.errorCode {
                 text = ATTErrorCode(rawValue: code).name + " (" + (att.requestOpcode?.name ?? "request") + ")"
             } else if let v = a.valueText {
                 text = v
-            } else if op == 0x03 || op == 0x02, let m = att.mtu {
+            } else if att.opcode == .exchangeMTUResponse || att.opcode == .exchangeMTURequest, let m = att.mtu {
                 text = "MTU \(m)"
             }
         } else if let smp = a.decoded.smp {
@@ -234,6 +234,8 @@ public final class CaptureReportWriter {
 
     /// The sequence row op of Classic records (ATT opcodes are below 0x100, SMP 0x100 + code).
     static let classicOp = 0x200
+    /// SMP rows: this plus the SMP code (docs/report.md).
+    static let smpRowBase = 0x100
 
     var maxRows = 250_000
     static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

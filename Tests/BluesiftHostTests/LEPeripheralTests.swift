@@ -87,4 +87,22 @@ import BluesiftWire
         #expect(events.map(\.skipped) == [nil, "not enabled in the CCCD", nil])
         #expect(p.connection == nil && p.lostReason == 0x16)
     }
+
+    /// LE signalling through the L2CAP command types: a request the peripheral does not serve
+    /// gets Command Reject "not understood" with its identifier (Vol 3 Part A §4.1); a
+    /// response gets nothing.
+    @Test func signallingRequestsAreRejectedAndResponsesIgnored() throws {
+        let c = ScriptedController()
+        let p = LEPeripheral(transport: c, attributes: Self.table, responder: Responder())
+        try p.setUp()
+        c.queue.append(Self.peripheralLink())
+        #expect(try p.waitForConnection(stop: { false })?.peer == Self.phone)
+        c.queue += ScriptedController.acl(cid: 0x0005, [0x0A, 0x03, 0x02, 0x00, 0x02, 0x00])  // Information Request
+        c.queue += ScriptedController.acl(cid: 0x0005, [0x13, 0x04, 0x02, 0x00, 0x00, 0x00])  // Conn. Param. Update Response
+        c.queue += ScriptedController.acl(cid: 0x0005, [0x14, 0x05])                          // cut before its length
+        var rounds = 0
+        try p.serve(stop: { rounds += 1; return rounds > 20 })
+        let signalling = c.sentACL.filter { $0.count > 8 && $0[6] == 0x05 && $0[7] == 0x00 }.map { Array($0[8...]) }
+        #expect(signalling == [[0x01, 0x03, 0x02, 0x00, 0x00, 0x00]])
+    }
 }

@@ -34,7 +34,7 @@ import BluesiftWire
     }
 
     static func value(_ pdu: [UInt8]) -> [UInt8] { SMPCrypto.swapped(Array(pdu[1..<17])) }
-    static func pdu(_ code: SMPCode, _ msbFirst: [UInt8]) -> [UInt8] { SMPPDU.encodeValue128(code, SMPCrypto.swapped(msbFirst)) }
+    static func pdu(_ code: SMPCode, _ msbFirst: [UInt8]) -> [UInt8] { SMP.value(code, msbFirst) }
 
     @Test func secureConnectionsJustWorksEndToEnd() throws {
         let p = peripheral()
@@ -45,7 +45,7 @@ import BluesiftWire
         #expect(pres == [[0x02, 0x03, 0x00, 0x09, 0x10, 0x00, 0x00]])
 
         let ours = SMPKeyPair()
-        let out = try smp.handle(SMPPDU.encodePublicKey(x: SMPCrypto.swapped(ours.x), y: SMPCrypto.swapped(ours.y)), peripheral: p)
+        let out = try smp.handle(SMP.publicKey(ours), peripheral: p)
         #expect(out.count == 2 && out[0].count == 65 && out[0][0] == 0x0C && out[1][0] == 0x03)
         let pkbX = SMPCrypto.swapped(Array(out[0][1..<33])), pkbY = SMPCrypto.swapped(Array(out[0][33..<65]))
         let cb = Self.value(out[1])
@@ -76,7 +76,7 @@ import BluesiftWire
         let smp = SMPResponder()
         _ = try smp.handle([0x01, 0x03, 0x00, 0x09, 0x10, 0x00, 0x00], peripheral: p)
         let ours = SMPKeyPair()
-        _ = try smp.handle(SMPPDU.encodePublicKey(x: SMPCrypto.swapped(ours.x), y: SMPCrypto.swapped(ours.y)), peripheral: p)
+        _ = try smp.handle(SMP.publicKey(ours), peripheral: p)
         _ = try smp.handle(Self.pdu(.pairingRandom, SMP.random(16)), peripheral: p)
         #expect(try smp.handle(Self.pdu(.pairingDHKeyCheck, [UInt8](repeating: 0xAA, count: 16)), peripheral: p) == [[0x05, 0x0B]])
         #expect(smp.ltk == nil)

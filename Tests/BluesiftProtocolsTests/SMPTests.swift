@@ -22,7 +22,7 @@ import BluesiftWire
             #expect(s.error == nil && f.ioCapability == .keyboardDisplay && f.oobDataFlag == 0)
             #expect(f.authReq.bondingFlags == 1 && !f.authReq.contains(.mitm) && f.maxEncryptionKeySize == 16)
             #expect(f.initiatorKeys == [.encKey, .idKey, .signKey] && f.responderKeys.rawValue == 7)
-            #expect(f.encode(code: .pairingRequest) == Array(p))
+            #expect(SMPPairingRequest(f).encode() == Array(p) && SMPPairingRequest(s)?.features == f)
             #expect(json(s) == #"{"opcode":1,"name":"Pairing Request","io_capability":4,"io_capability_name":"KeyboardDisplay","oob":0,"auth_req":1,"bonding":true,"mitm":false,"sc":false,"keypress":false,"ct2":false,"max_key_size":16,"initiator_key_distribution":7,"initiator_keys":["EncKey","IdKey","SignKey"],"responder_key_distribution":7,"responder_keys":["EncKey","IdKey","SignKey"]}"#)
             #expect(s.summary == "SMP Pairing Request io=KeyboardDisplay auth=0x01 keysize=16")
         }
@@ -53,7 +53,7 @@ import BluesiftWire
         }
         withBytes("0b 01") { p in  // frame 133
             #expect(SMPPDU(bytes: p).authReq == .bonding)
-            #expect(SMPPDU.encodeSecurityRequest(.bonding) == Array(p))
+            #expect(SMPSecurityRequest(.bonding).encode() == Array(p))
         }
     }
 
@@ -70,7 +70,7 @@ import BluesiftWire
         withBytes("05 08") { p in
             let s = SMPPDU(bytes: p)
             #expect(s.reason == .unspecifiedReason && s.summary == "SMP Pairing Failed reason=Unspecified Reason")
-            #expect(SMPPDU.encodePairingFailed(.unspecifiedReason) == Array(p))
+            #expect(SMPPairingFailed(.unspecifiedReason).encode() == Array(p))
         }
         withBytes("0e 01") { p in #expect(SMPPDU(bytes: p).keypressType?.name == "Passkey Digit Entered") }
         withBytes("01 04 00 01") { p in
@@ -85,42 +85,75 @@ import BluesiftWire
     }
 }
 
-/// The host's SMP encoders, each decoded back by SMPPDU.
+/// Every SMP command type: encode, decode through SMPPDU and the table, same bytes back.
 @Suite struct SMPEncodeRoundTripTests {
     func decode(_ b: [UInt8], _ check: (SMPPDU) -> Void) { b.withUnsafeBytes { check(SMPPDU(bytes: $0)) } }
 
-    @Test func value128() {
+    /// Decodes by the registry and encodes again: the same bytes, the same type.
+    func roundTrip<C: SMPCommand>(_ c: C, _ hex: String? = nil) throws {
+        let b = c.encode()
+        if let hex { #expect(Hex.string(b) == hex) }
+        #expect(try C.decode(b) == c)
+        let viaTable = b.withUnsafeBytes { SMPCommands.decode(SMPPDU(bytes: $0)) }
+        #expect(viaTable?.encode() == b && (viaTable as? C) == c)
+    }
+
+    @Test func value128() throws {
         let v: [UInt8] = Array(0x10...0x1F)
-        for code in [SMPCode.pairingConfirm, .pairingRandom, .encryptionInformation, .identityInformation, .signingInformation, .pairingDHKeyCheck] {
-            let b = SMPPDU.encodeValue128(code, v)
-            decode(b) { s in
-                #expect(s.error == nil && s.smpCode == code)
-                #expect(Array(s.value128!) == v)
+        try roundTrip(SMPPairingConfirm(value: v), "03" + Hex.string(v))
+        try roundTrip(SMPPairingRandom(value: v), "04" + Hex.string(v))
+        try roundTrip(SMPEncryptionInformation(value: v), "06" + Hex.string(v))
+        try roundTrip(SMPIdentityInformation(value: v), "08" + Hex.string(v))
+        try roundTrip(SMPSigningInformation(value: v), "0a" + Hex.string(v))
+        try roundTrip(SMPPairingDHKeyCheck(value: v), "0d" + Hex.string(v))
+    }
+
+    @Test func centralIdentification() throws {
+        let c = SMPCentralIdentification(ediv: 0xBEEF, rand: [1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(c.encode() == [0x07, 0xEF, 0xBE, 1, 2, 3, 4, 5, 6, 7, 8])
+        try roundTrip(c)
+    }
+
+    @Test func identityAddressPublicKeyKeypressAndFailure() throws {
+        let a = BDAddr(string: "c0:ba:0d:00:00:02")!
+        try roundTrip(SMPIdentityAddressInformation(addressType: .random, address: a), "09010200000dbac0")
+        decode(SMPIdentityAddressInformation(addressType: .random, address: a).encode()) { s in
+            #expect(s.summary == "SMP Identity Address Information c0:ba:0d:00:00:02 (random)")
+        }
+        let x = [UInt8](repeating: 0xAA, count: 32), y = [UInt8](repeating: 0x55, count: 32)
+        try roundTrip(SMPPairingPublicKey(x: x, y: y))
+        try roundTrip(SMPPairingKeypressNotification(SMPKeypressType(rawValue: 4)), "0e04")
+        try roundTrip(SMPPairingFailed(.confirmValueFailed), "0504")
+        try roundTrip(SMPSecurityRequest([.bonding, .mitm]), "0b05")
+        let f = SMPPairingFeatures(ioCapability: .keyboardDisplay, authReq: [.bonding, .mitm, .secureConnections],
+                                   initiatorKeys: [], responderKeys: [.encKey, .idKey, .signKey])
+        try roundTrip(SMPPairingRequest(f), "0104000d100007")
+        try roundTrip(SMPPairingResponse(f), "0204000d100007")
+    }
+
+    /// Real PDUs of the corpus (btstack_sm_pairing.pklg frames 134, 176-179; crackle frame 57)
+    /// decode by the table and encode back to the same bytes.
+    @Test func corpusPDUsRoundTrip() {
+        for hex in ["01 04 00 01 10 07 07", "01 03 00 09 10 0d 0f", "06 ef 2f d9 0b 04 7a e9 a1 cf c3 a3 83 b7 38 30 73",
+                    "07 5b b4 cf 10 70 5f 3c 2d e3 b3", "09 00 ef 32 07 dc 1b 00", "0b 01", "05 08"] {
+            withBytes(hex) { p in
+                let c = SMPCommands.decode(SMPPDU(bytes: p))
+                #expect(c != nil && c?.encode() == Array(p), "\(hex)")
             }
         }
     }
 
-    @Test func centralIdentification() {
-        let b = SMPPDU.encodeCentralIdentification(ediv: 0xBEEF, rand: [1, 2, 3, 4, 5, 6, 7, 8])
-        #expect(b == [0x07, 0xEF, 0xBE, 1, 2, 3, 4, 5, 6, 7, 8])
-        decode(b) { s in #expect(s.error == nil && s.ediv == 0xBEEF && Array(s.rand!) == [1, 2, 3, 4, 5, 6, 7, 8]) }
-    }
-
-    @Test func identityAddressPublicKeyKeypressAndFailure() {
-        let a = BDAddr(string: "c0:ba:0d:00:00:02")!
-        decode(SMPPDU.encodeIdentityAddress(type: .random, a)) { s in
-            #expect(s.error == nil && s.identityAddress?.address == a && s.identityAddress?.type == .random)
-            #expect(s.summary == "SMP Identity Address Information c0:ba:0d:00:00:02 (random)")
-        }
-        let x = [UInt8](repeating: 0xAA, count: 32), y = [UInt8](repeating: 0x55, count: 32)
-        decode(SMPPDU.encodePublicKey(x: x, y: y)) { s in
-            #expect(s.error == nil && Array(s.publicKeyX!) == x && Array(s.publicKeyY!) == y)
-        }
-        decode(SMPPDU.encodeKeypress(SMPKeypressType(rawValue: 4))) { s in #expect(s.keypressType?.name == "Passkey Entry Completed") }
-        decode(SMPPDU.encodePairingFailed(SMPFailureReason(rawValue: 0x04))) { s in #expect(s.reason?.name == "Confirm Value Failed") }
-        decode(SMPPDU.encodeSecurityRequest([.bonding, .mitm])) { s in #expect(s.authReq == [.bonding, .mitm]) }
-        let f = SMPPairingFeatures(ioCapability: .keyboardDisplay, authReq: [.bonding, .mitm, .secureConnections],
-                                   initiatorKeys: [], responderKeys: [.encKey, .idKey, .signKey])
-        decode(f.encode(code: .pairingRequest)) { s in #expect(s.pairingFeatures == f) }
+    /// A wrong length or another code is a typed error, never a trap; unknown codes are no command.
+    @Test func malformedIsAnError() {
+        #expect(throws: DecodeError.self) { try SMPPairingFailed.decode([0x05]) }
+        #expect(throws: DecodeError.self) { try SMPPairingFailed.decode([0x05, 0x08, 0x00]) }
+        #expect(throws: DecodeError.self) { try SMPPairingFailed.decode([0x0B, 0x01]) }
+        #expect(throws: DecodeError.self) { try SMPPairingPublicKey.decode([0x0C] + [UInt8](repeating: 0, count: 40)) }
+        #expect((try? SMPPairingFailed.decode([0x0B, 0x01])) == nil)
+        withBytes("20 01") { p in #expect(SMPCommands.decode(SMPPDU(bytes: p)) == nil) }
+        withBytes("04 01 02") { p in #expect(SMPCommands.decode(SMPPDU(bytes: p)) == nil) }
+        #expect(SMPCommands.types.count == 14)
+        #expect(SMPCommands.secret(.encryptionInformation)?.label == "SMP Encryption Information LTK")
+        #expect(SMPCommands.secret(.pairingRequest) == nil)
     }
 }

@@ -6,7 +6,7 @@ public struct ATTReadRequest: ATTMessageType {
     public var handle: UInt16
     public init(handle: UInt16) { self.handle = handle }
     public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) { handle = try r.readUInt16(.little, "attribute handle") }
+    public init(_ v: ATTPDU) { handle = v.handle ?? 0 }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.4.4
@@ -15,7 +15,7 @@ public struct ATTReadResponse: ATTMessageType {
     public var value: [UInt8]
     public init(value: [UInt8]) { self.value = value }
     public func encodeParameters(into w: inout ByteWriter) { w.writeBytes(value) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) { value = Array(r.readRemaining()) }
+    public init(_ v: ATTPDU) { value = v.value.map(Array.init) ?? [] }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.4.5
@@ -25,10 +25,7 @@ public struct ATTReadBlobRequest: ATTMessageType {
     public var offset: UInt16
     public init(handle: UInt16, offset: UInt16) { self.handle = handle; self.offset = offset }
     public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeUInt16(offset) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        handle = try r.readUInt16(.little, "attribute handle")
-        offset = try r.readUInt16(.little, "value offset")
-    }
+    public init(_ v: ATTPDU) { handle = v.handle ?? 0; offset = v.offset ?? 0 }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.4.6
@@ -37,14 +34,9 @@ public struct ATTReadBlobResponse: ATTMessageType {
     public var value: [UInt8]
     public init(value: [UInt8]) { self.value = value }
     public func encodeParameters(into w: inout ByteWriter) { w.writeBytes(value) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) { value = Array(r.readRemaining()) }
+    public init(_ v: ATTPDU) { value = v.value.map(Array.init) ?? [] }
 }
 
-func readHandles(_ r: inout ByteReader) throws(DecodeError) -> [UInt16] {
-    var hs: [UInt16] = []
-    while !r.isAtEnd { hs.append(try r.readUInt16(.little, "handle")) }
-    return hs
-}
 
 /// Core 5.4 Vol 3 Part F §3.4.4.7
 public struct ATTReadMultipleRequest: ATTMessageType {
@@ -52,7 +44,7 @@ public struct ATTReadMultipleRequest: ATTMessageType {
     public var handles: [UInt16]
     public init(handles: [UInt16]) { self.handles = handles }
     public func encodeParameters(into w: inout ByteWriter) { for h in handles { w.writeUInt16(h) } }
-    public init(parameters r: inout ByteReader) throws(DecodeError) { handles = try readHandles(&r) }
+    public init(_ v: ATTPDU) { handles = v.handles.map(Array.init) ?? [] }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.4.8: the values concatenated (the client knows their lengths).
@@ -61,7 +53,7 @@ public struct ATTReadMultipleResponse: ATTMessageType {
     public var values: [UInt8]
     public init(values: [UInt8]) { self.values = values }
     public func encodeParameters(into w: inout ByteWriter) { w.writeBytes(values) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) { values = Array(r.readRemaining()) }
+    public init(_ v: ATTPDU) { values = v.value.map(Array.init) ?? [] }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.4.11
@@ -70,7 +62,7 @@ public struct ATTReadMultipleVariableRequest: ATTMessageType {
     public var handles: [UInt16]
     public init(handles: [UInt16]) { self.handles = handles }
     public func encodeParameters(into w: inout ByteWriter) { for h in handles { w.writeUInt16(h) } }
-    public init(parameters r: inout ByteReader) throws(DecodeError) { handles = try readHandles(&r) }
+    public init(_ v: ATTPDU) { handles = v.handles.map(Array.init) ?? [] }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.4.12: length-value tuples. The decoded last value may be
@@ -89,13 +81,9 @@ public struct ATTReadMultipleVariableResponse: ATTMessageType {
             w.writeUInt16(i < lengths.count ? lengths[i] : UInt16(truncatingIfNeeded: v.count)); w.writeBytes(v)
         }
     }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        values = []; lengths = []
-        while !r.isAtEnd {
-            let n = try r.readUInt16(.little, "value length")
-            lengths.append(n)
-            values.append(Array(try r.readBytes(min(Int(n), r.readableBytes), "attribute value")))
-        }
+    public init(_ v: ATTPDU) {
+        let tuples = v.lengthValues.map(Array.init) ?? []
+        values = tuples.map { Array($0.value) }; lengths = tuples.map(\.length)
     }
 }
 
@@ -134,13 +122,8 @@ public struct ATTSignedWriteCommand: ATTMessageType {
     public func encodeParameters(into w: inout ByteWriter) {
         w.writeUInt16(handle); w.writeBytes(value); w.writeBytes(signature)
     }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        handle = try r.readUInt16(.little, "attribute handle")
-        guard r.readableBytes >= 12 else {
-            throw DecodeError(code: .truncated, offset: r.readerIndex, message: "authentication signature: need 12 bytes, \(r.readableBytes) left")
-        }
-        value = Array(try r.readBytes(r.readableBytes - 12, "attribute value"))
-        signature = Array(r.readRemaining())
+    public init(_ v: ATTPDU) {
+        handle = v.handle ?? 0; value = v.value.map(Array.init) ?? []; signature = v.signature.map(Array.init) ?? []
     }
 }
 
@@ -154,11 +137,7 @@ public protocol ATTPreparedWriteMessage: ATTMessageType {
 
 extension ATTPreparedWriteMessage {
     public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeUInt16(offset); w.writeBytes(value) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        let h = try r.readUInt16(.little, "attribute handle")
-        let o = try r.readUInt16(.little, "value offset")
-        self.init(handle: h, offset: o, value: Array(r.readRemaining()))
-    }
+    public init(_ v: ATTPDU) { self.init(handle: v.handle ?? 0, offset: v.offset ?? 0, value: v.value.map(Array.init) ?? []) }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.6.1
@@ -187,7 +166,7 @@ public struct ATTExecuteWriteRequest: ATTMessageType {
     public init(commit: Bool) { self.flags = commit ? 0x01 : 0x00 }
     public var commit: Bool { flags == 0x01 }
     public func encodeParameters(into w: inout ByteWriter) { w.writeUInt8(flags) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) { flags = try r.readUInt8("flags") }
+    public init(_ v: ATTPDU) { flags = v.flags ?? 0 }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.6.4
@@ -228,12 +207,5 @@ public struct ATTMultipleHandleValueNotification: ATTMessageType {
             w.writeUInt16(e.handle); w.writeUInt16(UInt16(truncatingIfNeeded: e.value.count)); w.writeBytes(e.value)
         }
     }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        entries = []
-        while !r.isAtEnd {
-            let h = try r.readUInt16(.little, "attribute handle")
-            let n = try r.readUInt16(.little, "value length")
-            entries.append(ATTHandleValue(handle: h, value: Array(try r.readBytes(Int(n), "attribute value"))))
-        }
-    }
+    public init(_ v: ATTPDU) { entries = v.handleValues.map { $0.map { ATTHandleValue(handle: $0.handle, value: Array($0.value)) } } ?? [] }
 }

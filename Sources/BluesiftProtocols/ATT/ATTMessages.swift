@@ -1,13 +1,14 @@
 import BluesiftWire
 
-/// A typed ATT PDU with encode next to decode, for the host and the replayer.
-/// Unlike ``ATTPDU`` (a borrowed view for the analyzer), messages own their bytes.
+/// A typed ATT PDU with encode next to decode, for the host, the emulator and the replayer.
+/// Messages own their bytes; they are read through ``ATTPDU``, the borrowed view the analyzer
+/// decodes every record with, so each PDU's layout is read in one place (ATTPDU.parse).
 public protocol ATTMessageType: Sendable, Hashable {
     static var opcode: ATTOpcode { get }
     /// Writes the parameters that follow the opcode.
     func encodeParameters(into w: inout ByteWriter)
-    /// Reads the parameters that follow the opcode; must consume all it accepts.
-    init(parameters r: inout ByteReader) throws(DecodeError)
+    /// From a view of this opcode that decoded without error (`decode` checks both).
+    init(_ pdu: ATTPDU)
 }
 
 /// PDUs carrying one attribute handle and its whole value (Write Request/Command,
@@ -20,10 +21,7 @@ public protocol ATTHandleValueMessage: ATTMessageType {
 
 extension ATTHandleValueMessage {
     public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeBytes(value) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        let h = try r.readUInt16(.little, "attribute handle")
-        self.init(handle: h, value: Array(r.readRemaining()))
-    }
+    public init(_ v: ATTPDU) { self.init(handle: v.handle ?? 0, value: v.value.map(Array.init) ?? []) }
 }
 
 /// PDUs with no parameters (Write Response, Execute Write Response, Confirmation).
@@ -31,7 +29,7 @@ public protocol ATTEmptyMessage: ATTMessageType { init() }
 
 extension ATTEmptyMessage {
     public func encodeParameters(into w: inout ByteWriter) {}
-    public init(parameters r: inout ByteReader) throws(DecodeError) { self.init() }
+    public init(_ v: ATTPDU) { self.init() }
 }
 
 extension ATTMessageType {
@@ -47,23 +45,15 @@ extension ATTMessageType {
         return w.bytes
     }
 
-    /// Strict decode: the opcode must match and no bytes may follow the PDU.
+    /// Strict decode: the opcode must match and the PDU decode whole (no bytes after it).
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Self {
-        do throws(DecodeError) {
-            var r = ByteReader(bytes)
-            let op = try r.readUInt8("opcode")
-            guard op == opcode.rawValue else {
-                throw DecodeError(code: .unexpected, offset: 0,
-                                  message: "opcode \(Hex.fixed(UInt64(op), width: 2)) is not \(opcode.name)")
-            }
-            let m = try Self(parameters: &r)
-            guard r.isAtEnd else {
-                throw DecodeError(code: .invalidLength, offset: r.readerIndex, message: "\(r.readableBytes) bytes after the PDU")
-            }
-            return m
-        } catch {
-            throw error.inLayer("att")
+        if let op = bytes.first, op != opcode.rawValue {
+            throw DecodeError(layer: "att", code: .unexpected, offset: 0,
+                              message: "opcode \(Hex.fixed(UInt64(op), width: 2)) is not \(opcode.name)")
         }
+        let v = ATTPDU(bytes: bytes)
+        if let e = v.error { throw e }
+        return Self(v)
     }
 
     public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> Self {
@@ -108,19 +98,6 @@ extension ByteWriter {
     }
 }
 
-extension ByteReader {
-    mutating func readATTUUID(_ what: StaticString) throws(DecodeError) -> BluetoothUUID {
-        let n = readableBytes
-        guard n == 2 || n == 16 else {
-            throw DecodeError(code: .invalidLength, offset: readerIndex, message: "\(what): \(n) bytes, need 2 or 16")
-        }
-        return BluetoothUUID(littleEndian: readRemaining())!
-    }
-
-    mutating func readRange() throws(DecodeError) -> (UInt16, UInt16) {
-        (try readUInt16(.little, "starting handle"), try readUInt16(.little, "ending handle"))
-    }
-}
 
 /// Core 5.4 Vol 3 Part F §3.4.1.1
 public struct ATTErrorResponse: ATTMessageType {
@@ -134,10 +111,8 @@ public struct ATTErrorResponse: ATTMessageType {
     public func encodeParameters(into w: inout ByteWriter) {
         w.writeUInt8(requestOpcode.rawValue); w.writeUInt16(handle); w.writeUInt8(error.rawValue)
     }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        requestOpcode = ATTOpcode(rawValue: try r.readUInt8("request opcode in error"))
-        handle = try r.readUInt16(.little, "attribute handle in error")
-        error = ATTErrorCode(rawValue: try r.readUInt8("error code"))
+    public init(_ v: ATTPDU) {
+        requestOpcode = v.requestOpcode ?? ATTOpcode(rawValue: 0); handle = v.errorHandle ?? 0; error = ATTErrorCode(rawValue: v.errorCode ?? 0)
     }
 }
 
@@ -147,7 +122,7 @@ public struct ATTExchangeMTURequest: ATTMessageType {
     public var clientRxMTU: UInt16
     public init(clientRxMTU: UInt16) { self.clientRxMTU = clientRxMTU }
     public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(clientRxMTU) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) { clientRxMTU = try r.readUInt16(.little, "client rx mtu") }
+    public init(_ v: ATTPDU) { clientRxMTU = v.mtu ?? 0 }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.2.2
@@ -156,7 +131,7 @@ public struct ATTExchangeMTUResponse: ATTMessageType {
     public var serverRxMTU: UInt16
     public init(serverRxMTU: UInt16) { self.serverRxMTU = serverRxMTU }
     public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(serverRxMTU) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) { serverRxMTU = try r.readUInt16(.little, "server rx mtu") }
+    public init(_ v: ATTPDU) { serverRxMTU = v.mtu ?? 0 }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.3.1
@@ -166,7 +141,7 @@ public struct ATTFindInformationRequest: ATTMessageType {
     public var endHandle: UInt16
     public init(startHandle: UInt16 = 0x0001, endHandle: UInt16 = 0xFFFF) { self.startHandle = startHandle; self.endHandle = endHandle }
     public func encodeParameters(into w: inout ByteWriter) { w.writeUInt16(startHandle); w.writeUInt16(endHandle) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) { (startHandle, endHandle) = try r.readRange() }
+    public init(_ v: ATTPDU) { startHandle = v.startHandle ?? 0; endHandle = v.endHandle ?? 0 }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.3.2. Encodes format 1 when every UUID is 16-bit, else format 2.
@@ -185,16 +160,9 @@ public struct ATTFindInformationResponse: ATTMessageType {
             if short { w.writeUInt16(UInt16(e.uuid.shortValue!)) } else { w.writeBytes(e.uuid.littleEndianBytes) }
         }
     }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        let f = try r.readUInt8("format")
-        guard f == 1 || f == 2 else { throw DecodeError(code: .invalidValue, offset: 1, message: "find information: format \(f) is reserved") }
-        let size = f == 1 ? 2 : 16
-        entries = []
-        while !r.isAtEnd {
-            let h = try r.readUInt16(.little, "handle")
-            entries.append(ATTHandleUUID(handle: h, uuid: BluetoothUUID(littleEndian: try r.readBytes(size, "uuid"))!))
-        }
-        long = f == 2 && entries.allSatisfy { ($0.uuid.shortValue ?? .max) <= 0xFFFF }
+    public init(_ v: ATTPDU) {
+        entries = v.findInformation.map { $0.map { ATTHandleUUID(handle: $0.handle, uuid: $0.uuid) } } ?? []
+        long = v.format == 2 && entries.allSatisfy { ($0.uuid.shortValue ?? .max) <= 0xFFFF }
     }
 }
 
@@ -212,10 +180,10 @@ public struct ATTFindByTypeValueRequest: ATTMessageType {
     public func encodeParameters(into w: inout ByteWriter) {
         w.writeUInt16(startHandle); w.writeUInt16(endHandle); w.writeUInt16(type); w.writeBytes(value)
     }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        (startHandle, endHandle) = try r.readRange()
-        type = try r.readUInt16(.little, "attribute type")
-        value = Array(r.readRemaining())
+    public init(_ v: ATTPDU) {
+        startHandle = v.startHandle ?? 0; endHandle = v.endHandle ?? 0
+        type = UInt16(truncatingIfNeeded: v.attributeType?.shortValue ?? 0)
+        value = v.value.map(Array.init) ?? []
     }
 }
 
@@ -227,13 +195,7 @@ public struct ATTFindByTypeValueResponse: ATTMessageType {
     public func encodeParameters(into w: inout ByteWriter) {
         for e in ranges { w.writeUInt16(e.start); w.writeUInt16(e.end) }
     }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        ranges = []
-        while !r.isAtEnd {
-            let s = try r.readUInt16(.little, "found attribute handle")
-            ranges.append(ATTHandleRange(start: s, end: try r.readUInt16(.little, "group end handle")))
-        }
-    }
+    public init(_ v: ATTPDU) { ranges = v.handleRanges.map { $0.map { ATTHandleRange(start: $0.start, end: $0.end) } } ?? [] }
 }
 
 /// Requests for a handle range and an attribute type (Read By Type, Read By Group Type):
@@ -251,9 +213,8 @@ extension ATTRangeTypeRequest {
     public func encodeParameters(into w: inout ByteWriter) {
         w.writeUInt16(startHandle); w.writeUInt16(endHandle); w.writeATTUUID(type)
     }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        let (start, end) = try r.readRange()
-        self.init(startHandle: start, endHandle: end, type: try r.readATTUUID(Self.typeField))
+    public init(_ v: ATTPDU) {
+        self.init(startHandle: v.startHandle ?? 0, endHandle: v.endHandle ?? 0, type: v.attributeType ?? BluetoothUUID(0))
     }
 }
 
@@ -279,15 +240,7 @@ public struct ATTReadByTypeResponse: ATTMessageType {
         w.writeUInt8(UInt8(truncatingIfNeeded: 2 + (entries.first?.value.count ?? 0)))
         for e in entries { w.writeUInt16(e.handle); w.writeBytes(e.value) }
     }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        let n = Int(try r.readUInt8("length"))
-        guard n >= 2 else { throw DecodeError(code: .invalidValue, offset: 1, message: "entry length \(n) below 2") }
-        entries = []
-        while !r.isAtEnd {
-            let h = try r.readUInt16(.little, "attribute handle")
-            entries.append(ATTHandleValue(handle: h, value: Array(try r.readBytes(n - 2, "attribute value"))))
-        }
-    }
+    public init(_ v: ATTPDU) { entries = v.attributeData.map { $0.map { ATTHandleValue(handle: $0.handle, value: Array($0.value)) } } ?? [] }
 }
 
 /// Core 5.4 Vol 3 Part F §3.4.4.9
@@ -312,14 +265,7 @@ public struct ATTReadByGroupTypeResponse: ATTMessageType {
         w.writeUInt8(UInt8(truncatingIfNeeded: 4 + (entries.first?.value.count ?? 0)))
         for e in entries { w.writeUInt16(e.start); w.writeUInt16(e.end); w.writeBytes(e.value) }
     }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        let n = Int(try r.readUInt8("length"))
-        guard n >= 4 else { throw DecodeError(code: .invalidValue, offset: 1, message: "entry length \(n) below 4") }
-        entries = []
-        while !r.isAtEnd {
-            let s = try r.readUInt16(.little, "attribute handle")
-            let e = try r.readUInt16(.little, "end group handle")
-            entries.append(ATTGroupValue(start: s, end: e, value: Array(try r.readBytes(n - 4, "attribute value"))))
-        }
+    public init(_ v: ATTPDU) {
+        entries = v.groupData.map { $0.map { ATTGroupValue(start: $0.start, end: $0.end, value: Array($0.value)) } } ?? []
     }
 }

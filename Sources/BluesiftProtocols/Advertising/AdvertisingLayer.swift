@@ -29,6 +29,12 @@ public struct AdvertisingReport {
         self.data = data
     }
 
+    /// A scan response in an HCI report: legacy event type 0x04 SCAN_RSP (Core 6.0 Vol 4 Part E
+    /// §7.7.65.2), or the extended report's Scan response bit 3 (§7.7.65.13).
+    public var isScanResponse: Bool {
+        eventTypeTable == .legacy ? eventType == 0x04 : (eventTypeTable == .extended && eventType & 0x0008 != 0)
+    }
+
     public var eventTypeName: String {
         switch eventTypeTable {
         case .legacy: AdvertisingLayer.legacyEventTypeName(UInt8(truncatingIfNeeded: eventType))

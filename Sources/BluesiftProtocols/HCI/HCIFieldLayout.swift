@@ -87,12 +87,26 @@ public enum HCIFieldLayout {
         }
     }
 
+    /// An LE (Extended) Advertising Report event (§7.7.65.2, §7.7.65.13).
+    public static func isAdvertisingReport(_ b: UnsafeRawBufferPointer) -> Bool {
+        b.count > 3 && b[0] == HCIEventCode.leMeta.rawValue
+            && (b[2] == HCILESubeventCode.advertisingReport.rawValue || b[2] == HCILESubeventCode.extendedAdvertisingReport.rawValue)
+    }
+
+    /// Remote Name Request Complete (§7.7.7) with status success: the address offset and the
+    /// name's bytes (up to its NUL), nil when the name is empty.
+    public static func remoteName(_ b: UnsafeRawBufferPointer) -> (address: Int, name: Range<Int>)? {
+        guard b.count > 9, b[0] == HCIEventCode.remoteNameRequestComplete.rawValue, b[2] == HCIStatus.success.rawValue else { return nil }
+        let end = b[9...].firstIndex(of: 0) ?? b.count
+        return end > 9 ? (3, 9..<end) : nil
+    }
+
     /// LE Advertising Report (§7.7.65.2) and LE Extended Advertising Report (§7.7.65.13): each
     /// report's address offset and data range, reports one after another (as controllers send
     /// them and Wireshark reads them).
     public static func advertisingReports(_ b: UnsafeRawBufferPointer) -> [(address: Int, data: Range<Int>)] {
-        guard b.count > 3, b[0] == 0x3E, b[2] == 0x02 || b[2] == 0x0D else { return [] }
-        let extended = b[2] == 0x0D
+        guard isAdvertisingReport(b) else { return [] }
+        let extended = b[2] == HCILESubeventCode.extendedAdvertisingReport.rawValue
         // Legacy: event type, address type, address, data length, data, RSSI.
         // Extended: 24 fixed bytes (address at 3, data length at 23), then data.
         let fixed = extended ? 24 : 9, addressAt = extended ? 3 : 2, trailer = extended ? 0 : 1

@@ -40,6 +40,11 @@ public struct HCIPacket: FieldDescribable {
 
     /// LE Meta subevent code (§7.7.65).
     public var subevent: UInt8?
+    /// `opcode` named, for an event (§7.7) and for a command (§7.8).
+    @inline(__always) public var eventCode: HCIEventCode { HCIEventCode(UInt8(truncatingIfNeeded: opcode)) }
+    @inline(__always) public var commandCode: HCICommandOpcode { HCICommandOpcode(UInt16(truncatingIfNeeded: opcode)) }
+    /// `subevent` named.
+    @inline(__always) public var leSubevent: HCILESubeventCode? { subevent.map { HCILESubeventCode($0) } }
     /// Command Complete/Status: the command answered, and the credits returned.
     public var commandOpcode: UInt16?
     public var numPackets: UInt8?

@@ -1,5 +1,28 @@
 import BluesiftWire
 
+/// Advertising physical channel PDU Type (Core 6.0 Vol 6 Part B §2.3 Table 2.3), the low four
+/// bits of the header's first octet. Names: `LLNames.advPDUTypeName`.
+public enum LLAdvPDUType {
+    public static let advInd: UInt8 = 0x0
+    public static let advDirectInd: UInt8 = 0x1
+    public static let advNonconnInd: UInt8 = 0x2
+    /// SCAN_REQ, AUX_SCAN_REQ on a secondary channel.
+    public static let scanReq: UInt8 = 0x3
+    public static let scanRsp: UInt8 = 0x4
+    /// CONNECT_IND, AUX_CONNECT_REQ on a secondary channel.
+    public static let connectInd: UInt8 = 0x5
+    public static let advScanInd: UInt8 = 0x6
+    /// ADV_EXT_IND, AUX_ADV_IND and the other AUX_* on a secondary channel.
+    public static let advExtInd: UInt8 = 0x7
+    public static let auxConnectRsp: UInt8 = 0x8
+    /// AdvA then AdvData (§2.3.1.1, .3, .4, §2.3.2.2): ADV_IND, ADV_NONCONN_IND, SCAN_RSP, ADV_SCAN_IND.
+    public static func carriesAdvData(_ t: UInt8) -> Bool { t == advInd || t == advNonconnInd || t == scanRsp || t == advScanInd }
+    /// Two addresses and nothing else to redact: ADV_DIRECT_IND (AdvA, TargetA), SCAN_REQ (ScanA, AdvA).
+    public static func hasTwoAddresses(_ t: UInt8) -> Bool { t == advDirectInd || t == scanReq }
+    /// The Common Extended Advertising Payload Format (§2.3.4).
+    public static func isExtended(_ t: UInt8) -> Bool { t == advExtInd || t == auxConnectRsp }
+}
+
 /// CONNECT_IND / AUX_CONNECT_REQ payload (Core 5.4 Vol 6 Part B §2.3.3.1).
 public struct LLConnectInd: Hashable, Sendable {
     public var initA: BDAddr
@@ -18,7 +41,10 @@ public struct LLConnectInd: Hashable, Sendable {
     public var hop: UInt8
     public var sca: UInt8
 
-    init?(_ p: UnsafeRawBufferPointer) {
+    /// InitA and AdvA: the first 12 octets of the payload (§2.3.3.1).
+    public static let addressOffsets = [0, 6]
+
+    public init?(_ p: UnsafeRawBufferPointer) {
         guard p.count >= 34 else { return nil }
         var r = ByteReader(p)
         guard let i = try? r.readAddress(), let a = try? r.readAddress(), let aa = try? r.readUInt32(),
@@ -82,11 +108,11 @@ public struct LLExtendedHeader {
 
 extension LLPacket {
     /// CONNECT_IND / AUX_CONNECT_REQ fields.
-    public var connectInd: LLConnectInd? { pduType == 0x5 ? LLConnectInd(payload) : nil }
+    public var connectInd: LLConnectInd? { pduType == LLAdvPDUType.connectInd ? LLConnectInd(payload) : nil }
 
     /// Extended header of ADV_EXT_IND / AUX_* PDUs (types 7 and 8).
     public var extendedHeader: LLExtendedHeader? {
-        guard pduType == 0x7 || pduType == 0x8 else { return nil }
+        guard let pduType, LLAdvPDUType.isExtended(pduType) else { return nil }
         return LLExtendedHeader(payload)
     }
 }

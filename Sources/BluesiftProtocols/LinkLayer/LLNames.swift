@@ -2,6 +2,17 @@
 public struct LLControlOpcode: RawRepresentable, Hashable, Sendable {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let connectionUpdateInd = LLControlOpcode(rawValue: 0x00)
+    public static let channelMapInd = LLControlOpcode(rawValue: 0x01)
+    public static let terminateInd = LLControlOpcode(rawValue: 0x02)
+    public static let encReq = LLControlOpcode(rawValue: 0x03)
+    public static let encRsp = LLControlOpcode(rawValue: 0x04)
+    public static let startEncReq = LLControlOpcode(rawValue: 0x05)
+    public static let startEncRsp = LLControlOpcode(rawValue: 0x06)
+    public static let pauseEncReq = LLControlOpcode(rawValue: 0x0A)
+    public static let pauseEncRsp = LLControlOpcode(rawValue: 0x0B)
+    public static let rejectInd = LLControlOpcode(rawValue: 0x0D)
+    public static let rejectExtInd = LLControlOpcode(rawValue: 0x11)
     public var name: String {
         switch rawValue {
         case 0x00: "LL_CONNECTION_UPDATE_IND"

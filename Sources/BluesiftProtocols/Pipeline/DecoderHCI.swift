@@ -11,7 +11,7 @@ extension ProtocolDecoder {
         switch record.kind {
         case .event: trackEvent(record, &f)
         case .acl: decodeACL(record, &f)
-        case .command where f.hciStorage.opcode == 0x0405: pendingCreate[record.adapter] = f.hciStorage.peer
+        case .command where f.hciStorage.commandCode == .createConnection: pendingCreate[record.adapter] = f.hciStorage.peer
         case .sco: countSCO(record, f.hciStorage.handle)
         default: break
         }
@@ -19,15 +19,15 @@ extension ProtocolDecoder {
 
     /// Advertising reports become the `adv` layer; connection events update the table.
     private func trackEvent(_ record: CaptureRecord, _ f: inout DecodedFrame) {
-        switch f.hciStorage.opcode {
-        case 0x3E where f.hciStorage.isAdvertisingReport:
+        switch f.hciStorage.eventCode {
+        case .leMeta where f.hciStorage.isAdvertisingReport:
             // Parameters after the subevent code.
             let sub = f.hciStorage.subevent ?? 0, p = f.hciStorage.parameters   // present: a report
             f.advStorage = AdvertisingLayer(leMetaSubevent: sub,
                                             parameters: p.isEmpty ? p : UnsafeRawBufferPointer(rebasing: p[1...]))
             f.layers.insert(.adv)
             if let e = f.advStorage.error { f.errors.append(e.inLayer("adv")) }
-        case 0x03, 0x2C, 0x05, 0x12, 0x3E:
+        case .connectionComplete, .synchronousConnectionComplete, .disconnectionComplete, .roleChange, .leMeta:
             // Only these codes: passing the packet out of the frame copies it.
             connectionEvent(f.hciStorage, record)
         default:
@@ -38,19 +38,19 @@ extension ProtocolDecoder {
     /// Connection set-up and tear-down (Core 5.4 Vol 4 Part E §7.7).
     private func connectionEvent(_ hci: HCIPacket, _ record: CaptureRecord) {
         let adapter = record.adapter
-        switch hci.opcode {
-        case 0x03, 0x2C:   // (Synchronous) Connection Complete
+        switch hci.eventCode {
+        case .connectionComplete, .synchronousConnectionComplete:
             guard hci.status == .success, let h = hci.handle else { return }
             var c = ConnectionInfo(adapter: adapter, handle: h)
             c.peer = hci.peer; c.peerAddressType = hci.peerAddressType; c.transport = .bredr
             c.start = record.timestamp; c.startFrame = record.frame
             c.role = pendingCreate[adapter] == hci.peer ? .central : nil
-            if hci.opcode == 0x2C {   // §7.7.35: link type, intervals, lengths, air mode
+            if hci.eventCode == .synchronousConnectionComplete {   // §7.7.35: link type, intervals, lengths, air mode
                 c.linkType = hci.linkType
                 if hci.parameters.count >= 17 { c.airMode = hci.parameters[16] }
             }
             open(c)
-        case 0x05:   // Disconnection Complete
+        case .disconnectionComplete:
             guard hci.status == .success, let h = hci.handle else { return }
             let key = ConnectionTable.Key(adapter: adapter, handle: h)
             let id = table.ensure(key, record: record)
@@ -58,13 +58,13 @@ extension ProtocolDecoder {
                 c.end = record.timestamp; c.endFrame = record.frame; c.disconnectReason = hci.reason?.rawValue
             }
             release(StateKey(adapter: adapter, connection: UInt32(h)))
-        case 0x12:   // Role Change
+        case .roleChange:
             guard hci.status == .success, let peer = hci.peer, let role = hci.role,
                   let id = table.activeID(adapter: adapter, peer: peer) else { return }
             table.update(id) { $0.role = role == 0 ? .central : .peripheral }
-        case 0x3E:
-            switch hci.subevent {
-            case 0x01, 0x0A, 0x29:   // LE (Enhanced) Connection Complete
+        case .leMeta:
+            switch hci.leSubevent {
+            case .connectionComplete?, .enhancedConnectionComplete?, .enhancedConnectionCompleteV2?:
                 guard hci.status == .success, let h = hci.handle else { return }
                 var c = ConnectionInfo(adapter: adapter, handle: h)
                 c.peer = hci.peer; c.peerAddressType = hci.peerAddressType; c.transport = .le

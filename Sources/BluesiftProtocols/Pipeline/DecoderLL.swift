@@ -184,7 +184,7 @@ extension ProtocolDecoder {
         }
         guard let llid = ll.llid else { return }
         if llid == 3 {
-            if let p = ll.controlData, let op = ll.controlOpcode { control(op.rawValue, p, link: link, record) }
+            if let p = ll.controlData, let op = ll.controlOpcode { control(op, p, link: link, record) }
             return
         }
         guard llid == 1 || llid == 2, !(llid == 1 && ll.payload.isEmpty) else { return }
@@ -207,33 +207,37 @@ extension ProtocolDecoder {
         let length = Int(p[0]) | Int(p[1]) << 8, cid = UInt16(p[2]) | UInt16(p[3]) << 8
         guard length + 4 == p.count else { return false }
         switch cid {
-        case 0x0004: return ATTOpcode(rawValue: p[4]).kind != nil
-        case 0x0005: return (0x01...0x1A).contains(p[4])   // LE signalling command codes (Vol 3 Part A §4)
-        case 0x0006: return (0x01...0x0E).contains(p[4])   // SMP codes (Vol 3 Part H §3.3)
+        case L2CAPCID.att: return ATTOpcode(rawValue: p[4]).kind != nil
+        case L2CAPCID.leSignalling: return L2CAPSignalCode(rawValue: p[4]).isDefined
+        case L2CAPCID.smp: return SMPCode(rawValue: p[4]).pduLength != nil
         default: return false
         }
     }
 
-    /// LL control PDUs that change the connection (§2.4.2).
-    private func control(_ op: UInt8, _ p: UnsafeRawBufferPointer, link: SniffedLink, _ record: CaptureRecord) {
+    /// LL control PDUs that change the connection (§2.4.2), read through their types.
+    private func control(_ op: LLControlOpcode, _ p: UnsafeRawBufferPointer, link: SniffedLink, _ record: CaptureRecord) {
         switch op {
-        case 0x00 where p.count >= 11:   // LL_CONNECTION_UPDATE_IND
-            link.air.interval = UInt16(p[3]) | UInt16(p[4]) << 8
-            link.air.timeout = UInt16(p[7]) | UInt16(p[8]) << 8
+        case .connectionUpdateInd:
+            guard let u = LLConnectionUpdateInd(op, p) else { return }
+            link.air.interval = u.interval
+            link.air.timeout = u.timeout
             link.air.connectionUpdates += 1
-        case 0x01: link.air.channelMapUpdates += 1   // LL_CHANNEL_MAP_IND
-        case 0x02 where p.count >= 1:    // LL_TERMINATE_IND
-            link.air.terminateReason = p[0]
+        case .channelMapInd: link.air.channelMapUpdates += 1
+        case .terminateInd:
+            guard let t = LLTerminateInd(op, p) else { return }
+            link.air.terminateReason = t.errorCode
             table.update(link.tableID) { c in
-                c.end = record.timestamp; c.endFrame = record.frame; c.disconnectReason = p[0]
+                c.end = record.timestamp; c.endFrame = record.frame; c.disconnectReason = t.errorCode
             }
-        case 0x03 where p.count >= 22:   // LL_ENC_REQ: Rand, EDIV, SKDm, IVm
-            link.rand = Array(p[0..<8]); link.ediv = UInt16(p[8]) | UInt16(p[9]) << 8
-            link.skdm = Array(p[10..<18]); link.ivm = Array(p[18..<22])
+        case .encReq:
+            guard let e = LLEncReq(op, p) else { return }
+            link.rand = e.rand; link.ediv = e.ediv
+            link.skdm = e.skdc; link.ivm = e.ivc
             link.ccm = nil; link.keyState = .unknown; link.crackTried = false; link.stk = nil
-        case 0x04 where p.count >= 12:   // LL_ENC_RSP: SKDs, IVs
-            link.skds = Array(p[0..<8]); link.ivs = Array(p[8..<12])
-        case 0x05:                       // LL_START_ENC_REQ: ciphertext from here on
+        case .encRsp:
+            guard let e = LLEncRsp(op, p) else { return }
+            link.skds = e.skdp; link.ivs = e.ivp
+        case .startEncReq:  // ciphertext from here on
             if !link.encrypted {
                 link.air.encryptionStarts += 1
                 // A captured legacy pairing is cracked now, even when the sniffer decrypts.
@@ -244,7 +248,7 @@ extension ProtocolDecoder {
             }
             link.encrypted = true
             link.counter = [0, 0]
-        case 0x0B:                       // LL_PAUSE_ENC_RSP: plaintext until the next start
+        case .pauseEncRsp:  // plaintext until the next start
             link.encrypted = false
             link.snifferDecrypts = false
             link.ccm = nil; link.keyState = .unknown
@@ -252,23 +256,29 @@ extension ProtocolDecoder {
         }
     }
 
-    /// SMP values a passive capture can use (Vol 3 Part H §3.5-3.6).
+    /// SMP values a passive capture can use (Vol 3 Part H §3.5-3.6), read through the SMP
+    /// command types (a PDU of the wrong length for its code is none of them).
     private func observeSMP(_ p: UnsafeRawBufferPointer, link: SniffedLink, from: Bool?, _ record: CaptureRecord) {
-        guard let op = p.first else { return }
-        let body = Array(p.dropFirst())
-        switch op {
-        case 0x01 where p.count == 7:
+        let pdu = SMPPDU(bytes: p)
+        let whole = pdu.error == nil
+        switch pdu.smpCode {
+        case .pairingRequest:
+            guard whole, let q = SMPPairingRequest(pdu) else { return }
             link.preq = Array(p); link.confirms = [nil, nil]; link.randoms = [nil, nil]
-            if p[3] & 0x08 == 0 { link.legacyOnly = true } else { link.legacyOnly = false }
-        case 0x02 where p.count == 7:
+            link.legacyOnly = !q.features.authReq.contains(.secureConnections)
+        case .pairingResponse:
+            guard whole, let r = SMPPairingResponse(pdu) else { return }
             link.pres = Array(p)
-            if p[3] & 0x08 != 0, link.legacyOnly == false { link.secureConnections = true }
-        case 0x03 where body.count == 16, 0x04 where body.count == 16:
-            let i = from.map { $0 ? 0 : 1 } ?? (op == 0x03 ? link.confirms : link.randoms).firstIndex(where: { $0 == nil || $0 == body }) ?? 1
-            if op == 0x03 { link.confirms[i] = body } else { link.randoms[i] = body }
-        case 0x0C, 0x0D: link.secureConnections = true
-        case 0x06 where body.count == 16:   // Encryption Information: the LTK, as sent
-            let ltk = Array(body.reversed())
+            if r.features.authReq.contains(.secureConnections), link.legacyOnly == false { link.secureConnections = true }
+        case .pairingConfirm, .pairingRandom:
+            guard whole, let body = pdu.value128.map(Array.init) else { return }
+            let confirm = pdu.smpCode == .pairingConfirm
+            let i = from.map { $0 ? 0 : 1 } ?? (confirm ? link.confirms : link.randoms).firstIndex(where: { $0 == nil || $0 == body }) ?? 1
+            if confirm { link.confirms[i] = body } else { link.randoms[i] = body }
+        case .pairingPublicKey, .pairingDHKeyCheck: link.secureConnections = true
+        case .encryptionInformation:   // the LTK, as sent
+            guard whole, let e = SMPEncryptionInformation(pdu) else { return }
+            let ltk = Array(e.value.reversed())
             let owner = from.map { $0 ? link.air.central : link.air.peripheral } ?? nil
             learnedKeys.append(KnownLTK(ltk: ltk, address: owner, source: "the LTK distributed in frame \(record.frame)"))
             recoveredKeys.append(RecoveredKey(connection: link.number, frame: record.frame, central: link.air.central,
@@ -278,12 +288,12 @@ extension ProtocolDecoder {
                                               ltk: ltk, distributedBy: from))
             link.pendingLTK = (learnedKeys.count - 1, recoveredKeys.count - 1)
             link.air.security.append("LTK \(Hex.string(ltk)) distributed in frame \(record.frame)")
-        case 0x07 where body.count == 10:   // Central Identification: EDIV and Rand of that LTK
-            guard let (li, ri) = link.pendingLTK, li < learnedKeys.count, ri < recoveredKeys.count else { return }
+        case .centralIdentification:   // EDIV and Rand of that LTK
+            guard whole, let c = SMPCentralIdentification(pdu),
+                  let (li, ri) = link.pendingLTK, li < learnedKeys.count, ri < recoveredKeys.count else { return }
             link.pendingLTK = nil
-            let ediv = UInt16(body[0]) | UInt16(body[1]) << 8, rand = Array(body[2..<10])
-            learnedKeys[li].ediv = ediv; learnedKeys[li].rand = rand
-            recoveredKeys[ri].ediv = ediv; recoveredKeys[ri].rand = rand
+            learnedKeys[li].ediv = c.ediv; learnedKeys[li].rand = c.rand
+            recoveredKeys[ri].ediv = c.ediv; recoveredKeys[ri].rand = c.rand
         default: break
         }
     }

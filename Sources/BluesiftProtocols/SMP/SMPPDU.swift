@@ -31,54 +31,51 @@ public struct SMPPDU: FieldDescribable {
 
     /// Pairing Request/Response (§3.5.1-2).
     public var pairingFeatures: SMPPairingFeatures? {
-        guard code == 0x01 || code == 0x02, let p = param(0, 6) else { return nil }
+        guard smpCode == .pairingRequest || smpCode == .pairingResponse, let p = param(0, 6) else { return nil }
         return SMPPairingFeatures(parameters: p)
     }
     /// Pairing Failed (§3.5.5).
     public var reason: SMPFailureReason? {
-        guard code == 0x05, let p = param(0, 1) else { return nil }
+        guard smpCode == .pairingFailed, let p = param(0, 1) else { return nil }
         return SMPFailureReason(rawValue: p[0])
     }
     /// Security Request (§3.6.7).
     public var authReq: SMPAuthReq? {
-        guard code == 0x0B, let p = param(0, 1) else { return nil }
+        guard smpCode == .securityRequest, let p = param(0, 1) else { return nil }
         return SMPAuthReq(rawValue: p[0])
     }
     /// The 128-bit value of Confirm, Random, Encryption Information (LTK), Identity
     /// Information (IRK), Signing Information (CSRK) and DHKey Check, little-endian as sent.
     public var value128: UnsafeRawBufferPointer? {
-        switch code {
-        case 0x03, 0x04, 0x06, 0x08, 0x0A, 0x0D: return param(0, 16)
-        default: return nil
-        }
+        SMPCommands.secret(smpCode) != nil ? param(0, 16) : nil
     }
     /// Central Identification (§3.6.3).
     public var ediv: UInt16? {
-        guard code == 0x07, let p = param(0, 2) else { return nil }
+        guard smpCode == .centralIdentification, let p = param(0, 2) else { return nil }
         return UInt16(p[0]) | UInt16(p[1]) << 8
     }
-    public var rand: UnsafeRawBufferPointer? { code == 0x07 ? param(2, 8) : nil }
+    public var rand: UnsafeRawBufferPointer? { smpCode == .centralIdentification ? param(2, 8) : nil }
     /// Identity Address Information (§3.6.5).
     public var identityAddress: (type: AddressType, address: BDAddr)? {
-        guard code == 0x09, let p = param(0, 7) else { return nil }
+        guard smpCode == .identityAddressInformation, let p = param(0, 7) else { return nil }
         return (AddressType(rawValue: p[0]), BDAddr(littleEndian: UnsafeRawBufferPointer(rebasing: p[1..<7])))
     }
     /// Pairing Public Key (§3.5.6): X and Y, 32 bytes each.
-    public var publicKeyX: UnsafeRawBufferPointer? { code == 0x0C ? param(0, 32) : nil }
-    public var publicKeyY: UnsafeRawBufferPointer? { code == 0x0C ? param(32, 32) : nil }
+    public var publicKeyX: UnsafeRawBufferPointer? { smpCode == .pairingPublicKey ? param(0, 32) : nil }
+    public var publicKeyY: UnsafeRawBufferPointer? { smpCode == .pairingPublicKey ? param(32, 32) : nil }
     /// Keypress Notification (§3.5.8).
     public var keypressType: SMPKeypressType? {
-        guard code == 0x0E, let p = param(0, 1) else { return nil }
+        guard smpCode == .pairingKeypressNotification, let p = param(0, 1) else { return nil }
         return SMPKeypressType(rawValue: p[0])
     }
 
-    static func valueKey(_ code: UInt8) -> FieldKey {
+    static func valueKey(_ code: SMPCode) -> FieldKey {
         switch code {
-        case 0x03: "confirm"
-        case 0x04: "random"
-        case 0x06: "ltk"
-        case 0x08: "irk"
-        case 0x0A: "csrk"
+        case .pairingConfirm: "confirm"
+        case .pairingRandom: "random"
+        case .encryptionInformation: "ltk"
+        case .identityInformation: "irk"
+        case .signingInformation: "csrk"
         default: "dhkey_check"
         }
     }
@@ -98,7 +95,7 @@ public struct SMPPDU: FieldDescribable {
         }
         if let r = reason { sink.int("reason", Int(r.rawValue)); sink.string("reason_name", r.name) }
         if let a = authReq { a.describe(into: &sink) }
-        if let v = value128 { sink.hex(Self.valueKey(code), v) }
+        if let v = value128 { sink.hex(Self.valueKey(smpCode), v) }
         if let e = ediv { sink.int("ediv", Int(e)) }
         if let r = rand { sink.hex("rand", r) }
         if let a = identityAddress {
@@ -122,33 +119,4 @@ public struct SMPPDU: FieldDescribable {
         if let error { s += " [" + error.message + "]" }
         return s
     }
-
-    // MARK: encoding (host side)
-
-    /// Any SMP PDU: code then parameters.
-    public static func encode(_ code: SMPCode, parameters: [UInt8]) -> [UInt8] { [code.rawValue] + parameters }
-    public static func encodePairingFailed(_ reason: SMPFailureReason) -> [UInt8] { [0x05, reason.rawValue] }
-    public static func encodeSecurityRequest(_ authReq: SMPAuthReq) -> [UInt8] { [0x0B, authReq.rawValue] }
-    /// Confirm, Random, Encryption Information, Identity Information, Signing Information,
-    /// DHKey Check (§3.5.3-4, §3.5.7, §3.6.2, §3.6.4, §3.6.6): 16 octets little-endian as sent.
-    public static func encodeValue128(_ code: SMPCode, _ value: [UInt8]) -> [UInt8] {
-        precondition(value.count == 16 && [0x03, 0x04, 0x06, 0x08, 0x0A, 0x0D].contains(code.rawValue))
-        return [code.rawValue] + value
-    }
-    /// Central Identification (§3.6.3): EDIV, then Rand (8 octets little-endian).
-    public static func encodeCentralIdentification(ediv: UInt16, rand: [UInt8]) -> [UInt8] {
-        precondition(rand.count == 8)
-        return [0x07, UInt8(truncatingIfNeeded: ediv), UInt8(ediv >> 8)] + rand
-    }
-    /// Identity Address Information (§3.6.5).
-    public static func encodeIdentityAddress(type: AddressType, _ address: BDAddr) -> [UInt8] {
-        [0x09, type.rawValue] + address.littleEndianBytes
-    }
-    /// Pairing Public Key (§3.5.6): X then Y, 32 octets each, little-endian.
-    public static func encodePublicKey(x: [UInt8], y: [UInt8]) -> [UInt8] {
-        precondition(x.count == 32 && y.count == 32)
-        return [0x0C] + x + y
-    }
-    /// Keypress Notification (§3.5.8).
-    public static func encodeKeypress(_ type: SMPKeypressType) -> [UInt8] { [0x0E, type.rawValue] }
 }

@@ -123,8 +123,17 @@ public struct SMPFailureReason: RawRepresentable, Hashable, Sendable {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     public static let passkeyEntryFailed = SMPFailureReason(rawValue: 0x01)
+    public static let oobNotAvailable = SMPFailureReason(rawValue: 0x02)
+    public static let authenticationRequirements = SMPFailureReason(rawValue: 0x03)
+    public static let confirmValueFailed = SMPFailureReason(rawValue: 0x04)
     public static let pairingNotSupported = SMPFailureReason(rawValue: 0x05)
+    public static let encryptionKeySize = SMPFailureReason(rawValue: 0x06)
+    public static let commandNotSupported = SMPFailureReason(rawValue: 0x07)
     public static let unspecifiedReason = SMPFailureReason(rawValue: 0x08)
+    public static let repeatedAttempts = SMPFailureReason(rawValue: 0x09)
+    public static let invalidParameters = SMPFailureReason(rawValue: 0x0A)
+    public static let dhKeyCheckFailed = SMPFailureReason(rawValue: 0x0B)
+    public static let numericComparisonFailed = SMPFailureReason(rawValue: 0x0C)
     public var name: String {
         switch rawValue {
         case 0x01: "Passkey Entry Failed"
@@ -185,9 +194,10 @@ public struct SMPPairingFeatures: Hashable, Sendable {
         maxEncryptionKeySize = p[3]; initiatorKeys = SMPKeyDistribution(rawValue: p[4]); responderKeys = SMPKeyDistribution(rawValue: p[5])
     }
 
-    /// The PDU: `code` is .pairingRequest or .pairingResponse.
-    public func encode(code: SMPCode) -> [UInt8] {
-        [code.rawValue, ioCapability.rawValue, oobDataFlag, authReq.rawValue, maxEncryptionKeySize,
-         initiatorKeys.rawValue, responderKeys.rawValue]
+    /// The 6 parameter bytes of ``SMPPairingRequest`` and ``SMPPairingResponse``.
+    public func encodeParameters(into w: inout ByteWriter) {
+        for b in [ioCapability.rawValue, oobDataFlag, authReq.rawValue, maxEncryptionKeySize, initiatorKeys.rawValue, responderKeys.rawValue] {
+            w.writeUInt8(b)
+        }
     }
 }

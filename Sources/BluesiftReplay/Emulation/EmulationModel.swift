@@ -131,8 +131,7 @@ public final class EmulationModelBuilder {
                 guard let addr = r.address else { return }
                 var entry = advertisers[addr] ?? (r.addressType, [], [])
                 let data = Array(r.data)
-                let isScanResponse = r.eventTypeTable == .legacy ? r.eventType == 4 : (r.eventTypeTable == .extended && r.eventType & 0x0008 != 0)
-                if isScanResponse { if !data.isEmpty { entry.scan = data } } else if !data.isEmpty { entry.adv = data }
+                if r.isScanResponse { if !data.isEmpty { entry.scan = data } } else if !data.isEmpty { entry.adv = data }
                 entry.type = r.addressType ?? entry.type
                 advertisers[addr] = entry
             }
@@ -142,7 +141,7 @@ public final class EmulationModelBuilder {
         let key = info?.peer?.description ?? "connection " + Hex.fixed(UInt64(handle), width: 4)
         let lk = Self.linkKey(f, handle)
         // Encryption on this link: an Encryption Change (Vol 4 Part E §7.7.8) turning it on.
-        if let h = f.hci, h.kind == .event, h.opcode == 0x08, h.handle == handle, let d = devices[key] {
+        if let h = f.hci, h.kind == .event, h.eventCode == .encryptionChange, h.handle == handle, let d = devices[key] {
             d.links[lk, default: .init()].encrypted = h.encryption == 1 && h.status?.rawValue == 0
             if h.encryption == 1 { d.model.secured = true }
         }
