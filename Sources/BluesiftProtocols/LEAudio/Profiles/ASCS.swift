@@ -47,6 +47,7 @@ public struct ASEResponseCode: RawRepresentable, Hashable, Sendable {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     public static let success = Self(rawValue: 0)
+    public static let unsupportedMetadata = Self(rawValue: 0x0A), rejectedMetadata = Self(rawValue: 0x0B), invalidMetadata = Self(rawValue: 0x0C)
     static let names = ["Success", "Unsupported Opcode", "Invalid Length", "Invalid ASE_ID",
                         "Invalid ASE State Machine Transition", "Invalid ASE direction", "Unsupported Audio Capabilities",
                         "Unsupported Configuration Parameter value", "Rejected Configuration Parameter value",
@@ -66,7 +67,7 @@ public struct ASEReason: RawRepresentable, Hashable, Sendable {
     public var name: String { Int(rawValue) < Self.names.count ? Self.names[Int(rawValue)] : "Unknown" }
     /// The reason's name as the response code reads it.
     public func name(for code: ASEResponseCode) -> String {
-        (0x0A...0x0C).contains(code.rawValue) ? "Metadata type " + LEAudioMetadataType(rawValue: rawValue).key : name
+        [.unsupportedMetadata, .rejectedMetadata, .invalidMetadata].contains(code) ? "Metadata type " + LEAudioMetadataType(rawValue: rawValue).key : name
     }
 }
 

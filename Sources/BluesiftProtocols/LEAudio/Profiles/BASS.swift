@@ -38,6 +38,8 @@ public struct BASSOpcode: RawRepresentable, Hashable, Sendable {
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     public static let remoteScanStopped = Self(rawValue: 0), remoteScanStarted = Self(rawValue: 1), addSource = Self(rawValue: 2)
     public static let modifySource = Self(rawValue: 3), setBroadcastCode = Self(rawValue: 4), removeSource = Self(rawValue: 5)
+    /// Not read (a value too short for its opcode).
+    static let notRead = Self(rawValue: 0xFF)
     public var name: String {
         switch rawValue {
         case 0: "Remote Scan Stopped"
@@ -173,7 +175,7 @@ public struct BASSControlPointOperation: Hashable, Sendable, FieldDescribable {
 
     public init(bytes: UnsafeRawBufferPointer) {
         var r = ByteReader(bytes)
-        opcode = BASSOpcode(rawValue: 0xFF)
+        opcode = .notRead
         do throws(DecodeError) {
             opcode = BASSOpcode(rawValue: try r.readUInt8("Opcode"))
             switch opcode.rawValue {

@@ -99,8 +99,8 @@ public struct LEAudioCodecID: Hashable, Sendable {
     public init(codingFormat: UInt8, companyID: UInt16 = 0, vendorCodecID: UInt16 = 0) {
         self.codingFormat = codingFormat; self.companyID = companyID; self.vendorCodecID = vendorCodecID
     }
-    public static let lc3 = LEAudioCodecID(codingFormat: 0x06)
-    public static let transparent = LEAudioCodecID(codingFormat: 0x03)
+    public static let lc3 = Self(codingFormat: 0x06)
+    public static let transparent = Self(codingFormat: 0x03)
     public var isVendor: Bool { codingFormat == 0xFF }
     public var name: String {
         switch codingFormat {

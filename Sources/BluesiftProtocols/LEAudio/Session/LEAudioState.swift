@@ -168,22 +168,22 @@ public struct LEAudioState {
 
     mutating func commandMessage(_ opcode: UInt16, _ m: LEAudioHCIMessage) {
         switch opcode {
-        case 0x2062, 0x2063:
+        case HCICommandOpcode.leSetCIGParameters.rawValue, HCICommandOpcode.leSetCIGParametersTest.rawValue:
             pendingCIG = (UInt8(m.uint("cig_id") ?? 0), m.uints("cis_id").map { UInt8($0) },
                           UInt32(m.uint("sdu_interval_c_to_p") ?? 0), UInt32(m.uint("sdu_interval_p_to_c") ?? 0))
-        case 0x2064:
+        case HCICommandOpcode.leCreateCIS.rawValue:
             for (c, a) in zip(m.uints("cis_connection_handle"), m.uints("acl_connection_handle")) {
                 let h = UInt16(c & 0x0FFF)
                 cises[h, default: CIS(handle: h)].aclHandle = UInt16(a & 0x0FFF)
             }
-        case 0x206E:
+        case HCICommandOpcode.leSetupISODataPath.rawValue:
             if let h = m.uint("connection_handle"), let d = m.uint("data_path_direction") {
                 let h = UInt16(h & 0x0FFF)
                 if cises[h] != nil { cises[h]!.dataPaths |= 1 << UInt8(d & 1) }
             }
-        case 0x2068, 0x2069:
+        case HCICommandOpcode.leCreateBIG.rawValue, HCICommandOpcode.leCreateBIGTest.rawValue:
             if let b = m.uint("big_handle") { pendingBIG[UInt8(b)] = UInt32(m.uint("sdu_interval") ?? 0) }
-        case 0x206B:
+        case HCICommandOpcode.leBIGCreateSync.rawValue:
             if let b = m.uint("big_handle"), let s = m.uint("sync_handle"), pendingBIGSync.count < 64 {
                 pendingBIGSync[UInt8(b)] = UInt16(s & 0x0FFF)
             }
@@ -198,7 +198,7 @@ public struct LEAudioState {
     }
 
     mutating func returnMessage(_ opcode: UInt16, _ m: LEAudioHCIMessage) {
-        guard opcode == 0x2062 || opcode == 0x2063, m.uint("status") == 0, let p = pendingCIG else { return }
+        guard opcode == HCICommandOpcode.leSetCIGParameters.rawValue || opcode == HCICommandOpcode.leSetCIGParametersTest.rawValue, m.uint("status") == 0, let p = pendingCIG else { return }
         for (i, h) in m.uints("connection_handle").enumerated() {
             let h = UInt16(h & 0x0FFF)
             var c = cises[h] ?? CIS(handle: h)
@@ -218,32 +218,32 @@ public struct LEAudioState {
 
     mutating func subeventMessage(_ code: UInt8, _ m: LEAudioHCIMessage, frame: Int) {
         switch code {
-        case 0x19, 0x2A:
+        case HCILESubeventCode.cisEstablished.rawValue, HCILESubeventCode.cisEstablishedV2.rawValue:
             guard let h = m.uint("connection_handle") else { return }
             let handle = UInt16(h & 0x0FFF)
             var c = cises[handle] ?? CIS(handle: handle)
             c.status = UInt8(m.uint("status") ?? 0)
-            if code == 0x2A {
+            if code == HCILESubeventCode.cisEstablishedV2.rawValue {
                 c.sduIntervalCToP = UInt32(m.uint("sdu_interval_c_to_p") ?? 0); c.sduIntervalPToC = UInt32(m.uint("sdu_interval_p_to_c") ?? 0)
             }
             cises[handle] = c
-        case 0x1A:
+        case HCILESubeventCode.cisRequest.rawValue:
             let h = UInt16((m.uint("cis_connection_handle") ?? 0) & 0x0FFF)
             var c = cises[h] ?? CIS(handle: h)
             c.aclHandle = UInt16((m.uint("acl_connection_handle") ?? 0) & 0x0FFF)
             c.cigID = UInt8(m.uint("cig_id") ?? 0); c.cisID = UInt8(m.uint("cis_id") ?? 0)
             cises[h] = c
-        case 0x1B, 0x1D:
+        case HCILESubeventCode.createBIGComplete.rawValue, HCILESubeventCode.bigSyncEstablished.rawValue:
             let b = UInt8(m.uint("big_handle") ?? 0)
-            var g = bigs[b] ?? BIG(bigHandle: b, source: code == 0x1B)
+            var g = bigs[b] ?? BIG(bigHandle: b, source: code == HCILESubeventCode.createBIGComplete.rawValue)
             g.status = UInt8(m.uint("status") ?? 0)
             g.bisHandles = m.uints("connection_handle").map { UInt16($0 & 0x0FFF) }
             g.sduInterval = pendingBIG[b] ?? pendingBIGSync[b].flatMap { bigInfo[$0]?.sduInterval } ?? g.sduInterval
             bigs[b] = g
-        case 0x1E:
+        case HCILESubeventCode.bigSyncLost.rawValue:
             let b = UInt8(m.uint("big_handle") ?? 0)
             bigs[b, default: BIG(bigHandle: b, source: false)].lost = (frame, UInt8(m.uint("reason") ?? 0))
-        case 0x22:
+        case HCILESubeventCode.bIGInfoAdvertisingReport.rawValue:
             // BIGInfo gives the SDU interval a sink's BIG will have.
             if let s = m.uint("sync_handle"), bigInfo.count < 64 || bigInfo[UInt16(s & 0x0FFF)] != nil {
                 bigInfo[UInt16(s & 0x0FFF)] = (UInt32(m.uint("sdu_interval") ?? 0), m.uint("encryption") == 1, UInt8(m.uint("num_bis") ?? 0))
