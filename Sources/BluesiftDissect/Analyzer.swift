@@ -69,6 +69,10 @@ public final class Analyzer {
                 a.namedBy = source
             }
         }
+        // GATT carriers of protocol modules (`Carrier.gattCharacteristic`, `.gattService`).
+        if decoder.registry.hasGATTCarriers, let loc = a.location, let v = a.decoded.attStorage.value {
+            decoder.decodeGATTValue(v, characteristic: loc.characteristic, service: loc.service, &a.decoded)
+        }
         if plugins != nil { applyPlugins(&a) }
     }
 }

@@ -90,7 +90,7 @@ extension Analyzer {
         let direction: PluginDirection = a.record.direction == .sent ? .write : .notify
         let device = UInt64(a.record.adapter) << 16 | UInt64(conn)
         var result: PluginSet.Result?
-        if a.decoded.layers.contains(.rfcomm), case .rfcomm(let f)? = a.decoded.classic {
+        if a.decoded.layers.contains(RFCOMM.layer), let f = a.decoded.moduleLayer(RFCOMMFrame.self) {
             guard f.dlci != 0, f.frameType == .uih, f.at.isEmpty, !f.information.isEmpty else { return }
             let t = a.record.timestamp.microseconds
             result = plugins.process(channel: .rfcomm(f.channel), direction: direction, device: device, value: f.information, timeMicroseconds: t)

@@ -41,7 +41,7 @@ public struct CaptureSummary {
     /// Plain counters, not dictionaries or arrays: this runs for every record.
     @usableFromInline var kindCounts = InlineArray<16, Int>(repeating: 0)
     /// Records per `FrameLayer` (by its bit).
-    @usableFromInline var layerCounts = InlineArray<32, Int>(repeating: 0)
+    @usableFromInline var layerCounts = InlineArray<64, Int>(repeating: 0)
     public var adapters: Set<UInt16> = []
     @usableFromInline var lastAdapter: UInt16?
     public var bytes = 0

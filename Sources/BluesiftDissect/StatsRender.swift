@@ -3,9 +3,10 @@ import BluesiftWire
 import BluesiftGATT
 import BluesiftPlugins
 import BluesiftCapture
+import BluesiftProtocols
 
 /// What `stats` prints of a `StatsReport`: the text screen, JSON (docs/stats.md), and the
-/// CSV tables (per characteristic, Classic channels), each header written once per output.
+/// CSV tables (per characteristic, sensors, the modules' tables), each header written once per output.
 public enum StatsRender {
     /// Keys sorted: the encoder's own order follows a hash seeded per process, so the same
     /// capture gave differently ordered objects run to run.
@@ -40,19 +41,17 @@ public enum StatsRender {
         return lines.joined(separator: "\n")
     }
 
-    public static let classicCSVHeader = "file,connection,conn_handle,peer,profile,psm,dlci,server_channel,service,frames,commands,responses,bytes,first_frame,last_frame"
-
-    /// The Classic channel rows, without the header.
-    public static func classicCSV(_ r: StatsReport) -> String {
-        var lines: [String] = []
-        for c in r.classic {
-            let conn = r.connections[c.connection]
-            let cols: [String?] = [r.file, String(c.connection), Hex.fixed(UInt64(conn.handle), width: 4), conn.peer, c.profile,
-                                   c.psm.map { Hex.fixed(UInt64($0), width: 4) }, c.dlci.map(String.init), c.serverChannel.map(String.init),
-                                   c.service, String(c.frames), String(c.commands), String(c.responses), String(c.bytes),
-                                   String(c.firstFrame), String(c.lastFrame)]
-            lines.append(cols.map(csvField).joined(separator: ","))
+    /// A module's CSV table (`StatsCollector.tables`): its header, and its rows without it.
+    public static func moduleTable(_ name: String) -> (header: String, collector: Int)? {
+        for (i, c) in ProtocolRegistry.shared.collectors.enumerated() {
+            if let t = c.type.tables.first(where: { $0.name == name }) { return (t.header, i) }
         }
+        return nil
+    }
+
+    public static func moduleCSV(_ r: StatsReport, table name: String) -> String {
+        var lines: [String] = []
+        for m in r.modules { for row in m.tables[name] ?? [] { lines.append(row.map(csvField).joined(separator: ",")) } }
         return lines.joined(separator: "\n")
     }
 
@@ -137,20 +136,6 @@ public enum StatsRender {
             }
         }
         return o
-    }
-
-    /// "AVDTP (PSM 0x0019)", "RFCOMM DLCI 2 (channel 1, Handsfree)", "SCO".
-    public static func classicLabel(_ c: StatsReport.ClassicChannel) -> String {
-        var s = c.profile
-        if let d = c.dlci {
-            s += " DLCI \(d)"
-            var inner: [String] = []
-            if let ch = c.serverChannel { inner.append("channel \(ch)") }
-            if let n = c.service { inner.append(n) }
-            if d == 0 { inner.append("multiplexer") }
-            if !inner.isEmpty { s += " (" + inner.joined(separator: ", ") + ")" }
-        } else if let p = c.psm { s += " (PSM \(Hex.fixed(UInt64(p), width: 4)))" }
-        return s
     }
 
     public static func ms(_ us: Int64) -> String { TimeFormat.duration(microseconds: us) }
@@ -254,20 +239,7 @@ public enum StatsRender {
             o.append("  conn handle  reads wr-req wr-cmd notif indic errs   bytes→srv  bytes←srv  latency min/median/p95/max      name")
             o += rows
         }
-        if !r.classic.isEmpty {
-            o.append("")
-            let k = r.counts
-            o.append("classic: \(r.classic.count) channels (SDP \(k.sdp), AVDTP \(k.avdtpSignals) signals + \(k.avdtpMedia) media, "
-                     + "AVRCP \(k.avrcpCommands) commands + \(k.avrcpResponses) responses, RFCOMM \(k.rfcommFrames) frames, "
-                     + "AT \(k.hfpCommands) commands + \(k.hfpResults) results, SCO \(k.scoPackets))"
-                     + (r.classicNotListed > 0 ? " (+\(r.classicNotListed) frames on channels not listed)" : ""))
-            o.append("  conn frames   cmds  resps      bytes  first…last  channel")
-            for c in r.classic {
-                let n = StatsRender.padded
-                let span = "\(c.firstFrame)…\(c.lastFrame)"
-                o.append("  \(n(c.connection, 4)) \(n(c.frames, 6)) \(n(c.commands, 6)) \(n(c.responses, 6)) \(n(c.bytes, 10))  \(span)\(String(repeating: " ", count: max(1, 12 - span.count)))\(classicLabel(c))")
-            }
-        }
+        for m in r.modules { o += m.text }
         if let sensors = r.sensors, !sensors.isEmpty { o.append(""); o += sensorLines(r, sensors, width: width) }
         o.append("")
         let total = r.problemCounts.reduce(0) { $0 + $1.count }

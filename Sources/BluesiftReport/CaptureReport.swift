@@ -79,9 +79,9 @@ public final class CaptureReportWriter {
             let layers = frame.decoded.layers
             if layers.contains(.att) || layers.contains(.smp) {
                 row(&frame, stats, base: base!, first: &first)
-            } else if !layers.isDisjoint(with: .anyClassic), let c = frame.decoded.classic {
-                // Classic signalling, AT lines, AVRCP; not A2DP's media packets (thousands).
-                if case .media = c {} else { classicRow(&frame, stats, base: base!, first: &first) }
+            } else if !layers.isDisjoint(with: .anyModule), let m = frame.decoded.module, m.inSequence {
+                // Modules' PDUs (Classic signalling, AT lines, AVRCP), not media packets (thousands).
+                classicRow(&frame, stats, base: base!, first: &first)
             }
         }
         raw("]</script>\n")

@@ -1,3 +1,5 @@
+import BluesiftProtocols
+
 /// The page around the data: CSS and the hand-written script that renders the views from
 /// the embedded JSON. No network, no fonts, no libraries: the file opens from a ticket.
 enum ReportAssets {
@@ -323,20 +325,8 @@ enum ReportAssets {
             var grid=el('div',{'class':'sensor-grid'});gr.rows.forEach(function(i){grid.appendChild(chart(i));});box.appendChild(grid);sec.appendChild(box);});
         });}
 
-      // ---------- Classic ----------
-      // SDP, AVDTP (signalling and A2DP media), AVRCP, RFCOMM per DLCI with HFP AT lines, SCO:
-      // stats' classic table; their PDUs are rows of the sequence view.
-      function classicLabel(c){var s=c.profile;if(c.dlci!=null){var inner=[];if(c.server_channel!=null)inner.push('channel '+c.server_channel);if(c.service)inner.push(c.service);
-        if(c.dlci===0)inner.push('multiplexer');s+=' DLCI '+c.dlci+(inner.length?' ('+inner.join(', ')+')':'');}else if(c.psm!=null)s+=' (PSM '+hex4(c.psm)+')';return s;}
-      if((S.classic||[]).length){count('classic',S.classic.length,'Classic channels');
-        addView('classic','Classic ('+S.classic.length+')',function(sec){var k=S.counts;
-          sec.appendChild(el('p',{'class':'mut',id:'classic-counts'},'SDP '+k.sdp+' PDUs · AVDTP '+k.avdtp_signals+' signals + '+k.avdtp_media+' media packets · AVRCP '+k.avrcp_commands+' commands + '+k.avrcp_responses+' responses · RFCOMM '+k.rfcomm_frames+' frames · HFP/HSP AT '+k.hfp_commands+' commands + '+k.hfp_results+' results · SCO '+k.sco_packets+' packets. Their PDUs are in the Sequence view.'));
-          var t=el('table',{id:'classic-table'});var h=el('tr');['conn','channel','frames','commands','responses','bytes','first','last'].forEach(function(x){h.appendChild(el('th',null,x));});t.appendChild(h);
-          S.classic.forEach(function(c){var tr=el('tr',{'data-profile':c.profile});function td(v,cls){var d=el('td',{'class':cls||''},v);tr.appendChild(d);return d;}
-            td(connLabel(c.connection),'nw');td(classicLabel(c));td(c.frames,'n');td(c.commands,'n');td(c.responses,'n');td(c.bytes,'n');
-            td('').appendChild(frameLink(c.first_frame));td('').appendChild(frameLink(c.last_frame));t.appendChild(tr);});
-          sec.appendChild(t);});}
 
+    """# + ProtocolRegistry.shared.reportViews + #"""
       // ---------- problems ----------
       addView('problems','Problems ('+nProblems+')',function(sec){
         var p=el('p',null,(S.problem_counts||[]).map(function(k){return k.kind.replace(/_/g,' ')+': '+k.count;}).join(' · ')||'No problems found.');sec.appendChild(p);

@@ -22,7 +22,15 @@ struct Stats: ParsableCommand {
         """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
-    enum Table: String, ExpressibleByArgument, CaseIterable { case characteristics, classic, sensors }
+    /// The built-in tables and those of the protocol modules (`StatsCollector.tables`).
+    struct Table: ExpressibleByArgument, Equatable {
+        var name: String
+        init?(argument: String) { guard Self.names.contains(argument) else { return nil }; name = argument }
+        static let names = ["characteristics"] + ProtocolRegistry.shared.collectors.flatMap { c in c.type.tables.map { $0.name } } + ["sensors"]
+        static var allValueStrings: [String] { names }
+        static let characteristics = Table(argument: "characteristics")!, sensors = Table(argument: "sensors")!
+        static var helpList: String { names.dropLast().joined(separator: ", ") + " or " + names.last! }
+    }
 
     @Argument(help: "Capture files, or folders of them.")
     var files: [String]
@@ -30,7 +38,7 @@ struct Stats: ParsableCommand {
     @Option(help: "Output format: text, json or csv.")
     var format: Format = .text
 
-    @Option(help: "Table written by --format csv: characteristics, classic or sensors.")
+    @Option(help: ArgumentHelp("Table written by --format csv: " + Table.helpList + "."))
     var table: Table = .characteristics
 
     @OptionGroup var jobs: JobsOption
@@ -57,7 +65,8 @@ struct Stats: ParsableCommand {
         let toDirectory = output.outputDir != nil
         let width = wide || toDirectory || !stdoutIsTerminal ? nil : terminalColumns()
         // One header for all files on stdout; one per file in --output-dir.
-        let csvHeader = table == .classic ? StatsRender.classicCSVHeader : table == .sensors ? StatsRender.sensorsCSVHeader : StatsRender.csvHeader
+        let module = StatsRender.moduleTable(table.name)
+        let csvHeader = module?.header ?? (table == .sensors ? StatsRender.sensorsCSVHeader : StatsRender.csvHeader)
         if format == .csv && !toDirectory { var out = Output(); out.line(csvHeader); out.flush() }
         let body: (String, Int32) -> Int32 = { path, fd in
             guard let report = Stats.compute(path, settings: settings, filter: frameFilter, keys: keys) else { return 2 }
@@ -68,7 +77,8 @@ struct Stats: ParsableCommand {
             // One line at a time: `line` escapes control characters from the air.
             case .csv:
                 if toDirectory { out.line(csvHeader) }
-                let rows = table == .classic ? StatsRender.classicCSV(report) : table == .sensors ? StatsRender.sensorsCSV(report) : StatsRender.csv(report)
+                let rows = module != nil ? StatsRender.moduleCSV(report, table: table.name)
+                    : table == .sensors ? StatsRender.sensorsCSV(report) : StatsRender.csv(report)
                 for l in rows.split(separator: "\n") { out.line(String(l)) }
             case .text: for l in StatsRender.text(report, width: width).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
             }

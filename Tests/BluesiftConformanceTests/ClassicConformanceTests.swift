@@ -44,18 +44,19 @@ import BluesiftProtocols
         let h = { (v: Int) in String(v, radix: 16) }
         while let r = reader.next() {
             let f = decoder.decode(r)
-            guard let c = f.classic else { continue }
+            guard let c = f.module else { continue }
             var row: [String: String] = [:]
             switch c {
-            case .sdp(let p): row["sdp"] = "\(h(Int(p.pduID.rawValue))) \(h(Int(p.transactionID)))"
-            case .rfcomm(let fr):
+            case let p as SDPPDU: row["sdp"] = "\(h(Int(p.pduID.rawValue))) \(h(Int(p.transactionID)))"
+            case let fr as RFCOMMFrame:
                 row["rfcomm"] = "\(h(Int(fr.dlci))) \(h(Int(fr.frameType.rawValue))) " + (fr.mux.map { h(Int($0.type.rawValue)) } ?? "")
                 if let l = fr.at.first { row["hfp"] = l.command }
-            case .avdtp(let s):
+            case let s as AVDTPSignal:
                 row["avdtp"] = "\(s.signalID.map { h(Int($0.rawValue)) } ?? "") \(h(Int(s.messageType.rawValue))) \(h(Int(s.transaction)))"
-            case .media(let m): row["avdtp"] = "media \(m.sequence)"
-            case .avrcp(let a):
+            case let m as AVDTPMediaPacket: row["avdtp"] = "media \(m.sequence)"
+            case let a as AVCTPPDU:
                 row["avrcp"] = "\(a.pid.map { h(Int($0)) } ?? "") \(a.opcode.map { h(Int($0)) } ?? "") \(a.pduID.map { h(Int($0.rawValue)) } ?? "") \(a.ctype.map { h(Int($0.rawValue)) } ?? "")"
+            default: continue
             }
             out[r.frame] = row
         }

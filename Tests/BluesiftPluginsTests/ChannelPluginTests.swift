@@ -109,7 +109,7 @@ import BluesiftPlugins
         for r in records {
             let a = analyzer.analyze(r)
             if r.frame == 7 {
-                guard case .rfcomm(let f)? = a.decoded.classic else { Issue.record("frame 7 is not RFCOMM"); return [] }
+                guard let f = a.decoded.moduleLayer(RFCOMMFrame.self) else { Issue.record("frame 7 is not RFCOMM"); return [] }
                 #expect(f.serviceName == "Serial Port" && f.channel == 5 && f.dlci == 10)
             }
             for m in a.vendor?.messages ?? [] {

@@ -151,9 +151,9 @@ import BluesiftCapture
         var seen: [Int: String] = [:], media = 0
         while let r = reader.next() {
             let f = d.decode(r)
-            guard let c = f.classic else { continue }
-            if case .media(let m) = c { media += 1; if m.sbcFrames == nil { seen[r.frame] = "media without SBC" } }
-            if [158, 198, 210, 391].contains(r.frame) { seen[r.frame] = c.summary }
+            guard f.module != nil, let top = FrameLayer.mostSpecific(f.layers) else { continue }
+            if let m = f.moduleLayer(AVDTPMediaPacket.self) { media += 1; if m.sbcFrames == nil { seen[r.frame] = "media without SBC" } }
+            if [158, 198, 210, 391].contains(r.frame) { seen[r.frame] = top.summary(f) }
         }
         #expect(media == 1585)
         #expect(seen[158] == "SDP Service Search Attribute Response tid=1: Handsfree (RFCOMM 3) Handsfree 1.6")
@@ -205,9 +205,9 @@ import BluesiftCapture
         let start = received(d, 4, [0x1 << 4 | 1 << 2 | 2, 3, 0x0C] + c[0..<8])
         let cont = received(d, 5, [0x1 << 4 | 2 << 2 | 2] + c[8..<16])
         let end = received(d, 6, [0x1 << 4 | 3 << 2 | 2] + c[16...])
-        #expect(start.classic?.summary == "AVDTP Get All Capabilities Response Accept tid=1 (start packet)")
-        #expect(cont.classic?.summary == "AVDTP Fragment Response Accept tid=1 (continue packet)")
-        guard case .avdtp(let sig)? = end.classic else { Issue.record("no AVDTP layer"); return }
+        #expect(FrameLayer.mostSpecific(start.layers)?.summary(start) == "AVDTP Get All Capabilities Response Accept tid=1 (start packet)")
+        #expect(FrameLayer.mostSpecific(cont.layers)?.summary(cont) == "AVDTP Fragment Response Accept tid=1 (continue packet)")
+        guard let sig = end.moduleLayer(AVDTPSignal.self) else { Issue.record("no AVDTP layer"); return }
         #expect(end.errors.isEmpty)
         #expect(sig.signalID == .getAllCapabilities && sig.reassembled == 3 && sig.startFrame == 4)
         #expect(Array(sig.parameters) == c)
@@ -228,7 +228,7 @@ import BluesiftCapture
         _ = received(d, 5, [0x3 << 4 | 1 << 2 | 2, 3, 0x0C] + Self.caps[0..<10])
         let end = received(d, 6, [0x3 << 4 | 3 << 2 | 2] + Self.caps[10...])
         #expect(end.errors.map(\.message) == ["2 packets from #5, the start packet announced 3"])
-        if case .avdtp(let sig)? = end.classic { #expect(sig.reassembled == 2 && Array(sig.parameters) == Self.caps) }
+        if let sig = end.moduleLayer(AVDTPSignal.self) { #expect(sig.reassembled == 2 && Array(sig.parameters) == Self.caps) }
         else { Issue.record("no AVDTP layer") }
         // A second start before the first ended: the first is dropped with a note.
         _ = received(d, 7, [0x4 << 4 | 1 << 2 | 2, 2, 0x0C] + Self.caps[0..<4])
@@ -245,10 +245,10 @@ import BluesiftCapture
         #expect(over.errors.map(\.message) == ["message started in #4 is over 16384 bytes: not reassembled"])
         let end = received(d, 6, [0x1 << 4 | 3 << 2 | 2] + big)
         #expect(end.errors.isEmpty)
-        if case .avdtp(let sig)? = end.classic { #expect(sig.reassembled == nil && sig.packetType == 3) }
+        if let sig = end.moduleLayer(AVDTPSignal.self) { #expect(sig.reassembled == nil && sig.packetType == 3) }
         // The next message on the channel decodes normally.
         let next = received(d, 7, [0x2 << 4 | 2, 0x0C] + Self.caps)
-        if case .avdtp(let sig)? = next.classic { #expect(sig.signalID == .getAllCapabilities && sig.codec != nil) }
+        if let sig = next.moduleLayer(AVDTPSignal.self) { #expect(sig.signalID == .getAllCapabilities && sig.codec != nil) }
         else { Issue.record("no AVDTP layer") }
     }
 
@@ -262,8 +262,8 @@ import BluesiftCapture
         // tl 3, response: start (2 packets, PID 0x110E) with the first 20 octets, end with the rest.
         let start = received(d, 4, [0x3 << 4 | 1 << 2 | 2, 2, 0x11, 0x0E] + avc[0..<20])
         let end = received(d, 5, [0x3 << 4 | 3 << 2 | 2] + avc[20...])
-        #expect(start.classic?.summary.hasSuffix("(start packet) tid=3") == true)
-        guard case .avrcp(let p)? = end.classic else { Issue.record("no AVRCP layer"); return }
+        #expect(FrameLayer.mostSpecific(start.layers)?.summary(start).hasSuffix("(start packet) tid=3") == true)
+        guard let p = end.moduleLayer(AVCTPPDU.self) else { Issue.record("no AVRCP layer"); return }
         #expect(end.errors.isEmpty)
         #expect(p.pid == 0x110E && p.isResponse && p.pduID?.rawValue == 0x20 && p.reassembled == 2 && p.startFrame == 4)
         #expect(p.elementAttributes.map(\.1) == ["A title long enough to need two AVCTP packets", "Somebody"])
@@ -291,12 +291,12 @@ import BluesiftCapture
         }
         let requestMore: (UInt8) -> [UInt8] = { tl in [tl << 4, 0x11, 0x0E, 0x00, 0x48, 0x00, 0x00, 0x19, 0x58, 0x40, 0x00, 0x00, 0x01, 0x20] }
         let start = received(d, 4, fragment(3, 1, params[0..<40]))
-        #expect(start.classic?.summary == "AVRCP Stable GetElementAttributes (start fragment) tid=3")
-        #expect(sent(5, requestMore(4)).classic?.summary == "AVRCP Control RequestContinuingResponse tid=4")
+        #expect(FrameLayer.mostSpecific(start.layers)?.summary(start) == "AVRCP Stable GetElementAttributes (start fragment) tid=3")
+        #expect(FrameLayer.avrcp.summary(sent(5, requestMore(4))) == "AVRCP Control RequestContinuingResponse tid=4")
         _ = received(d, 6, fragment(4, 2, params[40..<80]))
         _ = sent(7, requestMore(5))
         let end = received(d, 8, fragment(5, 3, params[80...]))
-        guard case .avrcp(let p)? = end.classic else { Issue.record("no AVRCP layer"); return }
+        guard let p = end.moduleLayer(AVCTPPDU.self) else { Issue.record("no AVRCP layer"); return }
         #expect(end.errors.isEmpty)
         #expect(p.reassembled == 3 && p.startFrame == 4 && p.avrcpPacketType == 0)
         #expect(Array(p.parameters) == params)

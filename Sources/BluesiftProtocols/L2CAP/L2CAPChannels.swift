@@ -23,6 +23,9 @@ struct L2CAPChannels {
     private struct Pending { var identifier: UInt8; var side: UInt8; var psm: UInt16; var sourceCIDs: [UInt16] }
 
     static let maxChannels = 64
+    /// PSMs of ATT over BR/EDR and of Enhanced ATT (Assigned Numbers §5.4; Vol 3 Part G §5.2-5.3).
+    public static let attPSM: UInt16 = 0x001F
+    public static let eattPSM: UInt16 = 0x0027
     private(set) var channels: [Key: Channel] = [:]
     private var pending: [Pending] = []
     private struct PendingConfig { var identifier: UInt8; var side: UInt8; var key: Key; var mode: UInt8; var fcs: Bool }

@@ -8,8 +8,8 @@ public struct DecodedFrame {
     /// Counting and resetting read this instead of the layers themselves: Swift copies a
     /// layer (200-300 bytes) to test its optional for nil.
     public struct Layers: OptionSet, Sendable {
-        public var rawValue: UInt32
-        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        public var rawValue: UInt64
+        public init(rawValue: UInt64) { self.rawValue = rawValue }
     }
 
     public var record: CaptureRecord
@@ -33,7 +33,9 @@ public struct DecodedFrame {
     /// Rarer layers, set by the decoder only, together with `layers`.
     public internal(set) var smp: SMPPDU?
     public internal(set) var ll: LLPacket?
-    public internal(set) var classic: ClassicLayer?
+    /// The layer of a protocol module (`ProtocolModule`): at most one per frame, its bits
+    /// (`value.layers`) set in `layers`.
+    public internal(set) var module: (any ModuleLayer)?
     /// Text of `.note` records, and descriptions of index/control records.
     public internal(set) var note: String?
     public internal(set) var layers: Layers = []
@@ -55,7 +57,7 @@ public struct DecodedFrame {
             if layers.contains(.smp) { smp = nil }
             if layers.contains(.ll) { ll = nil }
             if layers.contains(.note) { note = nil }
-            if !layers.isDisjoint(with: .anyClassic) { classic = nil }
+            if !layers.isDisjoint(with: .anyModule) { module = nil }
             layers = []
         }
         if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
@@ -66,10 +68,10 @@ public struct DecodedFrame {
     mutating func set(_ v: SMPPDU) { smp = v; layers.insert(.smp) }
     mutating func set(_ v: AdvertisingLayer) { advStorage = v; layers.insert(.adv) }
     mutating func set(_ v: LLPacket) { ll = v; layers.insert(.ll) }
-    mutating func set(_ v: ClassicLayer) {
-        classic = v; layers.insert(v.layer)
-        if case .rfcomm(let r) = v, !r.at.isEmpty { layers.insert(.hfp) }
-    }
+    /// Sets a module's layer (the decoder's carriers, or the analyzer's GATT carriers).
+    public mutating func set(module v: any ModuleLayer) { module = v; layers.formUnion(v.layers) }
+    /// The module layer as its type: `f.moduleLayer(RFCOMMFrame.self)`.
+    public func moduleLayer<T: ModuleLayer>(_ type: T.Type) -> T? { module as? T }
     mutating func set(note v: String) { note = v; layers.insert(.note) }
 }
 

@@ -26,23 +26,35 @@ extension ProtocolDecoder {
         case 0x0040...:
             guard let ch = s.channels.channel(sentBy: side, cid: cid) else { break }
             f.l2capStorage.psm = ch.psm
-            let isATT = ch.psm == 0x001F || ch.psm == 0x0027
+            // ATT on BR/EDR and Enhanced ATT (Vol 3 Part A §4.2, Part G §5.4); the modules'
+            // PSMs from the registry's table.
+            let isATT = ch.psm == L2CAPChannels.attPSM || ch.psm == L2CAPChannels.eattPSM
+            let module = isATT ? nil : registry.module(psm: ch.psm)
             if !ch.creditBased {
                 if isATT { decodeATT(payload, cid: ch.bearer, truncated: truncated, state: s, side: side, record, &f) }
-                else if Self.isClassicPSM(ch.psm) {
+                else if let m = module {
                     if ch.mode == 3 || ch.mode == 4 {
                         if let sdu = retransmissionFrame(ch, &f) {
-                            decodeClassic(sdu, psm: ch.psm, bearer: ch.bearer, state: s, side: side, record, &f)
+                            decodeModule(m, sdu, carrier: .psm(ch.psm), state: s, side: side, bearer: ch.bearer,
+                                         truncated: f.l2capStorage.truncated, record, &f)
                         }
                     } else if !payload.isEmpty {
-                        decodeClassic(payload, psm: ch.psm, bearer: ch.bearer, state: s, side: side, record, &f)
+                        decodeModule(m, payload, carrier: .psm(ch.psm), state: s, side: side, bearer: ch.bearer,
+                                     truncated: f.l2capStorage.truncated, record, &f)
                     }
                 }
-            } else if let sdu = kFrame(side: side, state: s, truncated: truncated, &f), isATT {
-                decodeATT(sdu, cid: ch.bearer, truncated: truncated, state: s, side: side, record, &f)
+            } else if let sdu = kFrame(side: side, state: s, truncated: truncated, &f) {
+                if isATT { decodeATT(sdu, cid: ch.bearer, truncated: truncated, state: s, side: side, record, &f) }
+                else if let m = module {
+                    decodeModule(m, sdu, carrier: .psm(ch.psm), state: s, side: side, bearer: ch.bearer,
+                                 truncated: f.l2capStorage.truncated, record, &f)
+                }
             }
-        default:
-            break
+        case _ where registry.fixedCIDs.isEmpty: break
+        case let c:
+            if let m = registry.module(fixedCID: c) {
+                decodeModule(m, payload, carrier: .fixedCID(c), state: s, side: side, truncated: f.l2capStorage.truncated, record, &f)
+            }
         }
     }
 

@@ -10,8 +10,11 @@ public final class ProtocolDecoder {
         var reassembly: [Reassembler?] = [nil, nil, nil]   // by side: 0, 1, unknown
         var channels = L2CAPChannels()
         var att = ATTPairing()
-        /// Classic layers (SDP, RFCOMM, AVDTP, AVCTP): nil until the first Classic PDU.
-        var classic: ClassicState?
+        /// Module families' state (`ModuleContext.state`), by state type: created on a
+        /// family's first PDU, dropped with the connection.
+        var modules: [ObjectIdentifier: AnyObject] = [:]
+        /// Profiles already recorded in the connection table (`ModuleContext.profile`).
+        var profilesRecorded: Set<String> = []
     }
     struct StateKey: Hashable { var adapter: UInt16; var connection: UInt32 }
 
@@ -30,9 +33,13 @@ public final class ProtocolDecoder {
     /// `release` clears it (a connection that ends is released); a new connection changes
     /// the generation.
     var lastACL: (key: StateKey, state: ConnState, generation: Int)?
-    /// SDP attribute lists joined across continuations, and AVDTP/AVCTP messages reassembled
-    /// from start/continue/end packets (a frame has one Classic layer), borrowed by the frame.
-    let sdpWhole = OwnedBytes()
+    /// Messages modules put together (SDP attribute lists joined across continuations,
+    /// AVDTP/AVCTP messages from their packets), borrowed by the frame (one module layer each).
+    let moduleBytes = OwnedBytes()
+    /// The protocol modules and their carriers.
+    public let registry: ProtocolRegistry
+    /// Module families' state outside connections (advertising bearers), by state type.
+    var moduleGlobals: [ObjectIdentifier: AnyObject] = [:]
 
     /// Sniffed connections by number: roles, SN/NESN, encryption and pairing state.
     var links: [UInt16: SniffedLink] = [:]
@@ -74,8 +81,9 @@ public final class ProtocolDecoder {
     /// The last passkey search: candidates tried, seconds, threads.
     public internal(set) var lastCrack: (tried: Int, seconds: Double, threads: Int)?
 
-    public init(connectionHistoryCapacity: Int = 4096) {
+    public init(connectionHistoryCapacity: Int = 4096, registry: ProtocolRegistry = .shared) {
         table = ConnectionTable(capacity: connectionHistoryCapacity)
+        self.registry = registry
         plainScratch.reserveCapacity(256)
     }
 
@@ -117,6 +125,7 @@ public final class ProtocolDecoder {
         case .index, .control: f.set(note: Self.monitorNote(record.sourceType))
         default: break
         }
+        if registry.hasRecordCarriers { recordCarriers(record, &f) }
     }
 
     /// Linux monitor opcodes (BlueZ monitor/bt.h) of index and control records.

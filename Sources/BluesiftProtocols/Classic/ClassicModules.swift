@@ -1,8 +1,137 @@
 import BluesiftWire
 import BluesiftCapture
 
-/// Per-connection state of the Classic layers, created on the first Classic PDU (LE-only
-/// connections never allocate it). Bounded: a few small tables per connection.
+// The Classic (BR/EDR) protocols above L2CAP as modules (docs/DESIGN.md, "Adding a
+// protocol"): each declares its layers and PSM here; they share one per-connection state
+// (`ClassicState`: SDP names RFCOMM channels, AVDTP signalling configures media) and one
+// stats collector (`ClassicStats`).
+
+/// SDP (Core 5.4 Vol 3 Part B), on PSM 0x0001.
+public enum SDP: ProtocolModule {
+    public static let layers = [LayerSpec("sdp", group: "classic", specificity: 6)]
+    public static let carriers: [Carrier] = [.psm(0x0001)]
+    public static let layer = FrameLayer.registered("sdp")
+    public static var collector: (any StatsCollector.Type)? { ClassicStats.self }
+    public static func decode(_ pdu: UnsafeRawBufferPointer, _ x: ModuleContext, _ f: inout DecodedFrame) -> (any ModuleLayer)? {
+        ClassicDecode.sdp(pdu, x.state(ClassicState.self, ClassicState.init), x, side: x.side)
+    }
+}
+
+/// RFCOMM (RFCOMM 1.2 / TS 07.10), on PSM 0x0003, and the AT lines of HFP/HSP it carries.
+public enum RFCOMM: ProtocolModule {
+    public static let layers = [LayerSpec("rfcomm", group: "classic", specificity: 6),
+                                // Rides on RFCOMM frames already counted.
+                                LayerSpec("hfp", group: "classic", specificity: 7, counted: false)]
+    public static let carriers: [Carrier] = [.psm(0x0003)]
+    public static let layer = FrameLayer.registered("rfcomm")
+    public static let hfp = FrameLayer.registered("hfp")
+    public static var collector: (any StatsCollector.Type)? { ClassicStats.self }
+    public static func decode(_ pdu: UnsafeRawBufferPointer, _ x: ModuleContext, _ f: inout DecodedFrame) -> (any ModuleLayer)? {
+        ClassicDecode.rfcomm(pdu, x.state(ClassicState.self, ClassicState.init), x, side: x.side, x.record, &f)
+    }
+}
+
+/// AVDTP (AVDTP 1.3), on PSM 0x0019: the first channel signals (§5.4.2), later ones carry
+/// A2DP media.
+public enum AVDTP: ProtocolModule {
+    public static let layers = [LayerSpec("avdtp", group: "classic", specificity: 6)]
+    public static let carriers: [Carrier] = [.psm(0x0019)]
+    public static let layer = FrameLayer.registered("avdtp")
+    public static var collector: (any StatsCollector.Type)? { ClassicStats.self }
+    public static func decode(_ pdu: UnsafeRawBufferPointer, _ x: ModuleContext, _ f: inout DecodedFrame) -> (any ModuleLayer)? {
+        let c = x.state(ClassicState.self, ClassicState.init)
+        if c.avdtpSignalling == nil { c.avdtpSignalling = x.bearer }
+        guard c.avdtpSignalling == x.bearer else { return AVDTPMediaPacket(bytes: pdu, codecType: c.codec?.codecType) }
+        var sig = AVDTPSignal(bytes: pdu)
+        if sig.packetType != 0, sig.error == nil { sig = ClassicDecode.avdtpParts(sig, c, x, side: x.side, x.record, &f) }
+        ClassicDecode.avdtp(sig, c, x, side: x.side, x.record)
+        return sig
+    }
+}
+
+/// AVCTP (AVCTP 1.4) carrying AVRCP (AVRCP 1.6), on PSM 0x0017 (control) and 0x001B (browsing).
+public enum AVCTP: ProtocolModule {
+    public static let layers = [LayerSpec("avrcp", group: "classic", specificity: 6)]
+    public static let carriers: [Carrier] = [.psm(0x0017), .psm(0x001B)]
+    public static let layer = FrameLayer.registered("avrcp")
+    public static var collector: (any StatsCollector.Type)? { ClassicStats.self }
+    public static func decode(_ pdu: UnsafeRawBufferPointer, _ x: ModuleContext, _ f: inout DecodedFrame) -> (any ModuleLayer)? {
+        let c = x.state(ClassicState.self, ClassicState.init)
+        let side = x.side
+        var p = AVCTPPDU(bytes: pdu, browsing: x.carrier == .psm(0x001B))
+        if p.packetType != 0, p.error == nil, !p.browsing { p = ClassicDecode.avctpParts(p, pdu, c, x, side: side, x.record, &f) }
+        if p.error == nil, p.packetType == 0 || p.reassembled != nil, !p.browsing {
+            if p.avrcpPacketType != 0 { p = ClassicDecode.avrcpFragments(p, c, x, side: side, x.record, &f) }
+            else if p.pduID?.rawValue == 0x41, !p.isResponse { c.avrcpParts[Int(L2CAPChannels.other(side))] = nil }   // AbortContinuingResponse
+        }
+        if p.pid == 0x110E || p.pid == 0x110C, !p.isResponse {
+            x.profile("AVRCP", role: side == 0 ? "controller" : side == 1 ? "target" : nil)
+        }
+        return p
+    }
+}
+
+// MARK: layer values
+
+extension SDPPDU: ModuleLayer {
+    public var layers: DecodedFrame.Layers { SDP.layer.bit }
+    public func name(_ layer: FrameLayer) -> String { name }
+    public func summary(_ layer: FrameLayer) -> String { summary }
+    public func describe<S: FieldSink>(_ layer: FrameLayer, into w: inout S) {
+        w.beginObject(.literal(layer.key)); describe(into: &w); w.endObject()
+    }
+}
+
+extension RFCOMMFrame: ModuleLayer {
+    public var layers: DecodedFrame.Layers { at.isEmpty ? RFCOMM.layer.bit : RFCOMM.layer.bit.union(RFCOMM.hfp.bit) }
+    /// The `hfp` layer's name is its first AT line's command ("AT+BRSF", "+CIND").
+    public func name(_ layer: FrameLayer) -> String {
+        guard layer == RFCOMM.hfp else { return name }
+        return at.first.map { ($0.isCommand ? "AT" : "") + $0.command } ?? ""
+    }
+    public func summary(_ layer: FrameLayer) -> String { summary }
+    /// `rfcomm`: the frame's object; `hfp`: its AT lines, an array.
+    public func describe<S: FieldSink>(_ layer: FrameLayer, into w: inout S) {
+        if layer == RFCOMM.hfp {
+            w.beginArray(.literal(layer.key))
+            for l in at { w.beginObject(""); l.describe(into: &w); w.endObject() }
+            w.endArray()
+        } else {
+            w.beginObject(.literal(layer.key)); describe(into: &w); w.endObject()
+        }
+    }
+}
+
+extension AVDTPSignal: ModuleLayer {
+    public var layers: DecodedFrame.Layers { AVDTP.layer.bit }
+    public func name(_ layer: FrameLayer) -> String { name }
+    public func summary(_ layer: FrameLayer) -> String { summary }
+    public func describe<S: FieldSink>(_ layer: FrameLayer, into w: inout S) {
+        w.beginObject(.literal(layer.key)); describe(into: &w); w.endObject()
+    }
+}
+
+extension AVDTPMediaPacket: ModuleLayer {
+    public var layers: DecodedFrame.Layers { AVDTP.layer.bit }
+    public func name(_ layer: FrameLayer) -> String { "Media" }
+    public func summary(_ layer: FrameLayer) -> String { summary }
+    public func describe<S: FieldSink>(_ layer: FrameLayer, into w: inout S) {
+        w.beginObject(.literal(layer.key)); describe(into: &w); w.endObject()
+    }
+    public var inSequence: Bool { false }
+}
+
+extension AVCTPPDU: ModuleLayer {
+    public var layers: DecodedFrame.Layers { AVCTP.layer.bit }
+    public func name(_ layer: FrameLayer) -> String { name }
+    public func summary(_ layer: FrameLayer) -> String { summary }
+    public func describe<S: FieldSink>(_ layer: FrameLayer, into w: inout S) {
+        w.beginObject(.literal(layer.key)); describe(into: &w); w.endObject()
+    }
+}
+
+/// Per-connection state of the Classic modules (shared by SDP, RFCOMM, AVDTP and AVCTP), created
+/// on the first Classic PDU (LE-only connections never allocate it). Bounded: a few small tables per connection.
 final class ClassicState {
     /// SDP attribute lists split by continuation state, by responder side (§4.6-§4.7).
     var sdpLists: [[UInt8]] = [[], [], []]
@@ -25,8 +154,6 @@ final class ClassicState {
     var sepIsSink: [UInt16: Bool] = [:]
     /// The configured codec (Set Configuration), for media packets and `info`.
     var codec: A2DPCodec?
-    /// Profiles already recorded in the connection table.
-    var recorded: Set<String> = []
     /// AVDTP signalling (AVDTP 1.3 §8.4.2) and AVCTP control (AVCTP 1.4 §6.1.2) messages being
     /// reassembled, by sending side.
     var avdtpParts: [MessageParts?] = [nil, nil, nil]
@@ -52,49 +179,9 @@ struct MessageParts {
     var overflow = false
 }
 
-extension ProtocolDecoder {
-    /// PSMs whose PDUs have a Classic layer above L2CAP.
-    @inline(__always)
-    static func isClassicPSM(_ psm: UInt16) -> Bool {
-        psm == 0x0001 || psm == 0x0003 || psm == 0x0017 || psm == 0x0019 || psm == 0x001B
-    }
-
-    /// An SDU (or B-frame information payload) on a Classic PSM → its layer (Core 5.4 Vol 3
-    /// Part B SDP; RFCOMM 1.2; AVDTP 1.3; AVCTP 1.4/AVRCP 1.6).
-    func decodeClassic(_ payload: UnsafeRawBufferPointer, psm: UInt16, bearer: UInt16, state s: ConnState,
-                       side: UInt8, _ record: CaptureRecord, _ f: inout DecodedFrame) {
-        let c = s.classic ?? { let n = ClassicState(); s.classic = n; return n }()
-        let layer: ClassicLayer
-        switch psm {
-        case 0x0001: layer = .sdp(sdp(payload, c, side: side))
-        case 0x0003: layer = .rfcomm(rfcomm(payload, c, side: side, record, &f))
-        case 0x0019:
-            if c.avdtpSignalling == nil { c.avdtpSignalling = bearer }
-            if c.avdtpSignalling == bearer {
-                var sig = AVDTPSignal(bytes: payload)
-                if sig.packetType != 0, sig.error == nil { sig = avdtpParts(sig, c, side: side, record, &f) }
-                avdtp(sig, c, side: side, record)
-                layer = .avdtp(sig)
-            } else {
-                layer = .media(AVDTPMediaPacket(bytes: payload, codecType: c.codec?.codecType))
-            }
-        default:
-            var p = AVCTPPDU(bytes: payload, browsing: psm == 0x001B)
-            if p.packetType != 0, p.error == nil, !p.browsing { p = avctpParts(p, payload, c, side: side, record, &f) }
-            if p.error == nil, p.packetType == 0 || p.reassembled != nil, !p.browsing {
-                if p.avrcpPacketType != 0 { p = avrcpFragments(p, c, side: side, record, &f) }
-                else if p.pduID?.rawValue == 0x41, !p.isResponse { c.avrcpParts[Int(L2CAPChannels.other(side))] = nil }   // AbortContinuingResponse
-            }
-            if p.pid == 0x110E || p.pid == 0x110C, !p.isResponse {
-                profile(record, "AVRCP", role: side == 0 ? "controller" : side == 1 ? "target" : nil, c)
-            }
-            layer = .avrcp(p)
-        }
-        if let e = layer.error, !(e.code == .truncated && f.l2capStorage.truncated) { f.errors.append(e) }
-        f.set(layer)
-    }
-
-    private func sdp(_ payload: UnsafeRawBufferPointer, _ c: ClassicState, side: UInt8) -> SDPPDU {
+/// The Classic modules' decoding, with their shared state (`ClassicState`).
+enum ClassicDecode {
+    static func sdp(_ payload: UnsafeRawBufferPointer, _ c: ClassicState, _ x: ModuleContext, side: UInt8) -> SDPPDU {
         var p = SDPPDU(bytes: payload)
         // A request's search pattern names what its response's records are, when a record
         // carries no Service Class ID List (the attribute list asked for only the protocols).
@@ -112,7 +199,7 @@ extension ProtocolDecoder {
         } else {
             c.sdpLists[i] += part
             // Kept until the next decode call (the frame borrows it).
-            p.complete = sdpWhole.hold(c.sdpLists[i])
+            p.complete = x.hold(c.sdpLists[i])
             c.sdpLists[i] = []
         }
         if let whole = p.complete {
@@ -126,7 +213,7 @@ extension ProtocolDecoder {
         return p
     }
 
-    private func rfcomm(_ payload: UnsafeRawBufferPointer, _ c: ClassicState, side: UInt8,
+    static func rfcomm(_ payload: UnsafeRawBufferPointer, _ c: ClassicState, _ x: ModuleContext, side: UInt8,
                         _ record: CaptureRecord, _ f: inout DecodedFrame) -> RFCOMMFrame {
         var fr = RFCOMMFrame(bytes: payload)
         guard fr.dlci != 0 else {
@@ -141,9 +228,9 @@ extension ProtocolDecoder {
         // (ELM327 OBD dongles) speak plain AT too.
         let hfp = name.hasPrefix("Handsfree") || name.hasPrefix("Headset")
             || (name.isEmpty && (c.atLines[UInt16(side) << 8 | UInt16(fr.dlci)] != nil
-                                 || (ATLineSplitter.isText(fr.information) && Self.looksLikeHFP(fr.information))))
+                                 || (ATLineSplitter.isText(fr.information) && looksLikeHFP(fr.information))))
         guard hfp else {
-            profile(record, name == "Serial Port" ? "SPP" : "RFCOMM channel \(fr.channel)" + (name.isEmpty ? "" : " (" + name + ")"), role: nil, c)
+            x.profile(name == "Serial Port" ? "SPP" : "RFCOMM channel \(fr.channel)" + (name.isEmpty ? "" : " (" + name + ")"), role: nil)
             return fr
         }
         let key = UInt16(side) << 8 | UInt16(fr.dlci)
@@ -157,8 +244,8 @@ extension ProtocolDecoder {
             if let names = l.indicatorNames, l.kind == .result { c.indicators = Array(names.prefix(32)) }
             if let i = l.indicatorIndex, i >= 1, i <= c.indicators.count { l.indicator = c.indicators[i - 1] }
             let hs = name.hasPrefix("Headset") ? "HSP" : "HFP"
-            if isCommand { profile(record, hs, role: side == 0 ? "HF" : side == 1 ? "AG" : nil, c) }
-            if l.command == "+BCS", let codec = l.codecs?.first { profileDetail(record, hs, detail: "codec " + codec) }
+            if isCommand { x.profile(hs, role: side == 0 ? "HF" : side == 1 ? "AG" : nil) }
+            if l.command == "+BCS", let codec = l.codecs?.first { x.profileDetail(hs, detail: "codec " + codec) }
             fr.at.append(l)
         }
         return fr
@@ -167,7 +254,7 @@ extension ProtocolDecoder {
     /// The service on a DLCI's server channel, from the SDP record of the side that holds the
     /// channel: the multiplexer's initiator when the direction bit (the DLCI's low bit) is 1,
     /// the other side when it is 0. Unknown sides fall back to any record for the channel.
-    private func serviceName(_ fr: RFCOMMFrame, _ c: ClassicState) -> String? {
+    static func serviceName(_ fr: RFCOMMFrame, _ c: ClassicState) -> String? {
         let ch = UInt16(fr.channel)
         if let m = c.muxInitiator {
             let server = fr.dlci & 1 == 1 ? m : 1 - m
@@ -182,7 +269,7 @@ extension ProtocolDecoder {
         return d.count >= 3 && d[0] == 0x0D && d[1] == 0x0A && d[2] == 0x2B
     }
 
-    private func avdtp(_ sig: AVDTPSignal, _ c: ClassicState, side: UInt8, _ record: CaptureRecord) {
+    static func avdtp(_ sig: AVDTPSignal, _ c: ClassicState, _ x: ModuleContext, side: UInt8, _ record: CaptureRecord) {
         guard sig.packetType == 0, let id = sig.signalID else { return }
         if id == .discover, sig.messageType == .accept {
             AVDTPCapability.forEachSEP(sig.parameters) { seid, _, _, sink in
@@ -195,21 +282,21 @@ extension ProtocolDecoder {
             let peer = L2CAPChannels.other(side)
             let acpSink = c.sepIsSink[UInt16(peer) << 8 | UInt16(acp)] ?? true
             let hostIsSource: Bool? = side == 2 ? nil : (side == 0) == acpSink
-            profile(record, "A2DP", role: hostIsSource.map { $0 ? "source" : "sink" }, c)
-            profileDetail(record, "A2DP", detail: codec.summary)
+            x.profile("A2DP", role: hostIsSource.map { $0 ? "source" : "sink" })
+            x.profileDetail("A2DP", detail: codec.summary)
         }
     }
 
     /// AVDTP 1.3 §8.4.2: a start packet (with the number of packets and the signal id), then
     /// continue packets, then an end packet, each with the same transaction label. The end
     /// packet's frame carries the whole message, decoded as the single packet it makes.
-    private func avdtpParts(_ sig: AVDTPSignal, _ c: ClassicState, side: UInt8, _ record: CaptureRecord,
+    static func avdtpParts(_ sig: AVDTPSignal, _ c: ClassicState, _ x: ModuleContext, side: UInt8, _ record: CaptureRecord,
                             _ f: inout DecodedFrame) -> AVDTPSignal {
         let header = sig.signalID.map { [sig.transaction << 4 | sig.messageType.rawValue, $0.rawValue] } ?? []
         guard let whole = joinParts(&c.avdtpParts[Int(side)], type: sig.packetType, transaction: sig.transaction,
                                     announced: sig.numberOfPackets ?? 0, header: header, data: sig.parameters,
-                                    layer: "avdtp", record, &f) else { return sig }
-        var out = AVDTPSignal(bytes: sdpWhole.hold(whole.bytes))
+                                    layer: AVDTP.layer.key.description, record, &f) else { return sig }
+        var out = AVDTPSignal(bytes: x.hold(whole.bytes))
         out.reassembled = whole.packets
         out.startFrame = whole.startFrame
         return out
@@ -217,7 +304,7 @@ extension ProtocolDecoder {
 
     /// AVCTP 1.4 §6.1.2: the start packet has the number of packets and the PID, continue and
     /// end packets a one-octet header; the whole message gets a single packet's header.
-    private func avctpParts(_ p: AVCTPPDU, _ payload: UnsafeRawBufferPointer, _ c: ClassicState, side: UInt8,
+    static func avctpParts(_ p: AVCTPPDU, _ payload: UnsafeRawBufferPointer, _ c: ClassicState, _ x: ModuleContext, side: UInt8,
                             _ record: CaptureRecord, _ f: inout DecodedFrame) -> AVCTPPDU {
         let start = p.packetType == 1
         let skip = start ? 4 : 1
@@ -227,8 +314,8 @@ extension ProtocolDecoder {
         let data = UnsafeRawBufferPointer(rebasing: payload[skip...])
         guard let whole = joinParts(&c.avctpParts[Int(side)], type: p.packetType, transaction: p.transaction,
                                     announced: start ? Int(payload[1]) : 0, header: header, data: data,
-                                    layer: "avrcp", record, &f) else { return p }
-        var out = AVCTPPDU(bytes: sdpWhole.hold(whole.bytes), browsing: false)
+                                    layer: AVCTP.layer.key.description, record, &f) else { return p }
+        var out = AVCTPPDU(bytes: x.hold(whole.bytes), browsing: false)
         out.reassembled = whole.packets
         out.startFrame = whole.startFrame
         return out
@@ -238,7 +325,7 @@ extension ProtocolDecoder {
     /// a start fragment, then (each asked for by RequestContinuingResponse, so each with its
     /// own transaction label) continue fragments and an end fragment of the same PDU ID. The
     /// end fragment's frame carries the whole response, decoded as a single one.
-    private func avrcpFragments(_ p: AVCTPPDU, _ c: ClassicState, side: UInt8, _ record: CaptureRecord,
+    static func avrcpFragments(_ p: AVCTPPDU, _ c: ClassicState, _ x: ModuleContext, side: UInt8, _ record: CaptureRecord,
                                 _ f: inout DecodedFrame) -> AVCTPPDU {
         guard let pdu = p.pduID, let pid = p.pid, let company = p.companyID, let ctype = p.ctype, let subunit = p.subunitType else { return p }
         // The single response it will become: AVCTP header (one packet), AV/C frame (subunit
@@ -246,12 +333,12 @@ extension ProtocolDecoder {
         let header: [UInt8] = p.avrcpPacketType != 1 ? [] : [0, UInt8(pid >> 8), UInt8(pid & 0xFF), ctype.rawValue, subunit << 3, 0x00,
                                                             UInt8(company >> 16), UInt8(company >> 8 & 0xFF), UInt8(company & 0xFF), pdu.rawValue, 0, 0, 0]
         guard var whole = joinParts(&c.avrcpParts[Int(side)], type: p.avrcpPacketType, transaction: pdu.rawValue, announced: nil,
-                                    header: header, data: p.parameters, layer: "avrcp", naming: .fragments(pdu.name), record, &f)
+                                    header: header, data: p.parameters, layer: AVCTP.layer.key.description, naming: .fragments(pdu.name), record, &f)
         else { return p }
         let n = whole.bytes.count - 13
         whole.bytes[11] = UInt8(n >> 8); whole.bytes[12] = UInt8(n & 0xFF)
         whole.bytes[0] = p.transaction << 4 | (p.isResponse ? 2 : 0)   // this frame's own label: the answer to its request
-        var out = AVCTPPDU(bytes: sdpWhole.hold(whole.bytes), browsing: false)
+        var out = AVCTPPDU(bytes: x.hold(whole.bytes), browsing: false)
         out.reassembled = whole.packets
         out.startFrame = whole.startFrame
         out.fragments = true
@@ -271,7 +358,7 @@ extension ProtocolDecoder {
     /// ended, a count that differs from the announced one, a message past the cap) are notes
     /// on the record; nothing is allocated beyond `ClassicState.maxMessage`. `announced` nil:
     /// the start part does not say how many follow.
-    private func joinParts(_ parts: inout MessageParts?, type: UInt8, transaction: UInt8, announced: Int?,
+    static func joinParts(_ parts: inout MessageParts?, type: UInt8, transaction: UInt8, announced: Int?,
                            header: [UInt8], data: UnsafeRawBufferPointer, layer: String, naming: PartNaming = .packets,
                            _ record: CaptureRecord, _ f: inout DecodedFrame) -> (bytes: [UInt8], packets: Int, startFrame: Int)? {
         func note(_ m: String) { f.errors.append(DecodeError(layer: layer, code: .reassembly, offset: 0, message: m)) }
@@ -309,57 +396,18 @@ extension ProtocolDecoder {
         return (done.header + done.data, done.packets, done.startFrame)
     }
 
-    /// Records a profile on the connection's table entry once (roles added as they appear).
-    func profile(_ record: CaptureRecord, _ name: String, role: String?, _ c: ClassicState) {
-        let tag = name + "/" + (role ?? "")
-        guard !c.recorded.contains(tag), c.recorded.count < ClassicState.maxEntries else { return }
-        c.recorded.insert(tag)
-        guard let h = lastACL?.key.connection else { return }
-        let id = table.ensure(.init(adapter: record.adapter, handle: UInt16(truncatingIfNeeded: h)), record: record)
-        table.update(id) { info in
-            if let i = info.profiles.firstIndex(where: { $0.name == name }) {
-                if let r = role, !info.profiles[i].roles.contains(r) { info.profiles[i].roles.append(r) }
-            } else {
-                info.profiles.append(ClassicProfile(name: name, roles: role.map { [$0] } ?? []))
-            }
-        }
-    }
-
-    func profileDetail(_ record: CaptureRecord, _ name: String, detail: String) {
-        guard let h = lastACL?.key.connection else { return }
-        let id = table.ensure(.init(adapter: record.adapter, handle: UInt16(truncatingIfNeeded: h)), record: record)
-        table.update(id) { info in
-            if let i = info.profiles.firstIndex(where: { $0.name == name }) { info.profiles[i].detail = detail }
-            else { info.profiles.append(ClassicProfile(name: name, roles: [], detail: detail)) }
-        }
-    }
 }
 
-/// Bytes the decoder owns for the frame it returns (valid until the next decode call).
-final class OwnedBytes {
-    private var buffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-    func hold(_ bytes: [UInt8]) -> UnsafeRawBufferPointer {
-        if buffer.count < bytes.count {
-            buffer.deallocate()
-            buffer = .allocate(byteCount: max(bytes.count, 1024), alignment: 1)
-        }
-        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
-        return UnsafeRawBufferPointer(rebasing: buffer[0..<bytes.count])
-    }
-    deinit { buffer.deallocate() }
+extension FrameLayer {
+    /// The Classic modules' layers by name (`--protocol sdp`, …).
+    public static var sdp: FrameLayer { SDP.layer }
+    public static var rfcomm: FrameLayer { RFCOMM.layer }
+    public static var hfp: FrameLayer { RFCOMM.hfp }
+    public static var avdtp: FrameLayer { AVDTP.layer }
+    public static var avrcp: FrameLayer { AVCTP.layer }
 }
 
-/// A Classic profile seen on a connection, for `info`: "A2DP (source) SBC 44100 joint stereo".
-/// Roles are the capture host's.
-public struct ClassicProfile: Sendable, Hashable {
-    public var name: String
-    public var roles: [String]
-    public var detail: String?
-    public init(name: String, roles: [String], detail: String? = nil) { self.name = name; self.roles = roles; self.detail = detail }
-    public var description: String {
-        var s = name
-        if !roles.isEmpty { s += " (" + roles.joined(separator: "+") + ")" }
-        if let d = detail { s += " " + d }
-        return s
-    }
+extension DecodedFrame.Layers {
+    /// Any Classic module layer (SDP, RFCOMM, HFP, AVDTP, AVRCP): `--protocol classic`.
+    public static var anyClassic: DecodedFrame.Layers { DecodedFrame.Layers(.sdp, .rfcomm, .hfp, .avdtp, .avrcp) }
 }

@@ -1,0 +1,90 @@
+import BluesiftWire
+import BluesiftCapture
+
+/// Routing to protocol modules (`ProtocolRegistry`): lookup tables by carrier, no switch
+/// naming a protocol. Each route costs nothing when no module registered its carrier kind.
+extension ProtocolDecoder {
+    /// Module `index` decodes `pdu`; its layer goes in the frame.
+    func decodeModule(_ index: Int, _ pdu: UnsafeRawBufferPointer, carrier: Carrier, state: ConnState?, side: UInt8,
+                      bearer: UInt16 = 0, truncated: Bool = false, _ record: CaptureRecord, _ f: inout DecodedFrame) {
+        let context = ModuleContext(decoder: self, connectionState: state, record: record, carrier: carrier,
+                                    side: side, bearer: bearer, truncated: truncated)
+        guard let v = registry.modules[index].decode(pdu, context, &f) else { return }
+        if let e = v.error, !(e.code == .truncated && truncated) { f.errors.append(e) }
+        f.set(module: v)
+    }
+
+    /// Carriers read off a whole record: HCI events, LE subevents, commands, packet kinds,
+    /// advertising data (HCI reports and sniffed advertising PDUs alike).
+    func recordCarriers(_ record: CaptureRecord, _ f: inout DecodedFrame) {
+        guard f.module == nil, f.layers.contains(.hci) || f.layers.contains(.adv) else { return }
+        let side = Self.side(record.direction)
+        let state = connectionState(f)
+        if f.layers.contains(.hci) {
+            let h = f.hciStorage
+            var carrier: Carrier?
+            var pdu = h.parameters
+            switch record.kind {
+            case .event where registry.hasEventCarriers:
+                if h.opcode == 0x3E, let sub = h.subevent, registry.byCarrier[.leSubevent(sub)] != nil {
+                    carrier = .leSubevent(sub)
+                    pdu = pdu.isEmpty ? pdu : UnsafeRawBufferPointer(rebasing: pdu[1...])
+                } else if registry.byCarrier[.hciEvent(UInt8(truncatingIfNeeded: h.opcode))] != nil {
+                    carrier = .hciEvent(UInt8(truncatingIfNeeded: h.opcode))
+                }
+            case .command where registry.hasCommandCarriers:
+                let op = UInt16(truncatingIfNeeded: h.opcode)
+                if registry.byCarrier[.hciCommand(op)] != nil { carrier = .hciCommand(op) }
+            case let k where registry.hasPacketCarriers && registry.byCarrier[.hciPacket(k)] != nil:
+                carrier = .hciPacket(k); pdu = record.bytes
+            default: break
+            }
+            if let carrier, let i = registry.byCarrier[carrier] {
+                decodeModule(i, pdu, carrier: carrier, state: state, side: side, truncated: record.isTruncated, record, &f)
+                return
+            }
+        }
+        if f.layers.contains(.adv), registry.hasAdvertisingCarriers { advertisingCarriers(record, state, side, &f) }
+    }
+
+    /// The first AD structure (or service data UUID) a module registered, in report order.
+    private func advertisingCarriers(_ record: CaptureRecord, _ state: ConnState?, _ side: UInt8, _ f: inout DecodedFrame) {
+        var found: (Int, Carrier, UnsafeRawBufferPointer)?
+        f.advStorage.forEachReport { rep in
+            guard found == nil else { return }
+            for s in rep.structures {
+                if let i = registry.byCarrier[.adType(s.type.rawValue)] { found = (i, .adType(s.type.rawValue), s.value); return }
+                if s.type.rawValue == 0x16, s.value.count >= 2 {
+                    let uuid = UInt16(s.value[0]) | UInt16(s.value[1]) << 8
+                    if let i = registry.byCarrier[.serviceData(uuid)] {
+                        found = (i, .serviceData(uuid), UnsafeRawBufferPointer(rebasing: s.value[2...])); return
+                    }
+                }
+            }
+        }
+        if let (i, c, value) = found { decodeModule(i, value, carrier: c, state: nil, side: side, record, &f) }
+    }
+
+    /// The frame's connection state, if it has one (sniffed links are numbered apart).
+    private func connectionState(_ f: borrowing DecodedFrame) -> ConnState? {
+        guard let c = f.connection else { return nil }
+        return states[StateKey(adapter: f.record.adapter, connection: (f.layers.contains(.ll) ? 0x1_0000 : 0) | UInt32(c))]
+    }
+
+    /// GATT carriers: the analyzer, which knows what an ATT PDU's handle is, hands its value
+    /// here. True when a module took it (its layer is in the frame).
+    @discardableResult
+    public func decodeGATTValue(_ value: UnsafeRawBufferPointer, characteristic: BluetoothUUID?, service: BluetoothUUID?,
+                                _ f: inout DecodedFrame) -> Bool {
+        guard registry.hasGATTCarriers, f.module == nil else { return false }
+        var hit: (Int, Carrier)?
+        if let c = characteristic, let i = registry.byCarrier[.gattCharacteristic(c)] { hit = (i, .gattCharacteristic(c)) }
+        else if let s = service, let i = registry.byCarrier[.gattService(s)] { hit = (i, .gattService(s)) }
+        guard let (i, carrier) = hit else { return false }
+        let r = f.record
+        let state = connectionState(f)
+        decodeModule(i, value, carrier: carrier, state: state, side: Self.side(r.direction),
+                     truncated: f.layers.contains(.l2cap) && f.l2capStorage.truncated, r, &f)
+        return f.module != nil
+    }
+}

@@ -1,0 +1,171 @@
+import BluesiftWire
+import BluesiftCapture
+
+// A protocol family moves into bluesift through one door (docs/DESIGN.md, "Adding a
+// protocol"): its types conform to `ProtocolModule` in its own folder and one line in
+// Protocols.swift lists them. The registry (`ProtocolRegistry`) gives its layers their bits
+// in `DecodedFrame.Layers`, routes what carries it to its `decode`, and hands the frames
+// that carry it to its stats collector; renderers, the filter, `info`, `stats` and the
+// report iterate the registry. The hot layers (hci, ll, adv, l2cap, att, smp) are built in
+// (`FrameLayer`'s constants) and keep their in-place storage.
+
+/// One layer a module declares: its key (JSON Lines member, CSV `layer`, `--protocol`
+/// name), the group it also answers to, how specific it is (the most specific layer names a
+/// frame: 6 for a protocol on L2CAP, 7 for one above that), whether `info` counts it (under
+/// the group, else the key) and whether `-v` draws it. Declaration order (the list's order,
+/// then the module's) is the order of JSON members and of the `-v` tree.
+public struct LayerSpec: Sendable {
+    public var key: StaticString
+    public var group: String?
+    public var specificity: Int
+    public var counted: Bool
+    public var inTree: Bool
+    public init(_ key: StaticString, group: String? = nil, specificity: Int, counted: Bool = true, inTree: Bool = true) {
+        self.key = key; self.group = group; self.specificity = specificity; self.counted = counted; self.inTree = inTree
+    }
+}
+
+/// What carries a module's PDUs to its `decode`.
+public enum Carrier: Sendable, Hashable {
+    /// An L2CAP channel opened with this PSM (from the signalling), basic, ERTM/streaming
+    /// (whole I-frames) or credit-based (whole SDUs) (Core 5.4 Vol 3 Part A).
+    case psm(UInt16)
+    /// A fixed L2CAP channel (Vol 3 Part A §2.1), other than signalling, ATT and SMP.
+    case fixedCID(UInt16)
+    /// HCI packets of a record kind the decoder does not take apart: `.iso` (H4 0x05).
+    case hciPacket(PacketKind)
+    /// An HCI event (Vol 4 Part E §7.7), or an LE Meta event's subevent (event 0x3E).
+    case hciEvent(UInt8)
+    case leSubevent(UInt8)
+    /// An HCI command by opcode (OGF << 10 | OCF).
+    case hciCommand(UInt16)
+    /// An AD structure of this type in advertising data (CSS Part A §1), or service data
+    /// (type 0x16) for this 16-bit UUID: the module gets the structure's value (after the UUID).
+    case adType(UInt8)
+    case serviceData(UInt16)
+    /// ATT values of a GATT characteristic, or of any characteristic of a service: reached
+    /// where GATT names are known (`Analyzer`), the value after the ATT header.
+    case gattCharacteristic(BluetoothUUID)
+    case gattService(BluetoothUUID)
+}
+
+/// A decoded layer value of a module, held in `DecodedFrame.module`.
+public protocol ModuleLayer {
+    /// The frame layers it stands for (its own; RFCOMM adds `hfp` when it carries AT lines).
+    var layers: DecodedFrame.Layers { get }
+    /// Damage found decoding it (appended to the frame's errors, unless the capture cut it).
+    var error: DecodeError? { get }
+    /// CSV `name` and the text line of `layer` (one of `layers`).
+    func name(_ layer: FrameLayer) -> String
+    func summary(_ layer: FrameLayer) -> String
+    /// Writes the layer's whole member (`"sdp": {…}`) under `layer.key`.
+    func describe<S: FieldSink>(_ layer: FrameLayer, into sink: inout S)
+    /// Whether the report's sequence view lists it (not audio media packets, thousands).
+    var inSequence: Bool { get }
+}
+
+extension ModuleLayer {
+    public var inSequence: Bool { true }
+}
+
+/// A protocol family's entry in the registry: what it declares in its own files.
+public protocol ProtocolModule {
+    /// Its layers; `FrameLayer.registered(key)` gives each its bit.
+    static var layers: [LayerSpec] { get }
+    /// What carries it.
+    static var carriers: [Carrier] { get }
+    /// One PDU (bytes the frame may borrow until the next decode) → its layer value, nil for
+    /// none. State lives in `context.state(…)`; damage goes in `frame.errors` or the value's
+    /// `error`.
+    static func decode(_ pdu: UnsafeRawBufferPointer, _ context: ModuleContext, _ frame: inout DecodedFrame) -> (any ModuleLayer)?
+    /// What it adds to `stats` (and through it to the report); modules of one family may
+    /// share one collector type (the registry makes one per session).
+    static var collector: (any StatsCollector.Type)? { get }
+}
+
+extension ProtocolModule {
+    public static var collector: (any StatsCollector.Type)? { nil }
+}
+
+/// What a module's `decode` gets besides its bytes.
+public struct ModuleContext {
+    let decoder: ProtocolDecoder
+    let connectionState: ProtocolDecoder.ConnState?
+    public let record: CaptureRecord
+    /// The carrier that matched.
+    public let carrier: Carrier
+    /// 0: sent by the capturing host, 1: received, 2: unknown.
+    public let side: UInt8
+    /// The L2CAP channel (its `bearer`, equal in both directions), 0 when not on L2CAP.
+    public let bearer: UInt16
+    /// The capture cut the L2CAP PDU short: a truncated PDU is not damage.
+    public let truncated: Bool
+
+    /// The module family's state of S: per connection (created on its first PDU, dropped
+    /// with the connection) when the carrier is on a connection, else the decoder's (one per
+    /// capture, e.g. advertising bearers). Keep it bounded.
+    public func state<S: AnyObject>(_ type: S.Type, _ make: () -> S) -> S {
+        let id = ObjectIdentifier(type)
+        if let c = connectionState {
+            if let s = c.modules[id] as? S { return s }
+            let s = make(); c.modules[id] = s; return s
+        }
+        if let s = decoder.moduleGlobals[id] as? S { return s }
+        let s = make(); decoder.moduleGlobals[id] = s; return s
+    }
+
+    /// Bytes the decoder keeps until the next decode call (a reassembled message the frame borrows).
+    public func hold(_ bytes: [UInt8]) -> UnsafeRawBufferPointer { decoder.moduleBytes.hold(bytes) }
+
+    /// Records a profile on the connection's entry for `info` ("A2DP (source) SBC …"), once per
+    /// name and role.
+    public func profile(_ name: String, role: String?) { decoder.profile(record, name, role: role, connectionState) }
+    public func profileDetail(_ name: String, detail: String) { decoder.profileDetail(record, name, detail: detail) }
+}
+
+/// Collects what a module family adds to `stats`: its JSON members and counts (docs/stats.md),
+/// its text section and CSV tables, problems; the report shows its data with `reportView`.
+public protocol StatsCollector: AnyObject {
+    init()
+    /// Frames carrying one of the family's layers come to `add`, and records of these kinds.
+    static var recordKinds: [PacketKind] { get }
+    func add(_ frame: borrowing DecodedFrame, _ stats: any StatsContext)
+    func finish(_ stats: any StatsContext) -> ModuleStats
+    /// The report's view of its data (JavaScript run in the page, reading `S`, the stats
+    /// JSON), nil for none.
+    static var reportView: String? { get }
+    /// Its CSV tables: name (`--table NAME`) and header, known before any capture is read.
+    static var tables: [(name: String, header: String)] { get }
+}
+
+extension StatsCollector {
+    public static var recordKinds: [PacketKind] { [] }
+    public static var reportView: String? { nil }
+    public static var tables: [(name: String, header: String)] { [] }
+}
+
+/// What a collector may ask of the session's statistics.
+public protocol StatsContext: AnyObject {
+    /// The stats connection (index into `connections`) of the frame, created on first sight;
+    /// it becomes the report's connection of the frame.
+    func connectionIndex(_ frame: borrowing DecodedFrame) -> Int?
+    /// A problem (docs/stats.md `problems[]`).
+    func problem(_ kind: String, _ record: CaptureRecord, connection: Int?, _ message: String)
+    var file: String { get }
+    /// Handle and peer of a stats connection, for CSV rows.
+    func connectionHandle(_ index: Int) -> Int
+    func connectionPeer(_ index: Int) -> String?
+}
+
+/// A collector's output, kept in `StatsReport.modules`.
+public struct ModuleStats: Sendable {
+    /// Members of the stats JSON object (camelCase: the encoder writes snake_case).
+    public var members: [(key: String, value: any Encodable & Sendable)] = []
+    /// Members of its `counts` object.
+    public var counts: [(key: String, value: Int)] = []
+    /// Lines of its section in `stats`' text (empty: none), after the characteristics.
+    public var text: [String] = []
+    /// Rows of its CSV tables by name (`StatsCollector.tables`), fields unquoted.
+    public var tables: [String: [[String?]]] = [:]
+    public init() {}
+}

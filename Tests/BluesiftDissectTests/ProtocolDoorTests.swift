@@ -1,0 +1,132 @@
+import Testing
+import Foundation
+import BluesiftWire
+import BluesiftCapture
+import BluesiftProtocols
+import BluesiftDissect
+
+/// Issue 38 item 2: a protocol family moves in through one door. `Echo` below is written
+/// only in this file, as a new family would be in its folder, and joins the registry by
+/// being listed (here a registry built from `Protocols.all` plus it, as one more line in
+/// Protocols.swift would make it): its layer is a `--protocol` name, its PSM and AD type
+/// carry PDUs to its `decode`, with per-connection state, and its collector's member and
+/// count are in the stats JSON, its table in CSV, its section in the text.
+@Suite struct ProtocolDoorTests {
+    static let registry = ProtocolRegistry(Protocols.all + [Echo.self])
+
+    enum Echo: ProtocolModule {
+        static let layers = [LayerSpec("echo", group: "lab", specificity: 6)]
+        static let carriers: [Carrier] = [.psm(0x1001), .adType(0xEE)]
+        static var collector: (any StatsCollector.Type)? { EchoStats.self }
+        final class State { var seen = 0 }
+        static func decode(_ pdu: UnsafeRawBufferPointer, _ x: ModuleContext, _ f: inout DecodedFrame) -> (any ModuleLayer)? {
+            let s = x.state(State.self, State.init)
+            s.seen += 1
+            return EchoPDU(bytes: Array(pdu), carrier: x.carrier, nth: s.seen)
+        }
+    }
+
+    struct EchoPDU: ModuleLayer {
+        var bytes: [UInt8]
+        var carrier: Carrier
+        var nth: Int
+        var layers: DecodedFrame.Layers { ProtocolDoorTests.registry.layer("echo")!.bit }
+        var error: DecodeError? { nil }
+        func name(_ layer: FrameLayer) -> String { "Echo" }
+        func summary(_ layer: FrameLayer) -> String { "Echo #\(nth) " + Hex.string(bytes) }
+        func describe<S: FieldSink>(_ layer: FrameLayer, into w: inout S) {
+            w.beginObject("echo"); w.int("nth", nth); w.endObject()
+        }
+    }
+
+    final class EchoStats: StatsCollector {
+        var frames = 0, rows: [[String?]] = []
+        init() {}
+        static var tables: [(name: String, header: String)] { [("echo", "file,connection,nth")] }
+        func add(_ f: borrowing DecodedFrame, _ stats: any StatsContext) {
+            guard let p = f.moduleLayer(EchoPDU.self) else { return }
+            frames += 1
+            rows.append([stats.file, stats.connectionIndex(f).map(String.init), String(p.nth)])
+        }
+        func finish(_ stats: any StatsContext) -> ModuleStats {
+            var m = ModuleStats()
+            m.members = [("echoFrames", frames)]
+            m.counts = [("echo", frames)]
+            m.text = ["", "echo: \(frames) frames"]
+            m.tables["echo"] = rows
+            return m
+        }
+    }
+
+    @Test func aNewModuleIsNamedDispatchedAndCounted() throws {
+        let r = Self.registry
+        // Its layer takes the bit after the Classic ones, before note; `--protocol` knows it.
+        let echo = try #require(r.layer("echo"))
+        #expect(echo.rawValue == 11)
+        #expect(r.names.contains("echo") && r.names.contains("lab"))
+        #expect(r.layers(named: "lab") == echo.bit)
+        #expect(r.helpList.hasSuffix("avrcp, echo, note, classic (any of sdp, rfcomm, hfp, avdtp, avrcp), lab (any of echo)"))
+        #expect(r.module(for: .psm(0x1001)).map(ObjectIdentifier.init) == ObjectIdentifier(Echo.self))
+        #expect(!FrameLayer.names.contains("echo"))   // the shared registry lists only Protocols.all
+
+        let store = Store()
+        let d = ProtocolDecoder(registry: r)
+        let stats = CaptureStats(file: "door.btsnoop", format: "test", registry: r)
+        var frames: [AnalyzedFrame] = []
+        func feed(_ rec: CaptureRecord) {
+            var a = AnalyzedFrame(decoded: d.decode(rec))
+            stats.add(&a, decoder: d)
+            frames.append(a)
+        }
+        // Connection Complete (handle 0x000b), then L2CAP Connection Request for PSM 0x1001
+        // (ours 0x0040) and its response (the peer's 0x0041), then two PDUs on the channel.
+        feed(store.record(1, PacketKind(rawValue: 0x04), .received, Hex.parse("03 0b 00 0b 00 11 22 33 44 55 66 01 00")!))
+        feed(store.record(2, .acl, .sent, Self.acl(0x000B, Self.l2(0x0001, [0x02, 0x01, 0x04, 0x00, 0x01, 0x10, 0x40, 0x00]))))
+        feed(store.record(3, .acl, .received, Self.acl(0x000B, Self.l2(0x0001, Hex.parse("03 01 08 00 41 00 40 00 00 00 00 00")!))))
+        feed(store.record(4, .acl, .received, Self.acl(0x000B, Self.l2(0x0040, [0xCA, 0xFE]))))
+        feed(store.record(5, .acl, .sent, Self.acl(0x000B, Self.l2(0x0041, [0x01]))))
+        // LE Advertising Report (§7.7.65.2): one report whose data holds AD type 0xEE.
+        feed(store.record(6, PacketKind(rawValue: 0x04), .received,
+                          Hex.parse("3e 13 02 01 00 00 01 02 03 04 05 06 07 02 01 06 03 ee 0a 0b c5")!))
+
+        let onChannel = frames[3].decoded
+        #expect(onChannel.layers.contains(echo) && onChannel.layers.contains(.l2cap))
+        #expect(onChannel.l2cap?.psm == 0x1001)
+        let p4 = try #require(onChannel.moduleLayer(EchoPDU.self))
+        #expect(p4.bytes == [0xCA, 0xFE] && p4.carrier == .psm(0x1001) && p4.nth == 1)
+        #expect(frames[4].decoded.moduleLayer(EchoPDU.self)?.nth == 2)   // the connection's state
+        let adv = try #require(frames[5].decoded.moduleLayer(EchoPDU.self))
+        #expect(adv.bytes == [0x0A, 0x0B] && adv.carrier == .adType(0xEE) && adv.nth == 1)   // the decoder's state
+        #expect(frames[5].decoded.layers.isSuperset(of: DecodedFrame.Layers.advertisingEvent.union(echo.bit)))
+
+        let report = stats.finish(decoder: d, warnings: [])
+        let json = String(decoding: StatsRender.json(report), as: UTF8.self)
+        #expect(json.contains("\"echo_frames\":3"))
+        #expect(json.contains("\"echo\":3"))
+        #expect(json.contains("\"classic\":[]"))   // the Classic modules' member is still there
+        #expect(StatsRender.text(report, width: nil).contains("echo: 3 frames"))
+        #expect(report.modules.compactMap { $0.tables["echo"] }.first?.map { $0.compactMap { $0 } }
+                == [["door.btsnoop", "0", "1"], ["door.btsnoop", "0", "2"], ["door.btsnoop", "1"]])
+    }
+
+    /// Owns record bytes for the test (records borrow them).
+    final class Store {
+        var kept: [UnsafeMutableRawBufferPointer] = []
+        deinit { for b in kept { b.deallocate() } }
+        func record(_ frame: Int, _ kind: PacketKind, _ dir: Direction?, _ b: [UInt8]) -> CaptureRecord {
+            let m = UnsafeMutableRawBufferPointer.allocate(byteCount: max(b.count, 1), alignment: 1)
+            m.copyBytes(from: b)
+            kept.append(m)
+            return CaptureRecord(frame: frame, timestamp: Timestamp(microseconds: Int64(frame) * 1000), direction: dir, adapter: 0,
+                                 kind: kind, bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(m)[0..<b.count]),
+                                 originalLength: nil, sniffer: nil)
+        }
+    }
+
+    static func acl(_ handle: UInt16, _ data: [UInt8]) -> [UInt8] {
+        [UInt8(handle & 0xFF), UInt8(handle >> 8) | 0b10 << 4, UInt8(data.count & 0xFF), UInt8(data.count >> 8)] + data
+    }
+    static func l2(_ cid: UInt16, _ p: [UInt8]) -> [UInt8] {
+        [UInt8(p.count & 0xFF), UInt8(p.count >> 8), UInt8(cid & 0xFF), UInt8(cid >> 8)] + p
+    }
+}
