@@ -85,6 +85,8 @@ test-in-tmpdir: deps-test venv
 	@# (docs/DESIGN.md); the check's rules are tested on known snippets first.
 	@python3 scripts/check_literals.py --self-test > "$${TMPDIR:-/tmp}/literals-self-test.txt" || { cat "$${TMPDIR:-/tmp}/literals-self-test.txt"; exit 1; }
 	@python3 scripts/check_literals.py
+	@# Silvair's mesh packages for the mesh oracles; without PyPI those suites say skipped.
+	@$(MAKE) --no-print-directory mesh-venv || echo "mesh oracles skipped: $(MESH_VENV) could not be installed (see scripts/mesh-requirements.txt)"
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product generate-manual   # InstallTests installs the man pages too
 	@# The runner's JUnit report gives the counts; skipped tests (no ../shared, no tool)
@@ -110,6 +112,19 @@ test-in-tmpdir: deps-test venv
 	@# busybox-static and BlueZ install here; otherwise one line says why. Exit 77: skipped.
 	@if $(MAKE) --no-print-directory kernel-deps; then Tests/Kernel/run.sh || [ $$? = 77 ]; \
 	  else echo "test-kernel skipped: $(KERNEL_PKGS) could not be installed here (see docs/transport.md)"; fi
+
+# Python 3.11 venv with Silvair's bluetooth-mesh-network and bluetooth-mesh-messages, run as
+# separate processes by MeshOracleTests and MeshSilvairOracleTests; reinstalled only when
+# scripts/mesh-requirements.txt is newer than the stamp. `| $(VDEV_PY)` installs python3-venv
+# on a fresh Debian first.
+MESH_VENV := .venv-mesh
+MESH_STAMP := $(MESH_VENV)/.requirements.stamp
+.PHONY: mesh-venv
+mesh-venv: $(MESH_STAMP)
+$(MESH_STAMP): scripts/mesh-requirements.txt | $(VDEV_PY)
+	@[ -x $(MESH_VENV)/bin/python ] || $(VDEV_PYTHON) -m venv $(MESH_VENV)
+	$(MESH_VENV)/bin/python -m pip install -q --disable-pip-version-check -r scripts/mesh-requirements.txt
+	@touch $@
 
 # Real Linux Bluetooth in the loop: Debian's kernel under QEMU, the rig's controllers as its
 # hci0/hci1 (Tests/Kernel/run.sh; docs/transport.md). `make test` runs it too.

@@ -100,7 +100,7 @@ enum MeshOracle {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let python = root.appendingPathComponent(".venv-mesh/bin/python").path
     static let script = root.appendingPathComponent("scripts/mesh_oracle.py").path
-    static let skipMessage: Comment = "needs .venv-mesh with bluetooth-mesh-network: python3 -m venv .venv-mesh && .venv-mesh/bin/pip install bluetooth-mesh-network==0.9.5"
+    static let skipMessage: Comment = "needs .venv-mesh with bluetooth-mesh-network (make mesh-venv)"
 
     static let available: Bool = {
         guard FileManager.default.isExecutableFile(atPath: python) else { return false }

@@ -1,0 +1,439 @@
+import BluesiftSecurity
+import BluesiftWire
+
+/// The stateful Bluetooth Mesh decoder: one per capture. It takes bearer payloads (the data
+/// of AD types 0x29/0x2A/0x2B, Mesh service data, GATT proxy or provisioning PDUs) and
+/// returns a `MeshLayer`. It keeps the keys (`--mesh-keys`), the IV index (from the key
+/// file, then from authenticated beacons and Friend Updates), friendship credentials learnt
+/// from Friend Request/Offer, and reassembly tables; every table has a fixed bound and drops
+/// its oldest entry when full, so memory stays flat over any capture.
+public struct MeshDecoder {
+    public var keys: MeshKeys?
+    /// The IV index the network is at (§3.10.5); a PDU's IVI picks it or the one before.
+    public private(set) var ivIndex: UInt32
+    /// Print key fields of configuration messages (AppKey Add, NetKey Add, ...).
+    public var showKeys: Bool
+
+    /// Bounds of the reassembly tables.
+    static let alreadyReassembled = "segment of a message already reassembled"
+    public static let maxSegmentedMessages = 64, maxTransactions = 32, maxProxyStreams = 16, maxFriendships = 16
+
+    struct SARKey: Hashable { var src: UInt16, seqAuth: UInt32, ctl: Bool }
+    struct SAREntry {
+        var dst: UInt16, ivIndex: UInt32, segN: UInt8, akf: Bool, aid: UInt8, szmic: Bool, opcode: MeshControlOpcode?
+        var parts: [UInt8: [UInt8]], age: Int, done: Bool
+    }
+    struct TxnKey: Hashable { var link: UInt32, number: UInt8 }
+    struct TxnEntry { var segN: UInt8, total: UInt16, fcs: UInt8, parts: [UInt8: [UInt8]], age: Int, done: Bool }
+
+    var sar: [SARKey: SAREntry] = [:]
+    var txns: [TxnKey: TxnEntry] = [:]
+    var proxyStreams: [Int: (type: MeshProxyMessageType, data: [UInt8], age: Int)] = [:]
+    var friendships: [(lpn: UInt16, friend: UInt16, credentials: MeshNetworkCredentials)] = []
+    var friendRequests: [UInt16: UInt16] = [:]
+    var clock = 0
+
+    /// ECDH secrets or private keys (32 octets each, MSB first) of provisioning sessions in
+    /// the capture: with one of them the Provisioning Data PDU is decrypted (§5.4.2.5) and
+    /// its NetKey, IV index and the new node's DevKey are used from there on.
+    public var provisioningSecrets: [[UInt8]] = []
+    struct ProvisioningSession {
+        var invite: [UInt8]?, capabilities: [UInt8]?, start: [UInt8]?
+        var publicKeys: [[UInt8]] = [], randoms: [[UInt8]] = []
+        var age: Int
+    }
+    var sessions: [Int: ProvisioningSession] = [:]
+    var learntNets: [MeshNetworkCredentials] = []
+    var learntDevKeys: [UInt16: MeshAccessKey] = [:]
+
+    public init(keys: MeshKeys? = nil, showKeys: Bool = false) {
+        self.keys = keys; self.showKeys = showKeys; ivIndex = keys?.ivIndex ?? 0
+    }
+
+    // MARK: bearers
+
+    /// The data of an AD structure of type 0x29 (PB-ADV), 0x2A (Mesh Message) or 0x2B (Mesh
+    /// Beacon) (Mesh Protocol v1.1 §3.3.1).
+    public mutating func decodeAdvertising(adType: UInt8, data: [UInt8]) -> MeshLayer {
+        clock += 1
+        var l = MeshLayer(bearer: .advertising, adType: adType)
+        switch adType {
+        case 0x29: pbADV(data, into: &l)
+        case 0x2A: network(data, proxyNonce: false, into: &l)
+        case 0x2B: beacon(data, into: &l)
+        default: l.notes.append(meshError(.unsupported, 0, "AD type 0x\(String(adType, radix: 16)) is not a mesh bearer"))
+        }
+        return l
+    }
+
+    /// Mesh Provisioning (0x1827) or Mesh Proxy (0x1828) service data.
+    public mutating func decodeServiceData(uuid: UInt16, data: [UInt8]) -> MeshLayer {
+        var l = MeshLayer(bearer: .advertising)
+        do {
+            var d = try MeshServiceData(uuid: uuid, data: data)
+            if case .networkID(let id, _) = d, let keys { d = .networkID(networkID: id, known: keys.netKey(networkID: id) != nil) }
+            l.serviceData = d
+        } catch { l.notes.append(error) }
+        return l
+    }
+
+    /// A Proxy PDU written to or notified from Mesh Proxy Data In/Out or Mesh Provisioning
+    /// Data In/Out (§6.3). `stream` names one connection and direction: segments of one
+    /// stream are joined (§6.3.2); `connection` names the link both directions share (a
+    /// PB-GATT provisioning session), the stream when nil.
+    public mutating func decodeProxy(_ bytes: [UInt8], stream: Int, connection: Int? = nil) -> MeshLayer {
+        clock += 1
+        var l = MeshLayer(bearer: .gatt)
+        let p: MeshProxyPDU
+        do { p = try MeshProxyPDU(decoding: bytes) } catch { l.notes.append(error); return l }
+        l.proxy = p
+        var whole: [UInt8]
+        switch p.sar {
+        case .complete:
+            if proxyStreams.removeValue(forKey: stream) != nil {
+                l.notes.append(meshError(.reassembly, 0, "a segmented proxy message was left incomplete"))
+            }
+            whole = p.data
+        case .first:
+            if proxyStreams[stream] != nil { l.notes.append(meshError(.reassembly, 0, "a segmented proxy message was left incomplete")) }
+            evictProxyStream()
+            proxyStreams[stream] = (p.messageType, p.data, clock)
+            l.proxyReassembling = true
+            return l
+        default:
+            guard var s = proxyStreams[stream], s.type == p.messageType else {
+                l.notes.append(meshError(.reassembly, 0, "\(p.sar.name) without a first segment"))
+                return l
+            }
+            guard s.data.count + p.data.count <= 4096 else {
+                proxyStreams[stream] = nil
+                l.notes.append(meshError(.reassembly, 0, "proxy message longer than 4096 octets dropped"))
+                return l
+            }
+            s.data += p.data
+            if p.sar == .continuation { s.age = clock; proxyStreams[stream] = s; l.proxyReassembling = true; return l }
+            proxyStreams[stream] = nil
+            whole = s.data
+        }
+        switch p.messageType {
+        case .networkPDU: network(whole, proxyNonce: false, into: &l)
+        case .meshBeacon: beacon(whole, into: &l)
+        case .proxyConfiguration: network(whole, proxyNonce: true, into: &l)
+        case .provisioningPDU: provisioning(whole, session: 1 << 40 | (connection ?? stream), into: &l)
+        default: l.notes.append(meshError(.unsupported, 0, "proxy message type \(p.messageType.rawValue)"))
+        }
+        whole = []
+        return l
+    }
+
+    mutating func evictProxyStream() {
+        if proxyStreams.count >= Self.maxProxyStreams, let old = proxyStreams.min(by: { $0.value.age < $1.value.age })?.key {
+            proxyStreams[old] = nil
+        }
+    }
+
+    // MARK: beacons
+
+    mutating func beacon(_ data: [UInt8], into l: inout MeshLayer) {
+        do throws(DecodeError) {
+            var b = try MeshBeacon(decoding: data)
+            switch b {
+            case .secureNetwork(let f, let id, let iv, let auth, _):
+                if let net = keys?.netKey(networkID: id), let sb = try? MeshSecureNetworkBeacon(decoding: data) {
+                    let ok = net.authenticates(sb)
+                    b = .secureNetwork(flags: f, networkID: id, ivIndex: iv, authenticationValue: auth, authenticated: ok)
+                    if ok { learnIVIndex(iv) }
+                }
+            case .meshPrivate(let r, let d, let t, _, _):
+                for net in keys?.netKeys ?? [] {
+                    if let p = try? net.decryptPrivateBeacon(data) {
+                        b = .meshPrivate(random: r, obfuscatedData: d, authenticationTag: t, flags: p.flags, ivIndex: p.ivIndex)
+                        learnIVIndex(p.ivIndex)
+                        break
+                    }
+                }
+            default: break
+            }
+            l.beacon = b
+        } catch {
+            l.notes.append(error)
+        }
+    }
+
+    /// An IV index from an authenticated beacon or a decrypted Friend Update: used from here on.
+    mutating func learnIVIndex(_ iv: UInt32) { ivIndex = iv }
+
+    // MARK: provisioning
+
+    mutating func pbADV(_ data: [UInt8], into l: inout MeshLayer) {
+        let p: MeshPBADVPDU
+        do { p = try MeshPBADVPDU(decoding: data) } catch { l.notes.append(error); return }
+        l.pbadv = p
+        let key = TxnKey(link: p.linkID, number: p.transactionNumber)
+        switch p.pdu {
+        case .transactionStart(let n, let total, let fcs, let d):
+            if var t = txns[key], t.done {
+                t.age = clock; txns[key] = t
+                if n == 0 { l.retransmission = true; finishTransaction(d, total: total, fcs: fcs, session: Int(p.linkID), into: &l) }
+                return
+            }
+            if n == 0 {
+                txns[key] = TxnEntry(segN: 0, total: total, fcs: fcs, parts: [:], age: clock, done: true)
+                evictTransactions()
+                finishTransaction(d, total: total, fcs: fcs, session: Int(p.linkID), into: &l)
+                return
+            }
+            var t = txns[key] ?? TxnEntry(segN: n, total: total, fcs: fcs, parts: [:], age: clock, done: false)
+            t.segN = n; t.total = total; t.fcs = fcs; t.parts[0] = d; t.age = clock
+            txns[key] = t
+            evictTransactions()
+            tryComplete(key, session: Int(p.linkID), into: &l)
+        case .transactionContinuation(let i, let d):
+            var t = txns[key] ?? TxnEntry(segN: 0xFF, total: 0, fcs: 0, parts: [:], age: clock, done: false)
+            if t.done { return }
+            guard t.parts.count < 64 else { return }
+            t.parts[i] = d; t.age = clock
+            txns[key] = t
+            evictTransactions()
+            tryComplete(key, session: Int(p.linkID), into: &l)
+        default: break
+        }
+    }
+
+    mutating func tryComplete(_ key: TxnKey, session: Int, into l: inout MeshLayer) {
+        guard var t = txns[key], t.segN != 0xFF, !t.done, (0...t.segN).allSatisfy({ t.parts[$0] != nil }) else { return }
+        var whole: [UInt8] = []
+        for i in 0...t.segN { whole += t.parts[i]! }
+        t.done = true; t.parts = [:]
+        txns[key] = t
+        finishTransaction(whole, total: t.total, fcs: t.fcs, session: session, into: &l)
+    }
+
+    mutating func finishTransaction(_ whole: [UInt8], total: UInt16, fcs: UInt8, session: Int, into l: inout MeshLayer) {
+        guard whole.count >= Int(total) else {
+            l.notes.append(meshError(.reassembly, 0, "transaction of \(whole.count) octets, TotalLength \(total)")); return
+        }
+        let pdu = Array(whole[0..<Int(total)])
+        l.fcsOK = MeshFCS.compute(pdu) == fcs
+        if l.fcsOK == false { l.notes.append(meshError(.invalidValue, 3, "FCS does not match the provisioning PDU")) }
+        provisioning(pdu, session: session, into: &l)
+    }
+
+    mutating func evictTransactions() {
+        while txns.count > Self.maxTransactions, let old = txns.min(by: { $0.value.age < $1.value.age })?.key { txns[old] = nil }
+    }
+
+    mutating func provisioning(_ pdu: [UInt8], session key: Int, into l: inout MeshLayer) {
+        let p: MeshProvisioningPDU
+        do { p = try MeshProvisioningPDU(decoding: pdu) } catch { l.notes.append(error); return }
+        l.provisioning = p
+        guard !l.retransmission else { return }
+        // What the session keys are made of (§5.4.2.4-§5.4.2.5), in the order sent: the
+        // provisioner's public key and random come before the device's.
+        var s = sessions[key] ?? ProvisioningSession(age: clock)
+        s.age = clock
+        switch p.type {
+        case .invite: s = ProvisioningSession(age: clock); s.invite = p.parameters
+        case .capabilities: s.capabilities = p.parameters
+        case .start: s.start = p.parameters
+        case .publicKey: if s.publicKeys.count < 2 { s.publicKeys.append(p.parameters) }
+        case .random: if s.randoms.count < 2 { s.randoms.append(p.parameters) }
+        case .data: l.provisioningData = decryptProvisioningData(p.parameters, s, into: &l)
+        default: break
+        }
+        sessions[key] = s
+        while sessions.count > 16, let old = sessions.min(by: { $0.value.age < $1.value.age })?.key { sessions[old] = nil }
+    }
+
+    /// The Provisioning Data PDU opened with one of `provisioningSecrets` (§5.4.2.5).
+    mutating func decryptProvisioningData(_ pdu: [UInt8], _ s: ProvisioningSession, into l: inout MeshLayer) -> MeshProvisioningData? {
+        guard !provisioningSecrets.isEmpty else { return nil }
+        guard let invite = s.invite, let caps = s.capabilities, let start = s.start, s.publicKeys.count == 2, s.randoms.count == 2,
+              let algorithm = start.first.map(MeshProvisioningAlgorithm.init(rawValue:)) else {
+            l.notes.append(meshError(.reassembly, 0, "provisioning data: the session's earlier PDUs were not all seen"))
+            return nil
+        }
+        let inputs = MeshProvisioningSecurity.confirmationInputs(invite: invite, capabilities: caps, start: start,
+                                                                 provisionerPublicKey: s.publicKeys[0], devicePublicKey: s.publicKeys[1])
+        let salt = MeshProvisioningSecurity.confirmationSalt(inputs: inputs, algorithm: algorithm)
+        let provSalt = MeshProvisioningSecurity.provisioningSalt(confirmationSalt: salt, randomProvisioner: s.randoms[0], randomDevice: s.randoms[1])
+        var candidates: [[UInt8]] = []
+        for secret in provisioningSecrets where secret.count == 32 {
+            candidates.append(secret)
+            // As a private key: the shared secret with the other side's public key.
+            if let pair = try? SMPKeyPair(privateKey: secret) {
+                for (mine, peer) in [(0, 1), (1, 0)] where Array(s.publicKeys[mine][0..<32]) == pair.x {
+                    if let dh = try? pair.dhKey(peerX: Array(s.publicKeys[peer][0..<32]), peerY: Array(s.publicKeys[peer][32..<64])) { candidates.append(dh) }
+                }
+            }
+        }
+        for ecdh in candidates {
+            let key = MeshProvisioningSecurity.sessionKey(ecdhSecret: ecdh, provisioningSalt: provSalt)
+            let nonce = MeshProvisioningSecurity.sessionNonce(ecdhSecret: ecdh, provisioningSalt: provSalt)
+            guard let d = try? MeshProvisioningSecurity.decryptData(pdu, sessionKey: key, sessionNonce: nonce) else { continue }
+            learnIVIndex(d.ivIndex)
+            if let c = MeshNetworkCredentials(netKey: d.netKey), !(keys?.credentials(nid: c.nid).isEmpty == false) {
+                learntNets.append(c); if learntNets.count > 16 { learntNets.removeFirst() }
+            }
+            learntDevKeys[d.unicastAddress] = MeshAccessKey(devKey: MeshProvisioningSecurity.deviceKey(ecdhSecret: ecdh, provisioningSalt: provSalt))
+            if learntDevKeys.count > 64, let k = learntDevKeys.keys.first(where: { $0 != d.unicastAddress }) { learntDevKeys[k] = nil }
+            return d
+        }
+        l.notes.append(meshError(.invalidValue, 25, "provisioning data: no given secret opens it"))
+        return nil
+    }
+
+    // MARK: network and transport
+
+    mutating func network(_ pdu: [UInt8], proxyNonce: Bool, into l: inout MeshLayer) {
+        l.networkPDU = pdu
+        guard pdu.count >= MeshNetworkSecurity.minimumPDUSize else {
+            l.notes.append(meshError(.truncated, pdu.count, "network PDU: \(pdu.count) octets, needs \(MeshNetworkSecurity.minimumPDUSize)"))
+            return
+        }
+        guard keys != nil || !learntNets.isEmpty else { l.encrypted = "no --mesh-keys"; return }
+        let nid = pdu[0] & 0x7F
+        var candidates: [(MeshNetworkCredentials, Bool)] = (keys?.credentials(nid: nid) ?? []).map { ($0, false) }
+        candidates += learntNets.filter { $0.nid == nid }.map { ($0, false) }
+        candidates += friendships.filter { $0.credentials.nid == nid }.map { ($0.credentials, true) }
+        guard !candidates.isEmpty else { l.encrypted = "no NetKey with NID " + Hex.fixed(UInt64(nid), width: 2); return }
+        for (c, friend) in candidates {
+            guard let p = try? MeshNetworkSecurity.decrypt(pdu, credentials: c, currentIVIndex: ivIndex, nonce: proxyNonce ? .proxy : .network) else { continue }
+            l.netMIC = "ok"
+            l.network = MeshNetworkInfo(ivi: p.ivi, nid: p.nid, ctl: p.ctl, ttl: p.ttl, seq: p.seq, src: p.src, dst: p.dst,
+                                        ivIndex: p.ivIndex, friendship: friend, proxyNonce: proxyNonce)
+            if proxyNonce {
+                do { l.proxyConfig = try MeshProxyConfigMessage(decoding: p.transportPDU) } catch { l.notes.append(error) }
+            } else {
+                lowerTransport(p, into: &l)
+            }
+            return
+        }
+        l.netMIC = "bad"
+    }
+
+    mutating func lowerTransport(_ p: MeshNetworkPDU, into l: inout MeshLayer) {
+        let lower: MeshLowerTransportPDU
+        do { lower = try MeshLowerTransportPDU(decoding: p.transportPDU, ctl: p.ctl) } catch { l.notes.append(error); return }
+        l.lower = lower
+        switch lower {
+        case .unsegmentedAccess(let akf, let aid, let upper):
+            upperAccess(upper, akf: akf, aid: aid, szmic: false, seqAuth: p.seq, src: p.src, dst: p.dst, ivIndex: p.ivIndex, segments: 1, into: &l)
+        case .unsegmentedControl(let op, let params):
+            control(MeshControlMessage(opcode: op, parameters: params), p, into: &l)
+        case .segmentAck(_, let z, _):
+            // Acknowledges the message the destination sent: SRC of the ack is its DST.
+            for (k, e) in sar where k.src == p.dst && k.seqAuth & 0x1FFF == UInt32(z) && e.dst == p.src { sar[k]?.age = clock }
+        case .segmentedAccess(let akf, let aid, let sz, let z, let o, let n, let seg):
+            segment(key: SARKey(src: p.src, seqAuth: MeshLowerTransportPDU.seqAuth(seq: p.seq, seqZero: z), ctl: false),
+                    segO: o, segN: n, data: seg, akf: akf, aid: aid, szmic: sz, opcode: nil, p, into: &l)
+        case .segmentedControl(let op, let z, let o, let n, let seg):
+            segment(key: SARKey(src: p.src, seqAuth: MeshLowerTransportPDU.seqAuth(seq: p.seq, seqZero: z), ctl: true),
+                    segO: o, segN: n, data: seg, akf: false, aid: 0, szmic: false, opcode: op, p, into: &l)
+        }
+    }
+
+    mutating func segment(key: SARKey, segO: UInt8, segN: UInt8, data: [UInt8], akf: Bool, aid: UInt8, szmic: Bool, opcode: MeshControlOpcode?,
+                          _ p: MeshNetworkPDU, into l: inout MeshLayer) {
+        var e = sar[key] ?? SAREntry(dst: p.dst, ivIndex: p.ivIndex, segN: segN, akf: akf, aid: aid, szmic: szmic, opcode: opcode,
+                                     parts: [:], age: clock, done: false)
+        guard e.segN == segN else { l.notes.append(meshError(.reassembly, 3, "SegN \(segN) differs from the message's \(e.segN)")); return }
+        if e.done {
+            l.segmentsHeld = (Int(segN) + 1, Int(segN) + 1)
+            l.upper = MeshUpperTransportInfo(mic: nil, encrypted: Self.alreadyReassembled, key: nil, seqAuth: key.seqAuth, segments: Int(segN) + 1)
+            return
+        }
+        e.parts[segO] = data; e.age = clock
+        l.segmentsHeld = (e.parts.count, Int(segN) + 1)
+        guard e.parts.count == Int(segN) + 1 else {
+            sar[key] = e
+            evictSegmented()
+            return
+        }
+        var whole: [UInt8] = []
+        for i in 0...segN { whole += e.parts[i]! }
+        e.parts = [:]; e.done = true
+        sar[key] = e
+        evictSegmented()
+        if let op = opcode {
+            control(MeshControlMessage(opcode: op, parameters: whole), p, into: &l)
+        } else {
+            upperAccess(whole, akf: akf, aid: aid, szmic: szmic, seqAuth: key.seqAuth, src: p.src, dst: e.dst, ivIndex: e.ivIndex,
+                        segments: Int(segN) + 1, into: &l)
+        }
+    }
+
+    mutating func evictSegmented() {
+        while sar.count > Self.maxSegmentedMessages, let old = sar.min(by: { $0.value.age < $1.value.age })?.key { sar[old] = nil }
+    }
+
+    /// Segmented messages whose segments have not all been seen (for statistics).
+    public var incompleteSegmentedMessages: Int { sar.values.filter { !$0.done }.count }
+
+    mutating func upperAccess(_ upper: [UInt8], akf: Bool, aid: UInt8, szmic: Bool, seqAuth: UInt32, src: UInt16, dst: UInt16, ivIndex: UInt32,
+                              segments: Int, into l: inout MeshLayer) {
+        var info = MeshUpperTransportInfo(mic: nil, encrypted: nil, key: nil, seqAuth: seqAuth, segments: segments)
+        defer { l.upper = info }
+        guard keys != nil || !learntDevKeys.isEmpty else { info.encrypted = "no --mesh-keys"; return }
+        func dev(_ a: UInt16) -> MeshAccessKey? { keys?.devKeys[a] ?? learntDevKeys[a] }
+        let accessKeys: [(MeshAccessKey, String)] = akf
+            ? (keys?.appKeys(aid: aid) ?? []).map { ($0, "app") }
+            : [dev(src).map { ($0, "dev " + MeshAddress.text(src)) }, dev(dst).map { ($0, "dev " + MeshAddress.text(dst)) }].compactMap { $0 }
+        guard !accessKeys.isEmpty else {
+            info.encrypted = akf ? "no AppKey with AID " + Hex.fixed(UInt64(aid), width: 2) : "no DevKey of " + MeshAddress.text(src) + " or " + MeshAddress.text(dst)
+            return
+        }
+        var labels: [[UInt8]?] = [nil]
+        if dst & 0xC000 == 0x8000 {
+            labels = (keys?.labels[dst] ?? []).map { $0 }
+            guard !labels.isEmpty else { info.encrypted = "no label UUID for virtual address " + MeshAddress.text(dst); return }
+        }
+        for (k, name) in accessKeys {
+            for label in labels {
+                if let plain = try? MeshUpperTransport.decrypt(upper, key: k, szmic: szmic, seq: seqAuth, src: src, dst: dst, ivIndex: ivIndex, label: label) {
+                    info.mic = "ok"; info.key = name; info.label = label
+                    do {
+                        var a = try MeshAccessMessage(decoding: plain)
+                        a.showKeys = showKeys
+                        l.access = a
+                    } catch { l.notes.append(error) }
+                    return
+                }
+            }
+        }
+        info.mic = "bad"
+    }
+
+    mutating func control(_ c: MeshControlMessage, _ p: MeshNetworkPDU, into l: inout MeshLayer) {
+        l.control = c
+        do { try c.validate() } catch { l.notes.append(error); return }
+        let b = c.parameters
+        switch c.opcode {
+        case .friendRequest:
+            friendRequests[p.src] = UInt16(meshBE(b, 8, 2))
+            if friendRequests.count > Self.maxFriendships, let k = friendRequests.keys.first { friendRequests[k] = nil }
+        case .friendOffer:
+            // Friendship credentials (§3.9.6.3.1) from the LPN's request and this offer.
+            guard let lpnCounter = friendRequests[p.dst], let keys else { break }
+            let friendCounter = UInt16(meshBE(b, 4, 2))
+            for net in keys.netKeys where net.flooding.nid == p.nid {
+                friendships.removeAll { $0.lpn == p.dst && $0.friend == p.src }
+                friendships.append((p.dst, p.src, net.friendship(lpnAddress: p.dst, friendAddress: p.src, lpnCounter: lpnCounter, friendCounter: friendCounter)))
+                if friendships.count > Self.maxFriendships { friendships.removeFirst() }
+            }
+        case .friendUpdate:
+            learnIVIndex(meshBE(b, 1, 4))
+        default: break
+        }
+    }
+
+    /// Friendship credentials given directly (the sample data's LPN/Friend pair), for
+    /// captures that start after the Friend Offer.
+    public mutating func addFriendship(lpnAddress: UInt16, friendAddress: UInt16, lpnCounter: UInt16, friendCounter: UInt16) {
+        for net in keys?.netKeys ?? [] {
+            friendships.append((lpnAddress, friendAddress, net.friendship(lpnAddress: lpnAddress, friendAddress: friendAddress,
+                                                                          lpnCounter: lpnCounter, friendCounter: friendCounter)))
+        }
+        while friendships.count > Self.maxFriendships { friendships.removeFirst() }
+    }
+}

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Captures of the Mesh Protocol v1.1 sample data (chapter 8) for the mesh oracle (issue 40).
+
+Writes, byte for byte from the specification's sample messages (as reproduced in BlueZ's
+unit/test-mesh-crypto.c and BTstack's test/mesh/mesh_message_test.cpp):
+
+  Tests/Fixtures/mesh/mesh_sample_adv.btsnoop    HCI LE Advertising Reports (legacy) and LE
+      Extended Advertising Reports carrying the 23 sample network PDUs (AD 0x2A), the secure
+      network beacon of 8.4.3 (AD 0x2B), and a PB-ADV provisioning session (AD 0x29) of the
+      8.7 sample PDUs with link open/ack/close, segmented transactions and their acks.
+  Tests/Fixtures/mesh/mesh_sample_gatt.btsnoop   Two LE connections: the Mesh Provisioning
+      service (0x1827, Data In 0x2ADB / Data Out 0x2ADC) carrying the 8.7 provisioning PDUs
+      (the public keys in SAR segments), then the Mesh Proxy service (0x1828, 0x2ADD/0x2ADE)
+      carrying sample network PDUs and the beacon, some split in proxy SAR segments.
+
+Keys (mesh_sample_keys.json beside them): NetKey, AppKey, the DevKey of 0x1201, IV index
+0x12345678 and the two label UUIDs of messages 22-24. No dependency beyond the standard
+library; run from the repository root: python3 scripts/mesh_fixtures.py
+"""
+import json
+import os
+import struct
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Fixtures", "mesh")
+
+KEYS = {
+    "iv_index": "12345678",
+    "net_keys": ["7dd7364cd842ad18c17c2b820c84c3d6"],
+    "app_keys": ["63964771734fbd76e3b40519d1d94a48"],
+    "dev_keys": {"0x1201": "9d6dd0e96eb25dc19a40ed9914f8f03f"},
+    "label_uuids": ["0073e7e4d8b9440faf8415df4c56c0e1", "f4a002c7fb1e4ca0a469a021de0db875"],
+}
+
+# Mesh Protocol v1.1 §8.3: the network PDUs of messages 1-12, 14, 16, 18-24.
+MESSAGES = [
+    "68eca487516765b5e5bfdacbaf6cb7fb6bff871f035444ce83a670df",
+    "68d4c826296d7979d7dbc0c9b4d43eebec129d20a620d01e",
+    "68da062bc96df253273086b8c5ee00bdd9cfcc62a2ddf572",
+    "5e84eba092380fb0e5d0ad970d579a4e88051c",
+    "5eafd6f53c43db5c39da1792b1fee9ec74b786c56d3a9dee",
+    "68cab5c5348a230afba8c63d4e686364979deaf4fd40961145939cda0e",
+    "681615b5dd4a846cae0c032bf0746f44f1b8cc8ce5edc57e55beed49c0",
+    "68e476b5579c980d0d730f94d7f3509df987bb417eb7c05f",
+    "684daa6267c2cf0e2f91add6f06e66006844cec97f973105ae2534f958",
+    "68aec467ed4901d85d806bbed248614f938067b0d983bb7b",
+    "5e7b786568759f7777ed355afaf66d899c1e3d",
+    "5e6ebfc021edf5d5e748a20ecfd98ddfd32de80befb400213d113813b5",
+    "5e8a18fc6e4d05ae21466087599c2426ce9a35",
+    "5e0bbaf92b5c8f7d3ae62a3c75dff683dce24e",
+    "68e80e5da5af0e6b9be7f5a642f2f98680e61c3a8b47f228",
+    "6848cba437860e5673728a627fb938535508e21a6baf57",
+    "68110edeecd83c3010a05e1b23a926023da75d25ba91793736",
+    "e85cca51e2e8998c3dc87344a16c787f6b08cc897c941a5368",
+    "e84e8fbe003f58a4d61157bb76352ea6307eebfe0f30b83500e9",
+    "e8d85caecef1e3ed31f3fdcf88a411135fea55df730b6b28e255",
+    "e877a48dd5fe2d7a9d696d3dd16a75489696f0b70c711b881385",
+    "e8624e65bb8c1794e998b4081f47a35251fdd3896d99e4db489b918599",
+    "e8a7d0f0a2ea42dc2f4dd6fb4db33a6c088d023b47",
+]
+BEACON = "01003ecaff672f673370123456788ea261582f364f6f"  # §8.4.3
+DEVICE_UUID = "70cfa5e8c3bd4fb5a4d8f3c8e06f9b24"
+UNPROV_BEACON = "00" + DEVICE_UUID + "4020" + "d97478b3"  # §8.4.2
+
+# §8.7 PB-ADV provisioning sample (CMAC-AES128, no OOB): (from provisioner?, PDU).
+PROV_KEY = ("2c31a47b5779809ef44cb5eaaf5c3e43d5f8faad4a8794cb987e9b03745c78dd"
+            "919512183898dfbecd52e2408e43871fd021109117bd3ed4eaf8437743715d4f")
+DEV_KEY = ("f465e43ff23d3f1b9dc7dfc04da8758184dbc966204796eccf0d6cf5e16500cc"
+           "0201d048bcbbd899eeefc424164e33c201c2b010ca6b4d43a8a155cad8ecb279")
+PROVISIONING = [
+    (True, "0000"),
+    (False, "010100010000000000000000"),
+    (True, "020000000000"),
+    (True, "03" + PROV_KEY),
+    (False, "03" + DEV_KEY),
+    (True, "05b38a114dfdca1fe153bd2c1e0dc46ac2"),
+    (False, "05eeba521c196b52cc2e37aa40329f554e"),
+    (True, "068b19ac31d58b124c946209b5db1021b9"),
+    (False, "0655a2a2bca04cd32ff6f346bd0a0c1a3a"),
+    (True, "07d0bd7f4a89a2ff6222af59a90a60ad58acfe3123356f5cec2973e0ec50783b10c7"),
+    (False, "08"),
+]
+
+
+def fcs(data):
+    """3GPP TS 27.010 FCS over a provisioning PDU (Mesh Protocol v1.1 §5.3.2)."""
+    crc = 0xFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0xE0 if crc & 1 else crc >> 1
+    return 0xFF - crc
+
+
+class BTSnoop:
+    """btsnoop version 1, datalink 1002 (H4)."""
+    def __init__(self):
+        self.records = []
+        self.t = 0x00E03AB44A676000 + 1_700_000_000_000_000
+
+    def add(self, h4, received, command_or_event=False):
+        self.t += 10_000
+        flags = (1 if received else 0) | (2 if command_or_event else 0)
+        self.records.append(struct.pack(">IIIIQ", len(h4), len(h4), flags, 0, self.t) + h4)
+
+    def event(self, code, params):
+        self.add(bytes([0x04, code, len(params)]) + params, True, True)
+
+    def acl(self, handle, payload, received):
+        l2 = struct.pack("<HH", len(payload), 0x0004) + payload
+        self.add(bytes([0x02]) + struct.pack("<HH", handle | 0x2000, len(l2)) + l2, received)
+
+    def write(self, path):
+        with open(path, "wb") as f:
+            f.write(b"btsnoop\0" + struct.pack(">II", 1, 1002) + b"".join(self.records))
+
+
+ADDR = bytes.fromhex("c0ffee000001")[::-1]
+
+
+def adv_report(snoop, ad_type, data, extended=False):
+    ad = bytes([len(data) + 1, ad_type]) + data
+    if extended:
+        # LE Extended Advertising Report (subevent 0x0D), legacy ADV_NONCONN_IND event type.
+        p = bytes([0x0D, 1]) + struct.pack("<H", 0x0010) + bytes([1]) + ADDR + bytes([1, 0, 0xFF, 0x7F, 0xC4]) \
+            + struct.pack("<H", 0) + bytes([0]) + bytes(6) + bytes([len(ad)]) + ad
+    else:
+        p = bytes([0x02, 1, 0x03, 1]) + ADDR + bytes([len(ad)]) + ad + bytes([0xC4])
+    snoop.event(0x3E, p)
+
+
+def pbadv_session(snoop):
+    link = 0x0A0B0C0D
+    def send(txn, gp):
+        adv_report(snoop, 0x29, struct.pack(">IB", link, txn) + gp)
+    send(0, bytes([0x03]) + bytes.fromhex(DEVICE_UUID))  # Link Open
+    send(0, bytes([0x07]))  # Link ACK
+    tp, td = 0x00, 0x80
+    for from_prov, h in PROVISIONING:
+        pdu = bytes.fromhex(h)
+        txn = tp if from_prov else td
+        first, rest = pdu[:20], pdu[20:]
+        segs = [rest[i:i + 23] for i in range(0, len(rest), 23)]
+        start = bytes([len(segs) << 2 | 0]) + struct.pack(">H", len(pdu)) + bytes([fcs(pdu)]) + first
+        send(txn, start)
+        for i, s in enumerate(segs):
+            send(txn, bytes([(i + 1) << 2 | 2]) + s)
+        send(txn, bytes([0x01]))  # Transaction Acknowledgment from the peer
+        if from_prov:
+            tp += 1
+        else:
+            td += 1
+    send(tp, bytes([0x0B, 0x00]))  # Link Close, Success
+
+
+def adv_capture():
+    s = BTSnoop()
+    adv_report(s, 0x2B, bytes.fromhex(UNPROV_BEACON))
+    pbadv_session(s)
+    adv_report(s, 0x2B, bytes.fromhex(BEACON))
+    for i, m in enumerate(MESSAGES):
+        adv_report(s, 0x2A, bytes.fromhex(m), extended=(i % 4 == 3))
+    return s
+
+
+def le_connection(s, handle):
+    s.event(0x3E, bytes([0x01, 0x00]) + struct.pack("<H", handle) + bytes([0x00, 0x01]) + ADDR
+            + struct.pack("<HHH", 24, 0, 400) + bytes([0]))
+
+
+def discovery(s, h, service, data_in, data_out):
+    """Primary service at 1..7: Data In value 3 (write without response), Data Out value 5
+    (notify) with its CCCD at 6, discovered the way a phone does."""
+    s.acl(h, bytes([0x10]) + struct.pack("<HHH", 1, 0xFFFF, 0x2800), False)
+    s.acl(h, bytes([0x11, 6]) + struct.pack("<HHH", 1, 7, service), True)
+    s.acl(h, bytes([0x08]) + struct.pack("<HHH", 1, 7, 0x2803), False)
+    s.acl(h, bytes([0x09, 7]) + struct.pack("<HBHH", 2, 0x04, 3, data_in) + struct.pack("<HBHH", 4, 0x10, 5, data_out), True)
+    s.acl(h, bytes([0x04]) + struct.pack("<HH", 6, 7), False)
+    s.acl(h, bytes([0x05, 1]) + struct.pack("<HH", 6, 0x2902), True)
+    s.acl(h, bytes([0x12]) + struct.pack("<HH", 6, 1), False)
+    s.acl(h, bytes([0x13]), True)
+
+
+def proxy_pdus(msg_type, data, mtu_payload=19):
+    """A message as Proxy PDUs of at most 1 + mtu_payload octets (§6.3.2)."""
+    if len(data) <= mtu_payload:
+        return [bytes([msg_type]) + data]
+    parts = [data[i:i + mtu_payload] for i in range(0, len(data), mtu_payload)]
+    out = []
+    for i, p in enumerate(parts):
+        sar = 1 if i == 0 else 3 if i == len(parts) - 1 else 2
+        out.append(bytes([sar << 6 | msg_type]) + p)
+    return out
+
+
+def gatt_capture():
+    s = BTSnoop()
+    # PB-GATT: the provisioner (this host) writes Data In, the device notifies Data Out.
+    le_connection(s, 0x0040)
+    discovery(s, 0x0040, 0x1827, 0x2ADB, 0x2ADC)
+    for from_prov, h in PROVISIONING:
+        for p in proxy_pdus(0x03, bytes.fromhex(h)):
+            s.acl(0x0040, (bytes([0x52]) + struct.pack("<H", 3) if from_prov else bytes([0x1B]) + struct.pack("<H", 5)) + p, not from_prov)
+    s.event(0x05, bytes([0x00]) + struct.pack("<H", 0x0040) + bytes([0x13]))
+    # GATT proxy: messages 16, 18, 19 and segment 0 of 6 written; the beacon and messages 20-23 notified.
+    le_connection(s, 0x0041)
+    discovery(s, 0x0041, 0x1828, 0x2ADD, 0x2ADE)
+    for p in proxy_pdus(0x01, bytes.fromhex(BEACON)):
+        s.acl(0x0041, bytes([0x1B]) + struct.pack("<H", 5) + p, True)
+    for m in [MESSAGES[5], MESSAGES[6], MESSAGES[14], MESSAGES[15], MESSAGES[16]]:
+        for p in proxy_pdus(0x00, bytes.fromhex(m)):
+            s.acl(0x0041, bytes([0x52]) + struct.pack("<H", 3) + p, False)
+    for m in MESSAGES[17:21]:
+        for p in proxy_pdus(0x00, bytes.fromhex(m)):
+            s.acl(0x0041, bytes([0x1B]) + struct.pack("<H", 5) + p, True)
+    return s
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    adv_capture().write(os.path.join(OUT, "mesh_sample_adv.btsnoop"))
+    gatt_capture().write(os.path.join(OUT, "mesh_sample_gatt.btsnoop"))
+    with open(os.path.join(OUT, "mesh_sample_keys.json"), "w") as f:
+        json.dump(KEYS, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
