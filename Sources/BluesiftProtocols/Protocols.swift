@@ -4,5 +4,6 @@
 public enum Protocols {
     public static let all: [any ProtocolModule.Type] = [
         SDP.self, RFCOMM.self, AVDTP.self, AVCTP.self,   // Classic/
+        LEAudioISO.self, LEAudio.self,                  // LEAudio/
     ]
 }

@@ -60,12 +60,13 @@ import BluesiftDissect
 
     @Test func aNewModuleIsNamedDispatchedAndCounted() throws {
         let r = Self.registry
-        // Its layer takes the bit after the Classic ones, before note; `--protocol` knows it.
+        // Its layer takes the bit after the listed modules' (Classic, LE Audio), before note;
+        // `--protocol` knows it.
         let echo = try #require(r.layer("echo"))
-        #expect(echo.rawValue == 11)
+        #expect(echo.rawValue == 13)
         #expect(r.names.contains("echo") && r.names.contains("lab"))
         #expect(r.layers(named: "lab") == echo.bit)
-        #expect(r.helpList.hasSuffix("avrcp, echo, note, classic (any of sdp, rfcomm, hfp, avdtp, avrcp), lab (any of echo)"))
+        #expect(r.helpList.hasSuffix("avrcp, iso, le_audio, echo, note, classic (any of sdp, rfcomm, hfp, avdtp, avrcp), lab (any of echo), le-audio (any of iso, le_audio)"))
         #expect(r.module(for: .psm(0x1001)).map(ObjectIdentifier.init) == ObjectIdentifier(Echo.self))
         #expect(!FrameLayer.names.contains("echo"))   // the shared registry lists only Protocols.all
 

@@ -1,0 +1,195 @@
+import BluesiftWire
+import BluesiftCapture
+
+// LE Audio as protocol modules (docs/DESIGN.md, "Adding a protocol"): HCI ISO data (`iso`)
+// and everything else LE Audio (`le_audio`: the CIG/CIS/BIG/periodic-advertising commands and
+// events, the PACS/ASCS/BASS/CSIS characteristic values, the BAP/PBP/CAP service data and
+// Broadcast_Name). Both answer to `--protocol le-audio`; one stats collector (LEAudioStats).
+
+/// HCI ISO Data packets (Core 6.0 Vol 4 Part E §5.4.5), H4 type 0x05, with SDU reassembly.
+public enum LEAudioISO: ProtocolModule {
+    public static let layers = [LayerSpec("iso", group: "le-audio", specificity: 6)]
+    public static let carriers: [Carrier] = [.hciPacket(.iso)]
+    public static let layer = FrameLayer.registered("iso")
+    public static var collector: (any StatsCollector.Type)? { LEAudioStats.self }
+
+    /// Reassembly per ISO handle, one per capture (a CIS or BIS handle is not an ACL
+    /// connection).
+    final class Reassembly { var r = ISOReassembler() }
+
+    public static func decode(_ pdu: UnsafeRawBufferPointer, _ x: ModuleContext, _ f: inout DecodedFrame) -> (any ModuleLayer)? {
+        var v = ISOLayer(header: ISODataHeader(packet: pdu), sent: x.side == 0)
+        guard v.header.error == nil else { return v }
+        let h = v.header
+        let fragment = UnsafeRawBufferPointer(rebasing: pdu[h.fragmentOffset..<(h.fragmentOffset + h.fragmentLength)])
+        let state = x.state(Reassembly.self, Reassembly.init)
+        var done: ISOSDU?
+        if let damage = state.r.add(h, fragment: fragment, { sdu, _ in done = sdu }) {
+            v.reassemblyError = DecodeError.Box(damage)
+        }
+        v.sdu = done
+        return v
+    }
+}
+
+/// The LE Audio control plane: isochronous and periodic-advertising HCI (§7.8, §7.7.65),
+/// PACS/ASCS/BASS/CSIS characteristics, BAP/PBP/CAP service data, Broadcast_Name.
+public enum LEAudio: ProtocolModule {
+    public static let layers = [LayerSpec("le_audio", group: "le-audio", specificity: 10)]
+    public static let layer = FrameLayer.registered("le_audio")
+    public static var collector: (any StatsCollector.Type)? { LEAudioStats.self }
+
+    public static let carriers: [Carrier] = {
+        var c: [Carrier] = LEAudioHCILayouts.commands.keys.sorted().map { .hciCommand($0) }
+        c += LEAudioHCILayouts.subevents.keys.sorted().map { .leSubevent($0) }
+        // Command Complete (§7.7.14): only the isochronous commands' returns are taken.
+        c.append(.hciEvent(HCIEventCode.commandComplete.rawValue))
+        c += LEAudioUUIDs.serviceData.sorted().map { .serviceData($0) }
+        c.append(.adType(LEAudioUUIDs.broadcastNameADType))
+        c += LEAudioUUIDs.characteristics.sorted().map { .gattCharacteristic(BluetoothUUID(UInt32($0))) }
+        return c
+    }()
+
+    static let writes: Set<ATTOpcode> = [.writeRequest, .writeCommand, .signedWriteCommand, .prepareWriteRequest, .executeWriteRequest]
+
+    public static func decode(_ pdu: UnsafeRawBufferPointer, _ x: ModuleContext, _ f: inout DecodedFrame) -> (any ModuleLayer)? {
+        switch x.carrier {
+        case .hciCommand(let op):
+            return LEAudioMessageLayer(hci: LEAudioHCIMessage(.command(op), parameters: pdu))
+        case .hciEvent:
+            // Command Complete: num packets (1), opcode (2), return parameters.
+            guard pdu.count >= 3 else { return nil }
+            let op = UInt16(pdu[1]) | UInt16(pdu[2]) << 8
+            guard LEAudioHCILayouts.returns[op] != nil else { return nil }
+            return LEAudioMessageLayer(hci: LEAudioHCIMessage(.returnParameters(op), parameters: UnsafeRawBufferPointer(rebasing: pdu[3...])))
+        case .leSubevent(let s):
+            guard let m = LEAudioHCIMessage(.subevent(s), parameters: pdu) else { return nil }
+            var v = LEAudioMessageLayer(hci: m)
+            // Periodic advertising data (§7.7.65.15): the BASE and announcements in its AD
+            // structures, when the report is complete (Data_Status 0).
+            if s == HCILESubeventCode.periodicAdvertisingReport.rawValue || s == HCILESubeventCode.periodicAdvertisingReportV2.rawValue, m.uint("data_status") == 0, let i = m.names.lastIndex(of: "data"), case .bytes(let d) = m.values[i] {
+                v.advertising = d.withUnsafeBytes(LEAudioMessageLayer.values(inAdvertisingData:))
+            }
+            return v
+        case .serviceData(let u):
+            return LEAudioValue(serviceData: u, bytes: pdu).map { LEAudioMessageLayer(value: $0) }
+        case .adType:
+            return LEAudioMessageLayer(value: .broadcastName(BroadcastName(bytes: pdu)))
+        case .gattCharacteristic(let u):
+            guard let short = u.shortValue else { return nil }
+            // Write Request/Command, Signed Write, Prepare Write, Execute: a control point operation.
+            let written = f.att.map { Self.writes.contains($0.opcode) } ?? false
+            guard let v = LEAudioValue(characteristic: UInt16(short), written: written, bytes: pdu) else { return nil }
+            var layer = LEAudioMessageLayer(value: v)
+            layer.characteristic = UInt16(short)
+            layer.written = written
+            if case .pacRecords = v { x.profile("LE Audio", role: x.side == 0 ? "server" : "client") }
+            return layer
+        default:
+            return nil
+        }
+    }
+}
+
+/// An `iso` layer value: the packet header, and the SDU it completed, if any.
+public struct ISOLayer: ModuleLayer {
+    public var header: ISODataHeader
+    public var sent: Bool
+    public var sdu: ISOSDU?
+    public var reassemblyError: DecodeError.Box?
+    public var layers: DecodedFrame.Layers { LEAudioISO.layer.bit }
+    public var error: DecodeError? { header.error ?? reassemblyError?.error }
+    public func name(_ layer: FrameLayer) -> String { "ISO Data" }
+    public func summary(_ layer: FrameLayer) -> String {
+        var s = header.summary
+        if let sdu, sdu.fragments > 1 { s += " (SDU \(sdu.packetSequenceNumber) reassembled, \(sdu.length) B)" }
+        return s
+    }
+    public func describe<S: FieldSink>(_ layer: FrameLayer, into w: inout S) {
+        w.beginObject(.literal(layer.key))
+        header.describe(into: &w)
+        if let sdu, sdu.fragments > 1 {
+            w.object("sdu") { w in
+                w.int("packet_sequence_number", Int(sdu.packetSequenceNumber)); w.int("iso_sdu_length", sdu.declaredLength)
+                w.int("length", sdu.length); w.int("fragments", sdu.fragments)
+            }
+        }
+        if let e = reassemblyError?.error { w.string("reassembly_error", e.message) }
+        w.endObject()
+    }
+    /// Media, thousands: not in the report's sequence view.
+    public var inSequence: Bool { false }
+}
+
+/// An `le_audio` layer value: an isochronous HCI message, or a profile value (GATT
+/// characteristic or advertising).
+public struct LEAudioMessageLayer: ModuleLayer {
+    public var hci: LEAudioHCIMessage?
+    public var value: LEAudioValue?
+    /// LE Audio values in a periodic advertising report's data.
+    public var advertising: [LEAudioValue] = []
+    public var characteristic: UInt16?
+    public var written = false
+
+    init?(hci: LEAudioHCIMessage?) {
+        guard let hci else { return nil }
+        self.hci = hci
+    }
+    init(hci: LEAudioHCIMessage) { self.hci = hci }
+    init(value: LEAudioValue) { self.value = value }
+
+    public var layers: DecodedFrame.Layers { LEAudio.layer.bit }
+    public var error: DecodeError? { hci?.error ?? value?.error ?? advertising.lazy.compactMap(\.error).first }
+
+    public func name(_ layer: FrameLayer) -> String {
+        if let hci { return hci.name }
+        if let c = characteristic, let n = LEAudioUUIDs.characteristicName(c) { return n }
+        switch value {
+        case .base: return "BASE"
+        case .broadcastAnnouncement: return "Broadcast Audio Announcement"
+        case .publicBroadcast: return "Public Broadcast Announcement"
+        case .announcement: return "LE Audio Announcement"
+        case .broadcastName: return "Broadcast Name"
+        default: return "LE Audio"
+        }
+    }
+
+    public func summary(_ layer: FrameLayer) -> String {
+        if let hci { return ([hci.summary] + advertising.map(\.summary)).joined(separator: "; ") }
+        return value?.summary ?? ""
+    }
+
+    public func describe<S: FieldSink>(_ layer: FrameLayer, into w: inout S) {
+        w.beginObject(.literal(layer.key))
+        if let hci {
+            w.object("hci") { w in w.string("name", hci.name); hci.describe(into: &w) }
+            if !advertising.isEmpty { w.array("advertising") { w in for v in advertising { w.object("") { w in v.describe(into: &w) } } } }
+        }
+        if let c = characteristic {
+            w.string("characteristic", LEAudioUUIDs.characteristicName(c) ?? "")
+            w.bool("written", written)
+        }
+        value?.describe(into: &w)
+        w.endObject()
+    }
+
+    /// The LE Audio service data and Broadcast_Name in advertising data (CSS Part A §1).
+    static func values(inAdvertisingData d: UnsafeRawBufferPointer) -> [LEAudioValue] {
+        var out: [LEAudioValue] = []
+        var o = 0
+        while o + 1 < d.count, out.count < 16 {
+            let len = Int(d[o])
+            guard len > 0, o + 1 + len <= d.count else { break }
+            let type = d[o + 1]
+            let body = UnsafeRawBufferPointer(rebasing: d[(o + 2)..<(o + 1 + len)])
+            if type == 0x16, body.count >= 2, let v = LEAudioValue(serviceData: UInt16(body[0]) | UInt16(body[1]) << 8,
+                                                                  bytes: UnsafeRawBufferPointer(rebasing: body[2...])) {
+                out.append(v)
+            } else if type == LEAudioUUIDs.broadcastNameADType {
+                out.append(.broadcastName(BroadcastName(bytes: body)))
+            }
+            o += 1 + len
+        }
+        return out
+    }
+}

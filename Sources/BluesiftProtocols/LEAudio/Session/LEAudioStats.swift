@@ -1,0 +1,229 @@
+import BluesiftWire
+import BluesiftCapture
+
+/// What the LE Audio modules add to `stats` (docs/stats.md): per ASE its state timeline
+/// (`le_audio_ases`), per CIS its binding (`le_audio_cises`), per CIS/BIS direction its health
+/// (`le_audio_streams`), the broadcasts seen (`le_audio_broadcasts`), counts, the `le-audio:`
+/// text section, the `le_audio_streams` CSV table, problems with advice.
+public final class LEAudioStats: StatsCollector {
+    public struct ASERow: Codable, Sendable {
+        public var connection: Int?
+        public var connHandle: Int
+        public var aseId: Int
+        public var direction: String?
+        public var state: String?
+        public var cigId: Int?
+        public var cisId: Int?
+        public var codec: String?
+        public var qosPreset: String?
+        public var steps: [Step]
+        public var errors: [CPError]
+        public struct Step: Codable, Sendable { public var frame: Int; public var state: String; public var cause: String? }
+        public struct CPError: Codable, Sendable { public var frame: Int; public var opcode: String; public var responseCode: Int; public var response: String; public var reason: Int; public var reasonName: String }
+    }
+    public struct CISRow: Codable, Sendable {
+        public var handle: Int
+        public var aclHandle: Int?
+        public var cigId: Int?
+        public var cisId: Int?
+        public var status: Int?
+        public var sduIntervalCToPUs: Int?
+        public var sduIntervalPToCUs: Int?
+        public var ases: [Int]
+    }
+    public struct StreamRow: Codable, Sendable {
+        public var handle: Int
+        public var direction: String
+        public var sdus: Int
+        public var bytes: Int
+        public var lostBySequence: Int
+        public var statusValid: Int
+        public var statusPossiblyInvalid: Int
+        public var statusLost: Int
+        public var reassemblyErrors: Int
+        public var jitterMeanUs: Int?
+        public var jitterMaxUs: Int?
+        public var firstFrame: Int?
+        public var lastFrame: Int?
+    }
+    public struct BroadcastRow: Codable, Sendable {
+        public var frame: Int
+        public var what: String
+        public var broadcastId: Int?
+        public var name: String?
+        public var summary: String
+    }
+
+    public private(set) var state = LEAudioState()
+    var broadcasts: [BroadcastRow] = []
+    var seenBroadcasts: Set<String> = []
+    public private(set) var isoPackets = 0, controlValues = 0, hciMessages = 0
+    /// ASE connections → stats connection index, for rows.
+    var connectionIndex: [UInt16: Int] = [:]
+    var cisFailures: [(frame: Int, handle: UInt16, status: UInt8)] = []
+    var bigLost: [(frame: Int, big: UInt8, reason: UInt8)] = []
+    /// SDU loss above this fraction is a problem.
+    public static let lossThreshold = 0.01
+
+    /// Frame → time stamp of the frames problems found at the end point at (last SDU of a
+    /// stream, last step of an ASE); bounded by the streams and ASEs kept.
+    var times: [Int: Timestamp] = [:]
+
+    public init() {}
+
+    /// A record standing for `frame` in a problem found after the pass.
+    func at(_ frame: Int?) -> CaptureRecord {
+        guard let frame else { return .empty }
+        return CaptureRecord(frame: frame, timestamp: times[frame] ?? Timestamp(seconds: 0), direction: nil, kind: .unknown,
+                             bytes: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
+    public func add(_ f: borrowing DecodedFrame, _ stats: any StatsContext) {
+        let r = f.record
+        guard let layer = f.module else { return }
+        let connection = f.connection
+        switch layer {
+        case let v as ISOLayer:
+            isoPackets += 1
+            if v.reassemblyError != nil { state.reassemblyError(handle: v.header.handle, sent: v.sent) }
+            if let sdu = v.sdu {
+                // Drop the previous last frame's time, keep this one's.
+                if let last = state.streams[UInt32(sdu.handle) << 1 | (v.sent ? 1 : 0)]?.lastFrame { times[last] = nil }
+                state.sdu(sdu, sent: v.sent, frame: r.frame)
+                times[r.frame] = r.timestamp
+            }
+        case let v as LEAudioMessageLayer:
+            if let m = v.hci {
+                hciMessages += 1
+                state.hci(m, frame: r.frame)
+                if case .subevent(let s) = m.kind, s == HCILESubeventCode.cisEstablished.rawValue || s == HCILESubeventCode.cisEstablishedV2.rawValue,
+                   let st = m.uint("status"), st != 0 {
+                    let h = UInt16((m.uint("connection_handle") ?? 0) & 0x0FFF)
+                    cisFailures.append((r.frame, h, UInt8(st)))
+                    stats.problem("le_audio_cis_failed", r, connection: nil,
+                                  "CIS \(Hex.fixed(UInt64(h), width: 4)) failed to establish: \(HCIStatus(UInt8(st)).name); check the CIG parameters against the peer's (PHY, max SDU, RTN) and that the ASEs were Enabling")
+                }
+                if case .subevent(HCILESubeventCode.bigSyncLost.rawValue) = m.kind {
+                    stats.problem("le_audio_big_sync_lost", r, connection: nil,
+                                  "BIG \(m.uint("big_handle") ?? 0) sync lost: \(HCIStatus(UInt8(m.uint("reason") ?? 0)).name); the source stopped or went out of range")
+                }
+                for a in v.advertising { broadcast(a, r.frame) }
+                bigRow(m, r.frame)
+            } else if let value = v.value {
+                controlValues += 1
+                if let c = v.characteristic, let conn = connection {
+                    let index = stats.connectionIndex(f)
+                    if connectionIndex[conn] == nil { connectionIndex[conn] = index }
+                    state.apply(value, connection: conn, uuid: c, frame: r.frame)
+                    if case .aseState = value { times[r.frame] = r.timestamp }
+                    if case .aseResponse(let n) = value, n.failed {
+                        for x in n.responses where x.code != .success {
+                            stats.problem("le_audio_ase_cp_error", r, connection: index,
+                                          "ASE \(x.aseID) \(n.opcode.name): \(x.code.name)" + (x.reason.rawValue == 0 ? "" : " (\(x.reason.name(for: x.code)))")
+                                          + "; the server refused the operation in this state or with these parameters")
+                        }
+                    }
+                } else {
+                    broadcast(value, r.frame)
+                }
+            }
+        default: break
+        }
+    }
+
+    func broadcast(_ v: LEAudioValue, _ frame: Int) {
+        guard broadcasts.count < 256 else { return }
+        var row: BroadcastRow?
+        switch v {
+        case .broadcastAnnouncement(let a): row = .init(frame: frame, what: "broadcast_audio_announcement", broadcastId: Int(a.broadcastID), summary: a.summary)
+        case .base(let b): row = .init(frame: frame, what: "base", summary: b.summary)
+        case .publicBroadcast(let p): row = .init(frame: frame, what: "public_broadcast_announcement", name: p.metadata.programInfo, summary: p.summary)
+        case .broadcastName(let n): row = .init(frame: frame, what: "broadcast_name", name: n.name, summary: n.summary)
+        default: break
+        }
+        // One row per distinct value (advertising repeats them).
+        if let row, seenBroadcasts.insert(row.what + row.summary).inserted { broadcasts.append(row) }
+    }
+
+    /// BIGInfo (encrypted or not) and the BIG a sink synced to (which BISes of which sync).
+    func bigRow(_ m: LEAudioHCIMessage, _ frame: Int) {
+        guard broadcasts.count < 256 else { return }
+        var row: BroadcastRow?
+        switch m.kind {
+        case .subevent(HCILESubeventCode.bIGInfoAdvertisingReport.rawValue):
+            let enc = m.uint("encryption") == 1
+            row = .init(frame: frame, what: "big_info", summary: "BIGInfo on sync \(Hex.fixed(m.uint("sync_handle") ?? 0, width: 4)): \(m.uint("num_bis") ?? 0) BIS, \(m.uint("sdu_interval") ?? 0) us, max SDU \(m.uint("max_sdu") ?? 0), " + (enc ? "encrypted" : "not encrypted"))
+        case .command(HCICommandOpcode.leBIGCreateSync.rawValue):
+            row = .init(frame: frame, what: "big_sync", summary: "BIG \(m.uint("big_handle") ?? 0) sync to BIS " + m.uints("bis").map { String($0) }.joined(separator: ",") + " of sync \(Hex.fixed(m.uint("sync_handle") ?? 0, width: 4))" + (m.uint("encryption") == 1 ? " with a Broadcast_Code" : ""))
+        default: break
+        }
+        if let row, seenBroadcasts.insert(row.what + row.summary).inserted { broadcasts.append(row) }
+    }
+
+    public static var tables: [(name: String, header: String)] {
+        [("le_audio_streams", "file,handle,direction,sdus,bytes,lost_by_sequence,status_valid,status_possibly_invalid,status_lost,reassembly_errors,jitter_mean_us,jitter_max_us,first_frame,last_frame")]
+    }
+
+    public func finish(_ stats: any StatsContext) -> ModuleStats {
+        var m = ModuleStats()
+        let ases = state.ases.values.sorted { $0.key < $1.key }
+        let aseRows = ases.map { a in
+            ASERow(connection: connectionIndex[a.key.connection], connHandle: Int(a.key.connection), aseId: Int(a.key.aseID),
+                   direction: a.sink.map { $0 ? "sink" : "source" }, state: a.state?.name, cigId: a.cigID.map(Int.init), cisId: a.cisID.map(Int.init),
+                   codec: a.codec?.summary, qosPreset: a.qos?.preset,
+                   steps: a.steps.map { .init(frame: $0.frame, state: $0.state.name, cause: $0.cause?.name) },
+                   errors: a.errors.map { .init(frame: $0.frame, opcode: $0.opcode.name, responseCode: Int($0.code.rawValue), response: $0.code.name,
+                                                reason: Int($0.reason.rawValue), reasonName: $0.reason.name(for: $0.code)) })
+        }
+        let cises = state.cises.values.sorted { $0.handle < $1.handle }.map { c in
+            CISRow(handle: Int(c.handle), aclHandle: c.aclHandle.map(Int.init), cigId: c.cigID.map(Int.init), cisId: c.cisID.map(Int.init),
+                   status: c.status.map(Int.init), sduIntervalCToPUs: c.sduIntervalCToP.map(Int.init), sduIntervalPToCUs: c.sduIntervalPToC.map(Int.init),
+                   ases: state.ases(onCIS: c.handle).map { Int($0.key.aseID) })
+        }
+        let streams = state.streams.values.sorted { ($0.handle, $0.sent ? 0 : 1) < ($1.handle, $1.sent ? 0 : 1) }
+        let streamRows = streams.map { s in
+            StreamRow(handle: Int(s.handle), direction: s.sent ? "sent" : "received", sdus: s.sdus, bytes: s.bytes, lostBySequence: s.lostBySequence,
+                      statusValid: s.statusCounts[0], statusPossiblyInvalid: s.statusCounts[1], statusLost: s.statusCounts[2],
+                      reassemblyErrors: s.reassemblyErrors, jitterMeanUs: s.meanJitter.map { Int($0.rounded()) },
+                      jitterMaxUs: s.jitterSamples > 0 ? Int(s.jitterMax.rounded()) : nil, firstFrame: s.firstFrame, lastFrame: s.lastFrame)
+        }
+        // Problems found only at the end: streams that never streamed, loss above threshold.
+        for a in ases where !a.steps.isEmpty && !a.reachedStreaming && a.steps.contains(where: { $0.state == .enabling }) {
+            stats.problem("le_audio_never_streaming", at(a.steps.last?.frame), connection: connectionIndex[a.key.connection],
+                          "ASE \(a.key.aseID) was enabled but never reached Streaming; look for the CIS setup and Receiver Start Ready")
+        }
+        for s in streams {
+            let lost = s.lostBySequence + s.statusCounts[2]
+            let total = s.sdus + s.lostBySequence
+            if total > 0, Double(lost) / Double(total) > Self.lossThreshold {
+                stats.problem("le_audio_sdu_loss", at(s.lastFrame), connection: nil,
+                              "ISO \(Hex.fixed(UInt64(s.handle), width: 4)) \(s.sent ? "sent" : "received"): \(lost) of \(total) SDUs lost (\(lost * 100 / total) %); check the radio link (RTN, PHY) and interference")
+            }
+        }
+        m.members = [("leAudioAses", aseRows), ("leAudioCises", cises), ("leAudioStreams", streamRows), ("leAudioBroadcasts", broadcasts)]
+        m.counts = [("isoPackets", isoPackets), ("isoSdus", streams.reduce(0) { $0 + $1.sdus }), ("leAudioValues", controlValues),
+                    ("leAudioHciMessages", hciMessages)]
+        let file = stats.file
+        m.tables["le_audio_streams"] = streamRows.map { s -> [String?] in
+            let head: [String?] = [file, Hex.fixed(UInt64(s.handle), width: 4), s.direction, String(s.sdus), String(s.bytes), String(s.lostBySequence)]
+            let status: [String?] = [String(s.statusValid), String(s.statusPossiblyInvalid), String(s.statusLost), String(s.reassemblyErrors)]
+            let tail: [String?] = [s.jitterMeanUs.map { String($0) }, s.jitterMaxUs.map { String($0) }, s.firstFrame.map { String($0) }, s.lastFrame.map { String($0) }]
+            return head + status + tail
+        }
+        if !aseRows.isEmpty || !streams.isEmpty || !broadcasts.isEmpty {
+            m.text.append("")
+            m.text.append("le-audio: \(aseRows.count) ASEs, \(cises.count) CISes, \(streams.count) ISO streams, \(broadcasts.count) broadcast values")
+            for a in ases { m.text.append("  " + state.timeline(a)) }
+            for a in ases { for e in a.errors { m.text.append("  ASE \(a.key.aseID) #\(e.frame) \(e.opcode.name): \(e.code.name)" + (e.reason.rawValue == 0 ? "" : " (\(e.reason.name(for: e.code)))")) } }
+            for c in cises {
+                m.text.append("  CIS \(Hex.fixed(UInt64(c.handle), width: 4)) CIG \(c.cigId.map(String.init) ?? "?") CIS \(c.cisId.map(String.init) ?? "?")"
+                              + (c.aclHandle.map { " on ACL " + Hex.fixed(UInt64($0), width: 4) } ?? "")
+                              + (c.status.map { $0 == 0 ? " established" : " failed (\(HCIStatus(UInt8($0)).name))" } ?? "")
+                              + (c.ases.isEmpty ? "" : " ASE " + c.ases.map(String.init).joined(separator: ",")))
+            }
+            for s in streams { m.text.append("  " + state.health(s)) }
+            for b in broadcasts { m.text.append("  #\(b.frame) " + b.summary) }
+        }
+        return m
+    }
+}
