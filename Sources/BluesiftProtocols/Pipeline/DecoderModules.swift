@@ -47,6 +47,25 @@ extension ProtocolDecoder {
         if f.layers.contains(.adv), registry.hasAdvertisingCarriers { advertisingCarriers(record, state, side, &f) }
     }
 
+    /// Whether a whole advertising report event holds an AD structure (or service data UUID)
+    /// a module registered: `layers(of:)` then decodes it in full, as `decode` adds the
+    /// module's layer. No allocation: the structures are read in place.
+    @usableFromInline
+    func carriesModuleAdvertising(_ b: UnsafeRawBufferPointer) -> Bool {
+        guard registry.hasAdvertisingCarriers else { return false }
+        let adv = AdvertisingLayer(opcode: Int(b[2]), parameters: UnsafeRawBufferPointer(rebasing: b[3...]))
+        var hit = false
+        adv.forEachReport { rep in
+            guard !hit else { return }
+            for s in rep.structures {
+                if registry.byCarrier[.adType(s.type.rawValue)] != nil { hit = true; return }
+                if s.type.rawValue == 0x16, s.value.count >= 2,
+                   registry.byCarrier[.serviceData(UInt16(s.value[0]) | UInt16(s.value[1]) << 8)] != nil { hit = true; return }
+            }
+        }
+        return hit
+    }
+
     /// The first AD structure (or service data UUID) a module registered, in report order.
     private func advertisingCarriers(_ record: CaptureRecord, _ state: ConnState?, _ side: UInt8, _ f: inout DecodedFrame) {
         var found: (Int, Carrier, UnsafeRawBufferPointer)?

@@ -187,7 +187,7 @@ extension ProtocolDecoder {
     @inlinable @inline(__always)
     public func layers(of record: CaptureRecord, scratch f: inout DecodedFrame)
         -> (layers: DecodedFrame.Layers, damaged: Bool) {
-        if record.kind == .event, Self.isWholeAdvertisingEvent(record.bytes) {
+        if record.kind == .event, Self.isWholeAdvertisingEvent(record.bytes), !carriesModuleAdvertising(record.bytes) {
             return (.advertisingEvent, false)
         }
         decode(record, into: &f)
