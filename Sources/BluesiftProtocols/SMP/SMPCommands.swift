@@ -54,28 +54,32 @@ extension SMPValue128Command {
     }
 }
 
-/// §3.5.1 Pairing Request.
-public struct SMPPairingRequest: SMPCommand {
-    public static let code = SMPCode.pairingRequest
-    public var features: SMPPairingFeatures
-    public init(_ features: SMPPairingFeatures) { self.features = features }
+/// Pairing Request and Response carry the same six feature octets (§3.5.1-3.5.2): one codec.
+public protocol SMPFeaturesCommand: SMPCommand {
+    var features: SMPPairingFeatures { get }
+    init(_ features: SMPPairingFeatures)
+}
+
+extension SMPFeaturesCommand {
     public init?(_ pdu: SMPPDU) {
         guard pdu.code == Self.code.rawValue, let f = pdu.pairingFeatures else { return nil }
-        features = f
+        self.init(f)
     }
     public func encodeParameters(into w: inout ByteWriter) { features.encodeParameters(into: &w) }
 }
 
+/// §3.5.1 Pairing Request.
+public struct SMPPairingRequest: SMPFeaturesCommand {
+    public static let code = SMPCode.pairingRequest
+    public var features: SMPPairingFeatures
+    public init(_ features: SMPPairingFeatures) { self.features = features }
+}
+
 /// §3.5.2 Pairing Response.
-public struct SMPPairingResponse: SMPCommand {
+public struct SMPPairingResponse: SMPFeaturesCommand {
     public static let code = SMPCode.pairingResponse
     public var features: SMPPairingFeatures
     public init(_ features: SMPPairingFeatures) { self.features = features }
-    public init?(_ pdu: SMPPDU) {
-        guard pdu.code == Self.code.rawValue, let f = pdu.pairingFeatures else { return nil }
-        features = f
-    }
-    public func encodeParameters(into w: inout ByteWriter) { features.encodeParameters(into: &w) }
 }
 
 /// §3.5.3 Pairing Confirm.
