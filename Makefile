@@ -15,7 +15,7 @@ RELEASE_FLAGS := -Xswiftc -cross-module-optimization -Xswiftc -enforce-exclusivi
 include Tests/VirtualDevice/venv.mk
 include Tests/VendorOracles/oracles.mk
 
-.PHONY: deps-build deps-test build demo test test-in-tmpdir test-summary test-kernel kernel-deps test-spark spark-deps spark-check bench fuzz clean release release-static man man-files install install-files uninstall check-static
+.PHONY: deps-build deps-test build demo test test-in-tmpdir test-summary test-kernel kernel-deps test-spark spark-deps spark-check bench fuzz clean format release release-static man man-files install install-files uninstall check-static
 
 # Installing (README, "Install"): make install PREFIX=/usr/local [DESTDIR=/tmp/pkg]
 PREFIX ?= /usr/local
@@ -72,6 +72,10 @@ demo: build venv
 
 # Everything a test run writes to /tmp (the compiler's, the tests', the rig's) goes to a
 # private TMPDIR removed however the run ends: a run leaves /tmp as it found it.
+# Rewrites the sources with the project's swift-format configuration (.swift-format).
+format:
+	$(SWIFT) format --in-place --recursive --parallel Sources Tests Package.swift
+
 test:
 	@t=$$(mktemp -d /tmp/bluesift-test.XXXXXX) && trap 'rm -rf "$$t"' EXIT && \
 	  TMPDIR=$$t $(MAKE) --no-print-directory test-in-tmpdir
@@ -85,6 +89,8 @@ test-in-tmpdir: deps-test venv
 	@# (docs/DESIGN.md); the check's rules are tested on known snippets first.
 	@python3 scripts/check_literals.py --self-test > "$${TMPDIR:-/tmp}/literals-self-test.txt" || { cat "$${TMPDIR:-/tmp}/literals-self-test.txt"; exit 1; }
 	@python3 scripts/check_literals.py
+	@# The project's swift-format configuration (.swift-format); `make format` applies it.
+	@$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift && echo "swift format lint: clean"
 	@# Silvair's mesh packages for the mesh oracles; without PyPI those suites say skipped.
 	@$(MAKE) --no-print-directory mesh-venv || echo "mesh oracles skipped: $(MESH_VENV) could not be installed (see scripts/mesh-requirements.txt)"
 	$(SWIFT) build --build-tests

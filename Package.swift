@@ -26,7 +26,7 @@ let package = Package(
         .library(name: "Bluesift", targets: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftSession"]),
         .executable(name: "bluesift", targets: ["bluesift"]),
         // Live links to controllers (layer 6): transports and a minimal LE central.
-        .library(name: "BluesiftLive", targets: ["BluesiftTransport", "BluesiftHost"]),
+        .library(name: "BluesiftLive", targets: ["BluesiftTransport", "BluesiftHost"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -34,27 +34,41 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
         // Latency percentiles in `stats` (HdrHistogram).
-        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0")
     ],
     targets: [
-        .systemLibrary(name: "CPcap", path: "Sources/CPcap", pkgConfig: "libpcap",
-                       providers: [.apt(["libpcap-dev"])]),
+        .systemLibrary(
+            name: "CPcap", path: "Sources/CPcap", pkgConfig: "libpcap",
+            providers: [.apt(["libpcap-dev"])]),
         // Debian's zlib, liblzma, libzstd, libbz2: compressed captures, btsnooz sections.
-        .systemLibrary(name: "CCompression", path: "Sources/CCompression",
-                       providers: [.apt(["zlib1g-dev", "liblzma-dev", "libzstd-dev", "libbz2-dev"])]),
+        .systemLibrary(
+            name: "CCompression", path: "Sources/CCompression",
+            providers: [.apt(["zlib1g-dev", "liblzma-dev", "libzstd-dev", "libbz2-dev"])]),
         .target(name: "BluesiftWire"),
         // AES-CMAC, SMP's c1/s1/f4-f6/g2/ah, AES-CCM: shared by the host's pairing and the
         // decoder's decryption of sniffed links.
-        .target(name: "BluesiftSecurity", dependencies: ["BluesiftWire",
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "_CryptoExtras", package: "swift-crypto")]),
-        .target(name: "BluesiftCapture", dependencies: ["BluesiftWire", "CPcap", "CCompression",
-            .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .target(
+            name: "BluesiftSecurity",
+            dependencies: [
+                "BluesiftWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto")
+            ]),
+        .target(
+            name: "BluesiftCapture",
+            dependencies: [
+                "BluesiftWire", "CPcap", "CCompression",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation")
+            ]),
         .target(name: "BluesiftProtocols", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftSecurity"]),
         .target(name: "BluesiftGATT", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols"]),
         .target(name: "BluesiftPlugins", dependencies: ["BluesiftWire", "BluesiftProtocols", "BluesiftSecurity", .product(name: "Yams", package: "Yams")]),
-        .target(name: "BluesiftDissect", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftSecurity",
-            .product(name: "Histogram", package: "hdrhistogram-swift")]),
+        .target(
+            name: "BluesiftDissect",
+            dependencies: [
+                "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftSecurity",
+                .product(name: "Histogram", package: "hdrhistogram-swift")
+            ]),
         // One HTML file per capture or replay report: above dissect, never imports transport.
         .target(name: "BluesiftSession", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
         .target(name: "BluesiftReport", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftSession"]),
@@ -65,11 +79,13 @@ let package = Package(
         .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftSession", "BluesiftHost", "BluesiftTransport"]),
         // The git commit `bluesift --version` shows, written into the linked binary by make.
         .target(name: "CBuildStamp"),
-        .executableTarget(name: "bluesift", dependencies: [
-            "BluesiftReplay", "BluesiftReport", "BluesiftSession", "CBuildStamp", "BluesiftSecurity",
-            "BluesiftDissect", "BluesiftCapture", "BluesiftPlugins", "BluesiftGATT", "BluesiftHost", "BluesiftTransport",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .executableTarget(
+            name: "bluesift",
+            dependencies: [
+                "BluesiftReplay", "BluesiftReport", "BluesiftSession", "CBuildStamp", "BluesiftSecurity",
+                "BluesiftDissect", "BluesiftCapture", "BluesiftPlugins", "BluesiftGATT", "BluesiftHost", "BluesiftTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ]),
         // Fuzzing (docs/fuzzing.md). CFuzzer only declares libFuzzer's driver entry point.
         .systemLibrary(name: "CFuzzer", path: "Sources/CFuzzer"),
         .target(name: "BluesiftFuzz", dependencies: ["BluesiftWire", "BluesiftCapture", "CCompression", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
@@ -78,8 +94,12 @@ let package = Package(
         .executableTarget(name: "FuzzPlugins", dependencies: ["BluesiftFuzz", "CFuzzer"]),
         .testTarget(name: "BluesiftWireTests", dependencies: ["BluesiftWire"]),
         .testTarget(name: "BluesiftSecurityTests", dependencies: ["BluesiftSecurity"]),
-        .testTarget(name: "BluesiftCaptureTests", dependencies: ["BluesiftCapture", "CCompression",
-            .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .testTarget(
+            name: "BluesiftCaptureTests",
+            dependencies: [
+                "BluesiftCapture", "CCompression",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation")
+            ]),
         .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols", "BluesiftCapture", "BluesiftSecurity", "BluesiftWire"]),
         .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect", "BluesiftCapture", "BluesiftGATT", "BluesiftSecurity", "BluesiftWire"]),
         .testTarget(name: "BluesiftReplayTests", dependencies: ["BluesiftReplay", "BluesiftPlugins", "BluesiftTransport", "BluesiftHost"]),
@@ -89,7 +109,7 @@ let package = Package(
         .testTarget(name: "BluesiftCLITests", dependencies: ["BluesiftSecurity"]),
         .testTarget(name: "BluesiftE2ETests", dependencies: []),
         .testTarget(name: "BluesiftConformanceTests", dependencies: ["BluesiftCapture", "BluesiftProtocols", "BluesiftGATT"]),
-        .testTarget(name: "BluesiftMalformedTests", dependencies: ["BluesiftFuzz", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftPlugins", "BluesiftDissect"]),
+        .testTarget(name: "BluesiftMalformedTests", dependencies: ["BluesiftFuzz", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftPlugins", "BluesiftDissect"])
     ],
     swiftLanguageModes: [.v6]
 )

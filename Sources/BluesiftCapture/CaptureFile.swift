@@ -77,8 +77,9 @@ public enum CaptureFile {
             return try open(bugReport: BugReport(path: path))
         case .unknown:
             let head = file.bytes.prefix(8).map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined(separator: " ")
-            throw CaptureError(.notACapture, path: path,
-                               "not a capture: no btsnoop, pcap, pcapng or PacketLogger signature (starts with \(head))")
+            throw CaptureError(
+                .notACapture, path: path,
+                "not a capture: no btsnoop, pcap, pcapng or PacketLogger signature (starts with \(head))")
         }
     }
 
@@ -99,7 +100,8 @@ public enum CaptureFile {
     /// The bug report when `path` is `REPORT:NAME` and REPORT is one.
     public static func bugReport(_ path: String) -> BugReport? {
         guard let file = try? MappedFile(path: path), sniff(file.bytes) == .unknown, Compression.detect(file.bytes) == nil,
-              BugReport.isBugReport(file) else { return nil }
+            BugReport.isBugReport(file)
+        else { return nil }
         return try? BugReport(path: path)
     }
 
@@ -139,8 +141,10 @@ public enum CaptureFile {
                 // The Section Header Block's total length (bytes 4-7, in the byte order its
                 // magic at 8 gives): a file shorter than it is cut inside the header.
                 let le = b[8] == 0x4D
-                let n = le ? Int(b[4]) | Int(b[5]) << 8 | Int(b[6]) << 16 | Int(b[7]) << 24
-                           : Int(b[7]) | Int(b[6]) << 8 | Int(b[5]) << 16 | Int(b[4]) << 24
+                let n =
+                    le
+                    ? Int(b[4]) | Int(b[5]) << 8 | Int(b[6]) << 16 | Int(b[7]) << 24
+                    : Int(b[7]) | Int(b[6]) << 8 | Int(b[5]) << 16 | Int(b[4]) << 24
                 return b.count >= n || n > 1 << 20 ? .pcapng : .truncatedMagic("pcapng", n)
             default: break
             }
@@ -154,10 +158,10 @@ public enum CaptureFile {
 
 /// Output formats for `convert`.
 public enum CaptureOutputFormat: String, Sendable, CaseIterable {
-    case btsnoop        // datalink 1002 (H4)
+    case btsnoop // datalink 1002 (H4)
     case btsnoopMonitor // datalink 2001 (Linux monitor)
-    case pcap           // DLT 201
-    case pcapng         // DLT 201
+    case pcap // DLT 201
+    case pcapng // DLT 201
 }
 
 /// Writes records to a temporary file and renames it into place on `finish()`, so an

@@ -34,8 +34,10 @@ public struct CaptureFormat: Sendable, Hashable, CustomStringConvertible {
     /// How the file was compressed, when it was (read through a stream).
     public var compression: Compression?
 
-    public init(container: Container, datalink: UInt32, byteOrder: Endianness = .big, datalinkName: String,
-                compression: Compression? = nil) {
+    public init(
+        container: Container, datalink: UInt32, byteOrder: Endianness = .big, datalinkName: String,
+        compression: Compression? = nil
+    ) {
         self.container = container; self.datalink = datalink; self.byteOrder = byteOrder; self.datalinkName = datalinkName
         self.compression = compression
     }

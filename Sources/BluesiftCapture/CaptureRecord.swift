@@ -4,7 +4,7 @@ import BluesiftWire
 /// year 0, and some writers leave it unset).
 public struct Timestamp: Hashable, Sendable, Comparable {
     public var seconds: Int64
-    public var nanoseconds: Int32   // 0..<1_000_000_000
+    public var nanoseconds: Int32 // 0..<1_000_000_000
 
     public init(seconds: Int64, nanoseconds: Int32 = 0) {
         self.seconds = seconds
@@ -93,8 +93,10 @@ public struct SnifferInfo: Sendable, Hashable {
     /// True when the record's bytes end with the 3-byte CRC.
     public var hasCRC: Bool
 
-    public init(channel: UInt8? = nil, rssi: Int8? = nil, crcOK: Bool? = nil, fromCentral: Bool? = nil,
-                encrypted: Bool? = nil, phy: UInt8? = nil, hasCRC: Bool = true) {
+    public init(
+        channel: UInt8? = nil, rssi: Int8? = nil, crcOK: Bool? = nil, fromCentral: Bool? = nil,
+        encrypted: Bool? = nil, phy: UInt8? = nil, hasCRC: Bool = true
+    ) {
         self.channel = channel; self.rssi = rssi; self.crcOK = crcOK; self.fromCentral = fromCentral
         self.encrypted = encrypted; self.phy = phy; self.hasCRC = hasCRC
     }
@@ -114,7 +116,7 @@ public struct PacketOptions {
         while o + 4 <= bytes.count {
             let code = bigEndian ? UInt16(bytes[o]) << 8 | UInt16(bytes[o + 1]) : UInt16(bytes[o + 1]) << 8 | UInt16(bytes[o])
             let len = Int(bigEndian ? UInt16(bytes[o + 2]) << 8 | UInt16(bytes[o + 3]) : UInt16(bytes[o + 3]) << 8 | UInt16(bytes[o + 2]))
-            if code == 0 || o + 4 + len > bytes.count { break }   // opt_endofopt, or a damaged list
+            if code == 0 || o + 4 + len > bytes.count { break } // opt_endofopt, or a damaged list
             if code == 1 { out.append(o + 4..<o + 4 + len) }
             o += 4 + (len + 3) & ~3
         }
@@ -171,9 +173,11 @@ public struct CaptureRecord {
     /// pcapng packet options (comments), when the block has any.
     public var options: PacketOptions?
 
-    public init(frame: Int, timestamp: Timestamp, direction: Direction?, adapter: UInt16 = 0,
-                kind: PacketKind, bytes: UnsafeRawBufferPointer, originalLength: Int? = nil,
-                sourceType: UInt16 = 0, sniffer: SnifferInfo? = nil) {
+    public init(
+        frame: Int, timestamp: Timestamp, direction: Direction?, adapter: UInt16 = 0,
+        kind: PacketKind, bytes: UnsafeRawBufferPointer, originalLength: Int? = nil,
+        sourceType: UInt16 = 0, sniffer: SnifferInfo? = nil
+    ) {
         self.frame = frame; self.timestamp = timestamp; self.direction = direction
         self.adapter = adapter; self.kind = kind; self.bytes = bytes
         self.originalLength = originalLength ?? bytes.count
@@ -184,7 +188,8 @@ public struct CaptureRecord {
 
     /// A placeholder (frame 0, no bytes) for storage that records are decoded into.
     public static var empty: CaptureRecord {
-        CaptureRecord(frame: 0, timestamp: Timestamp(seconds: 0), direction: nil, kind: .unknown,
-                      bytes: UnsafeRawBufferPointer(start: nil, count: 0))
+        CaptureRecord(
+            frame: 0, timestamp: Timestamp(seconds: 0), direction: nil, kind: .unknown,
+            bytes: UnsafeRawBufferPointer(start: nil, count: 0))
     }
 }

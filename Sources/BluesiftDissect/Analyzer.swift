@@ -62,9 +62,12 @@ public final class Analyzer {
             gatt.observe(a.decoded, peer: info?.peer, connectionStart: info?.startFrame)
             // A response without a handle of its own is named by its request's.
             if let h = a.decoded.attStorage.handle ?? a.decoded.attStorage.errorHandle ?? a.decoded.attTransaction?.requestHandle,
-               let (loc, source) = gatt.locate(adapter: record.adapter, connection: conn, handle: h,
-                                               serverIsPeer: GATTTracker.serverIsPeer(opcode: a.decoded.attStorage.opcode,
-                                                                                       direction: GATTTracker.direction(of: a.decoded))) {
+                let (loc, source) = gatt.locate(
+                    adapter: record.adapter, connection: conn, handle: h,
+                    serverIsPeer: GATTTracker.serverIsPeer(
+                        opcode: a.decoded.attStorage.opcode,
+                        direction: GATTTracker.direction(of: a.decoded)))
+            {
                 a.location = loc
                 a.namedBy = source
             }

@@ -41,9 +41,12 @@ extension Analyzer {
         }
         let loc = a.location
         if let loc, loc.descriptor != nil || loc.isDeclaration { return }
-        guard let r = plugins.process(service: loc?.service, characteristic: loc?.characteristic, handle: handle,
-                                      direction: direction, device: UInt64(key), value: value,
-                                      timeMicroseconds: a.record.timestamp.microseconds) else { return }
+        guard
+            let r = plugins.process(
+                service: loc?.service, characteristic: loc?.characteristic, handle: handle,
+                direction: direction, device: UInt64(key), value: value,
+                timeMicroseconds: a.record.timestamp.microseconds)
+        else { return }
         if r.namedByHandle, a.location == nil, let service = r.match.service {
             a.location = pluginLocation(handle: handle, service: service, characteristic: r.match.characteristic)
             a.namedBy = .plugin
@@ -68,11 +71,16 @@ extension Analyzer {
             for s in rep.structures {
                 let t = s.type.rawValue
                 guard t == 0xFF || t == 0x16 || t == 0x20 || t == 0x21 else { continue }
-                guard let r = plugins.advertisingResult(type: t, value: s.value, context: ctx, serviceUUIDs: { rep.serviceUUIDs },
-                                                        report: rep.data) else { continue }
+                guard
+                    let r = plugins.advertisingResult(
+                        type: t, value: s.value, context: ctx, serviceUUIDs: { rep.serviceUUIDs },
+                        report: rep.data)
+                else { continue }
                 // One structure decoded: the record takes its result as it is (shared, usually
                 // the one an earlier record with the same payload took); more are added to a copy.
-                if result == nil { result = r } else {
+                if result == nil {
+                    result = r
+                } else {
                     result!.messages.append(contentsOf: r.messages)
                     result!.sources.append(contentsOf: r.sources)
                 }
@@ -104,12 +112,14 @@ extension Analyzer {
             let t = a.record.timestamp.microseconds
             result = plugins.process(channel: .rfcomm(f.channel), direction: direction, device: device, value: f.information, timeMicroseconds: t)
             if result == nil, plugins.targetsServices, let name = f.serviceName {
-                result = plugins.process(channel: .rfcommService(name), direction: direction, device: device, value: f.information,
-                                         timeMicroseconds: t, stream: 0x8000 | UInt16(f.channel))
+                result = plugins.process(
+                    channel: .rfcommService(name), direction: direction, device: device, value: f.information,
+                    timeMicroseconds: t, stream: 0x8000 | UInt16(f.channel))
             }
         } else if let psm = a.decoded.l2capStorage.psm, !a.decoded.l2capStorage.payload.isEmpty {
-            result = plugins.process(channel: .psm(psm), direction: direction, device: device,
-                                     value: a.decoded.l2capStorage.payload, timeMicroseconds: a.record.timestamp.microseconds)
+            result = plugins.process(
+                channel: .psm(psm), direction: direction, device: device,
+                value: a.decoded.l2capStorage.payload, timeMicroseconds: a.record.timestamp.microseconds)
         }
         a.vendor = result
     }

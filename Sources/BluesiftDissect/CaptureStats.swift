@@ -10,7 +10,7 @@ import BluesiftGATT
 /// modules' `ClassicStats`). Memory is bounded by the caps in `StatsLimits`, never by the
 /// number of records.
 public final class CaptureStats: StatsContext {
-    public let unansweredAfterUs: Int64 = 30_000_000   // ATT transaction timeout, Core 5.4 Vol 3 Part F §3.3.3
+    public let unansweredAfterUs: Int64 = 30_000_000 // ATT transaction timeout, Core 5.4 Vol 3 Part F §3.3.3
     public var report: StatsReport
 
     struct ConnKey: Hashable { var adapter: UInt16; var handle: UInt16 }
@@ -104,19 +104,23 @@ public final class CaptureStats: StatsContext {
         if r.kind == .note {
             if noteTimes.count < 100_000 { noteTimes.append(us) }
         } else {
-        // Earliest → latest, not first → last: a file's last records may go back in time.
-        if report.firstUs.map({ us < $0 }) ?? true { report.firstUs = us }
-        if report.lastUs.map({ us > $0 }) ?? true { report.lastUs = us }
-        if let l = lastUs {
-            if us < l {
-                // A step back under 50 ms is clock jitter (PacketLogger's millisecond clock, btmon
-                // interleaving its sources); a larger one is a wrapped buffer or merged files.
-                if l - us >= CaptureSummary.backwardsUs { backwards += 1; if firstBackwardsFrame == nil { firstBackwardsFrame = r.frame } }
-                else { jitter += 1; maxJitterUs = max(maxJitterUs, l - us); if firstJitterFrame == nil { firstJitterFrame = r.frame } }
+            // Earliest → latest, not first → last: a file's last records may go back in time.
+            if report.firstUs.map({ us < $0 }) ?? true { report.firstUs = us }
+            if report.lastUs.map({ us > $0 }) ?? true { report.lastUs = us }
+            if let l = lastUs {
+                if us < l {
+                    // A step back under 50 ms is clock jitter (PacketLogger's millisecond clock, btmon
+                    // interleaving its sources); a larger one is a wrapped buffer or merged files.
+                    if l - us >= CaptureSummary.backwardsUs {
+                        backwards += 1; if firstBackwardsFrame == nil { firstBackwardsFrame = r.frame }
+                    } else {
+                        jitter += 1; maxJitterUs = max(maxJitterUs, l - us); if firstJitterFrame == nil { firstJitterFrame = r.frame }
+                    }
+                } else if us - l > 60_000_000 && openConnections > 0 {
+                    gapCount += 1; if firstGapFrame == nil { firstGapFrame = r.frame }
+                }
             }
-            else if us - l > 60_000_000 && openConnections > 0 { gapCount += 1; if firstGapFrame == nil { firstGapFrame = r.frame } }
-        }
-        lastUs = us
+            lastUs = us
         }
         if !subMillisecond && r.timestamp.nanoseconds % 1_000_000 != 0 { subMillisecond = true }
         if r.isTruncated {
@@ -132,8 +136,7 @@ public final class CaptureStats: StatsContext {
                     report.counts.reassemblyErrors += e.code == .reassembly ? 1 : 0
                     if e.code == .reassembly {
                         // A module's messages split over several packets (AVDTP, AVCTP).
-                        if registry.layer(e.layer) != nil { problem("message_reassembly", r, conn: nil, e.layer + ": " + e.message) }
-                        else { problem("l2cap_reassembly", r, conn: nil, e.message) }
+                        if registry.layer(e.layer) != nil { problem("message_reassembly", r, conn: nil, e.layer + ": " + e.message) } else { problem("l2cap_reassembly", r, conn: nil, e.message) }
                     }
                 }
                 if e.code != .reassembly && !(e.code == .truncated && r.isTruncated) {
@@ -143,7 +146,7 @@ public final class CaptureStats: StatsContext {
         }
         if r.kind == .command || r.kind == .event { hciControl += 1 }
         if layers.contains(.hci) { hci(&a, r, us, decoder) }
-        if r.kind == .acl, layers.contains(.note) {   // vendor diagnostics (`HCIPacket.vendorDiagnosticHandle`)
+        if r.kind == .acl, layers.contains(.note) { // vendor diagnostics (`HCIPacket.vendorDiagnosticHandle`)
             vendorDiagnostics += 1
             if firstVendorDiagnostic == nil { firstVendorDiagnostic = r.frame }
             if let h = a.decoded.hciStorage.handle, !vendorHandles.contains(h) { vendorHandles.append(h) }
@@ -165,8 +168,10 @@ public final class CaptureStats: StatsContext {
 
     /// A frame (or record kind) a collector asked for goes to it.
     func modules(_ a: inout AnalyzedFrame, _ r: CaptureRecord) {
-        for (i, c) in collectors.enumerated() where !a.decoded.layers.isDisjoint(with: collectorLayers[i])
-            || (!collectorKinds[i].isEmpty && collectorKinds[i].contains(r.kind)) {
+        for (i, c) in collectors.enumerated()
+        where !a.decoded.layers.isDisjoint(with: collectorLayers[i])
+            || (!collectorKinds[i].isEmpty && collectorKinds[i].contains(r.kind))
+        {
             c.add(a.decoded, self)
         }
     }
@@ -188,8 +193,10 @@ public final class CaptureStats: StatsContext {
     func problem(_ kind: String, _ r: CaptureRecord, conn: Int?, handle: Int? = nil, request: Int? = nil, _ msg: String) {
         kindCounts[kind, default: 0] += 1
         guard report.problems.count < StatsLimits.problems else { report.problemsNotListed += 1; return }
-        report.problems.append(.init(kind: kind, frame: r.frame, us: r.timestamp.microseconds, connection: conn,
-                                     handle: handle, requestFrame: request, message: msg))
+        report.problems.append(
+            .init(
+                kind: kind, frame: r.frame, us: r.timestamp.microseconds, connection: conn,
+                handle: handle, requestFrame: request, message: msg))
     }
 
     /// The connection a frame belongs to: created on first sight, a new one after a
@@ -207,8 +214,9 @@ public final class CaptureStats: StatsContext {
         if let s = conns[key], !s.ended { closePending(s, at: r.timestamp.microseconds, reason: "the connection was set up again") }
         let info = decoder.connection(adapter: adapter, handle: handle)
         let us = r.timestamp.microseconds
-        var c = StatsReport.Connection(index: report.connections.count, adapter: Int(adapter), handle: Int(handle),
-                                       firstFrame: r.frame, firstUs: us, lastFrame: r.frame, lastUs: us, durationUs: 0)
+        var c = StatsReport.Connection(
+            index: report.connections.count, adapter: Int(adapter), handle: Int(handle),
+            firstFrame: r.frame, firstUs: us, lastFrame: r.frame, lastUs: us, durationUs: 0)
         c.transport = info?.transport?.rawValue
         if let p = info?.peer { c.peer = p.description }
         c.peerAddressType = info?.peerAddressType?.name
@@ -245,27 +253,38 @@ public final class CaptureStats: StatsContext {
         var byAddress: [String: Int] = [:]
         for (i, d) in report.devices.enumerated() { byAddress[d.address] = i }
         for i in report.connections.indices {
-            if report.connections[i].peer == nil, let info = decoder.connection(adapter: UInt16(report.connections[i].adapter),
-                                                                                 handle: UInt16(report.connections[i].handle)),
-               info.startFrame.map({ $0 <= report.connections[i].firstFrame }) ?? true, let p = info.peer {
+            if report.connections[i].peer == nil,
+                let info = decoder.connection(
+                    adapter: UInt16(report.connections[i].adapter),
+                    handle: UInt16(report.connections[i].handle)),
+                info.startFrame.map({ $0 <= report.connections[i].firstFrame }) ?? true, let p = info.peer
+            {
                 report.connections[i].peer = p.description
             }
             let c = report.connections[i]
-            if let p = c.peer, let d = byAddress[p] { report.devices[d].connections.append(i) }
-            else if let p = c.peer, p != "00:00:00:00:00:00", report.devices.count < StatsLimits.devices {
+            if let p = c.peer, let d = byAddress[p] {
+                report.devices[d].connections.append(i)
+            } else if let p = c.peer, p != "00:00:00:00:00:00", report.devices.count < StatsLimits.devices {
                 // A peer connected without advertising in the capture (Classic, or connected
                 // before it) is a device too: `advertising_reports` 0.
                 byAddress[p] = report.devices.count
-                report.devices.append(.init(address: p, addressType: c.peerAddressType, firstFrame: c.firstFrame, lastFrame: c.lastFrame,
-                                            firstUs: c.firstUs, lastUs: c.lastUs, connections: [i]))
+                report.devices.append(
+                    .init(
+                        address: p, addressType: c.peerAddressType, firstFrame: c.firstFrame, lastFrame: c.lastFrame,
+                        firstUs: c.firstUs, lastUs: c.lastUs, connections: [i]))
             }
             report.connections[i].durationUs = (c.endUs ?? c.lastUs) - (c.startUs ?? c.firstUs)
             if report.connections[i].peerName == nil, let p = c.peer,
-               let d = report.devices.first(where: { $0.address == p }) { report.connections[i].peerName = d.names.first }
+                let d = report.devices.first(where: { $0.address == p })
+            {
+                report.connections[i].peerName = d.names.first
+            }
         }
         for (_, p) in pendingCreates {
-            report.failedConnections.append(.init(frame: p.frame, us: p.us, peer: p.peer?.description,
-                                                  outcome: p.cancelled ? "cancelled" : "never_completed", status: nil, statusName: nil))
+            report.failedConnections.append(
+                .init(
+                    frame: p.frame, us: p.us, peer: p.peer?.description,
+                    outcome: p.cancelled ? "cancelled" : "never_completed", status: nil, statusName: nil))
         }
         report.failedConnections.sort { $0.frame < $1.frame }
         report.modules = collectors.map { $0.finish(self) }

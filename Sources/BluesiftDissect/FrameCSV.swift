@@ -32,9 +32,11 @@ public enum FrameCSV {
         }
         var errors: [String] = []
         for e in f.errors where !errors.contains(e.message) { errors.append(e.message) }
-        let cols = [String(r.frame), TimeFormat.rfc3339(r.timestamp), r.direction?.name ?? "", r.kind.name,
-                    f.connection.map { Hex.fixed(UInt64($0), width: 4) } ?? "", layer, name, handle, service, characteristic,
-                    descriptor, value, FrameText.summary(a), errors.joined(separator: "; ")]
+        let cols = [
+            String(r.frame), TimeFormat.rfc3339(r.timestamp), r.direction?.name ?? "", r.kind.name,
+            f.connection.map { Hex.fixed(UInt64($0), width: 4) } ?? "", layer, name, handle, service, characteristic,
+            descriptor, value, FrameText.summary(a), errors.joined(separator: "; ")
+        ]
         return cols.map(CSV.quote).joined(separator: ",")
     }
 }

@@ -104,12 +104,19 @@ public struct FrameFilter: Sendable {
             if text.hasPrefix("+") {
                 var body = Substring(text.dropFirst())
                 var scale = 1_000_000.0
-                if body.hasSuffix("ms") { body = body.dropLast(2); scale = 1000 }
-                else if body.hasSuffix("us") || body.hasSuffix("µs") { body = body.dropLast(2); scale = 1 }
-                else if body.hasSuffix("s") { body = body.dropLast() }
-                else if body.hasSuffix("min") { body = body.dropLast(3); scale = 60_000_000 }
-                else if body.hasSuffix("m") { body = body.dropLast(); scale = 60_000_000 }
-                else if body.hasSuffix("h") { body = body.dropLast(); scale = 3_600_000_000 }
+                if body.hasSuffix("ms") {
+                    body = body.dropLast(2); scale = 1000
+                } else if body.hasSuffix("us") || body.hasSuffix("µs") {
+                    body = body.dropLast(2); scale = 1
+                } else if body.hasSuffix("s") {
+                    body = body.dropLast()
+                } else if body.hasSuffix("min") {
+                    body = body.dropLast(3); scale = 60_000_000
+                } else if body.hasSuffix("m") {
+                    body = body.dropLast(); scale = 60_000_000
+                } else if body.hasSuffix("h") {
+                    body = body.dropLast(); scale = 3_600_000_000
+                }
                 guard let v = Double(body), v >= 0, v.isFinite, v * scale < 9e18 else { return nil }
                 self = .relative(microseconds: Int64((v * scale).rounded()))
                 return
@@ -178,9 +185,10 @@ public struct FrameFilter: Sendable {
             guard b.count >= 19 else { return nil }
             func num(_ from: Int, _ n: Int) -> Int64? { decimal(b, from, n) }
             guard let y = num(0, 4), b[4] == 0x2D, let mo = num(5, 2), b[7] == 0x2D, let d = num(8, 2),
-                  b[10] == 0x54 || b[10] == 0x74 || b[10] == 0x20,
-                  let h = num(11, 2), b[13] == 0x3A, let mi = num(14, 2), b[16] == 0x3A, let sec = num(17, 2),
-                  (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, sec < 61 else { return nil }
+                b[10] == 0x54 || b[10] == 0x74 || b[10] == 0x20,
+                let h = num(11, 2), b[13] == 0x3A, let mi = num(14, 2), b[16] == 0x3A, let sec = num(17, 2),
+                (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, sec < 61
+            else { return nil }
             var i = 19
             var nanos: Int64 = 0
             if i < b.count, b[i] == 0x2E {
@@ -194,12 +202,16 @@ public struct FrameFilter: Sendable {
                 for _ in digits..<9 { nanos *= 10 }
             }
             var offset: Int64 = 0
-            if i == b.count {}   // no zone: UTC, as dump and info print times
-            else if b[i] == 0x5A || b[i] == 0x7A { i += 1 }
-            else if b[i] == 0x2B || b[i] == 0x2D, let oh = num(i + 1, 2), i + 3 < b.count, b[i + 3] == 0x3A, let om = num(i + 4, 2) {
+            if i == b.count {
+            } // no zone: UTC, as dump and info print times
+            else if b[i] == 0x5A || b[i] == 0x7A {
+                i += 1
+            } else if b[i] == 0x2B || b[i] == 0x2D, let oh = num(i + 1, 2), i + 3 < b.count, b[i + 3] == 0x3A, let om = num(i + 4, 2) {
                 offset = (oh * 3600 + om * 60) * (b[i] == 0x2D ? -1 : 1)
                 i += 6
-            } else { return nil }
+            } else {
+                return nil
+            }
             guard i == b.count else { return nil }
             // Days from civil (Howard Hinnant's algorithm).
             let yy = mo <= 2 ? y - 1 : y
@@ -368,7 +380,8 @@ public struct FrameFilter: Sendable {
                     }
                 }
             } else if f.layers.contains(.hci), f.hciStorage.kind == .event, f.hciStorage.eventCode == .remoteNameRequestComplete,
-                      let a = f.hciStorage.peer {
+                let a = f.hciStorage.peer
+            {
                 // §7.7.7 Remote Name Request Complete: status, BD_ADDR, 248-byte name (NUL-padded).
                 let p = f.hciStorage.parameters
                 if p.count > 7, p[0] == 0 {
@@ -392,7 +405,7 @@ public struct FrameFilter: Sendable {
             "notification": [.handleValueNotification, .multipleHandleValueNotification],
             "indicate": [.handleValueIndication], "indication": [.handleValueIndication], "error": [.errorResponse],
             "mtu": [.exchangeMTURequest, .exchangeMTUResponse], "write-cmd": [.writeCommand], "prepare-write": [.prepareWriteRequest],
-            "execute-write": [.executeWriteRequest], "confirmation": [.handleValueConfirmation],
+            "execute-write": [.executeWriteRequest], "confirmation": [.handleValueConfirmation]
         ]
         return o.mapValues { $0.map(\.rawValue) }
     }()

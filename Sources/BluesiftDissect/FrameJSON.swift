@@ -101,8 +101,9 @@ public enum FrameJSON {
     /// when the frame is not such an event or holds no report.
     static func writeAdvertisingEvent(_ a: inout AnalyzedFrame, into w: inout JSONFieldWriter) -> Bool {
         guard a.decoded.layers.isSuperset(of: .advertisingEvent), a.decoded.hciStorage.kind == .event,
-              a.decoded.hciStorage.eventCode == .leMeta, a.decoded.hciStorage.isAdvertisingReport,
-              let sub = a.decoded.hciStorage.subevent, a.decoded.advStorage.isHCIReport else { return false }
+            a.decoded.hciStorage.eventCode == .leMeta, a.decoded.hciStorage.isAdvertisingReport,
+            let sub = a.decoded.hciStorage.subevent, a.decoded.advStorage.isHCIReport
+        else { return false }
         let r = a.decoded.record
         let extended = a.decoded.advStorage.isExtended
         let truncated = a.decoded.hciStorage.truncated
@@ -116,8 +117,9 @@ public enum FrameJSON {
             }
             rep.withKeySpace { k in
                 let (dir, kind) = directionAndKind(r)
-                k.storeBytes(of: (dir, kind, sub, truncated ? UInt8(1) : 0, UInt8(truncatingIfNeeded: opcode), UInt8(0), UInt8(0), UInt8(0)),
-                             as: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8).self)
+                k.storeBytes(
+                    of: (dir, kind, sub, truncated ? UInt8(1) : 0, UInt8(truncatingIfNeeded: opcode), UInt8(0), UInt8(0), UInt8(0)),
+                    as: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8).self)
                 let n = 8 + rep.headKey(k + 8, extended: extended)
                 w.replaying(.advertisingEvent, UnsafeRawBufferPointer(start: k, count: n)) { w in
                     writeDirectionAndKind(r, into: &w)
@@ -130,8 +132,8 @@ public enum FrameJSON {
             w.endObject()
         }
         guard index > 0 else { return false }
-        w.endArray()    // reports
-        w.endObject()   // adv
+        w.endArray() // reports
+        w.endObject() // adv
         return true
     }
 }

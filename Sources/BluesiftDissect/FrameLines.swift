@@ -22,8 +22,10 @@ public struct FrameLines {
     var runs = EmptyPDURuns()
 
     /// `retransmissions`: default, `text.verbose`.
-    public init(format: FrameFormat, text: FrameText, foldEmpty: Bool, retransmissions: Bool? = nil,
-                fileKey: [UInt8]? = nil, csvPrefix: String = "", jsonCapacity: Int = 1 << 12) {
+    public init(
+        format: FrameFormat, text: FrameText, foldEmpty: Bool, retransmissions: Bool? = nil,
+        fileKey: [UInt8]? = nil, csvPrefix: String = "", jsonCapacity: Int = 1 << 12
+    ) {
         self.format = format; self.text = text; self.foldEmpty = foldEmpty
         self.retransmissions = retransmissions ?? text.verbose
         self.fileKey = fileKey; self.csvPrefix = csvPrefix

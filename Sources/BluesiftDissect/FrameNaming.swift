@@ -26,7 +26,8 @@ enum FrameNaming {
         guard let uuid = valueUUID(loc), a.decoded.layers.contains(.att), let value = a.decoded.attStorage.value else { return }
         let op = a.decoded.attStorage.opcode.rawValue, blob = a.decoded.attStorage.opcode == .readBlobResponse
         if let short = uuid.shortValue, StandardCharacteristics.supported.contains(short),
-           !blob || StandardCharacteristics.strings.contains(short) {
+            !blob || StandardCharacteristics.strings.contains(short)
+        {
             w.beginObject("decoded")
             _ = StandardCharacteristics.describe(uuid, value, into: &w)
             w.endObject()
@@ -49,8 +50,10 @@ enum FrameNaming {
         return s
     }
 
-    static func names<S: FieldSink>(_ loc: GATTDatabase.Location, _ namedBy: NamingSource?, plugin: String?,
-                                    into w: inout S) {
+    static func names<S: FieldSink>(
+        _ loc: GATTDatabase.Location, _ namedBy: NamingSource?, plugin: String?,
+        into w: inout S
+    ) {
         w.string("service", loc.service.description)
         w.optionalString("service_name", GATTNames.name(loc.service))
         if let c = loc.characteristic {
@@ -76,7 +79,13 @@ enum FrameNaming {
             characteristic = loc.characteristic ?? none
             descriptor = loc.descriptor ?? none
             instance = loc.instance
-            let by: UInt64 = switch namedBy { case nil: 0; case .discovery: 1; case .imported: 2; case .plugin: 3 }
+            let by: UInt64 =
+                switch namedBy {
+                case nil: 0;
+                case .discovery: 1;
+                case .imported: 2;
+                case .plugin: 3
+                }
             flags = (loc.characteristic != nil ? 1 : 0) | (loc.descriptor != nil ? 2 : 0) | by << 2
         }
     }
@@ -119,10 +128,12 @@ enum FrameNaming {
         var sink = TextFieldWriter()
         let op = att.opcode.rawValue
         if att.opcode != .readBlobResponse || uuid.shortValue.map({ StandardCharacteristics.strings.contains($0) }) == true,
-           let text = StandardCharacteristics.describe(uuid, value, into: &sink) {
+            let text = StandardCharacteristics.describe(uuid, value, into: &sink)
+        {
             return text
         } else if isRead(op), a.vendor == nil, uuid.shortValue.map({ StandardCharacteristics.supported.contains($0) }) != true,
-                  let text = printableText(value) {
+            let text = printableText(value)
+        {
             return "\"" + text + "\""
         }
         return nil

@@ -22,7 +22,7 @@ public struct FrameText {
 
     final class ShownUUIDs: @unchecked Sendable {
         var uuids: Set<BluetoothUUID> = []
-        static let limit = 4096   // a hostile capture's thousands of UUIDs: no more legends past it
+        static let limit = 4096 // a hostile capture's thousands of UUIDs: no more legends past it
     }
 
     /// "                       = characteristic 00020005-574f-4f20-5370-6865726f2121": the
@@ -32,7 +32,8 @@ public struct FrameText {
         guard let loc = a.location else { return }
         for (role, u) in [("service", loc.service), ("characteristic", loc.characteristic), ("descriptor", loc.descriptor)] {
             guard let u, GATTNames.name(u) == nil, u.description.count > 8, line.contains(FrameNaming.shortText(u, loc)),
-                  shown.uuids.count < ShownUUIDs.limit, shown.uuids.insert(u).inserted else { continue }
+                shown.uuids.count < ShownUUIDs.limit, shown.uuids.insert(u).inserted
+            else { continue }
             let line = String(repeating: " ", count: 23) + "= " + role + " " + u.description
             out.append(contentsOf: (color ? Self.dim + line + Self.reset : line).utf8)
             out.append(0x0A)
@@ -40,7 +41,7 @@ public struct FrameText {
     }
 
     static let reset = "\u{1B}[0m", red = "\u{1B}[31m", green = "\u{1B}[32m", blue = "\u{1B}[34m",
-               yellow = "\u{1B}[33m", dim = "\u{1B}[2m"
+        yellow = "\u{1B}[33m", dim = "\u{1B}[2m"
 
     /// The most specific layer's one-line summary.
     public static func summary(_ a: AnalyzedFrame) -> String { summary(a, short: false) }
@@ -99,8 +100,10 @@ public struct FrameText {
             if let sp = c.lastIndex(of: " "), c.distance(from: c.startIndex, to: sp) >= nameEnd { c = c[..<sp] }
             return String(c) + "…" + tail
         }
-        for (n, r, cutting) in [(naming, p.reply, false), (naming, p.shortReply, false), (narrow, p.shortReply, false),
-                                (narrow, p.shortReply, true), (narrow, bare, false), (narrow, bare, true)] {
+        for (n, r, cutting) in [
+            (naming, p.reply, false), (naming, p.shortReply, false), (narrow, p.shortReply, false),
+            (narrow, p.shortReply, true), (narrow, bare, false), (narrow, bare, true)
+        ] {
             let tail = n + vendor + r
             if core.count + tail.count <= room { return core + tail }
             if cutting, let s = cut(tail) { return s }
@@ -129,8 +132,7 @@ public struct FrameText {
         case .sent: mark = color ? Self.green + "<" + Self.reset : "<"
         case .received: mark = color ? Self.blue + ">" + Self.reset : ">"
         case nil:
-            if r.kind == .ll, let c = f.ll?.fromCentral { mark = c ? "C→P" : "P→C" }
-            else { mark = r.kind == .note || r.kind == .index ? "=" : " " }
+            if r.kind == .ll, let c = f.ll?.fromCentral { mark = c ? "C→P" : "P→C" } else { mark = r.kind == .note || r.kind == .index ? "=" : " " }
         }
         line += mark + " "
         if let c = f.connection {
@@ -222,7 +224,9 @@ public struct EmptyPDURuns {
     /// Writes the run ended (before another record, or at the end).
     public mutating func flush(into out: inout [UInt8], color: Bool) {
         guard count > 0 else { return }
-        if count < Self.fold { out += pending } else {
+        if count < Self.fold {
+            out += pending
+        } else {
             let line = String(repeating: " ", count: 7) + "… \(count) Empty PDUs #\(first)…#\(last)"
             out += Array((color ? FrameText.dim + line + FrameText.reset : line).utf8)
             out.append(0x0A)

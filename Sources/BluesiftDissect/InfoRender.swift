@@ -7,8 +7,10 @@ import BluesiftSecurity
 /// for the terminal). `filter`: the filter as typed, when one was given; `connections`: the
 /// connections the filtered records belong to (all of them when nil).
 public enum InfoRender {
-    public static func lines(file: String, format: CaptureFormat, summary: CaptureSummary, total: Int, decoder: ProtocolDecoder,
-                             filter: String?, connections: Set<ConnectionID>?, warnings: [String]) -> [String] {
+    public static func lines(
+        file: String, format: CaptureFormat, summary: CaptureSummary, total: Int, decoder: ProtocolDecoder,
+        filter: String?, connections: Set<ConnectionID>?, warnings: [String]
+    ) -> [String] {
         var out: [String] = []
         let f = format
         out.append("file:        \(file)")
@@ -17,11 +19,13 @@ public enum InfoRender {
             out.append("logs:        \(report.logs.count), read together in time order (one alone: \(file):NAME)")
             for l in report.logs { out.append("  \(l.name)  \(l.isBTSnooz ? "btsnooz section" : "snoop log"), \(l.size) bytes") }
         }
-        out.append("format:      \(f.container.rawValue), \(f.datalinkName)" + (f.datalink != 0 ? " (link type \(f.datalink))" : "")
-                 + (f.compression.map { ", \($0.rawValue)-compressed" } ?? ""))
+        out.append(
+            "format:      \(f.container.rawValue), \(f.datalinkName)" + (f.datalink != 0 ? " (link type \(f.datalink))" : "")
+                + (f.compression.map { ", \($0.rawValue)-compressed" } ?? ""))
         if let filter { out.append("filter:      \(filter)") }
-        out.append("records:     \(summary.records)" + (filter != nil ? " of \(total)" : "")
-                 + (summary.truncatedRecords > 0 ? " (\(summary.truncatedRecords) truncated by the capture)" : ""))
+        out.append(
+            "records:     \(summary.records)" + (filter != nil ? " of \(total)" : "")
+                + (summary.truncatedRecords > 0 ? " (\(summary.truncatedRecords) truncated by the capture)" : ""))
         if let a = summary.first, let b = summary.last {
             out.append("time span:   \(TimeFormat.rfc3339(a)) → \(TimeFormat.rfc3339(b)) (\(TimeFormat.duration(microseconds: summary.spanMicroseconds)))")
         }
@@ -65,8 +69,9 @@ public enum InfoRender {
             if !c.profiles.isEmpty { out.append("        profiles: " + c.profiles.map(\.description).joined(separator: ", ")) }
         }
         if decoder.crcBadPackets + decoder.encryptedPackets + decoder.retransmissions > 0 {
-            out.append("air:         \(decoder.crcBadPackets) CRC-bad packets (not decoded), \(decoder.encryptedPackets) encrypted PDUs"
-                     + " (\(decoder.decryptedPackets) decrypted), \(decoder.retransmissions) retransmissions")
+            out.append(
+                "air:         \(decoder.crcBadPackets) CRC-bad packets (not decoded), \(decoder.encryptedPackets) encrypted PDUs"
+                    + " (\(decoder.decryptedPackets) decrypted), \(decoder.retransmissions) retransmissions")
         }
         if decoder.crcComputedPackets + decoder.unverifiedPackets + decoder.accessAddressBitErrors + decoder.crcValidatedWrongly > 0 {
             var p: [String] = []
@@ -119,9 +124,10 @@ public enum InfoRender {
         }
         out.append("        " + p.joined(separator: ", "))
         if air.encryptionStarts > 0 || air.encrypted > 0 {
-            out.append("        encrypted \(air.encryptionStarts)×: \(air.encrypted) encrypted PDUs, \(air.decrypted) decrypted"
-                     + (air.decryptedBySniffer > 0 ? " (\(air.decryptedBySniffer) by the sniffer)" : "")
-                     + (air.micFailures > 0 ? ", \(air.micFailures) MIC failures" : ""))
+            out.append(
+                "        encrypted \(air.encryptionStarts)×: \(air.encrypted) encrypted PDUs, \(air.decrypted) decrypted"
+                    + (air.decryptedBySniffer > 0 ? " (\(air.decryptedBySniffer) by the sniffer)" : "")
+                    + (air.micFailures > 0 ? ", \(air.micFailures) MIC failures" : ""))
         }
         for note in air.security { out.append("        " + note) }
     }

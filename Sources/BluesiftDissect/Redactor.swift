@@ -81,7 +81,12 @@ public final class Redactor {
     func learnName(_ name: [UInt8], address a: [UInt8]) {
         guard names[name] == nil, a.contains(where: { $0 != 0 }), a.contains(where: { $0 != 0xFF }) else { return }
         func hexValue(_ c: UInt8) -> UInt8? {
-            switch c { case 0x30...0x39: c - 0x30; case 0x41...0x46: c - 0x37; case 0x61...0x66: c - 0x57; default: nil }
+            switch c {
+            case 0x30...0x39: c - 0x30;
+            case 0x41...0x46: c - 0x37;
+            case 0x61...0x66: c - 0x57;
+            default: nil
+            }
         }
         for n in [3, 2] where name.count > 2 * n {
             let tail = name.suffix(2 * n)
@@ -175,7 +180,8 @@ public final class Redactor {
             start = (b[1] >> 4) & 0x3 != 0x1
         case .ll:
             guard f.layers.contains(.ll), let ll = f.ll, !ll.isAdvertising, let llid = ll.llid, llid == 1 || llid == 2,
-                  !ll.payload.isEmpty else { return }
+                !ll.payload.isEmpty
+            else { return }
             key = UInt64(ll.accessAddress) << 1 | (ll.fromCentral == true ? 1 : 0)
             if ll.encrypted || ll.decrypted {
                 streams[key] = nil
@@ -192,14 +198,15 @@ public final class Redactor {
         }
         if start { streams[key] = [(r.frame, range)] } else if streams[key] != nil, streams[key]!.count < 512 { streams[key]!.append((r.frame, range)) }
         guard f.layers.contains(.att), let ch = scratch.location?.characteristic, options.maskCharacteristics.contains(ch),
-              let l2 = f.l2cap, let value = f.attStorage.opcode.valueRange(length: l2.payload.count), !value.isEmpty,
-              let parts = streams[key], parts.count >= l2.fragments else { return }
+            let l2 = f.l2cap, let value = f.attStorage.opcode.valueRange(length: l2.payload.count), !value.isEmpty,
+            let parts = streams[key], parts.count >= l2.fragments
+        else { return }
         // The PDU is its fragments' bytes one after another: L2CAP header (4), then ATT.
         let want = (4 + value.lowerBound)..<(4 + value.upperBound)
         var at = 0
         for part in parts.suffix(l2.fragments) {
             let lo = max(want.lowerBound, at), hi = min(want.upperBound, at + part.range.count)
-            if lo < hi { masked[part.frame, default: []].append(part.range.lowerBound + lo - at ..< part.range.lowerBound + hi - at) }
+            if lo < hi { masked[part.frame, default: []].append(part.range.lowerBound + lo - at..<part.range.lowerBound + hi - at) }
             at += part.range.count
         }
         counts["masked values of \(ch)", default: 0] += 1
@@ -301,7 +308,8 @@ public final class Redactor {
         while i + 6 <= b.count {
             let f = Int(b[i]) << 8 | Int(b[i + 1])
             if prefilter[f >> 6] & (1 << UInt64(f & 63)) != 0, !fixed.contains(where: { $0.overlaps(i..<i + 6) }),
-               let p = map[pack(b[i..<i + 6])], Self.distinctive(Array(b[i..<i + 6])) {
+                let p = map[pack(b[i..<i + 6])], Self.distinctive(Array(b[i..<i + 6]))
+            {
                 write(p, into: &b, at: i); n += 1
                 i += 6
             } else {
@@ -343,7 +351,8 @@ public final class Redactor {
         case .ll:
             // Vol 3 Part H §3.6.4 in a clear data PDU: an address whatever its type byte says.
             if let pay = llSMP(r), r.bytes[pay] == SMPCode.identityAddressInformation.rawValue,
-               pay + 8 <= r.bytes.count - (r.sniffer?.hasCRC == false ? 0 : 3) {
+                pay + 8 <= r.bytes.count - (r.sniffer?.hasCRC == false ? 0 : 3)
+            {
                 return [pay + SMPIdentityAddressInformation.addressOffset]
             }
             return llAddressOffsets(r)
@@ -411,7 +420,7 @@ public final class Redactor {
             let o = i - 12
             let upper = b[o..<i].contains { $0 >= 0x41 && $0 <= 0x46 } || !b[o..<i].contains { $0 >= 0x61 && $0 <= 0x66 } && b[..<o].last.map { $0 >= 0x41 && $0 <= 0x5A } == true
             let digits = Array((upper ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
-            for j in 0..<6 {   // the bytes in the order written
+            for j in 0..<6 { // the bytes in the order written
                 let x = UInt8(truncatingIfNeeded: p >> UInt64(8 * (5 - j)))
                 b[o + 2 * j] = digits[Int(x >> 4)]
                 b[o + 2 * j + 1] = digits[Int(x & 15)]
@@ -434,7 +443,7 @@ public final class Redactor {
             let p = map[k] ?? pack(pseudonyms.pseudonym(wire))
             let upper = t[o..<o + 17].contains { $0 >= 0x41 && $0 <= 0x46 }
             let digits = Array((upper ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
-            for j in 0..<6 {   // text shows the most significant byte first
+            for j in 0..<6 { // text shows the most significant byte first
                 let v = UInt8(truncatingIfNeeded: p >> UInt64(8 * j))
                 t[o + 3 * j] = digits[Int(v >> 4)]
                 t[o + 3 * j + 1] = digits[Int(v & 15)]
@@ -504,7 +513,7 @@ public final class Redactor {
         let offsets: [Int]
         let type = b[4] & 0x0F
         switch type {
-        case _ where LLAdvPDUType.carriesAdvData(type): offsets = [p] + HCIFieldLayout.adAddresses(b, from: p + 6, to: end)   // AdvA, AdvData
+        case _ where LLAdvPDUType.carriesAdvData(type): offsets = [p] + HCIFieldLayout.adAddresses(b, from: p + 6, to: end) // AdvA, AdvData
         case _ where LLAdvPDUType.hasTwoAddresses(type): offsets = [p, p + 6]
         case LLAdvPDUType.connectInd:
             offsets = LLConnectInd.addressOffsets.map { p + $0 }
@@ -552,7 +561,8 @@ public final class Redactor {
 
     func fixCRC(_ b: inout [UInt8], _ r: CaptureRecord) {
         guard r.sniffer?.hasCRC != false, b.count >= 9, let v = crcVariant,
-              let access = aa(r.bytes), let initial = crcInit[access] else {
+            let access = aa(r.bytes), let initial = crcInit[access]
+        else {
             counts["sniffed packets with a stale CRC", default: 0] += 1
             return
         }

@@ -47,7 +47,7 @@ public struct SensorSeries: Sendable {
 
     public mutating func add(_ v: Double, at us: Int64) {
         if buckets.isEmpty { t0Us = us }
-        let dt = Swift.max(0, us - t0Us)   // a clock stepping back lands in the first bucket
+        let dt = Swift.max(0, us - t0Us) // a clock stepping back lands in the first bucket
         var i = Int(dt / widthUs)
         while i >= Self.columns {
             var merged: [Bucket?] = []
@@ -76,8 +76,9 @@ public struct SensorSeries: Sendable {
     static func merge(_ a: Bucket?, _ b: Bucket?) -> Bucket? {
         guard let a else { return b }
         guard let b else { return a }
-        return Bucket(tFirst: a.tFirst, tLast: b.tLast, first: a.first, min: Swift.min(a.min, b.min), max: Swift.max(a.max, b.max),
-                      last: b.last, count: a.count + b.count)
+        return Bucket(
+            tFirst: a.tFirst, tLast: b.tLast, first: a.first, min: Swift.min(a.min, b.min), max: Swift.max(a.max, b.max),
+            last: b.last, count: a.count + b.count)
     }
 }
 
@@ -126,8 +127,10 @@ public struct SensorTable: Sendable {
         replays[id] = Replay(result: vendor, rowCount: rows.count, updates: updates, notListed: notListed - skipped)
     }
 
-    mutating func add(_ vendor: PluginSet.Result, us: Int64, frame: Int,
-                      updates: inout [(row: Int, value: Double?, decimals: Int?, unit: String?)]) {
+    mutating func add(
+        _ vendor: PluginSet.Result, us: Int64, frame: Int,
+        updates: inout [(row: Int, value: Double?, decimals: Int?, unit: String?)]
+    ) {
         for (m, src) in zip(vendor.messages, vendor.sources) {
             guard let address = src.address else { continue }
             let key = GroupKey(address: address, plugin: m.plugin, message: m.message)
@@ -142,11 +145,13 @@ public struct SensorTable: Sendable {
                 case .decimal(_, let x, let d): v = x; decimals = d; reading = true
                 case .real(let x): v = x; decimals = nil; reading = true
                 case .null: v = nil; decimals = nil; reading = f.unit != nil
-                default: continue   // names, strings, bytes: not readings
+                default: continue // names, strings, bytes: not readings
                 }
                 if let v, !v.isFinite { continue }
                 let row: Int
-                if let r = fields.first(where: { $0.field == f.name })?.row { row = r } else {
+                if let r = fields.first(where: { $0.field == f.name })?.row {
+                    row = r
+                } else {
                     guard reading else { continue }
                     guard rows.count < StatsLimits.sensors else { notListed += 1; continue }
                     row = rows.count

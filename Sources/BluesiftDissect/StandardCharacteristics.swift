@@ -9,7 +9,7 @@ public enum StandardCharacteristics {
     public static let supported: [UInt32] = [
         0x2A00, 0x2A01, 0x2A04, 0x2A05, 0x2A07, 0x2A08, 0x2A19, 0x2A1C, 0x2A23, 0x2A24, 0x2A25, 0x2A26,
         0x2A27, 0x2A28, 0x2A29, 0x2A2B, 0x2A37, 0x2A38, 0x2A50, 0x2AA6, 0x2B29, 0x2B2A, 0x2B3A,
-        0x2900, 0x2901, 0x2902, 0x2904,
+        0x2900, 0x2901, 0x2902, 0x2904
     ]
 
     static let strings: Set<UInt32> = [0x2A00, 0x2A24, 0x2A25, 0x2A26, 0x2A27, 0x2A28, 0x2A29, 0x2901]
@@ -24,33 +24,33 @@ public enum StandardCharacteristics {
         }
         do {
             switch u {
-            case 0x2A01:  // Appearance
+            case 0x2A01: // Appearance
                 let a = try r.readUInt16()
                 sink.int("appearance", Int(a))
                 let name = AssignedNumbers.appearanceName(a)
                 sink.optionalString("appearance_name", name)
                 return "appearance \(name ?? Hex.fixed(UInt64(a), width: 4))"
-            case 0x2A04:  // Peripheral Preferred Connection Parameters
+            case 0x2A04: // Peripheral Preferred Connection Parameters
                 let minI = try r.readUInt16(), maxI = try r.readUInt16(), lat = try r.readUInt16(), to = try r.readUInt16()
                 sink.int("min_interval", Int(minI)); sink.int("max_interval", Int(maxI))
                 sink.int("latency", Int(lat)); sink.int("supervision_timeout", Int(to))
                 return "interval \(Double(minI) * 1.25)–\(Double(maxI) * 1.25) ms, latency \(lat), timeout \(Int(to) * 10) ms"
-            case 0x2A05:  // Service Changed
+            case 0x2A05: // Service Changed
                 let s = try r.readUInt16(), e = try r.readUInt16()
                 sink.int("start_handle", Int(s)); sink.int("end_handle", Int(e))
                 return "service changed \(Hex.fixed(UInt64(s), width: 4))–\(Hex.fixed(UInt64(e), width: 4))"
-            case 0x2A07:  // Tx Power Level
+            case 0x2A07: // Tx Power Level
                 let p = try r.readInt8()
                 sink.int("tx_power_dbm", Int(p))
                 return "tx power \(p) dBm"
-            case 0x2A08:  // Date Time
+            case 0x2A08: // Date Time
                 let t = try dateTime(&r, into: &sink)
                 return t
-            case 0x2A19:  // Battery Level
+            case 0x2A19: // Battery Level
                 let l = try r.readUInt8()
                 sink.int("level", Int(l))
                 return "battery \(l)%"
-            case 0x2A1C:  // Temperature Measurement
+            case 0x2A1C: // Temperature Measurement
                 let flags = try r.readUInt8()
                 let t = try float32(&r)
                 let unit = flags & 1 == 0 ? "°C" : "°F"
@@ -59,16 +59,16 @@ public enum StandardCharacteristics {
                 if flags & 2 != 0 { s += " at " + (try dateTime(&r, into: &sink)) }
                 if flags & 4 != 0 { let ty = try r.readUInt8(); sink.int("type", Int(ty)) }
                 return s
-            case 0x2A23:  // System ID
+            case 0x2A23: // System ID
                 let id = try r.readUInt64()
                 sink.uint("system_id", id)
                 return "system id \(Hex.fixed(id, width: 16))"
-            case 0x2A2B:  // Current Time
+            case 0x2A2B: // Current Time
                 let t = try dateTime(&r, into: &sink)
                 let dow = try r.readUInt8(), frac = try r.readUInt8(), reason = try r.readUInt8()
                 sink.int("day_of_week", Int(dow)); sink.int("fractions256", Int(frac)); sink.int("adjust_reason", Int(reason))
                 return "current time \(t)"
-            case 0x2A37:  // Heart Rate Measurement
+            case 0x2A37: // Heart Rate Measurement
                 let flags = try r.readUInt8()
                 let bpm = flags & 1 == 0 ? Int(try r.readUInt8()) : Int(try r.readUInt16())
                 sink.int("heart_rate", bpm)
@@ -80,24 +80,24 @@ public enum StandardCharacteristics {
                     sink.endArray()
                 }
                 return "heart rate \(bpm) bpm"
-            case 0x2A38:  // Body Sensor Location
+            case 0x2A38: // Body Sensor Location
                 let l = try r.readUInt8()
                 let names = ["Other", "Chest", "Wrist", "Finger", "Hand", "Ear Lobe", "Foot"]
                 let n = Int(l) < names.count ? names[Int(l)] : "Unknown"
                 sink.int("location", Int(l)); sink.string("location_name", n)
                 return "sensor location \(n)"
-            case 0x2A50:  // PnP ID
+            case 0x2A50: // PnP ID
                 let src = try r.readUInt8(), vid = try r.readUInt16(), pid = try r.readUInt16(), ver = try r.readUInt16()
                 sink.int("vendor_id_source", Int(src)); sink.int("vendor_id", Int(vid))
                 let vendor = src == 1 ? AssignedNumbers.companyName(vid) : nil
                 sink.optionalString("vendor", vendor)
                 sink.int("product_id", Int(pid)); sink.int("product_version", Int(ver))
                 return "PnP \(src == 1 ? "SIG" : src == 2 ? "USB" : "?") vendor \(vendor ?? Hex.fixed(UInt64(vid), width: 4)) product \(Hex.fixed(UInt64(pid), width: 4)) version \(Hex.fixed(UInt64(ver), width: 4))"
-            case 0x2AA6:  // Central Address Resolution
+            case 0x2AA6: // Central Address Resolution
                 let s = try r.readUInt8()
                 sink.bool("supported", s != 0)
                 return "central address resolution \(s != 0 ? "supported" : "not supported")"
-            case 0x2B29:  // Client Supported Features
+            case 0x2B29: // Client Supported Features
                 let f = try r.readUInt8()
                 var names: [String] = []
                 if f & 1 != 0 { names.append("robust_caching") }
@@ -106,25 +106,27 @@ public enum StandardCharacteristics {
                 sink.int("features", Int(f))
                 sink.beginArray("feature_names"); for n in names { sink.string("", n) }; sink.endArray()
                 return "client features: " + (names.isEmpty ? "none" : names.joined(separator: ", "))
-            case 0x2B3A:  // Server Supported Features
+            case 0x2B3A: // Server Supported Features
                 let f = try r.readUInt8()
                 sink.int("features", Int(f)); sink.bool("eatt", f & 1 != 0)
                 return "server features: " + (f & 1 != 0 ? "eatt" : "none")
-            case 0x2B2A:  // Database Hash
+            case 0x2B2A: // Database Hash
                 guard v.count == 16 else { return nil }
                 sink.hex("hash", v)
                 return "database hash " + Hex.string(v)
-            case 0x2900:  // Characteristic Extended Properties
+            case 0x2900: // Characteristic Extended Properties
                 let p = try r.readUInt16()
                 sink.bool("reliable_write", p & 1 != 0); sink.bool("writable_auxiliaries", p & 2 != 0)
                 return "extended properties \(Hex.fixed(UInt64(p), width: 4))"
-            case 0x2902:  // Client Characteristic Configuration (Core 5.4 Vol 3 Part G §3.3.3.3)
+            case 0x2902: // Client Characteristic Configuration (Core 5.4 Vol 3 Part G §3.3.3.3)
                 let c = try r.readUInt16()
                 sink.bool("notifications", c & 1 != 0); sink.bool("indications", c & 2 != 0)
-                let s = c & 3 == 0 ? "notifications and indications off"
+                let s =
+                    c & 3 == 0
+                    ? "notifications and indications off"
                     : [c & 1 != 0 ? "notifications on" : nil, c & 2 != 0 ? "indications on" : nil].compactMap { $0 }.joined(separator: ", ")
                 return s
-            case 0x2904:  // Characteristic Presentation Format
+            case 0x2904: // Characteristic Presentation Format
                 let fmt = try r.readUInt8(), exp = try r.readInt8(), unit = try r.readUInt16()
                 sink.int("format", Int(fmt)); sink.int("exponent", Int(exp)); sink.int("unit", Int(unit))
                 let unitName = AssignedNumbers.uuidName(BluetoothUUID(UInt32(unit)))

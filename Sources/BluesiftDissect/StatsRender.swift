@@ -21,7 +21,8 @@ public enum StatsRender {
         s.map(CSV.quote) ?? ""
     }
 
-    public static let csvHeader = "file,connection,conn_handle,peer,handle,service,service_name,characteristic,characteristic_name,descriptor,descriptor_name,named_by,reads,write_requests,write_commands,notifications,indications,errors,bytes_to_server,bytes_from_server,latency_count,latency_min_us,latency_median_us,latency_p95_us,latency_max_us"
+    public static let csvHeader =
+        "file,connection,conn_handle,peer,handle,service,service_name,characteristic,characteristic_name,descriptor,descriptor_name,named_by,reads,write_requests,write_commands,notifications,indications,errors,bytes_to_server,bytes_from_server,latency_count,latency_min_us,latency_median_us,latency_p95_us,latency_max_us"
 
     /// The per-characteristic rows, without the header (written once per output).
     public static func csv(_ r: StatsReport) -> String {
@@ -29,13 +30,15 @@ public enum StatsRender {
         for c in r.characteristics {
             let conn = r.connections[c.connection]
             let l = c.latency
-            let cols: [String?] = [r.file, String(c.connection), Hex.fixed(UInt64(conn.handle), width: 4), conn.peer,
-                                   Hex.fixed(UInt64(c.handle), width: 4), c.service, c.serviceName, c.characteristic,
-                                   c.characteristicName, c.descriptor, c.descriptorName, c.namedBy,
-                                   String(c.reads), String(c.writeRequests), String(c.writeCommands), String(c.notifications),
-                                   String(c.indications), String(c.errors), String(c.bytesToServer), String(c.bytesFromServer),
-                                   l.map { String($0.count) } ?? "0", l.map { String($0.minUs) }, l.map { String($0.medianUs) },
-                                   l.map { String($0.p95Us) }, l.map { String($0.maxUs) }]
+            let cols: [String?] = [
+                r.file, String(c.connection), Hex.fixed(UInt64(conn.handle), width: 4), conn.peer,
+                Hex.fixed(UInt64(c.handle), width: 4), c.service, c.serviceName, c.characteristic,
+                c.characteristicName, c.descriptor, c.descriptorName, c.namedBy,
+                String(c.reads), String(c.writeRequests), String(c.writeCommands), String(c.notifications),
+                String(c.indications), String(c.errors), String(c.bytesToServer), String(c.bytesFromServer),
+                l.map { String($0.count) } ?? "0", l.map { String($0.minUs) }, l.map { String($0.medianUs) },
+                l.map { String($0.p95Us) }, l.map { String($0.maxUs) }
+            ]
             lines.append(cols.map(csvField).joined(separator: ","))
         }
         return lines.joined(separator: "\n")
@@ -61,10 +64,12 @@ public enum StatsRender {
     public static func sensorsCSV(_ r: StatsReport) -> String {
         var lines: [String] = []
         for s in r.sensors ?? [] {
-            let cols: [String?] = [r.file, s.address, s.plugin, s.message, s.field, s.unit, String(s.count), String(s.na),
-                                   s.min.map { value($0, s) }, s.max.map { value($0, s) },
-                                   s.first.map { value($0, s) }, s.firstUs.map { String($0) }, s.firstFrame.map(String.init),
-                                   s.last.map { value($0, s) }, s.lastUs.map { String($0) }, s.lastFrame.map(String.init)]
+            let cols: [String?] = [
+                r.file, s.address, s.plugin, s.message, s.field, s.unit, String(s.count), String(s.na),
+                s.min.map { value($0, s) }, s.max.map { value($0, s) },
+                s.first.map { value($0, s) }, s.firstUs.map { String($0) }, s.firstFrame.map(String.init),
+                s.last.map { value($0, s) }, s.lastUs.map { String($0) }, s.lastFrame.map(String.init)
+            ]
             lines.append(cols.map(csvField).joined(separator: ","))
         }
         return lines.joined(separator: "\n")
@@ -92,8 +97,9 @@ public enum StatsRender {
     static func sensorLines(_ r: StatsReport, _ sensors: [StatsReport.Sensor], width: Int?) -> [String] {
         var o: [String] = []
         let devices = Set(sensors.map(\.address)).count
-        o.append("sensors: \(sensors.count) field\(sensors.count == 1 ? "" : "s") of \(devices) device\(devices == 1 ? "" : "s") (decoded from advertising data; times UTC)"
-                 + ((r.sensorsNotListed ?? 0) > 0 ? " (+\(r.sensorsNotListed!) readings of fields not listed)" : ""))
+        o.append(
+            "sensors: \(sensors.count) field\(sensors.count == 1 ? "" : "s") of \(devices) device\(devices == 1 ? "" : "s") (decoded from advertising data; times UTC)"
+                + ((r.sensorsNotListed ?? 0) > 0 ? " (+\(r.sensorsNotListed!) readings of fields not listed)" : ""))
         func label(_ s: StatsReport.Sensor) -> String { s.field + (s.unit.map { " (\($0))" } ?? "") }
         let w = max(14, sensors.map { label($0).count }.max() ?? 0)
         let names = Dictionary(r.devices.map { ($0.address, $0.names) }, uniquingKeysWith: { a, _ in a })
@@ -125,8 +131,10 @@ public enum StatsRender {
                 let s = row.s
                 var items = ["\(s.count) reading\(s.count == 1 ? "" : "s")"]
                 if s.count > 0 {
-                    items += ["min \(text(s.min, s))", "max \(text(s.max, s))",
-                              "first \(text(s.first, s)) at \(timeOfDay(s.firstUs))", "last \(text(s.last, s)) at \(timeOfDay(s.lastUs))"]
+                    items += [
+                        "min \(text(s.min, s))", "max \(text(s.max, s))",
+                        "first \(text(s.first, s)) at \(timeOfDay(s.firstUs))", "last \(text(s.last, s)) at \(timeOfDay(s.lastUs))"
+                    ]
                 }
                 if s.na > 0 { items.append("\(s.na) n/a") }
                 o.append("    " + label(s))
@@ -171,8 +179,9 @@ public enum StatsRender {
         o.append("")
         // Advertisers and connected peers (those that never advertised in the capture have 0 reports).
         let silent = r.devices.filter { $0.advertisingReports == 0 }.count
-        o.append("devices: \(r.devices.count)" + (r.devicesNotListed > 0 ? " (+\(r.devicesNotListed) not listed)" : "")
-                 + (silent > 0 ? " (\(silent) connected without advertising)" : ""))
+        o.append(
+            "devices: \(r.devices.count)" + (r.devicesNotListed > 0 ? " (+\(r.devicesNotListed) not listed)" : "")
+                + (silent > 0 ? " (\(silent) connected without advertising)" : ""))
         for d in r.devices.sorted(by: { ($0.connections.count, $0.advertisingReports) > ($1.connections.count, $1.advertisingReports) }).prefix(20) {
             var s = "  \(d.address)"
             if let t = d.addressType { s += " (\(t))" }
@@ -195,8 +204,11 @@ public enum StatsRender {
             var s = "  #\(c.index) \(Hex.fixed(UInt64(c.handle), width: 4)) \(c.transport ?? "?") peer \(c.peer ?? "unknown")"
             if let n = c.peerName { s += " \"\(n)\"" }
             if let role = c.role { s += " \(role)" }
-            if let start = c.startFrame { s += "  frames \(start)…" + (c.endFrame.map { "\($0)" } ?? " open at end") }
-            else { s += "  started before the capture, first seen #\(c.firstFrame)" + (c.endFrame.map { ", ended #\($0)" } ?? ", open at end") }
+            if let start = c.startFrame {
+                s += "  frames \(start)…" + (c.endFrame.map { "\($0)" } ?? " open at end")
+            } else {
+                s += "  started before the capture, first seen #\(c.firstFrame)" + (c.endFrame.map { ", ended #\($0)" } ?? ", open at end")
+            }
             s += "  \(ms(c.durationUs))"
             o.append(s)
             for (i, p) in c.parameters.enumerated() {
@@ -224,9 +236,11 @@ public enum StatsRender {
             o.append("  conn handle  name; then counts not 0, latency min/median/p95/max")
             for c in r.characteristics {
                 var counts: [String] = []
-                for (n, label) in [(c.reads, "reads"), (c.writeRequests, "write requests"), (c.writeCommands, "write commands"),
-                                   (c.notifications, "notifications"), (c.indications, "indications"), (c.errors, "errors"),
-                                   (c.bytesToServer, "bytes to server"), (c.bytesFromServer, "bytes from server")] where n > 0 {
+                for (n, label) in [
+                    (c.reads, "reads"), (c.writeRequests, "write requests"), (c.writeCommands, "write commands"),
+                    (c.notifications, "notifications"), (c.indications, "indications"), (c.errors, "errors"),
+                    (c.bytesToServer, "bytes to server"), (c.bytesFromServer, "bytes from server")
+                ] where n > 0 {
                     counts.append("\(n) " + (n == 1 ? label.replacingOccurrences(of: "s ", with: " ").replacingOccurrences(of: "s$", with: "", options: .regularExpression) : label))
                 }
                 if let l = c.latency { counts.append("latency " + latencyText(l, r)) }
@@ -257,8 +271,9 @@ public enum StatsRender {
         r.characteristics.map { c in
             let n = StatsRender.padded
             var lat = c.latency.map { latencyText($0, r) } ?? "-"
-            lat += String(repeating: " ", count: max(0, 31 - lat.count))   // "9999 µs" four times
-            return "  \(n(c.connection, 4)) \(Hex.fixed(UInt64(c.handle), width: 4)) \(n(c.reads, 6)) \(n(c.writeRequests, 6)) \(n(c.writeCommands, 6)) \(n(c.notifications, 5)) \(n(c.indications, 5)) \(n(c.errors, 4)) \(n(c.bytesToServer, 11)) \(n(c.bytesFromServer, 10))  \(lat) \(characteristicLabel(c))"
+            lat += String(repeating: " ", count: max(0, 31 - lat.count)) // "9999 µs" four times
+            return
+                "  \(n(c.connection, 4)) \(Hex.fixed(UInt64(c.handle), width: 4)) \(n(c.reads, 6)) \(n(c.writeRequests, 6)) \(n(c.writeCommands, 6)) \(n(c.notifications, 5)) \(n(c.indications, 5)) \(n(c.errors, 4)) \(n(c.bytesToServer, 11)) \(n(c.bytesFromServer, 10))  \(lat) \(characteristicLabel(c))"
         }
     }
 

@@ -51,7 +51,7 @@ public enum TimeFormat {
     public struct RFC3339Cache {
         var seconds = Int64.min
         var count = 0
-        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)   // up to 21 bytes: sign, date, "T", time, "."
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0) // up to 21 bytes: sign, date, "T", time, "."
         public init() {}
     }
 

@@ -65,7 +65,7 @@ public enum VendorRendering {
             return " \(v.plugin) (fragment: \(v.pending)" + (v.pendingNeed.map { " of \($0)" } ?? "") + " bytes)"
         }
         var s = ""
-        for m in v.messages { s += " " + m.plugin + " " + m.summary }   // advertising: one per structure, each its plugin
+        for m in v.messages { s += " " + m.plugin + " " + m.summary } // advertising: one per structure, each its plugin
         return s
     }
 

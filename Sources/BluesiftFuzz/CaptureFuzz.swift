@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import BluesiftWire
 import BluesiftCapture
@@ -32,7 +32,7 @@ public enum CaptureFuzz {
     /// Opens and reads a capture to the end, checking the reader contract on every record.
     public static func drain(path: String, fileSize: Int, pipeline: StackFuzz.Pipeline? = nil) {
         let reader: any CaptureReader
-        do { reader = try CaptureFile.open(path: path) } catch { return }  // unusable file: exit 2 in the CLI
+        do { reader = try CaptureFile.open(path: path) } catch { return } // unusable file: exit 2 in the CLI
         var records = 0
         var lastFrame = 0
         while let r = reader.next() {
@@ -44,8 +44,9 @@ public enum CaptureFuzz {
             lastFrame = r.frame
             precondition(r.bytes.count <= fileSize, "record claims \(r.bytes.count) bytes, file has \(fileSize)")
             // CaptureRecord.swift: nanoseconds 0..<1_000_000_000; renderers rely on it.
-            precondition(r.timestamp.nanoseconds >= 0 && r.timestamp.nanoseconds < 1_000_000_000,
-                         "timestamp nanoseconds \(r.timestamp.nanoseconds) out of range")
+            precondition(
+                r.timestamp.nanoseconds >= 0 && r.timestamp.nanoseconds < 1_000_000_000,
+                "timestamp nanoseconds \(r.timestamp.nanoseconds) out of range")
             Sink.touch(r.bytes)
             pipeline?.add(r)
         }
@@ -64,8 +65,10 @@ public enum CaptureFuzz {
             overwrite(&f, at: 0, Array("btsnoop".utf8) + [0])
         case .pcap:
             let m = f.count >= 4 ? Array(f[0..<4]) : []
-            let valid: [[UInt8]] = [[0xD4, 0xC3, 0xB2, 0xA1], [0xA1, 0xB2, 0xC3, 0xD4],
-                                    [0x4D, 0x3C, 0xB2, 0xA1], [0xA1, 0xB2, 0x3C, 0x4D]]
+            let valid: [[UInt8]] = [
+                [0xD4, 0xC3, 0xB2, 0xA1], [0xA1, 0xB2, 0xC3, 0xD4],
+                [0x4D, 0x3C, 0xB2, 0xA1], [0xA1, 0xB2, 0x3C, 0x4D]
+            ]
             if !valid.contains(m) { overwrite(&f, at: 0, valid[0]) }
         case .pcapng:
             overwrite(&f, at: 0, [0x0A, 0x0D, 0x0D, 0x0A])

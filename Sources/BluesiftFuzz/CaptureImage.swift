@@ -61,8 +61,9 @@ public struct CaptureImage: Sendable {
     }
 
     static func u32(_ b: [UInt8], _ o: Int, little: Bool) -> Int {
-        little ? Int(b[o]) | Int(b[o + 1]) << 8 | Int(b[o + 2]) << 16 | Int(b[o + 3]) << 24
-               : Int(b[o]) << 24 | Int(b[o + 1]) << 16 | Int(b[o + 2]) << 8 | Int(b[o + 3])
+        little
+            ? Int(b[o]) | Int(b[o + 1]) << 8 | Int(b[o + 2]) << 16 | Int(b[o + 3]) << 24
+            : Int(b[o]) << 24 | Int(b[o + 1]) << 16 | Int(b[o + 2]) << 8 | Int(b[o + 3])
     }
 
     static func put32(_ v: Int, little: Bool) -> [UInt8] {
@@ -121,8 +122,10 @@ public struct CaptureImage: Sendable {
             guard section >= 0 else { return nil }
             let type = UInt32(u32(b, o, little: little)), n = u32(b, o + 4, little: little)
             guard n >= 12, n % 4 == 0, o + n <= b.count, u32(b, o + n - 4, little: little) == n else { return nil }
-            units.append(Unit(bytes: Array(b[o..<o + n]), id: units.count, section: section, little: little,
-                              isRecord: packetBlocks.contains(type), type: type))
+            units.append(
+                Unit(
+                    bytes: Array(b[o..<o + n]), id: units.count, section: section, little: little,
+                    isRecord: packetBlocks.contains(type), type: type))
             o += n
         }
         return CaptureImage(format: .pcapng, header: [], units: units)

@@ -1,15 +1,17 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The fuzz executables' `main` when built without `-D FUZZING`: runs the target once over
 /// each file given (folders: every file inside, sorted), so regression inputs replay
 /// without libFuzzer. A run over `seconds` per input is reported as a hang (exit 3).
 public enum CorpusRunner {
-    public static func main(_ arguments: [String], name: String,
-                            _ target: (UnsafeRawBufferPointer) -> Void) -> Int32 {
+    public static func main(
+        _ arguments: [String], name: String,
+        _ target: (UnsafeRawBufferPointer) -> Void
+    ) -> Int32 {
         let args = Array(arguments.dropFirst())
         if args.isEmpty || args.contains("-h") || args.contains("--help") {
             print("usage: \(name) FILE|DIR...   run the \(name) fuzz target once over each input")
@@ -40,7 +42,6 @@ public enum CorpusRunner {
         print("\(name): \(files.count) input(s) ok")
         return 0
     }
-
 
     static func err(_ line: String) {
         let s = line + "\n"

@@ -46,9 +46,10 @@ public enum H4Framing {
                 let flags = UInt8(byte(start + 2))
                 payloadLength = byte(start) | byte(start + 1) << 8
                 bodyStart = start + 3
-                sniffer = SnifferInfo(channel: (flags >> 3) % 40, rssi: -50, crcOK: flags & 4 != 0,
-                                      fromCentral: flags & 1 != 0, encrypted: flags & 2 == 0 ? nil : false,
-                                      phy: 0, hasCRC: flags & 2 != 0)
+                sniffer = SnifferInfo(
+                    channel: (flags >> 3) % 40, rssi: -50, crcOK: flags & 4 != 0,
+                    fromCentral: flags & 1 != 0, encrypted: flags & 2 == 0 ? nil : false,
+                    phy: 0, hasCRC: flags & 2 != 0)
             case noteIndicator:
                 kind = .note
                 payloadLength = byte(start)

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import BluesiftWire
 import BluesiftPlugins
@@ -36,7 +36,9 @@ public enum PluginFuzz {
     static func stream(_ p: Plugin, direction: UInt8, _ payload: UnsafeRawBufferPointer) {
         guard let m = p.matches.first else { return }
         let dirs = PluginDirection.allCases
-        let dir = m.directions.isEmpty ? dirs[Int(direction) % dirs.count]
+        let dir =
+            m.directions.isEmpty
+            ? dirs[Int(direction) % dirs.count]
             : m.directions.sorted { $0.rawValue < $1.rawValue }[Int(direction) % m.directions.count]
         let set = PluginSet([p])
         var i = 0, t: Int64 = 0
@@ -46,8 +48,11 @@ public enum PluginFuzz {
             let value = UnsafeRawBufferPointer(rebasing: payload[(i + 1)..<(i + 1 + n)])
             i += 1 + n
             t += Int64(n) * 1000
-            guard let r = set.process(service: m.service, characteristic: m.characteristic, handle: m.handle ?? 0x2A,
-                                      direction: dir, device: 1, value: value, timeMicroseconds: t) else { continue }
+            guard
+                let r = set.process(
+                    service: m.service, characteristic: m.characteristic, handle: m.handle ?? 0x2A,
+                    direction: dir, device: 1, value: value, timeMicroseconds: t)
+            else { continue }
             for msg in r.messages {
                 check(msg, plugin: p)
                 if let prev = previous {
@@ -77,7 +82,7 @@ public enum PluginFuzz {
 public enum BundledPlugins {
     public static let directory: String = {
         var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)  // Sources/BluesiftFuzz/PluginFuzz.swift
+        parts.removeLast(3) // Sources/BluesiftFuzz/PluginFuzz.swift
         return parts.joined(separator: "/") + "/Plugins"
     }()
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import BluesiftCapture
 
@@ -60,8 +60,10 @@ public enum StructuredCaptureFuzz {
             last = r.frame
             if r.timestamp.nanoseconds < 0 || r.timestamp.nanoseconds >= 1_000_000_000 { contract = "nanoseconds \(r.timestamp.nanoseconds)" }
             if r.bytes.count > max(bytes.count, plain, reader.fileSize) { contract = "record of \(r.bytes.count) bytes in a file of \(bytes.count)" }
-            out.append(Rec(kind: r.kind.rawValue, dir: r.direction.map { $0 == .sent ? 0 : 1 } ?? -1, bytes: Array(r.bytes),
-                           original: r.originalLength, us: times ? r.timestamp.microseconds : nil))
+            out.append(
+                Rec(
+                    kind: r.kind.rawValue, dir: r.direction.map { $0 == .sent ? 0 : 1 } ?? -1, bytes: Array(r.bytes),
+                    original: r.originalLength, us: times ? r.timestamp.microseconds : nil))
             pipeline?.add(r)
         }
         pipeline?.finish()
@@ -110,8 +112,8 @@ public enum StructuredCaptureFuzz {
         var image = seed.image
         var names: [String] = []
         var predictable = seed.perUnit != nil
-        var cutAt: Int?       // bytes kept of the serialised file (a cut inside a unit)
-        var cutUnit = false   // btsnooz: the last unit cut inside the compressed section
+        var cutAt: Int? // bytes kept of the serialised file (a cut inside a unit)
+        var cutUnit = false // btsnooz: the last unit cut inside the compressed section
         for _ in 0..<(1 + below(3, &rng)) {
             let (name, keeps) = mutateOnce(&image, &rng, cut: &cutAt, cutUnit: &cutUnit)
             names.append(name)
@@ -144,14 +146,14 @@ public enum StructuredCaptureFuzz {
                 names.append(["gzip", "xz", "zstd", "bzip2"][codec])
                 // Damage in the compressed stream: only the no-trap oracles.
                 if below(3, &rng) == 0 {
-                    if below(2, &rng) == 0 { bytes = Array(bytes.prefix(below(bytes.count, &rng))); names.append("cut-compressed") }
-                    else { let i = below(bytes.count, &rng); bytes[i] ^= UInt8(1 + below(255, &rng)); names.append("flip-compressed") }
+                    if below(2, &rng) == 0 { bytes = Array(bytes.prefix(below(bytes.count, &rng))); names.append("cut-compressed") } else { let i = below(bytes.count, &rng); bytes[i] ^= UInt8(1 + below(255, &rng)); names.append("flip-compressed") }
                     expected = nil
                 }
             }
         }
-        return Mutant(name: names.joined(separator: "+"), bytes: bytes, expected: expected,
-                      mustWarn: (cutAt != nil || cutUnit) && expected != nil, plain: plain)
+        return Mutant(
+            name: names.joined(separator: "+"), bytes: bytes, expected: expected,
+            mustWarn: (cutAt != nil || cutUnit) && expected != nil, plain: plain)
     }
 
     /// Applies one mutation; returns its name and whether the records stay predictable.
@@ -209,7 +211,9 @@ public enum StructuredCaptureFuzz {
         case "duplicate-section":
             let s = im.units[below(im.units.count, &rng)].section
             let next = (im.units.map(\.section).max() ?? 0) + 1
-            im.units += im.units.filter { $0.section == s }.map { var u = $0; u.section = next; return u }
+            im.units += im.units.filter { $0.section == s }.map {
+                var u = $0; u.section = next; return u
+            }
         case "second-interface":
             // A copy of the section's first interface, and some of its packets moved onto it.
             guard let first = im.units.firstIndex(where: { $0.type == 1 }) else { return (what, true) }
@@ -261,14 +265,14 @@ public enum StructuredCaptureFuzz {
             let o = below(2, &rng) == 0 ? 8 : 12
             im.header.replaceSubrange(o..<o + 4, with: CaptureImage.put32(pick([0, 1, 2, 1001, 1002, 1003, 2001, 2002, 0xFFFF_FFFF], &rng), little: false))
         case .pcap:
-            let o = pick([4, 16, 20], &rng)   // version, snaplen, linktype
+            let o = pick([4, 16, 20], &rng) // version, snaplen, linktype
             im.header.replaceSubrange(o..<o + 4, with: CaptureImage.put32(pick([0, 1, 187, 201, 251, 256, 272, 0xFFFF, 0xFFFF_FFFF], &rng), little: im.little))
         case .pcapng:
             guard let i = im.units.indices.filter({ im.units[$0].type == 1 }).randomElement(using: &rng) else { return }
             var u = im.units[i]
             let dlt = pick([0, 1, 187, 201, 251, 254, 256, 272, 0xFFFF], &rng)
             u.bytes.replaceSubrange(8..<10, with: u.little ? [UInt8(dlt & 0xFF), UInt8(dlt >> 8)] : [UInt8(dlt >> 8), UInt8(dlt & 0xFF)])
-            im.units[i] = Pcapng.withOption(u, code: 9, value: [pick([0, 6, 9, 63, 0x80, 0x8A, 0xFF], &rng)])   // if_tsresol
+            im.units[i] = Pcapng.withOption(u, code: 9, value: [pick([0, 6, 9, 63, 0x80, 0x8A, 0xFF], &rng)]) // if_tsresol
         case .packetLogger:
             guard !im.units.isEmpty else { return }
             let i = below(im.units.count, &rng)
@@ -282,8 +286,10 @@ public enum StructuredCaptureFuzz {
 
     /// Runs `iterations` mutants spread over the seeds; every failure is handed to `failed`.
     /// `lastInput`, when given, holds each input before it runs (a trap leaves it there).
-    public static func campaign(seeds: [Seed], iterations: Int, seed: UInt64, pipelineEvery: Int = 8,
-                                lastInput: String? = nil, failed: (Failure) -> Void) -> Stats {
+    public static func campaign(
+        seeds: [Seed], iterations: Int, seed: UInt64, pipelineEvery: Int = 8,
+        lastInput: String? = nil, failed: (Failure) -> Void
+    ) -> Stats {
         var rng = SplitMix64(seed: seed)
         var stats = Stats()
         guard !seeds.isEmpty else { return stats }
@@ -303,8 +309,9 @@ public enum StructuredCaptureFuzz {
             if took > 2 { fail("took \(took) s") }
             if let e = m.expected {
                 stats.predictable += 1
-                if !r.opened && !e.isEmpty { fail("not opened, \(e.count) records expected") }
-                else if r.records != e {
+                if !r.opened && !e.isEmpty {
+                    fail("not opened, \(e.count) records expected")
+                } else if r.records != e {
                     let at = Array(zip(r.records, e)).firstIndex { $0.0 != $0.1 } ?? min(r.records.count, e.count)
                     fail("\(r.records.count) records read, \(e.count) expected; first difference at record \(at + 1)")
                 }
@@ -345,7 +352,7 @@ enum Pcapng {
         case 0x0A0D_0D0A: return 16
         case 1: return 8
         case 5: return 12
-        case 3: return u.bytes.count - 12     // SPB: no options
+        case 3: return u.bytes.count - 12 // SPB: no options
         case 2, 6:
             guard u.bytes.count >= 32 else { return nil }
             return 20 + pad4(CaptureImage.u32(u.bytes, 20, little: u.little))
@@ -369,9 +376,9 @@ enum Pcapng {
     /// Numeric option values that change with byte order: (block type, code) → width.
     static func numericOption(_ type: UInt32, _ code: Int, _ len: Int) -> Bool {
         switch (type, code) {
-        case (1, 8), (1, 14): return len == 8                     // if_speed, if_tsoffset
-        case (6, 2), (6, 6): return len == 4                      // epb_flags, epb_queue
-        case (6, 4), (6, 5): return len == 8                      // epb_dropcount, epb_packetid
+        case (1, 8), (1, 14): return len == 8 // if_speed, if_tsoffset
+        case (6, 2), (6, 6): return len == 4 // epb_flags, epb_queue
+        case (6, 4), (6, 5): return len == 8 // epb_dropcount, epb_packetid
         case (5, 2), (5, 3), (5, 4), (5, 5), (5, 6), (5, 7), (5, 8): return len == 8 || len == 4
         default: return false
         }
@@ -476,7 +483,9 @@ extension CaptureImage {
     public func pcapngTwoSections() -> CaptureImage? {
         guard let other = pcapngOtherByteOrder() else { return nil }
         var out = self
-        out.units += other.units.map { var u = $0; u.section += 1; u.id = u.id.map { $0 + units.count }; return u }
+        out.units += other.units.map {
+            var u = $0; u.section += 1; u.id = u.id.map { $0 + units.count }; return u
+        }
         return out
     }
 }

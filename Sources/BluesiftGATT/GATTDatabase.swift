@@ -36,7 +36,7 @@ public struct GATTDatabase: Sendable, Equatable {
     /// Characteristic property bits (Core 5.4 Vol 3 Part G §3.3.1.1), in JSON order.
     public static let propertyNames: [(bit: UInt8, name: String)] = [
         (0x01, "broadcast"), (0x02, "read"), (0x04, "write_without_response"), (0x08, "write"),
-        (0x10, "notify"), (0x20, "indicate"), (0x40, "authenticated_signed_writes"), (0x80, "extended_properties"),
+        (0x10, "notify"), (0x20, "indicate"), (0x40, "authenticated_signed_writes"), (0x80, "extended_properties")
     ]
 
     public var services: [Service] = []
@@ -94,8 +94,10 @@ public struct GATTDatabase: Sendable, Equatable {
     }
 
     /// Handle of a descriptor (e.g. 0x2902 CCCD) of a characteristic.
-    public func descriptorHandle(service: BluetoothUUID, characteristic: BluetoothUUID, instance: Int = 0,
-                                 descriptor: BluetoothUUID) -> UInt16? {
+    public func descriptorHandle(
+        service: BluetoothUUID, characteristic: BluetoothUUID, instance: Int = 0,
+        descriptor: BluetoothUUID
+    ) -> UInt16? {
         var n = 0
         for s in services where s.uuid == service {
             for c in s.characteristics where c.uuid == characteristic {

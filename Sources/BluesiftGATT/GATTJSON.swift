@@ -184,8 +184,9 @@ public enum GATTJSON {
             }
             props |= bit
         }
-        var ch = GATTDatabase.Characteristic(handle: handle, valueHandle: valueHandle,
-                                             uuid: try uuidField(c, "uuid", chere), properties: props)
+        var ch = GATTDatabase.Characteristic(
+            handle: handle, valueHandle: valueHandle,
+            uuid: try uuidField(c, "uuid", chere), properties: props)
         for (xi, x) in ((c["descriptors"] as? [[String: Any]]) ?? []).enumerated() {
             let xhere = chere + [.key("descriptors"), .index(xi)]
             ch.descriptors.append(.init(handle: try handleField(x, "handle", xhere), uuid: try uuidField(x, "uuid", xhere)))

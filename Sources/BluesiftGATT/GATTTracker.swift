@@ -4,9 +4,9 @@ import BluesiftProtocols
 
 /// Where a handle's name came from.
 public enum NamingSource: String, Sendable {
-    case discovery   // discovery traffic in this capture
-    case imported    // --gatt FILE
-    case plugin      // a plugin's match rule named the handle
+    case discovery // discovery traffic in this capture
+    case imported // --gatt FILE
+    case plugin // a plugin's match rule named the handle
 }
 
 /// Rebuilds each peer's GATT database from the discovery traffic it sees (Core 5.4 Vol 3
@@ -190,15 +190,16 @@ public final class GATTTracker {
             fresh[key] = (link, mine)
         case .errorResponse:
             pending[conn]?[dir.map { $0 == .sent ? .received : .sent }] = nil
-        case .handleValueIndication:  // Service Changed invalidates the range it names
+        case .handleValueIndication: // Service Changed invalidates the range it names
             guard let h = f.attStorage.handle, let v = f.attStorage.value, v.count >= 4,
-                  databases[key]?.locate(h)?.characteristic == BluetoothUUID(0x2A05) else { return }
+                databases[key]?.locate(h)?.characteristic == BluetoothUUID(0x2A05)
+            else { return }
             let start = UInt16(v[0]) | UInt16(v[1]) << 8, end = UInt16(v[2]) | UInt16(v[3]) << 8
             var db = databases[key]!
             db.invalidate(from: start, to: end)
             newGeneration(key, db, frame: f.record.frame, reason: .serviceChanged)
             fresh[key] = nil
-        case .readResponse:  // a changed Database Hash means the cached database is stale
+        case .readResponse: // a changed Database Hash means the cached database is stale
             guard let v = f.attStorage.value, v.count == 16 else { return }
             let hashHandle = pendingReadHandle[conn]
             guard let h = hashHandle, databases[key]?.locate(h)?.characteristic == BluetoothUUID(0x2B2A) else { return }
@@ -238,34 +239,36 @@ public final class GATTTracker {
     static func entries(response op: ATTOpcode, reader r: inout ByteReader, pending p: Pending) -> [Entry] {
         var out: [Entry] = []
         switch op {
-        case .readByGroupTypeResponse:  // §3.4.4.10
+        case .readByGroupTypeResponse: // §3.4.4.10
             guard let len = try? r.readUInt8(), len >= 6 else { break }
             let primary = p.type != BluetoothUUID(0x2801)
             while let e = try? r.readBytes(Int(len)) {
                 var er = ByteReader(e)
                 guard let h = try? er.readUInt16(), let end = try? er.readUInt16(),
-                      let uuid = BluetoothUUID(littleEndian: er.remaining) else { break }
+                    let uuid = BluetoothUUID(littleEndian: er.remaining)
+                else { break }
                 out.append(.service(.init(start: h, end: end, uuid: uuid, primary: primary)))
             }
-        case .findByTypeValueResponse:  // §3.4.3.4
+        case .findByTypeValueResponse: // §3.4.3.4
             guard p.type == BluetoothUUID(0x2800) || p.type == BluetoothUUID(0x2801), let uuid = p.value else { break }
             while let h = try? r.readUInt16(), let end = try? r.readUInt16() {
                 out.append(.service(.init(start: h, end: end, uuid: uuid, primary: p.type == BluetoothUUID(0x2800))))
             }
-        case .readByTypeResponse:  // §3.4.4.2
+        case .readByTypeResponse: // §3.4.4.2
             guard let len = try? r.readUInt8(), len >= 2 else { break }
             while let e = try? r.readBytes(Int(len)) {
                 var er = ByteReader(e)
                 guard let h = try? er.readUInt16() else { break }
                 if p.type == BluetoothUUID(0x2803) {
                     guard let props = try? er.readUInt8(), let vh = try? er.readUInt16(),
-                          let uuid = BluetoothUUID(littleEndian: er.remaining) else { break }
+                        let uuid = BluetoothUUID(littleEndian: er.remaining)
+                    else { break }
                     out.append(.characteristic(.init(handle: h, valueHandle: vh, uuid: uuid, properties: props)))
                 } else if p.type == BluetoothUUID(0x2802), let start = try? er.readUInt16() {
                     out.append(.include(serviceHandle: h, includedStart: start))
                 }
             }
-        case .findInformationResponse:  // §3.4.3.2: format 1 = 16-bit, 2 = 128-bit UUIDs
+        case .findInformationResponse: // §3.4.3.2: format 1 = 16-bit, 2 = 128-bit UUIDs
             guard let format = try? r.readUInt8() else { break }
             let size = format == 2 ? 16 : 2
             while let h = try? r.readUInt16(), let u = try? r.readBytes(size) {
@@ -299,8 +302,12 @@ public final class GATTTracker {
             case .characteristic(let n):
                 if db.services.contains(where: { $0.start == n.handle }) { return true }
                 for c in db.services.flatMap(\.characteristics) + db.undiscovered {
-                    if c.handle == n.handle ? (c.uuid != n.uuid || c.valueHandle != n.valueHandle)
-                        : (c.valueHandle == n.handle || c.descriptors.contains { $0.handle == n.handle }) { return true }
+                    if c.handle == n.handle
+                        ? (c.uuid != n.uuid || c.valueHandle != n.valueHandle)
+                        : (c.valueHandle == n.handle || c.descriptors.contains { $0.handle == n.handle })
+                    {
+                        return true
+                    }
                 }
             case .attribute(let h, let uuid):
                 if let s = uuid.shortValue, (0x2800...0x2803).contains(s) { continue }
@@ -317,8 +324,10 @@ public final class GATTTracker {
     /// host's own with `serverIsPeer: false`), else the imported one.
     public func locate(adapter: UInt16, connection: UInt16, handle: UInt16, serverIsPeer: Bool = true) -> (GATTDatabase.Location, NamingSource)? {
         let conn = ConnKey(adapter: adapter, handle: connection)
-        let k = !serverIsPeer ? (centralKeys[conn] ?? localKeys[adapter])
-              : lastDevice?.conn == conn ? lastDevice!.key : deviceOfConnection[conn]
+        let k =
+            !serverIsPeer
+            ? (centralKeys[conn] ?? localKeys[adapter])
+            : lastDevice?.conn == conn ? lastDevice!.key : deviceOfConnection[conn]
         if let k, let loc = databases[k]?.locate(handle) {
             return (loc, .discovery)
         }
@@ -335,7 +344,8 @@ public final class GATTTracker {
         var out: [Generation] = []
         for g in (earlier[k] ?? []) + [Generation(firstFrame: now.firstFrame, reason: now.reason, database: db)] where !g.database.isEmpty {
             if let last = out.last, !Self.contradicts(Self.entries(of: g.database), last.database),
-               !Self.contradicts(Self.entries(of: last.database), g.database) {
+                !Self.contradicts(Self.entries(of: last.database), g.database)
+            {
                 var merged = last.database
                 Self.apply(Self.entries(of: g.database), to: &merged)
                 out[out.count - 1].database = merged

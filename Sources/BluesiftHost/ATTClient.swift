@@ -143,23 +143,25 @@ public final class ATTClient {
         guard let raw = pdu.first else { return }
         let op = ATTOpcode(rawValue: raw)
         switch op {
-        case .handleValueNotification, .handleValueIndication:  // §3.4.7
+        case .handleValueNotification, .handleValueIndication: // §3.4.7
             guard pdu.count >= 3 else { return }
             let indication = op == .handleValueIndication
-            deliver(GATTNotification(handle: UInt16(pdu[1]) | UInt16(pdu[2]) << 8, value: Array(pdu[3...]),
-                                     isIndication: indication, timestamp: currentTimestamp()))
+            deliver(
+                GATTNotification(
+                    handle: UInt16(pdu[1]) | UInt16(pdu[2]) << 8, value: Array(pdu[3...]),
+                    isIndication: indication, timestamp: currentTimestamp()))
             if indication { try send(ATTHandleValueConfirmation().encode()) }
-        case .multipleHandleValueNotification:  // §3.4.7.4
+        case .multipleHandleValueNotification: // §3.4.7.4
             if case .multipleHandleValueNotification(let m)? = try? ATTMessage.decode(pdu) {
                 let now = currentTimestamp()
                 for e in m.entries { deliver(GATTNotification(handle: e.handle, value: e.value, isIndication: false, timestamp: now)) }
             }
-        case .exchangeMTURequest:  // the peer's
+        case .exchangeMTURequest: // the peer's
             guard pdu.count >= 3 else { return }
             let client = UInt16(pdu[1]) | UInt16(pdu[2]) << 8
             try send(ATTExchangeMTUResponse(serverRxMTU: preferredMTU).encode())
             mtu = max(23, min(client, preferredMTU))
-        case _ where op.kind == .request:  // the peer's other requests: this host has no database
+        case _ where op.kind == .request: // the peer's other requests: this host has no database
             let handle = pdu.count >= 3 ? UInt16(pdu[1]) | UInt16(pdu[2]) << 8 : 0
             let execute = op == .executeWriteRequest
             let error: ATTErrorCode = op.isDiscovery ? .attributeNotFound : (execute ? .requestNotSupported : .invalidHandle)
@@ -167,7 +169,7 @@ public final class ATTClient {
         case _ where op.kind == .response:
             if requestPending { response = pdu }
         default:
-            break  // commands and confirmations need no answer
+            break // commands and confirmations need no answer
         }
     }
 

@@ -137,8 +137,10 @@ public struct ATTServer {
     }
 
     /// Answers one PDU from the client; nil when none is due (commands, confirmations).
-    public mutating func handle(_ pdu: [UInt8], responder: GATTServerResponder, encrypted: Bool = false,
-                                authenticated: Bool = false) -> [UInt8]? {
+    public mutating func handle(
+        _ pdu: [UInt8], responder: GATTServerResponder, encrypted: Bool = false,
+        authenticated: Bool = false
+    ) -> [UInt8]? {
         guard let raw = pdu.first else { return nil }
         let op = ATTOpcode(rawValue: raw)
         let message: ATTMessage
@@ -148,11 +150,11 @@ public struct ATTServer {
         let link = ServerLinkState(mtu: mtu, encrypted: encrypted, authenticated: authenticated)
         let room = Int(mtu)
         switch message {
-        case .exchangeMTURequest(let m):  // §3.4.2
+        case .exchangeMTURequest(let m): // §3.4.2
             mtu = max(23, min(m.clientRxMTU, preferredMTU))
             responder.mtuExchanged(client: m.clientRxMTU, agreed: mtu)
             return ATTExchangeMTUResponse(serverRxMTU: preferredMTU).encode()
-        case .findInformationRequest(let m):  // §3.4.3.1
+        case .findInformationRequest(let m): // §3.4.3.1
             guard m.startHandle != 0, m.startHandle <= m.endHandle else { return errorPDU(op, m.startHandle, .invalidHandle) }
             var entries: [ATTHandleUUID] = []
             var long: Bool?
@@ -164,7 +166,7 @@ public struct ATTServer {
             }
             guard !entries.isEmpty else { return errorPDU(op, m.startHandle, .attributeNotFound) }
             return ATTFindInformationResponse(entries: entries, long: long == true).encode()
-        case .findByTypeValueRequest(let m):  // §3.4.3.3: services by UUID
+        case .findByTypeValueRequest(let m): // §3.4.3.3: services by UUID
             guard m.startHandle != 0, m.startHandle <= m.endHandle else { return errorPDU(op, m.startHandle, .invalidHandle) }
             var ranges: [ATTHandleRange] = []
             for (i, a) in attributes.enumerated() where a.handle >= m.startHandle && a.handle <= m.endHandle {
@@ -175,7 +177,7 @@ public struct ATTServer {
             }
             guard !ranges.isEmpty else { return errorPDU(op, m.startHandle, .attributeNotFound) }
             return ATTFindByTypeValueResponse(ranges: ranges).encode()
-        case .readByGroupTypeRequest(let m):  // §3.4.4.9
+        case .readByGroupTypeRequest(let m): // §3.4.4.9
             guard m.startHandle != 0, m.startHandle <= m.endHandle else { return errorPDU(op, m.startHandle, .invalidHandle) }
             guard m.type == ServerAttribute.primaryService || m.type == ServerAttribute.secondaryService else {
                 return errorPDU(op, m.startHandle, .unsupportedGroupType)
@@ -189,7 +191,7 @@ public struct ATTServer {
             }
             guard !entries.isEmpty else { return errorPDU(op, m.startHandle, .attributeNotFound) }
             return ATTReadByGroupTypeResponse(entries: entries).encode()
-        case .readByTypeRequest(let m):  // §3.4.4.1: declarations listed; a value read once
+        case .readByTypeRequest(let m): // §3.4.4.1: declarations listed; a value read once
             guard m.startHandle != 0, m.startHandle <= m.endHandle else { return errorPDU(op, m.startHandle, .invalidHandle) }
             var entries: [ATTHandleValue] = []
             for a in attributes where a.handle >= m.startHandle && a.handle <= m.endHandle && a.type == m.type {
@@ -202,17 +204,17 @@ public struct ATTServer {
                     if 2 + (entries.count + 1) * (2 + v.count) > room { break }
                     entries.append(ATTHandleValue(handle: a.handle, value: v))
                 }
-                if a.value == nil { break }  // a value: one entry per response
+                if a.value == nil { break } // a value: one entry per response
             }
             guard !entries.isEmpty else { return errorPDU(op, m.startHandle, .attributeNotFound) }
             return ATTReadByTypeResponse(entries: entries).encode()
-        case .readRequest(let m):  // §3.4.4.3
+        case .readRequest(let m): // §3.4.4.3
             guard let i = index(of: m.handle) else { return errorPDU(op, m.handle, .invalidHandle) }
             switch value(of: attributes[i], first: true, responder: responder, link: link) {
             case .error(let e): return errorPDU(op, m.handle, e)
             case .value(let v): return ATTReadResponse(value: Array(v.prefix(room - 1))).encode()
             }
-        case .readBlobRequest(let m):  // §3.4.4.5
+        case .readBlobRequest(let m): // §3.4.4.5
             guard let i = index(of: m.handle) else { return errorPDU(op, m.handle, .invalidHandle) }
             switch value(of: attributes[i], first: false, responder: responder, link: link) {
             case .error(let e): return errorPDU(op, m.handle, e)
@@ -220,7 +222,7 @@ public struct ATTServer {
                 guard Int(m.offset) <= v.count else { return errorPDU(op, m.handle, .invalidOffset) }
                 return ATTReadBlobResponse(value: Array(v[Int(m.offset)...].prefix(room - 1))).encode()
             }
-        case .readMultipleRequest(let m):  // §3.4.4.7
+        case .readMultipleRequest(let m): // §3.4.4.7
             var out: [UInt8] = []
             for h in m.handles {
                 guard let i = index(of: h) else { return errorPDU(op, h, .invalidHandle) }
@@ -230,23 +232,23 @@ public struct ATTServer {
                 }
             }
             return ATTReadMultipleResponse(values: Array(out.prefix(room - 1))).encode()
-        case .writeRequest(let m):  // §3.4.5.1
+        case .writeRequest(let m): // §3.4.5.1
             guard index(of: m.handle) != nil else { return errorPDU(op, m.handle, .invalidHandle) }
             let answer = write(m.handle, m.value, op: op, responder: responder, link: link)
             if let e = answer { return errorPDU(op, m.handle, e) }
             return ATTWriteResponse().encode()
-        case .writeCommand(let m):  // §3.4.5.3: no answer, even to a bad handle
+        case .writeCommand(let m): // §3.4.5.3: no answer, even to a bad handle
             if index(of: m.handle) != nil { _ = write(m.handle, m.value, op: op, responder: responder, link: link) }
             return nil
-        case .signedWriteCommand(let m):  // §3.4.5.4: the signature is not checked here
+        case .signedWriteCommand(let m): // §3.4.5.4: the signature is not checked here
             if index(of: m.handle) != nil { _ = write(m.handle, m.value, op: op, responder: responder, link: link) }
             return nil
-        case .prepareWriteRequest(let m):  // §3.4.6.1
+        case .prepareWriteRequest(let m): // §3.4.6.1
             guard index(of: m.handle) != nil else { return errorPDU(op, m.handle, .invalidHandle) }
             guard prepared.count < 64 else { return errorPDU(op, m.handle, .prepareQueueFull) }
             prepared.append((m.handle, Int(m.offset), m.value))
             return ATTPrepareWriteResponse(handle: m.handle, offset: m.offset, value: m.value).encode()
-        case .executeWriteRequest(let m):  // §3.4.6.3
+        case .executeWriteRequest(let m): // §3.4.6.3
             defer { prepared = [] }
             if m.flags == 0x01 {
                 var handles: [UInt16] = []
@@ -270,13 +272,15 @@ public struct ATTServer {
     }
 
     /// A CCCD keeps its configuration here (§3.3.3.3 Part G), then the responder answers.
-    mutating func write(_ handle: UInt16, _ value: [UInt8], op: ATTOpcode, responder: GATTServerResponder,
-                        link: ServerLinkState) -> ATTErrorCode? {
+    mutating func write(
+        _ handle: UInt16, _ value: [UInt8], op: ATTOpcode, responder: GATTServerResponder,
+        link: ServerLinkState
+    ) -> ATTErrorCode? {
         if let i = index(of: handle), attributes[i].type == ServerAttribute.cccd {
             guard value.count == 2 else { return .invalidAttributeValueLength }
             cccd[handle] = UInt16(value[0]) | UInt16(value[1]) << 8
         } else if let i = index(of: handle), attributes[i].value != nil {
-            return .writeNotPermitted  // declarations are read-only (Part G §3)
+            return .writeNotPermitted // declarations are read-only (Part G §3)
         }
         let answer = responder.write(handle: handle, value: value, op: op, link: link)
         if answer.error == nil || op == .writeCommand || op == .signedWriteCommand { scheduled += answer.then }

@@ -70,8 +70,7 @@ extension ATTClient {
         var start: UInt16 = 0x0001
         while true {
             let m: ATTMessage
-            do { m = try transact(ATTReadByGroupTypeRequest(startHandle: start, endHandle: 0xFFFF, type: BluetoothUUID(0x2800))) }
-            catch { if Self.isNotFound(error) { break }; throw error }
+            do { m = try transact(ATTReadByGroupTypeRequest(startHandle: start, endHandle: 0xFFFF, type: BluetoothUUID(0x2800))) } catch { if Self.isNotFound(error) { break }; throw error }
             guard case .readByGroupTypeResponse(let r) = m else { throw unexpected(m, to: "Read By Group Type") }
             for e in r.entries {
                 guard let uuid = BluetoothUUID(littleEndian: e.value) else { throw .protocolError("service UUID of \(e.value.count) bytes") }
@@ -89,17 +88,18 @@ extension ATTClient {
         var start = service.startHandle
         while start <= service.endHandle {
             let m: ATTMessage
-            do { m = try transact(ATTReadByTypeRequest(startHandle: start, endHandle: service.endHandle, type: BluetoothUUID(0x2803))) }
-            catch { if Self.isNotFound(error) { break }; throw error }
+            do { m = try transact(ATTReadByTypeRequest(startHandle: start, endHandle: service.endHandle, type: BluetoothUUID(0x2803))) } catch { if Self.isNotFound(error) { break }; throw error }
             guard case .readByTypeResponse(let r) = m else { throw unexpected(m, to: "Read By Type") }
             for e in r.entries {
                 let v = e.value
                 guard v.count == 5 || v.count == 19, let uuid = BluetoothUUID(littleEndian: Array(v[3...])) else {
                     throw .protocolError("characteristic declaration of \(v.count) bytes at \(Hex.fixed(UInt64(e.handle), width: 4))")
                 }
-                out.append(DiscoveredCharacteristic(declarationHandle: e.handle, properties: v[0],
-                                                    valueHandle: UInt16(v[1]) | UInt16(v[2]) << 8, uuid: uuid,
-                                                    endHandle: service.endHandle))
+                out.append(
+                    DiscoveredCharacteristic(
+                        declarationHandle: e.handle, properties: v[0],
+                        valueHandle: UInt16(v[1]) | UInt16(v[2]) << 8, uuid: uuid,
+                        endHandle: service.endHandle))
             }
             guard let last = r.entries.last, last.handle >= start, last.handle < service.endHandle else { break }
             start = last.handle + 1
@@ -114,8 +114,7 @@ extension ATTClient {
         var start = first
         while start <= last {
             let m: ATTMessage
-            do { m = try transact(ATTFindInformationRequest(startHandle: start, endHandle: last)) }
-            catch { if Self.isNotFound(error) { break }; throw error }
+            do { m = try transact(ATTFindInformationRequest(startHandle: start, endHandle: last)) } catch { if Self.isNotFound(error) { break }; throw error }
             guard case .findInformationResponse(let r) = m else { throw unexpected(m, to: "Find Information") }
             out += r.entries.map { DiscoveredDescriptor(handle: $0.handle, uuid: $0.uuid) }
             guard let h = r.entries.last?.handle, h >= start, h < last else { break }

@@ -43,13 +43,15 @@ public struct LEConnection: Sendable, Hashable {
 
 extension LEConnection {
     init(_ e: HCILEConnectionCompleteEvent) {
-        self.init(handle: e.handle, peer: e.peer, peerType: e.peerAddressType, role: e.role, interval: e.interval,
-                  latency: e.latency, supervisionTimeout: e.supervisionTimeout)
+        self.init(
+            handle: e.handle, peer: e.peer, peerType: e.peerAddressType, role: e.role, interval: e.interval,
+            latency: e.latency, supervisionTimeout: e.supervisionTimeout)
     }
 
     init(_ e: HCILEEnhancedConnectionCompleteEvent) {
-        self.init(handle: e.handle, peer: e.peer, peerType: e.peerAddressType, role: e.role, interval: e.interval,
-                  latency: e.latency, supervisionTimeout: e.supervisionTimeout)
+        self.init(
+            handle: e.handle, peer: e.peer, peerType: e.peerAddressType, role: e.role, interval: e.interval,
+            latency: e.latency, supervisionTimeout: e.supervisionTimeout)
     }
 }
 

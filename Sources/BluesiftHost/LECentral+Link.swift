@@ -74,8 +74,10 @@ extension LECentral {
         guard connection == nil else { throw .protocolError("already connected") }
         connectResult = nil
         // Scan interval/window 60 ms / 30 ms; the peer's address, not the filter accept list.
-        try command(HCILECreateConnection(scanInterval: 0x0060, scanWindow: 0x0030, peerAddressType: type.rawValue, peer: peer,
-                                          ownAddressType: Self.ownAddressRandom, parameters: options.connectionParameters))
+        try command(
+            HCILECreateConnection(
+                scanInterval: 0x0060, scanWindow: 0x0030, peerAddressType: type.rawValue, peer: peer,
+                ownAddressType: Self.ownAddressRandom, parameters: options.connectionParameters))
         let result: (status: UInt8, LEConnection)
         do {
             result = try wait("connection to \(peer)", timeout: timeout ?? options.connectTimeout) {
@@ -118,7 +120,7 @@ extension LECentral {
                 connection == nil ? true : nil
             }
         } catch {
-            connection = nil  // forget the link either way
+            connection = nil // forget the link either way
             throw error
         }
     }
@@ -135,13 +137,15 @@ extension LECentral {
         guard let s = L2CAPSignalling.decode(p), let c = connection else { return }
         switch s.command {
         case let u as L2CAPConnectionParameterUpdateRequest:
-            let params = ConnectionParameters(intervalMin: u.intervalMin, intervalMax: u.intervalMax, latency: u.latency,
-                                              supervisionTimeout: u.timeout)
-            try sendL2CAP(cid: L2CAPCID.leSignalling,
-                          L2CAPConnectionParameterUpdateResponse(identifier: u.identifier, result: L2CAPConnectionParameterUpdateResponse.accepted).encode())
+            let params = ConnectionParameters(
+                intervalMin: u.intervalMin, intervalMax: u.intervalMax, latency: u.latency,
+                supervisionTimeout: u.timeout)
+            try sendL2CAP(
+                cid: L2CAPCID.leSignalling,
+                L2CAPConnectionParameterUpdateResponse(identifier: u.identifier, result: L2CAPConnectionParameterUpdateResponse.accepted).encode())
             // Not waited for: the Command Status lands while another wait is running.
             try host.sendCommandNoWait(HCILEConnectionUpdate(handle: c.handle, parameters: params))
-        default:  // rejects, responses, credits: nothing to answer; other requests: Command Reject §4.1
+        default: // rejects, responses, credits: nothing to answer; other requests: Command Reject §4.1
             if !s.code.needsNoAnswer { try sendL2CAP(cid: L2CAPCID.leSignalling, L2CAPCommandReject(identifier: s.identifier).encode()) }
         }
     }

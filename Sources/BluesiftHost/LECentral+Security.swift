@@ -12,8 +12,9 @@ extension LECentral {
         if let bond {
             do {
                 try startEncryption(ltk: bond.ltk, ediv: bond.ediv, rand: bond.rand)
-                let s = LinkSecurity(authenticated: bond.authenticated, secureConnections: bond.secureConnections,
-                                     keySize: bond.keySize, method: "stored_key")
+                let s = LinkSecurity(
+                    authenticated: bond.authenticated, secureConnections: bond.secureConnections,
+                    keySize: bond.keySize, method: "stored_key")
                 security = s
                 return SecureOutcome(security: s, bond: nil, paired: false)
             } catch {
@@ -37,8 +38,9 @@ extension LECentral {
         if mitm { auth.insert(.mitm) }
         if policy.secureConnections { auth.insert(.secureConnections) }
         // §3.5.1: this host distributes no keys; it asks for the device's LTK, IRK and CSRK.
-        let preq = SMPPairingFeatures(ioCapability: policy.ioCapability, authReq: auth, maxEncryptionKeySize: policy.maxKeySize,
-                                      initiatorKeys: [], responderKeys: policy.bonding ? [.encKey, .idKey, .signKey] : [])
+        let preq = SMPPairingFeatures(
+            ioCapability: policy.ioCapability, authReq: auth, maxEncryptionKeySize: policy.maxKeySize,
+            initiatorKeys: [], responderKeys: policy.bonding ? [.encKey, .idKey, .signKey] : [])
         let preqPDU = SMPPairingRequest(preq).encode()
         try sendL2CAP(cid: L2CAPCID.smp, preqPDU)
         let presPDU = try receiveSMP(.pairingResponse)
@@ -46,13 +48,14 @@ extension LECentral {
         let keySize = Int(min(preq.maxEncryptionKeySize, pres.maxEncryptionKeySize))
         guard keySize >= 7 else { throw fail(.encryptionKeySize) }
         let sc = preq.authReq.contains(.secureConnections) && pres.authReq.contains(.secureConnections)
-        let model = AssociationModel.choose(initiator: preq.ioCapability, responder: pres.ioCapability,
-                                            mitm: preq.authReq.contains(.mitm) || pres.authReq.contains(.mitm), sc: sc)
+        let model = AssociationModel.choose(
+            initiator: preq.ioCapability, responder: pres.ioCapability,
+            mitm: preq.authReq.contains(.mitm) || pres.authReq.contains(.mitm), sc: sc)
         // Addresses as c1/f5 take them: type, then the address MSB-first.
         let ia = SMPCrypto.swapped(info.randomAddress.littleEndianBytes), iat: UInt8 = 1
         let ra = SMPCrypto.swapped(c.peer.littleEndianBytes), rat: UInt8 = c.peerType.rawValue & 1
 
-        var key: [UInt8]  // MSB-first: LTK (SC) or STK (legacy)
+        var key: [UInt8] // MSB-first: LTK (SC) or STK (legacy)
         if sc {
             key = try pairSecureConnections(model: model, preq: preq, pres: pres, a: [iat] + ia, b: [rat] + ra)
         } else {
@@ -67,10 +70,11 @@ extension LECentral {
 
         // Key distribution (§3.6.1): the responder's keys as negotiated, over the encrypted link.
         var keys = pres.responderKeys
-        if sc { keys.remove(.encKey) }  // LE SC: the LTK is f5's, never sent
-        var bond = Bond(address: c.peer, addressType: rat == 0 ? "public" : "random",
-                        ltk: SMPCrypto.swapped(key), keySize: keySize, authenticated: authenticated,
-                        secureConnections: sc, localAddress: info.randomAddress)
+        if sc { keys.remove(.encKey) } // LE SC: the LTK is f5's, never sent
+        var bond = Bond(
+            address: c.peer, addressType: rat == 0 ? "public" : "random",
+            ltk: SMPCrypto.swapped(key), keySize: keySize, authenticated: authenticated,
+            secureConnections: sc, localAddress: info.randomAddress)
         var gotLTK = sc
         var pending: [SMPCode] = []
         if keys.contains(.encKey) { pending += [.encryptionInformation, .centralIdentification] }
@@ -100,8 +104,10 @@ extension LECentral {
 
     // MARK: LE Secure Connections (§2.3.5.6)
 
-    func pairSecureConnections(model: AssociationModel, preq: SMPPairingFeatures, pres: SMPPairingFeatures,
-                               a: [UInt8], b: [UInt8]) throws(HostError) -> [UInt8] {
+    func pairSecureConnections(
+        model: AssociationModel, preq: SMPPairingFeatures, pres: SMPPairingFeatures,
+        a: [UInt8], b: [UInt8]
+    ) throws(HostError) -> [UInt8] {
         let ours = SMPKeyPair()
         try sendL2CAP(cid: L2CAPCID.smp, SMP.publicKey(ours))
         let pk = try receiveSMP(.pairingPublicKey)
@@ -113,7 +119,7 @@ extension LECentral {
         var na: [UInt8], nb: [UInt8]
         var r = [UInt8](repeating: 0, count: 16)
         switch model {
-        case .justWorks, .numericComparison:  // §2.3.5.6.2
+        case .justWorks, .numericComparison: // §2.3.5.6.2
             let cb = try receiveValue(.pairingConfirm)
             na = SMP.random(16)
             try sendValue(.pairingRandom, na)
@@ -124,7 +130,7 @@ extension LECentral {
                 pairing.display?("numeric comparison: \(SMP.sixDigits(digits)) (the device shows the same six digits)")
                 guard pairing.confirmNumber?(digits) == true else { throw fail(.numericComparisonFailed) }
             }
-        case .passkeyHostInputs, .passkeyHostDisplays:  // §2.3.5.6.3: 20 rounds, one passkey bit each
+        case .passkeyHostInputs, .passkeyHostDisplays: // §2.3.5.6.3: 20 rounds, one passkey bit each
             let passkey = try passkeyFor(model)
             na = []; nb = []
             for i in 0..<20 {
@@ -151,8 +157,10 @@ extension LECentral {
 
     // MARK: legacy pairing (§2.3.5.5)
 
-    func pairLegacy(model: AssociationModel, preqPDU: [UInt8], presPDU: [UInt8],
-                    ia: [UInt8], iat: UInt8, ra: [UInt8], rat: UInt8) throws(HostError) -> [UInt8] {
+    func pairLegacy(
+        model: AssociationModel, preqPDU: [UInt8], presPDU: [UInt8],
+        ia: [UInt8], iat: UInt8, ra: [UInt8], rat: UInt8
+    ) throws(HostError) -> [UInt8] {
         var tk = [UInt8](repeating: 0, count: 16)
         if model != .justWorks {
             let passkey = try passkeyFor(model)
@@ -207,7 +215,7 @@ extension LECentral {
             }
             let (c, reason, damaged) = SMP.read(p) { ($0.smpCode, $0.reason, $0.error != nil || $0.smpCode.pduLength == nil) }
             if c == .pairingFailed { throw .pairingFailed(reason: reason?.rawValue ?? 0, byPeer: true) }
-            if c == .securityRequest || c == .pairingKeypressNotification { continue }  // nothing to do mid-pairing
+            if c == .securityRequest || c == .pairingKeypressNotification { continue } // nothing to do mid-pairing
             guard !damaged else { throw fail(.invalidParameters) }
             if let code, c != code { throw fail(.unspecifiedReason) }
             return p

@@ -70,8 +70,10 @@ public final class LECentral: HCIHostRole {
     /// Processes incoming packets until `done` returns a value or `timeout` passes.
     /// With `linkRequired`, a disconnection ends the wait with `.connectionLost`.
     @discardableResult
-    func wait<T>(_ what: String, timeout: Duration, linkRequired: Bool = false,
-                 until done: () throws(HostError) -> T?) throws(HostError) -> T {
+    func wait<T>(
+        _ what: String, timeout: Duration, linkRequired: Bool = false,
+        until done: () throws(HostError) -> T?
+    ) throws(HostError) -> T {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let v = try done() { return v }
@@ -120,7 +122,7 @@ public final class LECentral: HCIHostRole {
             if e.status == 0, e.handle == connection?.handle {
                 connection?.interval = e.interval; connection?.latency = e.latency; connection?.supervisionTimeout = e.supervisionTimeout
             }
-        default: break  // a central is never asked for a key
+        default: break // a central is never asked for a key
         }
     }
 

@@ -52,8 +52,10 @@ public final class LEPeripheral: HCIHostRole {
     var queue: [(due: ContinuousClock.Instant, n: ServerNotification)] = []
     var awaitingConfirmation = false
 
-    public init(transport: any HCITransport, attributes: [ServerAttribute], responder: GATTServerResponder,
-                preferredMTU: UInt16 = 517, options: PeripheralOptions = PeripheralOptions()) {
+    public init(
+        transport: any HCITransport, attributes: [ServerAttribute], responder: GATTServerResponder,
+        preferredMTU: UInt16 = 517, options: PeripheralOptions = PeripheralOptions()
+    ) {
         host = HCIHost(transport: transport, commandTimeout: options.commandTimeout)
         // ACL that arrives during a wait (a command, a buffer credit) is handled after it, so
         // that no reply goes out between the fragments of another.
@@ -179,8 +181,10 @@ public final class LEPeripheral: HCIHostRole {
     /// Legacy connectable advertising with these AD structures (each cut to 31 bytes).
     public func startAdvertising(data: [UInt8], scanResponse: [UInt8]) throws(HostError) {
         // ADV_IND on all three channels, any scanner and initiator.
-        try command(HCILESetAdvertisingParameters(intervalMin: options.advertisingInterval, intervalMax: options.advertisingInterval,
-                                                  ownAddressType: ownAddressType == .public ? 0 : 1))
+        try command(
+            HCILESetAdvertisingParameters(
+                intervalMin: options.advertisingInterval, intervalMax: options.advertisingInterval,
+                ownAddressType: ownAddressType == .public ? 0 : 1))
         try command(HCILESetAdvertisingData(data: data))
         try command(HCILESetScanResponseData(data: scanResponse))
         try command(HCILESetAdvertisingEnable(enable: true))
@@ -244,8 +248,10 @@ public final class LEPeripheral: HCIHostRole {
             }
             let room = Int(server.mtu) - 3
             let value = Array(n.value.prefix(room))
-            let pdu = n.isIndication ? ATTHandleValueIndication(handle: n.handle, value: value).encode()
-                                     : ATTHandleValueNotification(handle: n.handle, value: value).encode()
+            let pdu =
+                n.isIndication
+                ? ATTHandleValueIndication(handle: n.handle, value: value).encode()
+                : ATTHandleValueNotification(handle: n.handle, value: value).encode()
             if n.isIndication { awaitingConfirmation = true }
             try sendL2CAP(cid: L2CAPCID.att, pdu)
             onNotification?(.init(notification: n, skipped: nil, truncated: value.count < n.value.count))

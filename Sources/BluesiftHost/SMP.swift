@@ -133,7 +133,7 @@ enum AssociationModel: Equatable {
         case (1, 1): return sc ? .numericComparison : .justWorks
         case (1, 4): return sc ? .numericComparison : .passkeyHostInputs
         case (2, 0), (2, 1), (2, 4), (4, 0): return .passkeyHostDisplays
-        case (2, 2): return .passkeyHostInputs  // both type the same passkey
+        case (2, 2): return .passkeyHostInputs // both type the same passkey
         case (4, 1), (4, 4): return sc ? .numericComparison : .passkeyHostDisplays
         default: return .justWorks
         }

@@ -35,7 +35,7 @@ public final class SMPResponder {
     // Legacy: TK, Mconfirm, Srand.
     var tk = [UInt8](repeating: 0, count: 16)
     var mconfirm: [UInt8] = [], srand: [UInt8] = []
-    var a: [UInt8] = [], b: [UInt8] = []  // initiator and responder: type, then address MSB-first
+    var a: [UInt8] = [], b: [UInt8] = [] // initiator and responder: type, then address MSB-first
 
     public init(policy: PairingPolicy = PairingPolicy()) { self.policy = policy }
 
@@ -81,7 +81,7 @@ public final class SMPResponder {
         case (_, .pairingRequest):
             guard let addresses else { return [] }
             return pairingRequest(pdu, addresses: addresses)
-        case (.publicKey, .pairingPublicKey):  // §2.3.5.6.1
+        case (.publicKey, .pairingPublicKey): // §2.3.5.6.1
             let key = SMP.command(pdu) as? SMPPairingPublicKey
             let x = SMPCrypto.swapped(key?.x ?? []), y = SMPCrypto.swapped(key?.y ?? [])
             let ours = SMPKeyPair()
@@ -90,25 +90,25 @@ public final class SMPResponder {
             keys = ours; pkaX = x; pkbX = ours.x; dhKey = dh
             var out = [SMP.publicKey(ours)]
             switch model {
-            case .justWorks, .numericComparison:  // §2.3.5.6.2: the responder commits first
+            case .justWorks, .numericComparison: // §2.3.5.6.2: the responder commits first
                 nb = SMP.random(16)
                 out.append(Self.value(.pairingConfirm, SMPCrypto.f4(u: pkbX, v: pkaX, x: nb, z: 0)))
                 stage = .random
-            case .passkeyHostInputs, .passkeyHostDisplays:  // §2.3.5.6.3
+            case .passkeyHostInputs, .passkeyHostDisplays: // §2.3.5.6.3
                 guard let p = passkeyFor() else { return fail(.passkeyEntryFailed) }
                 passkey = p; round = 0
                 stage = .confirm
             }
             return out
         case (.confirm, .pairingConfirm):
-            if sc {  // passkey round `round`: the initiator's commitment, then ours
+            if sc { // passkey round `round`: the initiator's commitment, then ours
                 ca = v()
                 nb = SMP.random(16)
                 let ri: UInt8 = 0x80 | UInt8((passkey >> UInt32(round)) & 1)
                 stage = .random
                 return [Self.value(.pairingConfirm, SMPCrypto.f4(u: pkbX, v: pkaX, x: nb, z: ri))]
             }
-            mconfirm = v()  // legacy §2.3.5.5: Sconfirm = c1(TK, Srand, …)
+            mconfirm = v() // legacy §2.3.5.5: Sconfirm = c1(TK, Srand, …)
             srand = SMP.random(16)
             stage = .random
             return [Self.value(.pairingConfirm, c1(srand))]
@@ -117,7 +117,7 @@ public final class SMPResponder {
             if !sc {
                 guard mconfirm == c1(r) else { return fail(.confirmValueFailed) }
                 var stk = SMPCrypto.s1(k: tk, r1: srand, r2: r)
-                for i in 0..<(16 - keySize) { stk[i] = 0 }  // a shorter key keeps its low octets (§2.3.4)
+                for i in 0..<(16 - keySize) { stk[i] = 0 } // a shorter key keeps its low octets (§2.3.4)
                 ltk = SMPCrypto.swapped(stk)
                 stage = .done
                 return [Self.value(.pairingRandom, srand)]
@@ -140,7 +140,7 @@ public final class SMPResponder {
                 stage = round == 20 ? .dhKeyCheck : .confirm
                 return [Self.value(.pairingRandom, nb)]
             }
-        case (.dhKeyCheck, .pairingDHKeyCheck):  // §2.3.5.6.5
+        case (.dhKeyCheck, .pairingDHKeyCheck): // §2.3.5.6.5
             guard let preq, let pres else { return fail(.unspecifiedReason) }
             let (macKey, key) = SMPCrypto.f5(w: dhKey, n1: na, n2: nb, a1: a, a2: b)
             let r = model == .justWorks || model == .numericComparison ? [UInt8](repeating: 0, count: 16) : SMP.passkeyBytes(passkey)
@@ -153,7 +153,7 @@ public final class SMPResponder {
             stage = .done
             return [Self.value(.pairingDHKeyCheck, SMPCrypto.f6(w: macKey, n1: nb, n2: na, r: r, ioCap: ioB, a1: b, a2: a))]
         default:
-            return stage == .idle || stage == .done ? [] : fail(.unspecifiedReason)  // out of order
+            return stage == .idle || stage == .done ? [] : fail(.unspecifiedReason) // out of order
         }
     }
 
@@ -164,15 +164,17 @@ public final class SMPResponder {
         var auth: SMPAuthReq = policy.bonding && q.authReq.bondingFlags == 1 ? .bonding : []
         if mitm { auth.insert(.mitm) }
         if policy.secureConnections { auth.insert(.secureConnections) }
-        let p = SMPPairingFeatures(ioCapability: policy.ioCapability, authReq: auth, maxEncryptionKeySize: policy.maxKeySize,
-                                   initiatorKeys: [], responderKeys: [])
+        let p = SMPPairingFeatures(
+            ioCapability: policy.ioCapability, authReq: auth, maxEncryptionKeySize: policy.maxKeySize,
+            initiatorKeys: [], responderKeys: [])
         keySize = Int(min(q.maxEncryptionKeySize, p.maxEncryptionKeySize))
         guard keySize >= 7 else { return fail(.encryptionKeySize) }
         preq = q; pres = p
         preqPDU = pdu; presPDU = SMPPairingResponse(p).encode()
         sc = q.authReq.contains(.secureConnections) && p.authReq.contains(.secureConnections)
-        model = AssociationModel.choose(initiator: q.ioCapability, responder: p.ioCapability,
-                                        mitm: q.authReq.contains(.mitm) || p.authReq.contains(.mitm), sc: sc)
+        model = AssociationModel.choose(
+            initiator: q.ioCapability, responder: p.ioCapability,
+            mitm: q.authReq.contains(.mitm) || p.authReq.contains(.mitm), sc: sc)
         authenticated = model != .justWorks
         a = [x.initiatorType.rawValue & 1] + SMPCrypto.swapped(x.initiator.littleEndianBytes)
         b = [x.responderType == .public ? 0 : 1] + SMPCrypto.swapped(x.responder.littleEndianBytes)
@@ -193,8 +195,9 @@ public final class SMPResponder {
 
     /// Legacy c1 with this link's Pairing Request/Response and addresses (§2.2.3).
     func c1(_ r: [UInt8]) -> [UInt8] {
-        SMPCrypto.c1(k: tk, r: r, preq: SMPCrypto.swapped(preqPDU), pres: SMPCrypto.swapped(presPDU),
-                     iat: a[0], ia: Array(a[1...]), rat: b[0], ra: Array(b[1...]))
+        SMPCrypto.c1(
+            k: tk, r: r, preq: SMPCrypto.swapped(preqPDU), pres: SMPCrypto.swapped(presPDU),
+            iat: a[0], ia: Array(a[1...]), rat: b[0], ra: Array(b[1...]))
     }
 
     /// The model names roles from the initiator: `passkeyHostInputs` means the central types,
@@ -217,7 +220,6 @@ public final class SMPResponder {
     }
 
     func encryptionChanged(status: UInt8, enabled: Bool) {
-        if status == 0 && enabled && ltk != nil { onEvent?("paired and encrypted: \(summary)") }
-        else if status != 0 { onEvent?("encryption failed (status \(Hex.fixed(UInt64(status), width: 2)))") }
+        if status == 0 && enabled && ltk != nil { onEvent?("paired and encrypted: \(summary)") } else if status != 0 { onEvent?("encryption failed (status \(Hex.fixed(UInt64(status), width: 2)))") }
     }
 }

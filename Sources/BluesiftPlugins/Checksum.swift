@@ -11,8 +11,10 @@ public struct ChecksumAlgorithm: Sendable, Equatable {
     public var refout: Bool
     public var xorout: UInt64
 
-    public init(kind: Kind, width: Int = 8, poly: UInt64 = 0, initial: UInt64 = 0, refin: Bool = false,
-                refout: Bool = false, xorout: UInt64 = 0) {
+    public init(
+        kind: Kind, width: Int = 8, poly: UInt64 = 0, initial: UInt64 = 0, refin: Bool = false,
+        refout: Bool = false, xorout: UInt64 = 0
+    ) {
         self.kind = kind; self.width = width; self.poly = poly; self.initial = initial
         self.refin = refin; self.refout = refout; self.xorout = xorout
     }
@@ -30,8 +32,9 @@ public struct ChecksumAlgorithm: Sendable, Equatable {
     /// CRC-16/XMODEM: check 0x31C3.
     public static let crc16XModem = ChecksumAlgorithm(kind: .crc, width: 16, poly: 0x1021)
     /// CRC-32/ISO-HDLC (zlib, Ethernet): check 0xCBF43926.
-    public static let crc32 = ChecksumAlgorithm(kind: .crc, width: 32, poly: 0x04C1_1DB7, initial: 0xFFFF_FFFF,
-                                                refin: true, refout: true, xorout: 0xFFFF_FFFF)
+    public static let crc32 = ChecksumAlgorithm(
+        kind: .crc, width: 32, poly: 0x04C1_1DB7, initial: 0xFFFF_FFFF,
+        refin: true, refout: true, xorout: 0xFFFF_FFFF)
 
     /// Names accepted in `checksum: NAME` / `algorithm: NAME`.
     public static func named(_ name: String) -> ChecksumAlgorithm? {
@@ -48,8 +51,10 @@ public struct ChecksumAlgorithm: Sendable, Equatable {
         }
     }
 
-    public static let names = ["xor", "sum8", "crc8-maxim", "crc8-smbus", "crc16-ccitt-false", "crc16-modbus",
-                               "crc16-xmodem", "crc32", "crc (generic: width, poly, init, refin, refout, xorout)"]
+    public static let names = [
+        "xor", "sum8", "crc8-maxim", "crc8-smbus", "crc16-ccitt-false", "crc16-modbus",
+        "crc16-xmodem", "crc32", "crc (generic: width, poly, init, refin, refout, xorout)"
+    ]
 
     /// Bytes the checksum value occupies.
     public var byteWidth: Int { kind == .crc ? (width + 7) / 8 : 1 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Decodes of advertising payloads seen before, by plugin, context values and bytes: an open
@@ -80,8 +80,10 @@ struct DecodeCache {
     }
 
     /// Adds a decode; at `limit` entries the cache starts again empty. Returns its entry.
-    mutating func insert(_ key: Key, _ hash: UInt64, _ payload: UnsafeRawBufferPointer, _ name: UnsafeRawBufferPointer,
-                         _ message: DecodedMessage, limit: Int) -> Int {
+    mutating func insert(
+        _ key: Key, _ hash: UInt64, _ payload: UnsafeRawBufferPointer, _ name: UnsafeRawBufferPointer,
+        _ message: DecodedMessage, limit: Int
+    ) -> Int {
         if slots.isEmpty { slots = Array(repeating: 0, count: Self.slotCount(limit)) }
         if entries.count >= limit {
             entries.removeAll(keepingCapacity: true)
@@ -89,8 +91,10 @@ struct DecodeCache {
             for i in slots.indices { slots[i] = 0 }
         }
         let e = entries.count
-        entries.append(Entry(key: key, hash: hash, at: Int32(pool.count), payloadCount: Int32(payload.count),
-                             nameCount: Int32(name.count), message: message))
+        entries.append(
+            Entry(
+                key: key, hash: hash, at: Int32(pool.count), payloadCount: Int32(payload.count),
+                nameCount: Int32(name.count), message: message))
         pool.append(contentsOf: payload)
         pool.append(contentsOf: name)
         let mask = slots.count - 1

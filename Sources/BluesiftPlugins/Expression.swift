@@ -129,8 +129,8 @@ struct ExprParser {
         guard i < s.count else { return nil }
         let c = s[i], n: UInt8 = i + 1 < s.count ? s[i + 1] : 0
         switch (c, n) {
-        case (0x3C, 0x3C): return .shl          // <<
-        case (0x3E, 0x3E): return .shr          // >>
+        case (0x3C, 0x3C): return .shl // <<
+        case (0x3E, 0x3E): return .shr // >>
         case (0x3C, 0x3D): return .le
         case (0x3E, 0x3D): return .ge
         case (0x3D, 0x3D): return .eq
@@ -203,9 +203,7 @@ func parseIntegerLiteral(_ text: String) -> Int64? {
     var negative = false
     if t.hasPrefix("-") { negative = true; t = t.dropFirst() } else if t.hasPrefix("+") { t = t.dropFirst() }
     let v: UInt64?
-    if t.hasPrefix("0x") || t.hasPrefix("0X") { v = UInt64(t.dropFirst(2), radix: 16) }
-    else if t.hasPrefix("0b") || t.hasPrefix("0B") { v = UInt64(t.dropFirst(2), radix: 2) }
-    else { v = UInt64(t, radix: 10) }
+    if t.hasPrefix("0x") || t.hasPrefix("0X") { v = UInt64(t.dropFirst(2), radix: 16) } else if t.hasPrefix("0b") || t.hasPrefix("0B") { v = UInt64(t.dropFirst(2), radix: 2) } else { v = UInt64(t, radix: 10) }
     guard let v else { return nil }
     let s = Int64(bitPattern: v)
     return negative ? 0 &- s : s

@@ -16,7 +16,7 @@ public enum FieldNames {
         ["illuminance", "lux", "light"],
         ["battery", "battery_level"],
         ["conductivity", "fertility"],
-        ["formaldehyde", "hcho"],
+        ["formaldehyde", "hcho"]
     ]
 
     /// `name` and the names of its group (lower case, spaces as given).
@@ -39,7 +39,7 @@ extension Plugin {
                 if f.hidden || f.isSelector || f.checksum != nil || f.value != nil { continue }
                 switch f.kind {
                 case .contents, .switchOn: continue
-                case .type where f.flatten || f.decrypt != nil: continue   // its items' fields are listed from their type
+                case .type where f.flatten || f.decrypt != nil: continue // its items' fields are listed from their type
                 default: if f.bits.isEmpty || !matches.contains(where: { $0.advertising != nil }) { add(f.id, f.number?.unit) }
                 }
             }

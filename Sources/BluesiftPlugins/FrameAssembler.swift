@@ -101,7 +101,7 @@ public final class FrameAssembler {
 
     /// (value, bytes it took); nil while too few bytes are in.
     func readLength(_ b: [UInt8], offset: Int, size: Int, endian: Endianness) -> (Int64, Int)? {
-        if size == 0 {   // LEB128-style variable length
+        if size == 0 { // LEB128-style variable length
             var v: Int64 = 0
             var i = offset
             while i < b.count && i - offset < 4 {

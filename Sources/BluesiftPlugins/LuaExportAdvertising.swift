@@ -42,7 +42,7 @@ extension LuaGen {
                 parts.append("names = {" + pats.map(Self.luaString).joined(separator: ", ") + "}")
             }
             if let u = r.uuid { parts.append("uuid = \(Self.luaString(u.description))") }
-            parts.append("ordinal = \(i)")   // `_rule`: the rule's index among the plugin's, file order
+            parts.append("ordinal = \(i)") // `_rule`: the rule's index among the plugin's, file order
             if let a = r.also {
                 switch a.target {
                 case .company(let c?): parts.append("also = {company = \(c), prefix = \(Self.luaBytes(a.prefix))}")
@@ -196,8 +196,7 @@ extension LuaGen {
                         } else if d == "[" {
                             return nil
                         } else {
-                            if fold, d.isLetter, d.isASCII { cls += d.lowercased() + d.uppercased() }
-                            else { cls += d.isLetter || d.isNumber ? String(d) : "%" + String(d) }
+                            if fold, d.isLetter, d.isASCII { cls += d.lowercased() + d.uppercased() } else { cls += d.isLetter || d.isNumber ? String(d) : "%" + String(d) }
                         }
                     }
                     guard i < chars.count else { return nil }
@@ -213,7 +212,7 @@ extension LuaGen {
                 }
                 if i < chars.count, "*+?{".contains(chars[i]) {
                     guard single, chars[i] != "{" else { return nil }
-                    if i + 1 < chars.count, "?+".contains(chars[i + 1]) { return nil }   // lazy, possessive
+                    if i + 1 < chars.count, "?+".contains(chars[i + 1]) { return nil } // lazy, possessive
                     opts = opts.map { $0 + String(chars[i]) }
                     i += 1
                 }
@@ -231,242 +230,242 @@ extension LuaGen {
     /// Registration and dispatch of advertising payloads.
     static let advertisingDissector = #"""
 
-    -- The advertising report around a payload (Core 5.4 Vol 4 Part E §7.7.65.2 LE Advertising
-    -- Report, §7.7.65.13 LE Extended Advertising Report; a sniffed PDU's AdvA).
-    local function field(name) local ok, f = pcall(Field.new, name); if ok then return f end return nil end
-    local function all(f) if f == nil then return {} end return {f()} end
-    local f_company = field("btcommon.eir_ad.entry.company_id")
-    local f_name = field("btcommon.eir_ad.entry.device_name")
-    local f_u16, f_u32, f_u128 = field("btcommon.eir_ad.entry.uuid_16"), field("btcommon.eir_ad.entry.uuid_32"), field("btcommon.eir_ad.entry.uuid_128")
-    local f_cu32, f_cu128 = field("btcommon.eir_ad.entry.custom_uuid_32"), field("btcommon.eir_ad.entry.custom_uuid_128")
-    local f_type = field("btcommon.eir_ad.entry.type")
-    local f_addr, f_le_addr = field("bthci_evt.bd_addr"), field("btle.advertising_address")
-    local f_rssi, f_addr_type = field("bthci_evt.rssi"), field("bthci_evt.le_peer_address_type")
-    local f_rf_rssi, f_nordic_rssi = field("btle_rf.signal_dbm"), field("nordic_ble.rssi")
-    local f_evt_type, f_subevent = field("bthci_evt.le_advts_event_type"), field("bthci_evt.le_meta_subevent")
+        -- The advertising report around a payload (Core 5.4 Vol 4 Part E §7.7.65.2 LE Advertising
+        -- Report, §7.7.65.13 LE Extended Advertising Report; a sniffed PDU's AdvA).
+        local function field(name) local ok, f = pcall(Field.new, name); if ok then return f end return nil end
+        local function all(f) if f == nil then return {} end return {f()} end
+        local f_company = field("btcommon.eir_ad.entry.company_id")
+        local f_name = field("btcommon.eir_ad.entry.device_name")
+        local f_u16, f_u32, f_u128 = field("btcommon.eir_ad.entry.uuid_16"), field("btcommon.eir_ad.entry.uuid_32"), field("btcommon.eir_ad.entry.uuid_128")
+        local f_cu32, f_cu128 = field("btcommon.eir_ad.entry.custom_uuid_32"), field("btcommon.eir_ad.entry.custom_uuid_128")
+        local f_type = field("btcommon.eir_ad.entry.type")
+        local f_addr, f_le_addr = field("bthci_evt.bd_addr"), field("btle.advertising_address")
+        local f_rssi, f_addr_type = field("bthci_evt.rssi"), field("bthci_evt.le_peer_address_type")
+        local f_rf_rssi, f_nordic_rssi = field("btle_rf.signal_dbm"), field("nordic_ble.rssi")
+        local f_evt_type, f_subevent = field("bthci_evt.le_advts_event_type"), field("bthci_evt.le_meta_subevent")
 
-    local function before(list, at)
-      local best
-      for _, fi in ipairs(list) do if fi.offset < at and (best == nil or fi.offset > best.offset) then best = fi end end
-      return best
-    end
-    local function after(list, at)
-      local best
-      for _, fi in ipairs(list) do if fi.offset > at and (best == nil or fi.offset < best.offset) then best = fi end end
-      return best
-    end
-    local function address_of(fi)
-      local v = 0
-      for i = 5, 0, -1 do v = v * 256 + fi.range(i, 1):uint() end   -- little endian on the wire
-      return v
-    end
+        local function before(list, at)
+          local best
+          for _, fi in ipairs(list) do if fi.offset < at and (best == nil or fi.offset > best.offset) then best = fi end end
+          return best
+        end
+        local function after(list, at)
+          local best
+          for _, fi in ipairs(list) do if fi.offset > at and (best == nil or fi.offset < best.offset) then best = fi end end
+          return best
+        end
+        local function address_of(fi)
+          local v = 0
+          for i = 5, 0, -1 do v = v * 256 + fi.range(i, 1):uint() end   -- little endian on the wire
+          return v
+        end
 
-    -- Local names by address (first pass), and the name each frame used, for name: filters
-    -- and _name when a report has none (bluesift remembers the last one too).
-    local names, frame_names = {}, {}
-    local claimed_frame, claimed = -1, {}
-    function P.init()
-      names, frame_names = {}, {}
-      claimed_frame, claimed = -1, {}
-    end
+        -- Local names by address (first pass), and the name each frame used, for name: filters
+        -- and _name when a report has none (bluesift remembers the last one too).
+        local names, frame_names = {}, {}
+        local claimed_frame, claimed = -1, {}
+        function P.init()
+          names, frame_names = {}, {}
+          claimed_frame, claimed = -1, {}
+        end
 
-    local function context(pinfo, at, company)
-      local ctx = {company = company}
-      local a = before(all(f_addr), at) or before(all(f_le_addr), at)
-      if a then ctx.address = address_of(a) end
-      local sub = all(f_subevent)
-      sub = sub[#sub]
-      local legacy = sub ~= nil and sub.value == 2
-      -- A legacy report's RSSI follows its data; an extended report's precedes it.
-      local rssi = legacy and after(all(f_rssi), at) or before(all(f_rssi), at)
-        or before(all(f_rf_rssi), at) or before(all(f_nordic_rssi), at)   -- a sniffer's header
-      if rssi then ctx.rssi = rssi.value end
-      local t = before(all(f_addr_type), at)
-      if t then ctx.address_type = t.value end
-      if legacy then
-        local e = before(all(f_evt_type), at)
-        if e then ctx.pdu = e.value end
-      elseif sub ~= nil and sub.value == 13 then
-        ctx.pdu = 5
-      end
-      local own = all(f_name)
-      own = own[#own]
-      if own then
-        ctx.name = own.value
-        if ctx.address and not pinfo.visited then names[ctx.address] = ctx.name end
-      else
-        if not pinfo.visited then frame_names[pinfo.number] = ctx.address and names[ctx.address] or false end
-        ctx.name = frame_names[pinfo.number] or nil
-      end
-      return ctx
-    end
-
-    local function uuid_key(range)
-      local w = range:len()
-      if w == 2 then return string.format("%04x", range:le_uint()) end
-      if w == 4 then return string.format("%08x", range:le_uint()) end
-      local h = {}
-      for i = w - 1, 0, -1 do h[#h + 1] = string.format("%02x", range(i, 1):uint()) end
-      local s = table.concat(h)
-      if #s ~= 32 then return s end
-      if s:sub(9) == "00001000800000805f9b34fb" then
-        local v = tonumber(s:sub(1, 8), 16)
-        return v <= 0xFFFF and string.format("%04x", v) or s:sub(1, 8)
-      end
-      return s:sub(1, 8) .. "-" .. s:sub(9, 12) .. "-" .. s:sub(13, 16) .. "-" .. s:sub(17, 20) .. "-" .. s:sub(21, 32)
-    end
-
-    -- The service UUID lists (AD types 0x02-0x07, CSS Part A §1.1), not service data's UUIDs.
-    local function listed(uuid)
-      local types = all(f_type)
-      local function in_list(fi) local t = before(types, fi.offset); return t ~= nil and t.value >= 2 and t.value <= 7 end
-      for _, fi in ipairs(all(f_u16)) do if in_list(fi) and string.format("%04x", fi.value) == uuid then return true end end
-      for _, f in ipairs({f_u32, f_cu32}) do
-        for _, fi in ipairs(all(f)) do if in_list(fi) and string.format("%08x", fi.value) == uuid then return true end end
-      end
-      for _, f in ipairs({f_u128, f_cu128}) do
-        for _, fi in ipairs(all(f)) do if in_list(fi) and uuid_key(fi.range) == uuid then return true end end
-      end
-      return false
-    end
-
-    -- `also:`: another structure of the packet (one report per event in practice) with that
-    -- company id or service data UUID, its payload starting with the prefix.
-    local function carries(tvb, also)
-      local function starts(off, n)
-        return n >= #also.prefix and (#also.prefix == 0 or tvb(off, #also.prefix):raw() == also.prefix)
-      end
-      for _, fi in ipairs(all(f_type)) do
-        local t, at = fi.value, fi.offset
-        if at >= 1 and tvb(at, 1):uint() == t then
-          local len = tvb(at - 1, 1):uint()
-          if also.company and t == 0xFF and len >= 3 and tvb(at + 1, 2):le_uint() == also.company then
-            if starts(at + 3, len - 3) then return true end
-          elseif also.sd and (t == 0x16 or t == 0x20 or t == 0x21) then
-            local w = t == 0x16 and 2 or t == 0x20 and 4 or 16
-            if len >= 1 + w and uuid_key(tvb(at + 1, w)) == also.sd and starts(at + 1 + w, len - 1 - w) then return true end
+        local function context(pinfo, at, company)
+          local ctx = {company = company}
+          local a = before(all(f_addr), at) or before(all(f_le_addr), at)
+          if a then ctx.address = address_of(a) end
+          local sub = all(f_subevent)
+          sub = sub[#sub]
+          local legacy = sub ~= nil and sub.value == 2
+          -- A legacy report's RSSI follows its data; an extended report's precedes it.
+          local rssi = legacy and after(all(f_rssi), at) or before(all(f_rssi), at)
+            or before(all(f_rf_rssi), at) or before(all(f_nordic_rssi), at)   -- a sniffer's header
+          if rssi then ctx.rssi = rssi.value end
+          local t = before(all(f_addr_type), at)
+          if t then ctx.address_type = t.value end
+          if legacy then
+            local e = before(all(f_evt_type), at)
+            if e then ctx.pdu = e.value end
+          elseif sub ~= nil and sub.value == 13 then
+            ctx.pdu = 5
           end
+          local own = all(f_name)
+          own = own[#own]
+          if own then
+            ctx.name = own.value
+            if ctx.address and not pinfo.visited then names[ctx.address] = ctx.name end
+          else
+            if not pinfo.visited then frame_names[pinfo.number] = ctx.address and names[ctx.address] or false end
+            ctx.name = frame_names[pinfo.number] or nil
+          end
+          return ctx
         end
-      end
-      return false
-    end
 
-    -- The rule's filters (docs/plugin-advertising-design.md §1): size (after the company id),
-    -- prefix, name, uuid. False lets the next rule try.
-    local function applies(rule, ptvb, ctx)
-      local n = ptvb:len() - (rule.with_company and 2 or 0)
-      if rule.size and (n < rule.size[1] or n > rule.size[2]) then return false end
-      if #rule.prefix > 0 and (ptvb:len() < #rule.prefix or (not rule.mask and ptvb(0, #rule.prefix):raw() ~= rule.prefix)) then return false end
-      if rule.mask then   -- `??` bytes of the prefix: compared as (byte & mask) == prefix byte
-        for i = 1, #rule.prefix do
-          if bit32.band(ptvb(i - 1, 1):uint(), rule.mask:byte(i)) ~= rule.prefix:byte(i) then return false end
+        local function uuid_key(range)
+          local w = range:len()
+          if w == 2 then return string.format("%04x", range:le_uint()) end
+          if w == 4 then return string.format("%08x", range:le_uint()) end
+          local h = {}
+          for i = w - 1, 0, -1 do h[#h + 1] = string.format("%02x", range(i, 1):uint()) end
+          local s = table.concat(h)
+          if #s ~= 32 then return s end
+          if s:sub(9) == "00001000800000805f9b34fb" then
+            local v = tonumber(s:sub(1, 8), 16)
+            return v <= 0xFFFF and string.format("%04x", v) or s:sub(1, 8)
+          end
+          return s:sub(1, 8) .. "-" .. s:sub(9, 12) .. "-" .. s:sub(13, 16) .. "-" .. s:sub(17, 20) .. "-" .. s:sub(21, 32)
         end
-      end
-      if rule.names then
-        if ctx.name == nil then return false end
-        local ok = false
-        for _, p in ipairs(rule.names) do if ctx.name:match(p) then ok = true; break end end
-        if not ok then return false end
-      end
-      if rule.uuid and not listed(rule.uuid) then return false end
-      if rule.also and not (ctx.frame and carries(ctx.frame, rule.also)) then return false end
-      return true
-    end
 
-    local function show(ptvb, tree, ctx, pinfo)
-      local root = tree:add(P, ptvb())
-      local msg = decode(ptvb, root, ctx)
-      pinfo.cols.info:append(" " .. PROTO .. " " .. msg)
-    end
+        -- The service UUID lists (AD types 0x02-0x07, CSS Part A §1.1), not service data's UUIDs.
+        local function listed(uuid)
+          local types = all(f_type)
+          local function in_list(fi) local t = before(types, fi.offset); return t ~= nil and t.value >= 2 and t.value <= 7 end
+          for _, fi in ipairs(all(f_u16)) do if in_list(fi) and string.format("%04x", fi.value) == uuid then return true end end
+          for _, f in ipairs({f_u32, f_cu32}) do
+            for _, fi in ipairs(all(f)) do if in_list(fi) and string.format("%08x", fi.value) == uuid then return true end end
+          end
+          for _, f in ipairs({f_u128, f_cu128}) do
+            for _, fi in ipairs(all(f)) do if in_list(fi) and uuid_key(fi.range) == uuid then return true end end
+          end
+          return false
+        end
 
-    local function try(list, ptvb_of, tree, ctx, pinfo)
-      for _, i in ipairs(list) do
-        local rule = RULES[i]
-        local ptvb = ptvb_of(rule.with_company)
-        if ptvb and applies(rule, ptvb, ctx) then
-          ctx.rule = rule.ordinal
-          show(ptvb, tree, ctx, pinfo)
+        -- `also:`: another structure of the packet (one report per event in practice) with that
+        -- company id or service data UUID, its payload starting with the prefix.
+        local function carries(tvb, also)
+          local function starts(off, n)
+            return n >= #also.prefix and (#also.prefix == 0 or tvb(off, #also.prefix):raw() == also.prefix)
+          end
+          for _, fi in ipairs(all(f_type)) do
+            local t, at = fi.value, fi.offset
+            if at >= 1 and tvb(at, 1):uint() == t then
+              local len = tvb(at - 1, 1):uint()
+              if also.company and t == 0xFF and len >= 3 and tvb(at + 1, 2):le_uint() == also.company then
+                if starts(at + 3, len - 3) then return true end
+              elseif also.sd and (t == 0x16 or t == 0x20 or t == 0x21) then
+                local w = t == 0x16 and 2 or t == 0x20 and 4 or 16
+                if len >= 1 + w and uuid_key(tvb(at + 1, w)) == also.sd and starts(at + 1 + w, len - 1 - w) then return true end
+              end
+            end
+          end
+          return false
+        end
+
+        -- The rule's filters (docs/plugin-advertising-design.md §1): size (after the company id),
+        -- prefix, name, uuid. False lets the next rule try.
+        local function applies(rule, ptvb, ctx)
+          local n = ptvb:len() - (rule.with_company and 2 or 0)
+          if rule.size and (n < rule.size[1] or n > rule.size[2]) then return false end
+          if #rule.prefix > 0 and (ptvb:len() < #rule.prefix or (not rule.mask and ptvb(0, #rule.prefix):raw() ~= rule.prefix)) then return false end
+          if rule.mask then   -- `??` bytes of the prefix: compared as (byte & mask) == prefix byte
+            for i = 1, #rule.prefix do
+              if bit32.band(ptvb(i - 1, 1):uint(), rule.mask:byte(i)) ~= rule.prefix:byte(i) then return false end
+            end
+          end
+          if rule.names then
+            if ctx.name == nil then return false end
+            local ok = false
+            for _, p in ipairs(rule.names) do if ctx.name:match(p) then ok = true; break end end
+            if not ok then return false end
+          end
+          if rule.uuid and not listed(rule.uuid) then return false end
+          if rule.also and not (ctx.frame and carries(ctx.frame, rule.also)) then return false end
           return true
         end
-      end
-      return false
-    end
 
-    -- Manufacturer data by company id: btcommon hands over the bytes after the company id.
-    function P.dissector(tvb, pinfo, tree)
-      local at = tvb:offset()
-      local company
-      for _, fi in ipairs(all(f_company)) do if fi.offset + 2 == at then company = fi.value end end
-      local list = company and ADV_COMPANY[company]
-      if list == nil or POST_COMPANY[company] then return 0 end
-      local ctx = context(pinfo, at, company)
-      if try(list, function(with_company) if not with_company then return tvb end end, tree, ctx, pinfo) then
-        if claimed_frame ~= pinfo.number then claimed_frame, claimed = pinfo.number, {} end
-        claimed[at] = true
-        return tvb:len()
-      end
-      return 0
-    end
-
-    -- After the fact: service data (no table in Wireshark 4.0), manufacturer data of rules the
-    -- table cannot take, and company: any.
-    local Q = Proto(PROTO .. "._after", PLUGIN_NAME .. " (advertising data found after the fact)")
-    function Q.dissector(tvb, pinfo, tree)
-      if NEEDS_NAMES and not pinfo.visited then
-        -- Every local name, also from reports without a payload of ours (scan responses).
-        for _, fi in ipairs(all(f_name)) do
-          local a = before(all(f_addr), fi.offset) or before(all(f_le_addr), fi.offset)
-          if a then names[address_of(a)] = fi.value end
+        local function show(ptvb, tree, ctx, pinfo)
+          local root = tree:add(P, ptvb())
+          local msg = decode(ptvb, root, ctx)
+          pinfo.cols.info:append(" " .. PROTO .. " " .. msg)
         end
-      end
-      if HAS_POST_COMPANY then
-        for _, fi in ipairs(all(f_company)) do
-          -- CSS Part A §1.4: length, type 0xFF, company id (2, little endian), payload.
-          local off = fi.offset
-          if off >= 2 and off + 2 <= tvb:len() and tvb(off - 1, 1):uint() == 0xFF then
-            local n = tvb(off - 2, 1):uint() - 3
-            local company = fi.value
-            if n >= 0 and off + 2 + n <= tvb:len() and not (claimed_frame == pinfo.number and claimed[off + 2]) then
-              -- (an empty payload too: bluesift decodes it, as malformed when it needs bytes)
-              local list = {}
-              if POST_COMPANY[company] then for _, i in ipairs(ADV_COMPANY[company]) do list[#list + 1] = i end end
-              for _, i in ipairs(ADV_ANY) do list[#list + 1] = i end
-              if #list > 0 then
-                local ctx = context(pinfo, off + 2, company)
-                ctx.frame = tvb
-                try(list, function(with_company)
-                  if with_company then return tvb(off, n + 2):tvb() end
-                  return tvb(off + 2, n):tvb()
-                end, tree, ctx, pinfo)
+
+        local function try(list, ptvb_of, tree, ctx, pinfo)
+          for _, i in ipairs(list) do
+            local rule = RULES[i]
+            local ptvb = ptvb_of(rule.with_company)
+            if ptvb and applies(rule, ptvb, ctx) then
+              ctx.rule = rule.ordinal
+              show(ptvb, tree, ctx, pinfo)
+              return true
+            end
+          end
+          return false
+        end
+
+        -- Manufacturer data by company id: btcommon hands over the bytes after the company id.
+        function P.dissector(tvb, pinfo, tree)
+          local at = tvb:offset()
+          local company
+          for _, fi in ipairs(all(f_company)) do if fi.offset + 2 == at then company = fi.value end end
+          local list = company and ADV_COMPANY[company]
+          if list == nil or POST_COMPANY[company] then return 0 end
+          local ctx = context(pinfo, at, company)
+          if try(list, function(with_company) if not with_company then return tvb end end, tree, ctx, pinfo) then
+            if claimed_frame ~= pinfo.number then claimed_frame, claimed = pinfo.number, {} end
+            claimed[at] = true
+            return tvb:len()
+          end
+          return 0
+        end
+
+        -- After the fact: service data (no table in Wireshark 4.0), manufacturer data of rules the
+        -- table cannot take, and company: any.
+        local Q = Proto(PROTO .. "._after", PLUGIN_NAME .. " (advertising data found after the fact)")
+        function Q.dissector(tvb, pinfo, tree)
+          if NEEDS_NAMES and not pinfo.visited then
+            -- Every local name, also from reports without a payload of ours (scan responses).
+            for _, fi in ipairs(all(f_name)) do
+              local a = before(all(f_addr), fi.offset) or before(all(f_le_addr), fi.offset)
+              if a then names[address_of(a)] = fi.value end
+            end
+          end
+          if HAS_POST_COMPANY then
+            for _, fi in ipairs(all(f_company)) do
+              -- CSS Part A §1.4: length, type 0xFF, company id (2, little endian), payload.
+              local off = fi.offset
+              if off >= 2 and off + 2 <= tvb:len() and tvb(off - 1, 1):uint() == 0xFF then
+                local n = tvb(off - 2, 1):uint() - 3
+                local company = fi.value
+                if n >= 0 and off + 2 + n <= tvb:len() and not (claimed_frame == pinfo.number and claimed[off + 2]) then
+                  -- (an empty payload too: bluesift decodes it, as malformed when it needs bytes)
+                  local list = {}
+                  if POST_COMPANY[company] then for _, i in ipairs(ADV_COMPANY[company]) do list[#list + 1] = i end end
+                  for _, i in ipairs(ADV_ANY) do list[#list + 1] = i end
+                  if #list > 0 then
+                    local ctx = context(pinfo, off + 2, company)
+                    ctx.frame = tvb
+                    try(list, function(with_company)
+                      if with_company then return tvb(off, n + 2):tvb() end
+                      return tvb(off + 2, n):tvb()
+                    end, tree, ctx, pinfo)
+                  end
+                end
+              end
+            end
+          end
+          if HAS_SD then
+            -- By AD type, not by btcommon.eir_ad.entry.service_data, which an empty payload lacks.
+            for _, fi in ipairs(all(f_type)) do
+              -- CSS Part A §1.11: length, type 0x16/0x20/0x21, UUID (2/4/16, little endian), data.
+              local t = fi.value
+              local w = t == 0x16 and 2 or t == 0x20 and 4 or t == 0x21 and 16 or nil
+              local at = fi.offset
+              if w and at >= 1 and at + 1 + w <= tvb:len() and tvb(at, 1):uint() == t then
+                local n = tvb(at - 1, 1):uint() - 1 - w
+                local off = at + 1 + w
+                local list = n >= 0 and off + n <= tvb:len() and ADV_SD[uuid_key(tvb(at + 1, w))]
+                if list then
+                  local ctx = context(pinfo, off, -1)   -- bluesift's _company for service data
+                  ctx.frame = tvb
+                  try(list, function(with_company) if not with_company then return tvb(off, n):tvb() end end, tree, ctx, pinfo)
+                end
               end
             end
           end
         end
-      end
-      if HAS_SD then
-        -- By AD type, not by btcommon.eir_ad.entry.service_data, which an empty payload lacks.
-        for _, fi in ipairs(all(f_type)) do
-          -- CSS Part A §1.11: length, type 0x16/0x20/0x21, UUID (2/4/16, little endian), data.
-          local t = fi.value
-          local w = t == 0x16 and 2 or t == 0x20 and 4 or t == 0x21 and 16 or nil
-          local at = fi.offset
-          if w and at >= 1 and at + 1 + w <= tvb:len() and tvb(at, 1):uint() == t then
-            local n = tvb(at - 1, 1):uint() - 1 - w
-            local off = at + 1 + w
-            local list = n >= 0 and off + n <= tvb:len() and ADV_SD[uuid_key(tvb(at + 1, w))]
-            if list then
-              local ctx = context(pinfo, off, -1)   -- bluesift's _company for service data
-              ctx.frame = tvb
-              try(list, function(with_company) if not with_company then return tvb(off, n):tvb() end end, tree, ctx, pinfo)
-            end
-          end
-        end
-      end
-    end
-    if HAS_POST_COMPANY or HAS_SD or NEEDS_NAMES then register_postdissector(Q) end
+        if HAS_POST_COMPANY or HAS_SD or NEEDS_NAMES then register_postdissector(Q) end
 
-    local ok, mt = pcall(DissectorTable.get, "btcommon.eir_ad.manufacturer_company_id")
-    if ok and mt then for _, c in ipairs(TABLE_IDS) do mt:add(c, P) end end
+        local ok, mt = pcall(DissectorTable.get, "btcommon.eir_ad.manufacturer_company_id")
+        if ok and mt then for _, c in ipairs(TABLE_IDS) do mt:add(c, P) end end
 
-    """#
+        """#
 }

@@ -22,7 +22,7 @@ struct PluginCompiler {
         if let y = error as? YamlError {
             switch y {
             case .scanner(let ctx, let problem, let mark, _), .parser(let ctx, let problem, let mark, _),
-                 .composer(let ctx, let problem, let mark, _):
+                .composer(let ctx, let problem, let mark, _):
                 let c = ctx.map { "\($0.text) " } ?? ""
                 return PluginError(path: path, line: mark.line, message: "malformed YAML: \(c)\(problem)")
             case .reader(let problem, _, _, _):
@@ -108,8 +108,10 @@ struct PluginCompiler {
 
     // MARK: top level
 
-    static let topKeys: Set<String> = ["id", "name", "doc", "reference", "endian", "match", "framing", "frame",
-                                       "types", "enums", "rules", "examples", "message"]
+    static let topKeys: Set<String> = [
+        "id", "name", "doc", "reference", "endian", "match", "framing", "frame",
+        "types", "enums", "rules", "examples", "message"
+    ]
 
     /// Yams parses recursively: nesting deep enough overflows the stack, so it is refused first.
     static let maxNesting = 128
@@ -119,7 +121,7 @@ struct PluginCompiler {
         for c in yaml.utf8 {
             if c == 0x0A { line += 1; comment = false; atLineStart = true; indent = 0; continue }
             if atLineStart {
-                if c == 0x20 { indent += 1; if indent > Self.maxNesting * 8 { break } ; continue }
+                if c == 0x20 { indent += 1; if indent > Self.maxNesting * 8 { break }; continue }
                 atLineStart = false
             }
             if comment { continue }
@@ -239,11 +241,12 @@ struct PluginCompiler {
             throw fail(root, "'\(c)' is advertising context, and this plugin matches no advertising data")
         }
 
-        var plugin = Plugin(id: id, name: try top[k: "name"].map { n throws(PluginError) in try string(n, "name") } ?? id,
-                            path: path, reference: try top[k: "reference"].map { n throws(PluginError) in try string(n, "reference") },
-                            matches: matches, framing: nil, rules: [], examples: [], types: types, enums: enums,
-                            frameType: frameIndex,
-                            defaultMessage: try top[k: "message"].map { n throws(PluginError) in try string(n, "message") } ?? "frame")
+        var plugin = Plugin(
+            id: id, name: try top[k: "name"].map { n throws(PluginError) in try string(n, "name") } ?? id,
+            path: path, reference: try top[k: "reference"].map { n throws(PluginError) in try string(n, "reference") },
+            matches: matches, framing: nil, rules: [], examples: [], types: types, enums: enums,
+            frameType: frameIndex,
+            defaultMessage: try top[k: "message"].map { n throws(PluginError) in try string(n, "message") } ?? "frame")
         plugin.idLine = idNode.mark?.line ?? 0
         plugin.contextUse = contextUse
         plugin.decrypts = types.contains { $0.fields.contains { $0.decrypt.map { !$0.hasPrefix("unsupported:") } ?? false } }
@@ -288,7 +291,9 @@ struct PluginCompiler {
             case "be": endian = .big
             default: return nil
             }
-        } else if c.count != 2 { return nil }
+        } else if c.count != 2 {
+            return nil
+        }
         return .fixed(size: Int(c[1] - 0x30), signed: c[0] == 0x73, endian: endian)
     }
 
@@ -313,8 +318,12 @@ struct PluginCompiler {
                 out.append(try compileAdvertisingMatch(m, item))
                 continue
             }
-            try checkKeys(m, ["service", "characteristic", "handle", "direction", "directions", "rfcomm_channel", "rfcomm_dlci",
-                              "rfcomm_service", "psm"], "a match rule")
+            try checkKeys(
+                m,
+                [
+                    "service", "characteristic", "handle", "direction", "directions", "rfcomm_channel", "rfcomm_dlci",
+                    "rfcomm_service", "psm"
+                ], "a match rule")
             // One target per rule: a characteristic, or a Classic channel named one of four ways.
             let targets = ["characteristic", "rfcomm_channel", "rfcomm_dlci", "rfcomm_service", "psm"].filter { m[$0] != nil }
             if targets.count > 1, let second = m[targets[1]] {
@@ -387,7 +396,9 @@ struct PluginCompiler {
         }
         var a: AdvertisingMatch
         if let c = m[k: "company"] {
-            if c.scalar?.string == "any" { a = AdvertisingMatch(target: .company(nil)) } else {
+            if c.scalar?.string == "any" {
+                a = AdvertisingMatch(target: .company(nil))
+            } else {
                 let v = try integer(c, "company")
                 guard (0...0xFFFF).contains(v) else { throw fail(c, "company must be 0x0000-0xffff or any") }
                 a = AdvertisingMatch(target: .company(UInt16(v)))
@@ -430,7 +441,9 @@ struct PluginCompiler {
             } else if let sd = am[k: "service_data"] {
                 guard let u = BluetoothUUID(string: try string(sd, "service_data")) else { throw fail(sd, "bad service_data UUID") }
                 f = AlsoFilter(target: .serviceData(u))
-            } else { throw fail(an, "also names company or service_data") }
+            } else {
+                throw fail(an, "also names company or service_data")
+            }
             if let p = am[k: "prefix"] { f.prefix = try byteList(p, "prefix") }
             a.also = f
         }

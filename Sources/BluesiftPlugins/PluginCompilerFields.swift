@@ -4,10 +4,12 @@ import Yams
 
 /// Field layouts, cross-checks (cycles, references), rules and examples.
 extension PluginCompiler {
-    static let fieldKeys: Set<String> = ["id", "type", "size", "terminator", "contents", "enum", "bits", "if", "repeat",
-                                         "switch-on", "cases", "hidden", "volatile", "value", "default", "checksum", "doc",
-                                         "scale", "offset", "decimals", "unit", "na", "valid", "compute", "context", "expand",
-                                         "join", "flatten", "decrypt", "encode", "interpolate", "reading", "encoding"]
+    static let fieldKeys: Set<String> = [
+        "id", "type", "size", "terminator", "contents", "enum", "bits", "if", "repeat",
+        "switch-on", "cases", "hidden", "volatile", "value", "default", "checksum", "doc",
+        "scale", "offset", "decimals", "unit", "na", "valid", "compute", "context", "expand",
+        "join", "flatten", "decrypt", "encode", "interpolate", "reading", "encoding"
+    ]
 
     static let contextNames: Set<String> = ["_address", "_address_type", "_rssi", "_company", "_pdu", "_rule"]
 
@@ -45,7 +47,8 @@ extension PluginCompiler {
             let text = try string(sc, "scale")
             let parts = text.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count <= 2, let a = Double(parts[0].filter { $0 != " " }), parts.count == 1 || Double(parts[1].filter { $0 != " " }) != nil,
-                  a.isFinite else { throw fail(sc, "scale must be a number or a ratio such as 1/256") }
+                a.isFinite
+            else { throw fail(sc, "scale must be a number or a ratio such as 1/256") }
             if parts.count == 2 {
                 let b = Double(parts[1].filter { $0 != " " })!
                 guard b != 0 else { throw fail(sc, "scale divides by zero") }
@@ -120,11 +123,16 @@ extension PluginCompiler {
         try checkKeys(m, Self.fieldKeys, "a field")
         let line = item.mark?.line ?? 0
         let id: String
-        if let i = m[k: "id"] { id = try string(i, "id") } else if m[k: "contents"] != nil { id = "_magic\(line)" } else {
+        if let i = m[k: "id"] {
+            id = try string(i, "id")
+        } else if m[k: "contents"] != nil {
+            id = "_magic\(line)"
+        } else {
             throw fail(item, "a field needs 'id'")
         }
         guard !id.isEmpty, id.first.map({ $0.isLetter || $0 == "_" }) == true,
-              id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+            id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+        else {
             throw fail(m[k: "id"] ?? item, "field id '\(id)' must be letters, digits and '_'")
         }
         var f = FieldDef(id: id, line: line, kind: .bytes(.eos))
@@ -151,7 +159,9 @@ extension PluginCompiler {
                 }
                 if k.scalar?.string == "_" { def = t; continue }
                 let key: Int64
-                if let ks = k.scalar?.string, let v = parseIntegerLiteral(ks) { key = v } else {
+                if let ks = k.scalar?.string, let v = parseIntegerLiteral(ks) {
+                    key = v
+                } else {
                     throw fail(k, "case key must be an integer or '_'")
                 }
                 cases.append((key, t))
@@ -300,7 +310,9 @@ extension PluginCompiler {
                 let parts = try string(r, "bits").split(separator: "-").map { parseIntegerLiteral(String($0)) }
                 guard parts.count == 2, let a = parts[0], let b = parts[1] else { throw fail(r, "bits must look like 4-7") }
                 lo = Int(min(a, b)); hi = Int(max(a, b))
-            } else { throw fail(item, "a bit field needs 'bit' or 'bits'") }
+            } else {
+                throw fail(item, "a bit field needs 'bit' or 'bits'")
+            }
             guard lo >= 0, hi < totalBits else { throw fail(item, "bit range \(lo)-\(hi) outside a \(totalBits)-bit field") }
             var e: Int?
             if let en = m[k: "enum"] {
@@ -343,8 +355,9 @@ extension PluginCompiler {
             if let v = m[k: "refout"] { alg.refout = try bool(v, "refout") }
             if let v = m[k: "xorout"] { alg.xorout = UInt64(bitPattern: try integer(v, "xorout")) }
         }
-        return ChecksumSpec(algorithm: alg, from: try m[k: "from"].map { n throws(PluginError) in try expr(n, "from") },
-                            to: try m[k: "to"].map { n throws(PluginError) in try expr(n, "to") })
+        return ChecksumSpec(
+            algorithm: alg, from: try m[k: "from"].map { n throws(PluginError) in try expr(n, "from") },
+            to: try m[k: "to"].map { n throws(PluginError) in try expr(n, "to") })
     }
 
     // MARK: cross-checks
@@ -359,7 +372,7 @@ extension PluginCompiler {
 
     /// Nested types must form a tree (a DAG): a cycle would recurse forever.
     func checkCycles() throws(PluginError) {
-        var state = [UInt8](repeating: 0, count: types.count)   // 0 new, 1 on stack, 2 done
+        var state = [UInt8](repeating: 0, count: types.count) // 0 new, 1 on stack, 2 done
         func visit(_ t: Int) throws(PluginError) {
             state[t] = 1
             for f in types[t].fields {
@@ -456,7 +469,7 @@ extension PluginCompiler {
         for t in types.indices {
             var visible = outer[t].union(Self.specials)
             for f in types[t].fields {
-                var exprs: [(Expr, Bool)] = []   // (expression, may see the field itself)
+                var exprs: [(Expr, Bool)] = [] // (expression, may see the field itself)
                 if let c = f.condition { exprs.append((c, false)) }
                 if case .count(let e) = f.repeatSpec { exprs.append((e, false)) }
                 if let v = f.value { exprs.append((v, true)) }
@@ -528,8 +541,10 @@ extension PluginCompiler {
             var names = Set<String>()
             if let ms = m[k: "messages"], let s = ms.sequence { for x in s { names.insert(try string(x, "message")) } }
             let within = try m[k: "within_ms"].map { n throws(PluginError) in try integer(n, "within_ms") } ?? 1000
-            out.append(ResponseRule(requestDirection: try dir("request", .write), responseDirection: try dir("response", .notify),
-                                    requests: names, match: e, withinMicroseconds: within * 1000, line: item.mark?.line ?? 0))
+            out.append(
+                ResponseRule(
+                    requestDirection: try dir("request", .write), responseDirection: try dir("response", .notify),
+                    requests: names, match: e, withinMicroseconds: within * 1000, line: item.mark?.line ?? 0))
         }
         return out
     }
@@ -556,13 +571,18 @@ extension PluginCompiler {
         var out: [PluginExample] = []
         for item in seq {
             let m = try mapping(item, "an example")
-            try checkKeys(m, ["direction", "hex", "message", "fields", "checksum", "doc", "company", "service_data", "name", "address",
-                              "rssi", "key", "mic", "uuids", "also"], "an example")
+            try checkKeys(
+                m,
+                [
+                    "direction", "hex", "message", "fields", "checksum", "doc", "company", "service_data", "name", "address",
+                    "rssi", "key", "mic", "uuids", "also"
+                ], "an example")
             guard let h = m[k: "hex"] else { throw fail(item, "an example needs 'hex'") }
-            let dir = try m[k: "direction"].map { d throws(PluginError) -> PluginDirection in
-                guard let v = PluginDirection(rawValue: try string(d, "direction")) else { throw fail(d, "bad direction") }
-                return v
-            } ?? .write
+            let dir =
+                try m[k: "direction"].map { d throws(PluginError) -> PluginDirection in
+                    guard let v = PluginDirection(rawValue: try string(d, "direction")) else { throw fail(d, "bad direction") }
+                    return v
+                } ?? .write
             var fields: [PluginField] = []
             if let f = m[k: "fields"], case .object(let fs) = try exampleValue(f) { fields = fs }
             var verdict: ChecksumVerdict?
@@ -570,9 +590,10 @@ extension PluginCompiler {
                 guard let v = ChecksumVerdict(rawValue: try string(c, "checksum")) else { throw fail(c, "checksum must be ok or bad") }
                 verdict = v
             }
-            var ex = PluginExample(direction: dir, bytes: try byteList(h, "hex"),
-                                   message: try m[k: "message"].map { n throws(PluginError) in try string(n, "message") },
-                                   fields: fields, checksum: verdict, line: item.mark?.line ?? 0)
+            var ex = PluginExample(
+                direction: dir, bytes: try byteList(h, "hex"),
+                message: try m[k: "message"].map { n throws(PluginError) in try string(n, "message") },
+                fields: fields, checksum: verdict, line: item.mark?.line ?? 0)
             if let c = m[k: "company"] {
                 let v = try integer(c, "company")
                 guard (0...0xFFFF).contains(v) else { throw fail(c, "company must be 0x0000-0xffff") }
@@ -601,9 +622,10 @@ extension PluginCompiler {
                         let v = UInt16(truncatingIfNeeded: try integer(c, "company"))
                         ex.also = (0xFF, [UInt8(v & 0xFF), UInt8(v >> 8)] + bytes)
                     } else if let sd = am[k: "service_data"], let u = BluetoothUUID(string: try string(sd, "service_data")) {
-                        if let v = u.shortValue, v <= 0xFFFF { ex.also = (0x16, [UInt8(v & 0xFF), UInt8(v >> 8)] + bytes) }
-                        else { ex.also = (0x21, u.littleEndianBytes + bytes) }
-                    } else { throw fail(an, "also names company or service_data") }
+                        if let v = u.shortValue, v <= 0xFFFF { ex.also = (0x16, [UInt8(v & 0xFF), UInt8(v >> 8)] + bytes) } else { ex.also = (0x21, u.littleEndianBytes + bytes) }
+                    } else {
+                        throw fail(an, "also names company or service_data")
+                    }
                 }
                 if let us = m[k: "uuids"] {
                     for u in us.sequence.map(Array.init) ?? [us] {

@@ -12,8 +12,10 @@ extension Plugin {
 
     /// Decodes an advertising payload: `context` answers `_rssi`, `_address`...; `key` gives the
     /// key of a `decrypt:` field for an address (nil: none known).
-    public func decode(_ bytes: UnsafeRawBufferPointer, context: AdvertisingContext,
-                       keys: [UInt64: [UInt8]] = [:]) -> DecodedMessage {
+    public func decode(
+        _ bytes: UnsafeRawBufferPointer, context: AdvertisingContext,
+        keys: [UInt64: [UInt8]] = [:]
+    ) -> DecodedMessage {
         let run = DecodeRun(plugin: self, frame: bytes)
         run.context = context
         run.keys = keys
@@ -98,7 +100,9 @@ final class DecodeRun {
                     throw DecodeFailure(message: "checksum range \(from)..<\(to) is outside the frame")
                 }
                 let v = c.spec.algorithm.compute(UnsafeRawBufferPointer(rebasing: frame[Int(from)..<Int(to)]))
-                if v == c.found { if verdict == nil { verdict = .ok } } else {
+                if v == c.found {
+                    if verdict == nil { verdict = .ok }
+                } else {
                     verdict = .bad; expected = v; found = c.found
                 }
             } catch let e {
@@ -107,9 +111,10 @@ final class DecodeRun {
         }
         var msg = message ?? (error == nil ? plugin.defaultMessage : "malformed")
         if message == nil, error == nil, hasTopSwitch { msg = "unknown" }
-        var d = DecodedMessage(plugin: plugin.id, message: msg, fields: Self.numberRepeats(fields + messageFields),
-                               checksum: verdict, checksumExpected: expected, checksumFound: found, header: header,
-                               error: error, bytes: Array(frame))
+        var d = DecodedMessage(
+            plugin: plugin.id, message: msg, fields: Self.numberRepeats(fields + messageFields),
+            checksum: verdict, checksumExpected: expected, checksumFound: found, header: header,
+            error: error, bytes: Array(frame))
         d.mic = mic
         d.raw = rawNote
         return d
@@ -144,7 +149,8 @@ final class DecodeRun {
         var offset = frame.count
         for f in plugin.types[plugin.frameType].fields.reversed() {
             guard f.condition == nil, case .none = f.repeatSpec, f.bits.isEmpty,
-                  case .integer(.fixed(let size, _, let endian)) = f.kind, offset >= size else { return }
+                case .integer(.fixed(let size, _, let endian)) = f.kind, offset >= size
+            else { return }
             offset -= size
             guard let c = f.checksum else { continue }
             let r = ByteReader(UnsafeRawBufferPointer(rebasing: frame[offset..<(offset + size)]))
@@ -223,7 +229,7 @@ final class DecodeRun {
                     if let v = item {
                         if f.flatten { if !flatten(v, f, before, into: &out) { break } } else { list.append(v) }
                     }
-                    if pos == before { break }   // zero-width element: stop, never spin
+                    if pos == before { break } // zero-width element: stop, never spin
                 }
                 counts[f.id] = Int64(i)
                 if !f.hidden && !f.flatten { out.append(PluginField(name: f.id, value: .list(list))) }
@@ -400,8 +406,10 @@ final class DecodeRun {
             let n = try size(s, f)
             var slice = frame[pos..<pos + n]
             pos += n
-            if case .terminator = s { pos += 1 } else if f.expand == nil {
-                while let l = slice.last, l == 0 { slice = slice.dropLast() }   // NUL padding (0 is a code when expanded)
+            if case .terminator = s {
+                pos += 1
+            } else if f.expand == nil {
+                while let l = slice.last, l == 0 { slice = slice.dropLast() } // NUL padding (0 is a code when expanded)
             }
             var text: String
             if let x = f.expand {
@@ -481,7 +489,7 @@ final class DecodeRun {
             }
             guard v.isFinite else { return .null }
             if let n, !n.isPlain { return .decimal(raw: Int64(bitPattern: u), value: n.value(v), decimals: n.decimals) }
-            if width < 8 { v = Double(Float(v).description) ?? v }   // the binary32's own shortest text
+            if width < 8 { v = Double(Float(v).description) ?? v } // the binary32's own shortest text
             return .real(v)
         case .sfloat, .float11073:
             guard let (m, e) = RealCoding.ieee11073(u, sfloat: kind == .sfloat) else { return .null }

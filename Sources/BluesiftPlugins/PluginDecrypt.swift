@@ -74,7 +74,8 @@ public enum VendorKeys {
 
     public static func parse(_ text: String) throws(Failure) -> [UInt64: [UInt8]] {
         guard let data = text.data(using: .utf8),
-              let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        else {
             throw Failure(message: "not a JSON object of address: key")
         }
         var out: [UInt64: [UInt8]] = [:]

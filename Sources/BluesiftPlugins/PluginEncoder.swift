@@ -5,8 +5,10 @@ extension Plugin {
     /// selector, e.g. the command byte, follows), `fields` gives the message's fields (the
     /// same names `decode` returns; enum fields take names or numbers). Lengths (`value:`)
     /// and checksums are computed.
-    public func encode(message: String, fields: [String: PluginValue], ordered: [PluginField] = [],
-                       context: AdvertisingContext? = nil, key: [UInt8]? = nil, nullRaws: [String: Int64] = [:]) throws(PluginEncodeError) -> [UInt8] {
+    public func encode(
+        message: String, fields: [String: PluginValue], ordered: [PluginField] = [],
+        context: AdvertisingContext? = nil, key: [UInt8]? = nil, nullRaws: [String: Int64] = [:]
+    ) throws(PluginEncodeError) -> [UInt8] {
         var guesses: [String: Int64] = [:]
         // Variable-length computed fields (vlq) may change the frame size: iterate to a fixed point.
         for _ in 0..<4 {
@@ -66,7 +68,7 @@ final class EncodeRun {
         switch name {
         case "_size": return Int64(out.count)
         case "_offset": return Int64(out.count)
-        case "_remaining": return 1 << 40   // unknown while building: conditions on it ask isGiven
+        case "_remaining": return 1 << 40 // unknown while building: conditions on it ask isGiven
         case "_rssi", "_address", "_address_type", "_company", "_pdu", "_rule": return context?.value(of: name)
         default:
             var i = scopeNames.count - 1
@@ -85,7 +87,8 @@ final class EncodeRun {
         // The message picks the selector value of the top-level switch.
         let frame = plugin.types[plugin.frameType]
         if let sw = frame.fields.first(where: { if case .switchOn = $0.kind { true } else { false } }),
-           case .switchOn(let on, let cases, let def, _) = sw.kind {
+            case .switchOn(let on, let cases, let def, _) = sw.kind
+        {
             if case .ref(let sel) = on {
                 if let c = cases.first(where: { plugin.types[$0.1].name == message }) {
                     preset[sel] = c.0
@@ -183,7 +186,7 @@ final class EncodeRun {
                 // a decode's `_remaining` admits is written when it is given.
                 if c.references.contains("_remaining") && !isGiven(f, fields) { continue }
                 if try eval(c) == 0 { continue }
-                if scopeNames[mark...].contains(f.id) { continue }   // a repeated id: the first that holds
+                if scopeNames[mark...].contains(f.id) { continue } // a repeated id: the first that holds
             }
             let start = out.count
             if f.flatten, case .none = f.repeatSpec, !f.bits.isEmpty || f.decrypt != nil || f.encoding != nil {
@@ -266,14 +269,16 @@ final class EncodeRun {
             // No bytes; its value is known to later fields (the given raw, else evaluated).
             var v: Int64?
             if let g = given { v = (try? raw(g, f.number, f.id)) ?? nil; if v == nil { v = g.integer } }
-            if v == nil { v = try? eval(e) }   // it writes nothing: a value it cannot know is no error
+            if v == nil { v = try? eval(e) } // it writes nothing: a value it cannot know is no error
             push(f.id, v ?? 0, top: top)
         case .real(let kind, let endian):
             guard let g = given ?? f.defaultValue else { throw fail("missing field '\(f.id)'") }
             let bits: UInt64
             switch (kind, g) {
             case (_, .null):
-                if let s = f.number?.na.first { bits = UInt64(bitPattern: s) } else {
+                if let s = f.number?.na.first {
+                    bits = UInt64(bitPattern: s)
+                } else {
                     // NaN: IEEE 11073's own (SFLOAT 0x07FF, FLOAT 0x007FFFFF), IEEE 754's quiet NaN.
                     switch kind {
                     case .sfloat: bits = 0x07FF
@@ -411,8 +416,10 @@ final class EncodeRun {
                     out.writeBytes(p)
                     return
                 }
-                guard let t = cases.first(where: { plugin.types[$0.1].name == message })?.1
-                        ?? def.flatMap({ plugin.types[$0].name == message ? $0 : nil }) else {
+                guard
+                    let t = cases.first(where: { plugin.types[$0.1].name == message })?.1
+                        ?? def.flatMap({ plugin.types[$0].name == message ? $0 : nil })
+                else {
                     throw fail("no message '\(message)'")
                 }
                 try encodeType(t, siblings, top: false)
@@ -433,7 +440,8 @@ final class EncodeRun {
     func encodeFlattened(_ f: FieldDef, _ it: Int) throws(PluginEncodeError) {
         let defs = plugin.types[it].fields
         guard let sw = defs.first(where: { if case .switchOn = $0.kind { true } else { false } }),
-              case .switchOn(.ref(let sel), let cases, _, _) = sw.kind else {
+            case .switchOn(.ref(let sel), let cases, _, _) = sw.kind
+        else {
             throw fail("\(f.id): a flattened list needs items that switch on an id")
         }
         // Names that belong to the enclosing types, not to items.
@@ -457,9 +465,12 @@ final class EncodeRun {
                 var raw = g.value.integer
                 if case .decimal(let r, let v, let places) = g.value {
                     guard scaled, let n = d.number, n.decimals == places,
-                          PluginValue.format(n.value(Double(r)), decimals: places) == PluginValue.format(v, decimals: places) else { return false }
+                        PluginValue.format(n.value(Double(r)), decimals: places) == PluginValue.format(v, decimals: places)
+                    else { return false }
                     raw = r
-                } else if scaled { return false }
+                } else if scaled {
+                    return false
+                }
                 // The raw value must fit the case's integer (u3 and u4 gas, u1 and s1 count).
                 if let x = raw, case .integer(.fixed(let size, let signed, _)) = d.kind, size < 8 {
                     let bits = Int64(size * 8)

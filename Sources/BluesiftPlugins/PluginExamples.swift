@@ -18,8 +18,9 @@ extension Plugin {
             if let target = ex.advertising {
                 // Through match selection, as a report carrying this structure would go.
                 guard let r = decodeAdvertisingExample(ex, target) else {
-                    return ExampleResult(line: ex.line, hex: Hex.string(ex.bytes, separator: " "),
-                                         problems: ["no match rule of \(id) takes this \(target)"])
+                    return ExampleResult(
+                        line: ex.line, hex: Hex.string(ex.bytes, separator: " "),
+                        problems: ["no match rule of \(id) takes this \(target)"])
                 }
                 d = r
             } else {
@@ -56,7 +57,8 @@ extension Plugin {
     /// the report this example describes, and its decode (the collision test asks this of
     /// every shipped plugin pair).
     public func decodeAdvertisingExample(_ ex: PluginExample, _ target: AdvertisingTarget, in set: PluginSet)
-        -> (plugin: Int, message: DecodedMessage)? {
+        -> (plugin: Int, message: DecodedMessage)?
+    {
         var value: [UInt8]
         let type: UInt8
         switch target {
@@ -64,9 +66,13 @@ extension Plugin {
             value = [UInt8(truncatingIfNeeded: c ?? 0), UInt8(truncatingIfNeeded: (c ?? 0) >> 8)] + ex.bytes
             type = 0xFF
         case .serviceData(let u):
-            if let s = u.shortValue, s <= 0xFFFF { value = [UInt8(s & 0xFF), UInt8(s >> 8)]; type = 0x16 }
-            else if let s = u.shortValue { value = (0..<4).map { UInt8(truncatingIfNeeded: s >> (8 * UInt32($0))) }; type = 0x20 }
-            else { value = u.littleEndianBytes; type = 0x21 }
+            if let s = u.shortValue, s <= 0xFFFF {
+                value = [UInt8(s & 0xFF), UInt8(s >> 8)]; type = 0x16
+            } else if let s = u.shortValue {
+                value = (0..<4).map { UInt8(truncatingIfNeeded: s >> (8 * UInt32($0))) }; type = 0x20
+            } else {
+                value = u.littleEndianBytes; type = 0x21
+            }
             value += ex.bytes
         }
         if let k = ex.key, let a = ex.context.address { set.vendorKeys[a] = k }
@@ -95,7 +101,7 @@ extension Plugin {
         case (.string(let s), .real(let v)): return Double(s).map { abs($0 - v) <= abs(v) * 1e-6 } ?? false
         case (.int(let x), .real(let v)): return Double(x) == v
         case (.string(let x), .string(let y)) where x.count == 17 && x.lowercased() == y.lowercased():
-            return true   // an address, in either case
+            return true // an address, in either case
         case (.string(let s), .bytes(let b)): return Hex.parse(s) == b
         case (.list(let x), .list(let y)):
             return x.count == y.count && zip(x, y).allSatisfy { matches($0, $1) }

@@ -51,7 +51,8 @@ extension PluginLoader {
     /// The plugin of a file, compiled, or (`onUse`) its stub.
     static func load(file path: String, onUse: Bool) throws(PluginError) -> Plugin {
         guard onUse, let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
-              let stub = stub(yaml: text, path: path) else { return try load(file: path) }
+            let stub = stub(yaml: text, path: path)
+        else { return try load(file: path) }
         return stub
     }
 
@@ -63,12 +64,14 @@ extension PluginLoader {
         guard let keep = topLevelBlocks(yaml, keep: ["id", "match"]) else { return nil }
         let c = PluginCompiler(path: path)
         guard let root = try? Yams.compose(yaml: keep, .basic), let top = root.mapping,
-              let idNode = top[k: "id"], let id = idNode.scalar?.string, !id.isEmpty,
-              id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }),
-              let matchNode = top[k: "match"], let matches = try? c.compileMatches(matchNode),
-              !matches.isEmpty, matches.allSatisfy({ $0.advertising != nil }) else { return nil }
-        var p = Plugin(id: id, name: id, path: path, reference: nil, matches: matches, framing: nil, rules: [], examples: [],
-                       types: [], enums: [], frameType: 0, defaultMessage: "")
+            let idNode = top[k: "id"], let id = idNode.scalar?.string, !id.isEmpty,
+            id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }),
+            let matchNode = top[k: "match"], let matches = try? c.compileMatches(matchNode),
+            !matches.isEmpty, matches.allSatisfy({ $0.advertising != nil })
+        else { return nil }
+        var p = Plugin(
+            id: id, name: id, path: path, reference: nil, matches: matches, framing: nil, rules: [], examples: [],
+            types: [], enums: [], frameType: 0, defaultMessage: "")
         p.idLine = idNode.mark?.line ?? 0
         p.pending = PendingPlugin(yaml: yaml, path: path)
         for n in PluginCompiler.contextNames where mentions(yaml, n) { p.contextUse.insert(n) }
@@ -113,11 +116,13 @@ extension PluginLoader {
             while end < b.count, b[end] != 0x0A { end += 1 }
             let line = b[start..<end]
             if let c = line.first, c != 0x20, c != 0x23, c != 0x0D,
-               !(c == 0x2D && (line.count == 1 || line[line.startIndex + 1] == 0x20)) {
+                !(c == 0x2D && (line.count == 1 || line[line.startIndex + 1] == 0x20))
+            {
                 // A key at the margin: letters, digits and '_', then ':' and a space or the end.
                 guard let colon = line.firstIndex(of: 0x3A),
-                      line[..<colon].allSatisfy({ isIdentifierByte($0) && $0 < 0x80 }),
-                      colon + 1 == end || b[colon + 1] == 0x20 || b[colon + 1] == 0x0D else { return nil }
+                    line[..<colon].allSatisfy({ isIdentifierByte($0) && $0 < 0x80 }),
+                    colon + 1 == end || b[colon + 1] == 0x20 || b[colon + 1] == 0x0D
+                else { return nil }
                 let key = String(decoding: line[..<colon], as: UTF8.self)
                 guard seen.insert(key).inserted else { return nil }
                 keeping = keep.contains(key)

@@ -71,8 +71,10 @@ public enum PluginLoader {
                 do {
                     let p = try load(file: path, onUse: onUse)
                     if let first = here[p.id] {
-                        out.errors.append(PluginError(path: path, line: p.idLine,
-                                                      message: "duplicate plugin id '\(p.id)': already defined by \(first.path):\(first.idLine)"))
+                        out.errors.append(
+                            PluginError(
+                                path: path, line: p.idLine,
+                                message: "duplicate plugin id '\(p.id)': already defined by \(first.path):\(first.idLine)"))
                         continue
                     }
                     here[p.id] = p
@@ -90,8 +92,10 @@ public enum PluginLoader {
     /// Where plugins are looked for, first wins: `extra` (--plugins), $BLUESIFT_PLUGINS
     /// (colon-separated), `<exe dir>/../share/bluesift/Plugins`, and the repository's
     /// Plugins/ when the executable runs from `.build`.
-    public static func searchPath(executable: String, extra: [String] = [],
-                                  environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    public static func searchPath(
+        executable: String, extra: [String] = [],
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> [String] {
         var dirs = extra
         if let env = environment["BLUESIFT_PLUGINS"] {
             dirs += env.split(separator: ":").map(String.init).filter { !$0.isEmpty }

@@ -66,8 +66,11 @@ public struct AdvertisingMatch: Sendable, Equatable {
     public var description: String {
         var s = target.description
         if !prefix.isEmpty {
-            s += " prefix " + (prefixMask.isEmpty ? Hex.string(prefix)
-                : zip(prefix, prefixMask).map { $1 == 0 ? "??" : Hex.string([$0]) }.joined())
+            s +=
+                " prefix "
+                + (prefixMask.isEmpty
+                    ? Hex.string(prefix)
+                    : zip(prefix, prefixMask).map { $1 == 0 ? "??" : Hex.string([$0]) }.joined())
         }
         if let z = size { s += " size " + (z.lowerBound == z.upperBound ? "\(z.lowerBound)" : "\(z.lowerBound)-\(z.upperBound)") }
         if let n = name { s += " name " + n }
@@ -349,7 +352,8 @@ public struct Plugin: Sendable {
     /// Message names (switch case types), in declaration order.
     public var messageNames: [String] {
         guard let sw = types[frameType].fields.first(where: { if case .switchOn = $0.kind { true } else { false } }),
-              case .switchOn(_, let cases, let def, _) = sw.kind else { return [defaultMessage] }
+            case .switchOn(_, let cases, let def, _) = sw.kind
+        else { return [defaultMessage] }
         var names = cases.map { types[$0.1].name }
         if let def { names.append(types[def].name) }
         var seen = Set<String>()

@@ -164,8 +164,10 @@ public final class PluginSet {
 
     /// Runs the plugin of a Classic channel over its data (see `PluginMatch`). `stream` keys the
     /// frame reassembly (default: from the channel); a service match passes its server channel.
-    public func process(channel: PluginChannel, direction: PluginDirection, device: UInt64,
-                        value: UnsafeRawBufferPointer, timeMicroseconds: Int64, stream: UInt16? = nil) -> Result? {
+    public func process(
+        channel: PluginChannel, direction: PluginDirection, device: UInt64,
+        value: UnsafeRawBufferPointer, timeMicroseconds: Int64, stream: UInt16? = nil
+    ) -> Result? {
         guard let e = byChannel[channel]?.first(where: { $0.match.directions.contains(direction) }) else { return nil }
         let key: UInt16
         switch channel {
@@ -173,8 +175,9 @@ public final class PluginSet {
         case .rfcommService: key = stream ?? 0x8000
         case .psm(let p): key = p
         }
-        return run(e.plugin, e.match, handle: key, direction: direction, byHandle: false, device: device,
-                   value: value, timeMicroseconds: timeMicroseconds)
+        return run(
+            e.plugin, e.match, handle: key, direction: direction, byHandle: false, device: device,
+            value: value, timeMicroseconds: timeMicroseconds)
     }
 
     /// Drops partial frames and names (start of another capture).
@@ -202,33 +205,49 @@ public final class PluginSet {
     /// Decodes one AD structure of a report: Manufacturer Specific Data (type 0xFF: company id,
     /// then the payload) or Service Data (0x16, 0x20, 0x21: UUID, then the payload). nil when
     /// no plugin takes it. `serviceUUIDs` answers `uuid:` filters (called only for them).
-    public func decodeAdvertising(type: UInt8, value: UnsafeRawBufferPointer, context: AdvertisingContext,
-                                  serviceUUIDs: () -> [BluetoothUUID],
-                                  report: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0))
-        -> (plugin: Int, message: DecodedMessage, target: AdvertisingTarget)? {
+    public func decodeAdvertising(
+        type: UInt8, value: UnsafeRawBufferPointer, context: AdvertisingContext,
+        serviceUUIDs: () -> [BluetoothUUID],
+        report: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
+    )
+        -> (plugin: Int, message: DecodedMessage, target: AdvertisingTarget)?
+    {
         var ctx = context
-        guard let (rule, payload, target) = takeAdvertising(type: type, value: value, context: &ctx, serviceUUIDs: serviceUUIDs,
-                                                            report: report) else { return nil }
+        guard
+            let (rule, payload, target) = takeAdvertising(
+                type: type, value: value, context: &ctx, serviceUUIDs: serviceUUIDs,
+                report: report)
+        else { return nil }
         let i = Int(advRules[rule].plugin)
         return (i, decode(i, payload, ctx).message, target)
     }
 
     /// As `decodeAdvertising`, the structure's result as a record holds it (`sources` set): a
     /// payload decoded before from the same advertiser gives the very result it gave then.
-    public func advertisingResult(type: UInt8, value: UnsafeRawBufferPointer, context: AdvertisingContext,
-                                  serviceUUIDs: () -> [BluetoothUUID], report: UnsafeRawBufferPointer) -> Result? {
+    public func advertisingResult(
+        type: UInt8, value: UnsafeRawBufferPointer, context: AdvertisingContext,
+        serviceUUIDs: () -> [BluetoothUUID], report: UnsafeRawBufferPointer
+    ) -> Result? {
         var ctx = context
-        guard let (rule, payload, target) = takeAdvertising(type: type, value: value, context: &ctx, serviceUUIDs: serviceUUIDs,
-                                                            report: report) else { return nil }
+        guard
+            let (rule, payload, target) = takeAdvertising(
+                type: type, value: value, context: &ctx, serviceUUIDs: serviceUUIDs,
+                report: report)
+        else { return nil }
         let i = Int(advRules[rule].plugin)
         let (m, e) = decode(i, payload, ctx)
         if e >= 0, cache.entries[e].resultAddress == ctx.address, cache.entries[e].resultTarget == target,
-           let r = cache.entries[e].result { return r }
+            let r = cache.entries[e].result
+        {
+            return r
+        }
         // Several advertisers often send one payload (Apple's short ones): their results by
         // decode and advertiser, beside the entry's last one.
         let key = ResultKey(replayID: m.replayID, address: ctx.address, target: target)
         let r: Result
-        if e >= 0, let known = results[key] { r = known } else {
+        if e >= 0, let known = results[key] {
+            r = known
+        } else {
             var n = Result(advertising: m.plugin, target: target)
             n.messages = [m]
             n.sources = [AdvertisingSource(address: ctx.address, target: target)]
@@ -246,9 +265,12 @@ public final class PluginSet {
 
     /// The rule that takes an AD structure, the payload it decodes and the structure's target;
     /// fills in the context's company, rule and (when a rule or the plugin reads it) name.
-    func takeAdvertising(type: UInt8, value: UnsafeRawBufferPointer, context ctx: inout AdvertisingContext,
-                         serviceUUIDs: () -> [BluetoothUUID], report: UnsafeRawBufferPointer)
-        -> (rule: Int, payload: UnsafeRawBufferPointer, target: AdvertisingTarget)? {
+    func takeAdvertising(
+        type: UInt8, value: UnsafeRawBufferPointer, context ctx: inout AdvertisingContext,
+        serviceUUIDs: () -> [BluetoothUUID], report: UnsafeRawBufferPointer
+    )
+        -> (rule: Int, payload: UnsafeRawBufferPointer, target: AdvertisingTarget)?
+    {
         let payloadStart: Int
         let target: AdvertisingTarget
         var first: Int32
@@ -257,7 +279,9 @@ public final class PluginSet {
         if let (company, data) = structure.manufacturerData {
             ctx.company = Int64(company)
             let listed = companyList.isEmpty ? -1 : companyList[Int(company)]
-            if listed >= 0 { first = listed; second = anyCompanyList } else {
+            if listed >= 0 {
+                first = listed; second = anyCompanyList
+            } else {
                 guard anyCompanyList >= 0 else { return nil }
                 first = anyCompanyList
             }
@@ -406,8 +430,10 @@ public final class PluginSet {
 
     /// The plugin for a characteristic (known from GATT naming), else for a bare handle
     /// (`byHandle` true: the plugin's handle override named it).
-    public func match(service: BluetoothUUID?, characteristic: BluetoothUUID?, handle: UInt16,
-                      direction: PluginDirection) -> (plugin: Int, match: PluginMatch, byHandle: Bool)? {
+    public func match(
+        service: BluetoothUUID?, characteristic: BluetoothUUID?, handle: UInt16,
+        direction: PluginDirection
+    ) -> (plugin: Int, match: PluginMatch, byHandle: Bool)? {
         if let c = characteristic {
             if let list = byCharacteristic[c] {
                 for e in list where e.match.directions.contains(direction) && (e.match.service == nil || e.match.service == service) {
@@ -437,41 +463,77 @@ public final class PluginSet {
             var pending: Int
             var pendingNeed: Int?
             var dropped: [String]
-            init(plugin: String, match: PluginMatch, handle: UInt16, direction: PluginDirection, namedByHandle: Bool,
-                 messages: [DecodedMessage], sources: [AdvertisingSource], pending: Int, pendingNeed: Int?, dropped: [String]) {
+            init(
+                plugin: String, match: PluginMatch, handle: UInt16, direction: PluginDirection, namedByHandle: Bool,
+                messages: [DecodedMessage], sources: [AdvertisingSource], pending: Int, pendingNeed: Int?, dropped: [String]
+            ) {
                 self.plugin = plugin; self.match = match; self.handle = handle; self.direction = direction
                 self.namedByHandle = namedByHandle; self.messages = messages; self.sources = sources
                 self.pending = pending; self.pendingNeed = pendingNeed; self.dropped = dropped
             }
             func copy() -> Storage {
-                Storage(plugin: plugin, match: match, handle: handle, direction: direction, namedByHandle: namedByHandle,
-                        messages: messages, sources: sources, pending: pending, pendingNeed: pendingNeed, dropped: dropped)
+                Storage(
+                    plugin: plugin, match: match, handle: handle, direction: direction, namedByHandle: namedByHandle,
+                    messages: messages, sources: sources, pending: pending, pendingNeed: pendingNeed, dropped: dropped)
             }
         }
         var storage: Storage
 
-        init(plugin: String, match: PluginMatch, handle: UInt16, direction: PluginDirection, namedByHandle: Bool,
-             messages: [DecodedMessage], sources: [AdvertisingSource] = [], pending: Int, pendingNeed: Int?, dropped: [String]) {
-            storage = Storage(plugin: plugin, match: match, handle: handle, direction: direction, namedByHandle: namedByHandle,
-                              messages: messages, sources: sources, pending: pending, pendingNeed: pendingNeed, dropped: dropped)
+        init(
+            plugin: String, match: PluginMatch, handle: UInt16, direction: PluginDirection, namedByHandle: Bool,
+            messages: [DecodedMessage], sources: [AdvertisingSource] = [], pending: Int, pendingNeed: Int?, dropped: [String]
+        ) {
+            storage = Storage(
+                plugin: plugin, match: match, handle: handle, direction: direction, namedByHandle: namedByHandle,
+                messages: messages, sources: sources, pending: pending, pendingNeed: pendingNeed, dropped: dropped)
         }
 
         mutating func unique() { if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() } }
 
-        public var plugin: String { get { storage.plugin } _modify { unique(); yield &storage.plugin } }
-        public var match: PluginMatch { get { storage.match } _modify { unique(); yield &storage.match } }
-        public var handle: UInt16 { get { storage.handle } _modify { unique(); yield &storage.handle } }
-        public var direction: PluginDirection { get { storage.direction } _modify { unique(); yield &storage.direction } }
+        public var plugin: String {
+            get { storage.plugin }
+            _modify { unique(); yield &storage.plugin }
+        }
+        public var match: PluginMatch {
+            get { storage.match }
+            _modify { unique(); yield &storage.match }
+        }
+        public var handle: UInt16 {
+            get { storage.handle }
+            _modify { unique(); yield &storage.handle }
+        }
+        public var direction: PluginDirection {
+            get { storage.direction }
+            _modify { unique(); yield &storage.direction }
+        }
         /// The plugin's handle override named the characteristic (no discovery in the capture).
-        public var namedByHandle: Bool { get { storage.namedByHandle } _modify { unique(); yield &storage.namedByHandle } }
+        public var namedByHandle: Bool {
+            get { storage.namedByHandle }
+            _modify { unique(); yield &storage.namedByHandle }
+        }
         /// Complete frames ending in this value (usually one; none while a frame is incomplete).
-        public var messages: [DecodedMessage] { get { storage.messages } _modify { unique(); yield &storage.messages } }
+        public var messages: [DecodedMessage] {
+            get { storage.messages }
+            _modify { unique(); yield &storage.messages }
+        }
         /// Advertising data: where each message came from (parallel to `messages`).
-        public var sources: [AdvertisingSource] { get { storage.sources } _modify { unique(); yield &storage.sources } }
+        public var sources: [AdvertisingSource] {
+            get { storage.sources }
+            _modify { unique(); yield &storage.sources }
+        }
         /// Bytes buffered for an incomplete frame.
-        public var pending: Int { get { storage.pending } _modify { unique(); yield &storage.pending } }
-        public var pendingNeed: Int? { get { storage.pendingNeed } _modify { unique(); yield &storage.pendingNeed } }
-        public var dropped: [String] { get { storage.dropped } _modify { unique(); yield &storage.dropped } }
+        public var pending: Int {
+            get { storage.pending }
+            _modify { unique(); yield &storage.pending }
+        }
+        public var pendingNeed: Int? {
+            get { storage.pendingNeed }
+            _modify { unique(); yield &storage.pendingNeed }
+        }
+        public var dropped: [String] {
+            get { storage.dropped }
+            _modify { unique(); yield &storage.dropped }
+        }
 
         /// Which result this is: records repeating a payload share one (`advertisingResult`), and
         /// a copy keeps it until it is changed.
@@ -479,23 +541,29 @@ public final class PluginSet {
     }
 
     /// Matches, reassembles (when the plugin declares framing) and decodes one ATT value.
-    public func process(service: BluetoothUUID?, characteristic: BluetoothUUID?, handle: UInt16,
-                        direction: PluginDirection, device: UInt64, value: UnsafeRawBufferPointer,
-                        timeMicroseconds: Int64) -> Result? {
+    public func process(
+        service: BluetoothUUID?, characteristic: BluetoothUUID?, handle: UInt16,
+        direction: PluginDirection, device: UInt64, value: UnsafeRawBufferPointer,
+        timeMicroseconds: Int64
+    ) -> Result? {
         guard let (i, m, byHandle) = match(service: service, characteristic: characteristic, handle: handle, direction: direction) else {
             return nil
         }
-        return run(i, m, handle: handle, direction: direction, byHandle: byHandle, device: device, value: value,
-                   timeMicroseconds: timeMicroseconds)
+        return run(
+            i, m, handle: handle, direction: direction, byHandle: byHandle, device: device, value: value,
+            timeMicroseconds: timeMicroseconds)
     }
 
-    func run(_ i: Int, _ m: PluginMatch, handle: UInt16, direction: PluginDirection, byHandle: Bool, device: UInt64,
-             value: UnsafeRawBufferPointer, timeMicroseconds: Int64) -> Result? {
+    func run(
+        _ i: Int, _ m: PluginMatch, handle: UInt16, direction: PluginDirection, byHandle: Bool, device: UInt64,
+        value: UnsafeRawBufferPointer, timeMicroseconds: Int64
+    ) -> Result? {
         let p = plugins[i]
         var r = Result(plugin: p.id, match: m, handle: handle, direction: direction, namedByHandle: byHandle, messages: [], pending: 0, pendingNeed: nil, dropped: [])
         if let a = assemblers[i] {
-            let out = a.push(FrameAssembler.StreamKey(device: device, handle: handle, direction: direction), value,
-                             atMicroseconds: timeMicroseconds)
+            let out = a.push(
+                FrameAssembler.StreamKey(device: device, handle: handle, direction: direction), value,
+                atMicroseconds: timeMicroseconds)
             r.messages = out.frames.map { p.decode($0) }
             r.pending = out.pending
             r.pendingNeed = out.pendingNeed
@@ -510,9 +578,11 @@ public final class PluginSet {
 extension Plugin {
     /// True when `response` answers `request` under one of the plugin's rules, e.g.
     /// "reply command = request command | 0x80 within 500 ms".
-    public func isResponse(_ response: DecodedMessage, direction responseDirection: PluginDirection,
-                           to request: DecodedMessage, direction requestDirection: PluginDirection,
-                           elapsedMicroseconds: Int64) -> Bool {
+    public func isResponse(
+        _ response: DecodedMessage, direction responseDirection: PluginDirection,
+        to request: DecodedMessage, direction requestDirection: PluginDirection,
+        elapsedMicroseconds: Int64
+    ) -> Bool {
         for r in rules where r.requestDirection == requestDirection && r.responseDirection == responseDirection {
             guard elapsedMicroseconds >= 0, elapsedMicroseconds <= r.withinMicroseconds else { continue }
             if !r.requests.isEmpty && !r.requests.contains(request.message) { continue }
@@ -539,8 +609,11 @@ extension PluginSet.Result {
 
     /// An empty result for advertising data (a plugin's messages are added as decoded).
     public init(advertising plugin: String, target: AdvertisingTarget) {
-        self.init(plugin: plugin, match: PluginMatch(service: nil, characteristic: BluetoothUUID(0), handle: nil, directions: Self.notify,
-                                                     advertising: AdvertisingMatch(target: target)),
-                  handle: 0, direction: .notify, namedByHandle: false, messages: [], pending: 0, pendingNeed: nil, dropped: [])
+        self.init(
+            plugin: plugin,
+            match: PluginMatch(
+                service: nil, characteristic: BluetoothUUID(0), handle: nil, directions: Self.notify,
+                advertising: AdvertisingMatch(target: target)),
+            handle: 0, direction: .notify, namedByHandle: false, messages: [], pending: 0, pendingNeed: nil, dropped: [])
     }
 }

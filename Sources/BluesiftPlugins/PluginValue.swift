@@ -143,7 +143,8 @@ extension PluginValue: Equatable {
 }
 
 extension PluginValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
-    ExpressibleByDictionaryLiteral {
+    ExpressibleByDictionaryLiteral
+{
     public init(integerLiteral v: Int64) { self = .int(v) }
     public init(stringLiteral v: String) { self = .string(v) }
     public init(arrayLiteral elements: PluginValue...) { self = .list(elements) }
@@ -204,53 +205,95 @@ public struct DecodedMessage: Sendable {
         var mic: MICVerdict?
         var raw: String?
         var replayID: UInt64
-        init(plugin: String, message: String, fields: [PluginField], checksum: ChecksumVerdict?, checksumExpected: UInt64?,
-             checksumFound: UInt64?, header: [String: Int64], error: String?, bytes: [UInt8], mic: MICVerdict?, raw: String?,
-             replayID: UInt64) {
+        init(
+            plugin: String, message: String, fields: [PluginField], checksum: ChecksumVerdict?, checksumExpected: UInt64?,
+            checksumFound: UInt64?, header: [String: Int64], error: String?, bytes: [UInt8], mic: MICVerdict?, raw: String?,
+            replayID: UInt64
+        ) {
             self.plugin = plugin; self.message = message; self.fields = fields; self.checksum = checksum
             self.checksumExpected = checksumExpected; self.checksumFound = checksumFound; self.header = header
             self.error = error; self.bytes = bytes; self.mic = mic; self.raw = raw; self.replayID = replayID
         }
         func copy() -> Storage {
-            Storage(plugin: plugin, message: message, fields: fields, checksum: checksum, checksumExpected: checksumExpected,
-                    checksumFound: checksumFound, header: header, error: error, bytes: bytes, mic: mic, raw: raw, replayID: replayID)
+            Storage(
+                plugin: plugin, message: message, fields: fields, checksum: checksum, checksumExpected: checksumExpected,
+                checksumFound: checksumFound, header: header, error: error, bytes: bytes, mic: mic, raw: raw, replayID: replayID)
         }
     }
     var storage: Storage
 
-    init(plugin: String, message: String, fields: [PluginField], checksum: ChecksumVerdict?, checksumExpected: UInt64?,
-         checksumFound: UInt64?, header: [String: Int64], error: String?, bytes: [UInt8], mic: MICVerdict? = nil,
-         raw: String? = nil, replayID: UInt64 = 0) {
-        storage = Storage(plugin: plugin, message: message, fields: fields, checksum: checksum, checksumExpected: checksumExpected,
-                          checksumFound: checksumFound, header: header, error: error, bytes: bytes, mic: mic, raw: raw,
-                          replayID: replayID)
+    init(
+        plugin: String, message: String, fields: [PluginField], checksum: ChecksumVerdict?, checksumExpected: UInt64?,
+        checksumFound: UInt64?, header: [String: Int64], error: String?, bytes: [UInt8], mic: MICVerdict? = nil,
+        raw: String? = nil, replayID: UInt64 = 0
+    ) {
+        storage = Storage(
+            plugin: plugin, message: message, fields: fields, checksum: checksum, checksumExpected: checksumExpected,
+            checksumFound: checksumFound, header: header, error: error, bytes: bytes, mic: mic, raw: raw,
+            replayID: replayID)
     }
 
     mutating func unique() { if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() } }
 
-    public var plugin: String { get { storage.plugin } _modify { unique(); yield &storage.plugin } }
+    public var plugin: String {
+        get { storage.plugin }
+        _modify { unique(); yield &storage.plugin }
+    }
     /// The switch case chosen (e.g. "sport_count"), "unknown" for unlisted commands.
-    public var message: String { get { storage.message } _modify { unique(); yield &storage.message } }
+    public var message: String {
+        get { storage.message }
+        _modify { unique(); yield &storage.message }
+    }
     /// Visible fields, payload flattened.
-    public var fields: [PluginField] { get { storage.fields } _modify { unique(); yield &storage.fields } }
+    public var fields: [PluginField] {
+        get { storage.fields }
+        _modify { unique(); yield &storage.fields }
+    }
     /// nil when the plugin declares no checksum (or decoding stopped before it).
-    public var checksum: ChecksumVerdict? { get { storage.checksum } _modify { unique(); yield &storage.checksum } }
+    public var checksum: ChecksumVerdict? {
+        get { storage.checksum }
+        _modify { unique(); yield &storage.checksum }
+    }
     /// Expected/found checksum when `checksum == .bad`.
-    public var checksumExpected: UInt64? { get { storage.checksumExpected } _modify { unique(); yield &storage.checksumExpected } }
-    public var checksumFound: UInt64? { get { storage.checksumFound } _modify { unique(); yield &storage.checksumFound } }
+    public var checksumExpected: UInt64? {
+        get { storage.checksumExpected }
+        _modify { unique(); yield &storage.checksumExpected }
+    }
+    public var checksumFound: UInt64? {
+        get { storage.checksumFound }
+        _modify { unique(); yield &storage.checksumFound }
+    }
     /// Integer values of the top-level frame fields (hidden ones too): what rules compare.
-    public var header: [String: Int64] { get { storage.header } _modify { unique(); yield &storage.header } }
+    public var header: [String: Int64] {
+        get { storage.header }
+        _modify { unique(); yield &storage.header }
+    }
     /// Set when the frame is malformed; fields decoded so far stay.
-    public var error: String? { get { storage.error } _modify { unique(); yield &storage.error } }
+    public var error: String? {
+        get { storage.error }
+        _modify { unique(); yield &storage.error }
+    }
     /// Frame bytes.
-    public var bytes: [UInt8] { get { storage.bytes } _modify { unique(); yield &storage.bytes } }
+    public var bytes: [UInt8] {
+        get { storage.bytes }
+        _modify { unique(); yield &storage.bytes }
+    }
     /// Encrypted payloads: the MIC verdict (nil: nothing was decrypted, or no MIC).
-    public var mic: MICVerdict? { get { storage.mic } _modify { unique(); yield &storage.mic } }
+    public var mic: MICVerdict? {
+        get { storage.mic }
+        _modify { unique(); yield &storage.mic }
+    }
     /// Why an encrypted payload stays raw ("no key for a4:c1:38:8d:18:b2").
-    public var raw: String? { get { storage.raw } _modify { unique(); yield &storage.raw } }
+    public var raw: String? {
+        get { storage.raw }
+        _modify { unique(); yield &storage.raw }
+    }
     /// Not 0: this decode is shared by every payload equal to it (a `PluginSet` cache entry),
     /// so a writer may replay what it wrote for it. Unique for the life of the process.
-    public var replayID: UInt64 { get { storage.replayID } _modify { unique(); yield &storage.replayID } }
+    public var replayID: UInt64 {
+        get { storage.replayID }
+        _modify { unique(); yield &storage.replayID }
+    }
 
     public subscript(_ name: String) -> PluginValue? { fields.first { $0.name == name }?.value }
 

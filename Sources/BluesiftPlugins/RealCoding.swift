@@ -6,7 +6,7 @@ enum RealCoding {
         let exp = Int((h >> 10) & 0x1F), mant = UInt32(h & 0x3FF)
         if exp == 0 {
             if mant == 0 { return Float(bitPattern: sign) }
-            let v = Float(mant) / 1024 / 16384   // 2^-14 × mant/2^10
+            let v = Float(mant) / 1024 / 16384 // 2^-14 × mant/2^10
             return sign != 0 ? -v : v
         }
         if exp == 31 { return Float(bitPattern: sign | 0x7F80_0000 | (mant << 13)) }

@@ -3,7 +3,7 @@
 /// (docs/DESIGN.md, "Adding a protocol").
 public enum Protocols {
     public static let all: [any ProtocolModule.Type] = [
-        SDP.self, RFCOMM.self, AVDTP.self, AVCTP.self,   // Classic/
-        LEAudioISO.self, LEAudio.self,                  // LEAudio/
+        SDP.self, RFCOMM.self, AVDTP.self, AVCTP.self, // Classic/
+        LEAudioISO.self, LEAudio.self // LEAudio/
     ]
 }

@@ -10,10 +10,10 @@ public struct CaptureDiff {
     /// One ATT operation reduced to what is compared.
     public struct Operation: Sendable, Equatable {
         public var frame: Int
-        public var kind: String          // write, command, read-value, notify, indicate, error
-        public var identity: String      // "fee7/36f5#0" or "handle 0x0019"
+        public var kind: String // write, command, read-value, notify, indicate, error
+        public var identity: String // "fee7/36f5#0" or "handle 0x0019"
         public var value: [UInt8]
-        public var vendor: String?       // decoded vendor message, for display
+        public var vendor: String? // decoded vendor message, for display
         /// What is compared: the value, or a vendor message without its volatile fields.
         public var comparable: String?
 
@@ -82,7 +82,8 @@ public struct CaptureDiff {
         case .readResponse:
             kind = "read-value"; handle = lastRead[conn]
             if let h = handle { location = analyzer.gatt.locate(adapter: f.record.adapter, connection: conn, handle: h)?.0 }
-        case .errorResponse where att.errorCode != nil
+        case .errorResponse
+        where att.errorCode != nil
             && [.readRequest, .writeRequest, .prepareWriteRequest, .executeWriteRequest].contains(att.requestOpcode):
             kind = "error"; handle = att.errorHandle
         default: return []
@@ -93,12 +94,16 @@ public struct CaptureDiff {
             return v.messages.map { m in
                 let volatile = plugin?.volatileFields(message: m.message) ?? []
                 let kept = m.fields.filter { !volatile.contains($0.name) }.map { $0.name + "=" + $0.value.description }
-                return Operation(frame: f.record.frame, kind: kind, identity: id, value: m.bytes, vendor: m.summary,
-                                 comparable: ([v.plugin, m.message] + kept + [m.checksum?.rawValue ?? ""]).joined(separator: " "))
+                return Operation(
+                    frame: f.record.frame, kind: kind, identity: id, value: m.bytes, vendor: m.summary,
+                    comparable: ([v.plugin, m.message] + kept + [m.checksum?.rawValue ?? ""]).joined(separator: " "))
             }
         }
-        return [Operation(frame: f.record.frame, kind: kind, identity: id,
-                          value: att.value.map { Array($0) } ?? att.errorCode.map { [$0] } ?? [], vendor: nil)]
+        return [
+            Operation(
+                frame: f.record.frame, kind: kind, identity: id,
+                value: att.value.map { Array($0) } ?? att.errorCode.map { [$0] } ?? [], vendor: nil)
+        ]
     }
 
     /// Pairs the i-th operation of each (kind, identity) in A with the i-th in B; entries

@@ -17,8 +17,10 @@ public struct ReplayScript: Codable, Sendable, Equatable {
         /// The recording shows SMP or encryption on this connection (absent: it does not).
         public var secured: Bool?
 
-        public init(capture: String, connection: Int, peer: String? = nil, peerAddressType: String? = nil,
-                    peerName: String? = nil, mtu: Int? = nil, secured: Bool? = nil) {
+        public init(
+            capture: String, connection: Int, peer: String? = nil, peerAddressType: String? = nil,
+            peerName: String? = nil, mtu: Int? = nil, secured: Bool? = nil
+        ) {
             self.capture = capture; self.connection = connection; self.peer = peer
             self.peerAddressType = peerAddressType; self.peerName = peerName; self.mtu = mtu; self.secured = secured
         }

@@ -35,9 +35,10 @@ extension ScriptExtractor {
         let extractor = ScriptExtractor(connection: handle)
         session.forEach { extractor.observe($0) }
         let info = session.decoder.connections.last(where: { $0.handle == handle })
-        let source = ReplayScript.Source(capture: capture, connection: Int(handle),
-                                         peer: info?.peer?.description, peerAddressType: info?.peerAddressType?.name,
-                                         peerName: nil, mtu: extractor.mtu, secured: extractor.secured ? true : nil)
+        let source = ReplayScript.Source(
+            capture: capture, connection: Int(handle),
+            peer: info?.peer?.description, peerAddressType: info?.peerAddressType?.name,
+            peerName: nil, mtu: extractor.mtu, secured: extractor.secured ? true : nil)
         return ReplayScript(source: source, steps: extractor.steps)
     }
 }

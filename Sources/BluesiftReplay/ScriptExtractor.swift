@@ -66,9 +66,12 @@ public final class ScriptExtractor {
             if f.smp != nil, f.connection == connection { secured = true }
             // LE Enable Encryption (Vol 4 Part E §7.8.24) or an Encryption Change (§7.7.8)
             // enabling it, for this handle.
-            if let h = f.hci, h.kind == .command ? h.opcode == Int(HCILEEnableEncryption.opcode.rawValue)
-                : (h.kind == .event && h.opcode == Int(HCIEncryptionChangeEvent.code.rawValue) && h.encryption == 1) {
-                let p = h.parameters, at = h.kind == .command ? 0 : 1  // the event starts with its status
+            if let h = f.hci,
+                h.kind == .command
+                    ? h.opcode == Int(HCILEEnableEncryption.opcode.rawValue)
+                    : (h.kind == .event && h.opcode == Int(HCIEncryptionChangeEvent.code.rawValue) && h.encryption == 1)
+            {
+                let p = h.parameters, at = h.kind == .command ? 0 : 1 // the event starts with its status
                 let handle = h.handle ?? (p.count >= at + 2 ? (UInt16(p[at]) | UInt16(p[at + 1]) << 8) & 0x0FFF : 0xFFFF)
                 if handle == connection { secured = true }
             }
@@ -99,11 +102,11 @@ public final class ScriptExtractor {
             s.target = t
             s.value = att.value.map { Hex.string($0) } ?? ""
             steps.append(s)
-        case .prepareWriteRequest:  // queued until Execute Write
+        case .prepareWriteRequest: // queued until Execute Write
             clientDirection = dir
             guard let h = att.handle, let offset = att.offset else { return }
             prepared.append((Self.target(a, handle: h), Int(offset), att.value.map { Array($0) } ?? [], f.record.frame, f.record.isTruncated))
-        case .executeWriteRequest:  // flags 1 writes the queue as one logical step
+        case .executeWriteRequest: // flags 1 writes the queue as one logical step
             let flags = att.flags ?? 0
             defer { prepared.removeAll() }
             guard flags == 1, let first = prepared.first else { return }
@@ -129,7 +132,8 @@ public final class ScriptExtractor {
             steps.append(s)
         case .writeResponse, .executeWriteResponse:
             if let i = steps.indices.last, steps[i].expect.response == nil,
-               steps[i].kind == "write" || steps[i].kind == "subscribe" {
+                steps[i].kind == "write" || steps[i].kind == "subscribe"
+            {
                 steps[i].expect.response = "ok"
             }
         case .readResponse, .readBlobResponse:
@@ -137,20 +141,22 @@ public final class ScriptExtractor {
                 steps[i].expect.response = "ok"
                 steps[i].expect.value = (steps[i].expect.value ?? "") + (att.value.map { Hex.string($0) } ?? "")
             }
-        case .errorResponse:  // answers the last step only when it names that step's request
+        case .errorResponse: // answers the last step only when it names that step's request
             // (discovery is not replayed, so its errors belong to no step).
             if let i = steps.indices.last, let code = att.errorCode, let req = att.requestOpcode,
-               Self.requestOpcodes(steps[i]).contains(req) {
+                Self.requestOpcodes(steps[i]).contains(req)
+            {
                 steps[i].expect.response = "error"
                 steps[i].expect.errorCode = Int(code)
                 steps[i].expect.errorName = ATTErrorCode(rawValue: code).name
             }
-        case .handleValueNotification, .handleValueIndication:  // expected after the current step
+        case .handleValueNotification, .handleValueIndication: // expected after the current step
             guard let i = steps.indices.last, let h = att.handle, let start = currentStepTime else { return }
             let after = Double(f.record.timestamp.microseconds &- start.microseconds) / 1000
-            steps[i].expect.notifications.append(.init(
-                target: Self.target(a, handle: h), value: att.value.map { Hex.string($0) } ?? "",
-                indication: op == .handleValueIndication ? true : nil, afterMs: after))
+            steps[i].expect.notifications.append(
+                .init(
+                    target: Self.target(a, handle: h), value: att.value.map { Hex.string($0) } ?? "",
+                    indication: op == .handleValueIndication ? true : nil, afterMs: after))
         default:
             break
         }

@@ -128,14 +128,17 @@ public struct AESCCM: Sendable {
         out.removeAll(keepingCapacity: true)
         guard sealed.count >= Self.micLength else { return false }
         let n = sealed.count - Self.micLength
-        return open(UnsafeRawBufferPointer(rebasing: sealed[0..<n]), tag: UnsafeRawBufferPointer(rebasing: sealed[n...]),
-                    nonce: nonce, aad: aad, tagLength: Self.micLength, into: &out)
+        return open(
+            UnsafeRawBufferPointer(rebasing: sealed[0..<n]), tag: UnsafeRawBufferPointer(rebasing: sealed[n...]),
+            nonce: nonce, aad: aad, tagLength: Self.micLength, into: &out)
     }
 
     /// General CCM: decrypts `ciphertext` into `out` (replaced) and checks `tag`, the first
     /// `tag.count` octets of U (M = `tagLength`). False when they differ.
-    func open(_ ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, nonce: [UInt8], aad: UInt8?,
-              tagLength: Int, into out: inout [UInt8]) -> Bool {
+    func open(
+        _ ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, nonce: [UInt8], aad: UInt8?,
+        tagLength: Int, into out: inout [UInt8]
+    ) -> Bool {
         out.removeAll(keepingCapacity: true)
         out.append(contentsOf: ciphertext)
         var s = [UInt8](repeating: 0, count: 16)
@@ -166,8 +169,10 @@ public struct AESCCM: Sendable {
 
     /// General CCM with additional data of any length: decrypts `ciphertext` into `out`
     /// (replaced) and checks the `tag.count`-octet MIC. False when it differs.
-    func open(_ ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, nonce: [UInt8], aadBytes: [UInt8],
-              into out: inout [UInt8]) -> Bool {
+    func open(
+        _ ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, nonce: [UInt8], aadBytes: [UInt8],
+        into out: inout [UInt8]
+    ) -> Bool {
         out.removeAll(keepingCapacity: true)
         out.append(contentsOf: ciphertext)
         var s = [UInt8](repeating: 0, count: 16)

@@ -1,7 +1,7 @@
 import BluesiftWire
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Keys from one pairing with one device (Core 5.4 Vol 3 Part H §3.6 key distribution).
@@ -29,10 +29,12 @@ public struct Bond: Hashable, Sendable {
     /// device keys its bond by it, so a later run connects from it again.
     public var localAddress: BDAddr?
 
-    public init(address: BDAddr, addressType: String, identityAddress: BDAddr? = nil, identityAddressType: String? = nil,
-                ltk: [UInt8], ediv: UInt16 = 0, rand: [UInt8] = [UInt8](repeating: 0, count: 8), keySize: Int = 16,
-                authenticated: Bool, secureConnections: Bool, irk: [UInt8]? = nil, csrk: [UInt8]? = nil,
-                created: String = Bond.now(), localAddress: BDAddr? = nil) {
+    public init(
+        address: BDAddr, addressType: String, identityAddress: BDAddr? = nil, identityAddressType: String? = nil,
+        ltk: [UInt8], ediv: UInt16 = 0, rand: [UInt8] = [UInt8](repeating: 0, count: 8), keySize: Int = 16,
+        authenticated: Bool, secureConnections: Bool, irk: [UInt8]? = nil, csrk: [UInt8]? = nil,
+        created: String = Bond.now(), localAddress: BDAddr? = nil
+    ) {
         self.address = address; self.addressType = addressType
         self.identityAddress = identityAddress; self.identityAddressType = identityAddressType
         self.ltk = ltk; self.ediv = ediv; self.rand = rand; self.keySize = keySize
@@ -123,13 +125,15 @@ public struct BondStore: Hashable, Sendable {
             guard (0...0xFFFF).contains(ediv) else { throw fail("\"ediv\" out of range") }
             let keySize = o["key_size"] as? Int ?? 16
             guard (7...16).contains(keySize) else { throw fail("\"key_size\" \(keySize) not in 7...16") }
-            out.append(Bond(address: address, addressType: try type("address_type") ?? "public",
-                            identityAddress: try addr("identity_address"), identityAddressType: try type("identity_address_type"),
-                            ltk: ltk, ediv: UInt16(ediv), rand: try hex("rand", 8) ?? [UInt8](repeating: 0, count: 8),
-                            keySize: keySize, authenticated: o["authenticated"] as? Bool ?? false,
-                            secureConnections: o["secure_connections"] as? Bool ?? false,
-                            irk: try hex("irk", 16), csrk: try hex("csrk", 16), created: o["created"] as? String ?? "",
-                            localAddress: try addr("local_address")))
+            out.append(
+                Bond(
+                    address: address, addressType: try type("address_type") ?? "public",
+                    identityAddress: try addr("identity_address"), identityAddressType: try type("identity_address_type"),
+                    ltk: ltk, ediv: UInt16(ediv), rand: try hex("rand", 8) ?? [UInt8](repeating: 0, count: 8),
+                    keySize: keySize, authenticated: o["authenticated"] as? Bool ?? false,
+                    secureConnections: o["secure_connections"] as? Bool ?? false,
+                    irk: try hex("irk", 16), csrk: try hex("csrk", 16), created: o["created"] as? String ?? "",
+                    localAddress: try addr("local_address")))
         }
         return BondStore(bonds: out)
     }

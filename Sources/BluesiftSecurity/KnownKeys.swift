@@ -34,9 +34,11 @@ public struct RecoveredKey: Sendable, Hashable {
     /// True when the central distributed it.
     public var distributedBy: Bool?
 
-    public init(connection: UInt16, frame: Int, central: BDAddr?, centralRandom: Bool, peripheral: BDAddr?,
-                peripheralRandom: Bool, tk: UInt32? = nil, stk: [UInt8]? = nil, ltk: [UInt8]? = nil,
-                ediv: UInt16? = nil, rand: [UInt8]? = nil, distributedBy: Bool? = nil) {
+    public init(
+        connection: UInt16, frame: Int, central: BDAddr?, centralRandom: Bool, peripheral: BDAddr?,
+        peripheralRandom: Bool, tk: UInt32? = nil, stk: [UInt8]? = nil, ltk: [UInt8]? = nil,
+        ediv: UInt16? = nil, rand: [UInt8]? = nil, distributedBy: Bool? = nil
+    ) {
         self.connection = connection; self.frame = frame; self.central = central; self.centralRandom = centralRandom
         self.peripheral = peripheral; self.peripheralRandom = peripheralRandom; self.tk = tk; self.stk = stk
         self.ltk = ltk; self.ediv = ediv; self.rand = rand; self.distributedBy = distributedBy
@@ -48,8 +50,9 @@ extension KnownLTK {
     /// resolvable address: tried everywhere (the MIC tells). An LE Secure Connections LTK has
     /// EDIV and Rand zero: any session may use it.
     public init(bond b: Bond, source: String) {
-        self.init(ltk: b.ltk.reversed(), address: b.irk == nil ? (b.identityAddress ?? b.address) : nil,
-                  ediv: b.secureConnections ? nil : b.ediv, rand: b.secureConnections ? nil : b.rand, source: source)
+        self.init(
+            ltk: b.ltk.reversed(), address: b.irk == nil ? (b.identityAddress ?? b.address) : nil,
+            ediv: b.secureConnections ? nil : b.ediv, rand: b.secureConnections ? nil : b.rand, source: source)
     }
 }
 
@@ -60,8 +63,9 @@ extension Bond {
         guard let key = k.ltk ?? k.stk else { return nil }
         let central = k.distributedBy ?? false
         guard let addr = central ? k.central : k.peripheral else { return nil }
-        self.init(address: addr, addressType: (central ? k.centralRandom : k.peripheralRandom) ? "random" : "public",
-                  ltk: key.reversed(), ediv: k.ediv ?? 0, rand: k.rand ?? [UInt8](repeating: 0, count: 8),
-                  authenticated: (k.tk ?? 0) != 0, secureConnections: false)
+        self.init(
+            address: addr, addressType: (central ? k.centralRandom : k.peripheralRandom) ? "random" : "public",
+            ltk: key.reversed(), ediv: k.ediv ?? 0, rand: k.rand ?? [UInt8](repeating: 0, count: 8),
+            authenticated: (k.tk ?? 0) != 0, secureConnections: false)
     }
 }

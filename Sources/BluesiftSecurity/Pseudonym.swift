@@ -27,7 +27,8 @@ public struct AddressPseudonyms: Sendable {
             var out = Array(mac.prefix(6))
             out[5] = (out[5] & 0x3F) | (address[5] & 0xC0)
             if out != address, out.contains(where: { $0 != 0 }), out.contains(where: { $0 != 0xFF }),
-               (out[5] & 0x3F) != 0 || out[0...4].contains(where: { $0 != 0 }) {
+                (out[5] & 0x3F) != 0 || out[0...4].contains(where: { $0 != 0 })
+            {
                 return out
             }
             counter &+= 1

@@ -18,8 +18,10 @@ public enum SMPCrypto {
     /// Legacy confirm value c1 (§2.2.3): e(k, e(k, r ⊕ p1) ⊕ p2) with
     /// p1 = pres ‖ preq ‖ rat ‖ iat and p2 = padding ‖ ia ‖ ra.
     /// `preq`/`pres` 7 octets, `ia`/`ra` 6 octets, `iat`/`rat` 0 public, 1 random.
-    public static func c1(k: [UInt8], r: [UInt8], preq: [UInt8], pres: [UInt8],
-                          iat: UInt8, ia: [UInt8], rat: UInt8, ra: [UInt8]) -> [UInt8] {
+    public static func c1(
+        k: [UInt8], r: [UInt8], preq: [UInt8], pres: [UInt8],
+        iat: UInt8, ia: [UInt8], rat: UInt8, ra: [UInt8]
+    ) -> [UInt8] {
         precondition(preq.count == 7 && pres.count == 7 && ia.count == 6 && ra.count == 6)
         let p1 = pres + preq + [rat & 1, iat & 1]
         let p2 = [0, 0, 0, 0] + ia + ra
@@ -42,7 +44,7 @@ public enum SMPCrypto {
     /// `a1`/`a2` are 7 octets: address type (0 public, 1 random) then the address.
     public static func f5(w: [UInt8], n1: [UInt8], n2: [UInt8], a1: [UInt8], a2: [UInt8]) -> (macKey: [UInt8], ltk: [UInt8]) {
         let t = AESCMAC.mac(key: f5Salt, message: w)
-        let body: [UInt8] = [0x62, 0x74, 0x6C, 0x65] + n1 + n2 + a1 + a2 + [0x01, 0x00]  // keyID "btle", length 256
+        let body: [UInt8] = [0x62, 0x74, 0x6C, 0x65] + n1 + n2 + a1 + a2 + [0x01, 0x00] // keyID "btle", length 256
         return (AESCMAC.mac(key: t, message: [0] + body), AESCMAC.mac(key: t, message: [1] + body))
     }
 

@@ -29,8 +29,10 @@ public struct LegacyPairingCapture: Sendable, Hashable {
     public var mrand: [UInt8]
     public var srand: [UInt8]
 
-    public init(preq: [UInt8], pres: [UInt8], initiator: BDAddr, initiatorRandom: Bool, responder: BDAddr,
-                responderRandom: Bool, mconfirm: [UInt8]?, sconfirm: [UInt8]?, mrand: [UInt8], srand: [UInt8]) {
+    public init(
+        preq: [UInt8], pres: [UInt8], initiator: BDAddr, initiatorRandom: Bool, responder: BDAddr,
+        responderRandom: Bool, mconfirm: [UInt8]?, sconfirm: [UInt8]?, mrand: [UInt8], srand: [UInt8]
+    ) {
         self.preq = preq; self.pres = pres; self.initiator = initiator; self.initiatorRandom = initiatorRandom
         self.responder = responder; self.responderRandom = responderRandom
         self.mconfirm = mconfirm; self.sconfirm = sconfirm; self.mrand = mrand; self.srand = srand
@@ -48,8 +50,10 @@ public struct LegacyPairingCapture: Sendable, Hashable {
     /// (TK 0 first: Just Works), and how many candidates were tried. `progress(done)` is
     /// called now and then from a worker. Nil TK when no passkey matches (out-of-band data,
     /// or values captured wrongly).
-    public func crackTK(threads: Int = ProcessInfoCores.count,
-                        progress: (@Sendable (Int) -> Void)? = nil) -> (tk: UInt32?, tried: Int) {
+    public func crackTK(
+        threads: Int = ProcessInfoCores.count,
+        progress: (@Sendable (Int) -> Void)? = nil
+    ) -> (tk: UInt32?, tried: Int) {
         guard mrand.count == 16, srand.count == 16, preq.count == 7, pres.count == 7 else { return (nil, 0) }
         let targets: [(rand: [UInt8], confirm: [UInt8])] =
             [(mrand, mconfirm), (srand, sconfirm)].compactMap { r, c in c.map { (Array(r.reversed()), Array($0.reversed())) } }
@@ -132,13 +136,13 @@ public struct LegacyPairingCapture: Sendable, Hashable {
 public enum ProcessInfoCores {
     public static var count: Int {
         #if canImport(Glibc)
-        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+            return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         #else
-        return 4
+            return 4
         #endif
     }
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

@@ -137,8 +137,9 @@ extension VendorCipher {
         let nonce = try self.nonce(address: address, header: header, counter: counterBytes)
         var plaintext: [UInt8] = []
         let ok = field.withUnsafeBytes { f in
-            ccm.open(UnsafeRawBufferPointer(rebasing: f[0..<n]), tag: UnsafeRawBufferPointer(rebasing: f[(n + counterSize)...]),
-                     nonce: nonce, aad: aad, tagLength: tagLength, into: &plaintext)
+            ccm.open(
+                UnsafeRawBufferPointer(rebasing: f[0..<n]), tag: UnsafeRawBufferPointer(rebasing: f[(n + counterSize)...]),
+                nonce: nonce, aad: aad, tagLength: tagLength, into: &plaintext)
         }
         guard ok else { throw .micMismatch }
         return VendorOpened(plaintext: plaintext, counter: counter(header: header, bytes: counterBytes), verified: true)
@@ -201,7 +202,7 @@ extension VendorCipher {
         case .bthomeV2 where header[0] & 0x02 != 0 && header.count >= 7:
             return header[1..<7].reversed()
         case .mibeaconV4 where header[0] & 0x10 != 0 && header.count >= 11,
-             .mibeaconLegacy where header[0] & 0x10 != 0 && header.count >= 11:
+            .mibeaconLegacy where header[0] & 0x10 != 0 && header.count >= 11:
             return header[5..<11].reversed()
         default:
             guard address.count == 6 else { throw .tooShort(address.count) }

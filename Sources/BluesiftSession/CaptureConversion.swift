@@ -24,8 +24,10 @@ public enum CaptureConversion {
 
     /// Writes every record of `session` to `writer` (not finished here). Throws the writer's
     /// `CaptureError`.
-    public static func run(_ session: AnalysisSession, to writer: any CaptureWriter, format: CaptureOutputFormat,
-                           decrypt: Bool) throws -> Result {
+    public static func run(
+        _ session: AnalysisSession, to writer: any CaptureWriter, format: CaptureOutputFormat,
+        decrypt: Bool
+    ) throws -> Result {
         var result = Result()
         let filtering = session.filtering
         // Decoding only when asked for: a plain conversion copies records as read.

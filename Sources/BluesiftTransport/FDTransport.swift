@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import BluesiftCapture
 
@@ -54,7 +54,7 @@ public final class FDTransport: HCITransport {
             try system.getOption(fd, level: SOL_SOCKET, name: LinuxBluetooth.soMemInfo, value: &info)
             let drops = info.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 32, as: UInt32.self) }
             noteKernelDrops(Int(drops))
-        } catch {}  // before Linux 4.12: SO_RXQ_OVFL's count alone
+        } catch {} // before Linux 4.12: SO_RXQ_OVFL's count alone
     }
 
     /// Both counts are the socket's one cumulative sk_drops, read at different times.
@@ -132,7 +132,7 @@ public final class FDTransport: HCITransport {
     }
 
     public func close() {
-        refreshKernelDrops()  // the count goes with the socket
+        refreshKernelDrops() // the count goes with the socket
         if fd >= 0 { system.close(fd); fd = -1 }
         if let done = onClose { onClose = nil; done() }
     }

@@ -23,11 +23,11 @@ public struct H4Framer: Sendable {
     /// Header size and payload length for a packet type, given the header bytes.
     static func headerLength(_ indicator: UInt8) -> Int? {
         switch indicator {
-        case 0x01: 3  // opcode(2) + length(1)
-        case 0x02: 4  // handle/flags(2) + length(2)
-        case 0x03: 3  // handle/flags(2) + length(1)
-        case 0x04: 2  // event code(1) + length(1)
-        case 0x05: 4  // handle/flags(2) + length(14 bits)
+        case 0x01: 3 // opcode(2) + length(1)
+        case 0x02: 4 // handle/flags(2) + length(2)
+        case 0x03: 3 // handle/flags(2) + length(1)
+        case 0x04: 2 // event code(1) + length(1)
+        case 0x05: 4 // handle/flags(2) + length(14 bits)
         default: nil
         }
     }
@@ -65,7 +65,6 @@ public struct H4Framer: Sendable {
     }
 
     private mutating func compact() {
-        if start == buffer.count { buffer.removeAll(keepingCapacity: true); start = 0 }
-        else if start > 4096 && start * 2 > buffer.count { buffer.removeFirst(start); start = 0 }
+        if start == buffer.count { buffer.removeAll(keepingCapacity: true); start = 0 } else if start > 4096 && start * 2 > buffer.count { buffer.removeFirst(start); start = 0 }
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import CBluetooth
 import BluesiftWire
@@ -10,10 +10,10 @@ import BluesiftWire
 /// (include/net/bluetooth/hci_sock.h, bluetooth.h, l2cap.h; generic ioctl encoding, as on
 /// x86 and ARM).
 public enum LinuxBluetooth {
-    static let hciDevUp: UInt = 0x4004_48C9       // _IOW('H', 201, int)
-    static let hciDevDown: UInt = 0x4004_48CA     // _IOW('H', 202, int)
-    static let hciGetDevList: UInt = 0x8004_48D2  // _IOR('H', 210, int)
-    static let hciGetDevInfo: UInt = 0x8004_48D3  // _IOR('H', 211, int)
+    static let hciDevUp: UInt = 0x4004_48C9 // _IOW('H', 201, int)
+    static let hciDevDown: UInt = 0x4004_48CA // _IOW('H', 202, int)
+    static let hciGetDevList: UInt = 0x8004_48D2 // _IOR('H', 210, int)
+    static let hciGetDevInfo: UInt = 0x8004_48D3 // _IOR('H', 211, int)
     static let channelMonitor: UInt16 = 2
     static let devNone: UInt16 = 0xFFFF
     static let maxAdapters = 16
@@ -54,8 +54,9 @@ public struct HCIAdapters {
     public init(system: any SocketSystem = PosixSocketSystem()) { self.system = system }
 
     func withControlSocket<T>(_ body: (Int32) throws(SystemErrno) -> T) throws(SystemErrno) -> T {
-        let fd = try system.socket(domain: LinuxBluetooth.family, type: Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
-                                   protocol: bluesift_btproto_hci())
+        let fd = try system.socket(
+            domain: LinuxBluetooth.family, type: Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+            protocol: bluesift_btproto_hci())
         defer { system.close(fd) }
         return try body(fd)
     }
@@ -76,8 +77,8 @@ public struct HCIAdapters {
             let n = min(Int(buf[0]) | Int(buf[1]) << 8, LinuxBluetooth.maxAdapters)
             return (0..<n).map { i in
                 let o = 4 + 8 * i
-                return HCIAdapter(index: UInt16(buf[o]) | UInt16(buf[o + 1]) << 8, up: buf[o + 4] & 1 != 0, address: nil)  // HCI_UP is bit 0
-            }.sorted { $0.index < $1.index }  // the kernel lists the newest first
+                return HCIAdapter(index: UInt16(buf[o]) | UInt16(buf[o + 1]) << 8, up: buf[o + 4] & 1 != 0, address: nil) // HCI_UP is bit 0
+            }.sorted { $0.index < $1.index } // the kernel lists the newest first
         }
     }
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import CBluetooth
 import BluesiftCapture
@@ -27,8 +27,9 @@ public final class HCIMonitor {
     public init(system: any SocketSystem = PosixSocketSystem()) throws(TransportError) {
         self.system = system
         do throws(SystemErrno) {
-            fd = try system.socket(domain: LinuxBluetooth.family, type: Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
-                                   protocol: bluesift_btproto_hci())
+            fd = try system.socket(
+                domain: LinuxBluetooth.family, type: Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                protocol: bluesift_btproto_hci())
         } catch {
             buffer.deallocate()
             throw Self.error(error)
@@ -38,7 +39,7 @@ public final class HCIMonitor {
             try system.setOption(fd, level: SOL_SOCKET, name: LinuxBluetooth.soTimestamp, value: [1, 0, 0, 0])
             try system.setNonBlocking(fd)
         } catch {
-            throw Self.error(error)  // every property is set: deinit closes and frees
+            throw Self.error(error) // every property is set: deinit closes and frees
         }
     }
 
@@ -56,8 +57,9 @@ public final class HCIMonitor {
         case EAFNOSUPPORT, EPROTONOSUPPORT:
             return TransportError(.noBluetoothSockets, errno: e.code, "this kernel has no Bluetooth sockets (AF_BLUETOOTH unavailable): nothing to capture")
         case EPERM, EACCES:
-            return TransportError(.permissionDenied, errno: e.code,
-                                  "capturing from the kernel's monitor channel needs CAP_NET_RAW: run as root, or grant it once with `sudo setcap cap_net_admin,cap_net_raw+ep $(which bluesift)`")
+            return TransportError(
+                .permissionDenied, errno: e.code,
+                "capturing from the kernel's monitor channel needs CAP_NET_RAW: run as root, or grant it once with `sudo setcap cap_net_admin,cap_net_raw+ep $(which bluesift)`")
         default:
             return TransportError(.openFailed, errno: e.code, "cannot open the kernel's HCI monitor channel: \(e)")
         }
@@ -80,11 +82,12 @@ public final class HCIMonitor {
                 }
                 continue
             }
-            guard got.count >= 6 else { continue }  // shorter than its header: not a packet
+            guard got.count >= 6 else { continue } // shorter than its header: not a packet
             func u16(_ i: Int) -> UInt16 { UInt16(buffer[i]) | UInt16(buffer[i + 1]) << 8 }
             let length = min(Int(u16(4)), got.count - 6)
-            return Packet(opcode: u16(0), adapter: u16(2), timestamp: got.time ?? currentTimestamp(),
-                          payload: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[6..<(6 + length)]))
+            return Packet(
+                opcode: u16(0), adapter: u16(2), timestamp: got.time ?? currentTimestamp(),
+                payload: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[6..<(6 + length)]))
         }
     }
 }

@@ -1,10 +1,10 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import BluesiftCapture
-import CBluetooth  // SOCK_* come from the socket header CBluetooth includes (one owner per header)
+import CBluetooth // SOCK_* come from the socket header CBluetooth includes (one owner per header)
 
 /// One side of a tap as written on the command line: a transport spec that is opened as
 /// `replay --transport` opens it (connect to `tcp:`/`unix:`, open `serial:`), or the same
@@ -77,7 +77,7 @@ public final class HCITap {
     public let host: TapEndpoint
     public let controller: TapEndpoint
     public private(set) var counts = Counts()
-    private var fds: [Int32] = [-1, -1]            // 0 host, 1 controller
+    private var fds: [Int32] = [-1, -1] // 0 host, 1 controller
     private var listeners: [Listener?] = [nil, nil]
     private let system = PosixSocketSystem()
     /// Bytes per direction read but not yet written; reading pauses above this.
@@ -120,7 +120,7 @@ public final class HCITap {
     /// Forwards until a side closes or `shouldStop` returns true (checked at least every
     /// 100 ms), calling `onPacket` for every whole H4 packet in the order read.
     public func run(shouldStop: () -> Bool, onPacket: (HCITapEvent) -> Void) -> Stop {
-        var out: [[UInt8]] = [[], []]     // bytes waiting to be written to side i
+        var out: [[UInt8]] = [[], []] // bytes waiting to be written to side i
         var framers = [H4Framer(), H4Framer()]
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         defer {
@@ -260,7 +260,7 @@ final class Listener {
             ai = a.pointee.ai_next
             let s = socket(a.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), a.pointee.ai_protocol)
             if s < 0 { last = errno; continue }
-            var one: Int32 = 1  // restart at once on the same port (TIME_WAIT of the last run)
+            var one: Int32 = 1 // restart at once on the same port (TIME_WAIT of the last run)
             _ = setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
             if bind(s, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0, listen(s, 1) == 0 {
                 fd = s
@@ -320,7 +320,7 @@ final class Listener {
             _ = fcntl(c, F_SETFD, FD_CLOEXEC)
             _ = fcntl(c, F_SETFL, fcntl(c, F_GETFL) | O_NONBLOCK)
             if unixPath == nil {
-                var one: Int32 = 1  // H4 packets are small and latency matters
+                var one: Int32 = 1 // H4 packets are small and latency matters
                 _ = setsockopt(c, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             }
             return c

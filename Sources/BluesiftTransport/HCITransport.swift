@@ -26,8 +26,10 @@ public struct HCITapEvent: Sendable {
     /// Presents the event as a capture record (e.g. to hand to a `CaptureWriter`).
     public func withCaptureRecord<R>(frame: Int, _ body: (CaptureRecord) throws -> R) rethrows -> R {
         try packet.bytes.withUnsafeBytes { p in
-            try body(CaptureRecord(frame: frame, timestamp: timestamp, direction: direction,
-                                   kind: packet.kind, bytes: p, sourceType: UInt16(packet.kind.rawValue)))
+            try body(
+                CaptureRecord(
+                    frame: frame, timestamp: timestamp, direction: direction,
+                    kind: packet.kind, bytes: p, sourceType: UInt16(packet.kind.rawValue)))
         }
     }
 }
@@ -81,4 +83,3 @@ public struct TransportError: Error, Sendable, CustomStringConvertible, Equatabl
 
     public var description: String { message }
 }
-

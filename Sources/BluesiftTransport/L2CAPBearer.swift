@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import CBluetooth
 import BluesiftWire
@@ -46,8 +46,10 @@ public final class L2CAPBearer: ATTBearer {
     }
 
     /// Connects from adapter `index` to `peer` on cid 4.
-    public init(index: UInt16, peer: BDAddr, random: Bool, timeout: Duration,
-                system: any SocketSystem = PosixSocketSystem()) throws(TransportError) {
+    public init(
+        index: UInt16, peer: BDAddr, random: Bool, timeout: Duration,
+        system: any SocketSystem = PosixSocketSystem()
+    ) throws(TransportError) {
         self.system = system
         name = "l2cap:\(index)"
         let dev = "hci\(index)"
@@ -63,16 +65,18 @@ public final class L2CAPBearer: ATTBearer {
             throw TransportError(.openFailed, "\(dev) is down: l2cap:\(index) uses the adapter as BlueZ runs it (`bluetoothctl power on`, or `sudo hciconfig \(dev) up`)")
         }
         do throws(SystemErrno) {
-            fd = try system.socket(domain: LinuxBluetooth.family, type: Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
-                                   protocol: Self.btprotoL2CAP)
+            fd = try system.socket(
+                domain: LinuxBluetooth.family, type: Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                protocol: Self.btprotoL2CAP)
         } catch {
             throw SocketOpener.hciError(error, dev: dev, index: index, call: "socket")
         }
         do throws(SystemErrno) {
             // Bound to the adapter's own address: that picks the adapter.
             try system.bind(fd, address: Self.address(local, cid: Self.attCID, type: 1))
-            try system.connect(fd, address: Self.address(peer, cid: Self.attCID, type: Self.socketAddressType(random: random)),
-                               timeoutMilliseconds: FDTransport.milliseconds(until: .now + timeout))
+            try system.connect(
+                fd, address: Self.address(peer, cid: Self.attCID, type: Self.socketAddressType(random: random)),
+                timeoutMilliseconds: FDTransport.milliseconds(until: .now + timeout))
         } catch {
             let why: String
             switch error.code {

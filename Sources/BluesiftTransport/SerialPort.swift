@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// H4 over a UART (or pty): raw mode, 8N1, chosen speed, optional RTS/CTS.
@@ -17,12 +17,12 @@ enum SerialPort {
         case 460_800: speed_t(B460800)
         case 921_600: speed_t(B921600)
         #if os(Linux)
-        case 500_000: speed_t(B500000)
-        case 1_000_000: speed_t(B1000000)
-        case 1_500_000: speed_t(B1500000)
-        case 2_000_000: speed_t(B2000000)
-        case 3_000_000: speed_t(B3000000)
-        case 4_000_000: speed_t(B4000000)
+            case 500_000: speed_t(B500000)
+            case 1_000_000: speed_t(B1000000)
+            case 1_500_000: speed_t(B1500000)
+            case 2_000_000: speed_t(B2000000)
+            case 3_000_000: speed_t(B3000000)
+            case 4_000_000: speed_t(B4000000)
         #endif
         default: nil
         }
@@ -32,8 +32,9 @@ enum SerialPort {
         let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             let e = errno
-            throw TransportError(e == ENOENT ? .noSuchAdapter : (e == EACCES ? .permissionDenied : .openFailed), errno: e,
-                                 "\(name): cannot open \(path): \(SystemErrno(e))" + (e == EACCES ? " (is your user in the dialout group?)" : ""))
+            throw TransportError(
+                e == ENOENT ? .noSuchAdapter : (e == EACCES ? .permissionDenied : .openFailed), errno: e,
+                "\(name): cannot open \(path): \(SystemErrno(e))" + (e == EACCES ? " (is your user in the dialout group?)" : ""))
         }
         do throws(TransportError) {
             try configure(fd: fd, baud: baud, rtscts: rtscts, name: name)

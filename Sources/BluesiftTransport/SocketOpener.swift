@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import CBluetooth
 
@@ -25,13 +25,14 @@ struct SocketOpener {
             ai = a.pointee.ai_next
             let address = Array(UnsafeRawBufferPointer(start: a.pointee.ai_addr, count: Int(a.pointee.ai_addrlen)))
             do throws(SystemErrno) {
-                let fd = try system.socket(domain: a.pointee.ai_family,
-                                           type: Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
-                                           protocol: a.pointee.ai_protocol)
+                let fd = try system.socket(
+                    domain: a.pointee.ai_family,
+                    type: Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                    protocol: a.pointee.ai_protocol)
                 do throws(SystemErrno) {
                     try system.connect(fd, address: address, timeoutMilliseconds: FDTransport.milliseconds(until: .now + timeout))
                 } catch { system.close(fd); throw error }
-                var one: Int32 = 1  // H4 packets are small and latency matters
+                var one: Int32 = 1 // H4 packets are small and latency matters
                 _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
                 return FDTransport(fd: fd, system: system, name: name)
             } catch { lastError = error }
@@ -87,8 +88,9 @@ struct SocketOpener {
         if found.up {
             do throws(SystemErrno) { try adapters.setPower(index, up: false) } catch {
                 if error.code == EPERM || error.code == EACCES {
-                    throw TransportError(.permissionDenied, errno: error.code,
-                                         "\(dev) is up and taking it over needs CAP_NET_ADMIN: run as root, or grant it once with `sudo setcap cap_net_admin,cap_net_raw+ep $(which bluesift)`")
+                    throw TransportError(
+                        .permissionDenied, errno: error.code,
+                        "\(dev) is up and taking it over needs CAP_NET_ADMIN: run as root, or grant it once with `sudo setcap cap_net_admin,cap_net_raw+ep $(which bluesift)`")
                 }
                 throw Self.hciError(error, dev: dev, index: index, call: "HCIDEVDOWN")
             }
@@ -115,9 +117,10 @@ struct SocketOpener {
         }
         let fd: Int32
         do throws(SystemErrno) {
-            fd = try system.socket(domain: bluesift_af_bluetooth(),
-                                   type: Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
-                                   protocol: bluesift_btproto_hci())
+            fd = try system.socket(
+                domain: bluesift_af_bluetooth(),
+                type: Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                protocol: bluesift_btproto_hci())
         } catch {
             if takenUp { AdapterLease.take(index: index, fd: -1); restore() }
             throw Self.hciError(error, dev: dev, index: index, call: "socket")
@@ -136,7 +139,9 @@ struct SocketOpener {
         if takenUp {
             // The lease closes the descriptor itself (the signal path too): the transport
             // forgets it and restores instead.
-            t.onClose = { AdapterLease.userFD = -1; restore() }
+            t.onClose = {
+                AdapterLease.userFD = -1; restore()
+            }
         }
         return t
     }
@@ -162,9 +167,10 @@ struct SocketOpener {
         var got = [UInt8](repeating: 0, count: 4)
         guard (try? system.getOption(fd, level: SOL_SOCKET, name: SO_RCVBUF, value: &got)) != nil else { return nil }
         let bytes = Int(got.withUnsafeBytes { $0.loadUnaligned(as: Int32.self) })
-        let asked = 2 * Int(Self.receiveBuffer)  // as the kernel reports it
+        let asked = 2 * Int(Self.receiveBuffer) // as the kernel reports it
         if bytes < asked {
-            notice?("\(dev): the kernel gave the user channel a receive buffer of \(Self.size(bytes)), not \(Self.size(asked))"
+            notice?(
+                "\(dev): the kernel gave the user channel a receive buffer of \(Self.size(bytes)), not \(Self.size(asked))"
                     + (refused.map { " (SO_RCVBUFFORCE: \($0); SO_RCVBUF stops at net.core.rmem_max)" } ?? "")
                     + ": a notification flood past it is dropped by the kernel (counted in the report)")
         }
@@ -179,14 +185,17 @@ struct SocketOpener {
     static func hciError(_ e: SystemErrno, dev: String, index: UInt16, call: String) -> TransportError {
         switch e.code {
         case EAFNOSUPPORT, EPROTONOSUPPORT:
-            return TransportError(.noBluetoothSockets, errno: e.code,
-                                  "this kernel has no Bluetooth sockets (AF_BLUETOOTH unavailable); use a tcp:, unix: or serial: transport instead")
+            return TransportError(
+                .noBluetoothSockets, errno: e.code,
+                "this kernel has no Bluetooth sockets (AF_BLUETOOTH unavailable); use a tcp:, unix: or serial: transport instead")
         case EBUSY, EALREADY:
-            return TransportError(.adapterBusy, errno: e.code,
-                                  "\(dev) is busy: bring it down first with `sudo hciconfig \(dev) down` or `sudo btmgmt --index \(index) power off`")
+            return TransportError(
+                .adapterBusy, errno: e.code,
+                "\(dev) is busy: bring it down first with `sudo hciconfig \(dev) down` or `sudo btmgmt --index \(index) power off`")
         case EPERM, EACCES:
-            return TransportError(.permissionDenied, errno: e.code,
-                                  "no permission to open the HCI user channel on \(dev): it needs CAP_NET_ADMIN (run as root, or grant it once with `sudo setcap cap_net_admin,cap_net_raw+ep $(which bluesift)`)")
+            return TransportError(
+                .permissionDenied, errno: e.code,
+                "no permission to open the HCI user channel on \(dev): it needs CAP_NET_ADMIN (run as root, or grant it once with `sudo setcap cap_net_admin,cap_net_raw+ep $(which bluesift)`)")
         case ENODEV:
             return TransportError(.noSuchAdapter, errno: e.code, "no Bluetooth adapter \(dev): \(HCIAdapters().describe())")
         default:

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import BluesiftCapture
 
@@ -120,7 +120,7 @@ public final class PosixSocketSystem: SocketSystem, Sendable {
         var p = pollfd(fd: fd, events: Int16(forWriting ? POLLOUT : POLLIN), revents: 0)
         while true {
             let rc = poll(&p, 1, max(timeoutMilliseconds, 0))
-            if rc > 0 { return true }  // POLLHUP/POLLERR also wake us: the read/write reports it
+            if rc > 0 { return true } // POLLHUP/POLLERR also wake us: the read/write reports it
             if rc == 0 { return false }
             if errno != EINTR { throw SystemErrno(errno) }
         }

@@ -21,7 +21,7 @@ public enum TransportSpec: Hashable, Sendable, CustomStringConvertible {
         switch scheme {
         case "tcp":
             var host: Substring, port: Substring
-            if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {  // tcp:[::1]:9001
+            if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") { // tcp:[::1]:9001
                 host = rest[rest.index(after: rest.startIndex)..<close]
                 let after = rest[rest.index(after: close)...]
                 guard after.hasPrefix(":") else { throw bad("missing port after ']'") }
@@ -51,7 +51,7 @@ public enum TransportSpec: Hashable, Sendable, CustomStringConvertible {
             guard !path.isEmpty else { throw bad("missing device path (serial:PATH[@BAUD])") }
             self = .serial(path: String(path), baud: baud, rtscts: rtscts)
         case "hci":
-            let digits = rest.hasPrefix("hci") ? String(rest.dropFirst(3)) : rest  // hci:hci0 too
+            let digits = rest.hasPrefix("hci") ? String(rest.dropFirst(3)) : rest // hci:hci0 too
             guard let n = UInt16(digits) else { throw bad("adapter index '\(rest)' is not a number (hci:0)") }
             self = .hci(index: n)
         case "l2cap":
@@ -75,8 +75,10 @@ public enum TransportSpec: Hashable, Sendable, CustomStringConvertible {
 
     /// Opens the transport. `system` is the syscall seam (tests pass a fake). `notice` hears
     /// what the user should know (an adapter taken over for the run).
-    public func open(system: any SocketSystem = PosixSocketSystem(), connectTimeout: Duration = .seconds(5),
-                     notice: ((String) -> Void)? = nil) throws(TransportError) -> FDTransport {
+    public func open(
+        system: any SocketSystem = PosixSocketSystem(), connectTimeout: Duration = .seconds(5),
+        notice: ((String) -> Void)? = nil
+    ) throws(TransportError) -> FDTransport {
         switch self {
         case .tcp(let host, let port):
             return try SocketOpener(system: system).tcp(host: host, port: port, timeout: connectTimeout, name: description)

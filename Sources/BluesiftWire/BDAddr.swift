@@ -9,8 +9,9 @@ public struct BDAddr: Hashable, Sendable, Comparable, CustomStringConvertible {
     @inlinable
     public init(littleEndian b: UnsafeRawBufferPointer) {
         if b.count >= 6, let p = b.baseAddress {
-            self.init(UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
-                      | UInt64(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 4, as: UInt16.self))) << 32)
+            self.init(
+                UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
+                    | UInt64(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 4, as: UInt16.self))) << 32)
             return
         }
         var v: UInt64 = 0
@@ -34,7 +35,9 @@ public struct BDAddr: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     /// `c0:ba:0d:00:00:01`, written in place: one allocation, no Character appends.
     public var description: String {
-        String(unsafeUninitializedCapacity: Self.textLength) { p in write(to: p.baseAddress!); return Self.textLength }
+        String(unsafeUninitializedCapacity: Self.textLength) { p in
+            write(to: p.baseAddress!); return Self.textLength
+        }
     }
 
     public static let textLength = 17

@@ -6,7 +6,7 @@
 final class FragmentCache {
     struct Entry {
         var hash: UInt64 = 0
-        var offset: Int32 = -1   // -1: empty slot
+        var offset: Int32 = -1 // -1: empty slot
         var sourceCount: Int32 = 0
         var renderedCount: Int32 = 0
         var salt: UInt16 = 0
@@ -14,9 +14,9 @@ final class FragmentCache {
         var effect: UInt32 = 0
     }
 
-    static let slots = 2048                 // a power of two, kept at most half full
+    static let slots = 2048 // a power of two, kept at most half full
     static let arenaCapacity = 1 << 20
-    static let largestEntry = 16 << 10      // bigger renderings are not kept
+    static let largestEntry = 16 << 10 // bigger renderings are not kept
 
     private let table: UnsafeMutablePointer<Entry>
     private let arena: UnsafeMutableRawPointer
@@ -43,7 +43,7 @@ final class FragmentCache {
         }
         var tail: UInt64 = 0
         if i < p.count {
-            if p.count >= 8 {   // the last eight bytes, overlapping (the count is in the seed)
+            if p.count >= 8 { // the last eight bytes, overlapping (the count is in the seed)
                 tail = b.loadUnaligned(fromByteOffset: p.count - 8, as: UInt64.self)
             } else {
                 while i < p.count { tail = tail << 8 | UInt64(b.load(fromByteOffset: i, as: UInt8.self)); i += 1 }
@@ -81,7 +81,8 @@ final class FragmentCache {
             let e = table[i]
             if e.offset < 0 { return i }
             if e.hash == h, e.salt == salt, Int(e.sourceCount) == source.count,
-               Self.equal(UnsafeRawPointer(arena + Int(e.offset)), source) {
+                Self.equal(UnsafeRawPointer(arena + Int(e.offset)), source)
+            {
                 return i
             }
             i = (i + 1) & mask
@@ -108,8 +109,9 @@ final class FragmentCache {
         guard table[i].offset < 0 else { return }
         if let s = source.baseAddress { (arena + used).copyMemory(from: s, byteCount: source.count) }
         if let r = rendered.baseAddress { (arena + used + source.count).copyMemory(from: r, byteCount: rendered.count) }
-        table[i] = Entry(hash: h, offset: Int32(used), sourceCount: Int32(source.count),
-                         renderedCount: Int32(rendered.count), salt: salt, effect: effect)
+        table[i] = Entry(
+            hash: h, offset: Int32(used), sourceCount: Int32(source.count),
+            renderedCount: Int32(rendered.count), salt: salt, effect: effect)
         used += (need + 7) & ~7
         count += 1
     }

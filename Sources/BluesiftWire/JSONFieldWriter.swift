@@ -124,11 +124,11 @@ public final class JSONFieldWriter: FieldSink {
             }
         }
         switch key {
-        case .literal(let s) where s.hasPointerRepresentation:   // every multi-character literal
+        case .literal(let s) where s.hasPointerRepresentation: // every multi-character literal
             let n = s.utf8CodeUnitCount
             let p = reserve(n &+ 4)
             let i = comma ? 1 : 0
-            p[0] = UInt8(ascii: ",")   // overwritten by the quote when no comma is due
+            p[0] = UInt8(ascii: ",") // overwritten by the quote when no comma is due
             p[i] = UInt8(ascii: "\"")
             Self.copyShort(p + i + 1, s.utf8Start, n)
             p[i &+ 1 &+ n] = UInt8(ascii: "\""); p[i &+ 2 &+ n] = UInt8(ascii: ":")
@@ -272,7 +272,7 @@ public final class JSONFieldWriter: FieldSink {
                     d.storeBytes(of: x, toByteOffset: i, as: UInt64.self)
                     i += 8
                 }
-                if i < n {   // the last eight bytes, overlapping what was copied
+                if i < n { // the last eight bytes, overlapping what was copied
                     let x = s.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
                     if Self.hasSpecialByte(x) { return false }
                     d.storeBytes(of: x, toByteOffset: n - 8, as: UInt64.self)
@@ -313,7 +313,7 @@ public final class JSONFieldWriter: FieldSink {
             if i < n {
                 d.storeBytes(of: s.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self), toByteOffset: n - 8, as: UInt64.self)
             }
-        } else if n >= 4 {   // two overlapping four-byte moves
+        } else if n >= 4 { // two overlapping four-byte moves
             d.storeBytes(of: s.loadUnaligned(as: UInt32.self), as: UInt32.self)
             d.storeBytes(of: s.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self), toByteOffset: n - 4, as: UInt32.self)
         } else {
@@ -377,11 +377,13 @@ public final class JSONFieldWriter: FieldSink {
         var me = self
         body(&me)
         let k = depth - startDepth
-        guard k >= 0, k <= 8 else { return }   // closed what it did not open: not kept
-        let effect = UInt32(k) | UInt32(truncatingIfNeeded: hasMember & ((1 << (k + 1)) - 1)) << 4
-                   | UInt32(truncatingIfNeeded: inArray & ((1 << k) - 1)) << 13
-        fragments!.insert(source, salt: salt, rendered: UnsafeRawBufferPointer(start: base + start, count: used - start),
-                          effect: effect)
+        guard k >= 0, k <= 8 else { return } // closed what it did not open: not kept
+        let effect =
+            UInt32(k) | UInt32(truncatingIfNeeded: hasMember & ((1 << (k + 1)) - 1)) << 4
+            | UInt32(truncatingIfNeeded: inArray & ((1 << k) - 1)) << 13
+        fragments!.insert(
+            source, salt: salt, rendered: UnsafeRawBufferPointer(start: base + start, count: used - start),
+            effect: effect)
     }
 
     public func endArray() {

@@ -71,7 +71,8 @@ public enum JSONLocator {
 
         mutating func value(_ path: [Key]) throws(Failure) {
             if let t = target, path.count <= t.count, Array(t.prefix(path.count)) == path,
-               path.count >= (best?.depth ?? -1) {
+                path.count >= (best?.depth ?? -1)
+            {
                 best = (path.count, i)
             }
             guard i < b.count else { throw fail("expected a value") }

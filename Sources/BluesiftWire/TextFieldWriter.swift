@@ -28,18 +28,21 @@ public struct TextFieldWriter: FieldSink {
         if value >= 0, vendorDepth == nil, let width = Self.hexWidth(key.string) {
             // A two-byte code (an HCI command opcode) in four digits: 0x0c03, as btmon shows it.
             line(key, Hex.fixed(UInt64(value), width: value > 0xFF ? max(width, 4) : width))
+        } else {
+            line(key, String(value))
         }
-        else { line(key, String(value)) }
     }
 
     /// Keys whose values are codes or handles (hex in the summary line), and their digits.
     static func hexWidth(_ key: String) -> Int? {
         switch key {
         case "handle", "error_handle", "start", "end", "value_handle", "start_handle", "end_handle",
-             "request_handle", "cid", "scid", "dcid", "psm", "ocf": 4
+            "request_handle", "cid", "scid", "dcid", "psm", "ocf":
+            4
         case "opcode", "subevent", "status", "reason", "error", "code", "ad_type", "type", "event_type",
-             "flags", "pb", "bc", "command_opcode", "request_opcode", "properties", "smp_code",
-             "auth_req", "initiator_key_distribution", "responder_key_distribution": 2
+            "flags", "pb", "bc", "command_opcode", "request_opcode", "properties", "smp_code",
+            "auth_req", "initiator_key_distribution", "responder_key_distribution":
+            2
         case "company_id": 4
         default: nil
         }

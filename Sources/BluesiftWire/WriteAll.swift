@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The one loop that writes a whole buffer to a file descriptor: short writes are continued,
@@ -12,9 +12,9 @@ public enum WriteAll {
         var off = 0
         while off < p.count {
             #if canImport(Glibc)
-            let n = Glibc.write(fd, p.baseAddress! + off, p.count - off)
+                let n = Glibc.write(fd, p.baseAddress! + off, p.count - off)
             #else
-            let n = Darwin.write(fd, p.baseAddress! + off, p.count - off)
+                let n = Darwin.write(fd, p.baseAddress! + off, p.count - off)
             #endif
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return n < 0 ? errno : ENOSPC }

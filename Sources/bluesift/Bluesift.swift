@@ -7,23 +7,23 @@ struct Bluesift: ParsableCommand {
         commandName: "bluesift",
         abstract: "Read Bluetooth captures: decode HCI, L2CAP, ATT, SMP, advertising, the LE link layer, and Classic SDP, RFCOMM/HFP, AVDTP/A2DP and AVCTP/AVRCP.",
         discussion: """
-        Reads btsnoop (Android, btmon), pcap/pcapng (H4, Linux monitor, LE link-layer sniffers) \
-        and Apple PacketLogger files, detected by content.
+            Reads btsnoop (Android, btmon), pcap/pcapng (H4, Linux monitor, LE link-layer sniffers) \
+            and Apple PacketLogger files, detected by content.
 
-        Exit codes:
-          0   success (a damaged capture is decoded as far as it goes; warnings
-              go to stderr)
-          1   differences (diff, replay), app requests without a recorded answer
-              (emulate), a failed example (plugins test), or records a conversion
-              dropped (convert without --allow-loss)
-          2   unusable input: missing, unreadable, not a capture, unsupported link
-              type, a folder without captures or given where one capture is read
-              (dump, info, stats and frames read folders); an output that is the
-              same file as an input or cannot be written
-          3   a live side failed: transport, controller or device (tap, capture,
-              replay, emulate)
-          64  bad command-line usage (also help for a command that does not exist)
-        """,
+            Exit codes:
+              0   success (a damaged capture is decoded as far as it goes; warnings
+                  go to stderr)
+              1   differences (diff, replay), app requests without a recorded answer
+                  (emulate), a failed example (plugins test), or records a conversion
+                  dropped (convert without --allow-loss)
+              2   unusable input: missing, unreadable, not a capture, unsupported link
+                  type, a folder without captures or given where one capture is read
+                  (dump, info, stats and frames read folders); an output that is the
+                  same file as an input or cannot be written
+              3   a live side failed: transport, controller or device (tap, capture,
+                  replay, emulate)
+              64  bad command-line usage (also help for a command that does not exist)
+            """,
         version: BuildInfo.line,
         subcommands: [Info.self, Dump.self, Stats.self, Report.self, Frames.self, GATT.self, Plugins.self, Script.self, Replay.self, Emulate.self, Diff.self, Convert.self, Tap.self, Capture.self, Redact.self]
     )

@@ -5,7 +5,7 @@ import BluesiftWire
 import BluesiftCapture
 import BluesiftTransport
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 nonisolated(unsafe) var captureInterrupted: sig_atomic_t = 0
@@ -14,25 +14,25 @@ struct Capture: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Record live from the Linux kernel's HCI monitor channel, as btmon -w does, printing each packet decoded as dump does.",
         discussion: """
-        Reads every adapter's HCI traffic as the kernel's Bluetooth stack sees it (the \
-        monitor channel btmon reads), with the index records (New Index, Index Info, Open \
-        and Close Index) and notes the kernel adds. Nothing is sent: BlueZ keeps using its \
-        adapters. Each packet is printed decoded, as `dump` prints a file (the same filters, \
-        formats, GATT naming and plugins).
+            Reads every adapter's HCI traffic as the kernel's Bluetooth stack sees it (the \
+            monitor channel btmon reads), with the index records (New Index, Index Info, Open \
+            and Close Index) and notes the kernel adds. Nothing is sent: BlueZ keeps using its \
+            adapters. Each packet is printed decoded, as `dump` prints a file (the same filters, \
+            formats, GATT naming and plugins).
 
-        -i hciN keeps one adapter's packets (and the kernel's notes, which belong to none); \
-        the default, any, keeps all.
+            -i hciN keeps one adapter's packets (and the kernel's notes, which belong to none); \
+            the default, any, keeps all.
 
-        -w FILE writes a btsnoop with datalink 2001 (Linux monitor), record for record what \
-        `btmon -w FILE` writes of the same session; `dump`, `stats`, `gatt` and the rest read \
-        it. With --rotate-size N the session goes to FILE.1, FILE.2, … (each whole when the \
-        next starts; read them back with `dump --merge FILE.*`). A file being written is \
-        .NAME.tmp-PID beside it.
+            -w FILE writes a btsnoop with datalink 2001 (Linux monitor), record for record what \
+            `btmon -w FILE` writes of the same session; `dump`, `stats`, `gatt` and the rest read \
+            it. With --rotate-size N the session goes to FILE.1, FILE.2, … (each whole when the \
+            next starts; read them back with `dump --merge FILE.*`). A file being written is \
+            .NAME.tmp-PID beside it.
 
-        Stops on Ctrl-C or SIGTERM; the file is completed, never cut. Needs CAP_NET_RAW (root, \
-        or `sudo setcap cap_net_admin,cap_net_raw+ep $(which bluesift)`); without it one line \
-        says so and the exit code is 2. See docs/transport.md.
-        """)
+            Stops on Ctrl-C or SIGTERM; the file is completed, never cut. Needs CAP_NET_RAW (root, \
+            or `sudo setcap cap_net_admin,cap_net_raw+ep $(which bluesift)`); without it one line \
+            says so and the exit code is 2. See docs/transport.md.
+            """)
 
     @Option(name: [.customShort("i"), .customLong("interface")], help: ArgumentHelp("The adapter: hciN, or any.", valueName: "hciN|any"))
     var interface = "any"
@@ -96,8 +96,9 @@ struct Capture: ParsableCommand {
             recorder = r
         }
         stderrLine("bluesift: capture: reading the monitor channel (\(only.map { "hci\($0)" } ?? "every adapter")); Ctrl-C stops")
-        let live = LiveLines(format: format, lines: lines, filter: filter, quiet: quiet,
-                             analyzer: AnalysisSession.analyzer(settings, filter: filter))
+        let live = LiveLines(
+            format: format, lines: lines, filter: filter, quiet: quiet,
+            analyzer: AnalysisSession.analyzer(settings, filter: filter))
         let builder = MonitorRecordBuilder()
         var records = 0
         var failure: String?

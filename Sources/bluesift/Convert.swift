@@ -9,26 +9,26 @@ struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Convert between btsnoop, pcap and pcapng (and from PacketLogger), keeping timestamps, directions and original lengths.",
         discussion: """
-        The output format follows --to, or else OUT's extension: .pcap, .pcapng, .btsnoop/.log/.cfa \
-        (btsnoop H4, datalink 1002). --to btsnoop-monitor writes datalink 2001, which also keeps \
-        notes and index records. pcap/pcapng keep the source's link type where they can hold it: \
-        Linux monitor (btsnoop 2001, DLT 254) stays DLT 254, sniffer captures (DLT 251/256/272, PPI) \
-        become DLT 251 or 256; pcapng adds an interface per link type. From an H4 source (btsnoop 1002, \
-        DLT 187/201) records of H4 indicators no spec names are kept too (DLT 201). pcapng keeps \
-        packet comments; another target says on stderr how many records' comments it drops. The file is written under a \
-        temporary name and renamed when complete; OUT may not be the input (same device and inode).
+            The output format follows --to, or else OUT's extension: .pcap, .pcapng, .btsnoop/.log/.cfa \
+            (btsnoop H4, datalink 1002). --to btsnoop-monitor writes datalink 2001, which also keeps \
+            notes and index records. pcap/pcapng keep the source's link type where they can hold it: \
+            Linux monitor (btsnoop 2001, DLT 254) stays DLT 254, sniffer captures (DLT 251/256/272, PPI) \
+            become DLT 251 or 256; pcapng adds an interface per link type. From an H4 source (btsnoop 1002, \
+            DLT 187/201) records of H4 indicators no spec names are kept too (DLT 201). pcapng keeps \
+            packet comments; another target says on stderr how many records' comments it drops. The file is written under a \
+            temporary name and renamed when complete; OUT may not be the input (same device and inode).
 
-        The filters (--peer, --characteristic, --since, --errors, …) keep only the records they \
-        pass: a session cut out of a long log for Wireshark. Records left out by a filter are \
-        counted apart from those the format cannot hold.
+            The filters (--peer, --characteristic, --since, --errors, …) keep only the records they \
+            pass: a session cut out of a long log for Wireshark. Records left out by a filter are \
+            counted apart from those the format cannot hold.
 
-        Exit codes:
-          0   every record written
-          1   records the output format cannot hold were dropped, or times it cannot hold
-              were clamped (the file is written; --allow-loss makes this 0). A capture that starts
-              before 1970 is moved whole for pcap/pcapng: first record at the epoch, intervals kept.
-          2   unusable input, OUT is the input, or no record could be kept or passed the filters (nothing is written)
-        """)
+            Exit codes:
+              0   every record written
+              1   records the output format cannot hold were dropped, or times it cannot hold
+                  were clamped (the file is written; --allow-loss makes this 0). A capture that starts
+                  before 1970 is moved whole for pcap/pcapng: first record at the epoch, intervals kept.
+              2   unusable input, OUT is the input, or no record could be kept or passed the filters (nothing is written)
+            """)
 
     @Argument(help: "Input capture.") var input: String
     @Argument(help: "Output file.") var output: String
@@ -46,7 +46,7 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
-        guard let target = to ?? CaptureOutputFormat.guess(path: output) else { return }   // validate() said it
+        guard let target = to ?? CaptureOutputFormat.guess(path: output) else { return } // validate() said it
         try OutputGuard.refuseSameFile(output: output, inputs: [input])
         let frameFilter = try filter.make()
         // Plugins matter only to what a filter passes; a plain copy decodes nothing.
@@ -86,8 +86,9 @@ struct Convert: ParsableCommand {
         }
         let shift = result.shift, commented = result.commentsDropped, decrypted = result.decrypted, filteredOut = result.filteredOut
         if let first = shift?.firstOriginal, let s = shift?.seconds {
-            stderrLine("bluesift: \(input) starts before 1970 (\(TimeFormat.rfc3339(first))), which \(targetName) cannot hold: "
-                       + "every time moved \(s) s later, so the first record is at \(TimeFormat.rfc3339(Timestamp(seconds: first.seconds &+ s, nanoseconds: first.nanoseconds))) and intervals are kept")
+            stderrLine(
+                "bluesift: \(input) starts before 1970 (\(TimeFormat.rfc3339(first))), which \(targetName) cannot hold: "
+                    + "every time moved \(s) s later, so the first record is at \(TimeFormat.rfc3339(Timestamp(seconds: first.seconds &+ s, nanoseconds: first.nanoseconds))) and intervals are kept")
         }
         if writer.clamped > 0 {
             stderrLine("bluesift: warning: \(writer.clamped) records dated before 1970 (and before the first record) written as 1970-01-01 00:00:00 UTC (\(targetName) cannot hold earlier times)")

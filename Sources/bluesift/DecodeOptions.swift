@@ -4,7 +4,7 @@ import BluesiftCapture
 import BluesiftDissect
 import BluesiftSession
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The decode options of every command that reads captures, one group so that they cannot
@@ -16,7 +16,9 @@ struct DecodeOptions: ParsableArguments {
     @Option(help: "Import a GATT database (JSON, as written by `bluesift gatt --format json`) to name handles whose discovery was not captured.")
     var gatt: String?
 
-    @Option(help: ArgumentHelp("With --gatt: which generation of the file's database to import, when the device's database changed (1 = the first; default: the last). gatt and emulate: which generation of the capture's databases to show or serve.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "With --gatt: which generation of the file's database to import, when the device's database changed (1 = the first; default: the last). gatt and emulate: which generation of the capture's databases to show or serve.", valueName: "n"))
     var generation: Int?
 
     @OptionGroup var plugins: PluginOptions
@@ -47,13 +49,16 @@ struct DecodeOptions: ParsableArguments {
 /// Opens one capture (a path, or the label of a `--merge` group) as a session, or says why not
 /// in one line and returns nil (the caller's exit code is 2). Names `--peer` gave that no
 /// device advertised are said too.
-func openSession(_ path: String, decode: DecodeSettings, filter: FrameFilter = FrameFilter(),
-                 following: (() -> Bool)? = nil) -> AnalysisSession? {
+func openSession(
+    _ path: String, decode: DecodeSettings, filter: FrameFilter = FrameFilter(),
+    following: (() -> Bool)? = nil
+) -> AnalysisSession? {
     if isFolder(path) {
         stderrLine("bluesift: no captures in \(path)")
         return nil
     }
-    let source: SessionSource = following.map { .following(path, shouldStop: $0) }
+    let source: SessionSource =
+        following.map { .following(path, shouldStop: $0) }
         ?? MergedInputs.groups[path].map { .merged($0) } ?? .file(path)
     do {
         let s = try AnalysisSession(source, decode: decode, filter: filter)

@@ -7,27 +7,27 @@ import BluesiftSession
 import BluesiftGATT
 import BluesiftPlugins
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct Dump: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decode every record: one summary line each, a layered tree with -v, JSON Lines or CSV.",
         discussion: """
-        JSON Lines: one object per record, in file order: frame, ts (RFC 3339 UTC, µs), dir \
-        ("sent" | "received" | null), kind, conn, then one object per decoded layer (hci, ll, \
-        l2cap, att, smp, adv), each with at least opcode and name; ATT values a plugin decodes \
-        add "vendor": {"plugin","message","fields","checksum"}. See README.
+            JSON Lines: one object per record, in file order: frame, ts (RFC 3339 UTC, µs), dir \
+            ("sent" | "received" | null), kind, conn, then one object per decoded layer (hci, ll, \
+            l2cap, att, smp, adv), each with at least opcode and name; ATT values a plugin decodes \
+            add "vendor": {"plugin","message","fields","checksum"}. See README.
 
-        Several files or a folder: each JSON Lines record ends with "file" (the capture's path \
-        as found), and each CSV row starts with a "file" column; --output-dir DIR writes each \
-        capture's output to DIR/NAME.jsonl (.csv, .txt), atomically, so that an engine reads \
-        the folder in parallel (docs/fleet.md).
+            Several files or a folder: each JSON Lines record ends with "file" (the capture's path \
+            as found), and each CSV row starts with a "file" column; --output-dir DIR writes each \
+            capture's output to DIR/NAME.jsonl (.csv, .txt), atomically, so that an engine reads \
+            the folder in parallel (docs/fleet.md).
 
-        CSV (RFC 4180, header row first): frame, ts, dir, kind, conn, layer (the most specific), \
-        name (its PDU name), handle, service, characteristic, descriptor (GATT names, else UUIDs), value (ATT \
-        value, hex), summary (the text line), errors ("; "-separated).
-        """)
+            CSV (RFC 4180, header row first): frame, ts, dir, kind, conn, layer (the most specific), \
+            name (its PDU name), handle, service, characteristic, descriptor (GATT names, else UUIDs), value (ATT \
+            value, hex), summary (the text line), errors ("; "-separated).
+            """)
 
     typealias Format = FrameFormat
 
@@ -97,9 +97,10 @@ struct Dump: ParsableCommand {
         let toDirectory = output.outputDir != nil
         let body: (String, Int32) -> Int32 = { path, fd in
             if toDirectory && format == .csv { var out = Output(fd: fd); out.line(csvHeader); out.flush() }
-            return dump(path, fd: fd, filter: filter, settings: settings, color: color && !toDirectory,
-                        width: toDirectory ? nil : width,
-                        fileKey: fleet && json ? Self.fileKey(path) : nil, fileColumn: fleet ? path : nil)
+            return dump(
+                path, fd: fd, filter: filter, settings: settings, color: color && !toDirectory,
+                width: toDirectory ? nil : width,
+                fileKey: fleet && json ? Self.fileKey(path) : nil, fileColumn: fleet ? path : nil)
         }
         let code = try output.run(inputs, ext: format == .text ? "txt" : format.rawValue, jobs: jobs, body: body)
         if code != 0 { throw ExitCode(code) }
@@ -118,16 +119,19 @@ struct Dump: ParsableCommand {
         return b
     }
 
-    func dump(_ file: String, fd: Int32, filter: FrameFilter, settings: DecodeSettings, color: Bool,
-              width: Int? = nil, fileKey: [UInt8]? = nil, fileColumn: String? = nil) -> Int32 {
+    func dump(
+        _ file: String, fd: Int32, filter: FrameFilter, settings: DecodeSettings, color: Bool,
+        width: Int? = nil, fileKey: [UInt8]? = nil, fileColumn: String? = nil
+    ) -> Int32 {
         guard let session = openSession(file, decode: settings, filter: filter, following: follow ? { followInterrupted != 0 } : nil) else { return 2 }
         var out = Output(fd: fd)
         // A sniffed retransmission is shown once (its first sending), unless -v or asked for by
         // number (--frames): then it is shown, marked "(retransmission)".
-        var lines = FrameLines(format: format, text: FrameText(color: color, verbose: self.lines.verbose, width: width),
-                               foldEmpty: !empty, retransmissions: self.lines.verbose || filter.frames != nil, fileKey: fileKey,
-                               csvPrefix: fileColumn.map { CSV.quote($0) + "," } ?? "",
-                               jsonCapacity: 2 * out.limit)
+        var lines = FrameLines(
+            format: format, text: FrameText(color: color, verbose: self.lines.verbose, width: width),
+            foldEmpty: !empty, retransmissions: self.lines.verbose || filter.frames != nil, fileKey: fileKey,
+            csvPrefix: fileColumn.map { CSV.quote($0) + "," } ?? "",
+            jsonCapacity: 2 * out.limit)
         var progress = Progress(file)
         session.progress = { progress.update(done: $0, total: $1) }
         session.forEach(stopEarly: true) { frame in

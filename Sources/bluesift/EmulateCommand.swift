@@ -6,7 +6,7 @@ import BluesiftReplay
 import BluesiftTransport
 import BluesiftHost
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 nonisolated(unsafe) var emulateInterrupted: sig_atomic_t = 0
@@ -15,47 +15,47 @@ struct Emulate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Play a recorded device's part: advertise as it did and answer an app from its capture.",
         discussion: """
-        The device is the one that served the most ATT in CAPTURE (or --device / --name). The \
-        emulation advertises with its recorded advertising data and scan response, from its \
-        recorded address where the controller allows it (a random address is set as recorded; a \
-        public one other than the controller's cannot be, and a random static address is used \
-        instead, said in one line). It serves the recorded GATT database (from the discovery in \
-        the capture, or --gatt FILE) and offers the recorded MTU. When the device's database \
-        changed during the capture, the last generation is served with what was answered while \
-        it was in force; --generation N serves an earlier one.
+            The device is the one that served the most ATT in CAPTURE (or --device / --name). The \
+            emulation advertises with its recorded advertising data and scan response, from its \
+            recorded address where the controller allows it (a random address is set as recorded; a \
+            public one other than the controller's cannot be, and a random static address is used \
+            instead, said in one line). It serves the recorded GATT database (from the discovery in \
+            the capture, or --gatt FILE) and offers the recorded MTU. When the device's database \
+            changed during the capture, the last generation is served with what was answered while \
+            it was in force; --generation N serves an earlier one.
 
-        Reads get the recorded values in recorded order, the last one again after them. A write \
-        is matched to a recorded write on the same handle by its bytes or, where a plugin covers \
-        the characteristic, by message and fields with volatile fields ignored; it gets the \
-        recorded response, then the notifications and indications that followed it in the \
-        recording at their recorded spacing (--timing asap: at once), each only if the client \
-        enabled it in the CCCD. A write with no recorded match gets the recorded error for that \
-        handle (a Write Response when none was recorded; nothing for a command) and is reported. \
-        A handle answered Insufficient Authentication or Encryption before pairing in the \
-        recording is answered so again until the link is encrypted.
+            Reads get the recorded values in recorded order, the last one again after them. A write \
+            is matched to a recorded write on the same handle by its bytes or, where a plugin covers \
+            the characteristic, by message and fields with volatile fields ignored; it gets the \
+            recorded response, then the notifications and indications that followed it in the \
+            recording at their recorded spacing (--timing asap: at once), each only if the client \
+            enabled it in the CCCD. A write with no recorded match gets the recorded error for that \
+            handle (a Write Response when none was recorded; nothing for a command) and is reported. \
+            A handle answered Insufficient Authentication or Encryption before pairing in the \
+            recording is answered so again until the link is encrypted.
 
-        Pairing (--pair auto, the default: when the recording shows SMP or encryption with the \
-        device): as SMP responder, with the IO capability, MITM and LE Secure Connections flags \
-        of the device's recorded Pairing Response; LE Secure Connections (Just Works, Numeric \
-        Comparison, Passkey Entry) or legacy (Just Works, Passkey Entry). A passkey this side \
-        displays is --passkey's, or random, printed for the person at the central to type; one \
-        the central displays is --passkey's. --pair always pairs with any central that asks, \
-        --pair never answers Pairing Not Supported. No keys are distributed (nothing to bond).
+            Pairing (--pair auto, the default: when the recording shows SMP or encryption with the \
+            device): as SMP responder, with the IO capability, MITM and LE Secure Connections flags \
+            of the device's recorded Pairing Response; LE Secure Connections (Just Works, Numeric \
+            Comparison, Passkey Entry) or legacy (Just Works, Passkey Entry). A passkey this side \
+            displays is --passkey's, or random, printed for the person at the central to type; one \
+            the central displays is --passkey's. --pair always pairs with any central that asks, \
+            --pair never answers Pairing Not Supported. No keys are distributed (nothing to bond).
 
-        Transports: tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD] (H4), hci:N (Linux HCI user \
-        channel; needs CAP_NET_ADMIN). Runs until Ctrl-C / SIGTERM, or --sessions N connections.
+            Transports: tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD] (H4), hci:N (Linux HCI user \
+            channel; needs CAP_NET_ADMIN). Runs until Ctrl-C / SIGTERM, or --sessions N connections.
 
-        The report (--report FILE.json, and the text summary on stdout) lists each request the \
-        app sent, how it was matched, what was answered, and every request that had no recorded \
-        answer, in the form of replay's reports; `bluesift report FILE.json` shows it as a page.
+            The report (--report FILE.json, and the text summary on stdout) lists each request the \
+            app sent, how it was matched, what was answered, and every request that had no recorded \
+            answer, in the form of replay's reports; `bluesift report FILE.json` shows it as a page.
 
-        Exit codes:
-          0   every request had a recorded answer
-          1   requests without a recorded answer (listed)
-          2   unusable input (not a capture, no device or no GATT database in it)
-          3   transport or controller failure
-          64  bad usage
-        """)
+            Exit codes:
+              0   every request had a recorded answer
+              1   requests without a recorded answer (listed)
+              2   unusable input (not a capture, no device or no GATT database in it)
+              3   transport or controller failure
+              64  bad usage
+            """)
 
     @Argument(help: "Capture of the device's session(s).") var capture: String
     @Option(help: "Transport to the controller: tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD], hci:N.") var transport: String
@@ -114,8 +114,11 @@ struct Emulate: ParsableCommand {
         let decoder = session.decoder
         session.forEach { builder.observe($0, decoder: decoder) }
         let model: EmulationModel
-        do { model = try builder.model(address: address, name: name, gatt: settings.gatt,
-                                       generation: decode.gatt == nil ? decode.generation : nil, tracker: session.analyzer.gatt) } catch {
+        do {
+            model = try builder.model(
+                address: address, name: name, gatt: settings.gatt,
+                generation: decode.gatt == nil ? decode.generation : nil, tracker: session.analyzer.gatt)
+        } catch {
             stderrLine("bluesift: emulate: \(error.message)")
             throw Exit.unusableInput
         }
@@ -135,10 +138,11 @@ struct Emulate: ParsableCommand {
             }
         }
         LiveRecording.catchStopSignals { _ in emulateInterrupted = 1 }
-        stderrLine("bluesift: emulate: \(model.address?.description ?? "the device") from \(model.capture): "
-                   + (model.generation.map { "database generation \($0.number) of \($0.of), " } ?? "")
-                   + "\(model.database.services.count) services, \(model.readCount) reads, \(model.writeCount) writes, "
-                   + "\(model.notificationCount) notifications recorded")
+        stderrLine(
+            "bluesift: emulate: \(model.address?.description ?? "the device") from \(model.capture): "
+                + (model.generation.map { "database generation \($0.number) of \($0.of), " } ?? "")
+                + "\(model.database.services.count) services, \(model.readCount) reads, \(model.writeCount) writes, "
+                + "\(model.notificationCount) notifications recorded")
         let result = runner.run(transport: transport, tap: recorder?.tap, stop: { emulateInterrupted != 0 })
         if let recorder {
             do { try recorder.finish() } catch { stderrLine("bluesift: \(error.description)") }

@@ -2,7 +2,7 @@ import Foundation
 import ArgumentParser
 import BluesiftCapture
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs one command over many captures (files or folders), on `jobs` threads, keeping each
@@ -18,7 +18,8 @@ enum FileJobs {
         for p in paths {
             var isDir: ObjCBool = false
             if FileManager.default.fileExists(atPath: p, isDirectory: &isDir), isDir.boolValue,
-               let names = try? FileManager.default.contentsOfDirectory(atPath: p) {
+                let names = try? FileManager.default.contentsOfDirectory(atPath: p)
+            {
                 let base = p.hasSuffix("/") ? p : p + "/"
                 let before = out.count
                 var skipped: [String] = [], folders = 0
@@ -30,12 +31,16 @@ enum FileJobs {
                         skipped.append(error.description)
                     }
                 }
-                if out.count == before { out.append(p) }
-                else if listSkipped || skipped.count == 1 { for s in skipped { stderrLine("bluesift: skipped " + s) } }
-                else if !skipped.isEmpty {
+                if out.count == before {
+                    out.append(p)
+                } else if listSkipped || skipped.count == 1 {
+                    for s in skipped { stderrLine("bluesift: skipped " + s) }
+                } else if !skipped.isEmpty {
                     let files = skipped.count - folders
-                    let what = [files > 0 ? (files == 1 ? "1 file that is not a capture" : "\(files) files that are not captures") : nil,
-                                folders > 0 ? "\(folders) folder\(folders == 1 ? "" : "s")" : nil].compactMap { $0 }
+                    let what = [
+                        files > 0 ? (files == 1 ? "1 file that is not a capture" : "\(files) files that are not captures") : nil,
+                        folders > 0 ? "\(folders) folder\(folders == 1 ? "" : "s")" : nil
+                    ].compactMap { $0 }
                     stderrLine("bluesift: \(p): skipped \(what.joined(separator: " and ")) (-v lists them)")
                 }
             } else {
@@ -55,8 +60,7 @@ enum FileJobs {
         /// In the order of `order`: each line, or one summary.
         func report(order: [String], list: Bool, summary: (Int) -> String) {
             let lines = order.compactMap { files[$0] }
-            if list || lines.count == 1 { for l in lines { stderrLine(l) } }
-            else if !lines.isEmpty { stderrLine(summary(lines.count)) }
+            if list || lines.count == 1 { for l in lines { stderrLine(l) } } else if !lines.isEmpty { stderrLine(summary(lines.count)) }
         }
     }
 
@@ -83,8 +87,10 @@ enum FileJobs {
     /// atomically (`AtomicFile`: a temporary file renamed into place when the capture is done;
     /// a capture that fails leaves no file). An output that is an input is refused first (exit
     /// 2, nothing written). Returns the worst exit code, as `run`.
-    static func runToDirectory(_ files: [String], dir: String, ext: String, jobs: Int,
-                               body: @escaping (String, Int32) -> Int32) throws -> Int32 {
+    static func runToDirectory(
+        _ files: [String], dir: String, ext: String, jobs: Int,
+        body: @escaping (String, Int32) -> Int32
+    ) throws -> Int32 {
         do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
             stderrLine("bluesift: \(dir): cannot create the output folder")
             throw Exit.unusableInput

@@ -4,7 +4,7 @@ import ArgumentParser
 /// reads several captures.
 struct JobsOption: ParsableArguments {
     @Option(help: "Files decoded in parallel (default: the number of cores); each file's output stays whole and in order.")
-    var jobs: Int?   // optional: ArgumentParser would print the machine's count after our "(default: …)"
+    var jobs: Int? // optional: ArgumentParser would print the machine's count after our "(default: …)"
 
     var count: Int { jobs ?? FileJobs.defaultJobs }
 

@@ -21,7 +21,10 @@ struct FilterOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Only ATT records inside this service: a UUID or a name.", valueName: "UUID|NAME"))
     var service: String?
 
-    @Option(help: ArgumentHelp("Only records at or after this time: RFC 3339 (2026-07-19T11:01:49Z; without a zone, UTC as dump prints times), a time of day as dump prints it (11:01:49.5, on the capture's date; the next day past midnight) or an offset after the first record (+12.5s, +250ms, +5min, +1h).", valueName: "TIME"))
+    @Option(
+        help: ArgumentHelp(
+            "Only records at or after this time: RFC 3339 (2026-07-19T11:01:49Z; without a zone, UTC as dump prints times), a time of day as dump prints it (11:01:49.5, on the capture's date; the next day past midnight) or an offset after the first record (+12.5s, +250ms, +5min, +1h).",
+            valueName: "TIME"))
     var since: String?
 
     @Option(help: ArgumentHelp("Only records at or before this time (same forms as --since).", valueName: "TIME"))
@@ -63,8 +66,10 @@ struct FilterOptions: ParsableArguments {
         for o in attOpcodes {
             if let v = parseInteger(o), v >= 0, v <= 0xFF { filter.attOpcodes.insert(UInt8(v)); continue }
             guard let ops = FrameFilter.attOpcodes(named: o) else {
-                throw usage("--att-opcode", "an opcode such as 0x12, or a name: write, read, notify, indicate, error, mtu, "
-                            + "or a spec name like write-request or read-by-type-response", o)
+                throw usage(
+                    "--att-opcode",
+                    "an opcode such as 0x12, or a name: write, read, notify, indicate, error, mtu, "
+                        + "or a spec name like write-request or read-by-type-response", o)
             }
             filter.attOpcodes.formUnion(ops)
         }
@@ -84,9 +89,7 @@ struct FilterOptions: ParsableArguments {
         if let c = characteristic { filter.characteristic = .init(c) }
         if let s = service { filter.service = .init(s) }
         for p in peer {
-            if let a = BDAddr(string: p) { filter.peerAddresses.insert(a) }
-            else if Self.looksLikeAddress(p) { throw usage("--peer", "an address such as c0:ba:0d:00:00:01 or an advertised name", p) }
-            else { filter.peerNames.append(p) }
+            if let a = BDAddr(string: p) { filter.peerAddresses.insert(a) } else if Self.looksLikeAddress(p) { throw usage("--peer", "an address such as c0:ba:0d:00:00:01 or an advertised name", p) } else { filter.peerNames.append(p) }
         }
         let timeForms = "an RFC 3339 time (2026-07-19T11:01:49.5Z, UTC without a zone), a time of day as dump prints it (11:01:49.5) or an offset from the first record (+12.5s, +250ms, +5min, +1h)"
         if let s = since {
@@ -107,7 +110,8 @@ struct FilterOptions: ParsableArguments {
         if parts.count == 1, let a = Int(parts[0]), a >= 0 { return a...a }
         guard parts.count == 2, !(parts[0].isEmpty && parts[1].isEmpty) else { return nil }
         guard let a = parts[0].isEmpty ? 0 : Int(parts[0]), let b = parts[1].isEmpty ? Int.max : Int(parts[1]),
-              a >= 0, b >= a else { return nil }
+            a >= 0, b >= a
+        else { return nil }
         return a...b
     }
 

@@ -10,10 +10,10 @@ struct Frames: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Vendor messages only, decoded by plugins: time, direction, characteristic, message, fields.",
         discussion: """
-        Frames spanning several ATT values are listed once, at the value that completes them. \
-        csv columns: file, frame, time, direction, characteristic, plugin, message, fields, checksum. \
-        jsonl: one object per message: {"file","frame","ts","dir","characteristic","plugin","message","fields","checksum"}.
-        """)
+            Frames spanning several ATT values are listed once, at the value that completes them. \
+            csv columns: file, frame, time, direction, characteristic, plugin, message, fields, checksum. \
+            jsonl: one object per message: {"file","frame","ts","dir","characteristic","plugin","message","fields","checksum"}.
+            """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, csv, jsonl }
 
@@ -39,8 +39,9 @@ struct Frames: ParsableCommand {
         let settings = try decode.settings()
         let list = settings.plugins, plugins = decode.plugins
         if list == nil && !plugins.noPlugins {
-            stderrLine("bluesift: no vendor plugins found (looked in: \(plugins.searchPath().joined(separator: ", "))); "
-                       + "point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins")
+            stderrLine(
+                "bluesift: no vendor plugins found (looked in: \(plugins.searchPath().joined(separator: ", "))); "
+                    + "point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins")
         }
         let header = "file,frame,time,direction,characteristic,plugin,message,fields,checksum"
         if format == .csv && output.outputDir == nil {
@@ -74,10 +75,13 @@ struct Frames: ParsableCommand {
             out.flush()
             printWarnings(session.reader, path: file)
             let filtering = session.filtering
-            if filtering && session.matched == 0 { self.filter.reportNoMatch(file) }
-            else if messages == 0 {
-                quiet.add(file, "bluesift: \(file): no vendor messages" + (filtering ? " in the records that match \(self.filter.summary)" : "")
-                          + (list == nil ? " (no plugins loaded)" : ""))
+            if filtering && session.matched == 0 {
+                self.filter.reportNoMatch(file)
+            } else if messages == 0 {
+                quiet.add(
+                    file,
+                    "bluesift: \(file): no vendor messages" + (filtering ? " in the records that match \(self.filter.summary)" : "")
+                        + (list == nil ? " (no plugins loaded)" : ""))
             }
             do { try decode.keyOptions.save(session.decoder) } catch { return 2 }
             return 0
@@ -90,8 +94,10 @@ struct Frames: ParsableCommand {
         if code != 0 { throw ExitCode(code) }
     }
 
-    func write(_ m: DecodedMessage, _ v: PluginSet.Result, _ ch: String, _ r: CaptureRecord, _ file: String, _ many: Bool, _ out: inout Output,
-               dir: String? = nil) {
+    func write(
+        _ m: DecodedMessage, _ v: PluginSet.Result, _ ch: String, _ r: CaptureRecord, _ file: String, _ many: Bool, _ out: inout Output,
+        dir: String? = nil
+    ) {
         let direction = dir ?? v.direction.rawValue
         switch format {
         case .text:
@@ -99,12 +105,15 @@ struct Frames: ParsableCommand {
             TimeFormat.timeOfDay(r.timestamp, into: &t)
             let prefix = many ? file + ": " : ""
             let frame = String(r.frame)
-            out.line(prefix + String(repeating: " ", count: max(0, 6 - frame.count)) + frame + " " + String(decoding: t, as: UTF8.self)
-                     + " " + direction.padding(8) + ch + "  " + m.plugin + " " + m.summary)
+            out.line(
+                prefix + String(repeating: " ", count: max(0, 6 - frame.count)) + frame + " " + String(decoding: t, as: UTF8.self)
+                    + " " + direction.padding(8) + ch + "  " + m.plugin + " " + m.summary)
         case .csv:
             let fields = m.fields.map { $0.name + "=" + $0.value.description }.joined(separator: " ")
-            let cols = [file, String(r.frame), TimeFormat.rfc3339(r.timestamp), direction, ch, m.plugin, m.message,
-                        fields, m.checksum?.rawValue ?? ""]
+            let cols = [
+                file, String(r.frame), TimeFormat.rfc3339(r.timestamp), direction, ch, m.plugin, m.message,
+                fields, m.checksum?.rawValue ?? ""
+            ]
             out.line(cols.map(CSV.quote).joined(separator: ","))
         case .jsonl:
             var w = JSONFieldWriter(capacity: 512)

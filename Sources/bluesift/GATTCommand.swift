@@ -12,19 +12,19 @@ struct GATT: ParsableCommand {
         commandName: "gatt",
         abstract: "Rebuild each device's GATT database from the discovery traffic in a capture.",
         discussion: """
-        Devices are keyed by their address (or by connection when the capture never says it) \
-        and kept across reconnections. When a device's database changes (a Service Changed \
-        indication, a changed Database Hash, or a connection whose discovery contradicts what \
-        was learnt), each generation is listed apart, oldest first; --generation N shows one. \
-        --format json writes the schema that --gatt FILE reads back (the last generation, \
-        unless --generation picks another).
+            Devices are keyed by their address (or by connection when the capture never says it) \
+            and kept across reconnections. When a device's database changes (a Service Changed \
+            indication, a changed Database Hash, or a connection whose discovery contradicts what \
+            was learnt), each generation is listed apart, oldest first; --generation N shows one. \
+            --format json writes the schema that --gatt FILE reads back (the last generation, \
+            unless --generation picks another).
 
-        The filters choose what is shown, not what is learnt (the databases are always rebuilt \
-        from the whole capture): --service, --characteristic and --handle keep the matching \
-        services and characteristics; the others (--peer, --connection, --since, --until, \
-        --frames, --errors, --protocol, --att-opcode) keep the devices that the records they \
-        pass belong to.
-        """)
+            The filters choose what is shown, not what is learnt (the databases are always rebuilt \
+            from the whole capture): --service, --characteristic and --handle keep the matching \
+            services and characteristics; the others (--peer, --connection, --since, --until, \
+            --frames, --errors, --protocol, --att-opcode) keep the devices that the records they \
+            pass belong to.
+            """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case tree, json }
 
@@ -36,8 +36,9 @@ struct GATT: ParsableCommand {
     func run() throws {
         let full = try filter.make()
         // Attribute options narrow the tree; the others choose devices by their records.
-        let session = try openSessionOrExit(file, decode: try decode.settings(plugins: !full.isEmpty, generationOfCapture: true),
-                                            filter: GATTSelection.byRecord(full))
+        let session = try openSessionOrExit(
+            file, decode: try decode.settings(plugins: !full.isEmpty, generationOfCapture: true),
+            filter: GATTSelection.byRecord(full))
         let reader = session.reader
         var devices = GATTSelection.chosen(session, filter: full)
         try decode.keyOptions.save(session.decoder)
@@ -66,8 +67,9 @@ struct GATT: ParsableCommand {
                 out.line(d.address)
                 if d.generations.count > 1 {
                     for (i, g) in d.generations.enumerated() {
-                        out.line("  generation \(i + 1) of \(d.generations.count)" + (g.firstFrame.map { ", from frame \($0)" } ?? "")
-                                 + (g.reason.map { " (\($0))" } ?? ""))
+                        out.line(
+                            "  generation \(i + 1) of \(d.generations.count)" + (g.firstFrame.map { ", from frame \($0)" } ?? "")
+                                + (g.reason.map { " (\($0))" } ?? ""))
                         tree(g.database, indent: "    ", &out)
                     }
                 } else {
@@ -121,8 +123,9 @@ func loadGATT(_ path: String, generation: Int? = nil) throws -> GATTDatabase {
         }
         guard let g = generation else { return first.database }
         guard let db = first.generation(g) else {
-            stderrLine("bluesift: \(path): no generation \(g) of \(first.address)'s database in the GATT file (it has "
-                       + (first.generationCount == 1 ? "one" : "1–\(first.generationCount)") + ")")
+            stderrLine(
+                "bluesift: \(path): no generation \(g) of \(first.address)'s database in the GATT file (it has "
+                    + (first.generationCount == 1 ? "one" : "1–\(first.generationCount)") + ")")
             throw Exit.unusableInput
         }
         return db

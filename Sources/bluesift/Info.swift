@@ -37,8 +37,10 @@ struct Info: ParsableCommand {
 
     /// With a filter, the summary counts the records it passes, and lists the connections
     /// they belong to; every record is still decoded (connection state needs them all).
-    static func report(_ file: String, fd: Int32, settings: DecodeSettings, keys: KeyOptions,
-                       filter: FrameFilter, filterOptions: FilterOptions) -> Int32 {
+    static func report(
+        _ file: String, fd: Int32, settings: DecodeSettings, keys: KeyOptions,
+        filter: FrameFilter, filterOptions: FilterOptions
+    ) -> Int32 {
         guard let session = openSession(file, decode: settings, filter: filter) else { return 2 }
         let reader = session.reader, decoder = session.decoder, filtering = session.filtering
         var progress = Progress(file)
@@ -50,8 +52,10 @@ struct Info: ParsableCommand {
         var warnings = reader.warnings + (summary.recordsWithErrors > 0 ? ["\(summary.recordsWithErrors) records with malformed data (see dump)"] : [])
         // The same finding as `stats`'s quality note `gaps`.
         if let f = summary.firstBackwardFrame { warnings.append(CaptureSummary.backwardsMessage(summary.backwardSteps) + " (from frame \(f))") }
-        for l in InfoRender.lines(file: file, format: reader.format, summary: summary, total: total, decoder: decoder,
-                                  filter: filtering ? filterOptions.summary : nil, connections: matchedConnections, warnings: warnings) {
+        for l in InfoRender.lines(
+            file: file, format: reader.format, summary: summary, total: total, decoder: decoder,
+            filter: filtering ? filterOptions.summary : nil, connections: matchedConnections, warnings: warnings)
+        {
             out.line(l)
         }
         out.flush()

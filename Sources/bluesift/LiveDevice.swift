@@ -8,9 +8,11 @@ import Foundation
 
 /// Opens the transport, sets up the controller, finds and connects the device. With
 /// `record`, every HCI packet goes to a btsnoop written atomically when `finishRecording` runs.
-func openLiveDevice(transport: String, address: String?, name: String?, timeout: Double,
-                    recorder: Recorder?, pairing: PairingPolicy = PairingPolicy(),
-                    bonds: BondStore = BondStore(), keysPath: String? = nil, addressType: String? = nil) throws(ReplayFault) -> ReplayDevice {
+func openLiveDevice(
+    transport: String, address: String?, name: String?, timeout: Double,
+    recorder: Recorder?, pairing: PairingPolicy = PairingPolicy(),
+    bonds: BondStore = BondStore(), keysPath: String? = nil, addressType: String? = nil
+) throws(ReplayFault) -> ReplayDevice {
     if case .l2cap(let index)? = try? TransportSpec(parsing: transport) {
         // The kernel connects by address: there is no scan to match a name with.
         guard name == nil, let a = address, let peer = BDAddr(string: a) else {
@@ -21,20 +23,20 @@ func openLiveDevice(transport: String, address: String?, name: String?, timeout:
         options.attTimeout = .milliseconds(Int64(timeout * 1000))
         // Random unless recorded public: a static random address has its two top bits set.
         let random = addressType.map { $0.lowercased().hasPrefix("random") } ?? (peer.value >> 46 == 0b11)
-        return try HostReplayDevice.connectL2CAP(index: index, peer: peer, random: random, options: options,
-                                                 connectTimeout: .milliseconds(Int64(max(timeout, 5) * 1000)))
+        return try HostReplayDevice.connectL2CAP(
+            index: index, peer: peer, random: random, options: options,
+            connectTimeout: .milliseconds(Int64(max(timeout, 5) * 1000)))
     }
     let match: DeviceMatch
-    if let name { match = .name(name) }
-    else if let a = address, let addr = BDAddr(string: a) { match = .address(addr) }
-    else { throw ReplayFault(.deviceNotFound, "no device address recorded: give --device ADDR or --name NAME") }
+    if let name { match = .name(name) } else if let a = address, let addr = BDAddr(string: a) { match = .address(addr) } else { throw ReplayFault(.deviceNotFound, "no device address recorded: give --device ADDR or --name NAME") }
     var options = HostOptions()
     options.attTimeout = .milliseconds(Int64(timeout * 1000))
     options.commandTimeout = .milliseconds(Int64(max(timeout, 2) * 1000))
-    let device = try HostReplayDevice.connect(transport: transport, match: match, options: options,
-                                              scanTimeout: .milliseconds(Int64(max(timeout, 3) * 1000)), pairing: pairing,
-                                              bonds: bonds, keysPath: keysPath, tap: recorder?.tap,
-                                              notice: { stderrLine("bluesift: replay: " + $0) })
+    let device = try HostReplayDevice.connect(
+        transport: transport, match: match, options: options,
+        scanTimeout: .milliseconds(Int64(max(timeout, 3) * 1000)), pairing: pairing,
+        bonds: bonds, keysPath: keysPath, tap: recorder?.tap,
+        notice: { stderrLine("bluesift: replay: " + $0) })
     device.onNote = { stderrLine("bluesift: replay: " + $0) }
     return device
 }

@@ -5,7 +5,7 @@ import BluesiftProtocols
 import BluesiftGATT
 import BluesiftPlugins
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The decoded lines of a live session (`tap`, `capture`): each record through one Analyzer,
@@ -25,8 +25,9 @@ final class LiveLines {
         self.analyzer = analyzer
         // Live: every Empty PDU as it comes (a run is not known to end).
         // As dump: a sniffed retransmission is shown once, unless -v or --frames.
-        self.lines = FrameLines(format: format, text: FrameText(color: lines.colored, verbose: lines.verbose, width: lines.width),
-                                foldEmpty: false, retransmissions: lines.verbose || filter.frames != nil)
+        self.lines = FrameLines(
+            format: format, text: FrameText(color: lines.colored, verbose: lines.verbose, width: lines.width),
+            foldEmpty: false, retransmissions: lines.verbose || filter.frames != nil)
         if format == .csv && !quiet { out.emit(Array((FrameCSV.header + "\n").utf8)) }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import BluesiftCapture
 import BluesiftDissect
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `tap` and `capture` share before they record live: `--rotate-size`, the filter's limits,
@@ -40,8 +40,9 @@ enum LiveRecording {
         do {
             let removed = try recorder.start()
             if let first = removed.first, let last = removed.last {
-                stderrLine("bluesift: \(tool): removed \(removed.count) segment\(removed.count == 1 ? "" : "s") of an earlier recording: "
-                           + (removed.count == 1 ? first : "\(first) … \(last)"))
+                stderrLine(
+                    "bluesift: \(tool): removed \(removed.count) segment\(removed.count == 1 ? "" : "s") of an earlier recording: "
+                        + (removed.count == 1 ? first : "\(first) … \(last)"))
             }
         } catch {
             stderrLine("bluesift: \(error)")

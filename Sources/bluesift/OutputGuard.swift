@@ -3,9 +3,9 @@ import Foundation
 import BluesiftTransport
 import BluesiftCapture
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Output-file safety, shared by every command that writes a file (`convert`, `script -o`,
@@ -37,8 +37,9 @@ enum OutputGuard {
     /// The one-line reason `output` may not be written, or nil when it may.
     static func conflict(output: String, inputs: [String]) -> String? {
         for input in inputs where sameFile(output, input) {
-            return output == input ? "\(output): is the input; refusing to overwrite it"
-                                   : "\(output): is the same file as the input \(input); refusing to overwrite it"
+            return output == input
+                ? "\(output): is the input; refusing to overwrite it"
+                : "\(output): is the same file as the input \(input); refusing to overwrite it"
         }
         return nil
     }
@@ -74,7 +75,7 @@ enum OutputGuard {
         signal(SIGPIPE, SIG_IGN)
         let handler: @convention(c) (Int32) -> Void = { sig in
             AtomicFile.removeTemporaryFiles()
-            AdapterLease.restoreFromSignal()  // an adapter taken for hci:N is powered up again
+            AdapterLease.restoreFromSignal() // an adapter taken for hci:N is powered up again
             signal(sig, SIG_DFL)
             raise(sig)
         }

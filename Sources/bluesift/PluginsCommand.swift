@@ -75,10 +75,10 @@ struct Plugins: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Vendor dissector plugins: list, check, test and try them.",
         discussion: """
-        Plugins are YAML files (schema: Plugins/README.md) loaded from --plugins DIR, \
-        $BLUESIFT_PLUGINS (colon-separated), <prefix>/share/bluesift/Plugins and, when running \
-        from a build directory, the repository's Plugins/.
-        """,
+            Plugins are YAML files (schema: Plugins/README.md) loaded from --plugins DIR, \
+            $BLUESIFT_PLUGINS (colon-separated), <prefix>/share/bluesift/Plugins and, when running \
+            from a build directory, the repository's Plugins/.
+            """,
         subcommands: [List.self, Check.self, Test.self, Decode.self, Encode.self, Bench.self, Export.self])
 
     struct List: ParsableCommand {
@@ -109,8 +109,9 @@ struct Plugins: ParsableCommand {
             }
             for e in loaded.errors { stderrLine("bluesift: warning: \(e.description) (plugin skipped)") }
             if loaded.plugins.isEmpty {
-                stderrLine("bluesift: no vendor plugins found (looked in: \(options.searchPath().joined(separator: ", "))); "
-                           + "point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins")
+                stderrLine(
+                    "bluesift: no vendor plugins found (looked in: \(options.searchPath().joined(separator: ", "))); "
+                        + "point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins")
             }
             for p in loaded.plugins {
                 out.line("\(p.id)  \(p.name)  (\(plural(p.messageNames.count, "message")), \(plural(p.examples.count, "example")))  \(p.path)")
@@ -201,12 +202,12 @@ struct Plugins: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Generate a Wireshark Lua dissector from a plugin.",
             discussion: """
-            The dissector registers on the plugin's characteristic UUIDs (bluetooth.uuid, or \
-            btatt.uuid16/btatt.uuid128) and handle overrides (btatt.handle), and reassembles frames \
-            spanning several ATT values. Use: tshark -X lua_script:FILE.lua -r capture -Y PLUGIN. \
-            Exit codes: 2 when the plugin uses something the exporter cannot express \
-            (FILE:LINE: cannot export …), nothing written.
-            """)
+                The dissector registers on the plugin's characteristic UUIDs (bluetooth.uuid, or \
+                btatt.uuid16/btatt.uuid128) and handle overrides (btatt.handle), and reassembles frames \
+                spanning several ATT values. Use: tshark -X lua_script:FILE.lua -r capture -Y PLUGIN. \
+                Exit codes: 2 when the plugin uses something the exporter cannot express \
+                (FILE:LINE: cannot export …), nothing written.
+                """)
         @Flag(help: "Wireshark Lua (the only target today).") var wireshark = false
         @Argument(help: "Plugin id.") var plugin: String
         @Option(name: .shortAndLong, help: "Write to FILE (atomically) instead of stdout.") var output: String?
@@ -261,7 +262,7 @@ struct Plugins: ParsableCommand {
                 frames = o.frames
                 for d in o.dropped { out.line("note: \(d)") }
                 if o.pending > 0 { out.line("incomplete frame: \(o.pending) bytes" + (o.pendingNeed.map { " of \($0)" } ?? "")) }
-                if frames.isEmpty { frames = [bytes] }   // show how far the bytes decode anyway
+                if frames.isEmpty { frames = [bytes] } // show how far the bytes decode anyway
             }
             for f in frames {
                 let m = p.decode(f)
@@ -346,8 +347,11 @@ func findPlugin(_ id: String, _ options: PluginOptions) throws -> Plugin {
     if let p = loaded.plugins.first(where: { $0.id == id }) { return p }
     for e in loaded.errors { stderrLine("bluesift: warning: \(e.description) (plugin skipped)") }
     let found = loaded.plugins.map(\.id)
-    throw usage("--plugin", found.isEmpty ? "a plugin id, but no plugin was found (point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins)"
-                                          : "a plugin id: " + found.joined(separator: ", "), id)
+    throw usage(
+        "--plugin",
+        found.isEmpty
+            ? "a plugin id, but no plugin was found (point --plugins DIR or $BLUESIFT_PLUGINS at a folder of *.yaml plugins)"
+            : "a plugin id: " + found.joined(separator: ", "), id)
 }
 
 /// "1 message", "2 messages".

@@ -10,23 +10,23 @@ struct Redact: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy a capture with device addresses pseudonymised and key material zeroed, for sharing.",
         discussion: """
-        Addresses become keyed pseudonyms (HMAC-SHA-256; the same address gets the same pseudonym \
-        within the file, and across files given the same --salt; the two random-address type bits \
-        are kept) wherever they occur: HCI parameters, advertising reports and AD data, LL \
-        advertising PDUs and CONNECT_IND, SMP Identity Address Information, monitor New Index, \
-        vendor payloads (either byte order), and as text in log lines, names and pcapng packet \
-        comments (separated by : or -, or 12 hex digits of a known address; either case and byte \
-        order). Zeroed, same \
-        length: SMP Encryption/Identity/Signing Information and Pairing Confirm/Random/DHKey Check \
-        values, LE Long Term Key Request Reply, LE Enable Encryption, LE Encrypt (key, plaintext, \
-        result), LE Rand results, LE DHKey, Link Key Notification, Link Key Request Reply, \
-        Return/Write Stored Link Keys, PIN Code Request Reply, resolving-list IRKs. OUT keeps IN's \
-        format byte for byte otherwise (link type, headers, timestamps), written under a \
-        temporary name and renamed when complete. The report (what was replaced, how many \
-        times) goes to stderr, or as JSON to --report FILE.
-        Exit codes: 0 written; 2 unusable input, an input it cannot rewrite in place (compressed, \
-        a bug report), or OUT is IN.
-        """)
+            Addresses become keyed pseudonyms (HMAC-SHA-256; the same address gets the same pseudonym \
+            within the file, and across files given the same --salt; the two random-address type bits \
+            are kept) wherever they occur: HCI parameters, advertising reports and AD data, LL \
+            advertising PDUs and CONNECT_IND, SMP Identity Address Information, monitor New Index, \
+            vendor payloads (either byte order), and as text in log lines, names and pcapng packet \
+            comments (separated by : or -, or 12 hex digits of a known address; either case and byte \
+            order). Zeroed, same \
+            length: SMP Encryption/Identity/Signing Information and Pairing Confirm/Random/DHKey Check \
+            values, LE Long Term Key Request Reply, LE Enable Encryption, LE Encrypt (key, plaintext, \
+            result), LE Rand results, LE DHKey, Link Key Notification, Link Key Request Reply, \
+            Return/Write Stored Link Keys, PIN Code Request Reply, resolving-list IRKs. OUT keeps IN's \
+            format byte for byte otherwise (link type, headers, timestamps), written under a \
+            temporary name and renamed when complete. The report (what was replaced, how many \
+            times) goes to stderr, or as JSON to --report FILE.
+            Exit codes: 0 written; 2 unusable input, an input it cannot rewrite in place (compressed, \
+            a bug report), or OUT is IN.
+            """)
 
     @Argument(help: "Input capture.") var input: String
     @Argument(help: "Output file (same format as the input).") var output: String
@@ -62,8 +62,9 @@ struct Redact: ParsableCommand {
             var n = 0
             try session.forEachRecord { r in
                 let (bytes, drop) = redactor.redact(r)
-                try patcher.copyNext(expected: r.bytes, replacement: bytes, drop: drop, raw: { redactor.redactStored($0) },
-                                     comment: { redactor.redactComment($0) })
+                try patcher.copyNext(
+                    expected: r.bytes, replacement: bytes, drop: drop, raw: { redactor.redactStored($0) },
+                    comment: { redactor.redactComment($0) })
                 n += 1
             }
             try patcher.finish()
@@ -90,4 +91,3 @@ struct Redact: ParsableCommand {
         }
     }
 }
-

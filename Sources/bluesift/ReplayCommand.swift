@@ -11,30 +11,30 @@ struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replay a recorded write sequence to a live device and diff its answers against the recording.",
         discussion: """
-        INPUT is a replay script (bluesift script … -o FILE.json) or a capture, from which the \
-        script of one connection is extracted. The device's GATT database is discovered and \
-        each step's handle remapped by (service, characteristic, instance).
+            INPUT is a replay script (bluesift script … -o FILE.json) or a capture, from which the \
+            script of one connection is extracted. The device's GATT database is discovered and \
+            each step's handle remapped by (service, characteristic, instance).
 
-        Transports: tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD], hci:N (Linux HCI user channel: \
-        an adapter that is up is powered down for the run and up again after it, also after \
-        Ctrl-C; needs CAP_NET_ADMIN), l2cap:N (Linux: the kernel's LE L2CAP socket on the ATT \
-        channel, the adapter stays with BlueZ; connects by address; pairing is the kernel's, \
-        Just Works only). See docs/transport.md.
+            Transports: tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD], hci:N (Linux HCI user channel: \
+            an adapter that is up is powered down for the run and up again after it, also after \
+            Ctrl-C; needs CAP_NET_ADMIN), l2cap:N (Linux: the kernel's LE L2CAP socket on the ATT \
+            channel, the adapter stays with BlueZ; connects by address; pairing is the kernel's, \
+            Just Works only). See docs/transport.md.
 
-        Exit codes:
-          0   every step matched
-          1   differences, or steps skipped because their characteristic is not on the device
-          2   unusable input (not a script or capture, a step that cannot be replayed)
-          3   transport or device failure: connection lost, device not found, request timed out,
-              another device at the address, pairing failed (a partial report is still written)
+            Exit codes:
+              0   every step matched
+              1   differences, or steps skipped because their characteristic is not on the device
+              2   unusable input (not a script or capture, a step that cannot be replayed)
+              3   transport or device failure: connection lost, device not found, request timed out,
+                  another device at the address, pairing failed (a partial report is still written)
 
-        Pairing (--pair auto, the default): before the first step when the recording shows SMP \
-        or encryption on the connection, and when the device answers Insufficient \
-        Authentication / Encryption / Encryption Key Size (the request is then sent once more) \
-        or sends a Security Request. LE Secure Connections (Just Works, Numeric Comparison, \
-        Passkey Entry) or legacy pairing, as the device offers. With --keys FILE the keys are \
-        kept (JSON, mode 0600) and a later run re-encrypts with them instead of pairing.
-        """)
+            Pairing (--pair auto, the default): before the first step when the recording shows SMP \
+            or encryption on the connection, and when the device answers Insufficient \
+            Authentication / Encryption / Encryption Key Size (the request is then sent once more) \
+            or sends a Security Request. LE Secure Connections (Just Works, Numeric Comparison, \
+            Passkey Entry) or legacy pairing, as the device offers. With --keys FILE the keys are \
+            kept (JSON, mode 0600) and a later run re-encrypts with them instead of pairing.
+            """)
 
     @Argument(help: "Replay script (JSON) or capture.") var input: String
     @Option(help: "Transport to the controller: tcp:HOST:PORT, unix:PATH, serial:PATH[@BAUD], hci:N, l2cap:N.") var transport: String?
@@ -127,8 +127,9 @@ struct Replay: ParsableCommand {
         let runner = ReplayRunner(script: script, options: options, interpreter: vendorInterpreter(plugins))
         if dryRun {
             var out = Output()
-            out.line("dry run: \(script.steps.count) steps from \(script.source.capture) connection \(Hex.fixed(UInt64(script.source.connection), width: 4))"
-                     + (script.source.peer.map { " to \($0)" } ?? ""))
+            out.line(
+                "dry run: \(script.steps.count) steps from \(script.source.capture) connection \(Hex.fixed(UInt64(script.source.connection), width: 4))"
+                    + (script.source.peer.map { " to \($0)" } ?? ""))
             out.line(runner.pairingPlan())
             for l in runner.plan() { out.line("  " + l) }
             out.flush()
@@ -154,9 +155,10 @@ struct Replay: ParsableCommand {
         }
         var result: ReplayReport
         do {
-            let dev = try openLiveDevice(transport: transport, address: target, name: name, timeout: timeout, recorder: recorder,
-                                         pairing: pairingPolicy(passkey: pk, confirm: confirm), bonds: bonds, keysPath: keys,
-                                         addressType: device == nil ? script.source.peerAddressType : nil)
+            let dev = try openLiveDevice(
+                transport: transport, address: target, name: name, timeout: timeout, recorder: recorder,
+                pairing: pairingPolicy(passkey: pk, confirm: confirm), bonds: bonds, keysPath: keys,
+                addressType: device == nil ? script.source.peerAddressType : nil)
             result = runner.run(device: dev)
         } catch {
             // A missing capability is the user's to grant, a missing adapter the user's to name

@@ -12,10 +12,10 @@ struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write one self-contained HTML file: timeline, sequence view, GATT tree, per-characteristic table, problems (or a replay report's steps).",
         discussion: """
-        FILE is a capture, or the JSON that `replay --report` writes. The page needs no network: \
-        its SVG charts and script are inside it. Default output: FILE's name with .html, in the \
-        current directory. Exit codes: 0 written, 2 unusable input or output.
-        """)
+            FILE is a capture, or the JSON that `replay --report` writes. The page needs no network: \
+            its SVG charts and script are inside it. Default output: FILE's name with .html, in the \
+            current directory. Exit codes: 0 written, 2 unusable input or output.
+            """)
 
     @Argument(help: "A capture file, or a replay report (JSON from `bluesift replay --report`).")
     var file: String
@@ -75,8 +75,7 @@ struct Report: ParsableCommand {
             stderrLine("bluesift: \(error)")
             throw Exit.unusableInput
         }
-        stderrLine("bluesift: report written to \(out) (\(writer.bytesWritten) bytes" +
-                   (writer.operationsLeftOut > 0 ? ", \(writer.operationsLeftOut) operations left out of the sequence view" : "") + ")")
+        stderrLine("bluesift: report written to \(out) (\(writer.bytesWritten) bytes" + (writer.operationsLeftOut > 0 ? ", \(writer.operationsLeftOut) operations left out of the sequence view" : "") + ")")
     }
 
     /// The bytes of a replay report (a JSON object with "steps"), nil for anything else.
@@ -91,4 +90,3 @@ struct Report: ParsableCommand {
         return Array(data)
     }
 }
-

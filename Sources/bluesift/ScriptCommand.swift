@@ -28,8 +28,9 @@ struct Script: ParsableCommand {
         if let output {
             try OutputGuard.write(data, to: output)
             let refused = script.steps.filter { $0.refuse != nil }.count
-            stderrLine("bluesift: \(script.steps.count) steps from connection \(Hex.fixed(UInt64(script.source.connection), width: 4)) written to \(output)"
-                       + (refused > 0 ? " (\(refused) refuse to replay: truncated records)" : ""))
+            stderrLine(
+                "bluesift: \(script.steps.count) steps from connection \(Hex.fixed(UInt64(script.source.connection), width: 4)) written to \(output)"
+                    + (refused > 0 ? " (\(refused) refuse to replay: truncated records)" : ""))
         } else {
             data.withUnsafeBytes { Output.writeAll(1, $0) }
         }
@@ -37,14 +38,19 @@ struct Script: ParsableCommand {
 
     /// Extracts the script of one connection (default: the one with the most ATT writes).
     /// `filterText`: the filter options as typed, for the message when none of them match.
-    static func extract(file: String, filter: FrameFilter, settings: DecodeSettings,
-                        filterText: String = "") throws -> ReplayScript {
+    static func extract(
+        file: String, filter: FrameFilter, settings: DecodeSettings,
+        filterText: String = ""
+    ) throws -> ReplayScript {
         var handle = filter.connection
         if handle == nil { handle = try busiestConnection(file, filter: filter, settings: settings) }
         guard let handle else {
             // Nothing to write a script from: exit 2, as for a capture without writes.
-            stderrLine("bluesift: \(file): " + (filter.isEmpty ? "no connection with ATT writes in this capture"
-                                                               : "no ATT writes match \(filterText)"))
+            stderrLine(
+                "bluesift: \(file): "
+                    + (filter.isEmpty
+                        ? "no connection with ATT writes in this capture"
+                        : "no ATT writes match \(filterText)"))
             throw Exit.unusableInput
         }
         var filter = filter

@@ -12,14 +12,14 @@ struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "One screen per capture: capture quality, devices, connections, per-characteristic counts and latency, sensor readings, problems.",
         discussion: """
-        One streaming pass, memory bounded. --format json writes one object per file per line \
-        (schema: docs/stats.md); csv writes the per-characteristic table, or with --table classic \
-        the Classic channels (SDP, AVDTP, A2DP media, AVRCP, RFCOMM per DLCI, SCO), with --table \
-        sensors the numeric fields plugins decoded from advertising data (per device: count, \
-        min, max, first, last), its header once. \
-        Every json object and csv row names its "file"; --output-dir DIR writes DIR/NAME.json \
-        (.csv, .txt) per capture, atomically.
-        """)
+            One streaming pass, memory bounded. --format json writes one object per file per line \
+            (schema: docs/stats.md); csv writes the per-characteristic table, or with --table classic \
+            the Classic channels (SDP, AVDTP, A2DP media, AVRCP, RFCOMM per DLCI, SCO), with --table \
+            sensors the numeric fields plugins decoded from advertising data (per device: count, \
+            min, max, first, last), its header once. \
+            Every json object and csv row names its "file"; --output-dir DIR writes DIR/NAME.json \
+            (.csv, .txt) per capture, atomically.
+            """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
     /// The built-in tables and those of the protocol modules (`StatsCollector.tables`).
@@ -77,7 +77,9 @@ struct Stats: ParsableCommand {
             // One line at a time: `line` escapes control characters from the air.
             case .csv:
                 if toDirectory { out.line(csvHeader) }
-                let rows = module != nil ? StatsRender.moduleCSV(report, table: table.name)
+                let rows =
+                    module != nil
+                    ? StatsRender.moduleCSV(report, table: table.name)
                     : table == .sensors ? StatsRender.sensorsCSV(report) : StatsRender.csv(report)
                 for l in rows.split(separator: "\n") { out.line(String(l)) }
             case .text: for l in StatsRender.text(report, width: width).split(separator: "\n", omittingEmptySubsequences: false) { out.line(String(l)) }
@@ -105,4 +107,3 @@ struct Stats: ParsableCommand {
         return stats.finish(decoder: session.decoder, warnings: session.reader.warnings)
     }
 }
-

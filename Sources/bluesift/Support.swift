@@ -3,9 +3,9 @@ import Foundation
 import BluesiftCapture
 import BluesiftWire
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Documented exit codes.
@@ -37,8 +37,8 @@ struct Output {
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFIFO else { return false }
         #if os(Linux)
-        let setPipeSize: Int32 = 1031   // F_SETPIPE_SZ (fcntl.h, Linux only)
-        _ = fcntl(fd, setPipeSize, Int32(1 << 20))
+            let setPipeSize: Int32 = 1031 // F_SETPIPE_SZ (fcntl.h, Linux only)
+            _ = fcntl(fd, setPipeSize, Int32(1 << 20))
         #endif
         return true
     }
@@ -76,7 +76,7 @@ struct Output {
             AtomicFile.removeTemporaryFiles()
             _exit(2)
         }
-        while true { pause() }   // the first failing thread exits for all
+        while true { pause() } // the first failing thread exits for all
     }
 
     /// One line of output. Control characters and terminal escapes in it (from the air:

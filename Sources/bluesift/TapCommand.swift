@@ -9,7 +9,7 @@ import BluesiftGATT
 import BluesiftPlugins
 import BluesiftTransport
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 nonisolated(unsafe) var tapInterrupted: sig_atomic_t = 0
@@ -18,38 +18,38 @@ struct Tap: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sit between a host stack and a controller speaking H4: forward every byte both ways unchanged, record a btsnoop, print each packet decoded as it passes.",
         discussion: """
-        Each side is a transport opened as `replay --transport` opens it, or one the tap \
-        listens on:
-          tcp:HOST:PORT          connect (a virtual controller, an H4 bridge)
-          unix:PATH              connect to a UNIX socket
-          serial:PATH[@BAUD][,rtscts]
-                                 open a UART or pty (115200 baud, 8N1 by default)
-          listen:tcp:HOST:PORT   listen; the first connection is this side
-          listen:unix:PATH       the same on a UNIX socket (removed at the end)
+            Each side is a transport opened as `replay --transport` opens it, or one the tap \
+            listens on:
+              tcp:HOST:PORT          connect (a virtual controller, an H4 bridge)
+              unix:PATH              connect to a UNIX socket
+              serial:PATH[@BAUD][,rtscts]
+                                     open a UART or pty (115200 baud, 8N1 by default)
+              listen:tcp:HOST:PORT   listen; the first connection is this side
+              listen:unix:PATH       the same on a UNIX socket (removed at the end)
 
-        A host stack usually connects to its controller, so the host side is typically \
-        listen:… and the controller side tcp:/unix:/serial:. The tap prints "listening on …" \
-        on stderr once a listening side can be connected to. For example:
-          bluesift tap --host listen:tcp:127.0.0.1:9000 \\
-                       --controller tcp:127.0.0.1:9001 -w s.btsnoop
+            A host stack usually connects to its controller, so the host side is typically \
+            listen:… and the controller side tcp:/unix:/serial:. The tap prints "listening on …" \
+            on stderr once a listening side can be connected to. For example:
+              bluesift tap --host listen:tcp:127.0.0.1:9000 \\
+                           --controller tcp:127.0.0.1:9001 -w s.btsnoop
 
-        Bytes are written to the other side as soon as they are read, whatever packet \
-        boundaries the reads fall on; a copy is framed into H4 packets for the recording \
-        (host→controller recorded as sent, controller→host as received, wall-clock times) and \
-        for the decoded lines (as `dump`: the same filters, formats and plugins).
+            Bytes are written to the other side as soon as they are read, whatever packet \
+            boundaries the reads fall on; a copy is framed into H4 packets for the recording \
+            (host→controller recorded as sent, controller→host as received, wall-clock times) and \
+            for the decoded lines (as `dump`: the same filters, formats and plugins).
 
-        -w FILE writes a btsnoop (datalink 1002). Without --rotate-size it is FILE, renamed into \
-        place when the tap stops. With --rotate-size N the session goes to FILE.1, FILE.2, … \
-        in order, each at most N bytes (unless one packet is larger), each renamed into place \
-        whole as soon as the next starts; read them back with `dump --merge FILE.*`. Numbered \
-        btsnoop segments of an earlier recording under the same name are removed at the start \
-        (said on stderr), so FILE.* is one session. A file being written is .NAME.tmp-PID beside \
-        it, never under its final name.
+            -w FILE writes a btsnoop (datalink 1002). Without --rotate-size it is FILE, renamed into \
+            place when the tap stops. With --rotate-size N the session goes to FILE.1, FILE.2, … \
+            in order, each at most N bytes (unless one packet is larger), each renamed into place \
+            whole as soon as the next starts; read them back with `dump --merge FILE.*`. Numbered \
+            btsnoop segments of an earlier recording under the same name are removed at the start \
+            (said on stderr), so FILE.* is one session. A file being written is .NAME.tmp-PID beside \
+            it, never under its final name.
 
-        Stops when either side closes its connection, or on Ctrl-C / SIGTERM; the last line \
-        on stderr gives the packet and byte counts. Exit 0 then; 2 when the recording cannot be \
-        written (forwarding went on); 3 when a side cannot be opened; 64 for a bad side spec.
-        """)
+            Stops when either side closes its connection, or on Ctrl-C / SIGTERM; the last line \
+            on stderr gives the packet and byte counts. Exit 0 then; 2 when the recording cannot be \
+            written (forwarding went on); 3 when a side cannot be opened; 64 for a bad side spec.
+            """)
 
     @Option(help: ArgumentHelp("The host stack's side: listen:tcp:HOST:PORT, listen:unix:PATH, tcp:HOST:PORT, unix:PATH or serial:PATH[@BAUD].", valueName: "SPEC"))
     var host: String
@@ -140,8 +140,9 @@ struct Tap: ParsableCommand {
         }
         stderrLine("bluesift: tap: forwarding \(hostSide) ⇄ \(controllerSide)")
 
-        let live = LiveLines(format: format, lines: lines, filter: filter, quiet: quiet,
-                             analyzer: AnalysisSession.analyzer(settings, filter: filter))
+        let live = LiveLines(
+            format: format, lines: lines, filter: filter, quiet: quiet,
+            analyzer: AnalysisSession.analyzer(settings, filter: filter))
         var number = 0
 
         let stop = tap.run(shouldStop: stopRequested) { event in
@@ -161,7 +162,8 @@ struct Tap: ParsableCommand {
         tap.close()
         recorder?.finish()
         let c = tap.counts
-        var line = "bluesift: tap: \(stop.description): \(c.sentPackets + c.receivedPackets) packets "
+        var line =
+            "bluesift: tap: \(stop.description): \(c.sentPackets + c.receivedPackets) packets "
             + "(\(c.sentPackets) host→controller, \(c.receivedPackets) controller→host), "
             + "\(c.sentBytes) + \(c.receivedBytes) bytes forwarded"
         if !filter.summary.isEmpty || quiet { line += ", \(printed) shown" }

@@ -47,9 +47,12 @@ import Foundation
         let messages = rows.map { "\($0["message"] ?? "?") \($0["checksum"] ?? "-")" }
         // One deliberately corrupted ping, answered by a nack; the 30-byte reply and the long
         // name frame span several notifications/writes at MTU 23.
-        #expect(messages == ["live_steps ok", "device_info ok", "device_info_reply ok", "set_time ok", "set_time_reply ok",
-                             "sport_count ok", "sport_count_reply ok", "sport_data ok", "sport_data_reply ok",
-                             "set_user_name ok", "set_user_name_reply ok", "ping ok", "ping_reply ok", "ping bad", "nack ok"])
+        #expect(
+            messages == [
+                "live_steps ok", "device_info ok", "device_info_reply ok", "set_time ok", "set_time_reply ok",
+                "sport_count ok", "sport_count_reply ok", "sport_data ok", "sport_data_reply ok",
+                "set_user_name ok", "set_user_name_reply ok", "ping ok", "ping_reply ok", "ping bad", "nack ok"
+            ])
         let name = rows.first { $0["message"] as? String == "set_user_name" }?["fields"] as? [String: Any]
         #expect(name?["name"] as? String == "Augusta Ada King-Noel Lovelace")
     }
@@ -73,10 +76,11 @@ func handlesAreNamedFromTheServersDatabase() throws {
     var named: [Int: String] = [:]
     for line in r.stdout.split(separator: "\n") {
         guard let d = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-              let a = d["att"] as? [String: Any], let f = d["frame"] as? Int else { continue }
+            let a = d["att"] as? [String: Any], let f = d["frame"] as? Int
+        else { continue }
         named[f] = [a["service"], a["characteristic"]].compactMap { $0 as? String }.joined(separator: "/")
     }
-    #expect(named[680] == "1800/2aa6")   // phone's Error Response, in the phone's database
-    #expect(named[685] == "")            // phone's Write Request to the peripheral: not discovered here
+    #expect(named[680] == "1800/2aa6") // phone's Error Response, in the phone's database
+    #expect(named[685] == "") // phone's Write Request to the peripheral: not discovered here
     #expect(named[696] == "1801/2b2a")
 }

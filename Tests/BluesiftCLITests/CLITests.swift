@@ -64,10 +64,13 @@ struct CLI {
         #expect(one.status == 0 && two.status == 0)
         #expect(one.stdout == two.stdout)
         let files = one.stdout.split(separator: "\n").filter { $0.hasPrefix("file:") }.map { $0.split(separator: "/").last.map(String.init) ?? "" }
-        #expect(files == ["band_moved_mtu517.btsnoop", "band_mtu185.btsnoop", "band_mtu23.btsnoop", "btsnooprs_btsnoop_btmon.log",
-                          "classic_a2dp_hfp.btsnoop", "crackle_le_secure_connections.pcapng", "crackle_pairing_and_ltk_exchange.pcap", "hciparse_test00.pklg",
-                          "oppo_BT_HCI_2026_0719_110149.cfa", "oppo_empty_BT_HCI_2026_0719_110549.cfa", "pongbot_btsnoop_hci.log",
-                          "revcar_btsnoop_hci.log", "whad_btmesh_provisionning.pcap"])
+        #expect(
+            files == [
+                "band_moved_mtu517.btsnoop", "band_mtu185.btsnoop", "band_mtu23.btsnoop", "btsnooprs_btsnoop_btmon.log",
+                "classic_a2dp_hfp.btsnoop", "crackle_le_secure_connections.pcapng", "crackle_pairing_and_ltk_exchange.pcap", "hciparse_test00.pklg",
+                "oppo_BT_HCI_2026_0719_110149.cfa", "oppo_empty_BT_HCI_2026_0719_110549.cfa", "pongbot_btsnoop_hci.log",
+                "revcar_btsnoop_hci.log", "whad_btmesh_provisionning.pcap"
+            ])
     }
 
     @Test func nonCaptureExits2() throws {

@@ -12,10 +12,16 @@ import Foundation
                 if c == "\"" {
                     let n = line.index(after: i)
                     if n < line.endIndex && line[n] == "\"" { cur.append("\""); i = n } else { quoted = false }
-                } else { cur.append(c) }
-            } else if c == "\"" { quoted = true }
-            else if c == "," { out.append(cur); cur = "" }
-            else { cur.append(c) }
+                } else {
+                    cur.append(c)
+                }
+            } else if c == "\"" {
+                quoted = true
+            } else if c == "," {
+                out.append(cur); cur = ""
+            } else {
+                cur.append(c)
+            }
             i = line.index(after: i)
         }
         out.append(cur)
@@ -28,12 +34,18 @@ import Foundation
         let lines = r.stdout.split(separator: "\n")
         #expect(lines.count == 4)
         #expect(lines[0] == "frame,ts,dir,kind,conn,layer,name,handle,service,characteristic,descriptor,value,summary,errors")
-        #expect(Self.fields(lines[1]) == ["110", "2026-11-23T01:04:08.961171Z", "received", "event", "0x0001", "hci",
-                                          "Number of Completed Packets", "", "", "", "", "", "Number of Completed Packets handle=0x0001", ""])
+        #expect(
+            Self.fields(lines[1]) == [
+                "110", "2026-11-23T01:04:08.961171Z", "received", "event", "0x0001", "hci",
+                "Number of Completed Packets", "", "", "", "", "", "Number of Completed Packets handle=0x0001", ""
+            ])
         // A CCCD write: its characteristic, and the descriptor in a column of its own.
-        #expect(Self.fields(lines[3]) == ["112", "2026-11-23T01:04:08.962018Z", "sent", "acl", "0x0001", "att", "Write Request",
-                                          "0x0011", "Battery Service", "Battery Level", "Client Characteristic Configuration", "0100",
-                                          "ATT Write Request handle=0x0011 value=0100 [Battery Service / Battery Level / Client Characteristic Configuration] notifications on", ""])
+        #expect(
+            Self.fields(lines[3]) == [
+                "112", "2026-11-23T01:04:08.962018Z", "sent", "acl", "0x0001", "att", "Write Request",
+                "0x0011", "Battery Service", "Battery Level", "Client Characteristic Configuration", "0100",
+                "ATT Write Request handle=0x0011 value=0100 [Battery Service / Battery Level / Client Characteristic Configuration] notifications on", ""
+            ])
         // Every row has the header's 14 columns.
         let all = try CLI.run(["dump", "--format", "csv", CLI.capture("band_mtu23.btsnoop")])
         let rows = all.stdout.split(separator: "\n")

@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `bluesift capture` on the build machines, whose kernel has no Bluetooth: the options are
@@ -34,6 +34,6 @@ import Glibc
         #expect(r.stderr == "bluesift: capture: this kernel has no Bluetooth sockets (AF_BLUETOOTH unavailable): nothing to capture\n")
         #expect(r.stdout.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: out))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)  // no temporary file left
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty) // no temporary file left
     }
 }

@@ -52,11 +52,14 @@ import Foundation
             #expect(rf["dlci"] as? Int == 2 && rf["service"] as? String == "Handsfree", "frame \(frame)")
             at += lines.map { "\($0["direction"]!) \($0["command"]!)" + (($0["arguments"] as? String).map { " " + $0 } ?? "") }
         }
-        #expect(at.prefix(8) == ["HF→AG +BRSF 694", "AG→HF +BRSF 2665", "AG→HF OK", "HF→AG +BAC 1,2", "AG→HF OK",
-                                 "HF→AG +CIND", "AG→HF +CIND (\"service\",(0-1)),(\"call\",(0-1)),(\"callsetup\",(0-3)),(\"callheld\",(0-2)),(\"signal\",(0-5)),(\"roam\",(0-1)),(\"battchg\",(0-5))",
-                                 "AG→HF OK"])
+        #expect(
+            at.prefix(8) == [
+                "HF→AG +BRSF 694", "AG→HF +BRSF 2665", "AG→HF OK", "HF→AG +BAC 1,2", "AG→HF OK",
+                "HF→AG +CIND", "AG→HF +CIND (\"service\",(0-1)),(\"call\",(0-1)),(\"callsetup\",(0-3)),(\"callheld\",(0-2)),(\"signal\",(0-5)),(\"roam\",(0-1)),(\"battchg\",(0-5))",
+                "AG→HF OK"
+            ])
         #expect(at.contains("AG→HF +CLIP \"+15551230199\",145"))
-        #expect(at.contains("HF→AG A"))       // ATA
+        #expect(at.contains("HF→AG A")) // ATA
         #expect(at.contains("HF→AG +CHUP"))
         let ciev = rows.keys.sorted().compactMap { (rows[$0]?["hfp"] as? [[String: Any]])?.first }.filter { $0["command"] as? String == "+CIEV" }
         #expect(ciev.map { "\($0["arguments"]!) \($0["indicator"]!)" } == ["3,1 callsetup", "2,1 call", "3,0 callsetup", "2,0 call"])

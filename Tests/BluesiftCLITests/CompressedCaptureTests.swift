@@ -5,7 +5,7 @@ import Foundation
 /// Debian's zlib/liblzma/libzstd/libbz2, and decode exactly as the uncompressed file.
 @Suite struct CompressedCaptureTests {
     static let tools: [(name: String, argv: [String])] = [
-        ("gzip", ["gzip", "-c"]), ("xz", ["xz", "-c", "-T1"]), ("zstd", ["zstd", "-q", "-c"]), ("bzip2", ["bzip2", "-c"]),
+        ("gzip", ["gzip", "-c"]), ("xz", ["xz", "-c", "-T1"]), ("zstd", ["zstd", "-q", "-c"]), ("bzip2", ["bzip2", "-c"])
     ]
 
     static var corpusFiles: [String] {
@@ -56,7 +56,7 @@ import Foundation
         defer { try? FileManager.default.removeItem(at: dir) }
         let plain = CLI.corpus.appendingPathComponent("lightctl_btsnoop_hci.log")
         let data = try #require(FileManager.default.contents(atPath: plain.path))
-        let half = 16 + 24 * 5000   // cut anywhere: the members join into one byte stream
+        let half = 16 + 24 * 5000 // cut anywhere: the members join into one byte stream
         let a = dir.appendingPathComponent("a"), b = dir.appendingPathComponent("b")
         try data.prefix(half).write(to: a)
         try data.dropFirst(half).write(to: b)
@@ -97,7 +97,7 @@ import Foundation
         FileManager.default.createFile(atPath: big.path, contents: one)
         let h = try FileHandle(forWritingTo: big)
         h.seekToEndOfFile()
-        for _ in 0..<15 { h.write(one.dropFirst(16)) }   // 64 MB, 980 k records
+        for _ in 0..<15 { h.write(one.dropFirst(16)) } // 64 MB, 980 k records
         try h.close()
         try Self.compress(["gzip", "-1", "-c"], big.path, to: big.path + ".gz")
         try Self.compress(["zstd", "-q", "-1", "-c"], big.path, to: big.path + ".zst")

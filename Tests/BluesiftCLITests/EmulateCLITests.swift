@@ -8,16 +8,26 @@ import Foundation
 
     @Test func usageErrorsAreOneLineExit64() throws {
         let cases: [([String], String)] = [
-            (["emulate", Self.band, "--transport", "tcp:127.0.0.1:1", "--timing", "fast"],
-             "bluesift: --timing: expected recorded or asap (got \"fast\")\n"),
-            (["emulate", Self.band, "--transport", "tcp:127.0.0.1:1", "--pair", "maybe"],
-             "bluesift: --pair: expected auto, always or never (got \"maybe\")\n"),
-            (["emulate", Self.band, "--transport", "tcp:127.0.0.1:1", "--passkey", "1234567"],
-             "bluesift: --passkey: expected six digits such as 314159 (got \"1234567\")\n"),
-            (["emulate", Self.band, "--transport", "tcp:127.0.0.1:1", "--sessions", "0"],
-             "bluesift: --sessions: expected a number of connections, 1 or more (got \"0\")\n"),
-            (["emulate", Self.band, "--transport", "tcp:127.0.0.1:1", "--device", "c0:ba:0d"],
-             "bluesift: --device: expected an address such as c0:ba:0d:00:00:01 (got \"c0:ba:0d\")\n"),
+            (
+                ["emulate", Self.band, "--transport", "tcp:127.0.0.1:1", "--timing", "fast"],
+                "bluesift: --timing: expected recorded or asap (got \"fast\")\n"
+            ),
+            (
+                ["emulate", Self.band, "--transport", "tcp:127.0.0.1:1", "--pair", "maybe"],
+                "bluesift: --pair: expected auto, always or never (got \"maybe\")\n"
+            ),
+            (
+                ["emulate", Self.band, "--transport", "tcp:127.0.0.1:1", "--passkey", "1234567"],
+                "bluesift: --passkey: expected six digits such as 314159 (got \"1234567\")\n"
+            ),
+            (
+                ["emulate", Self.band, "--transport", "tcp:127.0.0.1:1", "--sessions", "0"],
+                "bluesift: --sessions: expected a number of connections, 1 or more (got \"0\")\n"
+            ),
+            (
+                ["emulate", Self.band, "--transport", "tcp:127.0.0.1:1", "--device", "c0:ba:0d"],
+                "bluesift: --device: expected an address such as c0:ba:0d:00:00:01 (got \"c0:ba:0d\")\n"
+            )
         ]
         for (args, message) in cases {
             let r = try CLI.run(args)

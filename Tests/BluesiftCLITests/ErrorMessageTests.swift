@@ -160,8 +160,10 @@ import Foundation
     /// once, where to read the usage; exit 64 (a missing --keys file: 2, unusable input).
     @Test func usageErrorsAreOneLine() throws {
         let cases: [([String], Int32, String)] = [
-            (["dump", "--format", "xml", Self.band], 64,
-             "bluesift: the value 'xml' is invalid for '--format <format>'. Please provide one of 'text', 'jsonl' or 'csv'. (see 'bluesift dump --help')\n"),
+            (
+                ["dump", "--format", "xml", Self.band], 64,
+                "bluesift: the value 'xml' is invalid for '--format <format>'. Please provide one of 'text', 'jsonl' or 'csv'. (see 'bluesift dump --help')\n"
+            ),
             (["dump", "--bogus", Self.band], 64, "bluesift: unknown option '--bogus'. Did you mean '--jobs'? (see 'bluesift dump --help')\n"),
             (["plugins", "check"], 64, "bluesift: missing expected argument '<files> ...' (see 'bluesift plugins check --help')\n"),
             (["dump", "--follow", Self.band, Self.band], 64, "bluesift: --follow reads one file (see 'bluesift dump --help')\n"),
@@ -169,7 +171,7 @@ import Foundation
             (["dump", "--keys", "/nonexistent/bonds.json", Self.band], 2, "bluesift: --keys /nonexistent/bonds.json: no such file\n"),
             (["replay", "--timing", "fast", "--dry-run", Self.band], 64, "bluesift: --timing: expected recorded, asap or fixed:MS (got \"fast\")\n"),
             (["replay", "--ignore", "foo", "--dry-run", Self.band], 64, "bluesift: --ignore: expected handle=H, bytes=H:A-B or field=NAME (got \"foo\")\n"),
-            (["plugins", "decode", "--plugin", "band", "--direction", "up", "a5"], 64, "bluesift: --direction: expected write, notify, indicate or read (got \"up\")\n"),
+            (["plugins", "decode", "--plugin", "band", "--direction", "up", "a5"], 64, "bluesift: --direction: expected write, notify, indicate or read (got \"up\")\n")
         ]
         for (args, status, message) in cases {
             let r = try CLI.run(args)

@@ -87,8 +87,11 @@ import Foundation
         (["--frames", "9-3"], "bluesift: --frames: expected N, N-M, N- or -M, or a comma-separated list of them such as 347,431-435 (got \"9-3\")\n"),
         (["--connection", "zz"], "bluesift: --connection: expected a connection handle such as 0x0040 or 64 (got \"zz\")\n"),
         (["--handle", "0x1ffff"], "bluesift: --handle: expected an attribute handle such as 0x002a or 42 (got \"0x1ffff\")\n"),
-        (["--since", "yesterday"], "bluesift: --since: expected an RFC 3339 time (2026-07-19T11:01:49.5Z, UTC without a zone), a time of day as dump prints it (11:01:49.5) or an offset from the first record (+12.5s, +250ms, +5min, +1h) (got \"yesterday\")\n"),
-        (["--peer", "c0:ba:0d:00:01"], "bluesift: --peer: expected an address such as c0:ba:0d:00:00:01 or an advertised name (got \"c0:ba:0d:00:01\")\n"),
+        (
+            ["--since", "yesterday"],
+            "bluesift: --since: expected an RFC 3339 time (2026-07-19T11:01:49.5Z, UTC without a zone), a time of day as dump prints it (11:01:49.5) or an offset from the first record (+12.5s, +250ms, +5min, +1h) (got \"yesterday\")\n"
+        ),
+        (["--peer", "c0:ba:0d:00:01"], "bluesift: --peer: expected an address such as c0:ba:0d:00:00:01 or an advertised name (got \"c0:ba:0d:00:01\")\n")
     ])
     func badValuesNameTheExpectedForm(_ args: [String], _ message: String) throws {
         let r = try CLI.run(["dump"] + args + [Self.band])
@@ -132,7 +135,8 @@ import Foundation
         #expect(script.stderr == "bluesift: \(Self.band): no ATT writes match --frames 99999\n")
         let diff = try CLI.run(["diff", "--connection", "0x0002", Self.band, CLI.capture("band_mtu185.btsnoop")])
         #expect(diff.status == 2)
-        #expect(diff.stderr == "bluesift: \(Self.band): no records match --connection 0x0002\n"
+        #expect(
+            diff.stderr == "bluesift: \(Self.band): no records match --connection 0x0002\n"
                 + "bluesift: \(CLI.capture("band_mtu185.btsnoop")): no records match --connection 0x0002\n"
                 + "bluesift: nothing to compare: neither \(Self.band) nor \(CLI.capture("band_mtu185.btsnoop")) holds an ATT read, write, notification or indication that the filters pass\n")
     }
@@ -193,13 +197,14 @@ import Foundation
         // The phone-side database: the peer on 0x0043 read this host's attributes.
         #expect(try devices(["--connection", "0x0043"]) == ["this host (hci0)"])
         let battery = try CLI.run(["gatt", "--characteristic", "Battery Level", Self.band])
-        #expect(battery.stdout == """
-            c0:ba:0d:00:00:01
-              service 180f "Battery Service"  [0x000e–0x0011]
-                characteristic 2a19 "Battery Level"  value 0x0010  (read, notify)
-                  descriptor 2902 "Client Characteristic Configuration"  0x0011
+        #expect(
+            battery.stdout == """
+                c0:ba:0d:00:00:01
+                  service 180f "Battery Service"  [0x000e–0x0011]
+                    characteristic 2a19 "Battery Level"  value 0x0010  (read, notify)
+                      descriptor 2902 "Client Characteristic Configuration"  0x0011
 
-            """)
+                """)
         let none = try CLI.run(["gatt", "--characteristic", "2a37", Self.band])
         #expect(none.status == 0 && none.stdout.isEmpty)
         #expect(none.stderr == "bluesift: \(Self.band): no records match --characteristic 2a37\n")

@@ -24,7 +24,7 @@ import Foundation
         let one = Self.lines(try CLI.run(["dump", Self.a, "--format", "jsonl"]).stdout)
         let two = Self.lines(try CLI.run(["dump", Self.b, "--format", "jsonl"]).stdout)
         #expect(one.count == 151)
-        #expect(!one[0].contains("\"file\""))          // one file: unchanged
+        #expect(!one[0].contains("\"file\"")) // one file: unchanged
         let both = Self.lines(try CLI.run(["dump", Self.a, Self.b, "--format", "jsonl", "--jobs", "2"]).stdout)
         #expect(both.count == one.count + two.count)
         #expect(both.map(String.init) == one.map { Self.withFile($0, Self.a) } + two.map { Self.withFile($0, Self.b) })
@@ -52,7 +52,7 @@ import Foundation
         let r = try CLI.run(["dump", Self.a, Self.b, "--format", "jsonl", "--output-dir", out])
         #expect(r.status == 0 && r.stdout.isEmpty && r.stderr.isEmpty, "\(r.stderr)")
         let names = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-        #expect(names == ["band_mtu185.btsnoop.jsonl", "band_mtu23.btsnoop.jsonl"])   // no temporary file left
+        #expect(names == ["band_mtu185.btsnoop.jsonl", "band_mtu23.btsnoop.jsonl"]) // no temporary file left
         let one = Self.lines(try CLI.run(["dump", Self.a, "--format", "jsonl"]).stdout)
         let written = try String(contentsOfFile: out + "/band_mtu23.btsnoop.jsonl", encoding: .utf8)
         #expect(Self.lines(written).map(String.init) == one.map { Self.withFile($0, Self.a) })
@@ -60,8 +60,11 @@ import Foundation
         #expect(try CLI.run(["stats", Self.a, Self.b, "--format", "json", "--output-dir", out]).status == 0)
         let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/band_mtu185.btsnoop.json"))) as! [String: Any]
         #expect(stats["file"] as? String == Self.b)
-        #expect(try CLI.run(["frames", Self.a, Self.b, "--format", "jsonl", "--plugins", CLI.root.appendingPathComponent("Plugins").path,
-                             "--output-dir", out]).status == 0)
+        #expect(
+            try CLI.run([
+                "frames", Self.a, Self.b, "--format", "jsonl", "--plugins", CLI.root.appendingPathComponent("Plugins").path,
+                "--output-dir", out
+            ]).status == 0)
         let frames = Self.lines(try String(contentsOfFile: out + "/band_mtu23.btsnoop.jsonl", encoding: .utf8))
         #expect(frames.count == 15 && frames.allSatisfy { $0.hasPrefix("{\"file\":\"\(Self.a)\",") })
     }
@@ -86,7 +89,7 @@ import Foundation
         defer { try? FileManager.default.removeItem(at: dir) }
         let c = dir.appendingPathComponent("c").path, cj = dir.appendingPathComponent("c.jsonl").path
         try FileManager.default.copyItem(atPath: Self.a, toPath: c)
-        try FileManager.default.copyItem(atPath: Self.b, toPath: cj)   // a capture that happens to be named c.jsonl
+        try FileManager.default.copyItem(atPath: Self.b, toPath: cj) // a capture that happens to be named c.jsonl
         let before = try Data(contentsOf: URL(fileURLWithPath: cj))
         let r = try CLI.run(["dump", c, cj, "--format", "jsonl", "--output-dir", dir.path])
         #expect(r.status == 2)
@@ -143,19 +146,25 @@ import Foundation
 
     static var duckdbAvailable: Bool {
         guard FileManager.default.isExecutableFile(atPath: python),
-              let r = try? CLI.process(python, ["-c", "import duckdb"]) else { return false }
+            let r = try? CLI.process(python, ["-c", "import duckdb"])
+        else { return false }
         return r.status == 0
     }
 
-    @Test(.enabled(if: FleetTests.enabled),
-          .enabled(if: Self.duckdbAvailable, "DuckDB missing from .venv (make venv installs Tests/VirtualDevice/requirements.txt)"))
+    @Test(
+        .enabled(if: FleetTests.enabled),
+        .enabled(if: Self.duckdbAvailable, "DuckDB missing from .venv (make venv installs Tests/VirtualDevice/requirements.txt)"))
     func docsQueriesAgreeWithStats() throws {
         let work = try FleetTests.tempDir()
         defer { try? FileManager.default.removeItem(at: work) }
         var dirs = [CLI.captures.path]
         if FileManager.default.fileExists(atPath: CLI.corpus.path) { dirs.insert(CLI.corpus.path, at: 0) }
-        let r = try CLI.process(Self.python, [CLI.root.appendingPathComponent("Tests/Fleet/fleet_check.py").path, CLI.binary,
-                                                     CLI.root.appendingPathComponent("docs/fleet.md").path, work.path] + dirs)
+        let r = try CLI.process(
+            Self.python,
+            [
+                CLI.root.appendingPathComponent("Tests/Fleet/fleet_check.py").path, CLI.binary,
+                CLI.root.appendingPathComponent("docs/fleet.md").path, work.path
+            ] + dirs)
         print(r.stdout)
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.contains(" ok, 0 failing"))

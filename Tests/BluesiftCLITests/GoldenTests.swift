@@ -12,7 +12,7 @@ import Foundation
         ("band_mtu23.jsonl", ["dump", "--format", "jsonl", "Captures/band_mtu23.btsnoop"]),
         ("crackle_le_secure_connections.txt", ["dump", "--no-color", "Captures/crackle_le_secure_connections.pcapng"]),
         ("revcar.txt", ["dump", "--no-color", "Captures/revcar_btsnoop_hci.log"]),
-        ("revcar_info.txt", ["info", "Captures/revcar_btsnoop_hci.log"]),
+        ("revcar_info.txt", ["info", "Captures/revcar_btsnoop_hci.log"])
     ]
 
     @Test(arguments: cases.map(\.file)) func outputEqualsGolden(_ name: String) throws {

@@ -18,11 +18,19 @@ import Foundation
         // Man pages from swift-argument-parser's generator (make test builds it).
         let generator = CLI.root.appendingPathComponent(".build/debug/generate-manual").path
         try #require(FileManager.default.isExecutableFile(atPath: generator), "make test builds generate-manual first")
-        let man = try CLI.process("/usr/bin/make", ["-s", "man-files", "GENERATE_MANUAL=\(generator)", "BIN_TO_INSTALL=\(CLI.binary)",
-                                                 "MAN_BUILD=\(tmp.path)/man"], cwd: CLI.root.path)
+        let man = try CLI.process(
+            "/usr/bin/make",
+            [
+                "-s", "man-files", "GENERATE_MANUAL=\(generator)", "BIN_TO_INSTALL=\(CLI.binary)",
+                "MAN_BUILD=\(tmp.path)/man"
+            ], cwd: CLI.root.path)
         #expect(man.status == 0, "\(man.stderr)")
-        let make = try CLI.process("/usr/bin/make", ["-s", "install-files", "PREFIX=\(prefix)", "DESTDIR=\(tmp.path)",
-                                                  "BIN_TO_INSTALL=\(CLI.binary)", "MAN_BUILD=\(tmp.path)/man"], cwd: CLI.root.path)
+        let make = try CLI.process(
+            "/usr/bin/make",
+            [
+                "-s", "install-files", "PREFIX=\(prefix)", "DESTDIR=\(tmp.path)",
+                "BIN_TO_INSTALL=\(CLI.binary)", "MAN_BUILD=\(tmp.path)/man"
+            ], cwd: CLI.root.path)
         #expect(make.status == 0, "\(make.stderr)")
         let root = tmp.path + prefix
         let bin = root + "/bin/bluesift"
@@ -31,10 +39,12 @@ import Foundation
         #expect(dumpPage.contains("characteristic"))
         #expect(FileManager.default.fileExists(atPath: root + "/share/man/man1/bluesift.1"))
         #expect(FileManager.default.fileExists(atPath: root + "/share/man/man1/bluesift.plugins.export.1"))
-        #expect(!FileManager.default.fileExists(atPath: root + "/share/man/man1/bluesift.plugins.bench.1"))   // hidden
-        for f in ["share/bluesift/Plugins/band.yaml", "share/bluesift/Plugins/lego-lwp3.yaml",
-                  "share/bash-completion/completions/bluesift", "share/zsh/site-functions/_bluesift",
-                  "share/fish/vendor_completions.d/bluesift.fish"] {
+        #expect(!FileManager.default.fileExists(atPath: root + "/share/man/man1/bluesift.plugins.bench.1")) // hidden
+        for f in [
+            "share/bluesift/Plugins/band.yaml", "share/bluesift/Plugins/lego-lwp3.yaml",
+            "share/bash-completion/completions/bluesift", "share/zsh/site-functions/_bluesift",
+            "share/fish/vendor_completions.d/bluesift.fish"
+        ] {
             #expect(FileManager.default.fileExists(atPath: root + "/" + f), "\(f)")
         }
         let bash = try String(contentsOfFile: root + "/share/bash-completion/completions/bluesift", encoding: .utf8)
@@ -49,14 +59,15 @@ import Foundation
         #expect(list.stdout.contains(root + "/share/bluesift/Plugins/band.yaml"))
         let frames = try CLI.process(bin, ["frames", "--format", "csv", CLI.capture("band_mtu23.btsnoop")], cwd: tmp.path, env: Self.cleanEnv)
         #expect(frames.status == 0)
-        #expect(frames.stdout.split(separator: "\n").count == 16)   // header + 15 band messages
+        #expect(frames.stdout.split(separator: "\n").count == 16) // header + 15 band messages
 
         let un = try CLI.process("/usr/bin/make", ["-s", "uninstall", "PREFIX=\(prefix)", "DESTDIR=\(tmp.path)"], cwd: CLI.root.path)
         #expect(un.status == 0)
-        let left = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String }.filter {
-            var d: ObjCBool = false
-            return FileManager.default.fileExists(atPath: root + "/" + $0, isDirectory: &d) && !d.boolValue
-        } ?? []
+        let left =
+            FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String }.filter {
+                var d: ObjCBool = false
+                return FileManager.default.fileExists(atPath: root + "/" + $0, isDirectory: &d) && !d.boolValue
+            } ?? []
         #expect(left == [])
     }
 

@@ -24,7 +24,7 @@ import Foundation
         let whole = CLI.corpus.appendingPathComponent(name).path
         let d = try Data(contentsOf: URL(fileURLWithPath: whole))
         let offsets = Self.recordOffsets(d, btsnoop: btsnoop)
-        let cut = offsets[offsets.count / 2]   // mid-session: connections open across it
+        let cut = offsets[offsets.count / 2] // mid-session: connections open across it
         let header = btsnoop ? d.prefix(16) : Data()
         let first = dir.appendingPathComponent(btsnoop ? "btsnoop_hci.log.last" : "hci-1.pklg")
         let second = dir.appendingPathComponent(btsnoop ? "btsnoop_hci.log" : "hci-2.pklg")
@@ -53,7 +53,7 @@ import Foundation
         let d = try Data(contentsOf: URL(fileURLWithPath: source))
         let offsets = Self.recordOffsets(d, btsnoop: true)
         let live = dir.appendingPathComponent("growing.log")
-        try d.prefix(offsets[10]).write(to: live)     // header and 10 records so far
+        try d.prefix(offsets[10]).write(to: live) // header and 10 records so far
 
         let p = Process()
         p.executableURL = URL(fileURLWithPath: CLI.binary)
@@ -76,7 +76,7 @@ import Foundation
         let h = try FileHandle(forWritingTo: live)
         h.seekToEndOfFile()
         // A record in two writes: the half must not be printed.
-        let mid = offsets[10] + 12   // inside its 24-byte header
+        let mid = offsets[10] + 12 // inside its 24-byte header
         h.write(d[offsets[10]..<mid])
         // The pause gives the follower time to meet the half; what is asserted holds at any
         // moment (a half record is never printed), so the pause orders nothing.
@@ -87,7 +87,7 @@ import Foundation
         h.write(d[offsets[20]...])
         try h.close()
         #expect(waitFor(offsets.count))
-        p.interrupt()   // Ctrl-C
+        p.interrupt() // Ctrl-C
         let deadline = Date().addingTimeInterval(10)
         while p.isRunning && Date() < deadline { usleep(50_000) }
         #expect(!p.isRunning, "still running 10 s after SIGINT")

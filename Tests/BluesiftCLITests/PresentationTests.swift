@@ -36,10 +36,12 @@ import Foundation
         // 128-bit UUIDs without a name are shortened, so the names still fit; each is shown
         // whole once, after the first record that shows it (a narrow line drops the service).
         let later = try Self.onTerminal(["dump", "--frames", "1600-1625", Self.blefun]).map(Self.visible)
-        #expect(later.filter { $0.hasPrefix("                       = ") } == [
-            "                       = characteristic 00020005-574f-4f20-5370-6865726f2121",
-            "                       = characteristic 00020002-574f-4f20-5370-6865726f2121",
-            "                       = characteristic 00020003-574f-4f20-5370-6865726f2121"])
+        #expect(
+            later.filter { $0.hasPrefix("                       = ") } == [
+                "                       = characteristic 00020005-574f-4f20-5370-6865726f2121",
+                "                       = characteristic 00020002-574f-4f20-5370-6865726f2121",
+                "                       = characteristic 00020003-574f-4f20-5370-6865726f2121"
+            ])
         let i = try #require(later.firstIndex { $0.hasPrefix("  1604") })
         #expect(later[i] == "  1604 21:13:36.920952 < [0x0007] ATT Write Request handle=0x0015… [00020005…]")
         #expect(later[i + 1] == "                       = characteristic 00020005-574f-4f20-5370-6865726f2121")
@@ -80,9 +82,12 @@ import Foundation
         #expect(narrow.allSatisfy { $0.count <= 80 }, "\(narrow.filter { $0.count > 80 })")
         // Broken between the parts of a name and between counts, never inside one.
         let j = try #require(narrow.firstIndex(of: "     1 0x0009  Generic Attribute / Service Changed /"))
-        #expect(Array(narrow[j + 1 ... j + 3]) == ["               Client Characteristic Configuration",
-                                                   "              2 write requests, 4 bytes to server,",
-                                                   "              latency 46 ms/46 ms/52 ms/52 ms"])
+        #expect(
+            Array(narrow[j + 1...j + 3]) == [
+                "               Client Characteristic Configuration",
+                "              2 write requests, 4 bytes to server,",
+                "              latency 46 ms/46 ms/52 ms/52 ms"
+            ])
         #expect(narrow.contains("  ! The capture starts during 1 connection(s): their set-up (parameters, role,"))
         #expect(narrow.contains("    MTU exchange, pairing) is not in it. (from frame 11)"))
         let row = "     1 0x0009      0      2      0     0     0    0           4          0  46 ms/46 ms/52 ms/52 ms         Generic Attribute / Service Changed / Client Characteristic Configuration"
@@ -104,7 +109,7 @@ import Foundation
     @Test func shortenedUUIDsStayDistinct() throws {
         let pogo = CLI.corpus.appendingPathComponent("pogoplus_bt_log_plus_pair.log").path
         let l = try Self.onTerminal(["dump", "--frames", "230", pogo], columns: 200).map(Self.visible)
-        #expect(l.count == 3)   // the line, then the two UUIDs whole
+        #expect(l.count == 3) // the line, then the two UUIDs whole
         #expect(l.first?.hasSuffix("Attribute Not Found [21c50462…9aeb / 21c50462…9af0] (reply to #228, 12 ms)") == true, "\(l)")
         // Narrower: the service goes first, the reply stays whole.
         let n = try Self.onTerminal(["dump", "--frames", "230", pogo], columns: 160).map(Self.visible)
@@ -174,11 +179,11 @@ import Foundation
         let r = try CLI.run(["dump", "-v", "--no-color", "--frames", "112", CLI.capture("band_mtu23.btsnoop")])
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines[0].contains("handle=0x0011"))
-        #expect(lines.contains("    handle: 0x0001"))   // hci
-        #expect(lines.contains("    cid: 0x0004"))      // l2cap
-        #expect(lines.contains("    opcode: 0x12"))     // att
-        #expect(lines.contains("    handle: 0x0011"))   // att
-        #expect(lines.contains("    length: 9"))        // lengths stay decimal
+        #expect(lines.contains("    handle: 0x0001")) // hci
+        #expect(lines.contains("    cid: 0x0004")) // l2cap
+        #expect(lines.contains("    opcode: 0x12")) // att
+        #expect(lines.contains("    handle: 0x0011")) // att
+        #expect(lines.contains("    length: 9")) // lengths stay decimal
         // Flags as the summary shows them (auth=0x01), two-byte opcodes in four digits.
         let smp = try CLI.run(["dump", "-v", "--no-color", "--frames", "134", CLI.corpus.appendingPathComponent("btstack_sm_pairing.pklg").path])
         #expect(smp.stdout.hasPrefix("   134 12:12:52.256585 > [0x004a] SMP Pairing Request io=KeyboardDisplay auth=0x01 keysize=16\n"))

@@ -68,7 +68,9 @@ import BluesiftSecurity
             if edgeOK, (0..<17).allSatisfy({ $0 % 3 == 2 ? u[i + $0] == 58 : hexDigit(u[i + $0]) }) {
                 out.append((i..<i + 17, String(decoding: u[i..<i + 17], as: UTF8.self)))
                 i += 17
-            } else { i += 1 }
+            } else {
+                i += 1
+            }
         }
         return out
     }
@@ -79,9 +81,9 @@ import BluesiftSecurity
         /// The pseudonyms `--salt corpus` must give (recomputed here from the salt).
         let pseudonyms = AddressPseudonyms(salt: Array("corpus".utf8))
         var cache: [[UInt8]: [UInt8]] = [:]
-        var map: [String: String] = [:]      // original address text → pseudonym text
-        var textOriginals: Set<String> = []  // addresses met inside log text, as written
-        var nameOriginals: Set<String> = []  // device names that ended in their address's last bytes
+        var map: [String: String] = [:] // original address text → pseudonym text
+        var textOriginals: Set<String> = [] // addresses met inside log text, as written
+        var nameOriginals: Set<String> = [] // device names that ended in their address's last bytes
         var keys: [[UInt8]] = []
         var problems: [String] = []
         var undecryptable = 0
@@ -116,7 +118,8 @@ import BluesiftSecurity
                 // A sniffed packet bluesift decrypted with keys derived from the pairing it saw
                 // stays encrypted once the pairing values are zeroed: nothing more to compare.
                 if path.isEmpty, let l = x["ll"] as? [String: Any], l["decrypted"] != nil,
-                   let m = y["ll"] as? [String: Any], m["encrypted"] != nil {
+                    let m = y["ll"] as? [String: Any], m["encrypted"] != nil
+                {
                     undecryptable += 1
                     return
                 }
@@ -124,7 +127,8 @@ import BluesiftSecurity
                 // Manufacturer Specific Data: company identifier and data are one run of bytes,
                 // which may hold an address (ix7's advertising carries its own).
                 if x["type"] as? Int == 255, let ci = x["company_id"] as? Int, let cd = x["data"] as? String,
-                   let di = y["company_id"] as? Int, let dd = y["data"] as? String, ci != di || cd != dd {
+                    let di = y["company_id"] as? Int, let dd = y["data"] as? String, ci != di || cd != dd
+                {
                     let ob = [UInt8(ci & 0xFF), UInt8(ci >> 8)] + (hexBytes(cd) ?? [])
                     let nb = [UInt8(di & 0xFF), UInt8(di >> 8)] + (hexBytes(dd) ?? [])
                     changedLeaves += 1
@@ -144,10 +148,11 @@ import BluesiftSecurity
                     if wire(y) != want { problems.append("frame \(frame) \(path): \(x) → \(y), not its pseudonym") }
                     return
                 }
-                if path.hasSuffix(".crc") { return }   // a sniffed packet's CRC follows its bytes
+                if path.hasSuffix(".crc") { return } // a sniffed packet's CRC follows its bytes
                 // A vendor UUID that embeds a device address (the band's 8e7f…-c0ba0d000001).
                 if isUUID(x), isUUID(y), let ob = hexBytes(x.replacingOccurrences(of: "-", with: "")),
-                   let nb = hexBytes(y.replacingOccurrences(of: "-", with: "")) {
+                    let nb = hexBytes(y.replacingOccurrences(of: "-", with: ""))
+                {
                     if !hexExplained(ob, nb) { problems.append("frame \(frame) \(path): \(x) → \(y)") }
                     return
                 }
@@ -197,7 +202,7 @@ import BluesiftSecurity
             for i in 0...(o.count - 12) where !ok[i..<i + 12].allSatisfy({ $0 }) {
                 guard o[i..<i + 12].allSatisfy(RedactTests.hexDigit), let b = hexBytes(String(decoding: o[i..<i + 12], as: UTF8.self)) else { continue }
                 let upper = o[i..<i + 12].contains { $0 >= 65 && $0 <= 70 }
-                for w in [Array(b.reversed()), b] {   // written most significant byte first, or as on the wire
+                for w in [Array(b.reversed()), b] { // written most significant byte first, or as on the wire
                     let printed = w.reversed().map { String(format: "%02x", $0) }.joined(separator: ":")
                     guard map[printed] != nil else { continue }
                     let p = pseudo(w)
@@ -328,10 +333,13 @@ import BluesiftSecurity
             totals.files += 1; totals.addresses += c.map.count; totals.keys += c.keys.count; totals.leaves += c.changedLeaves
             totals.undecryptable += c.undecryptable
         }
-        print("redact: \(totals.files) captures, \(totals.addresses) addresses renamed, \(totals.names) names ending in their address renamed, \(totals.keys) keys zeroed, \(totals.leaves) JSON values changed, \(totals.undecryptable) sniffed packets no longer decryptable")
+        print(
+            "redact: \(totals.files) captures, \(totals.addresses) addresses renamed, \(totals.names) names ending in their address renamed, \(totals.keys) keys zeroed, \(totals.leaves) JSON values changed, \(totals.undecryptable) sniffed packets no longer decryptable"
+        )
         // Without the corpus (../shared absent) only Captures/ is redacted.
         guard ProcessInfo.processInfo.environment["BLUESIFT_REDACT_ONLY"] == nil,
-              FileManager.default.fileExists(atPath: CLI.corpus.path) else { return }
+            FileManager.default.fileExists(atPath: CLI.corpus.path)
+        else { return }
         #expect(totals.files >= 36)
         #expect(totals.addresses > 100)
         #expect(totals.keys > 0)
@@ -351,8 +359,7 @@ import BluesiftSecurity
         func peers(_ path: String) throws -> Set<String> {
             var out = Set<String>()
             func walk(_ v: Any) {
-                if let d = v as? [String: Any] { d.values.forEach(walk) } else if let a = v as? [Any] { a.forEach(walk) }
-                else if let s = v as? String, Self.isAddress(s) { out.insert(s) }
+                if let d = v as? [String: Any] { d.values.forEach(walk) } else if let a = v as? [Any] { a.forEach(walk) } else if let s = v as? String, Self.isAddress(s) { out.insert(s) }
             }
             Self.jsonLines(try CLI.run(["dump", path, "--format", "jsonl"]).stdout).forEach(walk)
             return out
@@ -364,9 +371,9 @@ import BluesiftSecurity
         #expect(try CLI.run(["redact", CLI.capture("band_mtu23.btsnoop"), c]).status == 0)
         let original = try peers(CLI.capture("band_mtu23.btsnoop"))
         #expect(!original.isEmpty)
-        #expect(try peers(a) == peers(b))            // the same band, the same salt
+        #expect(try peers(a) == peers(b)) // the same band, the same salt
         #expect(try peers(a).isDisjoint(with: original))
-        #expect(try peers(c) != peers(a))            // no salt: a random one
+        #expect(try peers(c) != peers(a)) // no salt: a random one
     }
 }
 
@@ -421,7 +428,7 @@ import BluesiftSecurity
         #expect((report["replaced"] as? [String: Int])?["records dropped"] == 96)
         let pseudonym = AddressPseudonyms(salt: Array("s".utf8)).pseudonym(RedactTests.wire("ea:76:52:b8:3b:e4"))
         let expected = pseudonym.reversed().map { String(format: "%02x", $0) }.joined(separator: ":")
-        #expect(expected == "e2:b2:7d:21:ac:cb")   // random static: the top two bits (11) kept
+        #expect(expected == "e2:b2:7d:21:ac:cb") // random static: the top two bits (11) kept
         var advertisers = Set<String>(), reports = 0
         for l in try Self.lines(peer) {
             guard let adv = l["adv"] as? [String: Any], let rs = adv["reports"] as? [[String: Any]] else { continue }

@@ -13,9 +13,11 @@ struct Chromium {
         p.executableURL = URL(fileURLWithPath: path!)
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-chromium-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: profile) }
-        var args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                    "--user-data-dir=" + profile, "--enable-logging=stderr", "--v=0",
-                    "--virtual-time-budget=5000", "--window-size=\(width),\(height)"]
+        var args = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+            "--user-data-dir=" + profile, "--enable-logging=stderr", "--v=0",
+            "--virtual-time-budget=5000", "--window-size=\(width),\(height)"
+        ]
         if let png { args += ["--screenshot=" + png, "--hide-scrollbars"] } else { args.append("--dump-dom") }
         p.arguments = args + [url]
         let out = Pipe(), err = Pipe()
@@ -36,7 +38,7 @@ struct Chromium {
         CLI.corpus.appendingPathComponent("tesible_mouse.pcapng").path,
         CLI.corpus.appendingPathComponent("bafang_bluetoothd-hci-latest.pklg").path,
         CLI.capture("crackle_le_secure_connections.pcapng"),
-        CLI.capture("hciparse_test00.pklg"),
+        CLI.capture("hciparse_test00.pklg")
     ]
 
     static func attr(_ dom: String, id: String, _ name: String) -> String? {
@@ -90,8 +92,10 @@ struct Chromium {
         #expect(rows.count == chars.count)
         for row in rows {
             let c = chars[Int(row[1])!]
-            for (cls, key) in [("reads", "reads"), ("wreq", "write_requests"), ("wcmd", "write_commands"),
-                               ("notif", "notifications"), ("ind", "indications"), ("errs", "errors")] {
+            for (cls, key) in [
+                ("reads", "reads"), ("wreq", "write_requests"), ("wcmd", "write_commands"),
+                ("notif", "notifications"), ("ind", "indications"), ("errs", "errors")
+            ] {
                 let cell = Self.matches(row[2], #"<td class="n \#(cls)[^"]*">(\d+)</td>"#).first?[1]
                 #expect(cell == String(c[key] as! Int), "\(capture) char \(row[1]) \(key)")
             }
@@ -104,7 +108,7 @@ struct Chromium {
                     return us < 10_000 ? "\(us) µs" : "\(us / 1000) ms"
                 }
                 let shown = ["min_us", "median_us", "p95_us", "max_us"].map { text(l[$0] as! Int) }.joined(separator: " / ")
-                    .replacingOccurrences(of: "<", with: "&lt;")   // as the DOM holds it
+                    .replacingOccurrences(of: "<", with: "&lt;") // as the DOM holds it
                 #expect(row[2].contains(">\(shown) (\(l["count"] as! Int))</td>"), "\(capture) char \(row[1]) latency")
             }
         }
@@ -155,9 +159,13 @@ struct Chromium {
     }
 
     /// An error link lands on its frame in the sequence view (the row is rendered and marked).
-    @Test(.enabled(if: Chromium.path != nil), arguments: [CLI.corpus.appendingPathComponent("lightctl_btsnoop_hci.log").path,
-                                                          CLI.corpus.appendingPathComponent("tesible_mouse.pcapng").path,
-                                                          CLI.corpus.appendingPathComponent("pogoplus_bt_log_plus_pair.log").path])
+    @Test(
+        .enabled(if: Chromium.path != nil),
+        arguments: [
+            CLI.corpus.appendingPathComponent("lightctl_btsnoop_hci.log").path,
+            CLI.corpus.appendingPathComponent("tesible_mouse.pcapng").path,
+            CLI.corpus.appendingPathComponent("pogoplus_bt_log_plus_pair.log").path
+        ])
     func errorLinksLandOnTheirFrame(_ capture: String) throws {
         let (html, stats) = try report(capture)
         defer { try? FileManager.default.removeItem(atPath: html) }
@@ -192,14 +200,14 @@ struct Chromium {
         let html = json + ".html"
         defer { try? FileManager.default.removeItem(atPath: json); try? FileManager.default.removeItem(atPath: html) }
         let replay = """
-        {"complete": true, "device": "c0:ba:0d:00:00:01",
-         "remapped": [{"from": 16, "to": 19, "service": "180f", "characteristic": "2a19"}],
-         "steps": [
-          {"index": 0, "frame": 118, "kind": "write", "op": "Write Request", "handle": 34, "live_handle": 34, "sent": "0106", "status": "match", "differences": [], "answers": ["Write Response"]},
-          {"index": 1, "frame": 124, "kind": "read", "op": "Read Request", "handle": 16, "live_handle": 19, "characteristic": "Battery Level", "status": "mismatch",
-           "differences": [{"status": "mismatch", "what": "value", "handle": 16, "expected": "battery 87%", "got": "battery 12%"}], "answers": []}],
-         "summary": {"steps": 2, "matched": 1, "mismatched": 1, "missing": 0, "unexpected": 0}}
-        """
+            {"complete": true, "device": "c0:ba:0d:00:00:01",
+             "remapped": [{"from": 16, "to": 19, "service": "180f", "characteristic": "2a19"}],
+             "steps": [
+              {"index": 0, "frame": 118, "kind": "write", "op": "Write Request", "handle": 34, "live_handle": 34, "sent": "0106", "status": "match", "differences": [], "answers": ["Write Response"]},
+              {"index": 1, "frame": 124, "kind": "read", "op": "Read Request", "handle": 16, "live_handle": 19, "characteristic": "Battery Level", "status": "mismatch",
+               "differences": [{"status": "mismatch", "what": "value", "handle": 16, "expected": "battery 87%", "got": "battery 12%"}], "answers": []}],
+             "summary": {"steps": 2, "matched": 1, "mismatched": 1, "missing": 0, "unexpected": 0}}
+            """
         try replay.write(toFile: json, atomically: true, encoding: .utf8)
         let r = try CLI.run(["report", json, "-o", html])
         #expect(r.status == 0, "\(r.stderr)")

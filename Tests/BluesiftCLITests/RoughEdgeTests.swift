@@ -64,7 +64,10 @@ import Foundation
         #expect(lines.contains("band: 16/16 examples pass") && lines.contains("lego-lwp3: 10/10 examples pass"), "\(all.stdout)")
         #expect(lines.count == count + 1 && lines.last?.hasSuffix("examples pass in \(count) plugins") == true, "\(all.stdout)")
         // Every example of every shipped plugin passes: "N/N".
-        #expect(lines.last.map { l in let n = l.split(separator: " ")[0].split(separator: "/"); return n[0] == n[1] } == true)
+        #expect(
+            lines.last.map { l in
+                let n = l.split(separator: " ")[0].split(separator: "/"); return n[0] == n[1]
+            } == true)
         let one = try CLI.run(["plugins", "test", dir + "/band.yaml"])
         #expect(one.stdout.hasSuffix("16/16 examples pass in 1 plugin\n"))
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("plugins-empty-\(UUID().uuidString)")
@@ -107,9 +110,12 @@ import Foundation
             #expect(r.status == 0 && r.stderr == summary, "\(command): \(r.stderr)")
         }
         let listed = try CLI.run(["info", "-v", d.path]).stderr.split(separator: "\n")
-        #expect(listed == ["bluesift: skipped \(d.path)/a.txt: not a capture: no btsnoop, pcap, pcapng or PacketLogger signature (starts with 61 0a)",
-                           "bluesift: skipped \(d.path)/b.txt: not a capture: no btsnoop, pcap, pcapng or PacketLogger signature (starts with 62 0a)",
-                           "bluesift: skipped \(d.path)/sub: a folder (folders are not searched recursively)"])
+        #expect(
+            listed == [
+                "bluesift: skipped \(d.path)/a.txt: not a capture: no btsnoop, pcap, pcapng or PacketLogger signature (starts with 61 0a)",
+                "bluesift: skipped \(d.path)/b.txt: not a capture: no btsnoop, pcap, pcapng or PacketLogger signature (starts with 62 0a)",
+                "bluesift: skipped \(d.path)/sub: a folder (folders are not searched recursively)"
+            ])
         let frames = try CLI.run(["frames", d.path])
         #expect(frames.status == 0 && frames.stderr == summary + "bluesift: no vendor messages in 2 of 3 captures (-v lists them)\n", "\(frames.stderr)")
         let each = try CLI.run(["frames", "-v", d.path]).stderr
@@ -134,13 +140,13 @@ import Foundation
         let f = FileManager.default.temporaryDirectory.appendingPathComponent("midnight-\(UUID().uuidString).btsnoop")
         defer { try? FileManager.default.removeItem(at: f) }
         var d = Data("btsnoop\0".utf8) + Data([0, 0, 0, 1, 0, 0, 0x03, 0xEA])
-        let day: Int64 = 1_790_035_200 - 1_790_035_200 % 86_400 + 86_400   // a UTC midnight
+        let day: Int64 = 1_790_035_200 - 1_790_035_200 % 86_400 + 86_400 // a UTC midnight
         for us in [day * 1_000_000 - 1_000_000, day * 1_000_000 - 100_000, day * 1_000_000 + 500_000] {
             let ts = UInt64(us + 0x00DC_DDB3_0F2F_8000)
             var rec = [UInt8]()
             for v in [UInt32(4), 4, 0, 0] { rec += withUnsafeBytes(of: v.bigEndian, Array.init) }
             rec += withUnsafeBytes(of: ts.bigEndian, Array.init)
-            d += Data(rec + [0x01, 0x03, 0x0C, 0x00])   // HCI Reset
+            d += Data(rec + [0x01, 0x03, 0x0C, 0x00]) // HCI Reset
         }
         try d.write(to: f)
         #expect(try CLI.run(["dump", f.path]).stdout.contains("     3 00:00:00.500000 < Reset"))
@@ -156,13 +162,14 @@ import Foundation
     @Test func emptyPDUsFold() throws {
         let path = try SummaryTruthTests.fixture("sniffed_supervision_timeout.pcap")
         let text = try CLI.run(["dump", "--frames", "1-13", path]).stdout
-        #expect(text == """
-                 1 14:13:20.000000   ADV_IND 11:22:33:44:55:66 rssi=-50
-                 2 14:13:20.001000   LL CONNECT_IND a0:b1:c2:d3:e4:f5 → 11:22:33:44:55:66 interval=30 ms timeout=1000 ms
-                   … 10 Empty PDUs #3…#12
-                13 14:13:20.153000   ADV_IND 11:22:33:44:55:66 rssi=-50
+        #expect(
+            text == """
+                     1 14:13:20.000000   ADV_IND 11:22:33:44:55:66 rssi=-50
+                     2 14:13:20.001000   LL CONNECT_IND a0:b1:c2:d3:e4:f5 → 11:22:33:44:55:66 interval=30 ms timeout=1000 ms
+                       … 10 Empty PDUs #3…#12
+                    13 14:13:20.153000   ADV_IND 11:22:33:44:55:66 rssi=-50
 
-            """, "\(text)")
+                """, "\(text)")
         // One alone is itself.
         #expect(try CLI.run(["dump", "--frames", "3", path]).stdout == "     3 14:13:20.003000 C→P [0x0001] LL Empty PDU\n")
         let all = try CLI.run(["dump", "--empty", "--frames", "1-13", path]).stdout.split(separator: "\n")

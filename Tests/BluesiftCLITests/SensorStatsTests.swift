@@ -28,9 +28,11 @@ import Foundation
         let sensors = try #require(s["sensors"] as? [[String: Any]])
         #expect(sensors.count == 6)
         // Device by device, in the order they first gave a reading; fields in message order.
-        #expect(sensors.map { "\($0["address"]!) \($0["field"]!)" } == [
-            "54:48:e6:8f:80:a5 battery", "54:48:e6:8f:80:a5 humidity", "54:48:e6:8f:80:a5 temperature",
-            "a4:c1:38:8d:18:b2 temperature", "a4:c1:38:8d:18:b2 humidity", "a4:c1:38:8d:18:b2 battery"])
+        #expect(
+            sensors.map { "\($0["address"]!) \($0["field"]!)" } == [
+                "54:48:e6:8f:80:a5 battery", "54:48:e6:8f:80:a5 humidity", "54:48:e6:8f:80:a5 temperature",
+                "a4:c1:38:8d:18:b2 temperature", "a4:c1:38:8d:18:b2 humidity", "a4:c1:38:8d:18:b2 battery"
+            ])
         let t = try #require(Self.row(sensors, "a4:c1:38:8d:18:b2", "temperature"))
         #expect(t["plugin"] as? String == "bthome-v2" && t["message"] as? String == "measurement" && t["unit"] as? String == "°C")
         #expect(t["count"] as? Int == 8 && t["na"] as? Int == 0)
@@ -62,8 +64,9 @@ import Foundation
         let at = try #require(lines.firstIndex { $0.hasPrefix("sensors: ") })
         #expect(lines[at] == "sensors: 6 fields of 2 devices (decoded from advertising data; times UTC)")
         #expect(lines.contains("  a4:c1:38:8d:18:b2  \"ATC_8D18B2\", \"SBTR-001AEU\", \"SBHT-003C\", \"SBHT-203C\"  bthome-v2 measurement"))
-        #expect(lines.contains("    temperature (°C)      8     -22.00      27.30  25.06 at 00:00:00.200000      25.06 at 00:00:00.900000"),
-                "\(lines[at...].joined(separator: "\n"))")
+        #expect(
+            lines.contains("    temperature (°C)      8     -22.00      27.30  25.06 at 00:00:00.200000      25.06 at 00:00:00.900000"),
+            "\(lines[at...].joined(separator: "\n"))")
         let c = try CLI.run(["stats", Self.vectors, "--plugins", Self.dir, "--format", "csv", "--table", "sensors"])
         let rows = c.stdout.split(separator: "\n").map(String.init)
         #expect(rows.first == "file,address,plugin,message,field,unit,count,na,min,max,first,first_us,first_frame,last,last_us,last_frame")
@@ -79,8 +82,8 @@ import Foundation
         var packets: [(UInt64, [UInt8])] = []
         var lo = Int.max, hi = Int.min
         for i in 0..<n {
-            var t = 2000 + Int(800 * sin(Double(i) / 2000))   // 0.01 °C
-            if i == 17_321 { t = 4321 }                          // the spike
+            var t = 2000 + Int(800 * sin(Double(i) / 2000)) // 0.01 °C
+            if i == 17_321 { t = 4321 } // the spike
             lo = min(lo, t); hi = max(hi, t)
             packets.append((UInt64(i) * 2_000_000, Self.bthomeReport(temperature: Int16(t))))
         }
@@ -121,8 +124,11 @@ import Foundation
         #expect(dom.contains("<pre id=\"script-errors\" hidden=\"\"></pre>"))
         #expect(ReportBrowserTests.attr(dom, id: "n-sensors", "data-value") == "2")
         let cards = ReportBrowserTests.matches(dom, #"(?s)<div class="sensor-card" data-field="([a-z_0-9]+)" data-i="(\d+)" data-count="(\d+)" data-points="(\d+)">(.*?)</svg>"#)
-        #expect(cards.map { "\($0[1]) \($0[3]) \($0[4])" } == ["battery 2 2", "humidity 2 2", "temperature 2 2",
-                                                              "temperature 8 8", "humidity 3 3", "battery 1 1"])
+        #expect(
+            cards.map { "\($0[1]) \($0[3]) \($0[4])" } == [
+                "battery 2 2", "humidity 2 2", "temperature 2 2",
+                "temperature 8 8", "humidity 3 3", "battery 1 1"
+            ])
         #expect(cards[3][5].contains("8 readings · min -22.00 · max 27.30 · last 25.06"))
         #expect(cards.allSatisfy { $0[5].contains("<path d=\"M") })
         #expect(dom.contains("a4:c1:38:8d:18:b2 “ATC_8D18B2”, “SBTR-001AEU”, “SBHT-003C”, “SBHT-203C” — bthome-v2 measurement"))
@@ -134,7 +140,7 @@ import Foundation
         let u = UInt16(bitPattern: t)
         let ad: [UInt8] = [0x02, 0x01, 0x06, 0x07, 0x16, 0xD2, 0xFC, 0x40, 0x02, UInt8(u & 0xFF), UInt8(u >> 8)]
         let report: [UInt8] = [0x01, 0x00, 0x00, 0xB2, 0x18, 0x8D, 0x38, 0xC1, 0xA4, UInt8(ad.count)] + ad + [0xC4]
-        let event: [UInt8] = [0x02] + report   // subevent LE Advertising Report
+        let event: [UInt8] = [0x02] + report // subevent LE Advertising Report
         return [0x04, 0x3E, UInt8(event.count)] + event
     }
 

@@ -39,7 +39,10 @@ import Foundation
         #expect((missed["message"] as? String)?.hasPrefix("The sniffer missed the CONNECT_IND of 1 connection(s)") == true)
         let info = try CLI.run(["info", path]).stdout
         #expect(info.contains("connections: 2\n"), "\(info)")
-        #expect(info.contains("crc:         bluesift checked 12 CRCs the capture did not (3 bad), 3 data PDUs on unconfirmed access addresses (not decoded), 1 with a corrupted access address (not decoded), 1 marked CRC-valid by the sniffer fail the check of 17 packets"), "\(info)")
+        #expect(
+            info.contains(
+                "crc:         bluesift checked 12 CRCs the capture did not (3 bad), 3 data PDUs on unconfirmed access addresses (not decoded), 1 with a corrupted access address (not decoded), 1 marked CRC-valid by the sniffer fail the check of 17 packets"
+            ), "\(info)")
         let dump = try CLI.run(["dump", "--frames", "2-3,10-13", path]).stdout
         #expect(dump.contains("     2 14:13:20.000100   LL ADV_IND 11:22:33:44:55:66 name=Suest 3 CRC bad\n"), "\(dump)")
         #expect(dump.contains("    13 14:13:20.093000   [0x0001] LL Empty PDU CRC bad\n"))
@@ -50,7 +53,8 @@ import Foundation
         // #16: the header says CRC valid; the CRC is wrong. The sniffer's verdict stands (as tshark's).
         #expect(ll16["crc_ok"] as? Bool == true && ll16["crc_fails"] as? Bool == true)
         let html = try Self.report(path)
-        #expect(html.contains("\"access_address\":\"0x6ab1c2d3\"") && !html.contains("\"access_address\":\"0x12345678\"")
+        #expect(
+            html.contains("\"access_address\":\"0x6ab1c2d3\"") && !html.contains("\"access_address\":\"0x12345678\"")
                 && !html.contains("\"access_address\":\"0x50656117\""))
     }
 

@@ -26,8 +26,11 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
             if o["truncated"] as? Bool == true { c.truncated += 1 }
             for e in o["errors"] as? [[String: Any]] ?? [] where e["code"] as? String == "reassembly" { c.reassembly += 1 }
             if let h = o["hci"] as? [String: Any], o["kind"] as? String == "event",
-               let op = h["opcode"] as? Int, op == 0x0E || op == 0x0F,
-               let st = h["status"] as? Int, st != 0, let cmd = h["command_opcode"] as? Int, cmd != 0 { c.hciCommandsFailed += 1 }
+                let op = h["opcode"] as? Int, op == 0x0E || op == 0x0F,
+                let st = h["status"] as? Int, st != 0, let cmd = h["command_opcode"] as? Int, cmd != 0
+            {
+                c.hciCommandsFailed += 1
+            }
             if let s = o["smp"] as? [String: Any] {
                 c.smp += 1
                 if s["opcode"] as? Int == 5 { c.smpPairingFailed += 1 }
@@ -70,8 +73,7 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
             profile = "SDP"; classic[0] += 1
             if [2, 4, 6].contains(s["opcode"] as? Int ?? 0) { cmds = 1 } else { resps = 1 }
         } else if let a = o["avdtp"] as? [String: Any] {
-            if a["name"] as? String == "Media" { profile = "A2DP media"; classic[2] += 1 }
-            else { profile = "AVDTP"; classic[1] += 1; if a["message_type"] as? Int == 0 { cmds = 1 } else { resps = 1 } }
+            if a["name"] as? String == "Media" { profile = "A2DP media"; classic[2] += 1 } else { profile = "AVDTP"; classic[1] += 1; if a["message_type"] as? Int == 0 { cmds = 1 } else { resps = 1 } }
         } else if let a = o["avrcp"] as? [String: Any] {
             profile = "AVRCP"
             if a["response"] as? Bool == true { resps = 1; classic[4] += 1 } else { cmds = 1; classic[3] += 1 }
@@ -94,7 +96,8 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
     static func fromStats(_ json: String) -> JSONLCounts {
         var c = JSONLCounts()
         guard let o = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-              let k = o["counts"] as? [String: Int] else { return c }
+            let k = o["counts"] as? [String: Int]
+        else { return c }
         c.records = o["records"] as? Int ?? -1
         c.truncated = o["truncated_records"] as? Int ?? -1
         c.att = k["att"]!; c.attErrors = k["att_errors"]!; c.smp = k["smp"]!; c.smpPairingFailed = k["smp_pairing_failed"]!
@@ -102,8 +105,10 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
         c.reads = k["reads"]!; c.writeRequests = k["write_requests"]!; c.writeCommands = k["write_commands"]!
         c.notifications = k["notifications"]!; c.indications = k["indications"]!
         let conns = o["connections"] as? [[String: Any]] ?? []
-        c.classic = ["sdp", "avdtp_signals", "avdtp_media", "avrcp_commands", "avrcp_responses", "rfcomm_frames",
-                     "hfp_commands", "hfp_results", "sco_packets"].map { k[$0]! }
+        c.classic = [
+            "sdp", "avdtp_signals", "avdtp_media", "avrcp_commands", "avrcp_responses", "rfcomm_frames",
+            "hfp_commands", "hfp_results", "sco_packets"
+        ].map { k[$0]! }
         for ch in o["classic"] as? [[String: Any]] ?? [] {
             let conn = conns[ch["connection"] as! Int]["handle"] as! Int
             let key = "\(conn)/\(ch["profile"] as! String)/\(ch["dlci"] as? Int ?? -1)"
@@ -115,8 +120,10 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
             let conn = conns[ch["connection"] as! Int]["handle"] as! Int
             let key = "\(conn)/\(ch["handle"] as! Int)"
             var v = c.perHandle[key] ?? [Int](repeating: 0, count: 9)
-            for (i, name) in ["reads", "write_requests", "write_commands", "notifications", "indications", "errors",
-                              "bytes_to_server", "bytes_from_server"].enumerated() { v[i] += ch[name] as? Int ?? 0 }
+            for (i, name) in [
+                "reads", "write_requests", "write_commands", "notifications", "indications", "errors",
+                "bytes_to_server", "bytes_from_server"
+            ].enumerated() { v[i] += ch[name] as? Int ?? 0 }
             v[8] += (ch["latency"] as? [String: Any])?["count"] as? Int ?? 0
             c.perHandle[key] = v
         }
@@ -179,13 +186,16 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
         let r = try CLI.run(["stats", "--format", "csv", "--table", "classic", CLI.capture("classic_a2dp_hfp.btsnoop")])
         #expect(r.status == 0)
         let rows = r.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).dropFirst(4).joined(separator: ",") }
-        #expect(rows == ["SDP,0x0001,,,,8,4,4,300,55,77",
-                         "AVDTP,0x0019,,,,16,8,8,76,91,281",
-                         "AVRCP,0x0017,,,,15,7,8,247,124,172",
-                         "A2DP media,0x0019,,,,12,0,0,7296,140,166",
-                         "RFCOMM,0x0003,0,,,10,0,0,36,186,287",
-                         "RFCOMM,0x0003,2,1,Handsfree,36,11,22,467,192,274",
-                         "SCO,,,,,16,0,0,960,255,270"])
+        #expect(
+            rows == [
+                "SDP,0x0001,,,,8,4,4,300,55,77",
+                "AVDTP,0x0019,,,,16,8,8,76,91,281",
+                "AVRCP,0x0017,,,,15,7,8,247,124,172",
+                "A2DP media,0x0019,,,,12,0,0,7296,140,166",
+                "RFCOMM,0x0003,0,,,10,0,0,36,186,287",
+                "RFCOMM,0x0003,2,1,Handsfree,36,11,22,467,192,274",
+                "SCO,,,,,16,0,0,960,255,270"
+            ])
         let text = try CLI.run(["stats", CLI.capture("classic_a2dp_hfp.btsnoop")])
         #expect(text.stdout.contains("classic: 7 channels (SDP 8, AVDTP 16 signals + 12 media, AVRCP 7 commands + 8 responses, RFCOMM 46 frames, AT 11 commands + 22 results, SCO 16)"))
         #expect(text.stdout.contains("RFCOMM DLCI 2 (channel 1, Handsfree)"))
@@ -224,7 +234,7 @@ struct JSONLCounts: Equatable, CustomStringConvertible {
     }
 
     @Test func readResponseIsNamedByItsRequest() throws {
-        let fw = try att(102)   // Read Response to #100, Read Request of handle 0x0018
+        let fw = try att(102) // Read Response to #100, Read Request of handle 0x0018
         #expect(fw["request_handle"] as? Int == 0x18)
         #expect(fw["characteristic_name"] as? String == "Firmware Revision String")
         #expect((fw["decoded"] as? [String: Any])?["text"] as? String == "1.4.2")

@@ -82,8 +82,10 @@ import Foundation
 
     /// #6b on PacketLogger's millisecond clock: bafang (tshark: 24 steps back, 20 of 1–3 ms, the
     /// largest 10 ms; one of them at a note) is jitter, not missing records.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: CLI.corpus.appendingPathComponent("bafang_bluetoothd-hci-latest.pklg").path),
-                   "needs ../shared/captures/public"))
+    @Test(
+        .enabled(
+            if: FileManager.default.fileExists(atPath: CLI.corpus.appendingPathComponent("bafang_bluetoothd-hci-latest.pklg").path),
+            "needs ../shared/captures/public"))
     func packetLoggerJitter() throws {
         let r = try CLI.run(["stats", CLI.corpus.appendingPathComponent("bafang_bluetoothd-hci-latest.pklg").path])
         #expect(r.stdout.contains("  i 23 timestamp(s) step back by at most 10 ms: the clock has jitter; records are in the file's order. (from frame 1055)"))
@@ -229,7 +231,9 @@ import Foundation
         let note = try #require((s["quality"] as? [[String: Any]])?.first { $0["code"] as? String == "response_crc_bad" })
         #expect(note["frame"] as? Int == 5 && note["severity"] as? String == "info")
         let text = try CLI.run(["stats", path]).stdout
-        #expect(text.contains("  i 1 ATT request was answered by a PDU the sniffer saw only with a bad CRC (Read Request #5 → #6): the central acknowledged it, so the link carried the answer; what it said is not in the capture. (from frame 5)"), "\(text)")
+        #expect(
+            text.contains("  i 1 ATT request was answered by a PDU the sniffer saw only with a bad CRC (Read Request #5 → #6): the central acknowledged it, so the link carried the answer; what it said is not in the capture. (from frame 5)"),
+            "\(text)")
         #expect(text.contains("problems: 0\n") || text.hasSuffix("problems: 0"))
         let info = try CLI.run(["info", path]).stdout
         #expect(info.contains(", 1 CRC-bad (1 received by the link, acknowledged: first #6)"), "\(info)")
@@ -250,13 +254,14 @@ import Foundation
     @Test func characteristicsWithoutServiceDiscovery() throws {
         let path = try Self.fixture("gatt_no_primary_discovery.btsnoop")
         let tree = try CLI.run(["gatt", path])
-        #expect(tree.stdout == """
-            11:22:33:44:55:66
-              (service not discovered)
-                characteristic 2a37 "Heart Rate Measurement"  value 0x0011  (notify)
-                  descriptor 2902 "Client Characteristic Configuration"  0x0012
+        #expect(
+            tree.stdout == """
+                11:22:33:44:55:66
+                  (service not discovered)
+                    characteristic 2a37 "Heart Rate Measurement"  value 0x0011  (notify)
+                      descriptor 2902 "Client Characteristic Configuration"  0x0012
 
-            """, "\(tree.stdout)")
+                """, "\(tree.stdout)")
         let json = try CLI.run(["gatt", "--format", "json", path])
         let top = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let dev = try #require((top["devices"] as? [[String: Any]])?.first)
@@ -305,8 +310,11 @@ import Foundation
         #expect(conns.map { $0["handle"] as? Int } == [0x40])
         #expect((s["problems"] as? [Any])?.isEmpty == true)
         let quality = try #require(s["quality"] as? [[String: Any]])
-        #expect(quality.contains { $0["code"] as? String == "vendor_diagnostics" && $0["frame"] as? Int == 2
-            && $0["message"] as? String == "12 records are the controller's vendor diagnostics on ACL handle 0x0ff1 (reserved): not a connection, not decoded." })
+        #expect(
+            quality.contains {
+                $0["code"] as? String == "vendor_diagnostics" && $0["frame"] as? Int == 2
+                    && $0["message"] as? String == "12 records are the controller's vendor diagnostics on ACL handle 0x0ff1 (reserved): not a connection, not decoded."
+            })
         #expect(!quality.contains { $0["code"] as? String == "starts_mid_connection" })
         let info = try CLI.run(["info", path])
         #expect(info.stdout.contains("connections: 1\n  0x0040 ") && info.stdout.contains("warnings:    none\n"), "\(info.stdout)")
@@ -322,24 +330,25 @@ import Foundation
     @Test func oneDatabasePerGeneration() throws {
         let path = try Self.fixture("mesh_two_databases.btsnoop")
         let tree = try CLI.run(["gatt", path])
-        #expect(tree.stdout == """
-            d0:c1:b2:a3:94:85
-              generation 1 of 2, from frame 3 (first discovery)
-                service 1800 "Generic Access"  [0x0001–0x0005]
-                service 1801 "Generic Attribute"  [0x0006–0x0009]
-                service 1827 "Mesh Provisioning Service"  [0x000a–0x000f]
-                  characteristic 2adb "Mesh Provisioning Data In"  value 0x000c  (write_without_response)
-                  characteristic 2adc "Mesh Provisioning Data Out"  value 0x000e  (notify)
-                    descriptor 2902 "Client Characteristic Configuration"  0x000f
-              generation 2 of 2, from frame 19 (a connection's discovery contradicts the previous database)
-                service 1800 "Generic Access"  [0x0001–0x0005]
-                service 1801 "Generic Attribute"  [0x0006–0x000c]
-                service 1828 "Mesh Proxy Service"  [0x000d–0x0012]
-                  characteristic 2add "Mesh Proxy Data In"  value 0x000f  (write_without_response)
-                  characteristic 2ade "Mesh Proxy Data Out"  value 0x0011  (notify)
-                    descriptor 2902 "Client Characteristic Configuration"  0x0012
+        #expect(
+            tree.stdout == """
+                d0:c1:b2:a3:94:85
+                  generation 1 of 2, from frame 3 (first discovery)
+                    service 1800 "Generic Access"  [0x0001–0x0005]
+                    service 1801 "Generic Attribute"  [0x0006–0x0009]
+                    service 1827 "Mesh Provisioning Service"  [0x000a–0x000f]
+                      characteristic 2adb "Mesh Provisioning Data In"  value 0x000c  (write_without_response)
+                      characteristic 2adc "Mesh Provisioning Data Out"  value 0x000e  (notify)
+                        descriptor 2902 "Client Characteristic Configuration"  0x000f
+                  generation 2 of 2, from frame 19 (a connection's discovery contradicts the previous database)
+                    service 1800 "Generic Access"  [0x0001–0x0005]
+                    service 1801 "Generic Attribute"  [0x0006–0x000c]
+                    service 1828 "Mesh Proxy Service"  [0x000d–0x0012]
+                      characteristic 2add "Mesh Proxy Data In"  value 0x000f  (write_without_response)
+                      characteristic 2ade "Mesh Proxy Data Out"  value 0x0011  (notify)
+                        descriptor 2902 "Client Characteristic Configuration"  0x0012
 
-            """, "\(tree.stdout)")
+                """, "\(tree.stdout)")
         let dump = try CLI.run(["dump", "--frames", "14,30", path])
         #expect(dump.stdout.contains("handle=0x000c value=030005 [Mesh Provisioning Service / Mesh Provisioning Data In]"), "\(dump.stdout)")
         #expect(dump.stdout.contains("handle=0x000f value=0101000102030405060708000000001112131415161718 [Mesh Proxy Service / Mesh Proxy Data In]"))

@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Every write is checked, standard output included: a failed write is one line and exit 2,
@@ -18,7 +18,7 @@ import Glibc
         ["dump", "-v", band], ["stats", band], ["stats", "--format", "json", band], ["stats", "--format", "csv", band],
         ["gatt", band], ["gatt", "--format", "json", band], ["frames", band], ["frames", "--format", "jsonl", band],
         ["script", band], ["diff", band, CLI.capture("band_mtu185.btsnoop")], ["plugins", "list"],
-        ["info", "--jobs", "2", band, CLI.capture("band_mtu185.btsnoop")],
+        ["info", "--jobs", "2", band, CLI.capture("band_mtu185.btsnoop")]
     ]
 
     /// `bluesift ARGS > PATH`, stdout opened as the shell would.
@@ -42,8 +42,9 @@ import Glibc
 
     /// A closed pipe is not a failure: no message, exit 0 (SIGPIPE ignored, EPIPE ends quietly).
     @Test func closedPipeStaysQuiet() throws {
-        let r = try CLI.process("/bin/bash", ["-c", "'\(CLI.binary)' dump --format jsonl '\(Self.oppo)' 2>err | head -c 10 >/dev/null; echo ${PIPESTATUS[0]}; cat err; rm -f err"],
-                                cwd: FileManager.default.temporaryDirectory.path)
+        let r = try CLI.process(
+            "/bin/bash", ["-c", "'\(CLI.binary)' dump --format jsonl '\(Self.oppo)' 2>err | head -c 10 >/dev/null; echo ${PIPESTATUS[0]}; cat err; rm -f err"],
+            cwd: FileManager.default.temporaryDirectory.path)
         #expect(r.stdout == "0\n")
     }
 
@@ -97,7 +98,7 @@ import Glibc
         (["convert", oppo, "@/c.pcapng"], ""),
         (["report", oppo, "-o", "@/r.html"], ""),
         (["redact", oppo, "@/x.cfa"], ""),
-        (["script", band, "-o", "@/s.json"], ""),
+        (["script", band, "-o", "@/s.json"], "")
     ])
     func fileWritesOnAFullDiskAreExit2AndLeaveNothing(_ args: [String], _ sub: String) throws {
         let disk = try SmallDisk()
@@ -128,7 +129,7 @@ import Glibc
         func be32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * $0)) } }
         func be64(_ v: Int64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: v) >> (56 - 8 * UInt64($0))) } }
         var out = Array("btsnoop\0".utf8) + be32(1) + be32(1002)
-        let reset: [UInt8] = [0x01, 0x03, 0x0C, 0x00]   // H4 command: HCI_Reset
+        let reset: [UInt8] = [0x01, 0x03, 0x0C, 0x00] // H4 command: HCI_Reset
         for us in microseconds { out += be32(4) + be32(4) + be32(2) + be32(0) + be64(us) + reset }
         return out
     }

@@ -45,8 +45,10 @@ import ZIPFoundation
             body += le(UInt64(keep + 1), 2)
             if version == 2 { body += le(UInt64(r.bytes.count + 1), 2) }
             body += le(UInt64(delta), 4) + [type] + data
-            expected.append(Kept(us: t, dir: r.direction, kind: r.kind, bytes: data,
-                                 original: version == 2 ? r.bytes.count : keep))
+            expected.append(
+                Kept(
+                    us: t, dir: r.direction, kind: r.kind, bytes: data,
+                    original: version == 2 ? r.bytes.count : keep))
         }
         var zlen = compressBound(uLong(body.count))
         var z = [UInt8](repeating: 0, count: Int(zlen))
@@ -62,17 +64,17 @@ import ZIPFoundation
         var i = b64.startIndex
         while i < b64.endIndex { let j = b64.index(i, offsetBy: 76, limitedBy: b64.endIndex) ?? b64.endIndex; lines.append(b64[i..<j]); i = j }
         return """
-        == dumpstate: 2026-07-19 11:01:49
-        ------ DUMPSYS (/system/bin/dumpsys) ------
-        DUMP OF SERVICE bluetooth_manager:
-        Bluetooth Status
-          enabled: true
-        --- BEGIN:BTSNOOP_LOG_SUMMARY (\(snooz.count) bytes in) ---
-        \(lines.joined(separator: "\n"))
-        --- END:BTSNOOP_LOG_SUMMARY (\(b64.count) bytes out) ---
-        DUMP OF SERVICE bluetooth_rfcomm:
+            == dumpstate: 2026-07-19 11:01:49
+            ------ DUMPSYS (/system/bin/dumpsys) ------
+            DUMP OF SERVICE bluetooth_manager:
+            Bluetooth Status
+              enabled: true
+            --- BEGIN:BTSNOOP_LOG_SUMMARY (\(snooz.count) bytes in) ---
+            \(lines.joined(separator: "\n"))
+            --- END:BTSNOOP_LOG_SUMMARY (\(b64.count) bytes out) ---
+            DUMP OF SERVICE bluetooth_rfcomm:
 
-        """
+            """
     }
 
     static func records(_ reader: any CaptureReader) -> [Kept] {
@@ -93,7 +95,7 @@ import ZIPFoundation
         let dir = try Self.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let (snooz, expected) = try Self.snooz(Corpus.path(Self.source), version: version)
-        #expect(expected.count == 61318 - 0)   // lightctl: commands, events and ACL only
+        #expect(expected.count == 61318 - 0) // lightctl: commands, events and ACL only
         let txt = dir.appendingPathComponent("bugreport-lightctl-2026-07-19.txt")
         try Self.bugreportText(snooz).write(to: txt, atomically: true, encoding: .utf8)
 
@@ -129,7 +131,7 @@ import ZIPFoundation
             // Found by content: an odd place and name.
             ("FS/vendor/odd/hci.dump", try Data(contentsOf: URL(fileURLWithPath: Corpus.path("bafang_bluetoothd-hci-latest.pklg")))),
             ("FS/data/misc/notes.txt", Data("no snoop here\n".utf8)),
-            ("version.txt", Data("2.0\n".utf8)),
+            ("version.txt", Data("2.0\n".utf8))
         ]
         for (name, data) in files {
             let u = tree.appendingPathComponent(name)
@@ -141,10 +143,13 @@ import ZIPFoundation
         for (name, _) in files { try archive.addEntry(with: name, relativeTo: tree, compressionMethod: .deflate) }
 
         let report = try BugReport(path: zipURL.path)
-        #expect(Set(report.logs.map(\.name)) == ["btsnooz@bugreport-lightctl-2026-07-19.txt",
-                                                  "FS/data/misc/bluetooth/logs/btsnoop_hci.log",
-                                                  "FS/data/log/bt/BT_HCI_2026_0719_110149.cfa",
-                                                  "FS/vendor/odd/hci.dump"])
+        #expect(
+            Set(report.logs.map(\.name)) == [
+                "btsnooz@bugreport-lightctl-2026-07-19.txt",
+                "FS/data/misc/bluetooth/logs/btsnoop_hci.log",
+                "FS/data/log/bt/BT_HCI_2026_0719_110149.cfa",
+                "FS/vendor/odd/hci.dump"
+            ])
         // One log by name (a unique suffix of the path is enough).
         let snoozLog = Self.records(try CaptureFile.open(path: zipURL.path + ":btsnooz"))
         #expect(snoozLog == expected)

@@ -56,8 +56,10 @@ struct NG {
         return block(1, body)
     }
     func epb(_ iface: UInt32, _ ts: UInt64, _ data: [UInt8], original: UInt32? = nil) -> [UInt8] {
-        block(6, u32(iface) + u32(UInt32(ts >> 32)) + u32(UInt32(ts & 0xffff_ffff)) + u32(UInt32(data.count))
-              + u32(original ?? UInt32(data.count)) + data)
+        block(
+            6,
+            u32(iface) + u32(UInt32(ts >> 32)) + u32(UInt32(ts & 0xffff_ffff)) + u32(UInt32(data.count))
+                + u32(original ?? UInt32(data.count)) + data)
     }
     func spb(_ data: [UInt8]) -> [UInt8] { block(3, u32(UInt32(data.count)) + data) }
 }

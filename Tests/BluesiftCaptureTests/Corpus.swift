@@ -61,8 +61,9 @@ enum Corpus {
         var tmv = tm()
         gmtime_r(&tt, &tmv)
         let frac = digits == 9 ? String(format: "%09d", t.nanoseconds) : String(format: "%06d", t.nanoseconds / 1000)
-        return String(format: "%04d-%02d-%02d %02d:%02d:%02d.", tmv.tm_year + 1900, tmv.tm_mon + 1, tmv.tm_mday,
-                      tmv.tm_hour, tmv.tm_min, tmv.tm_sec) + frac
+        return String(
+            format: "%04d-%02d-%02d %02d:%02d:%02d.", tmv.tm_year + 1900, tmv.tm_mon + 1, tmv.tm_mday,
+            tmv.tm_hour, tmv.tm_min, tmv.tm_sec) + frac
     }
 
     static func hex(_ b: UnsafeRawBufferPointer, _ n: Int = .max) -> String {
@@ -83,8 +84,10 @@ enum Corpus {
     static func records(_ reader: any CaptureReader) -> [Rec] {
         var out: [Rec] = []
         while let r = reader.next() {
-            out.append(Rec(frame: r.frame, ts: r.timestamp, dir: r.direction, kind: r.kind, bytes: Array(r.bytes),
-                           original: r.originalLength, adapter: r.adapter, sourceType: r.sourceType, sniffer: r.sniffer))
+            out.append(
+                Rec(
+                    frame: r.frame, ts: r.timestamp, dir: r.direction, kind: r.kind, bytes: Array(r.bytes),
+                    original: r.originalLength, adapter: r.adapter, sourceType: r.sourceType, sniffer: r.sniffer))
         }
         return out
     }

@@ -24,10 +24,13 @@ extension CaptureTests {
         }
 
         /// First and last timestamps as tshark prints them (UTC).
-        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public"), arguments: [
-            ("a2dp_motog_lghbs730_btsnoop_hci.log", 6), ("lightctl_btsnoop_hci.log", 6), ("btsnooprs_btsnoop_btmon.log", 6),
-            ("pogoplus_bt_log_plus_pair.log", 6), ("bafang_bluetoothd-hci-latest.pklg", 6), ("evenG2_bt2.pklg", 6), ("isap_hci_dump.pklg", 6), ("cheoljun_bluetooth-infocar.pcap", 9), ("crackle_le_secure_connections.pcapng", 9), ("blepcapanalyzer_hci.pcap", 6), ("tesible_mouse.pcapng", 6), ("crackle_pairing_and_ltk_exchange.pcap", 6),
-        ])
+        @Test(
+            .enabled(if: Corpus.available, "needs ../shared/captures/public"),
+            arguments: [
+                ("a2dp_motog_lghbs730_btsnoop_hci.log", 6), ("lightctl_btsnoop_hci.log", 6), ("btsnooprs_btsnoop_btmon.log", 6),
+                ("pogoplus_bt_log_plus_pair.log", 6), ("bafang_bluetoothd-hci-latest.pklg", 6), ("evenG2_bt2.pklg", 6), ("isap_hci_dump.pklg", 6), ("cheoljun_bluetooth-infocar.pcap", 9), ("crackle_le_secure_connections.pcapng", 9),
+                ("blepcapanalyzer_hci.pcap", 6), ("tesible_mouse.pcapng", 6), ("crackle_pairing_and_ltk_exchange.pcap", 6)
+            ])
         func firstAndLastTimestamps(file: String, digits: Int) throws {
             let s = try #require(Corpus.summaries[file])
             let reader = try CaptureFile.open(path: Corpus.path(file))

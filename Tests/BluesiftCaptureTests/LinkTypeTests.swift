@@ -11,7 +11,8 @@ extension CaptureTests {
         }
 
         @Test func btsnoopH1() throws {
-            let b = Build.btsnoopHeader(datalink: 1001) + Build.btsnoopRecord([0x03, 0x0c, 0x00], flags: 2)
+            let b =
+                Build.btsnoopHeader(datalink: 1001) + Build.btsnoopRecord([0x03, 0x0c, 0x00], flags: 2)
                 + Build.btsnoopRecord([0x0e, 0x01], flags: 3) + Build.btsnoopRecord([0x40, 0x00], flags: 1)
             let recs = Corpus.records(try CaptureFile.open(path: Temp.file(b)))
             #expect(recs.map(\.kind) == [.command, .event, .acl] && recs.map(\.dir) == [.sent, .received, .received])
@@ -21,7 +22,8 @@ extension CaptureTests {
         @Test func btsnoopMonitorOpcodes() throws {
             // flags = adapter << 16 | opcode (BlueZ btsnoop.c)
             let log: [UInt8] = [6, 4] + Array("app\0".utf8) + Array("hello\n\0".utf8)
-            let b = Build.btsnoopHeader(datalink: 2001)
+            let b =
+                Build.btsnoopHeader(datalink: 2001)
                 + Build.btsnoopRecord([0x0e, 0x01], flags: 1 << 16 | 3) + Build.btsnoopRecord([0x40, 0x00], flags: 2 << 16 | 4)
                 + Build.btsnoopRecord([0x01, 0x00], flags: 19) + Build.btsnoopRecord([0, 1, 2, 3, 4, 5, 6, 7], flags: 0)
                 + Build.btsnoopRecord(log, flags: 0xFFFF << 16 | 13) + Build.btsnoopRecord([1, 2], flags: 16)
@@ -53,8 +55,12 @@ extension CaptureTests {
             // rf channel 5 (index 4), signal -60 valid, PDU type 2 (central→peripheral), CRC checked+valid, 2M PHY.
             let f1: UInt16 = 0x0002 | 2 << 7 | 0x0400 | 0x0800 | 1 << 14
             let f2: UInt16 = 3 << 7 | 0x0400
-            let recs = try pcap(256, [[5, 0xC4, 0, 0, 0x12, 0x34, 0x56, 0x78, UInt8(f1 & 0xff), UInt8(f1 >> 8)] + aa,
-                                      [39, 0, 0, 0, 0, 0, 0, 0, UInt8(f2 & 0xff), UInt8(f2 >> 8)] + aa, [1, 2, 3]])
+            let recs = try pcap(
+                256,
+                [
+                    [5, 0xC4, 0, 0, 0x12, 0x34, 0x56, 0x78, UInt8(f1 & 0xff), UInt8(f1 >> 8)] + aa,
+                    [39, 0, 0, 0, 0, 0, 0, 0, UInt8(f2 & 0xff), UInt8(f2 >> 8)] + aa, [1, 2, 3]
+                ])
             #expect(recs[0].kind == .ll && recs[0].bytes == aa)
             #expect(recs[0].sniffer == SnifferInfo(channel: 4, rssi: -60, crcOK: true, fromCentral: true, phy: 1))
             #expect(recs[1].sniffer == SnifferInfo(channel: 39, crcOK: false, fromCentral: false, phy: 0))
@@ -67,7 +73,7 @@ extension CaptureTests {
             var ppi: [UInt8] = [0, 0]; ppi.le16(8); ppi.le32(251)
             let recs = try pcap(192, [ppi + ll, [0, 0, 8, 0, 1, 0, 0, 0, 9]])
             #expect(recs[0].kind == .ll && recs[0].bytes == ll)
-            #expect(recs[1].kind == .unknown && recs[1].sourceType == CaptureRecord.noType)   // too short for its header: no type
+            #expect(recs[1].kind == .unknown && recs[1].sourceType == CaptureRecord.noType) // too short for its header: no type
         }
 
         @Test func nordicLegacyAndShortPackets() throws {
@@ -91,8 +97,10 @@ extension CaptureTests {
             #expect(hfp[.sco] == 4359 + 4353)
             let mon = try histogram("btsnooprs_btsnoop_btmon.log")
             #expect(mon[.note] == 350 + 2 && mon[.command] == 55 && mon[.event] == 56 && mon[.control] == 3 + 1 + 36 + 45 && mon[.index] == 1 + 2 + 2 + 1, "\(mon)")
-            for f in ["tesible_Lv4_passkey.pcapng", "crackle_pairing_and_ltk_exchange.pcap", "crackle_le_secure_connections.pcapng",
-                      "sweyntooth_noncompliance_nxp_invalid_hop_interval_sniffer.pcapng"] {
+            for f in [
+                "tesible_Lv4_passkey.pcapng", "crackle_pairing_and_ltk_exchange.pcap", "crackle_le_secure_connections.pcapng",
+                "sweyntooth_noncompliance_nxp_invalid_hop_interval_sniffer.pcapng"
+            ] {
                 let h = try histogram(f)
                 #expect(h.keys.map(\.self) == [.ll], "\(f): \(h)")
             }

@@ -12,9 +12,9 @@ extension CaptureTests {
 
         @Test func notACaptureInputs() throws {
             #expect(code([]) == .notACapture)
-            #expect(code(Array("btsn".utf8)) == .notACapture)                       // half-written magic
-            #expect(code(Array("btsnoop\0\0\0".utf8)) == .notACapture)             // header cut short
-            #expect(code([0xD4, 0xC3, 0xB2, 0xA1, 0x02, 0x00]) == .notACapture)   // pcap header cut short
+            #expect(code(Array("btsn".utf8)) == .notACapture) // half-written magic
+            #expect(code(Array("btsnoop\0\0\0".utf8)) == .notACapture) // header cut short
+            #expect(code([0xD4, 0xC3, 0xB2, 0xA1, 0x02, 0x00]) == .notACapture) // pcap header cut short
             #expect(code([0x0A, 0x0D, 0x0D, 0x0A, 0x1C, 0x00]) == .notACapture)
             #expect(code(Array("hello, this is plainly not a capture file\n".utf8)) == .notACapture)
             do {
@@ -80,7 +80,7 @@ extension CaptureTests {
             b += Build.pklg(0x00, [0x03, 0x0c, 0x00], secs: 1_400_000_001, usecs: 0, big: true)
             b += Build.pklg(0x01, [0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00], secs: 1_400_000_001, usecs: 7, big: true)
             b += Build.pklg(0x21, [0xAB], secs: 1_400_000_002, usecs: 0, big: true)
-            b += Build.pklg(nil, [], secs: 1_400_000_003, usecs: 0, big: true)    // zero-length: no type byte
+            b += Build.pklg(nil, [], secs: 1_400_000_003, usecs: 0, big: true) // zero-length: no type byte
             b += Build.pklg(0x13, [0x01, 0x00], secs: 1_400_000_004, usecs: 0, big: true)
             let r = try CaptureFile.open(path: Temp.file(b + [0, 0, 0, 40, 0, 0]))
             #expect(r.format.container == .packetlogger && r.format.byteOrder == .big)
@@ -96,7 +96,8 @@ extension CaptureTests {
         }
 
         @Test func pklgLittleEndianHandMade() throws {
-            let b = Build.pklg(0x02, [0x40, 0x00, 0x01, 0x00, 0xAA], secs: 1_700_000_000, usecs: 1, big: false)
+            let b =
+                Build.pklg(0x02, [0x40, 0x00, 0x01, 0x00, 0xAA], secs: 1_700_000_000, usecs: 1, big: false)
                 + Build.pklg(0x09, [0x01, 0x00, 0x00], secs: 1_700_000_000, usecs: 2, big: false)
             let r = try CaptureFile.open(path: Temp.file(b))
             #expect(r.format.byteOrder == .little)
@@ -107,7 +108,7 @@ extension CaptureTests {
 
         @Test func pklgLengthBeyondFile() throws {
             var b = Build.pklg(0x00, [0x03, 0x0c, 0x00], secs: 1, usecs: 0, big: true)
-            b += [0x00, 0x00, 0xFF, 0x00] + Array(repeating: 0, count: 9)   // claims 65280 bytes
+            b += [0x00, 0x00, 0xFF, 0x00] + Array(repeating: 0, count: 9) // claims 65280 bytes
             let r = try CaptureFile.open(path: Temp.file(b))
             #expect(Corpus.records(r).count == 1)
             #expect(r.warnings == ["file ends mid-record at offset 16: 9 of 65280 bytes"])
@@ -127,8 +128,10 @@ extension CaptureTests {
         }
 
         @Test func pcapShortPacketsAndUnknownLinkType() throws {
-            let r = try CaptureFile.open(path: Temp.file(Build.pcapHeader() + Build.pcapRecord([0, 0, 0])
-                + Build.pcapRecord([0, 0, 0, 1, 0x04, 0x0e], original: 9)))
+            let r = try CaptureFile.open(
+                path: Temp.file(
+                    Build.pcapHeader() + Build.pcapRecord([0, 0, 0])
+                        + Build.pcapRecord([0, 0, 0, 1, 0x04, 0x0e], original: 9)))
             let recs = Corpus.records(r)
             #expect(recs[0].kind == .unknown && recs[0].bytes == [0, 0, 0] && recs[0].sourceType == CaptureRecord.noType)
             #expect(recs[1].kind == .event && recs[1].dir == .received && recs[1].bytes == [0x0e] && recs[1].original == 4)

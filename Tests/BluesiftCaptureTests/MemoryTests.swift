@@ -18,8 +18,10 @@ extension CaptureTests {
             return (n, heapInUse() - before + (sum < 0 ? 1 : 0))
         }
 
-        static let files = ["lightctl_btsnoop_hci.log", "bafang_bluetoothd-hci-latest.pklg", "tesible_Lv4_passkey.pcapng",
-                            "btsnooprs_btsnoop_btmon.log"]
+        static let files = [
+            "lightctl_btsnoop_hci.log", "bafang_bluetoothd-hci-latest.pklg", "tesible_Lv4_passkey.pcapng",
+            "btsnooprs_btsnoop_btmon.log"
+        ]
         static let limit = 16 * 1024
 
         @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public")) func heapDoesNotGrowWhileReading() throws {

@@ -10,7 +10,8 @@ extension CaptureTests {
 
         @Test func interfacesWithDifferentLinkTypes() throws {
             let ng = NG()
-            let bytes = ng.shb() + ng.idb(201) + ng.idb(251) + ng.block(0x0BAD, [1, 2, 3, 4])
+            let bytes =
+                ng.shb() + ng.idb(201) + ng.idb(251) + ng.block(0x0BAD, [1, 2, 3, 4])
                 + ng.epb(0, 1_000_000, Self.h4) + ng.epb(1, 2_000_000, Self.ll) + ng.epb(0, 3_000_001, Self.h4)
             let r = try CaptureFile.open(path: Temp.file(bytes))
             #expect(r.format.container == .pcapng && r.format.datalink == 201)
@@ -25,7 +26,8 @@ extension CaptureTests {
         /// reader takes over without repeating or losing a frame.
         @Test func linkTypeChangeMidFile() throws {
             let ng = NG()
-            let bytes = ng.shb() + ng.idb(201) + ng.epb(0, 1_000_000, Self.h4) + ng.epb(0, 2_000_000, Self.h4)
+            let bytes =
+                ng.shb() + ng.idb(201) + ng.epb(0, 1_000_000, Self.h4) + ng.epb(0, 2_000_000, Self.h4)
                 + ng.idb(251) + ng.epb(1, 3_000_000, Self.ll) + ng.epb(0, 4_000_000, Self.h4)
             let r = try CaptureFile.open(path: Temp.file(bytes))
             let recs = Corpus.records(r)
@@ -36,7 +38,8 @@ extension CaptureTests {
 
         @Test func sectionsOfBothByteOrdersAndResolutions() throws {
             let le = NG(), be = NG(big: true)
-            let bytes = le.shb() + le.idb(201) + le.epb(0, 1_500_000, Self.h4)
+            let bytes =
+                le.shb() + le.idb(201) + le.epb(0, 1_500_000, Self.h4)
                 + be.shb() + be.idb(251, tsresol: 9) + be.epb(0, 2_000_000_123, Self.ll) + be.spb(Self.ll)
                 + le.shb() + le.idb(201, tsresol: 0x80 | 10) + le.epb(0, 3 * 1024 + 512, Self.h4)
             let r = try CaptureFile.open(path: Temp.file(bytes))
@@ -63,7 +66,7 @@ extension CaptureTests {
             let l = try CaptureFile.open(path: Temp.file(head + ng.idb(251) + lying))
             #expect(Corpus.records(l).count == 1 && l.warnings.count == 1)
             let ghost = try CaptureFile.open(path: Temp.file(head + ng.idb(251) + ng.epb(7, 2, Self.h4)))
-            #expect(Corpus.records(ghost).count == 2)  // kept, as an unknown record
+            #expect(Corpus.records(ghost).count == 2) // kept, as an unknown record
             #expect(ghost.warnings == ["packet at offset \(head.count + 20) refers to interface 7, but only 2 are described; kept as unknown records"])
         }
 

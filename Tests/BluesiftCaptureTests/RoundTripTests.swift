@@ -20,8 +20,10 @@ extension CaptureTests {
             let writer = try CaptureFile.writer(path: out, format: format)
             var all: [Corpus.Rec] = []
             while let r = reader.next() {
-                all.append(Corpus.Rec(frame: r.frame, ts: r.timestamp, dir: r.direction, kind: r.kind, bytes: Array(r.bytes),
-                                      original: r.originalLength, adapter: r.adapter, sourceType: r.sourceType, sniffer: r.sniffer))
+                all.append(
+                    Corpus.Rec(
+                        frame: r.frame, ts: r.timestamp, dir: r.direction, kind: r.kind, bytes: Array(r.bytes),
+                        original: r.originalLength, adapter: r.adapter, sourceType: r.sourceType, sniffer: r.sniffer))
                 try writer.write(r)
             }
             try writer.finish()
@@ -29,8 +31,12 @@ extension CaptureTests {
             return (kept, writer.skipped, Corpus.records(try CaptureFile.open(path: out)))
         }
 
-        @Test(.enabled(if: Corpus.available, "needs ../shared/captures/public"), arguments: ["yeelock_btsnoop_hci.log", "blepcapanalyzer_hci.pcap", "bafang_bluetoothd-hci-latest.pklg",
-                          "btsnooprs_btsnoop_btmon.log", "airbily_bluethoot_logs.pcapng", "cheoljun_bluetooth-infocar.pcap"])
+        @Test(
+            .enabled(if: Corpus.available, "needs ../shared/captures/public"),
+            arguments: [
+                "yeelock_btsnoop_hci.log", "blepcapanalyzer_hci.pcap", "bafang_bluetoothd-hci-latest.pklg",
+                "btsnooprs_btsnoop_btmon.log", "airbily_bluethoot_logs.pcapng", "cheoljun_bluetooth-infocar.pcap"
+            ])
         func roundTrip(file: String) throws {
             for format in CaptureOutputFormat.allCases {
                 let (kept, skipped, back) = try Self.convert(Corpus.path(file), format)
@@ -87,15 +93,18 @@ extension CaptureTests {
             payload.initializeMemory(as: UInt8.self, repeating: 0)
             for i in 0..<120_000 {
                 payload[0] = UInt8(i & 0xff); payload[1] = UInt8(i >> 8 & 0xff)
-                try w.write(CaptureRecord(frame: i + 1, timestamp: Timestamp(microseconds: Int64(i)), direction: .received,
-                                          kind: .acl, bytes: UnsafeRawBufferPointer(payload)))
+                try w.write(
+                    CaptureRecord(
+                        frame: i + 1, timestamp: Timestamp(microseconds: Int64(i)), direction: .received,
+                        kind: .acl, bytes: UnsafeRawBufferPointer(payload)))
             }
             try w.finish()
             let r = try CaptureFile.open(path: out)
             #expect(r.fileSize == 16 + 120_000 * (24 + 101))
             var n = 0, ok = true
             while let rec = r.next() {
-                ok = ok && rec.bytes[0] == UInt8(n & 0xff) && rec.bytes[1] == UInt8(n >> 8 & 0xff)
+                ok =
+                    ok && rec.bytes[0] == UInt8(n & 0xff) && rec.bytes[1] == UInt8(n >> 8 & 0xff)
                     && rec.timestamp.microseconds == Int64(n) && rec.kind == .acl && rec.direction == .received
                 n += 1
             }

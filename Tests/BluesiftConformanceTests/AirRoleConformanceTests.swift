@@ -21,14 +21,20 @@ import BluesiftGATT
 
     static func tsharkRows(_ path: String) throws -> [Int: Row] {
         var rows: [Int: Row] = [:]
-        let fields = ["frame.number", "nordic_ble.direction", "btle_rf.flags",
-                      "btle.master_bd_addr", "btle.slave_bd_addr", "btatt.opcode", "btatt.handle"]
+        let fields = [
+            "frame.number", "nordic_ble.direction", "btle_rf.flags",
+            "btle.master_bd_addr", "btle.slave_bd_addr", "btatt.opcode", "btatt.handle"
+        ]
         for f in try TsharkConformanceTests.fieldLines(path, filter: "btle.data_header.llid", fields: fields) {
             guard f.count >= 7, let frame = Int(f[0]) else { continue }
             var from: Bool?
             if let d = Int(f[1]) { from = d == 1 }
             if from == nil, let flags = Int(f[2].dropFirst(2), radix: 16) {
-                switch (flags >> 7) & 7 { case 2: from = true; case 3: from = false; default: break }
+                switch (flags >> 7) & 7 {
+                case 2: from = true;
+                case 3: from = false;
+                default: break
+                }
             }
             let op = f[5].split(separator: ",").first.flatMap { Int($0.dropFirst(2), radix: 16) }
             let hs = f[6].split(separator: ",").compactMap { Int($0.dropFirst(2), radix: 16) }

@@ -14,13 +14,15 @@ import BluesiftProtocols
 
     /// One record's identifying fields, per protocol, as text both sides can produce.
     static func tsharkRows(_ path: String) throws -> [Int: [String: String]] {
-        let fields = ["frame.number", "btsdp.pdu", "btsdp.tid", "btrfcomm.dlci", "btrfcomm.frame_type", "btrfcomm.mcc.cmd",
-                      "bthfp.at_cmd", "btavdtp.signal_id", "btavdtp.message_type", "btavdtp.transaction", "rtp.seq",
-                      "btavctp.pid", "btavrcp.opcode", "btavrcp.pdu_id", "btavrcp.ctype"]
+        let fields = [
+            "frame.number", "btsdp.pdu", "btsdp.tid", "btrfcomm.dlci", "btrfcomm.frame_type", "btrfcomm.mcc.cmd",
+            "bthfp.at_cmd", "btavdtp.signal_id", "btavdtp.message_type", "btavdtp.transaction", "rtp.seq",
+            "btavctp.pid", "btavrcp.opcode", "btavrcp.pdu_id", "btavrcp.ctype"
+        ]
         var out: [Int: [String: String]] = [:]
         for f in try T.fieldLines(path, filter: "btsdp || btrfcomm || btavdtp || btavctp || rtp", fields: fields) {
             guard f.count == fields.count, let frame = Int(f[0]) else { continue }
-            func n(_ i: Int) -> String {   // first value, hex without leading zeros
+            func n(_ i: Int) -> String { // first value, hex without leading zeros
                 let v = f[i].split(separator: ",").first.map(String.init) ?? ""
                 if v.hasPrefix("0x"), let x = Int(v.dropFirst(2), radix: 16) { return String(x, radix: 16) }
                 return v
@@ -29,8 +31,7 @@ import BluesiftProtocols
             if !f[1].isEmpty { row["sdp"] = "\(n(1)) \(n(2))" }
             if !f[3].isEmpty { row["rfcomm"] = "\(n(3)) \(n(4)) \(n(5))" }
             if !f[6].isEmpty { row["hfp"] = n(6) }
-            if !f[7].isEmpty { row["avdtp"] = "\(n(7)) \(n(8)) \(n(9))" }
-            else if !f[10].isEmpty { row["avdtp"] = "media \(n(10))" }
+            if !f[7].isEmpty { row["avdtp"] = "\(n(7)) \(n(8)) \(n(9))" } else if !f[10].isEmpty { row["avdtp"] = "media \(n(10))" }
             if !f[11].isEmpty { row["avrcp"] = "\(n(11)) \(n(12)) \(n(13)) \(n(14))" }
             out[frame] = row
         }

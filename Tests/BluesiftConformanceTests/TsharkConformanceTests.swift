@@ -105,7 +105,8 @@ import BluesiftProtocols
             // (CCCD, Device Name…); the bytes are then compared through the opcode/handle only.
             if ok, let tv = t.value, !tv.isEmpty, singleHandleOpcodes.contains(t.opcode) { ok = o.value == tv }
             if !ok, o.opcode == t.opcode, o.handle == t.handle, let tv = t.value, let ov = o.value,
-               ov.count == tv.count + 6, ov.hasSuffix(tv) {
+                ov.count == tv.count + 6, ov.hasSuffix(tv)
+            {
                 // tshark 4.0 keeps one handle→UUID map for the whole file, across connections and
                 // devices; when a handle was a Characteristic Declaration (0x2803) elsewhere, it
                 // parses the value as one (properties, value handle, UUID) and btatt.value keeps
@@ -114,7 +115,9 @@ import BluesiftProtocols
                 if res.misreadExample == nil { res.misreadExample = "#\(t.frame)" }
                 continue
             }
-            if ok { res.matched += 1 } else {
+            if ok {
+                res.matched += 1
+            } else {
                 res.mismatches.append("\(t): bluesift op=0x\(String(o.opcode, radix: 16)) h=\(o.handle.map { "0x" + String($0, radix: 16) } ?? "-") v=\(o.value ?? "-")")
             }
         }
@@ -132,11 +135,11 @@ import BluesiftProtocols
         // (`HCIPacket.vendorDiagnosticHandle`): tshark reads their noise as L2CAP, and one
         // packet each as an ATT Read Request (#757, #711); bluesift decodes nothing above HCI.
         "cheoljun_bluetooth-infocar.pcap": 1,
-        "oppo_BT_HCI_2026_0719_110149.cfa": 1,
+        "oppo_BT_HCI_2026_0719_110149.cfa": 1
     ]
     static let knownTsharkMisreads: [String: Int] = [
-        "lightctl_btsnoop_hci.log": 6,   // Write Requests to 0x0011, e.g. #49247
-        "pongbot_btsnoop_hci.log": 40,   // Notifications on 0x0017, e.g. #817
+        "lightctl_btsnoop_hci.log": 6, // Write Requests to 0x0011, e.g. #49247
+        "pongbot_btsnoop_hci.log": 40 // Notifications on 0x0017, e.g. #817
     ]
 
     /// Why the corpus comparisons cannot run here, or nil when they can.

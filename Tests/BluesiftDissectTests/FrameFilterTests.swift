@@ -23,7 +23,7 @@ import BluesiftDissect
         #expect(FrameFilter.TimeBound("10:12") == .timeOfDay(nanoseconds: 36_720_000_000_000))
         #expect(FrameFilter.TimeBound("10:12:39Z") == .timeOfDay(nanoseconds: 36_759_000_000_000))
         for bad in ["24:00", "10:60", "10:12:39.", "10:12:3", "1:12", "10:12:39.5x"] { #expect(FrameFilter.TimeBound(bad) == nil, "\(bad)") }
-        let origin = Timestamp(seconds: 1_766_484_759, nanoseconds: 376_322_000)   // 2025-12-23T10:12:39.376322Z
+        let origin = Timestamp(seconds: 1_766_484_759, nanoseconds: 376_322_000) // 2025-12-23T10:12:39.376322Z
         #expect(FrameFilter.TimeBound("10:12:40")?.resolve(origin) == Timestamp(seconds: 1_766_484_760))
         #expect(FrameFilter.TimeBound("10:12:39")?.resolve(origin) == Timestamp(seconds: 1_766_484_759 + 86_400))
     }

@@ -72,7 +72,7 @@ import BluesiftDissect
         #expect(r.helpList.hasPrefix(listed + ", echo, note, "), "\(r.helpList)")
         #expect(r.helpList.contains("lab (any of echo)") && r.helpList.contains("classic (any of sdp, rfcomm, hfp, avdtp, avrcp)"))
         #expect(r.module(for: .psm(0x1001)).map(ObjectIdentifier.init) == ObjectIdentifier(Echo.self))
-        #expect(!FrameLayer.names.contains("echo"))   // the shared registry lists only Protocols.all
+        #expect(!FrameLayer.names.contains("echo")) // the shared registry lists only Protocols.all
 
         let store = Store()
         let d = ProtocolDecoder(registry: r)
@@ -91,26 +91,29 @@ import BluesiftDissect
         feed(store.record(4, .acl, .received, Self.acl(0x000B, Self.l2(0x0040, [0xCA, 0xFE]))))
         feed(store.record(5, .acl, .sent, Self.acl(0x000B, Self.l2(0x0041, [0x01]))))
         // LE Advertising Report (§7.7.65.2): one report whose data holds AD type 0xEE.
-        feed(store.record(6, PacketKind(rawValue: 0x04), .received,
-                          Hex.parse("3e 13 02 01 00 00 01 02 03 04 05 06 07 02 01 06 03 ee 0a 0b c5")!))
+        feed(
+            store.record(
+                6, PacketKind(rawValue: 0x04), .received,
+                Hex.parse("3e 13 02 01 00 00 01 02 03 04 05 06 07 02 01 06 03 ee 0a 0b c5")!))
 
         let onChannel = frames[3].decoded
         #expect(onChannel.layers.contains(echo) && onChannel.layers.contains(.l2cap))
         #expect(onChannel.l2cap?.psm == 0x1001)
         let p4 = try #require(onChannel.moduleLayer(EchoPDU.self))
         #expect(p4.bytes == [0xCA, 0xFE] && p4.carrier == .psm(0x1001) && p4.nth == 1)
-        #expect(frames[4].decoded.moduleLayer(EchoPDU.self)?.nth == 2)   // the connection's state
+        #expect(frames[4].decoded.moduleLayer(EchoPDU.self)?.nth == 2) // the connection's state
         let adv = try #require(frames[5].decoded.moduleLayer(EchoPDU.self))
-        #expect(adv.bytes == [0x0A, 0x0B] && adv.carrier == .adType(0xEE) && adv.nth == 1)   // the decoder's state
+        #expect(adv.bytes == [0x0A, 0x0B] && adv.carrier == .adType(0xEE) && adv.nth == 1) // the decoder's state
         #expect(frames[5].decoded.layers.isSuperset(of: DecodedFrame.Layers.advertisingEvent.union(echo.bit)))
 
         let report = stats.finish(decoder: d, warnings: [])
         let json = String(decoding: StatsRender.json(report), as: UTF8.self)
         #expect(json.contains("\"echo_frames\":3"))
         #expect(json.contains("\"echo\":3"))
-        #expect(json.contains("\"classic\":[]"))   // the Classic modules' member is still there
+        #expect(json.contains("\"classic\":[]")) // the Classic modules' member is still there
         #expect(StatsRender.text(report, width: nil).contains("echo: 3 frames"))
-        #expect(report.modules.compactMap { $0.tables["echo"] }.first?.map { $0.compactMap { $0 } }
+        #expect(
+            report.modules.compactMap { $0.tables["echo"] }.first?.map { $0.compactMap { $0 } }
                 == [["door.btsnoop", "0", "1"], ["door.btsnoop", "0", "2"], ["door.btsnoop", "1"]])
     }
 
@@ -122,9 +125,10 @@ import BluesiftDissect
             let m = UnsafeMutableRawBufferPointer.allocate(byteCount: max(b.count, 1), alignment: 1)
             m.copyBytes(from: b)
             kept.append(m)
-            return CaptureRecord(frame: frame, timestamp: Timestamp(microseconds: Int64(frame) * 1000), direction: dir, adapter: 0,
-                                 kind: kind, bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(m)[0..<b.count]),
-                                 originalLength: nil, sniffer: nil)
+            return CaptureRecord(
+                frame: frame, timestamp: Timestamp(microseconds: Int64(frame) * 1000), direction: dir, adapter: 0,
+                kind: kind, bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(m)[0..<b.count]),
+                originalLength: nil, sniffer: nil)
         }
     }
 

@@ -21,8 +21,10 @@ import BluesiftGATT
         func each(_ body: (CaptureRecord) -> Void) {
             for (i, x) in recs.enumerated() {
                 x.bytes.withUnsafeBytes { b in
-                    body(CaptureRecord(frame: i + 1, timestamp: Timestamp(seconds: 1_700_000_000 + Int64(i)), direction: x.dir,
-                                       kind: x.kind, bytes: b, sourceType: x.kind == .ll ? 256 : 0, sniffer: x.sniffer))
+                    body(
+                        CaptureRecord(
+                            frame: i + 1, timestamp: Timestamp(seconds: 1_700_000_000 + Int64(i)), direction: x.dir,
+                            kind: x.kind, bytes: b, sourceType: x.kind == .ll ? 256 : 0, sniffer: x.sniffer))
                 }
             }
         }
@@ -43,14 +45,17 @@ import BluesiftGATT
 
     /// A data PDU without CRC (the sniffer header says none): LLID, SN per side, payload.
     static func data(_ llid: UInt8, _ payload: [UInt8], central: Bool, sn: UInt8) -> Rec {
-        Rec(kind: .ll, bytes: aa + [llid | sn << 3, UInt8(payload.count)] + payload,
+        Rec(
+            kind: .ll, bytes: aa + [llid | sn << 3, UInt8(payload.count)] + payload,
             sniffer: SnifferInfo(channel: 5, crcOK: true, fromCentral: central, hasCRC: false))
     }
 
     /// Core 5.4 Vol 6 Part B §2.3.3.1 CONNECT_IND: InitA, AdvA, then LLData (AA, CRCInit, …).
-    static let connectInd = Rec(kind: .ll, bytes: [0xD6, 0xBE, 0x89, 0x8E, 0x05, 34]
-        + [0x01, 0x02, 0x03, 0x04, 0x05, 0xC6] + [0x21, 0x32, 0x43, 0x54, 0x65, 0xD6]
-        + aa + [0x55, 0x55, 0x55, 0x03, 0x00, 0x00, 0x28, 0x00, 0x00, 0x00, 0xC8, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x1F, 0x05],
+    static let connectInd = Rec(
+        kind: .ll,
+        bytes: [0xD6, 0xBE, 0x89, 0x8E, 0x05, 34]
+            + [0x01, 0x02, 0x03, 0x04, 0x05, 0xC6] + [0x21, 0x32, 0x43, 0x54, 0x65, 0xD6]
+            + aa + [0x55, 0x55, 0x55, 0x03, 0x00, 0x00, 0x28, 0x00, 0x00, 0x00, 0xC8, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x1F, 0x05],
         sniffer: SnifferInfo(channel: 37, crcOK: true, hasCRC: false))
 
     /// A heart-rate strap sniffed in clear: discovery names 0x0010 Heart Rate Measurement
@@ -65,7 +70,7 @@ import BluesiftGATT
             Self.data(2, [0x07, 0x00, 0x04, 0x00, 0x08, 0x01, 0x00, 0xFF, 0xFF, 0x03, 0x28], central: true, sn: 0),
             Self.data(2, [0x09, 0x00, 0x04, 0x00, 0x09, 0x07, 0x0F, 0x00, 0x10, 0x10, 0x00, 0x37, 0x2A], central: false, sn: 0),
             Self.data(2, [0x0D, 0x00, 0x04, 0x00, 0x1B, 0x10, 0x00] + value[0..<4], central: false, sn: 1),
-            Self.data(1, Array(value[4...]), central: false, sn: 0),
+            Self.data(1, Array(value[4...]), central: false, sn: 0)
         ]
         let (out, redactor) = Self.redact(recs, mask: [BluetoothUUID(string: "2a37")!])
         // Start fragment: header, L2CAP, opcode and handle kept, the value's first 4 bytes zeroed.
@@ -94,7 +99,7 @@ import BluesiftGATT
     /// A thermometer named after the end of its own address (…:6f:ab → "MODEL_6FAB"): the
     /// suffix is replaced by the pseudonym's, consistently wherever the name appears.
     @Test func namesThatEndInTheirAddress() throws {
-        let addr: [UInt8] = [0xAB, 0x6F, 0x12, 0x34, 0x56, 0x78]   // 78:56:34:12:6f:ab
+        let addr: [UInt8] = [0xAB, 0x6F, 0x12, 0x34, 0x56, 0x78] // 78:56:34:12:6f:ab
         let name = Array("MODEL_6FAB".utf8)
         // §7.7.65.2 LE Advertising Report: one report, ADV_IND, public address, AD: flags, name.
         let ad: [UInt8] = [0x02, 0x01, 0x06, UInt8(name.count + 1), 0x09] + name
@@ -123,7 +128,7 @@ import BluesiftGATT
         let acl: [UInt8] = [0x40, 0x20, UInt8(smp.count), 0x00] + smp
         let (out, _) = Self.redact([Rec(kind: .acl, bytes: acl, dir: .received)])
         #expect(!Self.contains(out[0], addr) && !Self.contains(out[0], addr.reversed()))
-        #expect(out[0][10...] .elementsEqual(AddressPseudonyms(salt: Self.salt).pseudonym(addr)))
+        #expect(out[0][10...].elementsEqual(AddressPseudonyms(salt: Self.salt).pseudonym(addr)))
         let (air, _) = Self.redact([Self.connectInd, Self.data(2, smp, central: false, sn: 0)])
         #expect(!Self.contains(air[1], addr) && !Self.contains(air[1], addr.reversed()))
     }

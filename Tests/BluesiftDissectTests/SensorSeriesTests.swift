@@ -10,7 +10,7 @@ import BluesiftDissect
         var lo = Double.infinity, hi = -Double.infinity
         let t0: Int64 = 1_764_115_200_000_000
         for i in 0..<n {
-            let v = Double((i * 7919) % 1000) / 10 - 20   // a scrambled sequence in -20…79.9
+            let v = Double((i * 7919) % 1000) / 10 - 20 // a scrambled sequence in -20…79.9
             lo = min(lo, v); hi = max(hi, v)
             s.add(v, at: t0 + Int64(i) * 1_500_000)
         }

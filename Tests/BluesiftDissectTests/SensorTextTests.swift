@@ -10,9 +10,12 @@ import Testing
         let t0: Int64 = 1_764_115_200_000_000
         r.durationUs = durationUs
         r.devices = [.init(address: "a4:c1:38:8d:18:b2", names: ["Kitchen"], firstFrame: 1, lastFrame: 9, firstUs: t0, lastUs: t0 + durationUs)]
-        r.sensors = [.init(address: "a4:c1:38:8d:18:b2", plugin: "bthome-v2", message: "measurement", field: "temperature", unit: "°C",
-                           count: 8, na: 1, min: -22, max: 27.3, first: 25.06, firstUs: t0 + 200_000, firstFrame: 3,
-                           last: 25.06, lastUs: t0 + durationUs, lastFrame: 10, decimals: 2)]
+        r.sensors = [
+            .init(
+                address: "a4:c1:38:8d:18:b2", plugin: "bthome-v2", message: "measurement", field: "temperature", unit: "°C",
+                count: 8, na: 1, min: -22, max: 27.3, first: 25.06, firstUs: t0 + 200_000, firstFrame: 3,
+                last: 25.06, lastUs: t0 + durationUs, lastFrame: 10, decimals: 2)
+        ]
         return r
     }
 
@@ -23,23 +26,25 @@ import Testing
     }
 
     @Test func oneRowAFieldWhenItFits() {
-        #expect(Self.section(StatsRender.text(Self.report(durationUs: 900_000))) == [
-            "sensors: 1 field of 1 device (decoded from advertising data; times UTC)",
-            "    field             count        min        max  first                         last",
-            "  a4:c1:38:8d:18:b2  \"Kitchen\"  bthome-v2 measurement",
-            "    temperature (°C)      8     -22.00      27.30  25.06 at 00:00:00.200000      25.06 at 00:00:00.900000  (1 n/a)",
-        ])
+        #expect(
+            Self.section(StatsRender.text(Self.report(durationUs: 900_000))) == [
+                "sensors: 1 field of 1 device (decoded from advertising data; times UTC)",
+                "    field             count        min        max  first                         last",
+                "  a4:c1:38:8d:18:b2  \"Kitchen\"  bthome-v2 measurement",
+                "    temperature (°C)      8     -22.00      27.30  25.06 at 00:00:00.200000      25.06 at 00:00:00.900000  (1 n/a)"
+            ])
     }
 
     @Test func twoLinesAFieldOnANarrowTerminal() {
-        #expect(Self.section(StatsRender.text(Self.report(durationUs: 900_000), width: 72)) == [
-            "sensors: 1 field of 1 device (decoded from advertising data; times UTC)",
-            "  a4:c1:38:8d:18:b2  \"Kitchen\"  bthome-v2 measurement",
-            "    temperature (°C)",
-            "        8 readings, min -22.00, max 27.30,",
-            "        first 25.06 at 00:00:00.200000, last 25.06 at 00:00:00.900000,",
-            "        1 n/a",
-        ])
+        #expect(
+            Self.section(StatsRender.text(Self.report(durationUs: 900_000), width: 72)) == [
+                "sensors: 1 field of 1 device (decoded from advertising data; times UTC)",
+                "  a4:c1:38:8d:18:b2  \"Kitchen\"  bthome-v2 measurement",
+                "    temperature (°C)",
+                "        8 readings, min -22.00, max 27.30,",
+                "        first 25.06 at 00:00:00.200000, last 25.06 at 00:00:00.900000,",
+                "        1 n/a"
+            ])
     }
 
     @Test func datesOverADay() {

@@ -5,8 +5,10 @@ import BluesiftDissect
 @Suite struct TimeFormatTests {
     static func text(_ t: Timestamp, _ cache: inout TimeFormat.RFC3339Cache?) -> String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: TimeFormat.rfc3339MaxCount) { b in
-            let n = cache == nil ? TimeFormat.rfc3339(t, to: b.baseAddress!)
-                                 : TimeFormat.rfc3339(t, to: b.baseAddress!, cache: &cache!)
+            let n =
+                cache == nil
+                ? TimeFormat.rfc3339(t, to: b.baseAddress!)
+                : TimeFormat.rfc3339(t, to: b.baseAddress!, cache: &cache!)
             return String(decoding: UnsafeBufferPointer(rebasing: b[..<n]), as: UTF8.self)
         }
     }

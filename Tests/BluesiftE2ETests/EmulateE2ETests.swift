@@ -29,8 +29,11 @@ struct EmulateAgainstVirtualCentral {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Rig.binary)
         let report = dir + "/emulate.json"
-        p.arguments = ["emulate", capture, "--transport", "tcp:127.0.0.1:\(port)", "--sessions", "1", "--report", report,
-                       "--plugins", Rig.root.appendingPathComponent("Plugins").path] + extra
+        p.arguments =
+            [
+                "emulate", capture, "--transport", "tcp:127.0.0.1:\(port)", "--sessions", "1", "--report", report,
+                "--plugins", Rig.root.appendingPathComponent("Plugins").path
+            ] + extra
         let o = dir + "/emu.out", e = dir + "/emu.err"
         FileManager.default.createFile(atPath: o, contents: nil); FileManager.default.createFile(atPath: e, contents: nil)
         p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: o))
@@ -39,7 +42,8 @@ struct EmulateAgainstVirtualCentral {
         // Advertising starts once the controller is set up: wait for its line.
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline, p.isRunning,
-              !(String(decoding: FileManager.default.contents(atPath: e) ?? Data(), as: UTF8.self).contains("emulate: advertising as")) {
+            !(String(decoding: FileManager.default.contents(atPath: e) ?? Data(), as: UTF8.self).contains("emulate: advertising as"))
+        {
             Thread.sleep(forTimeInterval: 0.05)
         }
         try central()
@@ -48,8 +52,9 @@ struct EmulateAgainstVirtualCentral {
         if p.isRunning { p.terminate(); p.waitUntilExit() }
         p.waitUntilExit()
         let r = FileManager.default.contents(atPath: report).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-        return Run(status: p.terminationStatus, stdout: String(decoding: FileManager.default.contents(atPath: o) ?? Data(), as: UTF8.self),
-                   stderr: String(decoding: FileManager.default.contents(atPath: e) ?? Data(), as: UTF8.self), report: r)
+        return Run(
+            status: p.terminationStatus, stdout: String(decoding: FileManager.default.contents(atPath: o) ?? Data(), as: UTF8.self),
+            stderr: String(decoding: FileManager.default.contents(atPath: e) ?? Data(), as: UTF8.self), report: r)
     }
 
     /// The ATT PDUs a central logged as received, in order.
@@ -75,14 +80,22 @@ struct EmulateAgainstVirtualCentral {
         let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(central)", "127.0.0.1:\(peripheral)"], log: dir + "/controllers.log")
         defer { Rig.stop(ctl) }
         let band = try Rig.start("band_peripheral.py", ["tcp-client:127.0.0.1:\(peripheral)"], log: dir + "/band.log")
-        let (bandStatus, bandOut) = try Self.script("record_session.py", ["tcp-client:127.0.0.1:\(central)", "--log", dir + "/band.jsonl",
-                                                                          "--snoop", dir + "/band.btsnoop", "--log-level", "WARNING"])
+        let (bandStatus, bandOut) = try Self.script(
+            "record_session.py",
+            [
+                "tcp-client:127.0.0.1:\(central)", "--log", dir + "/band.jsonl",
+                "--snoop", dir + "/band.btsnoop", "--log-level", "WARNING"
+            ])
         Rig.stop(band)
         #expect(bandStatus == 0, "\(bandOut)")
         var centralStatus: Int32 = -1, centralOut = ""
         let r = try Self.emulate(dir + "/band.btsnoop", port: peripheral, dir: dir) {
-            (centralStatus, centralOut) = try Self.script("record_session.py", ["tcp-client:127.0.0.1:\(central)", "--log", dir + "/emu.jsonl",
-                                                                                "--log-level", "WARNING"])
+            (centralStatus, centralOut) = try Self.script(
+                "record_session.py",
+                [
+                    "tcp-client:127.0.0.1:\(central)", "--log", dir + "/emu.jsonl",
+                    "--log-level", "WARNING"
+                ])
         }
         #expect(centralStatus == 0, "\(centralOut)\n\(r.stderr)")
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
@@ -105,7 +118,7 @@ struct EmulateAgainstVirtualCentral {
         try page.run(); page.waitUntilExit()
         #expect(page.terminationStatus == 0)
         let html = String(decoding: FileManager.default.contents(atPath: dir + "/emulate.html") ?? Data(), as: UTF8.self)
-        #expect(html.contains("\"emulate\"") && html.contains("matched by bytes, frame "))  // frames of this run's own recording
+        #expect(html.contains("\"emulate\"") && html.contains("matched by bytes, frame ")) // frames of this run's own recording
     }
 
     /// The band's session recorded with the central pairing first (the band needs an encrypted
@@ -113,13 +126,19 @@ struct EmulateAgainstVirtualCentral {
     /// the band (the emulation answers as the recorded Pairing Response said) and gets every answer.
     @Test(arguments: [
         ("sc-just-works", ["--security", "encryption"], ["--pair", "sc"], [String](), "just_works, LE Secure Connections"),
-        ("sc-passkey", ["--security", "authentication", "--io", "display", "--passkey", "314159"],
-         ["--pair", "sc", "--io", "keyboard", "--passkey", "314159"], ["--passkey", "314159"], "passkey_entry, LE Secure Connections"),
-        ("sc-numeric-comparison", ["--security", "authentication", "--io", "yesno"], ["--pair", "sc", "--io", "yesno"], [],
-         "numeric_comparison, LE Secure Connections"),
+        (
+            "sc-passkey", ["--security", "authentication", "--io", "display", "--passkey", "314159"],
+            ["--pair", "sc", "--io", "keyboard", "--passkey", "314159"], ["--passkey", "314159"], "passkey_entry, LE Secure Connections"
+        ),
+        (
+            "sc-numeric-comparison", ["--security", "authentication", "--io", "yesno"], ["--pair", "sc", "--io", "yesno"], [],
+            "numeric_comparison, LE Secure Connections"
+        ),
         ("legacy-just-works", ["--security", "encryption", "--pairing", "legacy"], ["--pair", "legacy"], [], "just_works, legacy"),
-        ("legacy-passkey", ["--security", "authentication", "--pairing", "legacy", "--io", "display", "--passkey", "271828"],
-         ["--pair", "legacy", "--io", "keyboard", "--passkey", "271828"], ["--passkey", "271828"], "passkey_entry, legacy"),
+        (
+            "legacy-passkey", ["--security", "authentication", "--pairing", "legacy", "--io", "display", "--passkey", "271828"],
+            ["--pair", "legacy", "--io", "keyboard", "--passkey", "271828"], ["--passkey", "271828"], "passkey_entry, legacy"
+        )
     ])
     func centralPairsWithTheEmulationAsWithTheBand(_ tag: String, _ band: [String], _ pair: [String], _ emulate: [String], _ said: String) throws {
         let dir = Self.tempDir(tag)
@@ -128,14 +147,22 @@ struct EmulateAgainstVirtualCentral {
         let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(central)", "127.0.0.1:\(peripheral)"], log: dir + "/controllers.log")
         defer { Rig.stop(ctl) }
         let device = try Rig.start("band_peripheral.py", ["tcp-client:127.0.0.1:\(peripheral)"] + band, log: dir + "/band.log")
-        let (bandStatus, bandOut) = try Self.script("record_session.py", ["tcp-client:127.0.0.1:\(central)", "--log", dir + "/band.jsonl",
-                                                                          "--snoop", dir + "/band.btsnoop", "--log-level", "WARNING"] + pair)
+        let (bandStatus, bandOut) = try Self.script(
+            "record_session.py",
+            [
+                "tcp-client:127.0.0.1:\(central)", "--log", dir + "/band.jsonl",
+                "--snoop", dir + "/band.btsnoop", "--log-level", "WARNING"
+            ] + pair)
         Rig.stop(device)
         #expect(bandStatus == 0 && bandOut.contains("PAIRED encrypted=True"), "\(bandOut)")
         var centralStatus: Int32 = -1, centralOut = ""
         let r = try Self.emulate(dir + "/band.btsnoop", port: peripheral, dir: dir, extra: emulate) {
-            (centralStatus, centralOut) = try Self.script("record_session.py", ["tcp-client:127.0.0.1:\(central)", "--log", dir + "/emu.jsonl",
-                                                                                "--log-level", "WARNING"] + pair)
+            (centralStatus, centralOut) = try Self.script(
+                "record_session.py",
+                [
+                    "tcp-client:127.0.0.1:\(central)", "--log", dir + "/emu.jsonl",
+                    "--log-level", "WARNING"
+                ] + pair)
         }
         #expect(centralStatus == 0 && centralOut.contains("PAIRED encrypted=True"), "\(centralOut)\n\(r.stderr)")
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
@@ -154,10 +181,16 @@ struct EmulateAgainstVirtualCentral {
         let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(central)", "127.0.0.1:\(peripheral)"], log: dir + "/controllers.log")
         defer { Rig.stop(ctl) }
         var centralStatus: Int32 = -1, centralOut = ""
-        let r = try Self.emulate(Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, port: peripheral, dir: dir,
-                                 extra: ["--pair", "never"]) {
-            (centralStatus, centralOut) = try Self.script("record_session.py", ["tcp-client:127.0.0.1:\(central)", "--pair", "sc",
-                                                                                "--log-level", "WARNING"])
+        let r = try Self.emulate(
+            Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, port: peripheral, dir: dir,
+            extra: ["--pair", "never"]
+        ) {
+            (centralStatus, centralOut) = try Self.script(
+                "record_session.py",
+                [
+                    "tcp-client:127.0.0.1:\(central)", "--pair", "sc",
+                    "--log-level", "WARNING"
+                ])
         }
         #expect(centralStatus == 1)
         #expect(centralOut.contains("pairing failure (PAIRING_NOT_SUPPORTED)"), "\(centralOut)")
@@ -175,10 +208,16 @@ struct EmulateAgainstVirtualCentral {
         defer { Rig.stop(ctl) }
         var centralStatus: Int32 = -1, centralOut = ""
         let record = dir + "/emulation.btsnoop"
-        let r = try Self.emulate(Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, port: peripheral, dir: dir,
-                                 extra: ["--record", record]) {
-            (centralStatus, centralOut) = try Self.script("record_session.py", ["tcp-client:127.0.0.1:\(central)", "--year", "2027",
-                                                                                "--log-level", "WARNING"])
+        let r = try Self.emulate(
+            Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, port: peripheral, dir: dir,
+            extra: ["--record", record]
+        ) {
+            (centralStatus, centralOut) = try Self.script(
+                "record_session.py",
+                [
+                    "tcp-client:127.0.0.1:\(central)", "--year", "2027",
+                    "--log-level", "WARNING"
+                ])
         }
         // --record: the emulation's own HCI, a capture the tool reads (advertising set, the
         // central's set_time of 2027 arriving, the recorded reply going out).
@@ -215,8 +254,12 @@ struct EmulateAgainstVirtualCentral {
         var centralStatus: Int32 = -1
         let r = try Self.emulate(Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, port: peripheral, dir: dir) {
             // The central waits for a reply to every write: without one it fails, which is the point.
-            (centralStatus, _) = try Self.script("record_session.py", ["tcp-client:127.0.0.1:\(central)", "--sport-day", "21",
-                                                                       "--log-level", "WARNING"])
+            (centralStatus, _) = try Self.script(
+                "record_session.py",
+                [
+                    "tcp-client:127.0.0.1:\(central)", "--sport-day", "21",
+                    "--log-level", "WARNING"
+                ])
         }
         #expect(centralStatus == 1)
         #expect(r.status == 1, "\(r.stdout)\n\(r.stderr)")
@@ -253,8 +296,10 @@ struct EmulateAgainstVirtualCentral {
         #expect(r.stderr.contains("\"Pokemon GO Plus\": 37 attributes"))
         let found = try #require(readerOut.split(separator: "\n").last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
         let services = found["services"] as? [[String: Any]] ?? []
-        #expect(services.map { "\($0["uuid"] ?? "") \($0["start"] ?? 0)-\($0["end"] ?? 0)" } == [
-            "1800 1-9", "1801 12-15", "180f 16-19", "21c5046267cb63a35c4c82b5b9939aeb 20-31", "bbe877095b894433ab7f8b8eef0d8e37 32-39"])
+        #expect(
+            services.map { "\($0["uuid"] ?? "") \($0["start"] ?? 0)-\($0["end"] ?? 0)" } == [
+                "1800 1-9", "1801 12-15", "180f 16-19", "21c5046267cb63a35c4c82b5b9939aeb 20-31", "bbe877095b894433ab7f8b8eef0d8e37 32-39"
+            ])
         let chars = services.flatMap { $0["characteristics"] as? [[String: Any]] ?? [] }
         #expect(chars.compactMap { $0["handle"] as? Int } == [0x03, 0x05, 0x07, 0x09, 0x0e, 0x12, 0x16, 0x18, 0x1b, 0x1d, 0x1f, 0x22, 0x24, 0x27])
         #expect(chars.compactMap { $0["properties"] as? Int } == [0x02, 0x02, 0x0a, 0x02, 0x22, 0x12, 0x08, 0x10, 0x08, 0x08, 0x02, 0x08, 0x10, 0x02])
@@ -286,11 +331,12 @@ struct EmulateAgainstVirtualCentral {
         var value: String?
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let att = o["att"] as? [String: Any], att["request_handle"] as? Int == handle else { continue }
-            if att["opcode"] as? Int == 0x0B {  // Read Response: a read starts (the second ends the first)
+                let att = o["att"] as? [String: Any], att["request_handle"] as? Int == handle
+            else { continue }
+            if att["opcode"] as? Int == 0x0B { // Read Response: a read starts (the second ends the first)
                 if value != nil { break }
                 value = att["value"] as? String ?? ""
-            } else if att["opcode"] as? Int == 0x0D, value != nil {  // Read Blob Response
+            } else if att["opcode"] as? Int == 0x0D, value != nil { // Read Blob Response
                 value! += att["value"] as? String ?? ""
             }
         }
@@ -307,8 +353,10 @@ struct EmulateAgainstVirtualCentral {
         defer { Rig.stop(ctl) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Rig.binary)
-        p.arguments = ["emulate", Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, "--transport", "tcp:127.0.0.1:\(peripheral)",
-                       "--report", dir + "/r.json"]
+        p.arguments = [
+            "emulate", Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, "--transport", "tcp:127.0.0.1:\(peripheral)",
+            "--report", dir + "/r.json"
+        ]
         let e = dir + "/err"
         FileManager.default.createFile(atPath: e, contents: nil)
         p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: e))
@@ -319,7 +367,7 @@ struct EmulateAgainstVirtualCentral {
             Thread.sleep(forTimeInterval: 0.05)
         }
         p.terminate()
-        let stopBy = Date().addingTimeInterval(30)   // a hang guard, not a budget
+        let stopBy = Date().addingTimeInterval(30) // a hang guard, not a budget
         while p.isRunning && Date() < stopBy { Thread.sleep(forTimeInterval: 0.05) }
         #expect(!p.isRunning, "still running 30 s after SIGTERM")
         if p.isRunning { kill(p.processIdentifier, SIGKILL) }
@@ -333,8 +381,11 @@ struct EmulateAgainstVirtualCentral {
     static func replay(_ args: [String]) throws -> (Int32, String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Rig.binary)
-        p.arguments = ["replay", Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, "--timing", "asap",
-                       "--window", "300", "--timeout", "3"] + args
+        p.arguments =
+            [
+                "replay", Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path, "--timing", "asap",
+                "--window", "300", "--timeout", "3"
+            ] + args
         let out = Pipe()
         p.standardOutput = out; p.standardError = out; p.standardInput = FileHandle.nullDevice
         try p.run()

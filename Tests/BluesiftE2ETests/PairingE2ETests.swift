@@ -25,9 +25,12 @@ enum PairingRig {
         try? FileManager.default.removeItem(atPath: report)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Rig.binary)
-        p.arguments = ["replay", capture ?? Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path,
-                       "--transport", "tcp:127.0.0.1:\(port)", "--timing", "asap", "--window", "300",
-                       "--timeout", "3", "--report", report] + extra
+        p.arguments =
+            [
+                "replay", capture ?? Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path,
+                "--transport", "tcp:127.0.0.1:\(port)", "--timing", "asap", "--window", "300",
+                "--timeout", "3", "--report", report
+            ] + extra
         let o = dir + "/out.txt", e = dir + "/err.txt"
         FileManager.default.createFile(atPath: o, contents: nil); FileManager.default.createFile(atPath: e, contents: nil)
         p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: o))
@@ -40,8 +43,9 @@ enum PairingRig {
         Rig.stop(dev)
         func text(_ f: String) -> String { String(decoding: FileManager.default.contents(atPath: f) ?? Data(), as: UTF8.self) }
         let r = FileManager.default.contents(atPath: report).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-        return Run(result: Rig.Result(status: p.terminationStatus, stdout: text(o), stderr: text(e), seconds: secs, report: r),
-                   bandLog: text(dir + "/band.log"))
+        return Run(
+            result: Rig.Result(status: p.terminationStatus, stdout: text(o), stderr: text(e), seconds: secs, report: r),
+            bandLog: text(dir + "/band.log"))
     }
 
     static func dump(_ file: String) throws -> String {
@@ -105,8 +109,9 @@ struct PairingAgainstVirtualBand {
 
     /// Passkey Entry SC: the band displays 123456 and needs authentication; level 4.
     @Test func passkeyEntrySecureConnections() throws {
-        let r = try PairingRig.replay(port: 9462, band: ["--security", "authentication", "--io", "display", "--passkey", "123456"],
-                                      extra: ["--passkey", "123456"])
+        let r = try PairingRig.replay(
+            port: 9462, band: ["--security", "authentication", "--io", "display", "--passkey", "123456"],
+            extra: ["--passkey", "123456"])
         #expect(r.result.everyStepMatched, "\(r.result.stdout)\n\(r.result.stderr)")
         #expect(r.security["method"] as? String == "passkey_entry")
         #expect(r.security["level"] as? Int == 4)
@@ -116,8 +121,9 @@ struct PairingAgainstVirtualBand {
     /// A wrong passkey: the band refuses the first round whose bit differs; exit 3, the
     /// reason in the report and on stderr, and no step after 9 is sent.
     @Test func wrongPasskeyIsExit3ConfirmValueFailed() throws {
-        let r = try PairingRig.replay(port: 9464, band: ["--security", "authentication", "--io", "display", "--passkey", "123456"],
-                                      extra: ["--passkey", "123457"])
+        let r = try PairingRig.replay(
+            port: 9464, band: ["--security", "authentication", "--io", "display", "--passkey", "123456"],
+            extra: ["--passkey", "123457"])
         #expect(r.result.status == 3, "\(r.result.stdout)\n\(r.result.stderr)")
         #expect(r.fault["code"] as? String == "pairing_failed")
         #expect((r.fault["message"] as? String)?.hasPrefix("Pairing Failed: Confirm Value Failed") == true)

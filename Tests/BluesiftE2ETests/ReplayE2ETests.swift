@@ -52,8 +52,10 @@ enum Rig {
     /// `during` runs while the replay does, with the controllers process (e.g. to kill it) and
     /// the rig's folder (band.log: a `WRITE n` line per vendor write the band received).
     /// `timed`: under GNU time, for bluesift's peak RSS (`peakKiB`).
-    static func replay(_ capture: String, band: [String] = [], extra: [String] = [], controllers: [String] = [],
-                       timed: Bool = false, during: ((Process, String) -> Void)? = nil) throws -> Result {
+    static func replay(
+        _ capture: String, band: [String] = [], extra: [String] = [], controllers: [String] = [],
+        timed: Bool = false, during: ((Process, String) -> Void)? = nil
+    ) throws -> Result {
         let (central, bandPort) = ports()
         let dir = NSTemporaryDirectory() + "bluesift-e2e-\(getpid())-\(bandPort)"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -65,9 +67,12 @@ enum Rig {
         let report = dir + "/report.json"
         let p = Process()
         p.executableURL = URL(fileURLWithPath: timed ? "/usr/bin/time" : binary)
-        p.arguments = (timed ? ["-f", "%M", "-o", dir + "/rss", binary] : []) + ["replay", root.appendingPathComponent("Captures/\(capture)").path,
-                       "--transport", "tcp:127.0.0.1:\(central)", "--timing", "asap", "--window", "300",
-                       "--timeout", "3", "--report", report] + extra
+        p.arguments =
+            (timed ? ["-f", "%M", "-o", dir + "/rss", binary] : []) + [
+                "replay", root.appendingPathComponent("Captures/\(capture)").path,
+                "--transport", "tcp:127.0.0.1:\(central)", "--timing", "asap", "--window", "300",
+                "--timeout", "3", "--report", report
+            ] + extra
         let o = dir + "/out.txt", e = dir + "/err.txt"
         FileManager.default.createFile(atPath: o, contents: nil); FileManager.default.createFile(atPath: e, contents: nil)
         p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: o))
@@ -79,9 +84,10 @@ enum Rig {
         let secs = Date().timeIntervalSince(t0)
         let r = FileManager.default.contents(atPath: report).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
         let rss = timed ? (try? String(contentsOfFile: dir + "/rss", encoding: .utf8))?.split(separator: "\n").last.flatMap { Int($0) } ?? -1 : -1
-        return Result(status: p.terminationStatus, stdout: String(decoding: FileManager.default.contents(atPath: o) ?? Data(), as: UTF8.self),
-                      stderr: String(decoding: FileManager.default.contents(atPath: e) ?? Data(), as: UTF8.self), seconds: secs, report: r,
-                      peakKiB: rss)
+        return Result(
+            status: p.terminationStatus, stdout: String(decoding: FileManager.default.contents(atPath: o) ?? Data(), as: UTF8.self),
+            stderr: String(decoding: FileManager.default.contents(atPath: e) ?? Data(), as: UTF8.self), seconds: secs, report: r,
+            peakKiB: rss)
     }
 
     struct RigError: Error, CustomStringConvertible { var message: String; var description: String { message } }
@@ -163,9 +169,10 @@ struct ReplayAgainstVirtualBand {
         let r = try Rig.replay("band_mtu23.btsnoop", extra: ["--timing", "fixed:250"]) { controllers, dir in
             // Kill the controllers (the far end of the transport) once the band has received
             // its second vendor write: mid-replay, however loaded the machine is.
-            let deadline = Date().addingTimeInterval(60)   // a hang guard, not a budget
+            let deadline = Date().addingTimeInterval(60) // a hang guard, not a budget
             while Date() < deadline,
-                  !((try? String(contentsOfFile: dir + "/band.log", encoding: .utf8)) ?? "").contains("WRITE 2\n") {
+                !((try? String(contentsOfFile: dir + "/band.log", encoding: .utf8)) ?? "").contains("WRITE 2\n")
+            {
                 Thread.sleep(forTimeInterval: 0.02)
             }
             kill(controllers.processIdentifier, SIGKILL)

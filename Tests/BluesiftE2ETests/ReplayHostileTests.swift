@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 13: replay against a hostile transport or device. Exit 3 with a partial report, or 1
@@ -28,9 +28,10 @@ enum HostileRig {
         p.waitUntilExit()
         let rss = (try? String(contentsOfFile: dir + "/rss", encoding: .utf8))?.split(separator: "\n").last.flatMap { Int($0) } ?? -1
         let r = FileManager.default.contents(atPath: report).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-        return Result(status: p.terminationStatus, stdout: (try? String(contentsOfFile: o, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOfFile: e, encoding: .utf8)) ?? "", seconds: Date().timeIntervalSince(t0),
-                      peakKiB: rss, report: r)
+        return Result(
+            status: p.terminationStatus, stdout: (try? String(contentsOfFile: o, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: e, encoding: .utf8)) ?? "", seconds: Date().timeIntervalSince(t0),
+            peakKiB: rss, report: r)
     }
 
     static func tempDir() -> String {
@@ -51,8 +52,11 @@ struct ReplayAgainstHostileParts {
         let port = HostileRig.port()
         let server = try Rig.start("hostile_transport.py", ["\(port)", mode, "--seconds", "20"], log: dir + "/server.log")
         defer { Rig.stop(server) }
-        let r = try HostileRig.replay([Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path,
-                                       "--transport", "tcp:127.0.0.1:\(port)", "--timeout", "2"], dir: dir)
+        let r = try HostileRig.replay(
+            [
+                Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path,
+                "--transport", "tcp:127.0.0.1:\(port)", "--timeout", "2"
+            ], dir: dir)
         #expect(r.status == 3, "\(mode): \(r.stderr)")
         #expect(r.peakKiB > 0 && r.peakKiB < 150_000, "\(mode): \(r.peakKiB) KiB")
         #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.hasPrefix("bluesift: replay: "), "\(mode): \(r.stderr)")
@@ -94,18 +98,26 @@ struct ReplayAgainstHostileParts {
         let dir = HostileRig.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (central, bandPort) = Rig.ports()
-        let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(central)", "127.0.0.1:\(bandPort)"], log: dir + "/controllers.log",
-                                lifetime: Int(seconds) * 3 + 60)
+        let ctl = try Rig.start(
+            "controllers.py", ["127.0.0.1:\(central)", "127.0.0.1:\(bandPort)"], log: dir + "/controllers.log",
+            lifetime: Int(seconds) * 3 + 60)
         defer { Rig.stop(ctl) }
-        let band = try Rig.start("band_peripheral.py", ["tcp-client:127.0.0.1:\(bandPort)", "--hostile", "flood",
-                                                        "--flood-rate", "\(rate)", "--flood-seconds", "\(seconds)"], log: dir + "/band.log",
-                                 lifetime: Int(seconds) * 3 + 60)
+        let band = try Rig.start(
+            "band_peripheral.py",
+            [
+                "tcp-client:127.0.0.1:\(bandPort)", "--hostile", "flood",
+                "--flood-rate", "\(rate)", "--flood-seconds", "\(seconds)"
+            ], log: dir + "/band.log",
+            lifetime: Int(seconds) * 3 + 60)
         defer { Rig.stop(band) }
         // The flood starts at step 8; the 8 steps after it outlast it by 2 s.
         let pace = Int((seconds + 2) * 1000 / 8)
-        let r = try HostileRig.replay([Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path,
-                                       "--transport", "tcp:127.0.0.1:\(central)", "--timing", "fixed:\(pace)",
-                                       "--window", "300", "--timeout", "3", "--no-plugins"], dir: dir)
+        let r = try HostileRig.replay(
+            [
+                Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path,
+                "--transport", "tcp:127.0.0.1:\(central)", "--timing", "fixed:\(pace)",
+                "--window", "300", "--timeout", "3", "--no-plugins"
+            ], dir: dir)
         func log(_ name: String) -> String { (try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)) ?? "" }
         let deadline = Date().addingTimeInterval(5)
         while !log("band.log").contains("NOTIFIED") && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
@@ -118,7 +130,7 @@ struct ReplayAgainstHostileParts {
 
         #expect(r.status == 1, "\(r.stdout)\n\(r.stderr)")
         #expect(sent == Int(Double(rate) * seconds), "\(flood)")
-        #expect(took > 0, "\(flood)")  // the flood ran (its rate depends on the machine's load)
+        #expect(took > 0, "\(flood)") // the flood ran (its rate depends on the machine's load)
         #expect(own > 0)
         let n = r.report?["notifications"] as? [String: Int] ?? [:]
         #expect((n["received"] ?? 0) + (n["dropped"] ?? 0) == sent + own, "\(n), device: \(flood), band \(own)")
@@ -140,21 +152,29 @@ struct ReplayAgainstHostileParts {
 /// 0x0010 before): three steps skipped, exit 1. --raw-handles sends them, and says so.
 let yeelockCapture = Rig.root.deletingLastPathComponent().appendingPathComponent("shared/captures/public/yeelock_btsnoop_hci.log").path
 
-@Suite(.serialized, .enabled(if: Rig.available && FileManager.default.fileExists(atPath: yeelockCapture),
-                             "needs the Bumble venv and ../shared/captures/public"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: Rig.available && FileManager.default.fileExists(atPath: yeelockCapture),
+        "needs the Bumble venv and ../shared/captures/public"))
 struct ForcedReplayOntoAnotherDevice {
     @Test func lockCaptureForcedOntoTheBandSendsNothing() throws {
-        let r = try Rig.replay("../../shared/captures/public/yeelock_btsnoop_hci.log",
-                               extra: ["--device", "c0:ba:0d:00:00:01", "--force"])
+        let r = try Rig.replay(
+            "../../shared/captures/public/yeelock_btsnoop_hci.log",
+            extra: ["--device", "c0:ba:0d:00:00:01", "--force"])
         #expect(r.status == 1, "\(r.stdout)\n\(r.stderr)")
         #expect(r.summary["skipped"] == 3 && r.summary["steps"] == 0)
         #expect(r.steps.allSatisfy { $0["status"] as? String == "skipped" && $0["live_handle"] == nil })
-        #expect(r.stdout.contains("step 1 frame 638 write (request) 0x0010 58af3dca-6fc0-4fa3-9464-74662f043a39/58af3dca-6fc0-4fa3-9464-74662f043a3b: skipped: characteristic 58af3dca-6fc0-4fa3-9464-74662f043a3b (instance 0) in service 58af3dca-6fc0-4fa3-9464-74662f043a39 not on the device"))
+        #expect(
+            r.stdout.contains(
+                "step 1 frame 638 write (request) 0x0010 58af3dca-6fc0-4fa3-9464-74662f043a39/58af3dca-6fc0-4fa3-9464-74662f043a3b: skipped: characteristic 58af3dca-6fc0-4fa3-9464-74662f043a3b (instance 0) in service 58af3dca-6fc0-4fa3-9464-74662f043a39 not on the device"
+            ))
         #expect(r.stdout.contains("3 skipped (not on the device)"))
         #expect(r.report?["raw_handles"] as? Bool == false)
 
-        let raw = try Rig.replay("../../shared/captures/public/yeelock_btsnoop_hci.log",
-                                 extra: ["--device", "c0:ba:0d:00:00:01", "--force", "--raw-handles"])
+        let raw = try Rig.replay(
+            "../../shared/captures/public/yeelock_btsnoop_hci.log",
+            extra: ["--device", "c0:ba:0d:00:00:01", "--force", "--raw-handles"])
         #expect(raw.report?["raw_handles"] as? Bool == true)
         #expect(raw.summary["skipped"] == 0 && raw.steps.first?["live_handle"] as? Int == 0x0010)
         #expect(raw.stdout.contains("(raw handles)"))

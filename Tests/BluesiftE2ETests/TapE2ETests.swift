@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `bluesift tap` between a Bumble host (Tests/VirtualDevice/tap_central.py) and Bumble's
@@ -40,8 +40,9 @@ enum TapRig {
             guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
             let att = (o["att"] as? [String: Any]) ?? (o["opcode"] != nil && o["pdu"] != nil ? o : nil)
             guard let att, let op = att["opcode"] as? Int, let dir = o["dir"] as? String else { return nil }
-            return ATTStep(dir: dir, opcode: op, handle: handleOpcodes.contains(op) ? att["handle"] as? Int : nil,
-                           value: valueOpcodes.contains(op) ? att["value"] as? String : nil)
+            return ATTStep(
+                dir: dir, opcode: op, handle: handleOpcodes.contains(op) ? att["handle"] as? Int : nil,
+                value: valueOpcodes.contains(op) ? att["value"] as? String : nil)
         }
     }
 
@@ -85,8 +86,10 @@ enum TapRig {
     /// Starts the rig on `base`, `base+1`, the tap listening on `base+2` for the host side,
     /// then either runs tap_central.py through it (`host: true`) or hands the tap's port to
     /// `during`; the tap is expected to stop by itself afterwards.
-    static func run(base: Int, tapArgs: (String) -> [String], host: Bool = true, unixHost: Bool = false, serialController: Bool = false,
-                    during: ((_ tap: Process, _ port: Int, _ controllers: Process) throws -> Void)? = nil) throws -> Run {
+    static func run(
+        base: Int, tapArgs: (String) -> [String], host: Bool = true, unixHost: Bool = false, serialController: Bool = false,
+        during: ((_ tap: Process, _ port: Int, _ controllers: Process) throws -> Void)? = nil
+    ) throws -> Run {
         let dir = NSTemporaryDirectory() + "bluesift-tap-\(getpid())-\(base)"
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -104,27 +107,35 @@ enum TapRig {
             controllerSpec = "serial:\(ready?.dropFirst(6) ?? "?")@1000000"
         }
         let sock = NSTemporaryDirectory() + "bluesift-tap-\(getpid())-\(base).sock"
-        let (hostSpec, hostTransport) = unixHost ? ("listen:unix:\(sock)", "unix:\(sock)")
-                                                 : ("listen:tcp:127.0.0.1:\(base + 2)", "tcp-client:127.0.0.1:\(base + 2)")
+        let (hostSpec, hostTransport) =
+            unixHost
+            ? ("listen:unix:\(sock)", "unix:\(sock)")
+            : ("listen:tcp:127.0.0.1:\(base + 2)", "tcp-client:127.0.0.1:\(base + 2)")
         let t0 = Date()
-        let tap = try process(Rig.binary, ["tap", "--host", hostSpec, "--controller", controllerSpec] + tapArgs(dir),
-                              out: dir + "/tap.out", err: dir + "/tap.err")
+        let tap = try process(
+            Rig.binary, ["tap", "--host", hostSpec, "--controller", controllerSpec] + tapArgs(dir),
+            out: dir + "/tap.out", err: dir + "/tap.err")
         defer { if tap.isRunning { kill(tap.processIdentifier, SIGKILL); tap.waitUntilExit() } }
         guard waitFor("listening on \(hostSpec.dropFirst(7))", in: dir + "/tap.err", seconds: 10) else {
             throw Rig.RigError(message: "tap not listening: \(read(dir + "/tap.err"))")
         }
         var hostStatus: Int32 = -1
         if host {
-            let h = try process(python, ["tap_central.py", hostTransport, "--log", dir + "/host_att.jsonl",
-                                         "--snoop", dir + "/host.btsnoop", "--timeout", "15"],
-                                out: dir + "/host.log", err: dir + "/host.log", cwd: Rig.root.appendingPathComponent("Tests/VirtualDevice"))
+            let h = try process(
+                python,
+                [
+                    "tap_central.py", hostTransport, "--log", dir + "/host_att.jsonl",
+                    "--snoop", dir + "/host.btsnoop", "--timeout", "15"
+                ],
+                out: dir + "/host.log", err: dir + "/host.log", cwd: Rig.root.appendingPathComponent("Tests/VirtualDevice"))
             if wait(h, seconds: 25) { hostStatus = h.terminationStatus }
         }
         try during?(tap, base + 2, ctl)
         let stopped = wait(tap, seconds: 15)
-        return Run(dir: dir, tapStatus: stopped ? tap.terminationStatus : -1, tapStdout: read(dir + "/tap.out"),
-                   tapStderr: read(dir + "/tap.err"), hostStatus: hostStatus, hostOutput: read(dir + "/host.log"),
-                   hostATT: steps(jsonLines: read(dir + "/host_att.jsonl")), seconds: Date().timeIntervalSince(t0))
+        return Run(
+            dir: dir, tapStatus: stopped ? tap.terminationStatus : -1, tapStdout: read(dir + "/tap.out"),
+            tapStderr: read(dir + "/tap.err"), hostStatus: hostStatus, hostOutput: read(dir + "/host.log"),
+            hostATT: steps(jsonLines: read(dir + "/host_att.jsonl")), seconds: Date().timeIntervalSince(t0))
     }
 
     /// `bluesift ARGS`: status, stdout, stderr.
@@ -139,7 +150,8 @@ enum TapRig {
     /// btsnoop records as (flags, packet bytes); nil unless the file ends exactly on a record.
     static func btsnoop(_ path: String) -> [(UInt32, [UInt8])]? {
         guard let d = FileManager.default.contents(atPath: path), d.count >= 16,
-              Array(d.prefix(8)) == Array("btsnoop\0".utf8) else { return nil }
+            Array(d.prefix(8)) == Array("btsnoop\0".utf8)
+        else { return nil }
         let b = [UInt8](d)
         func u32(_ o: Int) -> UInt32 { b[o..<(o + 4)].reduce(0) { $0 << 8 | UInt32($1) } }
         var o = 16, out: [(UInt32, [UInt8])] = []
@@ -174,14 +186,14 @@ struct TapBetweenBumbleHostAndController {
         let host = r.hostATT
         #expect(host.count > 40)
         #expect(host.first == .init(dir: "sent", opcode: 0x02, handle: nil, value: nil))
-        #expect(host.contains(.init(dir: "sent", opcode: 0x0A, handle: 0x18, value: nil)))          // read 2A26
-        #expect(host.contains(.init(dir: "received", opcode: 0x0B, handle: nil, value: "312e342e32")))  // "1.4.2"
-        #expect(host.contains(.init(dir: "received", opcode: 0x0B, handle: nil, value: "57")))      // battery 87
-        #expect(host.contains(.init(dir: "sent", opcode: 0x12, handle: 0x20, value: "0100")))       // 36F6 CCCD
-        #expect(host.contains(.init(dir: "received", opcode: 0x1B, handle: 0x1F, value: "a50890e1100000cc")))  // live steps
-        #expect(host.contains(.init(dir: "sent", opcode: 0x12, handle: 0x1D, value: "a50401a0")))   // device_info request
-        #expect(host.contains(.init(dir: "received", opcode: 0x1B, handle: 0x1F, value: "a5078101045771")))  // fw 1.4, battery 87
-        #expect(host.contains(.init(dir: "sent", opcode: 0x52, handle: 0x1D, value: "a50406a7")))   // ping command
+        #expect(host.contains(.init(dir: "sent", opcode: 0x0A, handle: 0x18, value: nil))) // read 2A26
+        #expect(host.contains(.init(dir: "received", opcode: 0x0B, handle: nil, value: "312e342e32"))) // "1.4.2"
+        #expect(host.contains(.init(dir: "received", opcode: 0x0B, handle: nil, value: "57"))) // battery 87
+        #expect(host.contains(.init(dir: "sent", opcode: 0x12, handle: 0x20, value: "0100"))) // 36F6 CCCD
+        #expect(host.contains(.init(dir: "received", opcode: 0x1B, handle: 0x1F, value: "a50890e1100000cc"))) // live steps
+        #expect(host.contains(.init(dir: "sent", opcode: 0x12, handle: 0x1D, value: "a50401a0"))) // device_info request
+        #expect(host.contains(.init(dir: "received", opcode: 0x1B, handle: 0x1F, value: "a5078101045771"))) // fw 1.4, battery 87
+        #expect(host.contains(.init(dir: "sent", opcode: 0x52, handle: 0x1D, value: "a50406a7"))) // ping command
         #expect(host.last?.opcode == 0x1B)
 
         // The recording, decoded by bluesift, is that sequence.
@@ -255,7 +267,7 @@ struct TapBetweenBumbleHostAndController {
             answer = readBytes(fd, count: 7, seconds: 5)
             Thread.sleep(forTimeInterval: 0.2)
             kill(tap.processIdentifier, SIGINT)
-            TapRig.wait(tap, seconds: 10)  // the host stays connected until the tap is gone
+            TapRig.wait(tap, seconds: 10) // the host stays connected until the tap is gone
         }
         defer { try? FileManager.default.removeItem(atPath: r.dir) }
         #expect(answer == [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])
@@ -264,7 +276,7 @@ struct TapBetweenBumbleHostAndController {
         let last = r.tapStderr.split(separator: "\n").last.map(String.init) ?? ""
         #expect(last.hasPrefix("bluesift: tap: interrupted: 2 packets (1 host→controller, 1 controller→host), 4 + 7 bytes forwarded"), "\(last)")
         let records = try #require(TapRig.btsnoop(r.dir + "/tap.btsnoop"))
-        #expect(records.map(\.0) == [2, 3])  // command sent, event received (btsnoop flags)
+        #expect(records.map(\.0) == [2, 3]) // command sent, event received (btsnoop flags)
         #expect(records.map(\.1) == [[0x01, 0x03, 0x0c, 0x00], [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00]])
     }
 
@@ -325,13 +337,15 @@ struct TapBetweenBumbleHostAndController {
         let (status, _, err) = try TapRig.bluesift(["tap", "--host", "listen:unix:\(sock)", "--controller", "listen:tcp:127.0.0.1:9496", "-w", sock])
         #expect(status == 2)
         #expect(err.contains("bluesift: \(sock): is the input; refusing to overwrite it"), "\(err)")
-        #expect(!FileManager.default.fileExists(atPath: sock))  // the listening socket is removed
+        #expect(!FileManager.default.fileExists(atPath: sock)) // the listening socket is removed
     }
 
     /// An output that cannot be created is said before anything is forwarded.
     @Test func unwritableRecordingIsExit2BeforeForwarding() throws {
-        let (status, _, err) = try TapRig.bluesift(["tap", "--host", "listen:tcp:127.0.0.1:9499", "--controller", "listen:unix:\(NSTemporaryDirectory())bluesift-tap-\(getpid())-w.sock",
-                                                    "-w", "/nonexistent-dir/tap.btsnoop"])
+        let (status, _, err) = try TapRig.bluesift([
+            "tap", "--host", "listen:tcp:127.0.0.1:9499", "--controller", "listen:unix:\(NSTemporaryDirectory())bluesift-tap-\(getpid())-w.sock",
+            "-w", "/nonexistent-dir/tap.btsnoop"
+        ])
         #expect(status == 2)
         #expect(err.contains("bluesift: /nonexistent-dir/tap.btsnoop: cannot create"), "\(err)")
         #expect(!err.contains("forwarding"))
@@ -343,8 +357,12 @@ struct TapBetweenBumbleHostAndController {
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let p = try TapRig.process(Rig.binary, ["tap", "--host", "listen:tcp:127.0.0.1:9497", "--controller", "listen:tcp:127.0.0.1:9498",
-                                                "-w", dir + "/t.btsnoop"], out: dir + "/out", err: dir + "/err")
+        let p = try TapRig.process(
+            Rig.binary,
+            [
+                "tap", "--host", "listen:tcp:127.0.0.1:9497", "--controller", "listen:tcp:127.0.0.1:9498",
+                "-w", dir + "/t.btsnoop"
+            ], out: dir + "/out", err: dir + "/err")
         #expect(TapRig.waitFor("listening on tcp:127.0.0.1:9498", in: dir + "/err", seconds: 10))
         kill(p.processIdentifier, SIGTERM)
         #expect(TapRig.wait(p, seconds: 5))

@@ -32,7 +32,7 @@ final class ScriptedBearer: ATTBearer {
         b.respond = { p in p[0] == 0x0A ? [[0x1B, 0x20, 0x00, 0x07], [0x0A, 0x05, 0x00], [0x0B, 1, 2, 3]] : [] }
         let c = ATTClient(bearer: b, timeout: .milliseconds(200))
         #expect(try c.read(0x0003) == [1, 2, 3])
-        #expect(b.sent == [[0x0A, 0x03, 0x00], [0x01, 0x0A, 0x05, 0x00, 0x01]])  // Invalid Handle for the peer's read
+        #expect(b.sent == [[0x0A, 0x03, 0x00], [0x01, 0x0A, 0x05, 0x00, 0x01]]) // Invalid Handle for the peer's read
         #expect(c.takeNotifications().map(\.handle) == [0x0020])
     }
 

@@ -34,7 +34,7 @@ import BluesiftCapture
         .init(handle: 0x0010, type: ServerAttribute.primaryService, value: vendor.littleEndianBytes),
         .init(handle: 0x0011, type: ServerAttribute.characteristic, value: [0x1A, 0x12, 0x00, 0xF6, 0x36]),
         .init(handle: 0x0012, type: BluetoothUUID(0x36F6)),
-        .init(handle: 0x0013, type: ServerAttribute.cccd),
+        .init(handle: 0x0013, type: ServerAttribute.cccd)
     ]
 
     func server() -> (ATTServer, Responder) {
@@ -46,7 +46,7 @@ import BluesiftCapture
 
     @Test func mtuExchangeAnswersThePreferredMTUAndKeepsTheSmaller() {
         var (s, r) = server()
-        #expect(s.handle([0x02, 0xF7, 0x00], responder: r) == [0x03, 0xB9, 0x00])  // client 247, server 185
+        #expect(s.handle([0x02, 0xF7, 0x00], responder: r) == [0x03, 0xB9, 0x00]) // client 247, server 185
         #expect(s.mtu == 185)
         #expect(r.mtus.first! == (247, 185))
     }
@@ -77,10 +77,10 @@ import BluesiftCapture
         var (s, r) = server()
         #expect(s.handle([0x0A, 0x12, 0x00], responder: r) == [0x0B] + Array(0..<22))
         #expect(s.handle([0x0C, 0x12, 0x00, 0x16, 0x00], responder: r) == [0x0D] + Array(22..<40))
-        #expect(s.handle([0x0C, 0x12, 0x00, 0x29, 0x00], responder: r) == [0x01, 0x0C, 0x12, 0x00, 0x07])  // past the end
+        #expect(s.handle([0x0C, 0x12, 0x00, 0x29, 0x00], responder: r) == [0x01, 0x0C, 0x12, 0x00, 0x07]) // past the end
         #expect(r.reads.map(\.1) == [true, false, false])
-        #expect(s.handle([0x0A, 0x99, 0x00], responder: r) == [0x01, 0x0A, 0x99, 0x00, 0x01])  // Invalid Handle
-        #expect(s.handle([0x0A, 0x11, 0x00], responder: r) == [0x0B, 0x1A, 0x12, 0x00, 0xF6, 0x36])  // a declaration
+        #expect(s.handle([0x0A, 0x99, 0x00], responder: r) == [0x01, 0x0A, 0x99, 0x00, 0x01]) // Invalid Handle
+        #expect(s.handle([0x0A, 0x11, 0x00], responder: r) == [0x0B, 0x1A, 0x12, 0x00, 0xF6, 0x36]) // a declaration
     }
 
     @Test func cccdIsKeptAndNotificationsScheduledAfterAWrite() {
@@ -90,11 +90,11 @@ import BluesiftCapture
         #expect(s.enabled(0x0012, indication: false) && !s.enabled(0x0012, indication: true))
         #expect(s.handle([0x0A, 0x13, 0x00], responder: r) == [0x0B, 0x01, 0x00])
         r.then = [ServerNotification(handle: 0x0012, value: [0xA5], isIndication: false, delay: .milliseconds(30))]
-        #expect(s.handle([0x52, 0x12, 0x00, 0x06], responder: r) == nil)  // Write Command: no answer
+        #expect(s.handle([0x52, 0x12, 0x00, 0x06], responder: r) == nil) // Write Command: no answer
         #expect(s.scheduled.map(\.value) == [[0xA5]])
         #expect(r.writes.map(\.2) == [.writeRequest, .writeCommand])
-        #expect(s.handle([0x12, 0x12, 0x00, 0xFF], responder: r) == [0x01, 0x12, 0x12, 0x00, 0xFC])  // the responder's error
-        #expect(s.handle([0x12, 0x11, 0x00, 0x00], responder: r) == [0x01, 0x12, 0x11, 0x00, 0x03])  // declarations are read-only
+        #expect(s.handle([0x12, 0x12, 0x00, 0xFF], responder: r) == [0x01, 0x12, 0x12, 0x00, 0xFC]) // the responder's error
+        #expect(s.handle([0x12, 0x11, 0x00, 0x00], responder: r) == [0x01, 0x12, 0x11, 0x00, 0x03]) // declarations are read-only
         s.reset()
         #expect(!s.enabled(0x0012, indication: false) && s.mtu == 23)
     }
@@ -106,9 +106,9 @@ import BluesiftCapture
         #expect(r.writes.isEmpty)
         #expect(s.handle([0x18, 0x01], responder: r) == [0x19])
         #expect(r.writes.count == 1 && r.writes[0].0 == 0x0012 && r.writes[0].1 == [1, 2, 3, 4, 5] && r.writes[0].2 == .prepareWriteRequest)
-        #expect(s.handle([0x18, 0x00], responder: r) == [0x19])  // cancel an empty queue
-        #expect(s.handle([0x20, 0x03, 0x00], responder: r) == [0x01, 0x20, 0x00, 0x00, 0x06])  // not served: Request Not Supported
-        #expect(s.handle([0x0A], responder: r) == [0x01, 0x0A, 0x00, 0x00, 0x04])  // short: Invalid PDU
+        #expect(s.handle([0x18, 0x00], responder: r) == [0x19]) // cancel an empty queue
+        #expect(s.handle([0x20, 0x03, 0x00], responder: r) == [0x01, 0x20, 0x00, 0x00, 0x06]) // not served: Request Not Supported
+        #expect(s.handle([0x0A], responder: r) == [0x01, 0x0A, 0x00, 0x00, 0x04]) // short: Invalid PDU
     }
 
     /// The advertising commands this host sends, read back by the HCI decoder (Core 5.4 Vol 4 Part E §7.8.5-§7.8.9).

@@ -44,7 +44,7 @@ struct BumbleCentralTests {
         #expect(svc.characteristics.count == 1)
         let ch = try #require(svc.characteristics.first)
         #expect(ch.uuid == Self.charUUID)
-        #expect(ch.properties == 0x3E)  // read, write w/o response, write, notify, indicate
+        #expect(ch.properties == 0x3E) // read, write w/o response, write, notify, indicate
         #expect(ch.valueHandle == ch.declarationHandle + 1)
         #expect(ch.cccdHandle == ch.valueHandle + 1)
 

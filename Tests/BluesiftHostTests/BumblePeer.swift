@@ -1,7 +1,7 @@
 import Foundation
 import BluesiftTransport
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs Fixtures/peripheral.py (Bumble virtual link + tiny GATT peripheral) for one test.

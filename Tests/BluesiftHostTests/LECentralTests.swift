@@ -66,7 +66,7 @@ import BluesiftWire
 
     @Test func silentControllerTimesOut() {
         let c = ScriptedController()
-        c.respond = { _ in [] }  // swallow everything
+        c.respond = { _ in [] } // swallow everything
         #expect(throws: HostError.timeout("command 0x0c03")) { try host(c).setUp() }
     }
 
@@ -131,13 +131,14 @@ import BluesiftWire
             guard p.kind == .acl else { return nil }
             fragments += 1
             // Credit back each fragment; answer the Write Request after the last one.
-            return fragments < 3 ? [ScriptedController.completedPackets(1)]
-                                 : [ScriptedController.completedPackets(1)] + ScriptedController.acl(cid: 4, [0x13])
+            return fragments < 3
+                ? [ScriptedController.completedPackets(1)]
+                : [ScriptedController.completedPackets(1)] + ScriptedController.acl(cid: 4, [0x13])
         }
-        let value = [UInt8](repeating: 0xAB, count: 50)  // 4 + 3 + 50 = 57 bytes of L2CAP: 27 + 27 + 3
+        let value = [UInt8](repeating: 0xAB, count: 50) // 4 + 3 + 50 = 57 bytes of L2CAP: 27 + 27 + 3
         try h.gatt.write(0x0010, value)
         #expect(c.sentACL.map(\.count) == [31, 31, 7])
-        #expect(c.sentACL.map { $0[1] >> 4 } == [0x0, 0x1, 0x1])  // PB: first non-flushable, then continuations
+        #expect(c.sentACL.map { $0[1] >> 4 } == [0x0, 0x1, 0x1]) // PB: first non-flushable, then continuations
         #expect(Array(c.sentACL[0][4..<11]) == [53, 0, 4, 0, 0x12, 0x10, 0x00])
     }
 
@@ -156,15 +157,16 @@ import BluesiftWire
         var seen: [UInt16] = []
         h.gatt.onNotification = { seen.append($0.handle) }
         let long = [UInt8](0..<40)
-        c.queue = ScriptedController.acl(cid: 4, [0x1B, 0x12, 0x00] + long, fragment: 10)
-                + ScriptedController.acl(cid: 4, [0x1D, 0x15, 0x00, 0x01])
+        c.queue =
+            ScriptedController.acl(cid: 4, [0x1B, 0x12, 0x00] + long, fragment: 10)
+            + ScriptedController.acl(cid: 4, [0x1D, 0x15, 0x00, 0x01])
         let before = currentTimestamp()
         let got = try h.gatt.waitForNotifications(count: 2, timeout: .seconds(1))
         #expect(got.map(\.handle) == [0x0012, 0x0015] && seen == [0x0012, 0x0015])
         #expect(got[0].value == long && !got[0].isIndication)
         #expect(got[1].value == [0x01] && got[1].isIndication)
         #expect(got[0].timestamp >= before)
-        #expect(c.sentACL.last == [0x40, 0x00, 5, 0, 1, 0, 4, 0, 0x1E])  // Handle Value Confirmation
+        #expect(c.sentACL.last == [0x40, 0x00, 5, 0, 1, 0, 4, 0, 0x1E]) // Handle Value Confirmation
         #expect(h.gatt.notifications.isEmpty)
     }
 
@@ -172,8 +174,9 @@ import BluesiftWire
         let c = ScriptedController()
         let h = try connected(c)
         // Connection Parameter Update Request id 7: interval 0x0010...0x0020, latency 0, timeout 0x0190.
-        c.queue = ScriptedController.acl(cid: 5, [0x12, 0x07, 0x08, 0x00, 0x10, 0x00, 0x20, 0x00, 0x00, 0x00, 0x90, 0x01], fragment: 5)
-                + ScriptedController.acl(cid: 5, [0x14, 0x09, 0x0A, 0x00, 0x80, 0, 0x40, 0, 0x17, 0, 0x10, 0, 0x01, 0])
+        c.queue =
+            ScriptedController.acl(cid: 5, [0x12, 0x07, 0x08, 0x00, 0x10, 0x00, 0x20, 0x00, 0x00, 0x00, 0x90, 0x01], fragment: 5)
+            + ScriptedController.acl(cid: 5, [0x14, 0x09, 0x0A, 0x00, 0x80, 0, 0x40, 0, 0x17, 0, 0x10, 0, 0x01, 0])
         try h.pump(for: .milliseconds(120))
         #expect(c.sentACL.first == [0x40, 0x00, 10, 0, 6, 0, 5, 0, 0x13, 0x07, 0x02, 0x00, 0x00, 0x00])
         #expect(c.sentACL.last == [0x40, 0x00, 10, 0, 6, 0, 5, 0, 0x01, 0x09, 0x02, 0x00, 0x00, 0x00])
@@ -184,10 +187,11 @@ import BluesiftWire
     @Test func peerRequestsGetErrorResponses() throws {
         let c = ScriptedController()
         let h = try connected(c)
-        c.queue = ScriptedController.acl(cid: 4, [0x02, 0x00, 0x01])                       // Exchange MTU 256
-                + ScriptedController.acl(cid: 4, [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28]) // Read By Group Type
+        c.queue =
+            ScriptedController.acl(cid: 4, [0x02, 0x00, 0x01]) // Exchange MTU 256
+            + ScriptedController.acl(cid: 4, [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28]) // Read By Group Type
         try h.pump(for: .milliseconds(120))
-        #expect(c.sentACL[0] == [0x40, 0x00, 7, 0, 3, 0, 4, 0, 0x03, 0x05, 0x02])         // MTU Response 517
+        #expect(c.sentACL[0] == [0x40, 0x00, 7, 0, 3, 0, 4, 0, 0x03, 0x05, 0x02]) // MTU Response 517
         #expect(c.sentACL[1] == [0x40, 0x00, 9, 0, 5, 0, 4, 0, 0x01, 0x10, 0x01, 0x00, 0x0A])
         #expect(h.gatt.mtu == 256)
     }
@@ -228,13 +232,14 @@ import BluesiftWire
             guard p.bytes.starts(with: [0x0C, 0x20]), p.bytes[3] == 1 else { return nil }
             // Legacy report from someone else, then an extended scan response from the target.
             let legacy: [UInt8] = [0x3E, 12 + 0, 0x02, 1, 0x00, 0x00] + BDAddr(0x112233445566).littleEndianBytes + [0, 0xC4]
-            let ext: [UInt8] = [0x3E, UInt8(26 + name.count), 0x0D, 1, 0x1B, 0x00, 0x01] + Self.peer.littleEndianBytes
+            let ext: [UInt8] =
+                [0x3E, UInt8(26 + name.count), 0x0D, 1, 0x1B, 0x00, 0x01] + Self.peer.littleEndianBytes
                 + [1, 0, 0xFF, 0x7F, 0xCE, 0, 0, 0] + [UInt8](repeating: 0, count: 6) + [UInt8(name.count)] + name
             return [ScriptedController.complete(0x200C, [0]), H4Packet(.event, legacy), H4Packet(.event, ext)]
         }
         let adv = try h.scan(for: .name("probe"), timeout: .seconds(1))
         #expect(adv.address == Self.peer && adv.addressType == .random && adv.isExtended && adv.rssi == -50)
-        #expect(c.sentOpcodes.suffix(3) == [0x200B, 0x200C, 0x200C])  // parameters, enable, disable
+        #expect(c.sentOpcodes.suffix(3) == [0x200B, 0x200C, 0x200C]) // parameters, enable, disable
         #expect(c.sent.last?.bytes == [0x0C, 0x20, 2, 0, 0])
         #expect(throws: HostError.deviceNotFound("no advertiser with name 'nobody' within 0.1 seconds")) {
             _ = try h.scan(for: .name("nobody"), timeout: .milliseconds(100))

@@ -31,7 +31,8 @@ import BluesiftProtocols
         #expect(LinkSecurity(authenticated: false, secureConnections: true, keySize: 16, method: "just_works").level == 2)
         #expect(LinkSecurity(authenticated: true, secureConnections: false, keySize: 16, method: "passkey_entry").level == 3)
         #expect(LinkSecurity(authenticated: true, secureConnections: true, keySize: 7, method: "passkey_entry").level == 3)
-        #expect(LinkSecurity(authenticated: true, secureConnections: true, keySize: 16, method: "numeric_comparison").levelName
+        #expect(
+            LinkSecurity(authenticated: true, secureConnections: true, keySize: 16, method: "numeric_comparison").levelName
                 == "authenticated secure connections")
     }
 }

@@ -38,7 +38,7 @@ import BluesiftWire
 
     @Test func secureConnectionsJustWorksEndToEnd() throws {
         let p = peripheral()
-        let smp = SMPResponder()  // NoInputNoOutput, bonding, Secure Connections
+        let smp = SMPResponder() // NoInputNoOutput, bonding, Secure Connections
         // Pairing Request: NoInputNoOutput, bonding | SC, key size 16, no keys asked.
         let preq: [UInt8] = [0x01, 0x03, 0x00, 0x09, 0x10, 0x00, 0x00]
         let pres = try smp.handle(preq, peripheral: p)
@@ -55,7 +55,7 @@ import BluesiftWire
         let random = try smp.handle(Self.pdu(.pairingRandom, na), peripheral: p)
         #expect(random.count == 1 && random[0][0] == 0x04)
         let nb = Self.value(random[0])
-        #expect(cb == SMPCrypto.f4(u: pkbX, v: ours.x, x: nb, z: 0))  // the responder's commitment holds
+        #expect(cb == SMPCrypto.f4(u: pkbX, v: ours.x, x: nb, z: 0)) // the responder's commitment holds
 
         let a = [UInt8(1)] + SMPCrypto.swapped(Self.central.littleEndianBytes)
         let b = [UInt8(1)] + SMPCrypto.swapped(Self.own.littleEndianBytes)

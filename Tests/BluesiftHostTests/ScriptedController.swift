@@ -30,7 +30,7 @@ final class ScriptedController: HCITransport {
         if !queue.isEmpty { return queue.removeFirst() }
         if closed { throw TransportError(.closed, "scripted: peer closed the connection") }
         let ms = Double(timeout.components.seconds) * 1000 + Double(timeout.components.attoseconds) / 1e15
-        usleep(UInt32(max(0, min(ms, 50)) * 1000))  // at most 50 ms per call keeps tests quick
+        usleep(UInt32(max(0, min(ms, 50)) * 1000)) // at most 50 ms per call keeps tests quick
         return nil
     }
 
@@ -59,8 +59,10 @@ final class ScriptedController: HCITransport {
         H4Packet(.event, [0x0F, 4, status, 1, UInt8(opcode & 0xFF), UInt8(opcode >> 8)])
     }
     static func connectionComplete(handle: UInt16 = 0x0040, status: UInt8 = 0, peer: BDAddr) -> H4Packet {
-        H4Packet(.event, [0x3E, 19, 0x01, status, UInt8(handle & 0xFF), UInt8(handle >> 8), 0x00, 0x01]
-                 + peer.littleEndianBytes + [0x28, 0x00, 0x00, 0x00, 0xF4, 0x01, 0x00])
+        H4Packet(
+            .event,
+            [0x3E, 19, 0x01, status, UInt8(handle & 0xFF), UInt8(handle >> 8), 0x00, 0x01]
+                + peer.littleEndianBytes + [0x28, 0x00, 0x00, 0x00, 0xF4, 0x01, 0x00])
     }
     static func disconnectionComplete(handle: UInt16 = 0x0040, reason: UInt8) -> H4Packet {
         H4Packet(.event, [0x05, 4, 0, UInt8(handle & 0xFF), UInt8(handle >> 8), reason])
@@ -84,5 +86,5 @@ final class ScriptedController: HCITransport {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

@@ -21,7 +21,7 @@ import BluesiftCapture
             ("btsnoop-12.log", Array(B.btsnoopHeader().prefix(12)), "btsnoop header cut short (12 of 16 bytes)"),
             ("pcap-10.pcap", Array(B.pcapHeader().prefix(10)), "pcap header cut short (10 of 24 bytes)"),
             ("pcapng-12.pcapng", Array(B.Pcapng().shb().prefix(12)), "pcapng header cut short (12 of 28 bytes)"),
-            ("empty.log", [], "the file is empty"),
+            ("empty.log", [], "the file is empty")
         ]
         for (name, bytes, message) in cases {
             let r = try dump(bytes, name)
@@ -43,7 +43,8 @@ import BluesiftCapture
     }
 
     @Test func lengthLargerThanFileKeepsEarlierRecords() throws {
-        let bytes = B.btsnoopHeader() + B.btsnoopRecord(B.reset, command: true)
+        let bytes =
+            B.btsnoopHeader() + B.btsnoopRecord(B.reset, command: true)
             + B.btsnoopRecord([UInt8](repeating: 0xAA, count: 10), received: true, included: 1000, original: 1000)
         let r = try dump(bytes, "longer.log")
         #expect(r.status == 0)
@@ -69,12 +70,15 @@ import BluesiftCapture
         let ng = B.Pcapng()
         let pklgGood = (0..<5).flatMap { _ in B.pklg(0x00, Array(B.reset.dropFirst())) }
         let cases: [(String, [UInt8], Int)] = [
-            ("huge.log", B.btsnoopHeader() + B.btsnoopRecord(B.reset, command: true)
-                + B.btsnoopRecord([0x04, 0x0E], received: true, included: huge, original: huge), 1),
+            (
+                "huge.log",
+                B.btsnoopHeader() + B.btsnoopRecord(B.reset, command: true)
+                    + B.btsnoopRecord([0x04, 0x0E], received: true, included: huge, original: huge), 1
+            ),
             ("huge-original.log", B.btsnoopHeader() + B.btsnoopRecord(B.reset, command: true, original: huge), 1),
             ("huge.pcap", B.pcapHeader() + B.pcapRecord(B.phdr(B.reset)) + B.pcapRecord([0, 0, 0, 1], included: huge, original: huge), 1),
             ("huge.pcapng", ng.shb() + ng.idb(201) + ng.epb(0, B.phdr(B.reset)) + ng.u32(6) + ng.u32(huge) + [UInt8](repeating: 0, count: 20), 1),
-            ("huge.pklg", pklgGood + B.pklg(0x01, [0x0E], length: huge), 5),
+            ("huge.pklg", pklgGood + B.pklg(0x01, [0x0E], length: huge), 5)
         ]
         for (name, bytes, records) in cases {
             let r = try dump(bytes, name)
@@ -90,7 +94,8 @@ import BluesiftCapture
     }
 
     @Test func pklgOddTypes() throws {
-        let bytes = B.pklg(0x00, Array(B.reset.dropFirst())) + B.pklg(0x01, Array(B.resetComplete.dropFirst()))
+        let bytes =
+            B.pklg(0x00, Array(B.reset.dropFirst())) + B.pklg(0x01, Array(B.resetComplete.dropFirst()))
             + B.pklg(0xFB, Array("OFF".utf8)) + B.pklg(0x42, [1, 2, 3]) + B.pklg(0xFE, [0xAA])
             + B.pklg(0xFC, Array("hello\0".utf8)) + B.pklg(0xFF, []) + B.pklg(0x00, Array(B.reset.dropFirst()))
         let r = try dump(bytes, "odd.pklg")
@@ -108,8 +113,9 @@ import BluesiftCapture
     /// Two sections of opposite byte order, two interfaces of different link types.
     @Test func pcapngSeveralInterfacesAndSections() throws {
         let le = B.Pcapng(big: false), be = B.Pcapng(big: true)
-        let adv: [UInt8] = [0xD6, 0xBE, 0x89, 0x8E, 0x00, 0x06, 1, 2, 3, 4, 5, 6, 0, 0, 0]  // ADV_IND + CRC
-        let bytes = le.shb() + le.idb(201) + le.idb(251) + le.epb(0, B.phdr(B.reset)) + le.epb(1, adv)
+        let adv: [UInt8] = [0xD6, 0xBE, 0x89, 0x8E, 0x00, 0x06, 1, 2, 3, 4, 5, 6, 0, 0, 0] // ADV_IND + CRC
+        let bytes =
+            le.shb() + le.idb(201) + le.idb(251) + le.epb(0, B.phdr(B.reset)) + le.epb(1, adv)
             + be.shb() + be.idb(201) + be.epb(0, B.phdr(B.resetComplete, received: true))
         let r = try dump(bytes, "multi.pcapng")
         #expect(r.status == 0 && r.stderr.isEmpty)
@@ -126,7 +132,8 @@ import BluesiftCapture
     @Test
     func pcapngUndescribedInterfaceKeepsGoing() throws {
         let ng = B.Pcapng()
-        let bytes = ng.shb() + ng.idb(201) + ng.epb(0, B.phdr(B.reset)) + ng.epb(7, [1, 2, 3])
+        let bytes =
+            ng.shb() + ng.idb(201) + ng.epb(0, B.phdr(B.reset)) + ng.epb(7, [1, 2, 3])
             + ng.epb(0, B.phdr(B.resetComplete, received: true))
         let r = try dump(bytes, "iface.pcapng")
         #expect(r.status == 0)
@@ -153,8 +160,8 @@ import BluesiftCapture
     /// fit in Int64 microseconds (fuzz input pending/capture-att-latency-overflow).
     @Test
     func extremeTimestampsAcrossARequestAndItsResponse() throws {
-        let req = B.acl(B.l2cap(0x0004, [0x02, 0x17, 0x00]))   // Exchange MTU Request
-        let rsp = B.acl(B.l2cap(0x0004, [0x03, 0x05, 0x02]))   // Exchange MTU Response
+        let req = B.acl(B.l2cap(0x0004, [0x02, 0x17, 0x00])) // Exchange MTU Request
+        let rsp = B.acl(B.l2cap(0x0004, [0x03, 0x05, 0x02])) // Exchange MTU Response
         var a = B.btsnoopRecord(req), b = B.btsnoopRecord(rsp, received: true)
         a.replaceSubrange(16..<24, with: B.be64(0x80E3_3E9A_3AFE_0016))
         b.replaceSubrange(16..<24, with: B.be64(0x00E3_3E9A_3AFE_13CC))

@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 13's capture nasties, generated here (small in the repository, large at run time):
@@ -65,8 +65,11 @@ import Glibc
         for i in 0..<65_535 {
             let h = UInt16(i & 0x0EFF)
             // LE Connection Complete (Core 5.4 Vol 4 Part E §7.7.65.1).
-            let ev: [UInt8] = [0x04, 0x3E, 0x13, 0x01, 0x00] + Bytes.le16(h) + [0x00, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, UInt8(i & 0xFF),
-                                                                                   0x18, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00]
+            let ev: [UInt8] =
+                [0x04, 0x3E, 0x13, 0x01, 0x00] + Bytes.le16(h) + [
+                    0x00, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, UInt8(i & 0xFF),
+                    0x18, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00
+                ]
             packets.append((true, ev))
             packets.append((true, Bytes.acl(Bytes.l2cap(0x0004, [0x52, 0x10, 0x00], length: 500), handle: h)))
         }
@@ -90,8 +93,9 @@ import Glibc
     /// A second section of the other byte order in the middle of a pcapng: both read.
     @Test func pcapngSectionOfTheOtherByteOrderMidFile() throws {
         let le = Bytes.Pcapng(), be = Bytes.Pcapng(big: true)
-        let file = Temp.file(le.shb() + le.idb(201) + le.epb(0, Bytes.phdr(Bytes.reset))
-                             + be.shb() + be.idb(201) + be.epb(0, Bytes.phdr(Bytes.resetComplete, received: true)))
+        let file = Temp.file(
+            le.shb() + le.idb(201) + le.epb(0, Bytes.phdr(Bytes.reset))
+                + be.shb() + be.idb(201) + be.epb(0, Bytes.phdr(Bytes.resetComplete, received: true)))
         let r = try CLI.run(["dump", "--format", "jsonl", file])
         #expect(r.status == 0)
         let rows = Self.jsonLines(r.stdout)

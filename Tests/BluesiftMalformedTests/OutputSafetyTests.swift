@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 13: nothing lost, nothing written where it should not be. Each test runs the built
@@ -91,9 +91,11 @@ import Glibc
     }
 
     /// pcapng → pcapng of a sniffer capture wrote 0 records; btmon (2001) → pcapng too.
-    @Test(arguments: [("crackle_le_secure_connections.pcapng", "link type 256"),
-                      ("btsnooprs_btsnoop_btmon.log", "link type 254"),
-                      ("crackle_pairing_and_ltk_exchange.pcap", "")])
+    @Test(arguments: [
+        ("crackle_le_secure_connections.pcapng", "link type 256"),
+        ("btsnooprs_btsnoop_btmon.log", "link type 254"),
+        ("crackle_pairing_and_ltk_exchange.pcap", "")
+    ])
     func convertKeepsTheLinkType(_ name: String, _ type: String) throws {
         let out = Temp.dir.appendingPathComponent(UUID().uuidString + ".pcapng").path
         let r = try CLI.run(["convert", Self.capture(name), out])
@@ -109,8 +111,9 @@ import Glibc
     /// H4 indicators this tool does not name (0x06, 0x0E) wrote 0 records into btsnoop 1002,
     /// which holds any indicator: now kept, byte for byte.
     @Test func unusualH4IndicatorsSurviveIntoBtsnoop() throws {
-        let src = Temp.file(Bytes.pcapHeader(linktype: 187) + Bytes.pcapRecord([0x06, 0xAA, 0xBB]) + Bytes.pcapRecord([0x0E, 0x01])
-                            + Bytes.pcapRecord(Bytes.reset))
+        let src = Temp.file(
+            Bytes.pcapHeader(linktype: 187) + Bytes.pcapRecord([0x06, 0xAA, 0xBB]) + Bytes.pcapRecord([0x0E, 0x01])
+                + Bytes.pcapRecord(Bytes.reset))
         let out = Temp.dir.appendingPathComponent(UUID().uuidString + ".btsnoop").path
         let r = try CLI.run(["convert", src, out])
         #expect(r.status == 0, "\(r.stderr)")
@@ -209,8 +212,10 @@ import Glibc
     }
 
     /// `bluesift dump … | head -1`: exit 0 and nothing on stderr, for text, JSON and script.
-    @Test(arguments: [["dump", "band_mtu23.btsnoop"], ["dump", "--format", "jsonl", "band_mtu23.btsnoop"],
-                      ["script", "band_mtu23.btsnoop"], ["gatt", "band_mtu23.btsnoop"]])
+    @Test(arguments: [
+        ["dump", "band_mtu23.btsnoop"], ["dump", "--format", "jsonl", "band_mtu23.btsnoop"],
+        ["script", "band_mtu23.btsnoop"], ["gatt", "band_mtu23.btsnoop"]
+    ])
     func closedStdoutPipeIsAQuietExit(_ args: [String]) throws {
         let argv = args.map { $0.hasSuffix(".btsnoop") ? Self.capture($0) : $0 }.map { "'\($0)'" }.joined(separator: " ")
         let err = Temp.dir.appendingPathComponent(UUID().uuidString + ".err").path
@@ -229,7 +234,8 @@ import Glibc
     /// A device name holding a terminal title sequence, a screen clear, a carriage return and
     /// a right-to-left override: text output shows them escaped, JSON keeps the value intact.
     @Test func controlCharactersFromTheAirAreEscapedInText() throws {
-        let name: [UInt8] = Array("evil".utf8) + [0x1B] + Array("]0;pwned".utf8) + [0x07, 0x1B] + Array("[2J".utf8)
+        let name: [UInt8] =
+            Array("evil".utf8) + [0x1B] + Array("]0;pwned".utf8) + [0x07, 0x1B] + Array("[2J".utf8)
             + [0x0D] + Array("ok".utf8) + [0xE2, 0x80, 0xAE] + Array("gnp".utf8) + [0xC2, 0x9B]
         let ad: [UInt8] = [UInt8(name.count + 1), 0x09] + name
         // HCI LE Advertising Report (Core 5.4 Vol 4 Part E §7.7.65.2): one report.

@@ -2,7 +2,7 @@ import Testing
 import Foundation
 import BluesiftPlugins
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 13's plugin nasties: each is refused with FILE:LINE, in bounded time, and the
@@ -92,8 +92,10 @@ import Glibc
         let nested = "id: nested\nmatch:\n  - { characteristic: fff2 }\nframe: " + String(repeating: "[", count: 20_000) + String(repeating: "]", count: 20_000) + "\n"
         let recursive = "id: recursive\nmatch:\n  - { characteristic: fff3 }\nframe:\n  - { id: root, type: node }\ntypes:\n  node:\n    - { id: tag, type: u1 }\n    - { id: child, type: node, if: tag != 0 }\n"
         let expr = "id: expr\nmatch:\n  - { characteristic: fff4 }\nframe:\n  - { id: data, size: \"" + String(repeating: "(", count: 5000) + "1" + String(repeating: ")", count: 5000) + "\" }\n"
-        let dir = try Self.folder(["band.yaml": Self.bandYAML, "bomb.yaml": bomb, "nested.yaml": nested,
-                                   "recursive.yaml": recursive, "expr.yaml": expr])
+        let dir = try Self.folder([
+            "band.yaml": Self.bandYAML, "bomb.yaml": bomb, "nested.yaml": nested,
+            "recursive.yaml": recursive, "expr.yaml": expr
+        ])
         let check = try CLI.run(["plugins", "check"] + ["band", "bomb", "nested", "recursive", "expr"].map { "\(dir)/\($0).yaml" })
         #expect(check.status == 2)
         let lines = check.stderr.split(separator: "\n").map(String.init).sorted()
@@ -104,8 +106,10 @@ import Glibc
             #expect((Int(rest.prefix { $0.isNumber }) ?? 0) > 0, "\(line)")
         }
         #expect(check.stdout.contains("band.yaml: ok (band: "), "\(check.stdout)")
-        let dump = try CLI.run(["dump", "--plugins", dir, "--frames", "118-136",
-                                Self.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path])
+        let dump = try CLI.run([
+            "dump", "--plugins", dir, "--frames", "118-136",
+            Self.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path
+        ])
         #expect(dump.status == 0)
         #expect(dump.stdout.contains("band sport_count"), "\(dump.stdout)")
         #expect(dump.peakRSSKiB > 0 && dump.peakRSSKiB < 200_000, "\(dump.peakRSSKiB) KiB")

@@ -6,26 +6,27 @@ import BluesiftPlugins
 @Suite struct PluginMalformedTests {
     static func plugin(_ frame: String, types: String = "") throws(PluginError) -> Plugin {
         let yaml = """
-        id: hostile
-        name: Hostile
-        match:
-          - characteristic: fff1
-            direction: write
-        frame:
-        \(frame)
-        \(types.isEmpty ? "" : "types:\n" + types)
-        """
+            id: hostile
+            name: Hostile
+            match:
+              - characteristic: fff1
+                direction: write
+            frame:
+            \(frame)
+            \(types.isEmpty ? "" : "types:\n" + types)
+            """
         return try PluginLoader.compile(yaml: yaml, path: "hostile.yaml")
     }
 
     func field(_ m: DecodedMessage, _ name: String) -> Int64? { m.fields.first { $0.name == name }?.value.integer }
 
     @Test func lengthFieldPointingPastTheEnd() throws {
-        let p = try Self.plugin("""
-          - { id: len, type: u1 }
-          - { id: data, size: len }
-          - { id: tail, type: u2 }
-        """)
+        let p = try Self.plugin(
+            """
+              - { id: len, type: u1 }
+              - { id: data, size: len }
+              - { id: tail, type: u2 }
+            """)
         let m = p.decode([0xFF, 0x01, 0x02])
         #expect(m.error != nil)
         #expect(field(m, "len") == 255)
@@ -33,10 +34,11 @@ import BluesiftPlugins
     }
 
     @Test func hugeRepeatCountIsBounded() throws {
-        let p = try Self.plugin("""
-          - { id: n, type: u4 }
-          - { id: items, type: u1, repeat: n }
-        """)
+        let p = try Self.plugin(
+            """
+              - { id: n, type: u4 }
+              - { id: items, type: u1, repeat: n }
+            """)
         let m = p.decode([0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3])
         #expect(m.error != nil)
         #expect(field(m, "n") == 0xFFFF_FFFF)
@@ -44,30 +46,34 @@ import BluesiftPlugins
 
     @Test func divisionByZeroIsAnErrorNotATrap() throws {
         for expr in ["10 / (len - len)", "10 % (len - len)", "(0 - 9223372036854775807 - 1) / -1", "1 << 200", "len >> -1"] {
-            let p = try Self.plugin("""
-              - { id: len, type: u1 }
-              - { id: data, size: \(expr) }
-            """)
+            let p = try Self.plugin(
+                """
+                  - { id: len, type: u1 }
+                  - { id: data, size: \(expr) }
+                """)
             let m = p.decode([0x04, 1, 2, 3, 4])
             #expect(field(m, "len") == 4, "\(expr)")
             if expr.contains("(len - len)") { #expect(m.error != nil, "\(expr)") }
         }
-        let cond = try Self.plugin("""
-          - { id: len, type: u1 }
-          - { id: opt, type: u1, if: 1 / (len - 4) }
-        """)
+        let cond = try Self.plugin(
+            """
+              - { id: len, type: u1 }
+              - { id: opt, type: u1, if: 1 / (len - 4) }
+            """)
         #expect(cond.decode([0x04, 0x09]).error != nil)
     }
 
     @Test func recursiveTypesAreALoadError() {
         do {
-            _ = try Self.plugin("""
-              - { id: root, type: node }
-            """, types: """
-              node:
-                - { id: tag, type: u1 }
-                - { id: child, type: node, if: tag != 0 }
-            """)
+            _ = try Self.plugin(
+                """
+                  - { id: root, type: node }
+                """,
+                types: """
+                      node:
+                        - { id: tag, type: u1 }
+                        - { id: child, type: node, if: tag != 0 }
+                    """)
             Issue.record("compiled a self-recursive type")
         } catch {
             #expect(error.message.contains("cycle in nested types"))

@@ -7,8 +7,10 @@ import BluesiftFuzz
 @Suite struct ProtocolMalformedTests {
     typealias B = Bytes
     /// Handle 0x0040 connected first, so reassembly and ATT pairing have a connection.
-    static let connect: [UInt8] = [0x04, 0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x00,
-                                   0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x18, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00]
+    static let connect: [UInt8] = [
+        0x04, 0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x00,
+        0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x18, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00
+    ]
     /// ATT Read Request for handle 0x0003: the well-formed frame after each damaged one.
     static let goodRead = B.acl(B.l2cap(0x0004, [0x0A, 0x03, 0x00]))
 
@@ -38,7 +40,7 @@ import BluesiftFuzz
         let e = seen[1].errors.first { $0.layer == "l2cap" }
         #expect(e?.code == .invalidLength && e?.offset == 7, "\(seen[1].json)")
         #expect(e?.message == "3 bytes after the L2CAP PDU")
-        #expect(seen[1].attOpcode == 0x0A)   // the PDU itself still decodes
+        #expect(seen[1].attOpcode == 0x0A) // the PDU itself still decodes
         expectGoodTail(seen)
     }
 
@@ -54,10 +56,10 @@ import BluesiftFuzz
 
     @Test func shortATTPDUs() {
         let seen = run([
-            B.acl(B.l2cap(0x0004, [0x0A, 0x03])),               // Read Request, handle cut
-            B.acl(B.l2cap(0x0004, [0x12, 0x05])),               // Write Request, handle cut
-            B.acl(B.l2cap(0x0004, [0x01, 0x0A, 0x03])),         // Error Response, 3 of 5 bytes
-            B.acl(B.l2cap(0x0004, [])),                         // no opcode at all
+            B.acl(B.l2cap(0x0004, [0x0A, 0x03])), // Read Request, handle cut
+            B.acl(B.l2cap(0x0004, [0x12, 0x05])), // Write Request, handle cut
+            B.acl(B.l2cap(0x0004, [0x01, 0x0A, 0x03])), // Error Response, 3 of 5 bytes
+            B.acl(B.l2cap(0x0004, [])) // no opcode at all
         ])
         for i in 1...4 {
             #expect(seen[i].hasError(layer: "att", code: .truncated), "frame \(i + 1): \(seen[i].json)")
@@ -68,9 +70,9 @@ import BluesiftFuzz
 
     @Test func shortSMPPDUs() {
         let seen = run([
-            B.acl(B.l2cap(0x0006, [0x01, 0x03, 0x00])),         // Pairing Request: 3 of 7 bytes
-            B.acl(B.l2cap(0x0006, [0x03] + [UInt8](repeating: 0x11, count: 8))),  // Confirm: 9 of 17
-            B.acl(B.l2cap(0x0006, [])),                         // no code at all
+            B.acl(B.l2cap(0x0006, [0x01, 0x03, 0x00])), // Pairing Request: 3 of 7 bytes
+            B.acl(B.l2cap(0x0006, [0x03] + [UInt8](repeating: 0x11, count: 8))), // Confirm: 9 of 17
+            B.acl(B.l2cap(0x0006, [])) // no code at all
         ])
         let e = seen[1].errors.first { $0.layer == "smp" }
         #expect(e?.code == .truncated && e?.offset == 3, "\(seen[1].json)")
@@ -83,9 +85,9 @@ import BluesiftFuzz
 
     @Test func hciLengthFieldsThatLie() {
         let seen = run([
-            [0x04, 0x0E, 0x0A, 0x01, 0x03, 0x0C],               // event claims 10 parameter bytes, has 3
-            [0x01, 0x03, 0x0C, 0x05],                           // command claims 5, has 0
-            [0x02, 0x40, 0x20, 0xFF, 0x00, 0x01, 0x00],         // ACL claims 255, has 2
+            [0x04, 0x0E, 0x0A, 0x01, 0x03, 0x0C], // event claims 10 parameter bytes, has 3
+            [0x01, 0x03, 0x0C, 0x05], // command claims 5, has 0
+            [0x02, 0x40, 0x20, 0xFF, 0x00, 0x01, 0x00] // ACL claims 255, has 2
         ])
         for i in 1...3 {
             #expect(!seen[i].errors.isEmpty, "frame \(i + 1): \(seen[i].json)")

@@ -33,7 +33,7 @@ import BluesiftFuzz
             ("pcapng-two-sections", pcapng.limited(bytes: 4096).pcapngTwoSections()!),
             ("packetlogger", image("hciparse_test00.pklg")),
             ("btsnooz-v1", CaptureImage.btsnooz(from: band, version: 1)!),
-            ("btsnooz-v2", CaptureImage.btsnooz(from: band, version: 2)!),
+            ("btsnooz-v2", CaptureImage.btsnooz(from: band, version: 2)!)
         ]
     }()
 
@@ -50,7 +50,8 @@ import BluesiftFuzz
         // The byte-order and section variants read as the originals do.
         let le = StructuredCaptureFuzz.read(Self.seeds[5].1.serialized()).records
         #expect(StructuredCaptureFuzz.read(Self.seeds[6].1.serialized()).records == le)
-        #expect(StructuredCaptureFuzz.read(Self.seeds[3].1.serialized()).records
+        #expect(
+            StructuredCaptureFuzz.read(Self.seeds[3].1.serialized()).records
                 == StructuredCaptureFuzz.read(Self.seeds[4].1.serialized()).records)
     }
 
@@ -62,8 +63,10 @@ import BluesiftFuzz
         let seeds = Self.seeds.map { StructuredCaptureFuzz.seed(name: $0.0, image: $0.1) }
         var failures: [String] = []
         let t0 = Date()
-        let stats = StructuredCaptureFuzz.campaign(seeds: seeds, iterations: iterations, seed: seed,
-                                                   lastInput: artifacts + "/last-input") { f in
+        let stats = StructuredCaptureFuzz.campaign(
+            seeds: seeds, iterations: iterations, seed: seed,
+            lastInput: artifacts + "/last-input"
+        ) { f in
             guard failures.count < 20 else { return }
             let file = "\(artifacts)/\(f.seed)-\(failures.count)"
             _ = StructuredCaptureFuzz.writeFile(file, f.input)
@@ -73,16 +76,19 @@ import BluesiftFuzz
         try? FileManager.default.removeItem(atPath: artifacts + "/last-input")
         // Kept only when there is something to look at (a failing mutant, or a folder asked for).
         if failures.isEmpty && Self.env["BLUESIFT_MUTATION_ARTIFACTS"] == nil { try? FileManager.default.removeItem(atPath: artifacts) }
-        print("structured mutation, seed \(seed): \(stats.inputs) inputs, \(stats.predictable) with predicted records, "
-              + "\(stats.records) records, \(stats.warned) cuts warned, slowest \(String(format: "%.3f", stats.slowest)) s, "
-              + "\(String(format: "%.1f", took)) s; \(stats.byMutation.sorted { $0.key < $1.key })")
+        print(
+            "structured mutation, seed \(seed): \(stats.inputs) inputs, \(stats.predictable) with predicted records, "
+                + "\(stats.records) records, \(stats.warned) cuts warned, slowest \(String(format: "%.3f", stats.slowest)) s, "
+                + "\(String(format: "%.1f", took)) s; \(stats.byMutation.sorted { $0.key < $1.key })")
         #expect(failures.isEmpty, "\(failures.count) failures:\n\(failures.joined(separator: "\n"))")
         #expect(stats.inputs == iterations)
         // Most mutants keep their records predictable, and many cuts were checked for a warning.
         #expect(stats.predictable * 2 > stats.inputs)
         #expect(stats.warned * 20 > stats.inputs)
-        for m in ["drop", "duplicate", "swap", "truncate-at-record", "cut-inside", "length", "header", "flip-byte-order",
-                  "bogus-option", "unknown-block", "duplicate-section", "second-interface"] {
+        for m in [
+            "drop", "duplicate", "swap", "truncate-at-record", "cut-inside", "length", "header", "flip-byte-order",
+            "bogus-option", "unknown-block", "duplicate-section", "second-interface"
+        ] {
             #expect(stats.byMutation[m, default: 0] > 0, "\(m) never ran")
         }
     }

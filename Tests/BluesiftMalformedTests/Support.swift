@@ -6,7 +6,7 @@ import BluesiftProtocols
 import BluesiftDissect
 import BluesiftFuzz
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Little builders for damaged files, written byte by byte (no writer of ours involved, so a
@@ -20,10 +20,12 @@ enum Bytes {
     /// btsnoop file header, datalink 1002 (H4).
     static func btsnoopHeader(datalink: UInt32 = 1002) -> [UInt8] { Array("btsnoop\0".utf8) + be32(1) + be32(datalink) }
     /// btsnoop record; `included`/`original` override the lengths the header claims.
-    static func btsnoopRecord(_ data: [UInt8], received: Bool = false, command: Bool = false,
-                              included: UInt32? = nil, original: UInt32? = nil, frame: UInt64 = 1) -> [UInt8] {
+    static func btsnoopRecord(
+        _ data: [UInt8], received: Bool = false, command: Bool = false,
+        included: UInt32? = nil, original: UInt32? = nil, frame: UInt64 = 1
+    ) -> [UInt8] {
         let flags: UInt32 = (received ? 1 : 0) | (command ? 2 : 0)
-        let ts: UInt64 = 0x00E0_3BB0_6C7D_8000 + frame * 1000   // 2023, in btsnoop's year-0 epoch
+        let ts: UInt64 = 0x00E0_3BB0_6C7D_8000 + frame * 1000 // 2023, in btsnoop's year-0 epoch
         return be32(original ?? UInt32(data.count)) + be32(included ?? UInt32(data.count)) + be32(flags) + be32(0)
             + be64(ts) + data
     }
@@ -57,8 +59,10 @@ enum Bytes {
         func shb() -> [UInt8] { block(0x0A0D_0D0A, u32(0x1A2B_3C4D) + u16(1) + u16(0) + [UInt8](repeating: 0xFF, count: 8)) }
         func idb(_ linktype: UInt16) -> [UInt8] { block(1, u16(linktype) + u16(0) + u32(0)) }
         func epb(_ iface: UInt32, _ data: [UInt8], us: UInt64 = 1_700_000_000_000_000) -> [UInt8] {
-            block(6, u32(iface) + u32(UInt32(us >> 32)) + u32(UInt32(us & 0xFFFF_FFFF))
-                  + u32(UInt32(data.count)) + u32(UInt32(data.count)) + data)
+            block(
+                6,
+                u32(iface) + u32(UInt32(us >> 32)) + u32(UInt32(us & 0xFFFF_FFFF))
+                    + u32(UInt32(data.count)) + u32(UInt32(data.count)) + data)
         }
     }
 
@@ -132,9 +136,10 @@ func analyze(_ packets: [(received: Bool, bytes: [UInt8])]) -> [Seen] {
     for (i, p) in packets.enumerated() {
         let body = Array(p.bytes.dropFirst())
         body.withUnsafeBytes { buf in
-            let r = CaptureRecord(frame: i + 1, timestamp: Timestamp(seconds: 1_700_000_000 + Int64(i)),
-                                  direction: p.received ? .received : .sent,
-                                  kind: PacketKind(rawValue: p.bytes[0]), bytes: buf, sourceType: UInt16(p.bytes[0]))
+            let r = CaptureRecord(
+                frame: i + 1, timestamp: Timestamp(seconds: 1_700_000_000 + Int64(i)),
+                direction: p.received ? .received : .sent,
+                kind: PacketKind(rawValue: p.bytes[0]), bytes: buf, sourceType: UInt16(p.bytes[0]))
             out.append(Seen(analyzer.analyze(r)))
         }
     }

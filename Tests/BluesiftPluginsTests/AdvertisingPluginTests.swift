@@ -9,8 +9,10 @@ import BluesiftWire
     static func compile(_ yaml: String) throws -> Plugin { try PluginLoader.compile(yaml: yaml, path: "t.yaml") }
 
     /// Decodes one AD structure (type, value = company id or UUID, then payload) through a set.
-    static func decode(_ set: PluginSet, type: UInt8, _ hex: String, address: UInt64 = 0xA4C1_38DD_DBF8, rssi: Int64 = -60,
-                       name: String? = nil) -> (plugin: String, message: DecodedMessage)? {
+    static func decode(
+        _ set: PluginSet, type: UInt8, _ hex: String, address: UInt64 = 0xA4C1_38DD_DBF8, rssi: Int64 = -60,
+        name: String? = nil
+    ) -> (plugin: String, message: DecodedMessage)? {
         var ctx = AdvertisingContext()
         ctx.address = address; ctx.rssi = rssi; ctx.name = name
         let bytes = Hex.parse(hex.replacingOccurrences(of: " ", with: ""))!
@@ -58,18 +60,21 @@ import BluesiftWire
 
     /// The longest prefix wins over a shorter one and over a bare company rule, whatever the file order.
     @Test func mostSpecificRuleWins() throws {
-        let apple = try Self.compile("""
+        let apple = try Self.compile(
+            """
             id: apple
             match: [ { company: 0x004C } ]
             frame: [ { id: type, type: u1 } ]
             """)
-        let ibeacon = try Self.compile("""
+        let ibeacon = try Self.compile(
+            """
             id: ibeacon
             match: [ { company: 0x004C, prefix: 0215 } ]
             frame: [ { id: head, type: u2 }, { id: uuid, type: uuidbe }, { id: major, type: u2be }, { id: minor, type: u2be },
                      { id: power, type: s1, unit: dBm }, { id: rssi, context: _rssi, unit: dBm } ]
             """)
-        let tilt = try Self.compile("""
+        let tilt = try Self.compile(
+            """
             id: tilt
             match: [ { company: 0x004C, prefix: 0215a495bb10c5b14b44b5121370f02d74de } ]
             frame: [ { id: rest, type: bytes } ]
@@ -88,7 +93,8 @@ import BluesiftWire
 
     /// A name filter reads the report's local name, whole (anchored).
     @Test func nameFilter() throws {
-        let p = try Self.compile("""
+        let p = try Self.compile(
+            """
             id: named
             match: [ { company: any, name: "GVH50(72|75)_.*" } ]
             frame: [ { id: x, type: u1 } ]
@@ -157,7 +163,8 @@ import BluesiftWire
         #expect(r.message["humidity"] == .decimal(raw: 5055, value: 50.55, decimals: 2))
         #expect(r.message.summary == "sealed encrypted=1 version=2 temperature=25.06 °C humidity=50.55 % counter=857870592 mic ok")
         var ctx = AdvertisingContext(); ctx.address = 0x5448_E68F_80A5
-        #expect(try set.plugins[0].encode(r.message, context: ctx, key: set.vendorKeys[0x5448_E68F_80A5])
+        #expect(
+            try set.plugins[0].encode(r.message, context: ctx, key: set.vendorKeys[0x5448_E68F_80A5])
                 == Hex.parse("41a47266c95f730011223378237214"))
         #expect(r.message["counter"] == .int(0x3322_1100))
         set.vendorKeys[0x5448_E68F_80A5] = Hex.parse("00000000000000000000000000000000")!
@@ -169,7 +176,8 @@ import BluesiftWire
 
     /// IEEE 754 half and single, IEEE 11073 SFLOAT (36.4 = 0xF16C; NaN 0x07FF), sentinels on a signed field.
     @Test func numberTypes() throws {
-        let p = try Self.compile("""
+        let p = try Self.compile(
+            """
             id: nums
             match: [ { company: 0xFFFF } ]
             frame:
@@ -190,7 +198,8 @@ import BluesiftWire
     /// Eddystone-URL: a scheme enum and an expanded string joined into one URL (Eddystone
     /// spec's example https://goo.gl/S6zT6P).
     @Test func expandAndJoin() throws {
-        let p = try Self.compile("""
+        let p = try Self.compile(
+            """
             id: url
             match: [ { service_data: feaa, prefix: "10" } ]
             frame:
@@ -212,7 +221,8 @@ import BluesiftWire
     /// `also:` asks for another structure of the same report (SwitchBot: the model letter in
     /// service data FD3D, the readings in manufacturer data 0x0969); `_rule` says which rule took it.
     @Test func alsoFilterAndRuleIndex() throws {
-        let p = try Self.compile("""
+        let p = try Self.compile(
+            """
             id: mfr
             match:
               - { company: 0x0969, also: { service_data: fd3d, prefix: "34" } }
@@ -226,8 +236,9 @@ import BluesiftWire
             let r = Hex.parse(report)!
             // The manufacturer structure is the first: 0b ff 6909 …
             return r.withUnsafeBytes { all in
-                set.decodeAdvertising(type: 0xFF, value: UnsafeRawBufferPointer(rebasing: all[2..<12]), context: AdvertisingContext(),
-                                      serviceUUIDs: { [] }, report: all)?.message
+                set.decodeAdvertising(
+                    type: 0xFF, value: UnsafeRawBufferPointer(rebasing: all[2..<12]), context: AdvertisingContext(),
+                    serviceUUIDs: { [] }, report: all)?.message
             }
         }
         // switchbot-037's two structures: 0969 b0e9fe52dd84 0664 …, fd3d 34 00 64.
@@ -240,7 +251,8 @@ import BluesiftWire
     /// Govee H5121 (govee-ble's vector govee-038): one AES-ECB block keyed by the frame's own
     /// time → model 3, battery 100 %, event 1 (motion); no key file, and it re-encrypts.
     @Test func goveeKeyInTheFrame() throws {
-        let p = try Self.compile("""
+        let p = try Self.compile(
+            """
             id: h512x
             endian: be
             match: [ { company: 0xEF88, size: 24 } ]
@@ -269,7 +281,8 @@ import BluesiftWire
 
     /// Bytes no preset opens stay raw and say why (MikroTik's AES-ECB secret block).
     @Test func unsupportedEncryptionSaysSo() throws {
-        let p = try Self.compile("""
+        let p = try Self.compile(
+            """
             id: mt
             match: [ { company: 0x094F } ]
             frame:

@@ -12,8 +12,9 @@ import BluesiftPlugins
     /// The band plugin plus a handle override for captures without discovery.
     static func plugins() throws -> PluginSet {
         var yaml = try String(contentsOfFile: Fixtures.pluginsDir + "/band.yaml", encoding: .utf8)
-        yaml = yaml.replacingOccurrences(of: "    characteristic: 36f5\n    direction: write",
-                                         with: "    characteristic: 36f5\n    handle: 0x0012\n    direction: write")
+        yaml = yaml.replacingOccurrences(
+            of: "    characteristic: 36f5\n    direction: write",
+            with: "    characteristic: 36f5\n    handle: 0x0012\n    direction: write")
         return PluginSet([try PluginLoader.compile(yaml: yaml, path: "band.yaml")])
     }
 

@@ -29,8 +29,11 @@ import BluesiftPlugins
         #expect(throws: (any Error).self) { try PluginLoader.compile(yaml: even, path: "even.yaml") }
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/captures/public/happyleaf_btsnoop_hci.log").path), "needs ../shared/captures/public"))
+    @Test(
+        .enabled(
+            if: FileManager.default.fileExists(
+                atPath: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/captures/public/happyleaf_btsnoop_hci.log").path), "needs ../shared/captures/public"))
     func decodesRFCOMMData() throws {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
@@ -66,8 +69,9 @@ import BluesiftPlugins
             let m = UnsafeMutableRawBufferPointer.allocate(byteCount: b.count, alignment: 1)
             m.copyBytes(from: b)
             buffers.append(m)
-            return CaptureRecord(frame: frame, timestamp: Timestamp(microseconds: Int64(frame) * 1000), direction: dir, adapter: 0,
-                                 kind: kind, bytes: UnsafeRawBufferPointer(m), originalLength: nil, sniffer: nil)
+            return CaptureRecord(
+                frame: frame, timestamp: Timestamp(microseconds: Int64(frame) * 1000), direction: dir, adapter: 0,
+                kind: kind, bytes: UnsafeRawBufferPointer(m), originalLength: nil, sniffer: nil)
         }
     }
 
@@ -86,24 +90,27 @@ import BluesiftPlugins
         analyzer.plugins = PluginSet([try PluginLoader.compile(yaml: yaml, path: "spp.yaml")])
         let rec = Records()
         // Service record (Core 5.4 Vol 3 Part B §5.1): class Serial Port 0x1101, L2CAP + RFCOMM channel 5.
-        let record: [UInt8] = [0x35, 0x19, 0x09, 0x00, 0x01, 0x35, 0x03, 0x19, 0x11, 0x01,
-                               0x09, 0x00, 0x04, 0x35, 0x0C, 0x35, 0x03, 0x19, 0x01, 0x00, 0x35, 0x05, 0x19, 0x00, 0x03, 0x08, 0x05]
+        let record: [UInt8] = [
+            0x35, 0x19, 0x09, 0x00, 0x01, 0x35, 0x03, 0x19, 0x11, 0x01,
+            0x09, 0x00, 0x04, 0x35, 0x0C, 0x35, 0x03, 0x19, 0x01, 0x00, 0x35, 0x05, 0x19, 0x00, 0x03, 0x08, 0x05
+        ]
         let lists = [0x35, UInt8(record.count)] + record
-        let sdp = SDPPDU.encode(pduID: .serviceSearchAttributeResponse, transactionID: 0,
-                                parameters: [0x00, UInt8(lists.count)] + lists + [0x00])
+        let sdp = SDPPDU.encode(
+            pduID: .serviceSearchAttributeResponse, transactionID: 0,
+            parameters: [0x00, UInt8(lists.count)] + lists + [0x00])
         func uih(_ dlci: UInt8, _ text: String, cr: Bool) -> [UInt8] {
             RFCOMMFrame.encode(address: dlci << 2 | (cr ? 2 : 0) | 1, control: 0xEF, information: Array(text.utf8))
         }
         let records: [CaptureRecord] = [
             rec.record(1, .event, .received, [0x03, 0x0B, 0x00, 0x0B, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x01, 0x00]),
-            rec.record(2, .acl, .sent, acl(0x0001, [0x02, 0x01, 0x04, 0x00, 0x01, 0x00, 0x40, 0x00])),                   // SDP
+            rec.record(2, .acl, .sent, acl(0x0001, [0x02, 0x01, 0x04, 0x00, 0x01, 0x00, 0x40, 0x00])), // SDP
             rec.record(3, .acl, .received, acl(0x0001, [0x03, 0x01, 0x08, 0x00, 0x41, 0x00, 0x40, 0x00, 0, 0, 0, 0])),
             rec.record(4, .acl, .received, acl(0x0040, sdp)),
-            rec.record(5, .acl, .sent, acl(0x0001, [0x02, 0x02, 0x04, 0x00, 0x03, 0x00, 0x42, 0x00])),                   // RFCOMM
+            rec.record(5, .acl, .sent, acl(0x0001, [0x02, 0x02, 0x04, 0x00, 0x03, 0x00, 0x42, 0x00])), // RFCOMM
             rec.record(6, .acl, .received, acl(0x0001, [0x03, 0x02, 0x08, 0x00, 0x43, 0x00, 0x42, 0x00, 0, 0, 0, 0])),
             rec.record(7, .acl, .sent, acl(0x0043, uih(10, "PING\r", cr: true))),
             rec.record(8, .acl, .received, acl(0x0042, uih(10, "PO", cr: false))),
-            rec.record(9, .acl, .received, acl(0x0042, uih(10, "NG\r", cr: false))),
+            rec.record(9, .acl, .received, acl(0x0042, uih(10, "NG\r", cr: false)))
         ]
         var out: [String] = []
         for r in records {

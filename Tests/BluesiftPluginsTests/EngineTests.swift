@@ -65,10 +65,10 @@ import BluesiftWire
     }
 
     static let head = """
-    id: t
-    match:
-      - { characteristic: 36f5 }
-    """
+        id: t
+        match:
+          - { characteristic: 36f5 }
+        """
 
     @Test func malformedYAMLHasALine() {
         let e = error("id: t\nmatch: [\n  - a: b\n")
@@ -94,16 +94,17 @@ import BluesiftWire
     }
 
     @Test func cycleInNestedTypes() {
-        let e = error(Self.head + """
+        let e = error(
+            Self.head + """
 
-        frame:
-          - { id: a, type: x }
-        types:
-          x:
-            - { id: y1, type: y }
-          y:
-            - { id: x1, type: x }
-        """)
+                frame:
+                  - { id: a, type: x }
+                types:
+                  x:
+                    - { id: y1, type: y }
+                  y:
+                    - { id: x1, type: x }
+                """)
         #expect(e?.message.hasPrefix("cycle in nested types") == true)
         #expect(e?.line == 8 || e?.line == 10)
     }
@@ -138,8 +139,9 @@ import BluesiftWire
     }
 
     @Test func searchPath() {
-        let dirs = PluginLoader.searchPath(executable: "/repo/.build/debug/bluesift", extra: ["/x"],
-                                           environment: ["BLUESIFT_PLUGINS": "/a:/b"])
+        let dirs = PluginLoader.searchPath(
+            executable: "/repo/.build/debug/bluesift", extra: ["/x"],
+            environment: ["BLUESIFT_PLUGINS": "/a:/b"])
         #expect(dirs == ["/x", "/a", "/b", "/repo/.build/share/bluesift/Plugins", "/repo/Plugins"])
     }
 }
@@ -147,22 +149,22 @@ import BluesiftWire
 @Suite struct CRCPluginTests {
     /// A Modbus-style frame: addr, func, count, data[count], CRC-16/MODBUS little-endian over all before.
     static let yaml = """
-    id: modbusish
-    match:
-      - { service: ffe0, characteristic: ffe1, direction: [write, notify] }
-    frame:
-      - { id: addr, type: u1 }
-      - { id: func, type: u1 }
-      - { id: count, type: u1, value: "_size - 5 - (func == 0x10)" }
-      - { id: data, size: count }
-      - { id: crc, type: u2le, checksum: crc16-modbus }
-      - id: crc8
-        type: u1
-        if: func == 0x10
-        checksum: { algorithm: crc, width: 8, poly: 0x07, from: 0, to: _offset }
-    examples:
-      - { direction: write, hex: 01 03 02 00 0a 38 43, message: frame, fields: { addr: 1, func: 3, data: "000a" }, checksum: ok }
-    """
+        id: modbusish
+        match:
+          - { service: ffe0, characteristic: ffe1, direction: [write, notify] }
+        frame:
+          - { id: addr, type: u1 }
+          - { id: func, type: u1 }
+          - { id: count, type: u1, value: "_size - 5 - (func == 0x10)" }
+          - { id: data, size: count }
+          - { id: crc, type: u2le, checksum: crc16-modbus }
+          - id: crc8
+            type: u1
+            if: func == 0x10
+            checksum: { algorithm: crc, width: 8, poly: 0x07, from: 0, to: _offset }
+        examples:
+          - { direction: write, hex: 01 03 02 00 0a 38 43, message: frame, fields: { addr: 1, func: 3, data: "000a" }, checksum: ok }
+        """
 
     @Test func modbusFrame() throws {
         let p = try PluginLoader.compile(yaml: Self.yaml, path: "m.yaml")
@@ -251,17 +253,17 @@ import BluesiftWire
 @Suite struct LengthAndCountTests {
     /// A length-prefixed name and a counted list: both counts computed on encode.
     static let yaml = """
-    id: tlv
-    endian: be
-    match:
-      - { characteristic: ffe1 }
-    frame:
-      - { id: name_len, type: u1, value: name._length }
-      - { id: name, type: str, size: name_len }
-      - { id: n, type: u1, value: items._count }
-      - { id: items, type: u2, repeat: n }
-      - { id: tail, type: bytes, size: _remaining }
-    """
+        id: tlv
+        endian: be
+        match:
+          - { characteristic: ffe1 }
+        frame:
+          - { id: name_len, type: u1, value: name._length }
+          - { id: name, type: str, size: name_len }
+          - { id: n, type: u1, value: items._count }
+          - { id: items, type: u2, repeat: n }
+          - { id: tail, type: bytes, size: _remaining }
+        """
 
     @Test func computedLengthAndCountRoundTrip() throws {
         let p = try PluginLoader.compile(yaml: Self.yaml, path: "tlv.yaml")

@@ -10,8 +10,10 @@ import BluesiftCapture
     /// Feeds ATT PDU `att` on `conn` to the tracker as if decoded from a capture.
     static func feed(_ t: GATTTracker, _ att: [UInt8], conn: UInt16, peer: BDAddr?, _ dir: Direction) {
         att.withUnsafeBytes { p in
-            var d = DecodedFrame(record: CaptureRecord(frame: 1, timestamp: Timestamp(seconds: 0), direction: dir,
-                                                       kind: .acl, bytes: p))
+            var d = DecodedFrame(
+                record: CaptureRecord(
+                    frame: 1, timestamp: Timestamp(seconds: 0), direction: dir,
+                    kind: .acl, bytes: p))
             d.connection = conn
             d.set(ATTPDU(bytes: p))
             t.observe(d, peer: peer)
@@ -32,7 +34,7 @@ import BluesiftCapture
         let t = GATTTracker()
         let x = BDAddr(0xA1A2_A3A4_A5A6), y = BDAddr(0xB1B2_B3B4_B5B6)
         Self.discover(t, conn: 0x0041, peer: y, service: 0x180A)
-        Self.discover(t, conn: 0x0040, peer: nil, service: 0x180F)    // peer not known yet
+        Self.discover(t, conn: 0x0040, peer: nil, service: 0x180F) // peer not known yet
         #expect(Self.service(t, conn: 0x0040) == "180f" && Self.service(t, conn: 0x0041) == "180a")
         // The peer of 0x0040 becomes known, on the very next record: a database of its own.
         Self.discover(t, conn: 0x0040, peer: x, service: 0x1812)

@@ -55,7 +55,7 @@ import BluesiftWire
             // https://goo.gl/S6zT6P (the Eddystone-URL document's example) and "ruu.vi/$" (one fixed byte off).
             #expect(Self.decode(set, "aafe 10 ee 03 676f6f2e676c2f53367a543650")?.plugin == "eddy")
             #expect(Self.decode(set, "aafe 10 ee 03 7275752e76692f24 416a7759414d4666")?.plugin == "eddy")
-            #expect(Self.decode(set, "aafe 10 ee 03 7275752e7669")?.plugin == "eddy")   // shorter than the prefix
+            #expect(Self.decode(set, "aafe 10 ee 03 7275752e7669")?.plugin == "eddy") // shorter than the prefix
         }
     }
 
@@ -83,7 +83,7 @@ import BluesiftWire
     /// round-trips too; the URL-safe alphabet refuses `+`.
     @Test func base64AlphabetsAndBadText() throws {
         let set = PluginSet([try Self.compile(Self.ruuviURL)])
-        let bad = try #require(Self.decode(set, "aafe 10ee03 7275752e76692f23 416a77592b4d4666"))   // "AjwY+MFf"
+        let bad = try #require(Self.decode(set, "aafe 10ee03 7275752e76692f23 416a77592b4d4666")) // "AjwY+MFf"
         #expect(bad.message.raw == "data: not base64url text")
         #expect(bad.message["data"] == .bytes(Array("AjwY+MFf".utf8)))
         #expect(try set.plugins[0].encode(bad.message) == Hex.parse("10ee037275752e76692f23416a77592b4d4666"))

@@ -24,7 +24,7 @@ import BluesiftWire
         // (type 0x21) are kkm's, and URLs https://ruu.vi/#… (RuuviTag formats 2 and 4; any
         // tx power) are ruuvitag's.
         "eddystone kkm": "kkm",
-        "eddystone ruuvitag": "ruuvitag",
+        "eddystone ruuvitag": "ruuvitag"
     ]
 
     @Test func everyExampleBelongsToItsPluginAgainstEveryOther() {

@@ -53,7 +53,7 @@ import BluesiftWire
                 compared += 1
             }
         }
-        #expect(compared > 400)   // 487 examples when written
+        #expect(compared > 400) // 487 examples when written
     }
 
     static let broken = """
@@ -129,8 +129,9 @@ import BluesiftWire
             var ctx = AdvertisingContext()
             ctx.address = address
             return Hex.parse(hex.replacingOccurrences(of: " ", with: ""))!.withUnsafeBytes { v in
-                set.advertisingResult(type: 0xFF, value: v, context: ctx, serviceUUIDs: { [] },
-                                      report: UnsafeRawBufferPointer(start: nil, count: 0))
+                set.advertisingResult(
+                    type: 0xFF, value: v, context: ctx, serviceUUIDs: { [] },
+                    report: UnsafeRawBufferPointer(start: nil, count: 0))
             }
         }
         let a = try #require(result("88ec 00 03 8c 14 64 00", 1))

@@ -58,7 +58,7 @@ import Foundation
         let lines = t.out.split(separator: "\n").map(String.init)
         let ids = Set(lines.map { String($0.prefix { $0 != " " }) })
         for id in ["govee-h5075", "ruuvitag", "bthome-v2", "xiaomi-mibeacon", "cypress-beacon", "inkbird", "switchbot"] { #expect(ids.contains(id), "\(id)") }
-        #expect(!ids.contains("band") && !ids.contains("ibeacon") && !ids.contains("inkbird-bbq"))   // probes are temperature_probe_N
+        #expect(!ids.contains("band") && !ids.contains("ibeacon") && !ids.contains("inkbird-bbq")) // probes are temperature_probe_N
         #expect(lines.contains("govee-h5075  temperature (°C)  Govee H5072/H5075/H5100-series thermo-hygrometers (packed 24-bit reading)"))
         // another name for the value: co2 finds BTHome's and Qingping's carbon_dioxide
         let c = try Self.run(["plugins", "list", "--plugins", Fixtures.pluginsDir, "--field", "co2"])

@@ -74,8 +74,12 @@ import BluesiftWire
 
     static func tsharkFrames(_ capture: String, lua: String, plugin: String, reg: Registry, expectedFields: Set<String>) throws -> [Int: FrameView] {
         let fields = ["frame.number", "\(plugin).message", "\(plugin).checksum.status"] + expectedFields.sorted()
-        let r = try run(tshark!, ["-X", "lua_script:" + lua, "-r", capture, "-Y", plugin, "-T", "fields",
-                                  "-E", "occurrence=a", "-E", "aggregator=" + sep, "-E", "separator=\t"] + fields.flatMap { ["-e", $0] })
+        let r = try run(
+            tshark!,
+            [
+                "-X", "lua_script:" + lua, "-r", capture, "-Y", plugin, "-T", "fields",
+                "-E", "occurrence=a", "-E", "aggregator=" + sep, "-E", "separator=\t"
+            ] + fields.flatMap { ["-e", $0] })
         #expect(r.status == 0, "\(r.err)")
         #expect(!r.err.contains("Lua"), "\(r.err)")
         var out: [Int: FrameView] = [:]
@@ -143,9 +147,13 @@ import BluesiftWire
         let dir = try Self.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let lua = try Self.export("band", to: dir)
-        let r = try Self.run(Self.tshark!, ["-X", "lua_script:" + lua, "-r", Fixtures.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path,
-                                            "-Y", "frame.number >= 135 && frame.number <= 136", "-T", "fields",
-                                            "-e", "frame.number", "-e", "band.fragment", "-e", "band.message", "-e", "band.sport_data_reply.samples.heart_rate"])
+        let r = try Self.run(
+            Self.tshark!,
+            [
+                "-X", "lua_script:" + lua, "-r", Fixtures.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path,
+                "-Y", "frame.number >= 135 && frame.number <= 136", "-T", "fields",
+                "-e", "frame.number", "-e", "band.fragment", "-e", "band.message", "-e", "band.sport_data_reply.samples.heart_rate"
+            ])
         let lines = r.out.split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
         // The notification at 135 starts a 30-byte frame that the one at 136 completes.
@@ -158,12 +166,17 @@ import BluesiftWire
         defer { try? FileManager.default.removeItem(at: dir) }
         let lua = try Self.export("band", to: dir)
         let cap = dir.appendingPathComponent("band_examples.btsnoop").path
-        try SyntheticCapture.write(path: cap, service: [0xe7, 0xfe], characteristic: [0xf5, 0x36], notifyCharacteristic: [0xf6, 0x36],
-                                   examples: try PluginLoader.load(file: Fixtures.pluginsDir + "/band.yaml").examples)
+        try SyntheticCapture.write(
+            path: cap, service: [0xe7, 0xfe], characteristic: [0xf5, 0x36], notifyCharacteristic: [0xf6, 0x36],
+            examples: try PluginLoader.load(file: Fixtures.pluginsDir + "/band.yaml").examples)
         let n = try Self.compare(plugin: "band", lua: lua, captures: [cap])
         #expect(n == 16)
-        let r = try Self.run(Self.tshark!, ["-X", "lua_script:" + lua, "-r", cap, "-Y", "band.checksum.status == \"bad\"", "-T", "fields",
-                                            "-e", "band.message", "-e", "_ws.expert.message"])
+        let r = try Self.run(
+            Self.tshark!,
+            [
+                "-X", "lua_script:" + lua, "-r", cap, "-Y", "band.checksum.status == \"bad\"", "-T", "fields",
+                "-e", "band.message", "-e", "_ws.expert.message"
+            ])
         #expect(r.out.contains("sport_count\tBad checksum: 0x0, computed 0xb2"))
     }
 
@@ -174,8 +187,9 @@ import BluesiftWire
         let cap = dir.appendingPathComponent("lego_examples.btsnoop").path
         let hub: [UInt8] = Array([0x00, 0x00, 0x16, 0x24, 0x12, 0x12, 0xef, 0xde, 0x16, 0x23, 0x78, 0x5f, 0xea, 0xbc, 0xd1, 0x23].reversed())
         let service: [UInt8] = Array([0x00, 0x00, 0x16, 0x23, 0x12, 0x12, 0xef, 0xde, 0x16, 0x23, 0x78, 0x5f, 0xea, 0xbc, 0xd1, 0x23].reversed())
-        try SyntheticCapture.write(path: cap, service: service, characteristic: hub, notifyCharacteristic: nil,
-                                   examples: try PluginLoader.load(file: Fixtures.pluginsDir + "/lego-lwp3.yaml").examples)
+        try SyntheticCapture.write(
+            path: cap, service: service, characteristic: hub, notifyCharacteristic: nil,
+            examples: try PluginLoader.load(file: Fixtures.pluginsDir + "/lego-lwp3.yaml").examples)
         let reg = try Self.registry(lua, proto: "lego-lwp3")
         #expect(reg.ftypes["lego-lwp3.hub_attached_io.hw_revision.version.major"] == "FT_UINT8")
         #expect(reg.ftypes["lego-lwp3.length"] == "FT_UINT64")
@@ -184,17 +198,18 @@ import BluesiftWire
     }
 
     @Test(.enabled(if: PluginsCLITests.haveBinary)) func unexpressibleFeatureFailsWithFileLine() throws {
-        let f = try PluginsCLITests.tempPlugin("""
-        id: wide
-        match:
-          - { characteristic: 36f5 }
-        frame:
-          - { id: a, type: u1 }
-          - id: crc
-            type: u8
-            checksum: { algorithm: crc, width: 64, poly: 0x42F0E1EBA9EA3693 }
+        let f = try PluginsCLITests.tempPlugin(
+            """
+            id: wide
+            match:
+              - { characteristic: 36f5 }
+            frame:
+              - { id: a, type: u1 }
+              - id: crc
+                type: u8
+                checksum: { algorithm: crc, width: 64, poly: 0x42F0E1EBA9EA3693 }
 
-        """)
+            """)
         defer { try? FileManager.default.removeItem(at: f.deletingLastPathComponent()) }
         let r = try PluginsCLITests.run(["plugins", "export", "--wireshark", "wide", "--plugins", f.deletingLastPathComponent().path])
         #expect(r.status == 2)
@@ -228,9 +243,9 @@ enum SyntheticCapture {
         att([0x11, UInt8(4 + service.count), 0x0a, 0x00, 0x10, 0x00] + service, sent: false)
         // §3.4.4.1/2: Read By Type (characteristic declarations) in the service.
         att([0x08, 0x0a, 0x00, 0x10, 0x00, 0x03, 0x28], sent: true)
-        var decls: [UInt8] = [0x0b, 0x00, 0x1c, 0x0c, 0x00] + characteristic          // write + notify, value 0x000c
+        var decls: [UInt8] = [0x0b, 0x00, 0x1c, 0x0c, 0x00] + characteristic // write + notify, value 0x000c
         if let n = notifyCharacteristic {
-            decls += [0x0d, 0x00, 0x10, 0x0e, 0x00] + n                                   // notify, value 0x000e
+            decls += [0x0d, 0x00, 0x10, 0x0e, 0x00] + n // notify, value 0x000e
         }
         att([0x09, UInt8(5 + characteristic.count)] + decls, sent: false)
         att([0x08, 0x0f, 0x00, 0x10, 0x00, 0x03, 0x28], sent: true)
@@ -262,8 +277,10 @@ enum SyntheticCapture {
     static func captures(_ vendors: [String], in dir: URL) throws -> URL {
         let out = dir.appendingPathComponent("captures")
         let oracles = Fixtures.root.appendingPathComponent("Tests/VendorOracles")
-        let r = try WiresharkExportTests.run(python!, [oracles.appendingPathComponent("oracle.py").path, "captures", "--out", out.path]
-                                             + vendors.map { oracles.appendingPathComponent("vectors/\($0).json").path })
+        let r = try WiresharkExportTests.run(
+            python!,
+            [oracles.appendingPathComponent("oracle.py").path, "captures", "--out", out.path]
+                + vendors.map { oracles.appendingPathComponent("vectors/\($0).json").path })
         try #require(r.status == 0, "oracle.py captures: \(r.err)")
         return out
     }
@@ -328,9 +345,13 @@ enum SyntheticCapture {
             }
         }
         let fields = Set(want.values.flatMap { $0.flatMap { $0.fields.keys } }).sorted()
-        let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", capture, "-Y", proto, "-T", "fields",
-            "-E", "occurrence=a", "-E", "aggregator=" + sep, "-E", "separator=\t", "-e", "frame.number", "-e", proto + ".message", "-e", proto + ".error"]
-            + fields.flatMap { ["-e", $0] })
+        let r = try WiresharkExportTests.run(
+            WiresharkExportTests.tshark!,
+            [
+                "-X", "lua_script:" + lua, "-r", capture, "-Y", proto, "-T", "fields",
+                "-E", "occurrence=a", "-E", "aggregator=" + sep, "-E", "separator=\t", "-e", "frame.number", "-e", proto + ".message", "-e", proto + ".error"
+            ]
+                + fields.flatMap { ["-e", $0] })
         #expect(r.status == 0, "\(r.err)")
         #expect(!r.err.contains("Lua"), "\(r.err)")
         var got: [Int: [String: [String]]] = [:], gotMessages: [Int: [String]] = [:], gotErrors: [Int: [String]] = [:]
@@ -388,15 +409,23 @@ enum SyntheticCapture {
         // bytes are hidden and empty tails not shown (issue 36 item 14).
         #expect((c.frames, c.values, c.anotherPlugins) == (27, 125, 0))
         // govee-016 (frame 22): 21.6 °C, 49.8 %; govee-017 (frame 26): out of range → n/a, battery still 62.
-        let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", caps.appendingPathComponent("govee.btsnoop").path,
-            "-Y", "govee-h5075", "-T", "fields", "-e", "frame.number", "-e", "govee-h5075.temperature", "-e", "govee-h5075.humidity", "-e", "govee-h5075.battery"])
+        let r = try WiresharkExportTests.run(
+            WiresharkExportTests.tshark!,
+            [
+                "-X", "lua_script:" + lua, "-r", caps.appendingPathComponent("govee.btsnoop").path,
+                "-Y", "govee-h5075", "-T", "fields", "-e", "frame.number", "-e", "govee-h5075.temperature", "-e", "govee-h5075.humidity", "-e", "govee-h5075.battery"
+            ])
         let lines = r.out.split(separator: "\n").map(String.init)
         #expect(lines.contains("22\t21.6\t49.8\t100"))
         #expect(lines.contains("26\t\t\t62"))
         #expect(lines.contains("29\t20\t64.9\t53"))
         // The manufacturer table hands the payload over: btcommon shows no generic data for it.
-        let d = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", caps.appendingPathComponent("govee.btsnoop").path,
-            "-Y", "frame.number == 22", "-T", "fields", "-e", "btcommon.eir_ad.entry.data"])
+        let d = try WiresharkExportTests.run(
+            WiresharkExportTests.tshark!,
+            [
+                "-X", "lua_script:" + lua, "-r", caps.appendingPathComponent("govee.btsnoop").path,
+                "-Y", "frame.number == 22", "-T", "fields", "-e", "btcommon.eir_ad.entry.data"
+            ])
         #expect(d.out == "\n")
     }
 
@@ -413,13 +442,21 @@ enum SyntheticCapture {
         #expect((c.frames, c.values) == (126, 672))
         #expect(c.malformed == [])
         // bthome-083 (frame 49): 24-bit pressure; three buttons numbered by bluesift, one field here.
-        let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", cap, "-Y", "bthome-v2.measurement.pressure || bthome-v2.measurement.button",
-            "-T", "fields", "-e", "frame.number", "-e", "bthome-v2.measurement.pressure", "-e", "bthome-v2.measurement.button"])
+        let r = try WiresharkExportTests.run(
+            WiresharkExportTests.tshark!,
+            [
+                "-X", "lua_script:" + lua, "-r", cap, "-Y", "bthome-v2.measurement.pressure || bthome-v2.measurement.button",
+                "-T", "fields", "-e", "frame.number", "-e", "bthome-v2.measurement.pressure", "-e", "bthome-v2.measurement.button"
+            ])
         #expect(r.out.split(separator: "\n").first == "49\t1008.83\t")
         #expect(r.out.contains("\t0,1,3\n"))
         // Encrypted payloads stay raw (no AES-CCM in Wireshark's Lua).
-        let e = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", cap, "-Y", "frame.number == 51",
-            "-T", "fields", "-e", "bthome-v2.message", "-e", "bthome-v2.encrypted_measurement.objects"])
+        let e = try WiresharkExportTests.run(
+            WiresharkExportTests.tshark!,
+            [
+                "-X", "lua_script:" + lua, "-r", cap, "-Y", "frame.number == 51",
+                "-T", "fields", "-e", "bthome-v2.message", "-e", "bthome-v2.encrypted_measurement.objects"
+            ])
         #expect(e.out == "encrypted_measurement\tc869d37ea5f88e271629ecf27a85\n")
     }
 
@@ -432,35 +469,35 @@ enum SyntheticCapture {
         let ib = try Self.export("ibeacon", to: dir)
         #expect(try String(contentsOfFile: ib, encoding: .utf8).contains("company 0x004c (the plugin reads _rssi or _name, dissected after the data)"))
         var c = try Self.compare("ibeacon", lua: ib, capture: caps.appendingPathComponent("ibeacon.btsnoop").path)
-        #expect((c.frames, c.values, c.anotherPlugins) == (5, 25, 1))   // ibeacon-007 is a Tilt in bluesift
+        #expect((c.frames, c.values, c.anotherPlugins) == (5, 25, 1)) // ibeacon-007 is a Tilt in bluesift
         c = try Self.compare("ibeacon", lua: ib, capture: caps.appendingPathComponent("govee.btsnoop").path)
         #expect((c.frames, c.values) == (31, 155))
         c = try Self.compare("ruuvitag", lua: try Self.export("ruuvitag", to: dir), capture: caps.appendingPathComponent("ruuvitag.btsnoop").path)
         #expect((c.frames, c.values) == (14, 186))
         c = try Self.compare("xiaomi-mibeacon", lua: try Self.export("xiaomi-mibeacon", to: dir), capture: caps.appendingPathComponent("xiaomi.btsnoop").path)
-        #expect((c.frames, c.values, c.malformed) == (259, 3712, []))   // the YLYK01YL remote's key and single press (issue 37)
+        #expect((c.frames, c.values, c.malformed) == (259, 3712, [])) // the YLYK01YL remote's key and single press (issue 37)
     }
 
     /// `company: any` with a name filter (the rule govee-ble applies to 6-byte payloads of
     /// any id), beside a concrete id on the manufacturer table.
     static let anyByName = """
-    id: feat-any
-    name: Feature test, company any by name
-    endian: be
-    message: m
-    match:
-      - company: 0xEC88
-        size: 6
-      - company: any
-        name: "(GVH5072|GVH5075|GVH5129|Govee_H5075)_.*"
-        size: 6
-    frame:
-      - { id: reserved, type: u1 }
-      - { id: packed, type: u3 }
-      - { id: battery, type: u1 }
-      - { id: tail, type: u1 }
+        id: feat-any
+        name: Feature test, company any by name
+        endian: be
+        message: m
+        match:
+          - company: 0xEC88
+            size: 6
+          - company: any
+            name: "(GVH5072|GVH5075|GVH5129|Govee_H5075)_.*"
+            size: 6
+        frame:
+          - { id: reserved, type: u1 }
+          - { id: packed, type: u3 }
+          - { id: battery, type: u1 }
+          - { id: tail, type: u1 }
 
-    """
+        """
 
     @Test(.enabled(if: WiresharkExportTests.ready)) func companyAnyByNameIncludingRememberedNames() throws {
         let dir = try WiresharkExportTests.tempDir()
@@ -473,18 +510,24 @@ enum SyntheticCapture {
         let cap = dir.appendingPathComponent("any.btsnoop").path
         func mfr(_ company: UInt16, _ hex: String) -> [UInt8] { AdvertisingCapture.ad(0xFF, SyntheticCapture.le16(company) + Fixtures.bytes(hex)) }
         func name(_ n: String) -> [UInt8] { AdvertisingCapture.ad(0x09, Array(n.utf8)) }
-        try AdvertisingCapture.write(path: cap, reports: [
-            (0xA4C1_3800_0001, mfr(0x0002, "00034db26400") + name("GVH5075_0001")),   // any + name in the report
-            (0xA4C1_3800_0002, mfr(0x0002, "00034db26400")),                          // any, never named: no
-            (0xA4C1_3800_0003, name("GVH5075_0003")),                                 // a name alone (scan response)
-            (0xA4C1_3800_0003, mfr(0x0003, "00030fc93500")),                          // any + the remembered name
-            (0xA4C1_3800_0004, mfr(0xEC88, "00030fc935") + name("GVH5075_0004")),     // 5 bytes: neither rule
-            (0xA4C1_3800_0005, mfr(0xEC88, "00bc00043e27")),                          // the table rule
-        ])
+        try AdvertisingCapture.write(
+            path: cap,
+            reports: [
+                (0xA4C1_3800_0001, mfr(0x0002, "00034db26400") + name("GVH5075_0001")), // any + name in the report
+                (0xA4C1_3800_0002, mfr(0x0002, "00034db26400")), // any, never named: no
+                (0xA4C1_3800_0003, name("GVH5075_0003")), // a name alone (scan response)
+                (0xA4C1_3800_0003, mfr(0x0003, "00030fc93500")), // any + the remembered name
+                (0xA4C1_3800_0004, mfr(0xEC88, "00030fc935") + name("GVH5075_0004")), // 5 bytes: neither rule
+                (0xA4C1_3800_0005, mfr(0xEC88, "00bc00043e27")) // the table rule
+            ])
         let c = try Self.compare("feat-any", lua: lua, capture: cap, plugins: plugins.path)
         #expect((c.frames, c.values) == (3, 12))
-        let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + lua, "-r", cap, "-Y", "feat-any",
-            "-T", "fields", "-e", "frame.number", "-e", "feat-any.packed", "-e", "feat-any.battery"])
+        let r = try WiresharkExportTests.run(
+            WiresharkExportTests.tshark!,
+            [
+                "-X", "lua_script:" + lua, "-r", cap, "-Y", "feat-any",
+                "-T", "fields", "-e", "frame.number", "-e", "feat-any.packed", "-e", "feat-any.battery"
+            ])
         #expect(r.out == "1\t216498\t100\n4\t200649\t53\n6\t12320772\t62\n")
     }
 
@@ -535,50 +578,50 @@ enum SyntheticCapture {
     }
 
     static let featureA = """
-    id: feat-a
-    name: Feature test A
-    endian: le
-    message: a
-    match:
-      - company: 0x0A0B
-        with_company: true
-        prefix: 0b0a01
-    frame:
-      - { id: company, type: u2 }
-      - { id: kind, type: u1 }
-      - { id: half, type: f2 }
-      - { id: single, type: f4, unit: V }
-      - { id: sf, type: sfloat, unit: kg }
-      - { id: fl, type: float }
-      - { id: level, type: u2, scale: 1/256, decimals: 2, unit: "%" }
-      - { id: batt, type: u2, interpolate: [[2200, 0], [3100, 100]], unit: "%" }
-      - { id: local_name, context: _name }
-      - { id: addr, context: _address }
-      - { id: rssi, context: _rssi, unit: dBm }
-      - { id: url_scheme, type: u1, enum: schemes }
-      - { id: url, type: str, size: eos, expand: suffixes }
-      - { id: full, join: [url_scheme, url] }
-    enums:
-      schemes: { 0: "http://www.", 1: "https://" }
-      suffixes: { 0: ".com/", 1: ".org/" }
+        id: feat-a
+        name: Feature test A
+        endian: le
+        message: a
+        match:
+          - company: 0x0A0B
+            with_company: true
+            prefix: 0b0a01
+        frame:
+          - { id: company, type: u2 }
+          - { id: kind, type: u1 }
+          - { id: half, type: f2 }
+          - { id: single, type: f4, unit: V }
+          - { id: sf, type: sfloat, unit: kg }
+          - { id: fl, type: float }
+          - { id: level, type: u2, scale: 1/256, decimals: 2, unit: "%" }
+          - { id: batt, type: u2, interpolate: [[2200, 0], [3100, 100]], unit: "%" }
+          - { id: local_name, context: _name }
+          - { id: addr, context: _address }
+          - { id: rssi, context: _rssi, unit: dBm }
+          - { id: url_scheme, type: u1, enum: schemes }
+          - { id: url, type: str, size: eos, expand: suffixes }
+          - { id: full, join: [url_scheme, url] }
+        enums:
+          schemes: { 0: "http://www.", 1: "https://" }
+          suffixes: { 0: ".com/", 1: ".org/" }
 
-    """
+        """
     static let featureB = """
-    id: feat-b
-    name: Feature test B
-    endian: be
-    message: b
-    match:
-      - service_data: 12345678-1234-5678-1234-56789abcdef0
-        uuid: 180f
-      - service_data: 1234abcd
-    frame:
-      - { id: id, type: uuidle }
-      - { id: mac, type: macbe }
-      - { id: t, type: s2, scale: 0.1, unit: °C, na: 0x7FFF }
-      - { id: n, compute: t * 2 }
+        id: feat-b
+        name: Feature test B
+        endian: be
+        message: b
+        match:
+          - service_data: 12345678-1234-5678-1234-56789abcdef0
+            uuid: 180f
+          - service_data: 1234abcd
+        frame:
+          - { id: id, type: uuidle }
+          - { id: mac, type: macbe }
+          - { id: t, type: s2, scale: 0.1, unit: °C, na: 0x7FFF }
+          - { id: n, compute: t * 2 }
 
-    """
+        """
 
     /// The less common pieces on a synthetic capture: with_company, IEEE 754 half/single and
     /// IEEE 11073 SFLOAT/FLOAT (and their specials), a ratio scale, interpolation, context
@@ -593,29 +636,36 @@ enum SyntheticCapture {
         let body = Array(0..<16) + Fixtures.bytes("a4c138010203")
         let u128 = Array(BluetoothUUID(string: "12345678-1234-5678-1234-56789abcdef0")!.littleEndianBytes)
         let cap = dir.appendingPathComponent("features.btsnoop").path
-        try AdvertisingCapture.write(path: cap, reports: [
-            // half 1.0, single 3.3, SFLOAT 78e-1, FLOAT 12345e-2, 0x1234/256, 2650 mV, "https://" + "abc.com/x.org/"
-            (0x1122_3344_5566, AdvertisingCapture.ad(0x09, Array("Feat".utf8)) + mfr("01 003c 33335340 4ef0 393000fe 3412 5a0a 01 61626300 7801")),
-            // NaN half and SFLOAT NaN → n/a; FLOAT -1e127; 0 %, 100 % (clamped), empty url
-            (0x1122_3344_5567, mfr("01 007e cdccccbd ff07 ffffff7f 0000 ffff 00")),
-            (0x1122_3344_5568, AdvertisingCapture.ad(0x03, [0x0f, 0x18]) + AdvertisingCapture.ad(0x21, u128 + body + [0x00, 0xfa])),
-            (0x1122_3344_5569, AdvertisingCapture.ad(0x21, u128 + body + [0x00, 0xfa])),          // no 180f listed: no
-            (0x1122_3344_556A, AdvertisingCapture.ad(0x20, [0xcd, 0xab, 0x34, 0x12] + body + [0x7f, 0xff])),
-            (0x1122_3344_556B, mfr("02 003c")),                                                // prefix 0b0a01 fails
-        ])
+        try AdvertisingCapture.write(
+            path: cap,
+            reports: [
+                // half 1.0, single 3.3, SFLOAT 78e-1, FLOAT 12345e-2, 0x1234/256, 2650 mV, "https://" + "abc.com/x.org/"
+                (0x1122_3344_5566, AdvertisingCapture.ad(0x09, Array("Feat".utf8)) + mfr("01 003c 33335340 4ef0 393000fe 3412 5a0a 01 61626300 7801")),
+                // NaN half and SFLOAT NaN → n/a; FLOAT -1e127; 0 %, 100 % (clamped), empty url
+                (0x1122_3344_5567, mfr("01 007e cdccccbd ff07 ffffff7f 0000 ffff 00")),
+                (0x1122_3344_5568, AdvertisingCapture.ad(0x03, [0x0f, 0x18]) + AdvertisingCapture.ad(0x21, u128 + body + [0x00, 0xfa])),
+                (0x1122_3344_5569, AdvertisingCapture.ad(0x21, u128 + body + [0x00, 0xfa])), // no 180f listed: no
+                (0x1122_3344_556A, AdvertisingCapture.ad(0x20, [0xcd, 0xab, 0x34, 0x12] + body + [0x7f, 0xff])),
+                (0x1122_3344_556B, mfr("02 003c")) // prefix 0b0a01 fails
+            ])
         let ca = try Self.compare("feat-a", lua: a, capture: cap, plugins: dir.path)
         #expect((ca.frames, ca.values) == (2, 24))
         let cb = try Self.compare("feat-b", lua: b, capture: cap, plugins: dir.path)
         #expect((cb.frames, cb.values) == (2, 7))
-        let r = try WiresharkExportTests.run(WiresharkExportTests.tshark!, ["-X", "lua_script:" + a, "-X", "lua_script:" + b, "-r", cap,
-            "-Y", "feat-a || feat-b", "-T", "fields", "-e", "frame.number", "-e", "feat-a.sf", "-e", "feat-a.fl", "-e", "feat-a.level", "-e", "feat-a.batt",
-            "-e", "feat-a.local_name", "-e", "feat-a.addr", "-e", "feat-a.full", "-e", "feat-b.id", "-e", "feat-b.t", "-e", "feat-b.n"])
-        #expect(r.out.split(separator: "\n").map(String.init) == [
-            "1\t7.8\t123.45\t18.2\t50\tFeat\t11:22:33:44:55:66\thttps://abc.com/x.org/\t\t\t",
-            "2\t\t-1e+127\t0\t100\t\t11:22:33:44:55:67\thttp://www.\t\t\t",
-            "3\t\t\t\t\t\t\t\t0f0e0d0c-0b0a-0908-0706-050403020100\t25\t500",
-            "5\t\t\t\t\t\t\t\t0f0e0d0c-0b0a-0908-0706-050403020100\t\t65534",
-        ])
+        let r = try WiresharkExportTests.run(
+            WiresharkExportTests.tshark!,
+            [
+                "-X", "lua_script:" + a, "-X", "lua_script:" + b, "-r", cap,
+                "-Y", "feat-a || feat-b", "-T", "fields", "-e", "frame.number", "-e", "feat-a.sf", "-e", "feat-a.fl", "-e", "feat-a.level", "-e", "feat-a.batt",
+                "-e", "feat-a.local_name", "-e", "feat-a.addr", "-e", "feat-a.full", "-e", "feat-b.id", "-e", "feat-b.t", "-e", "feat-b.n"
+            ])
+        #expect(
+            r.out.split(separator: "\n").map(String.init) == [
+                "1\t7.8\t123.45\t18.2\t50\tFeat\t11:22:33:44:55:66\thttps://abc.com/x.org/\t\t\t",
+                "2\t\t-1e+127\t0\t100\t\t11:22:33:44:55:67\thttp://www.\t\t\t",
+                "3\t\t\t\t\t\t\t\t0f0e0d0c-0b0a-0908-0706-050403020100\t25\t500",
+                "5\t\t\t\t\t\t\t\t0f0e0d0c-0b0a-0908-0706-050403020100\t\t65534"
+            ])
     }
 
     @Test func nameRegexesAsLuaPatterns() {

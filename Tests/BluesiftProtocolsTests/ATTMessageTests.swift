@@ -11,15 +11,19 @@ import BluesiftWire
         (.exchangeMTUResponse(.init(serverRxMTU: 115)), "03 73 00"),
         (.findInformationRequest(.init(startHandle: 4, endHandle: 4)), "04 04 00 04 00"),
         (.findInformationResponse(.init(entries: [.init(handle: 4, uuid: BluetoothUUID(0x2902))])), "05 01 04 00 02 29"),
-        (.findInformationResponse(.init(entries: [.init(handle: 0x10, uuid: BluetoothUUID(string: "6e400001-b5a3-f393-e0a9-e50e24dcca9e")!)])),
-         "05 02 10 00 9e ca dc 24 0e e5 a9 e0 93 f3 a3 b5 01 00 40 6e"),
+        (
+            .findInformationResponse(.init(entries: [.init(handle: 0x10, uuid: BluetoothUUID(string: "6e400001-b5a3-f393-e0a9-e50e24dcca9e")!)])),
+            "05 02 10 00 9e ca dc 24 0e e5 a9 e0 93 f3 a3 b5 01 00 40 6e"
+        ),
         (.findByTypeValueRequest(.init(type: 0x2800, value: [0x00, 0x18])), "06 01 00 ff ff 00 28 00 18"),
         (.findByTypeValueResponse(.init(ranges: [.init(start: 0x14, end: 0x1A)])), "07 14 00 1a 00"),
         (.readByTypeRequest(.init(type: BluetoothUUID(0x2A00))), "08 01 00 ff ff 00 2a"),
         (.readByTypeResponse(.init(entries: [.init(handle: 3, value: [0x02, 0x05, 0x00, 0x00, 0x2A])])), "09 07 03 00 02 05 00 00 2a"),
         (.readByGroupTypeRequest(.init(type: BluetoothUUID(0x2800))), "10 01 00 ff ff 00 28"),
-        (.readByGroupTypeResponse(.init(entries: [.init(start: 1, end: 4, value: [0x01, 0x18]), .init(start: 5, end: 13, value: [0x00, 0x18])])),
-         "11 06 01 00 04 00 01 18 05 00 0d 00 00 18"),
+        (
+            .readByGroupTypeResponse(.init(entries: [.init(start: 1, end: 4, value: [0x01, 0x18]), .init(start: 5, end: 13, value: [0x00, 0x18])])),
+            "11 06 01 00 04 00 01 18 05 00 0d 00 00 18"
+        ),
         (.readRequest(.init(handle: 0x52)), "0a 52 00"),
         (.readResponse(.init(value: [0xAC, 0x2F])), "0b ac 2f"),
         (.readBlobRequest(.init(handle: 0x52, offset: 22)), "0c 52 00 16 00"),
@@ -40,7 +44,7 @@ import BluesiftWire
         (.readMultipleVariableRequest(.init(handles: [3, 9])), "20 03 00 09 00"),
         (.readMultipleVariableResponse(.init(values: [[0xAA, 0xBB], []])), "21 02 00 aa bb 00 00"),
         (.multipleHandleValueNotification(.init(entries: [.init(handle: 3, value: [0xAA]), .init(handle: 4, value: [])])), "23 03 00 01 00 aa 04 00 00 00"),
-        (.unknown(ATTOpcode(rawValue: 0x99), parameters: [1, 2]), "99 01 02"),
+        (.unknown(ATTOpcode(rawValue: 0x99), parameters: [1, 2]), "99 01 02")
     ]
 
     @Test func everyMessageRoundTrips() throws {

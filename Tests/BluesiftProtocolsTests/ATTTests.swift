@@ -49,7 +49,10 @@ import BluesiftWire
             #expect(g.map(\.start) == [0x0001, 0x0005, 0x000E])
             #expect(g.map(\.end) == [0x0004, 0x000D, 0x000E])
             #expect(g.map { Array($0.value) } == [[0x01, 0x18], [0x00, 0x18], [0x0A, 0x18]])
-            #expect(json(a) == #"{"opcode":17,"name":"Read By Group Type Response","length":6,"entries":[{"start_handle":1,"end_handle":4,"value":"0118"},{"start_handle":5,"end_handle":13,"value":"0018"},{"start_handle":14,"end_handle":14,"value":"0a18"}]}"#)
+            #expect(
+                json(a)
+                    == #"{"opcode":17,"name":"Read By Group Type Response","length":6,"entries":[{"start_handle":1,"end_handle":4,"value":"0118"},{"start_handle":5,"end_handle":13,"value":"0018"},{"start_handle":14,"end_handle":14,"value":"0a18"}]}"#
+            )
             #expect(a.summary == "ATT Read By Group Type Response entries=3")
         }
     }
@@ -82,24 +85,24 @@ import BluesiftWire
     }
 
     @Test func writesNotificationsAndReads() {
-        withBytes("12 28 00 01 00") { p in  // frame 465
+        withBytes("12 28 00 01 00") { p in // frame 465
             let a = ATTPDU(bytes: p)
             #expect(a.handle == 0x0028 && Array(a.value!) == [0x01, 0x00])
             #expect(a.summary == "ATT Write Request handle=0x0028 value=0100")
         }
-        withBytes("1b 27 00 08 17") { p in  // frame 486
+        withBytes("1b 27 00 08 17") { p in // frame 486
             let a = ATTPDU(bytes: p)
             #expect(a.handle == 0x0027 && Array(a.value!) == [0x08, 0x17])
             #expect(json(a) == #"{"opcode":27,"name":"Handle Value Notification","handle":39,"value":"0817"}"#)
         }
-        withBytes("0a 52 00") { p in  // frame 692
+        withBytes("0a 52 00") { p in // frame 692
             #expect(ATTPDU(bytes: p).handle == 0x0052)
         }
-        withBytes("0b ac 2f 26 45 81 82 4b e5 91 e0 29 92 e6 b4 0e bb") { p in  // frame 695
+        withBytes("0b ac 2f 26 45 81 82 4b e5 91 e0 29 92 e6 b4 0e bb") { p in // frame 695
             let a = ATTPDU(bytes: p)
             #expect(a.handle == nil && a.value!.count == 16 && a.value![0] == 0xAC)
         }
-        withBytes("52 42 00 80") { p in  // frame 707
+        withBytes("52 42 00 80") { p in // frame 707
             let a = ATTPDU(bytes: p)
             #expect(a.opcode == .writeCommand && a.handle == 0x0042 && Array(a.value!) == [0x80])
         }
@@ -110,18 +113,18 @@ import BluesiftWire
     }
 
     @Test func mtuPrepareExecuteFindByTypeValue() {
-        withBytes("02 05 02") { p in #expect(ATTPDU(bytes: p).mtu == 517) }  // frame 500
-        withBytes("03 73 00") { p in #expect(ATTPDU(bytes: p).mtu == 115) }  // frame 506
-        withBytes("16 08 00 00 00 8f 32 02") { p in  // frame 556, shortened
+        withBytes("02 05 02") { p in #expect(ATTPDU(bytes: p).mtu == 517) } // frame 500
+        withBytes("03 73 00") { p in #expect(ATTPDU(bytes: p).mtu == 115) } // frame 506
+        withBytes("16 08 00 00 00 8f 32 02") { p in // frame 556, shortened
             let a = ATTPDU(bytes: p)
             #expect(a.handle == 8 && a.offset == 0 && Array(a.value!) == [0x8F, 0x32, 0x02])
         }
-        withBytes("18 01") { p in #expect(ATTPDU(bytes: p).flags == 1) }  // frame 564
-        withBytes("06 01 00 ff ff 00 28 00 18") { p in  // frame 660
+        withBytes("18 01") { p in #expect(ATTPDU(bytes: p).flags == 1) } // frame 564
+        withBytes("06 01 00 ff ff 00 28 00 18") { p in // frame 660
             let a = ATTPDU(bytes: p)
             #expect(a.attributeType == BluetoothUUID(0x2800) && Array(a.value!) == [0x00, 0x18] && a.handle == nil)
         }
-        withBytes("07 14 00 1a 00") { p in  // frame 666
+        withBytes("07 14 00 1a 00") { p in // frame 666
             let r = Array(ATTPDU(bytes: p).handleRanges!)
             #expect(r.count == 1 && r[0].start == 0x14 && r[0].end == 0x1A)
         }

@@ -112,7 +112,7 @@ import BluesiftWire
         for round in 0..<6000 {
             let sub: UInt8 = [0x02, 0x0B, 0x0D][round % 3]
             var p = Self.randomEvent(sub, &rng)
-            switch rng.next() % 4 {   // one in four stays whole
+            switch rng.next() % 4 { // one in four stays whole
             case 0: break
             case 1: if !p.isEmpty { p[Int(rng.next() % UInt64(p.count))] = UInt8(truncatingIfNeeded: rng.next()) }
             case 2: p.removeLast(Int(rng.next() % UInt64(min(p.count, 4) + 1)))
@@ -135,11 +135,15 @@ import BluesiftWire
         let store = RecordStore()
         var fast = 0, slow = 0, damaged = 0
         for round in 0..<4000 {
-            let sub: UInt8 = [0x02, 0x0B, 0x0D, 0x03][round % 4]   // 0x03: not a report
+            let sub: UInt8 = [0x02, 0x0B, 0x0D, 0x03][round % 4] // 0x03: not a report
             var p = [sub] + Self.randomEvent(sub == 0x03 ? 0x02 : sub, &rng)
             if rng.next() % 3 == 0, !p.isEmpty { p[Int(rng.next() % UInt64(p.count))] ^= UInt8(truncatingIfNeeded: rng.next() | 1) }
             var plen = p.count
-            switch rng.next() % 6 { case 0: plen -= 1; case 1: plen += 1; default: break }
+            switch rng.next() % 6 {
+            case 0: plen -= 1;
+            case 1: plen += 1;
+            default: break
+            }
             var bytes = [0x3E, UInt8(truncatingIfNeeded: plen)] + p
             let cut = rng.next() % 5 == 0 && bytes.count > 3
             let original = bytes.count + (cut ? 3 : 0)
@@ -148,8 +152,9 @@ import BluesiftWire
             var full = ProtocolDecoder().decode(record)
             var scratch = DecodedFrame(record: .empty)
             let counted = ProtocolDecoder().layers(of: record, scratch: &scratch)
-            #expect(counted.layers == full.layers && counted.damaged == !full.errors.isEmpty,
-                    "frame \(round + 1): \(Hex.string(bytes)) cut \(cut)")
+            #expect(
+                counted.layers == full.layers && counted.damaged == !full.errors.isEmpty,
+                "frame \(round + 1): \(Hex.string(bytes)) cut \(cut)")
             if ProtocolDecoder.isWholeAdvertisingEvent(record.bytes) { fast += 1 } else { slow += 1 }
             if !full.errors.isEmpty { damaged += 1 }
             full.errors.removeAll()
@@ -186,11 +191,11 @@ import BluesiftWire
                 let fresh = JSONFieldWriter(capacity: 256)
                 fresh.beginTopLevel(); fresh.beginArray("r")
                 var expected = render(r, fresh)
-                if i > 0 { expected = "," + expected }   // the shared array's separator
+                if i > 0 { expected = "," + expected } // the shared array's separator
                 #expect(render(r, shared) == expected, "variant \(i % variants.count)")
                 seen.insert(expected)
             }
-            #expect(seen.count == variants.count + 1)   // all distinct (the first has no comma)
+            #expect(seen.count == variants.count + 1) // all distinct (the first has no comma)
         }
     }
 
@@ -206,9 +211,9 @@ import BluesiftWire
                 let len = Int(rng.next() % 6) + 1
                 ad += [UInt8(len)] + (0..<len).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             }
-            if rng.next() % 3 == 0 { ad += [0, 0] }   // zero padding
+            if rng.next() % 3 == 0 { ad += [0, 0] } // zero padding
             p += [UInt8(ad.count)] + ad
-            if sub == 0x02 { p.append(0xC0) }   // RSSI
+            if sub == 0x02 { p.append(0xC0) } // RSSI
         }
         return p
     }

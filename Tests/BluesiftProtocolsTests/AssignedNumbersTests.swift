@@ -21,7 +21,7 @@ import BluesiftWire
         #expect(AssignedNumbers.companyName(0x000F) == "Broadcom Corporation")
         #expect(AssignedNumbers.appearanceName(0x03C1) == "Human Interface Device: Keyboard")
         #expect(AssignedNumbers.appearanceName(0x03C0) == "Human Interface Device")
-        #expect(AssignedNumbers.appearanceName(0x03FF) == "Human Interface Device")  // unassigned subcategory
+        #expect(AssignedNumbers.appearanceName(0x03FF) == "Human Interface Device") // unassigned subcategory
         #expect(AssignedNumbers.unitName(0x272F) == "Celsius temperature (degree Celsius)")
         #expect(AssignedNumbers.unitName(0x27AD) == "percentage")
         #expect(AssignedNumbers.unitName(0x2A19) == nil)

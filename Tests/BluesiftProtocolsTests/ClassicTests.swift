@@ -79,7 +79,7 @@ import BluesiftCapture
         let cind = ATLine(line: "+CIND: (\"call\",(0,1)),(\"callsetup\",(0-3))", isCommand: false)
         #expect(cind.indicatorNames == ["call", "callsetup"])
         var s = ATLineSplitter()
-        withBytes("41 54 2b 42") { #expect(s.feed($0).isEmpty) }   // "AT+B"
+        withBytes("41 54 2b 42") { #expect(s.feed($0).isEmpty) } // "AT+B"
         withBytes("52 53 46 3d 31 0d") { #expect(s.feed($0) == ["AT+BRSF=1"]) }
     }
 
@@ -100,13 +100,13 @@ import BluesiftCapture
             #expect(s.codec?.name == "aptX")
             #expect(s.codec?.summary == "aptX 16000,32000,44100,48000 stereo")
         }
-        withBytes("12 02 07 0a 00 ff 2d 01 00 00 aa 00 30 01") { b in   // LDAC 44.1/48 kHz stereo
+        withBytes("12 02 07 0a 00 ff 2d 01 00 00 aa 00 30 01") { b in // LDAC 44.1/48 kHz stereo
             #expect(AVDTPSignal(bytes: b).codec?.summary == "LDAC 44100,48000 stereo")
         }
     }
 
     @Test func avdtpDiscoverAndReject() {
-        withBytes("02 01 14 08 08 08 04 08") { b in   // #295: three audio sinks
+        withBytes("02 01 14 08 08 08 04 08") { b in // #295: three audio sinks
             #expect(AVDTPSignal(bytes: b).summary == "AVDTP Discover Response Accept tid=0 [SEID 5 Audio Sink] [SEID 2 Audio Sink] [SEID 1 Audio Sink]")
         }
         withBytes("33 03 07 29") { b in
@@ -128,10 +128,12 @@ import BluesiftCapture
         withBytes("12 11 0e 0c 48 00 00 19 58 10 00 00 06 03 04 01 02 05 08") { b in
             let p = AVCTPPDU(bytes: b, browsing: false)
             #expect(p.pid == 0x110E && p.ctype?.name == "Stable" && p.pduID?.name == "GetCapabilities" && p.isResponse)
-            #expect(AVCTPPDU.encode(transaction: 1, response: true, ctype: 0x0C, subunit: 0x48, opcode: 0,
-                                    operands: Array(b[6...])) == Array(b))
+            #expect(
+                AVCTPPDU.encode(
+                    transaction: 1, response: true, ctype: 0x0C, subunit: 0x48, opcode: 0,
+                    operands: Array(b[6...])) == Array(b))
         }
-        withBytes("30 11 0e 00 48 7c 44 00") { b in   // pass-through PLAY pressed
+        withBytes("30 11 0e 00 48 7c 44 00") { b in // pass-through PLAY pressed
             #expect(AVCTPPDU(bytes: b, browsing: false).summary == "AVRCP Control PLAY pressed tid=3")
         }
         // GetElementAttributes response: title "Song".
@@ -172,7 +174,7 @@ import BluesiftCapture
         let sco = d.connections.filter { $0.linkType != nil }
         #expect(sco.count >= 1)
         #expect(sco.map(\.scoPackets).reduce(0, +) == 8712)
-        #expect(sco.first?.airMode == 2)   // CVSD, as +BCS: 1 agreed
+        #expect(sco.first?.airMode == 2) // CVSD, as +BCS: 1 agreed
     }
 }
 
@@ -228,8 +230,7 @@ import BluesiftCapture
         _ = received(d, 5, [0x3 << 4 | 1 << 2 | 2, 3, 0x0C] + Self.caps[0..<10])
         let end = received(d, 6, [0x3 << 4 | 3 << 2 | 2] + Self.caps[10...])
         #expect(end.errors.map(\.message) == ["2 packets from #5, the start packet announced 3"])
-        if let sig = end.moduleLayer(AVDTPSignal.self) { #expect(sig.reassembled == 2 && Array(sig.parameters) == Self.caps) }
-        else { Issue.record("no AVDTP layer") }
+        if let sig = end.moduleLayer(AVDTPSignal.self) { #expect(sig.reassembled == 2 && Array(sig.parameters) == Self.caps) } else { Issue.record("no AVDTP layer") }
         // A second start before the first ended: the first is dropped with a note.
         _ = received(d, 7, [0x4 << 4 | 1 << 2 | 2, 2, 0x0C] + Self.caps[0..<4])
         let again = received(d, 8, [0x5 << 4 | 1 << 2 | 2, 2, 0x0C] + Self.caps[0..<4])
@@ -248,8 +249,7 @@ import BluesiftCapture
         if let sig = end.moduleLayer(AVDTPSignal.self) { #expect(sig.reassembled == nil && sig.packetType == 3) }
         // The next message on the channel decodes normally.
         let next = received(d, 7, [0x2 << 4 | 2, 0x0C] + Self.caps)
-        if let sig = next.moduleLayer(AVDTPSignal.self) { #expect(sig.signalID == .getAllCapabilities && sig.codec != nil) }
-        else { Issue.record("no AVDTP layer") }
+        if let sig = next.moduleLayer(AVDTPSignal.self) { #expect(sig.signalID == .getAllCapabilities && sig.codec != nil) } else { Issue.record("no AVDTP layer") }
     }
 
     @Test func avctpStartEndMakeOneAVRCPResponse() {

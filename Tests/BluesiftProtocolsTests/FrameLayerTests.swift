@@ -27,8 +27,11 @@ import BluesiftCapture
         #expect(FrameLayer.mostSpecific(DecodedFrame.Layers(.hci, .note)) == .note)
         #expect(FrameLayer.mostSpecific([]) == nil)
         // `info` counts Classic layers as one "classic", HFP not again (it rides on RFCOMM).
-        #expect(Array(FrameLayer.allCases.compactMap(\.countedAs).prefix(10)) == ["hci", "ll", "adv", "l2cap", "att", "smp",
-                                                                                  "classic", "classic", "classic", "classic"])
+        #expect(
+            Array(FrameLayer.allCases.compactMap(\.countedAs).prefix(10)) == [
+                "hci", "ll", "adv", "l2cap", "att", "smp",
+                "classic", "classic", "classic", "classic"
+            ])
         var seen: [FrameLayer] = []
         DecodedFrame.Layers(.note, .hci, .att).forEach { seen.append($0) }
         #expect(seen == [.hci, .att, .note])

@@ -42,7 +42,7 @@ import BluesiftCapture
         withBytes("3e 15 02 01 00 01 aa bb cc dd ee ff 09 08 1b 00 01 02 03 04 05 06 c5") { b in
             let reps = HCIFieldLayout.advertisingReports(b)
             #expect(reps.count == 1 && reps[0].address == 6 && reps[0].data == 13..<22)
-            #expect(HCIFieldLayout.addresses(event: b) == [6, 15])   // AD: length 08, type 1b, address at 15, type byte
+            #expect(HCIFieldLayout.addresses(event: b) == [6, 15]) // AD: length 08, type 1b, address at 15, type byte
         }
         // §7.8.25 LE Long Term Key Request Reply: handle then the 16-byte LTK.
         withBytes("1a 20 12 40 00" + String(repeating: " 11", count: 16)) { b in

@@ -7,8 +7,10 @@ import BluesiftCapture
     func packet(_ hexString: String, truncated: Bool = false, _ body: (HCIPacket) -> Void) {
         let all = hx(hexString)
         all.withUnsafeBytes { p in
-            body(HCIPacket(kind: PacketKind(rawValue: all[0]), bytes: UnsafeRawBufferPointer(rebasing: p[1...]),
-                           truncated: truncated))
+            body(
+                HCIPacket(
+                    kind: PacketKind(rawValue: all[0]), bytes: UnsafeRawBufferPointer(rebasing: p[1...]),
+                    truncated: truncated))
         }
     }
 
@@ -114,22 +116,22 @@ import BluesiftCapture
     }
 
     @Test func otherLEMetaSubevents() {
-        packet("04 3e 0a 03 00 41 00 18 00 00 00 48 00") { h in   // Connection Update Complete
+        packet("04 3e 0a 03 00 41 00 18 00 00 00 48 00") { h in // Connection Update Complete
             #expect(h.handle == 0x41 && h.interval == 24 && h.supervisionTimeout == 72)
         }
-        packet("04 3e 0b 07 41 00 fb 00 48 08 fb 00 48 08") { h in   // Data Length Change
+        packet("04 3e 0b 07 41 00 fb 00 48 08 fb 00 48 08") { h in // Data Length Change
             #expect(h.maxTxOctets == 251 && h.maxRxTime == 2120 && h.handle == 0x41)
         }
-        packet("04 3e 06 0c 00 41 00 02 02") { h in   // PHY Update Complete
+        packet("04 3e 06 0c 00 41 00 02 02") { h in // PHY Update Complete
             #expect(h.txPHY == 2 && h.rxPHY == 2)
         }
-        packet("04 3e 0b 06 41 00 06 00 0c 00 00 00 f4 01") { h in   // Remote Connection Parameter Request
+        packet("04 3e 0b 06 41 00 06 00 0c 00 00 00 f4 01") { h in // Remote Connection Parameter Request
             #expect(h.intervalMin == 6 && h.intervalMax == 12 && h.supervisionTimeout == 500)
         }
-        packet("04 59 05 00 41 00 01 10") { h in   // Encryption Change v2
+        packet("04 59 05 00 41 00 01 10") { h in // Encryption Change v2
             #expect(h.encryption == 1 && h.keySize == 16 && h.handle == 0x41)
         }
-        packet("04 0f 04 00 01 16 20") { h in   // Command Status (LE Read Remote Features)
+        packet("04 0f 04 00 01 16 20") { h in // Command Status (LE Read Remote Features)
             #expect(h.status == .success && h.commandName == "LE Read Remote Features")
         }
     }
@@ -172,9 +174,12 @@ extension HCITests {
             #expect(json(h) == #"{"opcode":2,"name":"ACL Data","handle":65,"pb":2,"bc":0,"length":8}"#)
         }
         packet("04 3e 1f 0a 00 41 00 00 00 73 49 06 60 b2 5c 00 00 00 00 00 00 00 00 00 00 00 00 0f 00 00 00 f4 01 00") { h in
-            #expect(json(h) == #"{"opcode":62,"name":"LE Meta","subevent":10,"subevent_name":"LE Enhanced Connection Complete","status":0,"status_name":"Success","handle":65,"role":"central","peer":"5c:b2:60:06:49:73","peer_type":"public","interval":15,"latency":0,"supervision_timeout":500}"#)
+            #expect(
+                json(h)
+                    == #"{"opcode":62,"name":"LE Meta","subevent":10,"subevent_name":"LE Enhanced Connection Complete","status":0,"status_name":"Success","handle":65,"role":"central","peer":"5c:b2:60:06:49:73","peer_type":"public","interval":15,"latency":0,"supervision_timeout":500}"#
+            )
         }
-        packet("04 ff 03 57 01 02") { h in   // vendor event: parameters raw
+        packet("04 ff 03 57 01 02") { h in // vendor event: parameters raw
             #expect(json(h) == #"{"opcode":255,"name":"Vendor","parameters":"570102"}"#)
             #expect(h.summary == "Vendor event code=0x57 len=3")
         }

@@ -24,13 +24,14 @@ import BluesiftWire
         HCILESetAdvertisingEnable(enable: true),
         HCILESetScanParameters(active: true, interval: 0x0030, window: 0x0030, ownAddressType: 1),
         HCILESetScanEnable(enable: true, filterDuplicates: true),
-        HCILECreateConnection(scanInterval: 0x0060, scanWindow: 0x0030, peerAddressType: 1, peer: peer, ownAddressType: 1,
-                              parameters: ConnectionParameters()),
+        HCILECreateConnection(
+            scanInterval: 0x0060, scanWindow: 0x0030, peerAddressType: 1, peer: peer, ownAddressType: 1,
+            parameters: ConnectionParameters()),
         HCILECreateConnectionCancel(),
         HCILEConnectionUpdate(handle: 0x0040, parameters: ConnectionParameters(intervalMin: 6, intervalMax: 12, latency: 2, supervisionTimeout: 100)),
         HCILEEnableEncryption(handle: 0x0040, rand: Array(1...8), ediv: 0xBEEF, ltk: Array(16..<32)),
         HCILELongTermKeyRequestReply(handle: 0x0041, ltk: Array(0..<16)),
-        HCILELongTermKeyRequestNegativeReply(handle: 0x0041),
+        HCILELongTermKeyRequestNegativeReply(handle: 0x0041)
     ]
 
     static let events: [any HCIEvent] = [
@@ -41,17 +42,24 @@ import BluesiftWire
         HCIHardwareErrorEvent(hardwareCode: 0x2A),
         HCINumberOfCompletedPacketsEvent(entries: [.init(handle: 0x0040, count: 2), .init(handle: 0x0041, count: 1)]),
         HCIEncryptionKeyRefreshCompleteEvent(status: 0, handle: 0x0040),
-        HCILEConnectionCompleteEvent(status: 0, handle: 0x0040, role: 1, peerAddressType: .random, peer: peer,
-                                     interval: 0x0028, latency: 0, supervisionTimeout: 0x01F4, centralClockAccuracy: 1),
-        HCILEEnhancedConnectionCompleteEvent(status: 0, handle: 0x0041, role: 0, peerAddressType: .public, peer: peer,
-                                             localResolvablePrivateAddress: BDAddr(0x4A_00_00_00_00_01),
-                                             interval: 0x0018, latency: 1, supervisionTimeout: 0x0100),
-        HCILEAdvertisingReportEvent(reports: [.init(eventType: 0, addressType: .random, address: peer, data: [2, 1, 6], rssi: -60),
-                                              .init(eventType: 4, addressType: .public, address: BDAddr(1), data: [], rssi: 127)]),
+        HCILEConnectionCompleteEvent(
+            status: 0, handle: 0x0040, role: 1, peerAddressType: .random, peer: peer,
+            interval: 0x0028, latency: 0, supervisionTimeout: 0x01F4, centralClockAccuracy: 1),
+        HCILEEnhancedConnectionCompleteEvent(
+            status: 0, handle: 0x0041, role: 0, peerAddressType: .public, peer: peer,
+            localResolvablePrivateAddress: BDAddr(0x4A_00_00_00_00_01),
+            interval: 0x0018, latency: 1, supervisionTimeout: 0x0100),
+        HCILEAdvertisingReportEvent(reports: [
+            .init(eventType: 0, addressType: .random, address: peer, data: [2, 1, 6], rssi: -60),
+            .init(eventType: 4, addressType: .public, address: BDAddr(1), data: [], rssi: 127)
+        ]),
         HCILEConnectionUpdateCompleteEvent(status: 0, handle: 0x0040, interval: 0x0006, latency: 0, supervisionTimeout: 0x0048),
         HCILELongTermKeyRequestEvent(handle: 0x0040, rand: Array(1...8), ediv: 0x1234),
-        HCILEExtendedAdvertisingReportEvent(reports: [.init(eventType: 0x1B, addressType: .random, address: peer, rssi: -50,
-                                                            data: [6, 0x09] + Array("probe".utf8))]),
+        HCILEExtendedAdvertisingReportEvent(reports: [
+            .init(
+                eventType: 0x1B, addressType: .random, address: peer, rssi: -50,
+                data: [6, 0x09] + Array("probe".utf8))
+        ])
     ]
 
     @Test func commandsRoundTrip() throws {
@@ -77,10 +85,14 @@ import BluesiftWire
 
     /// §7.8.12: the bytes this host sends to connect, field by field.
     @Test func leCreateConnectionBytes() throws {
-        let c = HCILECreateConnection(scanInterval: 0x0060, scanWindow: 0x0030, peerAddressType: 1, peer: Self.peer, ownAddressType: 1,
-                                      parameters: ConnectionParameters())
-        #expect(c.encode() == [0x0D, 0x20, 25, 0x60, 0x00, 0x30, 0x00, 0x00, 0x01, 0x55, 0x44, 0x33, 0x22, 0x11, 0xC0, 0x01,
-                               0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xF4, 0x01, 0x00, 0x00, 0x00, 0x00])
+        let c = HCILECreateConnection(
+            scanInterval: 0x0060, scanWindow: 0x0030, peerAddressType: 1, peer: Self.peer, ownAddressType: 1,
+            parameters: ConnectionParameters())
+        #expect(
+            c.encode() == [
+                0x0D, 0x20, 25, 0x60, 0x00, 0x30, 0x00, 0x00, 0x01, 0x55, 0x44, 0x33, 0x22, 0x11, 0xC0, 0x01,
+                0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xF4, 0x01, 0x00, 0x00, 0x00, 0x00
+            ])
         #expect(try HCILECreateConnection.decode(c.encode()) == c)
         #expect(HCILECreateConnection.opcode.name == "LE Create Connection")
     }

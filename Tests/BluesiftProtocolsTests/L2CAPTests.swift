@@ -73,7 +73,7 @@ import BluesiftCapture
     /// Android filtered snoop logs cut ACL payloads; originalLength keeps the real size.
     @Test func truncatedRecordsDecodeAsFarAsTheyGo() {
         let store = RecordStore(), d = ProtocolDecoder()
-        let whole = acl(0x0040, pb: 0b10, Self.writePDU)   // one 64-byte ACL packet
+        let whole = acl(0x0040, pb: 0b10, Self.writePDU) // one 64-byte ACL packet
         let cut = d.decode(store.record(1, .acl, .received, Array(whole[0..<20]), originalLength: whole.count))
         #expect(cut.errors.isEmpty && cut.hci?.truncated == true)
         #expect(cut.l2cap?.truncated == true && cut.l2cap?.length == 56 && cut.l2cap?.payload.count == 12)
@@ -114,12 +114,15 @@ import BluesiftCapture
         pdu.withUnsafeBytes { p in
             let l = L2CAPLayer(pdu: p)
             #expect(l.error == nil && l.signal?.destinationCID == 0x41 && l.moreSignals == 1)
-            #expect(json(l) == #"{"opcode":4,"name":"Configuration Request","cid":1,"length":18,"fragments":1,"identifier":5,"dcid":65,"flags":0,"options":[{"type":1,"name":"MTU","mtu":672}],"more_commands":[{"opcode":10,"name":"Information Request","identifier":6,"info_type":2}]}"#)
+            #expect(
+                json(l)
+                    == #"{"opcode":4,"name":"Configuration Request","cid":1,"length":18,"fragments":1,"identifier":5,"dcid":65,"flags":0,"options":[{"type":1,"name":"MTU","mtu":672}],"more_commands":[{"opcode":10,"name":"Information Request","identifier":6,"info_type":2}]}"#
+            )
         }
     }
 
     @Test func malformedSignalSetsError() {
-        let pdu = l2(0x0005, hx("12 01 08 00 18 00"))   // declares 8 bytes, has 2
+        let pdu = l2(0x0005, hx("12 01 08 00 18 00")) // declares 8 bytes, has 2
         pdu.withUnsafeBytes { p in
             let l = L2CAPLayer(pdu: p)
             #expect(l.error?.code == .truncated && l.error?.layer == "l2cap" && l.signal == nil)
@@ -130,7 +133,7 @@ import BluesiftCapture
     @Test func dynamicChannelPSM0x1FDecodesATT() {
         let store = RecordStore(), d = ProtocolDecoder()
         let h: UInt16 = 0x000B
-        _ = d.decode(store.h4(1, .received, "04 03 0b 00 0b 00 11 22 33 44 55 66 01 00"))   // Connection Complete
+        _ = d.decode(store.h4(1, .received, "04 03 0b 00 0b 00 11 22 33 44 55 66 01 00")) // Connection Complete
         let req = d.decode(store.record(2, .acl, .sent, acl(h, pb: 0b10, l2(0x0001, hx("02 01 04 00 1f 00 40 00")))))
         #expect(req.l2cap?.signal?.psm == 0x1F && req.l2cap.map(json)?.contains(#""psm_name":"ATT""#) == true)
         _ = d.decode(store.record(3, .acl, .received, acl(h, pb: 0b10, l2(0x0001, hx("03 01 08 00 41 00 40 00 00 00 00 00")))))

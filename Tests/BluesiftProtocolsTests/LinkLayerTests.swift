@@ -11,8 +11,10 @@ import BluesiftCapture
     }
 
     @Test func advIndCrackleFrame1() {
-        ll("d6 be 89 8e 40 21 16 23 42 82 43 7d 02 01 1a 03 03 11 18 13 09 41 6c 65 72 74 20 4e 6f 74 69 66 69 63 61 74 69 6f 6e e5 b9 02",
-           sniffer: SnifferInfo(channel: 37, rssi: -55, hasCRC: true)) { p in
+        ll(
+            "d6 be 89 8e 40 21 16 23 42 82 43 7d 02 01 1a 03 03 11 18 13 09 41 6c 65 72 74 20 4e 6f 74 69 66 69 63 61 74 69 6f 6e e5 b9 02",
+            sniffer: SnifferInfo(channel: 37, rssi: -55, hasCRC: true)
+        ) { p in
             #expect(p.isAdvertising && p.error == nil && p.pduType == 0 && p.txAdd && !p.rxAdd && p.length == 33)
             #expect(p.crc == 0x02B9E5 && p.name == "ADV_IND")
             let a = p.advertising!
@@ -40,7 +42,7 @@ import BluesiftCapture
             #expect(LLCRC.crcInit(of: p.crcCovered!, crc: p.crc!) == 0x2E_D45D)
             #expect(p.checkCRC(crcInit: 0x2E_D45D) == true)
         }
-        ll("27 4a 65 50 11 01 35 ef 8e", sniffer: SnifferInfo(crcOK: true, hasCRC: true)) { p in   // Length bit flipped
+        ll("27 4a 65 50 11 01 35 ef 8e", sniffer: SnifferInfo(crcOK: true, hasCRC: true)) { p in // Length bit flipped
             var p = p
             #expect(p.checkCRC(crcInit: 0x2E_D45D) == false && p.crcOK == true && p.crcValidatedWrongly && !p.crcComputed)
         }
@@ -76,7 +78,7 @@ import BluesiftCapture
             #expect(p.llid == 3 && p.sn && !p.nesn && p.controlOpcode?.name == "LL_VERSION_IND" && p.opcode == 0x0C)
             #expect(json(p).contains(#""version":8,"version_name":"4.2","company_id":15,"#) && json(p).contains(#""subversion":26119"#))
         }
-        ll("27 4a 65 50 1a 0b 07 00 06 00 01 03 00 09 10 0d 0f ae 88 ca") { p in  // SMP Pairing Request over L2CAP
+        ll("27 4a 65 50 1a 0b 07 00 06 00 01 03 00 09 10 0d 0f ae 88 ca") { p in // SMP Pairing Request over L2CAP
             #expect(p.llid == 2 && p.name == "L2CAP Start" && Array(p.payload) == Hex.parse("07 00 06 00 01 03 00 09 10 0d 0f")!)
             #expect(p.summary == "LL L2CAP Start len=11")
         }
@@ -90,19 +92,19 @@ import BluesiftCapture
     }
 
     @Test func controlProceduresTesibleAndSweyntooth() {
-        ll("2c 93 9a af 03 03 16 02 02 89 d1 80") { p in  // tesible 2734
+        ll("2c 93 9a af 03 03 16 02 02 89 d1 80") { p in // tesible 2734
             #expect(p.controlOpcode?.name == "LL_PHY_REQ" && json(p).contains(#""tx_phys":2,"rx_phys":2"#))
         }
-        ll("2c 93 9a af 03 05 18 02 02 10 00 3a ba 5d") { p in  // tesible 2742
+        ll("2c 93 9a af 03 05 18 02 02 10 00 3a ba 5d") { p in // tesible 2742
             #expect(json(p).contains(#""phy_c_to_p":2,"phy_p_to_c":2,"instant":16"#))
         }
-        ll("2c 93 9a af 0f 08 01 ff 05 c0 3f 17 60 00 72 19 74") { p in  // tesible 2896
+        ll("2c 93 9a af 0f 08 01 ff 05 c0 3f 17 60 00 72 19 74") { p in // tesible 2896
             #expect(p.controlOpcode?.name == "LL_CHANNEL_MAP_IND" && json(p).contains(#""channel_map":"0x173fc005ff","instant":96"#))
         }
-        ll("2c 93 9a af 1f 0c 00 03 22 00 24 00 00 00 2a 00 b0 00 50 9d 85") { p in  // tesible 3050
+        ll("2c 93 9a af 1f 0c 00 03 22 00 24 00 00 00 2a 00 b0 00 50 9d 85") { p in // tesible 3050
             #expect(p.md && json(p).contains(#""win_size":3,"win_offset":34,"interval":36,"latency":0,"timeout":42,"instant":176"#))
         }
-        ll("70 83 32 9a 03 09 14 fb 00 48 08 fb 00 48 08 bd 92 67") { p in  // sweyntooth DA14680 62
+        ll("70 83 32 9a 03 09 14 fb 00 48 08 fb 00 48 08 bd 92 67") { p in // sweyntooth DA14680 62
             #expect(p.controlOpcode?.name == "LL_LENGTH_REQ")
             #expect(json(p).contains(#""max_rx_octets":251,"max_rx_time":2120,"max_tx_octets":251,"max_tx_time":2120"#))
         }
@@ -115,8 +117,10 @@ import BluesiftCapture
 
     @Test func extendedAdvertisingAuxAdvInd() {
         // AUX_ADV_IND on channel 5: ExtHeader len 10, flags AdvA|ADI|TxPower, then Flags + name "Hi".
-        ll("d6 be 89 8e 47 12 4a 49 01 02 03 04 05 06 23 30 f8 02 01 06 03 09 48 69 00 00 00",
-           sniffer: SnifferInfo(channel: 5, hasCRC: true)) { p in
+        ll(
+            "d6 be 89 8e 47 12 4a 49 01 02 03 04 05 06 23 30 f8 02 01 06 03 09 48 69 00 00 00",
+            sniffer: SnifferInfo(channel: 5, hasCRC: true)
+        ) { p in
             #expect(p.name == "AUX_ADV_IND" && p.error == nil)
             let x = p.extendedHeader!
             #expect(x.advMode == 1 && x.advA?.description == "06:05:04:03:02:01" && x.adi == 0x3023 && x.txPower == -8)
@@ -127,7 +131,7 @@ import BluesiftCapture
     }
 
     @Test func truncatedAndOverlongPDUs() {
-        ll("d6 be 89 8e 40 21 16 23 42") { p in  // header says 33, 3 bytes there (then CRC eats 3)
+        ll("d6 be 89 8e 40 21 16 23 42") { p in // header says 33, 3 bytes there (then CRC eats 3)
             #expect(p.error?.code == .truncated && p.error?.layer == "ll" && p.isAdvertising)
         }
         ll("27 4a 65 50 11 00 aa 35 ef 8e") { p in #expect(p.error?.code == .invalidLength && p.payload.isEmpty) }

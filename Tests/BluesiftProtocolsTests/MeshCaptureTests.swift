@@ -9,9 +9,11 @@ import BluesiftWire
 @Suite struct MeshWHADCaptureTests {
     static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Captures/whad_btmesh_provisionning.pcap").path
-    static let keys = try! MeshKeys.decode(Array("""
-        {"iv_index": "00000000", "net_keys": ["99d89627bc96d8e49c62cf0ad76624ca"], "app_keys": ["12121212121212121212121212121212"]}
-        """.utf8))
+    static let keys = try! MeshKeys.decode(
+        Array(
+            """
+            {"iv_index": "00000000", "net_keys": ["99d89627bc96d8e49c62cf0ad76624ca"], "app_keys": ["12121212121212121212121212121212"]}
+            """.utf8))
 
     /// The mesh AD structures (frame number, type, data) of the pcap (DLT 256: 10-octet RF
     /// header, access address, PDU header, AdvA, AD structures, CRC).
@@ -58,9 +60,12 @@ import BluesiftWire
         let p = Self.layers.compactMap { l in l.layer.provisioning.map { (l.frame, $0, l.layer) } }
         #expect(p.allSatisfy { $0.2.fcsOK == true })
         let firstOnly = p.filter { !$0.2.retransmission }.map(\.1.type.name)
-        #expect(firstOnly == ["Provisioning Invite", "Provisioning Capabilities", "Provisioning Start", "Provisioning Public Key",
-                              "Provisioning Public Key", "Provisioning Confirmation", "Provisioning Confirmation", "Provisioning Random",
-                              "Provisioning Random", "Provisioning Data", "Provisioning Complete"])
+        #expect(
+            firstOnly == [
+                "Provisioning Invite", "Provisioning Capabilities", "Provisioning Start", "Provisioning Public Key",
+                "Provisioning Public Key", "Provisioning Confirmation", "Provisioning Confirmation", "Provisioning Random",
+                "Provisioning Random", "Provisioning Data", "Provisioning Complete"
+            ])
     }
 
     @Test func frame181() throws {

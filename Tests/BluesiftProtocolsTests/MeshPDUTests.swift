@@ -8,9 +8,11 @@ private func mhx(_ s: String) -> [UInt8] { Hex.parse(s)! }
 /// Each mesh PDU type decodes to its fields and encodes back to the same octets.
 @Suite struct MeshPDUTests {
     /// The sample data's lower transport PDUs (Mesh Protocol v1.1 §8.3).
-    @Test(arguments: [("034b50057e400000010000", true), ("04320308ba072f", true), ("0100", true), ("00a6ac00000002", true),
-                      ("8026ac01ee9dddfd2169326d23f3afdf", false), ("8026ac21cfdc18c52fdef772e0e17308", false),
-                      ("c026ac01ee9dddfd2169326d23f3afdf", false), ("665a8bde6d9106ea078a", false), ("e6a034211c01cea6", false)])
+    @Test(arguments: [
+        ("034b50057e400000010000", true), ("04320308ba072f", true), ("0100", true), ("00a6ac00000002", true),
+        ("8026ac01ee9dddfd2169326d23f3afdf", false), ("8026ac21cfdc18c52fdef772e0e17308", false),
+        ("c026ac01ee9dddfd2169326d23f3afdf", false), ("665a8bde6d9106ea078a", false), ("e6a034211c01cea6", false)
+    ])
     func lowerTransportRoundTrip(_ c: (String, Bool)) throws {
         let b = mhx(c.0)
         let l = try MeshLowerTransportPDU(decoding: b, ctl: c.1)
@@ -41,8 +43,10 @@ private func mhx(_ s: String) -> [UInt8] { Hex.parse(s)! }
         let failed = try MeshProvisioningPDU(decoding: mhx("0904"))
         #expect(json(failed) == #"{"type":9,"name":"Provisioning Failed","error_code":4,"error_name":"Confirmation Failed"}"#)
         #expect(failed.summary == "Mesh Provisioning Failed error=Confirmation Failed")
-        for h in ["0000", "010100010000000000000000", "020000000000", "04", "05" + String(repeating: "ab", count: 16), "06" + String(repeating: "cd", count: 32),
-                  "07" + String(repeating: "11", count: 33), "08", "0901", "0a000100020003", "0d00010002", "3f01"] {
+        for h in [
+            "0000", "010100010000000000000000", "020000000000", "04", "05" + String(repeating: "ab", count: 16), "06" + String(repeating: "cd", count: 32),
+            "07" + String(repeating: "11", count: 33), "08", "0901", "0a000100020003", "0d00010002", "3f01"
+        ] {
             #expect(try MeshProvisioningPDU(decoding: mhx(h)).encode() == mhx(h), "\(h)")
         }
         #expect(throws: DecodeError.self) { try MeshProvisioningPDU(decoding: mhx("0100")) }
@@ -82,8 +86,10 @@ private func mhx(_ s: String) -> [UInt8] { Hex.parse(s)! }
         #expect(ub.oobInformation == 0x4020 && ub.uriHash == 0xD97478B3)
         #expect(MeshUnprovisionedBeacon.oobNames(0x4020) == ["Number", "Inside manual"])
         #expect(json(u) == #"{"type":0,"name":"Unprovisioned Device","device_uuid":"70cfa5e8c3bd4fb5a4d8f3c8e06f9b24","oob_information":16416,"oob_names":["Number","Inside manual"],"uri_hash":3648288947}"#)
-        for h in ["0070cfa5e8c3bd4fb5a4d8f3c8e06f9b244020d97478b3", "0070cfa5e8c3bd4fb5a4d8f3c8e06f9b244020",
-                  "01003ecaff672f673370123456788ea261582f364f6f", "02" + String(repeating: "5a", count: 26), "0399"] {
+        for h in [
+            "0070cfa5e8c3bd4fb5a4d8f3c8e06f9b244020d97478b3", "0070cfa5e8c3bd4fb5a4d8f3c8e06f9b244020",
+            "01003ecaff672f673370123456788ea261582f364f6f", "02" + String(repeating: "5a", count: 26), "0399"
+        ] {
             #expect(try MeshBeacon(decoding: mhx(h)).encode() == mhx(h))
         }
         #expect(throws: DecodeError.self) { try MeshBeacon(decoding: mhx("0100")) }
@@ -155,12 +161,15 @@ private func mhx(_ s: String) -> [UInt8] { Hex.parse(s)! }
             ("803d0500010000100", ""),
             ("803e00050001000010", #"{"opcode":32830,"name":"Config Model App Status","status":0,"status_name":"Success","element_address":5,"app_key_index":1,"model_id":4096}"#),
             ("801b050001c0e50f0100", #"{"opcode":32795,"name":"Config Model Subscription Add","element_address":5,"address":49153,"company_id":4069,"model_id":1}"#),
-            ("0305000cc0010005550200" + "10", #"{"opcode":3,"name":"Config Model Publication Set","element_address":5,"publish_address":49164,"app_key_index":1,"credential_flag":0,"rfu":0,"publish_ttl":5,"publish_period":85,"publish_retransmit_count":2,"publish_retransmit_interval_steps":0,"model_id":4096}"#),
+            (
+                "0305000cc0010005550200" + "10",
+                #"{"opcode":3,"name":"Config Model Publication Set","element_address":5,"publish_address":49164,"app_key_index":1,"credential_flag":0,"rfu":0,"publish_ttl":5,"publish_period":85,"publish_retransmit_count":2,"publish_retransmit_interval_steps":0,"model_id":4096}"#
+            ),
             ("8043010020", #"{"opcode":32835,"name":"Config NetKey List","net_key_indexes":[512,1]}"#),
             ("824c3412aa", #"{"opcode":33356,"name":"Light Lightness Set","lightness":4660,"tid":170}"#),
             ("8049", #"{"opcode":32841,"name":"Config Node Reset"}"#),
             ("5d0000000000", #"{"opcode":93,"name":"Time Status","tai_seconds":0}"#),
-            ("d50a0048656c6c6f", #"{"opcode":13961728,"name":"Vendor","company_id":10,"company_name":"Qualcomm Technologies International, Ltd. (QTIL)","parameters":"48656c6c6f"}"#),
+            ("d50a0048656c6c6f", #"{"opcode":13961728,"name":"Vendor","company_id":10,"company_name":"Qualcomm Technologies International, Ltd. (QTIL)","parameters":"48656c6c6f"}"#)
         ]
         for (h, expected) in cases where !expected.isEmpty {
             let m = try MeshAccessMessage(decoding: mhx(h))
@@ -177,9 +186,14 @@ private func mhx(_ s: String) -> [UInt8] { Hex.parse(s)! }
 
     /// Composition Data page 0 (§4.2.2.1), element by element.
     @Test func compositionData() throws {
-        let m = try MeshAccessMessage(decoding: mhx("02" + "00" + "5900" + "0100" + "0200" + "0a00" + "0300" + "0000" + "0200" + "0000" + "0010"
-                                                   + "0100" + "0001" + "5900" + "3412"))
-        #expect(json(m) == #"{"opcode":2,"name":"Config Composition Data Status","page":0,"cid":89,"company_name":"Nordic Semiconductor ASA","pid":1,"vid":2,"crpl":10,"features":3,"feature_names":["relay","proxy"],"elements":[{"loc":0,"sig_models":[{"model_id":0,"name":"Configuration Server"},{"model_id":4096,"name":"Generic OnOff Server"}],"vendor_models":[]},{"loc":1,"sig_models":[],"vendor_models":[{"company_id":89,"model_id":4660}]}]}"#)
+        let m = try MeshAccessMessage(
+            decoding: mhx(
+                "02" + "00" + "5900" + "0100" + "0200" + "0a00" + "0300" + "0000" + "0200" + "0000" + "0010"
+                    + "0100" + "0001" + "5900" + "3412"))
+        #expect(
+            json(m)
+                == #"{"opcode":2,"name":"Config Composition Data Status","page":0,"cid":89,"company_name":"Nordic Semiconductor ASA","pid":1,"vid":2,"crpl":10,"features":3,"feature_names":["relay","proxy"],"elements":[{"loc":0,"sig_models":[{"model_id":0,"name":"Configuration Server"},{"model_id":4096,"name":"Generic OnOff Server"}],"vendor_models":[]},{"loc":1,"sig_models":[],"vendor_models":[{"company_id":89,"model_id":4660}]}]}"#
+        )
     }
 
     /// Every truncation of every sample message: a result or notes, never a trap.

@@ -45,7 +45,7 @@ enum MeshSample {
         ("23", "e877a48dd5fe2d7a9d696d3dd16a75489696f0b70c711b881385"),
         ("24.0", "e8624e65bb8c1794e998b4081f47a35251fdd3896d99e4db489b918599"),
         ("24.1", "e8a7d0f0a2ea42dc2f4dd6fb4db33a6c088d023b47"),
-        ("beacon", "01003ecaff672f673370123456788ea261582f364f6f"),
+        ("beacon", "01003ecaff672f673370123456788ea261582f364f6f")
     ]
 
     /// Every message decoded by one decoder, in order.
@@ -71,7 +71,10 @@ enum MeshSample {
 
     @Test func friendRequestAndOffer() throws {
         let m1 = try #require(Self.layers["1"])
-        #expect(json(m1) == #"{"bearer":"adv","ad_type":42,"network":{"ivi":0,"nid":104,"ctl":1,"ttl":0,"seq":1,"src":4609,"dst":65533,"iv_index":305419896,"mic":"ok"},"lower_transport":{"seg":0,"opcode":3,"opcode_name":"Friend Request"},"control":{"opcode":3,"name":"Friend Request","criteria":75,"rssi_factor":2,"receive_window_factor":1,"min_queue_size_log":3,"receive_delay":80,"poll_timeout":360000,"previous_address":0,"num_elements":1,"lpn_counter":0}}"#)
+        #expect(
+            json(m1)
+                == #"{"bearer":"adv","ad_type":42,"network":{"ivi":0,"nid":104,"ctl":1,"ttl":0,"seq":1,"src":4609,"dst":65533,"iv_index":305419896,"mic":"ok"},"lower_transport":{"seg":0,"opcode":3,"opcode_name":"Friend Request"},"control":{"opcode":3,"name":"Friend Request","criteria":75,"rssi_factor":2,"receive_window_factor":1,"min_queue_size_log":3,"receive_delay":80,"poll_timeout":360000,"previous_address":0,"num_elements":1,"lpn_counter":0}}"#
+        )
         #expect(m1.summary == "Mesh Friend Request 0x1201→0xfffd ttl=0 seq=1")
         let m2 = try #require(Self.layers["2"]?.control)
         #expect(json(m2) == #"{"opcode":4,"name":"Friend Offer","receive_window":50,"queue_size":3,"subscription_list_size":8,"rssi":-70,"friend_counter":1839}"#)
@@ -165,8 +168,11 @@ enum MeshSample {
     func decrypted(_ secret: String) throws {
         let (l, d) = Self.run(secret)
         let data = try #require(l?.provisioningData)
-        #expect(data == MeshProvisioningData(netKey: Hex.parse("efb2255e6422d330088e09bb015ed707")!, keyIndex: 0x0567, flags: 0,
-                                            ivIndex: 0x01020304, unicastAddress: 0x0B0C))
+        #expect(
+            data
+                == MeshProvisioningData(
+                    netKey: Hex.parse("efb2255e6422d330088e09bb015ed707")!, keyIndex: 0x0567, flags: 0,
+                    ivIndex: 0x01020304, unicastAddress: 0x0B0C))
         #expect(d.ivIndex == 0x01020304)
         #expect(l?.summary == "Mesh Provisioning Data unicast=0x0b0c iv_index=16909060")
         let j = json(try #require(l))

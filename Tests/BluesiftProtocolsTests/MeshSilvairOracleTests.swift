@@ -77,7 +77,7 @@ enum MeshSilvairOracle {
         "publish_ttl": ["ttl"], "net_key_indexes": ["net_key_indices"], "app_key_indexes": ["app_key_indices"],
         "publish_retransmit_count": ["count"], "relay_retransmit_count": ["count"], "network_transmit_count": ["count"],
         "present_onoff": ["present_onoff"], "fault_array": ["fault_array"], "onpowerup": ["on_power_up"],
-        "page": ["page"], "tai_seconds": ["tai_seconds"], "time_role": ["time_role"],
+        "page": ["page"], "tai_seconds": ["tai_seconds"], "time_role": ["time_role"]
     ]
 
     static func run() throws -> Result {

@@ -16,8 +16,11 @@ struct MeshTsharkOracleTests {
         let r = try MeshTsharkOracle.compare("mesh_sample_adv.btsnoop")
         r.print("adv")
         #expect(r.disagree.isEmpty, "\(r.disagree)")
-        #expect(r.knownTsharkBugs == ["frame 34 control.friend_counter: 1839 vs tshark 7", "frame 34 control.rssi: -70 vs tshark 186",
-                                      "frame 35 control.friend_counter: 10 vs tshark 0", "frame 35 control.rssi: -90 vs tshark 166"])
+        #expect(
+            r.knownTsharkBugs == [
+                "frame 34 control.friend_counter: 1839 vs tshark 7", "frame 34 control.rssi: -70 vs tshark 186",
+                "frame 35 control.friend_counter: 10 vs tshark 0", "frame 35 control.rssi: -90 vs tshark 166"
+            ])
         // What both decoders show: every field agrees but tshark's four known misreadings.
         let agree = r.counts.mapValues(\.agree), fields = r.counts.mapValues(\.fields)
         #expect(agree == ["network": 131, "lower_transport": 77, "control": 14, "access": 25, "beacon": 11, "pb_adv": 133, "provisioning": 33])
@@ -46,7 +49,7 @@ enum MeshTsharkOracle {
         "-o", #"uat:btmesh_nw_keys:"0x7dd7364cd842ad18c17c2b820c84c3d6","0x63964771734fbd76e3b40519d1d94a48","0x12345677""#,
         "-o", #"uat:btmesh_dev_keys:"0x9d6dd0e96eb25dc19a40ed9914f8f03f","0x1201""#,
         "-o", #"uat:btmesh_label_uuids:"0x0073e7e4d8b9440faf8415df4c56c0e1""#,
-        "-o", #"uat:btmesh_label_uuids:"0xf4a002c7fb1e4ca0a469a021de0db875""#,
+        "-o", #"uat:btmesh_label_uuids:"0xf4a002c7fb1e4ca0a469a021de0db875""#
     ]
 
     struct Result {
@@ -76,7 +79,9 @@ enum MeshTsharkOracle {
             func walk(_ o: Any) {
                 if let d = o as? [String: Any] {
                     for (k, v) in d { if let s = v as? String { leaves[k, default: []].append(s) } else { walk(v) } }
-                } else if let a = o as? [Any] { for x in a { walk(x) } }
+                } else if let a = o as? [Any] {
+                    for x in a { walk(x) }
+                }
             }
             walk(((pkt["_source"] as? [String: Any])?["layers"]) ?? [:])
             out[i + 1] = leaves
@@ -109,7 +114,8 @@ enum MeshTsharkOracle {
                     while i + 7 <= b.count { uuidByHandle[UInt16(b[i + 3]) | UInt16(b[i + 4]) << 8] = UInt16(b[i + 5]) | UInt16(b[i + 6]) << 8; i += 7 }
                 }
                 if [0x12, 0x52, 0x1B, 0x1D].contains(a.opcode.rawValue), let h = a.handle, let v = a.value,
-                   let u = uuidByHandle[h], (0x2ADB...0x2ADE).contains(u) {
+                    let u = uuidByHandle[h], (0x2ADB...0x2ADE).contains(u)
+                {
                     layers.append(mesh.decodeProxy(Array(v), stream: Int(f.connection ?? 0) << 16 | Int(u), connection: Int(f.connection ?? 0)))
                 }
             }
@@ -126,35 +132,45 @@ enum MeshTsharkOracle {
         switch obj {
         case "network": return ["ivi", "nid", "ctl", "ttl", "seq", "src", "dst"].contains(f) ? ["btmesh." + f] : []
         case "lower_transport":
-            let m = ["seg": ["btmesh.acc.seg", "btmesh.cntr.seg"], "akf": ["btmesh.acc.akf"], "aid": ["btmesh.acc.aid"], "szmic": ["btmesh.szmic"],
-                     "seq_zero": ["btmesh.seqzero_data", "btmesh.seqzero"], "seg_o": ["btmesh.sego"], "seg_n": ["btmesh.segn"],
-                     "segment": ["btmesh.segment"], "opcode": ["btmesh.cntr.opcode"], "obo": ["btmesh.obo"], "block_ack": ["btmesh.blockack"]]
+            let m = [
+                "seg": ["btmesh.acc.seg", "btmesh.cntr.seg"], "akf": ["btmesh.acc.akf"], "aid": ["btmesh.acc.aid"], "szmic": ["btmesh.szmic"],
+                "seq_zero": ["btmesh.seqzero_data", "btmesh.seqzero"], "seg_o": ["btmesh.sego"], "seg_n": ["btmesh.segn"],
+                "segment": ["btmesh.segment"], "opcode": ["btmesh.cntr.opcode"], "obo": ["btmesh.obo"], "block_ack": ["btmesh.blockack"]
+            ]
             return m[f] ?? []
         case "control":
-            let m = ["fsn": "fsn", "iv_index": "ivindex", "md": "md", "key_refresh": "keyrefreshflag", "iv_update": "ivupdateflag",
-                     "rssi_factor": "criteria.rssifactor", "receive_window_factor": "criteria.receivewindowfactor",
-                     "min_queue_size_log": "criteria.minqueuesizelog", "receive_delay": "receivedelay", "poll_timeout": "polltimeout",
-                     "previous_address": "previousaddress", "num_elements": "numelements", "lpn_counter": "lpncounter",
-                     "receive_window": "receivewindow", "queue_size": "queuesize", "subscription_list_size": "subscriptionlistsize",
-                     "rssi": "rssi", "friend_counter": "friendcounter", "lpn_address": "lpnaddress", "transaction_number": "transactionnumber",
-                     "init_ttl": "initttl"]
+            let m = [
+                "fsn": "fsn", "iv_index": "ivindex", "md": "md", "key_refresh": "keyrefreshflag", "iv_update": "ivupdateflag",
+                "rssi_factor": "criteria.rssifactor", "receive_window_factor": "criteria.receivewindowfactor",
+                "min_queue_size_log": "criteria.minqueuesizelog", "receive_delay": "receivedelay", "poll_timeout": "polltimeout",
+                "previous_address": "previousaddress", "num_elements": "numelements", "lpn_counter": "lpncounter",
+                "receive_window": "receivewindow", "queue_size": "queuesize", "subscription_list_size": "subscriptionlistsize",
+                "rssi": "rssi", "friend_counter": "friendcounter", "lpn_address": "lpnaddress", "transaction_number": "transactionnumber",
+                "init_ttl": "initttl"
+            ]
             return m[f].map { ["btmesh.cntr." + $0] } ?? []
         case "beacon":
-            let m = ["type": "type", "device_uuid": "uuid", "oob_information": "oob", "uri_hash": "uri_hash", "flags": "flags",
-                     "key_refresh": "flags.key_refresh", "iv_update": "flags.iv_update", "network_id": "network_id", "iv_index": "ivindex",
-                     "authentication_value": "authentication_value"]
+            let m = [
+                "type": "type", "device_uuid": "uuid", "oob_information": "oob", "uri_hash": "uri_hash", "flags": "flags",
+                "key_refresh": "flags.key_refresh", "iv_update": "flags.iv_update", "network_id": "network_id", "iv_index": "ivindex",
+                "authentication_value": "authentication_value"
+            ]
             return m[f].map { ["beacon." + $0] } ?? []
         case "pb_adv":
-            let m = ["link_id": "linkid", "transaction_number": "trnumber", "gpcf": "gen_prov.gpcf", "seg_n": "gen_prov.gpcf.segn",
-                     "total_length": "gen_prov.gpcf.total_length", "fcs": "gen_prov.gpcf.fcs", "segment_index": "gen_prov.gpcf.segment_index",
-                     "device_uuid": "gen_prov.gpcf.bearer_opcode.device_uuid", "reason": "gen_prov.gpcf.bearer_opcode.reason",
-                     "bearer_opcode": "gen_prov.gpcf.bearer_opcode"]
+            let m = [
+                "link_id": "linkid", "transaction_number": "trnumber", "gpcf": "gen_prov.gpcf", "seg_n": "gen_prov.gpcf.segn",
+                "total_length": "gen_prov.gpcf.total_length", "fcs": "gen_prov.gpcf.fcs", "segment_index": "gen_prov.gpcf.segment_index",
+                "device_uuid": "gen_prov.gpcf.bearer_opcode.device_uuid", "reason": "gen_prov.gpcf.bearer_opcode.reason",
+                "bearer_opcode": "gen_prov.gpcf.bearer_opcode"
+            ]
             return m[f].map { ["pbadv." + $0] } ?? []
         case "provisioning":
             let m = ["type": "pdu_type", "oob_type": "static_oob_type", "public_key": "public_key", "provisioning_data_mic": "decrypted_provisioning_data_mic"]
-            let same = ["attention_duration", "number_of_elements", "algorithms", "public_key_type", "output_oob_size", "output_oob_action",
-                        "input_oob_size", "input_oob_action", "algorithm", "authentication_method", "public_key_x", "public_key_y",
-                        "confirmation", "random", "encrypted_provisioning_data", "error_code"]
+            let same = [
+                "attention_duration", "number_of_elements", "algorithms", "public_key_type", "output_oob_size", "output_oob_action",
+                "input_oob_size", "input_oob_action", "algorithm", "authentication_method", "public_key_x", "public_key_y",
+                "confirmation", "random", "encrypted_provisioning_data", "error_code"
+            ]
             return (m[f] ?? (same.contains(f) ? f : nil)).map { ["provisioning." + $0] } ?? []
         case "access":
             if f == "opcode" { return ["btmesh.model.opcode", "btmesh.model.vendor.opcode"] }

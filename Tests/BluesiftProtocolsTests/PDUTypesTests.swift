@@ -46,13 +46,13 @@ import BluesiftCapture
     }
 
     @Test func malformedSignallingIsNoCommand() {
-        #expect(L2CAPSignalling.decode([0x12, 0x01, 0x08]) == nil)                                   // no header
-        let short = L2CAPSignalling.decode(hx("12 01 08 00 18 00 28 00"))                           // data cut
+        #expect(L2CAPSignalling.decode([0x12, 0x01, 0x08]) == nil) // no header
+        let short = L2CAPSignalling.decode(hx("12 01 08 00 18 00 28 00")) // data cut
         #expect(short?.code == .connectionParameterUpdateRequest && short?.command == nil)
         #expect(throws: DecodeError.self) { try L2CAPConnectionParameterUpdateRequest.decode(hx("12 01 08 00 18 00 28 00")) }
-        #expect(throws: DecodeError.self) { try L2CAPCommandReject.decode(hx("13 01 02 00 00 00")) }  // another code
+        #expect(throws: DecodeError.self) { try L2CAPCommandReject.decode(hx("13 01 02 00 00 00")) } // another code
         #expect(throws: DecodeError.self) { try L2CAPCommandReject.decode(hx("01 01 02 00 00 00 ff")) } // a byte after it
-        let unknown = L2CAPSignalling.decode(hx("0a 03 02 00 02 00"))                               // Information Request
+        let unknown = L2CAPSignalling.decode(hx("0a 03 02 00 02 00")) // Information Request
         #expect(unknown?.code == .informationRequest && unknown?.command == nil && unknown?.code.needsNoAnswer == false)
         #expect(L2CAPSignalCode.creditBasedReconfigureResponse.isDefined && !L2CAPSignalCode(rawValue: 0x1B).isDefined)
     }
@@ -69,12 +69,14 @@ import BluesiftCapture
                 #expect(LLControlPDUs.decode(LLControlOpcode(rawValue: p[0]), data)?.encode() == b)
             }
         }
-        check(LLConnectionUpdateInd(winSize: 1, winOffset: 2, interval: 24, latency: 0, timeout: 72, instant: 0x0102),
-              "00 01 0200 1800 0000 4800 0201")
+        check(
+            LLConnectionUpdateInd(winSize: 1, winOffset: 2, interval: 24, latency: 0, timeout: 72, instant: 0x0102),
+            "00 01 0200 1800 0000 4800 0201")
         check(LLChannelMapInd(channelMap: 0x1F_FFFF_FFFF, instant: 7), "01 ffffffff1f 0700")
         check(LLTerminateInd(errorCode: 0x13), "02 13")
-        check(LLEncReq(rand: Array(1...8), ediv: 0xBEEF, skdc: Array(9...16), ivc: [0xA, 0xB, 0xC, 0xD]),
-              "03 0102030405060708 efbe 090a0b0c0d0e0f10 0a0b0c0d")
+        check(
+            LLEncReq(rand: Array(1...8), ediv: 0xBEEF, skdc: Array(9...16), ivc: [0xA, 0xB, 0xC, 0xD]),
+            "03 0102030405060708 efbe 090a0b0c0d0e0f10 0a0b0c0d")
         check(LLEncRsp(skdp: Array(1...8), ivp: [5, 6, 7, 8]), "04 0102030405060708 05060708")
         check(LLStartEncReq(), "05")
         check(LLPauseEncRsp(), "0b")
@@ -85,10 +87,10 @@ import BluesiftCapture
         withBytes("18 00 28 00") { p in
             #expect(LLConnectionUpdateInd(.connectionUpdateInd, p) == nil)
             #expect(LLControlPDUs.decode(.connectionUpdateInd, p) == nil)
-            #expect(LLEncReq(.connectionUpdateInd, p) == nil)  // another opcode
+            #expect(LLEncReq(.connectionUpdateInd, p) == nil) // another opcode
         }
         withBytes("") { p in #expect(LLTerminateInd(.terminateInd, p) == nil) }
-        withBytes("00") { p in #expect(LLControlPDUs.decode(LLControlOpcode(rawValue: 0x0C), p) == nil) }  // not registered
+        withBytes("00") { p in #expect(LLControlPDUs.decode(LLControlOpcode(rawValue: 0x0C), p) == nil) } // not registered
     }
 
     // MARK: the corpus
@@ -107,7 +109,8 @@ import BluesiftCapture
             while let r = reader.next() {
                 decoder.decode(r, into: &f)
                 if let l = f.ll, let op = l.controlOpcode, let data = l.controlData, let t = LLControlPDUs.types[op],
-                   data.count >= t.ctrDataLength {
+                    data.count >= t.ctrDataLength
+                {
                     ll += 1
                     let want = [op.rawValue] + Array(data.prefix(t.ctrDataLength))
                     if LLControlPDUs.decode(op, data)?.encode() != want { problems.append("\(name) #\(r.frame): \(op.name)") }
@@ -117,7 +120,8 @@ import BluesiftCapture
                     if SMPCommands.decode(s)?.encode() != Array(s.bytes) { problems.append("\(name) #\(r.frame): SMP \(s.name)") }
                 }
                 if let l = f.l2cap, l.cid == L2CAPCID.leSignalling, let s = l.signal, s.error == nil,
-                   L2CAPSignalling.commands[L2CAPSignalCode(rawValue: s.code)] != nil {
+                    L2CAPSignalling.commands[L2CAPSignalCode(rawValue: s.code)] != nil
+                {
                     sig += 1
                     let bytes = Array(l.payload.prefix(4 + s.data.count))
                     if L2CAPSignalling.decode(bytes)?.command?.encode() != bytes { problems.append("\(name) #\(r.frame): \(s.name)") }

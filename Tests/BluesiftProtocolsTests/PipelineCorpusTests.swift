@@ -6,11 +6,13 @@ import BluesiftCapture
 
 /// Whole btsnoop files from the public corpus (skipped when the corpus is absent).
 @Suite struct PipelineCorpusTests {
-    static let btsnoopFiles = ["a2dp_motog_lghbs730_btsnoop_hci.log", "blefun_btsnoop_hci.log", "chsmartbulb_btsnoop_hci.log",
-                               "ec521_btsnoop_hci.log", "happyleaf_btsnoop_hci.log", "ix7_btsnoop_hci.log",
-                               "lightctl_btsnoop_hci.log", "manoj_btsnoop_hci.log", "novax_btsnoop_hci.log",
-                               "pogoplus_bt_log_plus_pair.log", "pongbot_btsnoop_hci.log", "revcar_btsnoop_hci.log",
-                               "yeelock_btsnoop_hci.log"]
+    static let btsnoopFiles = [
+        "a2dp_motog_lghbs730_btsnoop_hci.log", "blefun_btsnoop_hci.log", "chsmartbulb_btsnoop_hci.log",
+        "ec521_btsnoop_hci.log", "happyleaf_btsnoop_hci.log", "ix7_btsnoop_hci.log",
+        "lightctl_btsnoop_hci.log", "manoj_btsnoop_hci.log", "novax_btsnoop_hci.log",
+        "pogoplus_bt_log_plus_pair.log", "pongbot_btsnoop_hci.log", "revcar_btsnoop_hci.log",
+        "yeelock_btsnoop_hci.log"
+    ]
 
     /// The layers on nearly every record hold no references, so frames copy, reset and
     /// overwrite them without reference counting or value-witness calls.
@@ -31,7 +33,8 @@ import BluesiftCapture
                 frames += 1
                 let held: [(FrameLayer, Bool)] = [
                     (.hci, f.hci != nil), (.l2cap, f.l2cap != nil), (.att, f.att != nil), (.smp, f.smp != nil),
-                    (.adv, f.adv != nil), (.ll, f.ll != nil), (.note, f.note != nil)]
+                    (.adv, f.adv != nil), (.ll, f.ll != nil), (.note, f.note != nil)
+                ]
                 if held.contains(where: { f.layers.contains($0.0) != $0.1 }) { mismatches.append(f.record.frame) }
                 if f.layers.contains(.l2cap) { l2 += 1 }
                 if f.layers.contains(.att) { att += 1 }
@@ -40,14 +43,13 @@ import BluesiftCapture
                 for e in f.errors { errors["\(e.layer)/\(e.code)", default: 0] += 1 }
             }
             #expect(mismatches.isEmpty, "\(name): frames \(mismatches.prefix(5))")
-            if name == "lightctl_btsnoop_hci.log" {   // as `bluesift info` reports it
+            if name == "lightctl_btsnoop_hci.log" { // as `bluesift info` reports it
                 #expect(frames == 61318 && l2 == 4360 && att == 4304 && adv == 47934)
             }
             print("\(name): frames=\(frames) l2cap=\(l2) att=\(att) adv=\(adv) paired=\(paired) conns=\(d.connections.count) errors=\(errors)")
         }
     }
 }
-
 
 extension PipelineCorpusTests {
     /// `info`'s counting path (`layers(of:)`) finds each record's layers and damage as the
@@ -84,8 +86,9 @@ extension PipelineCorpusTests {
         let recs = TestBTSnoop.read(path).filter { !$0.bytes.isEmpty }
         let store = RecordStore()
         let records = recs.map { r in
-            store.record(r.frame, PacketKind(rawValue: r.bytes[0]), r.received ? .received : .sent,
-                         Array(r.bytes.dropFirst()), us: r.us)
+            store.record(
+                r.frame, PacketKind(rawValue: r.bytes[0]), r.received ? .received : .sent,
+                Array(r.bytes.dropFirst()), us: r.us)
         }
         let rounds = 10
         var att = 0

@@ -15,10 +15,13 @@ final class RecordStore {
         return UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(m)[0..<b.count])
     }
 
-    func record(_ frame: Int, _ kind: PacketKind, _ dir: Direction?, _ b: [UInt8], us: Int64 = 0,
-                adapter: UInt16 = 0, originalLength: Int? = nil, sniffer: SnifferInfo? = nil) -> CaptureRecord {
-        CaptureRecord(frame: frame, timestamp: Timestamp(microseconds: us), direction: dir, adapter: adapter,
-                      kind: kind, bytes: bytes(b), originalLength: originalLength, sniffer: sniffer)
+    func record(
+        _ frame: Int, _ kind: PacketKind, _ dir: Direction?, _ b: [UInt8], us: Int64 = 0,
+        adapter: UInt16 = 0, originalLength: Int? = nil, sniffer: SnifferInfo? = nil
+    ) -> CaptureRecord {
+        CaptureRecord(
+            frame: frame, timestamp: Timestamp(microseconds: us), direction: dir, adapter: adapter,
+            kind: kind, bytes: bytes(b), originalLength: originalLength, sniffer: sniffer)
     }
 
     /// `hexString` is tshark's H4 dump: first byte the packet indicator.
@@ -56,8 +59,10 @@ struct TestBTSnoop {
             let orig = u32(i), incl = u32(i + 4), flags = u32(i + 8)
             let ts = Int64(u32(i + 16)) << 32 | Int64(u32(i + 20))
             guard i + 24 + incl <= b.count else { break }
-            out.append(Rec(frame: out.count + 1, received: flags & 1 == 1, us: ts - 0x00dc_ddb3_0f2f_8000,
-                           bytes: Array(b[(i + 24)..<(i + 24 + incl)]), originalLength: orig))
+            out.append(
+                Rec(
+                    frame: out.count + 1, received: flags & 1 == 1, us: ts - 0x00dc_ddb3_0f2f_8000,
+                    bytes: Array(b[(i + 24)..<(i + 24 + incl)]), originalLength: orig))
             i += 24 + incl
         }
         return out
@@ -69,11 +74,12 @@ struct TestBTSnoop {
         var frame = DecodedFrame(record: .empty)
         for r in read(path) where !r.bytes.isEmpty {
             r.bytes.withUnsafeBytes { p in
-                let rec = CaptureRecord(frame: r.frame, timestamp: Timestamp(microseconds: r.us),
-                                        direction: r.received ? .received : .sent,
-                                        kind: PacketKind(rawValue: p[0]),
-                                        bytes: UnsafeRawBufferPointer(rebasing: p[1...]),
-                                        originalLength: r.originalLength - 1)
+                let rec = CaptureRecord(
+                    frame: r.frame, timestamp: Timestamp(microseconds: r.us),
+                    direction: r.received ? .received : .sent,
+                    kind: PacketKind(rawValue: p[0]),
+                    bytes: UnsafeRawBufferPointer(rebasing: p[1...]),
+                    originalLength: r.originalLength - 1)
                 decoder.decode(rec, into: &frame)
                 body(frame)
             }

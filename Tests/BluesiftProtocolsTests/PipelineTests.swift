@@ -35,7 +35,7 @@ import BluesiftCapture
         let dc = d.decode(store.h4(2, .received, "04 05 04 00 40 00 13", us: 2_000))
         #expect(dc.connection == 0x0040 && dc.hci?.reason == .remoteUserTerminatedConnection)
         #expect(d.connections[0].endFrame == 2 && d.connections[0].disconnectReason == 0x13)
-        #expect(d.states.isEmpty)   // per-connection state dropped at disconnection
+        #expect(d.states.isEmpty) // per-connection state dropped at disconnection
         // LE Connection Complete reusing the handle, as peripheral.
         _ = d.decode(store.h4(3, .received, "04 3e 13 01 00 40 00 01 01 e4 3b b8 52 76 ea 27 00 00 00 f4 01 05", us: 3_000))
         #expect(d.connections.count == 2)
@@ -80,7 +80,7 @@ import BluesiftCapture
         _ = d.decode(store.h4(2, .received, "04 03 0b 00 0b 00 69 72 e8 3c 80 d8 01 00"))
         let c = d.connection(adapter: 0, handle: 0x000B)
         #expect(c?.transport == .bredr && c?.role == .central && c?.peer?.description == "d8:80:3c:e8:72:69")
-        _ = d.decode(store.h4(3, .received, "04 12 08 00 69 72 e8 3c 80 d8 01"))   // Role Change → peripheral
+        _ = d.decode(store.h4(3, .received, "04 12 08 00 69 72 e8 3c 80 d8 01")) // Role Change → peripheral
         #expect(d.connection(adapter: 0, handle: 0x000B)?.role == .peripheral)
     }
 
@@ -108,7 +108,7 @@ import BluesiftCapture
         #expect(tx[273] == ATTTransaction(requestFrame: 272, latencyMicroseconds: recs[272].us - recs[271].us))
         #expect(tx[511]?.requestFrame == 504)
         #expect(tx[513]?.requestFrame == 509)
-        #expect(tx[286]?.requestFrame == 284)   // Error Response answers Read By Type
+        #expect(tx[286]?.requestFrame == 284) // Error Response answers Read By Type
     }
 
     @Test func attPairingRules() {
@@ -116,8 +116,8 @@ import BluesiftCapture
         func send(_ n: Int, _ dir: Direction, _ att: [UInt8], us: Int64) -> DecodedFrame {
             d.decode(store.record(n, .acl, dir, acl(0x0040, pb: 0b10, l2(0x0004, att)), us: us))
         }
-        _ = send(1, .sent, [0x0a, 0x03, 0x00], us: 100)                 // Read Request
-        _ = send(2, .received, [0x1d, 0x10, 0x00, 0x01], us: 150)       // Indication from the server
+        _ = send(1, .sent, [0x0a, 0x03, 0x00], us: 100) // Read Request
+        _ = send(2, .received, [0x1d, 0x10, 0x00, 0x01], us: 150) // Indication from the server
         #expect(send(3, .received, [0x0b, 0x01], us: 400).attTransaction == ATTTransaction(requestFrame: 1, latencyMicroseconds: 300, requestHandle: 3))
         #expect(send(4, .sent, [0x1e], us: 450).attTransaction == ATTTransaction(requestFrame: 2, latencyMicroseconds: 300))
         // A response in the same direction as the request pairs with nothing.
@@ -159,7 +159,7 @@ import BluesiftCapture
         var f = DecodedFrame(record: rec)
         pdu[0..<27].withUnsafeBytes { d.decodeLLData(llid: 2, payload: $0, accessAddress: 0x5065_1234, fromCentral: true, encrypted: false, rec, &f) }
         #expect(f.connection == 1 && f.l2cap == nil)
-        f = DecodedFrame(record: rec)   // an empty LLID 1 PDU from the other side
+        f = DecodedFrame(record: rec) // an empty LLID 1 PDU from the other side
         [UInt8]().withUnsafeBytes { d.decodeLLData(llid: 1, payload: $0, accessAddress: 0x5065_1234, fromCentral: false, encrypted: false, rec, &f) }
         #expect(f.errors.isEmpty)
         f = DecodedFrame(record: rec)

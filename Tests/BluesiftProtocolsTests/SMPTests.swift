@@ -23,7 +23,10 @@ import BluesiftWire
             #expect(f.authReq.bondingFlags == 1 && !f.authReq.contains(.mitm) && f.maxEncryptionKeySize == 16)
             #expect(f.initiatorKeys == [.encKey, .idKey, .signKey] && f.responderKeys.rawValue == 7)
             #expect(SMPPairingRequest(f).encode() == Array(p) && SMPPairingRequest(s)?.features == f)
-            #expect(json(s) == #"{"opcode":1,"name":"Pairing Request","io_capability":4,"io_capability_name":"KeyboardDisplay","oob":0,"auth_req":1,"bonding":true,"mitm":false,"sc":false,"keypress":false,"ct2":false,"max_key_size":16,"initiator_key_distribution":7,"initiator_keys":["EncKey","IdKey","SignKey"],"responder_key_distribution":7,"responder_keys":["EncKey","IdKey","SignKey"]}"#)
+            #expect(
+                json(s)
+                    == #"{"opcode":1,"name":"Pairing Request","io_capability":4,"io_capability_name":"KeyboardDisplay","oob":0,"auth_req":1,"bonding":true,"mitm":false,"sc":false,"keypress":false,"ct2":false,"max_key_size":16,"initiator_key_distribution":7,"initiator_keys":["EncKey","IdKey","SignKey"],"responder_key_distribution":7,"responder_keys":["EncKey","IdKey","SignKey"]}"#
+            )
             #expect(s.summary == "SMP Pairing Request io=KeyboardDisplay auth=0x01 keysize=16")
         }
     }
@@ -51,7 +54,7 @@ import BluesiftWire
             #expect(s.identityAddress?.type == .public && s.identityAddress?.address.description == "00:1b:dc:07:32:ef")
             #expect(s.summary == "SMP Identity Address Information 00:1b:dc:07:32:ef (public)")
         }
-        withBytes("0b 01") { p in  // frame 133
+        withBytes("0b 01") { p in // frame 133
             #expect(SMPPDU(bytes: p).authReq == .bonding)
             #expect(SMPSecurityRequest(.bonding).encode() == Array(p))
         }
@@ -125,8 +128,9 @@ import BluesiftWire
         try roundTrip(SMPPairingKeypressNotification(SMPKeypressType(rawValue: 4)), "0e04")
         try roundTrip(SMPPairingFailed(.confirmValueFailed), "0504")
         try roundTrip(SMPSecurityRequest([.bonding, .mitm]), "0b05")
-        let f = SMPPairingFeatures(ioCapability: .keyboardDisplay, authReq: [.bonding, .mitm, .secureConnections],
-                                   initiatorKeys: [], responderKeys: [.encKey, .idKey, .signKey])
+        let f = SMPPairingFeatures(
+            ioCapability: .keyboardDisplay, authReq: [.bonding, .mitm, .secureConnections],
+            initiatorKeys: [], responderKeys: [.encKey, .idKey, .signKey])
         try roundTrip(SMPPairingRequest(f), "0104000d100007")
         try roundTrip(SMPPairingResponse(f), "0204000d100007")
     }
@@ -134,8 +138,10 @@ import BluesiftWire
     /// Real PDUs of the corpus (btstack_sm_pairing.pklg frames 134, 176-179; crackle frame 57)
     /// decode by the table and encode back to the same bytes.
     @Test func corpusPDUsRoundTrip() {
-        for hex in ["01 04 00 01 10 07 07", "01 03 00 09 10 0d 0f", "06 ef 2f d9 0b 04 7a e9 a1 cf c3 a3 83 b7 38 30 73",
-                    "07 5b b4 cf 10 70 5f 3c 2d e3 b3", "09 00 ef 32 07 dc 1b 00", "0b 01", "05 08"] {
+        for hex in [
+            "01 04 00 01 10 07 07", "01 03 00 09 10 0d 0f", "06 ef 2f d9 0b 04 7a e9 a1 cf c3 a3 83 b7 38 30 73",
+            "07 5b b4 cf 10 70 5f 3c 2d e3 b3", "09 00 ef 32 07 dc 1b 00", "0b 01", "05 08"
+        ] {
             withBytes(hex) { p in
                 let c = SMPCommands.decode(SMPPDU(bytes: p))
                 #expect(c != nil && c?.encode() == Array(p), "\(hex)")

@@ -38,7 +38,7 @@ import BluesiftHost
         #expect(m.addressType == .random)
         #expect(m.name == "bluesift-band")
         #expect(m.database.services.map(\.uuid.description) == ["1800", "1801", "180f", "180a", "fee7"])
-        #expect(m.mtu == 517)  // the band's Server Rx MTU; the central asked 23
+        #expect(m.mtu == 517) // the band's Server Rx MTU; the central asked 23
         #expect(m.reads[0x0016]?.map(\.value) == [Array("BAND-1".utf8)])
         #expect(m.readCount == 5 && m.writeCount == 10 && m.notificationCount == 9)
         let vendor = try #require(m.writes[0x001d])
@@ -56,7 +56,7 @@ import BluesiftHost
         #expect(attrs.count == 32)
         let decl = attrs.first { $0.handle == 0x001c }
         #expect(decl?.type == BluetoothUUID(0x2803))
-        #expect(decl?.value == [0x0c, 0x1d, 0x00, 0xf5, 0x36])  // write, write without response; value 0x001d; 36f5
+        #expect(decl?.value == [0x0c, 0x1d, 0x00, 0xf5, 0x36]) // write, write without response; value 0x001d; 36f5
         #expect(attrs.first { $0.handle == 0x0020 }?.type == BluetoothUUID(0x2902))
     }
 
@@ -83,7 +83,7 @@ import BluesiftHost
         #expect(e.report.steps.last?.matchedBy == "bytes" && e.report.steps.last?.frame == 129)
         e.timing = .asap
         let sportData = Self.band.writes[0x001d]![3]
-        #expect(sportData.value == [0xa5, 0x08, 0x04, 0x06, 0x14, 0x00, 0x00, 0xbb])  // sport_data 6/20 index 0
+        #expect(sportData.value == [0xa5, 0x08, 0x04, 0x06, 0x14, 0x00, 0x00, 0xbb]) // sport_data 6/20 index 0
         let b = e.write(handle: 0x001d, value: sportData.value, op: .writeCommand, link: Self.link())
         #expect(b.then.map(\.delay) == [.microseconds(0), .microseconds(1)])
     }
@@ -93,9 +93,13 @@ import BluesiftHost
         let e = Emulator(model: Self.band, interpreter: PluginInterpreter(plugins: [plugin]))
         e.sessionStarted()
         // set_time 2027-06-20 09:30:00, checksum recomputed.
-        let frame = try plugin.encode(message: "set_time", fields: ["year": .init(fieldText: "2027"), "month": .init(fieldText: "6"),
-                                                                     "day": .init(fieldText: "20"), "hour": .init(fieldText: "9"),
-                                                                     "minute": .init(fieldText: "30"), "second": .init(fieldText: "0")])
+        let frame = try plugin.encode(
+            message: "set_time",
+            fields: [
+                "year": .init(fieldText: "2027"), "month": .init(fieldText: "6"),
+                "day": .init(fieldText: "20"), "hour": .init(fieldText: "9"),
+                "minute": .init(fieldText: "30"), "second": .init(fieldText: "0")
+            ])
         let a = e.write(handle: 0x001d, value: frame, op: .writeCommand, link: Self.link())
         #expect(a.then.first?.value == [0xa5, 0x05, 0x82, 0x00, 0x22])
         let s = try #require(e.report.steps.last)

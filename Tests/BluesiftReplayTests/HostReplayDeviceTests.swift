@@ -16,11 +16,11 @@ final class TwoAdapterKernel: SocketSystem {
     func close(_ fd: Int32) {}
     func ioctl(_ fd: Int32, request: UInt, buffer: UnsafeMutableRawBufferPointer) throws(SystemErrno) {
         switch request {
-        case 0x8004_48D3: throw SystemErrno(ENODEV)  // HCIGETDEVINFO: no adapter at the index asked
-        case 0x8004_48D2:  // HCIGETDEVLIST: u16 count, {u16 index, u32 flags}; hci1 listed first, as the kernel does
+        case 0x8004_48D3: throw SystemErrno(ENODEV) // HCIGETDEVINFO: no adapter at the index asked
+        case 0x8004_48D2: // HCIGETDEVLIST: u16 count, {u16 index, u32 flags}; hci1 listed first, as the kernel does
             buffer[0] = 2; buffer[1] = 0
             buffer[4] = 1; buffer[8] = 0x00
-            buffer[12] = 0; buffer[16] = 0x05  // HCI_UP | HCI_RUNNING
+            buffer[12] = 0; buffer[16] = 0x05 // HCI_UP | HCI_RUNNING
         default: throw SystemErrno(ENOTTY)
         }
     }

@@ -27,8 +27,9 @@ final class LockedDevice: ReplayDevice {
     func secure() throws(ReplayFault) -> ReplaySecurity {
         secureCalls += 1
         if failPairing { throw ReplayFault(.pairingFailed, "Pairing Failed: Confirm Value Failed (sent by the device) while pairing") }
-        let s = ReplaySecurity(level: 2, levelName: "encrypted unauthenticated", method: "just_works", keySize: 16,
-                               secureConnections: true, paired: true, bonded: false, bondForgotten: false)
+        let s = ReplaySecurity(
+            level: 2, levelName: "encrypted unauthenticated", method: "just_works", keySize: 16,
+            secureConnections: true, paired: true, bonded: false, bondForgotten: false)
         encrypted = s
         return s
     }
@@ -65,7 +66,8 @@ final class LockedDevice: ReplayDevice {
         let r = ReplayRunner(script: script, options: fastOptions()).run(device: dev)
         #expect(r.exitCode == 0 && r.security?.beforeStep == 1)
         #expect(r.security?.reason == "the recording shows SMP or encryption on this connection")
-        #expect(ReplayRunner(script: script, options: fastOptions()).pairingPlan()
+        #expect(
+            ReplayRunner(script: script, options: fastOptions()).pairingPlan()
                 == "pairing: needed, before step 1 (the recording shows SMP or encryption on this connection)")
         var o = fastOptions(); o.pair = .always
         let d2 = LockedDevice()

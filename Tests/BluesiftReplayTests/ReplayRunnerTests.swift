@@ -114,8 +114,12 @@ func bandAnswers(shift: UInt16, count: UInt8 = 0x17) -> (UInt16, [UInt8]) -> [(U
     let r = ReplayRunner(script: bandScript(), options: fastOptions()).run(device: dev)
     #expect(r.exitCode == 1)
     #expect(r.steps.map(\.status) == ["match", "mismatch", "match"])
-    #expect(r.steps[1].differences == [.init(status: "mismatch", what: "notification", handle: 0x1f,
-                                             expected: "a506831700ff", got: "a506831800ff")])
+    #expect(
+        r.steps[1].differences == [
+            .init(
+                status: "mismatch", what: "notification", handle: 0x1f,
+                expected: "a506831700ff", got: "a506831800ff")
+        ])
 }
 
 @Test func ignoredByteRangeHidesTheDifference() {

@@ -11,7 +11,7 @@ func hex(_ s: String) -> [UInt8] {
 /// Core 5.4 Vol 6 Part C §1 sample data (encrypted LL_START_ENC_RSP in both directions).
 @Suite struct AESCCMTests {
     let ltk = hex("4C68384139F574D836BCF34E9DFB01BF")
-    let skdm = hex("1302F1E0DFCEBDAC"), skds = hex("7968574635241302")   // as sent
+    let skdm = hex("1302F1E0DFCEBDAC"), skds = hex("7968574635241302") // as sent
     let ivm = hex("24ABDCBA"), ivs = hex("BEBAAFDE")
 
     @Test func sessionKey() {
@@ -53,10 +53,12 @@ func hex(_ s: String) -> [UInt8] {
         let preq = hex("01030005100001"), pres = hex("02000005100001")
         let ia = BDAddr(0xA1A2A3A4A5A6), ra = BDAddr(0xB1B2B3B4B5B6)
         let mrand = (0..<16).map { UInt8($0 * 11 & 0xFF) }, srand = (0..<16).map { UInt8($0 * 7 & 0xFF) }
-        let confirm = SMPCrypto.c1(k: SMPLegacy.tk(passkey), r: mrand.reversed(), preq: preq.reversed(), pres: pres.reversed(),
-                                   iat: 0, ia: ia.littleEndianBytes.reversed(), rat: 1, ra: ra.littleEndianBytes.reversed())
-        return LegacyPairingCapture(preq: preq, pres: pres, initiator: ia, initiatorRandom: false, responder: ra,
-                                    responderRandom: true, mconfirm: confirm.reversed(), sconfirm: nil, mrand: mrand, srand: srand)
+        let confirm = SMPCrypto.c1(
+            k: SMPLegacy.tk(passkey), r: mrand.reversed(), preq: preq.reversed(), pres: pres.reversed(),
+            iat: 0, ia: ia.littleEndianBytes.reversed(), rat: 1, ra: ra.littleEndianBytes.reversed())
+        return LegacyPairingCapture(
+            preq: preq, pres: pres, initiator: ia, initiatorRandom: false, responder: ra,
+            responderRandom: true, mconfirm: confirm.reversed(), sconfirm: nil, mrand: mrand, srand: srand)
     }
 
     @Test func findsJustWorksAndPasskey() {

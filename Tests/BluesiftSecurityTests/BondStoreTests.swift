@@ -5,12 +5,12 @@ import BluesiftWire
 
 @Suite struct BondStoreTests {
     static let sample = """
-    {"version":1,"bonds":[{"address":"c0:ba:0d:00:00:01","address_type":"random",
-     "identity_address":"c0:ba:0d:00:00:02","identity_address_type":"random",
-     "ltk":"00112233445566778899aabbccddeeff","ediv":4660,"rand":"0102030405060708",
-     "key_size":16,"authenticated":true,"secure_connections":false,
-     "irk":"9b7d390aa610103405adc857a33402ec","csrk":"ffeeddccbbaa99887766554433221100","created":"2026-11-24T14:00:00Z"}]}
-    """
+        {"version":1,"bonds":[{"address":"c0:ba:0d:00:00:01","address_type":"random",
+         "identity_address":"c0:ba:0d:00:00:02","identity_address_type":"random",
+         "ltk":"00112233445566778899aabbccddeeff","ediv":4660,"rand":"0102030405060708",
+         "key_size":16,"authenticated":true,"secure_connections":false,
+         "irk":"9b7d390aa610103405adc857a33402ec","csrk":"ffeeddccbbaa99887766554433221100","created":"2026-11-24T14:00:00Z"}]}
+        """
 
     @Test func decodesAgreedFormat() throws {
         let s = try BondStore.decode(Array(Self.sample.utf8))
@@ -60,13 +60,17 @@ import BluesiftWire
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("keys.json").path
-        #expect(try BondStore.load(path: path).bonds.isEmpty)  // missing: empty
+        #expect(try BondStore.load(path: path).bonds.isEmpty) // missing: empty
         var s = BondStore()
-        s.put(Bond(address: BDAddr(0xC0BA_0D00_0001), addressType: "random", ltk: [UInt8](repeating: 7, count: 16),
-                   authenticated: false, secureConnections: true, created: "2026-11-24T14:00:00Z"))
-        s.put(Bond(address: BDAddr(0xC0BA_0D00_0001), addressType: "random", ltk: [UInt8](repeating: 9, count: 16),
-                   authenticated: true, secureConnections: true, created: "2026-11-24T14:00:01Z"))
-        #expect(s.bonds.count == 1)  // same device replaced
+        s.put(
+            Bond(
+                address: BDAddr(0xC0BA_0D00_0001), addressType: "random", ltk: [UInt8](repeating: 7, count: 16),
+                authenticated: false, secureConnections: true, created: "2026-11-24T14:00:00Z"))
+        s.put(
+            Bond(
+                address: BDAddr(0xC0BA_0D00_0001), addressType: "random", ltk: [UInt8](repeating: 9, count: 16),
+                authenticated: true, secureConnections: true, created: "2026-11-24T14:00:01Z"))
+        #expect(s.bonds.count == 1) // same device replaced
         // An existing world-readable file is replaced by a 0600 one.
         FileManager.default.createFile(atPath: path, contents: Data("{}".utf8), attributes: [.posixPermissions: 0o644])
         try s.save(path: path)
@@ -89,8 +93,10 @@ import BluesiftWire
         reader.arguments = ["-c", "cat \"$0\" > \"$1\"", fifo, out]
         try reader.run()
         var store = BondStore()
-        store.put(Bond(address: BDAddr(string: "c0:ba:0d:00:00:01")!, addressType: "random",
-                       ltk: Array(repeating: 0x11, count: 16), authenticated: false, secureConnections: true))
+        store.put(
+            Bond(
+                address: BDAddr(string: "c0:ba:0d:00:00:01")!, addressType: "random",
+                ltk: Array(repeating: 0x11, count: 16), authenticated: false, secureConnections: true))
         try store.save(path: fifo)
         reader.waitUntilExit()
         var st = stat()

@@ -8,9 +8,11 @@ import Testing
 @Suite struct MeshCaptureTests {
     static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Captures/whad_btmesh_provisionning.pcap").path
-    static let keys = try! MeshKeys.decode(Array("""
-        {"iv_index": "00000000", "net_keys": ["99d89627bc96d8e49c62cf0ad76624ca"], "app_keys": ["12121212121212121212121212121212"]}
-        """.utf8))
+    static let keys = try! MeshKeys.decode(
+        Array(
+            """
+            {"iv_index": "00000000", "net_keys": ["99d89627bc96d8e49c62cf0ad76624ca"], "app_keys": ["12121212121212121212121212121212"]}
+            """.utf8))
 
     /// The AD structures (type, data) of each frame: pcap records of DLT 256 (10-octet RF
     /// header, access address, 2-octet PDU header, AdvA, AD structures, 3-octet CRC).
@@ -64,12 +66,14 @@ import Testing
     /// Every Mesh Message AD in the capture decrypts (tshark: 65 network PDUs, 65 decrypted).
     @Test func everyNetworkPDUDecrypts() throws {
         var n = 0, ok = 0
-        for f in Self.frames { for a in f where a.type == 0x2A {
-            n += 1
-            for c in Self.keys.credentials(nid: a.data.first.map { $0 & 0x7F } ?? 0xFF) {
-                if (try? MeshNetworkSecurity.decrypt(a.data, credentials: c, currentIVIndex: Self.keys.ivIndex)) != nil { ok += 1 }
+        for f in Self.frames {
+            for a in f where a.type == 0x2A {
+                n += 1
+                for c in Self.keys.credentials(nid: a.data.first.map { $0 & 0x7F } ?? 0xFF) {
+                    if (try? MeshNetworkSecurity.decrypt(a.data, credentials: c, currentIVIndex: Self.keys.ivIndex)) != nil { ok += 1 }
+                }
             }
-        } }
+        }
         #expect(n == 65)
         #expect(ok == 65)
     }

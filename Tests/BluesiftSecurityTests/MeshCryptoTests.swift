@@ -20,8 +20,9 @@ let friendP = MeshCrypto.friendshipP(lpnAddress: 0x1201, friendAddress: 0x2345, 
         // 8.1.2: SALT = s1("salt"), P = s1("info").
         #expect(MeshCrypto.s1("salt") == hex("2ba14ffa0df84a2831938d57d276cab4"))
         #expect(MeshCrypto.s1("info") == hex("5a09d60797eeb4478aada59db3352a0d"))
-        #expect(MeshCrypto.k1(n: hex("3216d1509884b533248541792b877f98"), salt: MeshCrypto.s1("salt"), p: MeshCrypto.s1("info"))
-            == hex("f6ed15a8934afbe7d83e8dcb57fcf5d7"))
+        #expect(
+            MeshCrypto.k1(n: hex("3216d1509884b533248541792b877f98"), salt: MeshCrypto.s1("salt"), p: MeshCrypto.s1("info"))
+                == hex("f6ed15a8934afbe7d83e8dcb57fcf5d7"))
         let n = hex("f7a2a44f8e8a8029064f173ddc1e2b00")
         let m = MeshCrypto.k2(n: n, p: [0x00])
         #expect(m.nid == 0x7F)
@@ -111,7 +112,7 @@ let sampleMessages: [SampleMessage] = [
     .init(number: "22", pdu: "e8d85caecef1e3ed31f3fdcf88a411135fea55df730b6b28e255", ctl: false, ttl: 3, seq: 0x07080B, src: 0x1234, dst: 0xB529, lower: "663871b904d431526316ca48a0", ivIndex: 0x12345677),
     .init(number: "23", pdu: "e877a48dd5fe2d7a9d696d3dd16a75489696f0b70c711b881385", ctl: false, ttl: 3, seq: 0x07080C, src: 0x1234, dst: 0x9736, lower: "662456db5e3100eef65daa7a38", ivIndex: 0x12345677),
     .init(number: "24 segment 0", pdu: "e8624e65bb8c1794e998b4081f47a35251fdd3896d99e4db489b918599", ctl: false, ttl: 3, seq: 0x07080D, src: 0x1234, dst: 0x9736, lower: "e6a03401c3c51d8e476b28e3aa5001f3", ivIndex: 0x12345677),
-    .init(number: "24 segment 1", pdu: "e8a7d0f0a2ea42dc2f4dd6fb4db33a6c088d023b47", ctl: false, ttl: 3, seq: 0x07080E, src: 0x1234, dst: 0x9736, lower: "e6a034211c01cea6", ivIndex: 0x12345677),
+    .init(number: "24 segment 1", pdu: "e8a7d0f0a2ea42dc2f4dd6fb4db33a6c088d023b47", ctl: false, ttl: 3, seq: 0x07080E, src: 0x1234, dst: 0x9736, lower: "e6a034211c01cea6", ivIndex: 0x12345677)
 ]
 
 @Suite struct MeshNetworkSampleTests {
@@ -142,8 +143,10 @@ let sampleMessages: [SampleMessage] = [
         #expect(h == MeshNetworkHeader(ivi: 0, nid: 0x68, ctl: true, ttl: 0, seq: 1, src: 0x1201))
         // Obfuscating twice is the identity.
         let pdu = hex(sampleMessages[0].pdu)
-        #expect(try MeshNetworkSecurity.obfuscate(MeshNetworkSecurity.obfuscate(pdu, credentials: Self.flooding, ivIndex: 7),
-                                                  credentials: Self.flooding, ivIndex: 7) == pdu)
+        #expect(
+            try MeshNetworkSecurity.obfuscate(
+                MeshNetworkSecurity.obfuscate(pdu, credentials: Self.flooding, ivIndex: 7),
+                credentials: Self.flooding, ivIndex: 7) == pdu)
     }
 
     @Test func wrongKeyOrIVIndex() {
@@ -167,8 +170,9 @@ let sampleMessages: [SampleMessage] = [
     /// BTstack's proxy configuration test (Set Filter Type over the proxy nonce, §3.9.5.4):
     /// NID 0x10 with its EncryptionKey/PrivacyKey, SEQ 1, SRC 0x0001, DST 0, IV 0x12345678.
     @Test func proxyConfiguration() throws {
-        let c = MeshNetworkCredentials(nid: 0x10, encryptionKey: hex("3a4fe84a6cc2c6a766ea93f1084d4039"),
-                                       privacyKey: hex("f695fcce709ccface4d8b7a1e6e39d25"))
+        let c = MeshNetworkCredentials(
+            nid: 0x10, encryptionKey: hex("3a4fe84a6cc2c6a766ea93f1084d4039"),
+            privacyKey: hex("f695fcce709ccface4d8b7a1e6e39d25"))
         let pdu = hex("10386bd60efbbb8b8c28512e792d3711f4b526")
         let p = try MeshNetworkSecurity.decrypt(pdu, credentials: c, currentIVIndex: 0x12345678, nonce: .proxy)
         #expect(p.ctl && p.ttl == 0 && p.seq == 1 && p.src == 0x0001 && p.dst == 0x0000)
@@ -223,29 +227,36 @@ let sampleMessages: [SampleMessage] = [
     /// Upper transport PDUs: the lower transport PDUs above without their 1-octet
     /// (unsegmented) or 4-octet (segmented) header, segments joined.
     static let cases: [Case] = [
-        .init(number: "6", application: false, upper: "ee9dddfd2169326d23f3afdf" + "cfdc18c52fdef772e0e17308",
-              access: "0056341263964771734fbd76e3b40519d1d94a48", seq: 0x3129AB, src: 0x0003, dst: 0x1201),
+        .init(
+            number: "6", application: false, upper: "ee9dddfd2169326d23f3afdf" + "cfdc18c52fdef772e0e17308",
+            access: "0056341263964771734fbd76e3b40519d1d94a48", seq: 0x3129AB, src: 0x0003, dst: 0x1201),
         .init(number: "16", application: false, upper: "89511bf1d1a81c11dcef", access: "800300563412", seq: 6, src: 0x1201, dst: 0x0003),
         .init(number: "18", application: true, upper: "5a8bde6d9106ea078a", access: "0400000000", seq: 7, src: 0x1201, dst: 0xFFFF),
         .init(number: "19", application: true, upper: "ca6cd88e698d1265f43fc5", access: "04000000010703", seq: 9, src: 0x1201, dst: 0xFFFF),
         .init(number: "20", application: true, upper: "9c9803e110fea929e9542d", access: "04000000010703", seq: 0x070809, src: 0x1234, dst: 0xFFFF, ivIndex: 0x12345677),
         .init(number: "21", application: true, upper: "4d92e9dfcf3ab85b6e8fcf03", access: "d50a0048656c6c6f", seq: 0x07080A, src: 0x1234, dst: 0xC105, ivIndex: 0x12345677),
-        .init(number: "22", application: true, upper: "3871b904d431526316ca48a0", access: "d50a0048656c6c6f", seq: 0x07080B, src: 0x1234, dst: 0xB529,
-              ivIndex: 0x12345677, label: "0073e7e4d8b9440faf8415df4c56c0e1"),
-        .init(number: "23", application: true, upper: "2456db5e3100eef65daa7a38", access: "d50a0048656c6c6f", seq: 0x07080C, src: 0x1234, dst: 0x9736,
-              ivIndex: 0x12345677, label: "f4a002c7fb1e4ca0a469a021de0db875"),
-        .init(number: "24", application: true, upper: "c3c51d8e476b28e3aa5001f3" + "1c01cea6", access: "ea0a00576f726c64", szmic: true, seq: 0x07080D,
-              src: 0x1234, dst: 0x9736, ivIndex: 0x12345677, label: "f4a002c7fb1e4ca0a469a021de0db875"),
+        .init(
+            number: "22", application: true, upper: "3871b904d431526316ca48a0", access: "d50a0048656c6c6f", seq: 0x07080B, src: 0x1234, dst: 0xB529,
+            ivIndex: 0x12345677, label: "0073e7e4d8b9440faf8415df4c56c0e1"),
+        .init(
+            number: "23", application: true, upper: "2456db5e3100eef65daa7a38", access: "d50a0048656c6c6f", seq: 0x07080C, src: 0x1234, dst: 0x9736,
+            ivIndex: 0x12345677, label: "f4a002c7fb1e4ca0a469a021de0db875"),
+        .init(
+            number: "24", application: true, upper: "c3c51d8e476b28e3aa5001f3" + "1c01cea6", access: "ea0a00576f726c64", szmic: true, seq: 0x07080D,
+            src: 0x1234, dst: 0x9736, ivIndex: 0x12345677, label: "f4a002c7fb1e4ca0a469a021de0db875")
     ]
 
     @Test(arguments: cases) func decryptAndEncrypt(_ c: Case) throws {
         let key = c.application ? Self.app : Self.dev
         let label = c.label.map(hex)
-        let access = try MeshUpperTransport.decrypt(hex(c.upper), key: key, szmic: c.szmic, seq: c.seq, src: c.src, dst: c.dst,
-                                                    ivIndex: c.ivIndex, label: label)
+        let access = try MeshUpperTransport.decrypt(
+            hex(c.upper), key: key, szmic: c.szmic, seq: c.seq, src: c.src, dst: c.dst,
+            ivIndex: c.ivIndex, label: label)
         #expect(access == hex(c.access))
-        #expect(try MeshUpperTransport.encrypt(accessPayload: access, key: key, szmic: c.szmic, seq: c.seq, src: c.src, dst: c.dst,
-                                               ivIndex: c.ivIndex, label: label) == hex(c.upper))
+        #expect(
+            try MeshUpperTransport.encrypt(
+                accessPayload: access, key: key, szmic: c.szmic, seq: c.seq, src: c.src, dst: c.dst,
+                ivIndex: c.ivIndex, label: label) == hex(c.upper))
         if label != nil {
             // Without the Label UUID as additional data the TransMIC fails.
             #expect(throws: MeshCryptoError.self) {
@@ -277,7 +288,7 @@ let sampleMessages: [SampleMessage] = [
         let u = try MeshSecureNetworkBeacon(decoding: hex("01023ecaff672f67337012345679c2af80ad072a135c"))
         #expect(u.ivUpdate && u.ivIndex == 0x12345679 && u.authenticates(beaconKey: bk))
         var bad = bytes
-        bad[13] ^= 1   // IV index changed: the authentication value no longer matches
+        bad[13] ^= 1 // IV index changed: the authentication value no longer matches
         #expect(try !MeshSecureNetworkBeacon(decoding: bad).authenticates(beaconKey: bk))
         #expect(throws: MeshCryptoError.self) { try MeshSecureNetworkBeacon(decoding: hex("02") + Array(bytes[1...])) }
     }
@@ -310,8 +321,9 @@ let sampleMessages: [SampleMessage] = [
 
     /// 8.7 PB-ADV provisioning sample: BTM_ECDH_P256_CMAC_AES128_AES_CCM, no OOB.
     @Test func cmacAES128() throws {
-        let inputs = MeshProvisioningSecurity.confirmationInputs(invite: [0x00], capabilities: hex("0100010000000000000000"), start: hex("0000000000"),
-                                                                 provisionerPublicKey: Self.provisionerKey, devicePublicKey: Self.deviceKey)
+        let inputs = MeshProvisioningSecurity.confirmationInputs(
+            invite: [0x00], capabilities: hex("0100010000000000000000"), start: hex("0000000000"),
+            provisionerPublicKey: Self.provisionerKey, devicePublicKey: Self.deviceKey)
         #expect(inputs.count == 145)
         let salt = MeshProvisioningSecurity.confirmationSalt(inputs: inputs, algorithm: .cmacAES128)
         #expect(salt == hex("5faabe187337c71cc6c973369dcaa79a"))
@@ -345,18 +357,21 @@ let sampleMessages: [SampleMessage] = [
 
     /// The HMAC-SHA256 sample of v1.1 (BTM_ECDH_P256_HMAC_SHA256_AES_CCM, static OOB).
     @Test func hmacSHA256() throws {
-        let inputs = MeshProvisioningSecurity.confirmationInputs(invite: [0x00], capabilities: hex("0100030001000000000000"), start: hex("0100010000"),
-                                                                 provisionerPublicKey: Self.provisionerKey, devicePublicKey: Self.deviceKey)
+        let inputs = MeshProvisioningSecurity.confirmationInputs(
+            invite: [0x00], capabilities: hex("0100030001000000000000"), start: hex("0100010000"),
+            provisionerPublicKey: Self.provisionerKey, devicePublicKey: Self.deviceKey)
         let salt = MeshProvisioningSecurity.confirmationSalt(inputs: inputs, algorithm: .hmacSHA256)
         #expect(salt.count == 32)
         let auth = hex("906d73a3c7a7cb3ff730dca68a46b9c18d673f50e078202311473ebbe253669f")
         let key = MeshProvisioningSecurity.confirmationKey(ecdhSecret: Self.ecdh, salt: salt, authValue: auth, algorithm: .hmacSHA256)
         let rp = hex("36f968b94a13000e64b223576390db6bcc6d62f02617c369ee3f5b3e89df7e1f")
         let rd = hex("5b9b1fc6a64b2de8bece53187ee989c6566db1fc7dc8580a73dafdd6211d56a5")
-        #expect(MeshProvisioningSecurity.confirmation(key: key, random: rp, authValue: auth, algorithm: .hmacSHA256)
-            == hex("c99b54617ae646f5f32cf7e1ea6fcc49fd69066078eba9580fa6c7031833e6c8"))
-        #expect(MeshProvisioningSecurity.confirmation(key: key, random: rd, authValue: auth, algorithm: .hmacSHA256)
-            == hex("56e3722d291373d38c995d6f942c02928c96abb015c233557d7974b6e2df662b"))
+        #expect(
+            MeshProvisioningSecurity.confirmation(key: key, random: rp, authValue: auth, algorithm: .hmacSHA256)
+                == hex("c99b54617ae646f5f32cf7e1ea6fcc49fd69066078eba9580fa6c7031833e6c8"))
+        #expect(
+            MeshProvisioningSecurity.confirmation(key: key, random: rd, authValue: auth, algorithm: .hmacSHA256)
+                == hex("56e3722d291373d38c995d6f942c02928c96abb015c233557d7974b6e2df662b"))
         let ps = MeshProvisioningSecurity.provisioningSalt(confirmationSalt: salt, randomProvisioner: rp, randomDevice: rd)
         let sk = MeshProvisioningSecurity.sessionKey(ecdhSecret: Self.ecdh, provisioningSalt: ps)
         let sn = MeshProvisioningSecurity.sessionNonce(ecdhSecret: Self.ecdh, provisioningSalt: ps)

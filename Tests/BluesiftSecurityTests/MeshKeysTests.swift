@@ -26,8 +26,10 @@ import Testing
         let pdu = hex("6848cba437860e5673728a627fb938535508e21a6baf57")
         let n = try MeshNetworkSecurity.decrypt(pdu, credentials: k.credentials(nid: pdu[0] & 0x7F)[0], currentIVIndex: k.ivIndex)
         let key = k.appKeys(aid: n.transportPDU[0] & 0x3F)[0]
-        #expect(try MeshUpperTransport.decrypt(Array(n.transportPDU[1...]), key: key, szmic: false, seq: n.seq, src: n.src, dst: n.dst,
-                                               ivIndex: n.ivIndex) == hex("0400000000"))
+        #expect(
+            try MeshUpperTransport.decrypt(
+                Array(n.transportPDU[1...]), key: key, szmic: false, seq: n.seq, src: n.src, dst: n.dst,
+                ivIndex: n.ivIndex) == hex("0400000000"))
         // Message 4 through the friendship credentials made from the NetKey.
         let f = k.netKeys[0].friendship(lpnAddress: 0x1201, friendAddress: 0x2345, lpnCounter: 0, friendCounter: 0x072F)
         #expect(f.nid == 0x5E)
@@ -44,8 +46,10 @@ import Testing
         let k = try MeshKeys.decode(Array(Self.text.utf8))
         var dumped = ""
         dump(k, to: &dumped)
-        for s in ["\(k)", String(reflecting: k), dumped, "\(k.netKeys[0])", String(reflecting: k.netKeys[0]), "\(k.netKeys[0].flooding)",
-                  "\(k.appKeys[0])", String(reflecting: k.devKeys[0x1201]!)] {
+        for s in [
+            "\(k)", String(reflecting: k), dumped, "\(k.netKeys[0])", String(reflecting: k.netKeys[0]), "\(k.netKeys[0].flooding)",
+            "\(k.appKeys[0])", String(reflecting: k.devKeys[0x1201]!)
+        ] {
             for secret in ["7dd7364c", "63964771", "9d6dd0e9", "0953fa93", "8b84eede", "5423d967"] {
                 #expect(!s.lowercased().contains(secret), "\(s)")
             }
@@ -66,7 +70,7 @@ import Testing
         (#"{"iv_index": "0", "dev_keys": {"0x8001": "9d6dd0e96eb25dc19a40ed9914f8f03f"}}"#, "dev_keys.0x8001", "name is not a unicast address (0x0001-0x7fff)"),
         (#"{"iv_index": "0", "dev_keys": {"0x1201": "9d6dd0e9-6eb25dc19a40ed9914f8f03f"}}"#, "dev_keys.0x1201", "is not 32 hex digits"),
         (#"{"iv_index": "0", "label_uuids": [7]}"#, "label_uuids[0]", "is not 32 hex digits"),
-        (#"{"iv_index": "0", "netkeys": []}"#, "netkeys", "unknown member (expected iv_index, net_keys, app_keys, dev_keys, label_uuids)"),
+        (#"{"iv_index": "0", "netkeys": []}"#, "netkeys", "unknown member (expected iv_index, net_keys, app_keys, dev_keys, label_uuids)")
     ]) func badMember(_ json: String, _ member: String, _ message: String) {
         do {
             _ = try MeshKeys.decode(Array(json.utf8))

@@ -31,8 +31,9 @@ struct MeshOracleTests {
             check(MeshCrypto.beaconKey(netKey: net), h("beacon_key"), "BeaconKey", i)
             check(MeshCrypto.identityKey(netKey: net), h("identity_key"), "IdentityKey", i)
             check(MeshCrypto.privateBeaconKey(netKey: net), h("private_beacon_key"), "PrivateBeaconKey", i)
-            let p = MeshCrypto.friendshipP(lpnAddress: UInt16(u("lpn")), friendAddress: UInt16(u("friend")),
-                                           lpnCounter: UInt16(u("lpn_counter")), friendCounter: UInt16(u("friend_counter")))
+            let p = MeshCrypto.friendshipP(
+                lpnAddress: UInt16(u("lpn")), friendAddress: UInt16(u("friend")),
+                lpnCounter: UInt16(u("lpn_counter")), friendCounter: UInt16(u("friend_counter")))
             let f = MeshCrypto.k2(n: net, p: p)
             check(f.nid, UInt8(u("friend_nid")), "friendship nid", i)
             check(f.encryptionKey, h("friend_encryption_key"), "friendship EncryptionKey", i)
@@ -50,16 +51,18 @@ struct MeshOracleTests {
             let upper = Array(a.transportPDU[1...])
             let access = try MeshUpperTransport.decrypt(upper, key: key, szmic: false, seq: a.seq, src: src, dst: dst, ivIndex: iv)
             check(access, h("access_payload"), "access payload", i)
-            check(try MeshUpperTransport.encrypt(accessPayload: access, key: key, szmic: false, seq: a.seq, src: src, dst: dst, ivIndex: iv),
-                  upper, "upper transport PDU", i)
+            check(
+                try MeshUpperTransport.encrypt(accessPayload: access, key: key, szmic: false, seq: a.seq, src: src, dst: dst, ivIndex: iv),
+                upper, "upper transport PDU", i)
             // Virtual destination: Label UUID as additional data, 32- and 64-bit TransMIC.
             let app = MeshAccessKey(appKey: h("app_key"))!
             let vdst = UInt16(u("virtual_dst")), vseq = u("virtual_seq"), label = h("label")
             for (szmic, name) in [(false, "virtual_upper_pdu"), (true, "virtual_upper_pdu_64")] {
                 let v = try MeshUpperTransport.decrypt(h(name), key: app, szmic: szmic, seq: vseq, src: src, dst: vdst, ivIndex: iv, label: label)
                 check(v, h("access_payload"), name + " payload", i)
-                check(try MeshUpperTransport.encrypt(accessPayload: v, key: app, szmic: szmic, seq: vseq, src: src, dst: vdst, ivIndex: iv, label: label),
-                      h(name), name, i)
+                check(
+                    try MeshUpperTransport.encrypt(accessPayload: v, key: app, szmic: szmic, seq: vseq, src: src, dst: vdst, ivIndex: iv, label: label),
+                    h(name), name, i)
             }
             // Control message: 64-bit NetMIC.
             let ctl = try MeshNetworkSecurity.decrypt(h("control_network_pdu"), credentials: creds, currentIVIndex: iv)
@@ -83,8 +86,9 @@ struct MeshOracleTests {
             let sb = try MeshSecureNetworkBeacon(decoding: h("secure_beacon"))
             check(sb.flags, flags, "beacon flags", i); check(sb.ivIndex, iv, "beacon IV index", i)
             check(sb.authenticates(beaconKey: MeshCrypto.beaconKey(netKey: net)), true, "beacon authentication", i)
-            check(MeshSecureNetworkBeacon(flags: flags, networkID: MeshCrypto.k3(net), ivIndex: iv, beaconKey: MeshCrypto.beaconKey(netKey: net)).encode(),
-                  h("secure_beacon"), "secure network beacon", i)
+            check(
+                MeshSecureNetworkBeacon(flags: flags, networkID: MeshCrypto.k3(net), ivIndex: iv, beaconKey: MeshCrypto.beaconKey(netKey: net)).encode(),
+                h("secure_beacon"), "secure network beacon", i)
             let pbk = MeshCrypto.privateBeaconKey(netKey: net)
             let pb = try MeshPrivateBeacon(decrypting: h("private_beacon"), privateBeaconKey: pbk)
             check(pb.flags, flags, "private beacon flags", i); check(pb.ivIndex, iv, "private beacon IV index", i)

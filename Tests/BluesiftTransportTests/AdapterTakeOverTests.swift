@@ -48,10 +48,10 @@ final class FakeKernel: SocketSystem {
             let index = UInt16(buffer[0]) | UInt16(buffer[1]) << 8
             guard let a = adapters.first(where: { $0.index == index }) else { throw SystemErrno(ENODEV) }
             for (k, b) in [0x01, 0x00, 0x00, 0x5F, 0xB1, 0x00].enumerated() { buffer[10 + k] = UInt8(b) + (k == 0 ? UInt8(index) : 0) }
-            buffer[16] = a.up ? 0x05 : 0x00  // HCI_UP | HCI_RUNNING
+            buffer[16] = a.up ? 0x05 : 0x00 // HCI_UP | HCI_RUNNING
         } else if request == LinuxBluetooth.hciGetDevList {
             buffer[0] = UInt8(adapters.count); buffer[1] = 0
-            for (k, a) in adapters.reversed().enumerated() {  // the kernel lists the newest first
+            for (k, a) in adapters.reversed().enumerated() { // the kernel lists the newest first
                 buffer[4 + 8 * k] = UInt8(a.index)
                 buffer[8 + 8 * k] = a.up ? 0x05 : 0x00
             }
@@ -66,10 +66,10 @@ final class FakeKernel: SocketSystem {
         let t = try TransportSpec.hci(index: 0).open(system: k) { notices.append($0) }
         #expect(notices == ["hci0 is up: powered it down for the run (it is powered up again afterwards)"])
         #expect(k.adapters[0].up == false)
-        #expect(AdapterLease.held)  // what a signal handler would restore
+        #expect(AdapterLease.held) // what a signal handler would restore
         #expect(k.calls.filter { $0.hasPrefix("HCIDEV") || $0.hasPrefix("bind") } == ["HCIDEVDOWN 0", "bind [31, 0, 0, 0, 1, 0]"])
         k.calls.removeAll()
-        let userFD = k.nextFD  // the last socket opened
+        let userFD = k.nextFD // the last socket opened
         t.close()
         // The user channel closes first, then the adapter is powered up again, once.
         #expect(k.calls.first == "close \(userFD)")
@@ -94,8 +94,11 @@ final class FakeKernel: SocketSystem {
     @Test func withoutCapNetAdminOneLineSaysHowToGrantIt() {
         let k = FakeKernel()
         k.devDownErrno = EPERM
-        #expect(throws: TransportError(.permissionDenied, errno: EPERM,
-                                       "hci0 is up and taking it over needs CAP_NET_ADMIN: run as root, or grant it once with `sudo setcap cap_net_admin,cap_net_raw+ep $(which bluesift)`")) {
+        #expect(
+            throws: TransportError(
+                .permissionDenied, errno: EPERM,
+                "hci0 is up and taking it over needs CAP_NET_ADMIN: run as root, or grant it once with `sudo setcap cap_net_admin,cap_net_raw+ep $(which bluesift)`")
+        ) {
             _ = try TransportSpec.hci(index: 0).open(system: k)
         }
         #expect(k.adapters[0].up == true)
@@ -122,7 +125,7 @@ final class FakeKernel: SocketSystem {
     @Test func monitorPacketsAreReadWithTheirHeader() throws {
         let k = FakeKernel()
         let m = try HCIMonitor(system: k)
-        #expect(k.calls.contains("bind [31, 0, 255, 255, 2, 0]"))  // HCI_DEV_NONE, HCI_CHANNEL_MONITOR
+        #expect(k.calls.contains("bind [31, 0, 255, 255, 2, 0]")) // HCI_DEV_NONE, HCI_CHANNEL_MONITOR
         // opcode 3 (Event), index 0, length 6: Command Complete for HCI_Reset.
         k.datagrams = [[0x03, 0x00, 0x00, 0x00, 0x06, 0x00, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]]
         let p = try #require(try m.next(timeout: .milliseconds(10)))
@@ -146,7 +149,8 @@ final class FakeKernel: SocketSystem {
         #expect(throws: TransportError.self) { _ = try TransportSpec(parsing: "l2cap:x") }
         // struct sockaddr_l2: family 31, psm 0, bdaddr little-endian, cid 4, BDADDR_LE_RANDOM 2.
         let a = try #require(BDAddr(string: "c0:ba:0d:00:00:01"))
-        #expect(L2CAPBearer.address(a, cid: 4, type: L2CAPBearer.socketAddressType(random: true))
+        #expect(
+            L2CAPBearer.address(a, cid: 4, type: L2CAPBearer.socketAddressType(random: true))
                 == [31, 0, 0, 0, 0x01, 0x00, 0x00, 0x0D, 0xBA, 0xC0, 4, 0, 2, 0])
         #expect(L2CAPBearer.socketAddressType(random: false) == 1)
     }

@@ -3,7 +3,7 @@ import Foundation
 import BluesiftCapture
 @testable import BluesiftTransport
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Results handed back from the tap's thread.
@@ -24,8 +24,9 @@ private final class TapOutcome: @unchecked Sendable {
         Thread.detachNewThread {
             defer { done.signal() }
             do {
-                let tap = HCITap(host: try TapEndpoint(parsing: "listen:unix:\(path)"),
-                                 controller: try TapEndpoint(parsing: "tcp:127.0.0.1:\(port)"))
+                let tap = HCITap(
+                    host: try TapEndpoint(parsing: "listen:unix:\(path)"),
+                    controller: try TapEndpoint(parsing: "tcp:127.0.0.1:\(port)"))
                 try tap.prepare { _ in ready.signal() }
                 guard try tap.accept(shouldStop: { false }) else { return }
                 outcome.stop = tap.run(shouldStop: { false }) { outcome.events.append($0) }
@@ -49,7 +50,7 @@ private final class TapOutcome: @unchecked Sendable {
         let controllerSaw = TapOutcome()
         let controller = try OneShotServer(tcp: { c in
             var b = [UInt8](repeating: 0, count: 16)
-            guard read(c, &b, 16) == 2 else { return }         // 01 03: the first half only
+            guard read(c, &b, 16) == 2 else { return } // 01 03: the first half only
             controllerGotHalf.signal()
             var rest = 0
             while rest < 2 { let n = read(c, &b, 16); if n <= 0 { return }; rest += n }
@@ -57,7 +58,7 @@ private final class TapOutcome: @unchecked Sendable {
             writeAll(c, [0x04, 0x0e, 0x04, 0x01])
             guard hostGotHalf.wait(timeout: .now() + 3) == .success else { return }
             writeAll(c, [0x03, 0x0c, 0x00])
-            _ = hostGotAll.wait(timeout: .now() + 5)   // close only once the host has it all
+            _ = hostGotAll.wait(timeout: .now() + 5) // close only once the host has it all
         })
         let (path, done, outcome) = Self.startTap(controllerPort: controller.port)
         let fd = try connectUnix(path)
@@ -73,7 +74,7 @@ private final class TapOutcome: @unchecked Sendable {
         while rest.count < 3 { let n = read(fd, &got, 16); if n <= 0 { break }; rest += got[0..<n] }
         #expect(rest == [0x03, 0x0c, 0x00])
         hostGotAll.signal()
-        #expect(done.wait(timeout: .now() + 5) == .success)  // the controller closing ends the tap
+        #expect(done.wait(timeout: .now() + 5) == .success) // the controller closing ends the tap
         withExtendedLifetime(controller) {}
         #expect(outcome.error == nil)
         #expect(controllerSaw.error == "whole")
@@ -81,7 +82,7 @@ private final class TapOutcome: @unchecked Sendable {
         #expect(outcome.events.map(\.direction) == [.sent, .received])
         #expect(outcome.events.map(\.packet) == [H4Packet(.command, [0x03, 0x0c, 0x00]), H4Packet(.event, [0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])])
         #expect(outcome.counts == HCITap.Counts(sentPackets: 1, receivedPackets: 1, sentBytes: 4, receivedBytes: 7, discardedBytes: 0, pendingBytes: 0))
-        #expect(!FileManager.default.fileExists(atPath: path))  // the listening socket is removed
+        #expect(!FileManager.default.fileExists(atPath: path)) // the listening socket is removed
     }
 
     /// Bytes from the host that are no H4 packet (a stack out of step, a baud-rate mismatch)
@@ -95,7 +96,7 @@ private final class TapOutcome: @unchecked Sendable {
             while got.count < sent.count { let n = read(c, &b, 64); if n <= 0 { return }; got += b[0..<n] }
             controllerGot.error = got.map { String(format: "%02x", $0) }.joined()
             writeAll(c, [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])
-            _ = hostGotAnswer.wait(timeout: .now() + 5)   // close only once the host has it
+            _ = hostGotAnswer.wait(timeout: .now() + 5) // close only once the host has it
         })
         let (path, done, outcome) = Self.startTap(controllerPort: controller.port)
         let fd = try connectUnix(path)
@@ -108,7 +109,7 @@ private final class TapOutcome: @unchecked Sendable {
         #expect(done.wait(timeout: .now() + 5) == .success)
         withExtendedLifetime(controller) {}
         #expect(outcome.error == nil)
-        #expect(controllerGot.error == "aa00ff01030c00")   // every byte, unchanged
+        #expect(controllerGot.error == "aa00ff01030c00") // every byte, unchanged
         #expect(outcome.events.map(\.packet) == [H4Packet(.command, [0x03, 0x0c, 0x00]), H4Packet(.event, [0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])])
         #expect(outcome.counts.discardedBytes == 3)
         #expect(outcome.counts.sentPackets == 1 && outcome.counts.sentBytes == 7)

@@ -52,10 +52,10 @@ final class FakeSocketSystem: SocketSystem {
         #expect(e?.code == .noBluetoothSockets)
         #expect(e?.message.hasPrefix("this kernel has no Bluetooth sockets (AF_BLUETOOTH unavailable)") == true)
         #expect(fake.socketCalls.count == 1)
-        #expect(fake.socketCalls.first?.0 == 31)  // AF_BLUETOOTH
-        #expect(fake.socketCalls.first.map { $0.1 & 0xF } == 3)  // SOCK_RAW
+        #expect(fake.socketCalls.first?.0 == 31) // AF_BLUETOOTH
+        #expect(fake.socketCalls.first.map { $0.1 & 0xF } == 3) // SOCK_RAW
         #expect(fake.socketCalls.first.map { $0.1 & Int32(SOCK_CLOEXEC.rawValue) } != 0)
-        #expect(fake.socketCalls.first?.2 == 1)  // BTPROTO_HCI
+        #expect(fake.socketCalls.first?.2 == 1) // BTPROTO_HCI
     }
 
     @Test(arguments: [EBUSY, EALREADY])
@@ -65,7 +65,7 @@ final class FakeSocketSystem: SocketSystem {
         let e = openError(fake, index: 1)
         #expect(e?.code == .adapterBusy)
         #expect(e?.message == "hci1 is busy: bring it down first with `sudo hciconfig hci1 down` or `sudo btmgmt --index 1 power off`")
-        #expect(fake.closed == [42, 42])  // neither the HCIGETDEVINFO socket nor the user channel is leaked
+        #expect(fake.closed == [42, 42]) // neither the HCIGETDEVINFO socket nor the user channel is leaked
     }
 
     @Test func permissionAndNoDevice() {
@@ -90,7 +90,7 @@ final class FakeSocketSystem: SocketSystem {
         #expect(try t.receive(timeout: .seconds(1)) == H4Packet(.acl, [0x01, 0x20, 0x01, 0x00, 0xFF]))
         #expect(try t.receive(timeout: .milliseconds(10)) == nil)
         t.close()
-        #expect(fake.closed == [42, 42])  // the HCIGETDEVINFO socket, then the user channel
+        #expect(fake.closed == [42, 42]) // the HCIGETDEVINFO socket, then the user channel
     }
 
     /// This machine's kernel has no AF_BLUETOOTH: the real call must say so plainly.
@@ -100,8 +100,11 @@ final class FakeSocketSystem: SocketSystem {
         let kernelHasBluetooth = probe >= 0 || errno != EAFNOSUPPORT
         if probe >= 0 { Glibc.close(probe) }
         if !kernelHasBluetooth {
-            #expect(throws: TransportError(.noBluetoothSockets, errno: EAFNOSUPPORT,
-                                           "this kernel has no Bluetooth sockets (AF_BLUETOOTH unavailable); use a tcp:, unix: or serial: transport instead")) {
+            #expect(
+                throws: TransportError(
+                    .noBluetoothSockets, errno: EAFNOSUPPORT,
+                    "this kernel has no Bluetooth sockets (AF_BLUETOOTH unavailable); use a tcp:, unix: or serial: transport instead")
+            ) {
                 _ = try TransportSpec(parsing: "hci:0").open()
             }
             return

@@ -33,7 +33,7 @@ final class BufferKernel: SocketSystem {
         let v = value.withUnsafeBytes { $0.loadUnaligned(as: Int32.self) }
         options.append((name, v))
         switch name {
-        case 33:  // SO_RCVBUFFORCE
+        case 33: // SO_RCVBUFFORCE
             if let e = forceErrno { throw SystemErrno(e) }
             rcvbuf = 2 * v
         case SO_RCVBUF: rcvbuf = 2 * min(v, rmemMax)
@@ -43,7 +43,7 @@ final class BufferKernel: SocketSystem {
     func getOption(_ fd: Int32, level: Int32, name: Int32, value: inout [UInt8]) throws(SystemErrno) {
         switch name {
         case SO_RCVBUF: value = withUnsafeBytes(of: rcvbuf.littleEndian) { Array($0) }
-        case 55:  // SO_MEMINFO: u32[9], drops last
+        case 55: // SO_MEMINFO: u32[9], drops last
             guard let d = meminfoDrops else { throw SystemErrno(ENOPROTOOPT) }
             value = [UInt8](repeating: 0, count: 32) + withUnsafeBytes(of: d.littleEndian) { Array($0) }
         default: throw SystemErrno(ENOPROTOOPT)
@@ -65,7 +65,7 @@ final class BufferKernel: SocketSystem {
         let k = BufferKernel()
         var notices: [String] = []
         let t = try TransportSpec.hci(index: 0).open(system: k) { notices.append($0) }
-        #expect(k.options.map(\.name) == [33, 40])  // SO_RCVBUFFORCE, SO_RXQ_OVFL
+        #expect(k.options.map(\.name) == [33, 40]) // SO_RCVBUFFORCE, SO_RXQ_OVFL
         #expect(k.options.map(\.value) == [8 << 20, 1])
         #expect(notices.isEmpty)
         #expect(t.kernelBuffer == KernelBuffer(bytes: 16 << 20, dropped: 0))
@@ -74,15 +74,15 @@ final class BufferKernel: SocketSystem {
         for n: UInt8 in 1...3 {
             #expect(try t.receive(timeout: .seconds(1))?.bytes.last == n)
         }
-        #expect(k.plainReads == 0)  // recvmsg, never read(): read() would lose the count
+        #expect(k.plainReads == 0) // recvmsg, never read(): read() would lose the count
         #expect(t.kernelBuffer?.dropped == 7)
         // Two more dropped and no packet after them to say so: SO_MEMINFO does.
         k.meminfoDrops = 9
         #expect(t.kernelBuffer?.dropped == 9)
         t.close()
-        k.meminfoDrops = 50  // the socket is gone: the count stays what it was at close
+        k.meminfoDrops = 50 // the socket is gone: the count stays what it was at close
         #expect(t.kernelBuffer == KernelBuffer(bytes: 16 << 20, dropped: 9))
-        #expect(k.closed == [7, 7])  // HCIGETDEVINFO's socket, the user channel
+        #expect(k.closed == [7, 7]) // HCIGETDEVINFO's socket, the user channel
     }
 
     @Test func withoutForceTheBufferIsWhatRmemMaxAllowsAndTheRunSaysSo() throws {
@@ -93,9 +93,12 @@ final class BufferKernel: SocketSystem {
         #expect(k.options.map(\.name) == [33, SO_RCVBUF, 40])
         #expect(k.options.map(\.value) == [8 << 20, 8 << 20, 1])
         #expect(t.kernelBuffer == KernelBuffer(bytes: 425_984, dropped: 0))
-        #expect(notices == ["hci1: the kernel gave the user channel a receive buffer of 416 KiB, not 16 MiB "
-                            + "(SO_RCVBUFFORCE: Operation not permitted (errno 1); SO_RCVBUF stops at net.core.rmem_max): "
-                            + "a notification flood past it is dropped by the kernel (counted in the report)"])
+        #expect(
+            notices == [
+                "hci1: the kernel gave the user channel a receive buffer of 416 KiB, not 16 MiB "
+                    + "(SO_RCVBUFFORCE: Operation not permitted (errno 1); SO_RCVBUF stops at net.core.rmem_max): "
+                    + "a notification flood past it is dropped by the kernel (counted in the report)"
+            ])
         t.close()
     }
 
@@ -114,7 +117,7 @@ final class BufferKernel: SocketSystem {
         let t = FDTransport(fd: 7, system: k, name: "tcp:127.0.0.1:9")
         #expect(t.kernelBuffer == nil)
         #expect((try? t.receive(timeout: .milliseconds(1))) == .some(nil))
-        #expect(k.plainReads == 0)  // nothing readable: wait said so first
+        #expect(k.plainReads == 0) // nothing readable: wait said so first
         t.close()
     }
 
@@ -133,10 +136,10 @@ final class BufferKernel: SocketSystem {
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(rx, $0, &len) } }
         try sys.connect(tx, address: withUnsafeBytes(of: &sa) { Array($0) }, timeoutMilliseconds: 1000)
-        try sys.setOption(rx, level: SOL_SOCKET, name: SO_RCVBUF, value: withUnsafeBytes(of: Int32(1)) { Array($0) })  // the minimum
+        try sys.setOption(rx, level: SOL_SOCKET, name: SO_RCVBUF, value: withUnsafeBytes(of: Int32(1)) { Array($0) }) // the minimum
         try sys.setOption(rx, level: SOL_SOCKET, name: LinuxBluetooth.soRxqOvfl, value: [1, 0, 0, 0])
         try sys.setNonBlocking(rx)
-        let t = FDTransport(fd: rx, system: sys, name: "udp")  // closes rx
+        let t = FDTransport(fd: rx, system: sys, name: "udp") // closes rx
         defer { t.close() }
         t.watchKernelBuffer(bytes: nil)
         // 40 H4 packets of ~1 KB each, one per datagram: most find the buffer full.

@@ -18,7 +18,7 @@ import BluesiftCapture
         #expect(events.map(\.direction) == [.sent, .sent, .received, .received])
         #expect(events.map(\.packet) == [Self.reset, Self.acl, Self.reset, Self.acl])
         #expect(events[0].timestamp <= events[3].timestamp)
-        #expect(events[0].timestamp.seconds > 1_600_000_000)  // wall clock, not monotonic
+        #expect(events[0].timestamp.seconds > 1_600_000_000) // wall clock, not monotonic
         events[2].withCaptureRecord(frame: 3) { r in
             #expect(r.frame == 3 && r.kind == .command && r.direction == .received)
             #expect(Array(r.bytes) == [0x03, 0x0C, 0x00])
@@ -43,13 +43,13 @@ import BluesiftCapture
     }
 
     @Test func receiveTimesOutWithNil() throws {
-        let server = try OneShotServer(tcp: { c in _ = readExactly(c, 1) })  // silent peer
+        let server = try OneShotServer(tcp: { c in _ = readExactly(c, 1) }) // silent peer
         let t = try TransportSpec(parsing: "tcp:127.0.0.1:\(server.port)").open()
         defer { t.close() }
         let start = ContinuousClock.now
         #expect(try withExtendedLifetime(server) { try t.receive(timeout: .milliseconds(150)) } == nil)
         let took = ContinuousClock.now - start
-        #expect(took >= .milliseconds(140))  // waited its timeout (how much longer depends on the load)
+        #expect(took >= .milliseconds(140)) // waited its timeout (how much longer depends on the load)
     }
 
     @Test func peerCloseIsClosedError() throws {
@@ -96,7 +96,8 @@ import BluesiftCapture
         }
         let m = try sym("posix_openpt", IntFn.self)(O_RDWR | O_NOCTTY)
         guard m >= 0, try sym("grantpt", IntFn.self)(m) == 0, try sym("unlockpt", IntFn.self)(m) == 0,
-              let name = try sym("ptsname", NameFn.self)(m) else { throw POSIXError(.ENODEV) }
+            let name = try sym("ptsname", NameFn.self)(m)
+        else { throw POSIXError(.ENODEV) }
         return (m, String(cString: name))
     }
 

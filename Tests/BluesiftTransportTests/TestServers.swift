@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A one-client server on its own thread: accepts, then runs `handler` with the client fd.

@@ -25,7 +25,7 @@ import Testing
         ("serial:/dev/ttyS0@12345", "unsupported baud rate '12345'"),
         ("serial:@115200", "missing device path"),
         ("hci:x", "adapter index 'x' is not a number"),
-        ("usb:0", "unknown scheme 'usb'"),
+        ("usb:0", "unknown scheme 'usb'")
     ])
     func rejectsBadSpecs(spec: String, fragment: String) {
         do {
@@ -54,7 +54,7 @@ import Testing
         ("hci:0", "not an H4 byte stream"),
         ("listen:serial:/dev/ttyS0", "not listened on"),
         ("listen:tcp:127.0.0.1", "missing port"),
-        ("listen:", "expected tcp:HOST:PORT"),
+        ("listen:", "expected tcp:HOST:PORT")
     ])
     func refusesWhatCannotBeTapped(spec: String, fragment: String) {
         do {

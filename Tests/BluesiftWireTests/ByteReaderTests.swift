@@ -10,7 +10,7 @@ import Testing
             #expect(try r.readUInt16(.big) == 0x1234)
             #expect(r.readableBytes == 1)
             #expect(throws: DecodeError.self) { try r.readUInt32() }
-            #expect(r.readerIndex == 4)  // a failed read consumes nothing
+            #expect(r.readerIndex == 4) // a failed read consumes nothing
         }
     }
 
@@ -51,8 +51,12 @@ import Testing
         w.beginTopLevel()
         w.int("frame", 3)
         w.string("name", "a\"b\n")
-        w.array("list") { s in s.int("", 1); s.int("", -2) }
-        w.object("o") { s in s.hex("v", [0xA5, 0x06]); s.null("n") }
+        w.array("list") { s in
+            s.int("", 1); s.int("", -2)
+        }
+        w.object("o") { s in
+            s.hex("v", [0xA5, 0x06]); s.null("n")
+        }
         w.endTopLevel()
         #expect(String(decoding: w.out, as: UTF8.self) == #"{"frame":3,"name":"a\"b\n","list":[1,-2],"o":{"v":"a506","n":null}}"#)
     }

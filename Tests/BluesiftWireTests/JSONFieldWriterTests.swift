@@ -5,7 +5,7 @@ import Testing
 /// must write exactly what the byte-by-byte rules say.
 struct JSONFieldWriterTests {
     func json(_ body: (inout JSONFieldWriter) -> Void) -> String {
-        var w = JSONFieldWriter(capacity: 8)  // small: growth is exercised too
+        var w = JSONFieldWriter(capacity: 8) // small: growth is exercised too
         w.beginTopLevel(); body(&w); w.endTopLevel()
         return String(decoding: w.out, as: UTF8.self)
     }
@@ -27,28 +27,31 @@ struct JSONFieldWriterTests {
 
     @Test func nestsDeeperThanTheRegisters() {
         let out = json { w in
-            for _ in 0..<70 { w.beginArray("a"); w.int("", 1); w.beginObject("") ; w.int("x", 2) }
+            for _ in 0..<70 { w.beginArray("a"); w.int("", 1); w.beginObject(""); w.int("x", 2) }
             for _ in 0..<70 { w.endObject(); w.int("", 3); w.endArray() }
         }
         let unit = #""a":[1,{"x":2,"#
         var expected = "{" + String(repeating: unit, count: 70)
-        expected.removeLast()  // the innermost object has no further member
+        expected.removeLast() // the innermost object has no further member
         expected += String(repeating: "},3]", count: 70) + "}"
         #expect(out == expected)
     }
 
     @Test func timestampsDecimalsAndHex() {
-        #expect(json { w in
-            w.uint("u", UInt64.max); w.int("i", Int.min); w.int("z", 0)
-            w.hex("h", [0x00, 0xAB, 0xFF]); w.bool("b", false); w.null("n")
-        } == #"{"u":18446744073709551615,"i":-9223372036854775808,"z":0,"h":"00abff","b":false,"n":null}"#)
+        #expect(
+            json { w in
+                w.uint("u", UInt64.max); w.int("i", Int.min); w.int("z", 0)
+                w.hex("h", [0x00, 0xAB, 0xFF]); w.bool("b", false); w.null("n")
+            } == #"{"u":18446744073709551615,"i":-9223372036854775808,"z":0,"h":"00abff","b":false,"n":null}"#)
     }
 }
 
 /// Integers written two digits at a time match Swift's own decimal text.
 @Test func decimalsAtEveryLength() {
-    var values: [Int] = [0, 1, 9, 10, 11, 42, 99, 100, 101, 999, 1000, 9999, 10000, 12345, 65535, 99999, 100000,
-                         1_655_586, Int.max, Int.min, Int.min + 1, -1, -9, -10, -87, -100, -127]
+    var values: [Int] = [
+        0, 1, 9, 10, 11, 42, 99, 100, 101, 999, 1000, 9999, 10000, 12345, 65535, 99999, 100000,
+        1_655_586, Int.max, Int.min, Int.min + 1, -1, -9, -10, -87, -100, -127
+    ]
     var p = 1
     for _ in 0..<18 { p *= 10; values += [p - 1, p, p + 1, -p] }
     let w = JSONFieldWriter(capacity: 16)
@@ -78,7 +81,9 @@ struct JSONFieldWriterTests {
                 w.beginObject("")
                 w.int("n", s.count)
                 if cached {
-                    w.replaying(.gattNames, p) { w in calls += 1; w.beginArray("data"); members(&w, p); w.endArray() }
+                    w.replaying(.gattNames, p) { w in
+                        calls += 1; w.beginArray("data"); members(&w, p); w.endArray()
+                    }
                 } else {
                     w.beginArray("data"); calls += 1; members(&w, p); w.endArray()
                 }
@@ -96,20 +101,20 @@ struct JSONFieldWriterTests {
         let (cached, cachedCalls) = Self.render(sources, cached: true)
         #expect(cached == plain)
         #expect(plain.hasPrefix(#"{"all":[{"n":3,"data":[{"v":2},{"v":1},{"v":6},"020106"]},{"n":0,"data":[""]}"#))
-        #expect(plainCalls == 7 && cachedCalls == 4)   // [2,1,6] and [] rendered once each
+        #expect(plainCalls == 7 && cachedCalls == 4) // [2,1,6] and [] rendered once each
     }
 
     /// Thousands of distinct sources (the table empties itself when half full) and one
     /// rendering too large to keep: still the same output.
     @Test func fullTableAndLargeRenderings() {
         var sources: [[UInt8]] = (0..<5000).map { i in [UInt8(i & 0xFF), UInt8(i >> 8), 0x55] }
-        sources += sources.suffix(300)   // kept since the last emptying: replayed
-        sources.append([UInt8](repeating: 0xAB, count: 4000))   // ~40 kB of JSON
+        sources += sources.suffix(300) // kept since the last emptying: replayed
+        sources.append([UInt8](repeating: 0xAB, count: 4000)) // ~40 kB of JSON
         sources.append([UInt8](repeating: 0xAB, count: 4000))
         let (plain, _) = Self.render(sources, cached: false)
         let (cached, calls) = Self.render(sources, cached: true)
         #expect(cached == plain)
-        #expect(calls == 5000 + 2)   // the large one is rendered both times
+        #expect(calls == 5000 + 2) // the large one is rendered both times
     }
 
     /// The same source under another tag, at the start of an object (no comma), after a
@@ -120,7 +125,9 @@ struct JSONFieldWriterTests {
             var w = JSONFieldWriter(capacity: 64)
             src.withUnsafeBytes { p in
                 func fields(_ w: inout JSONFieldWriter, _ tag: UInt8) {
-                    let body: (inout JSONFieldWriter) -> Void = { w in w.int("a", Int(tag)); w.hex("b", p) }
+                    let body: (inout JSONFieldWriter) -> Void = { w in
+                        w.int("a", Int(tag)); w.hex("b", p)
+                    }
                     if cached { w.replaying(tag == 1 ? .advertisingHead : .advertisingTail, p, body) } else { body(&w) }
                 }
                 w.beginTopLevel()

@@ -79,8 +79,9 @@ public final class BTSnoozReader: CaptureReader {
         frame += 1
         let (kind, dir, indicator) = Self.classify(type)
         let bytes = UnsafeRawBufferPointer(rebasing: data[start..<offset])
-        return CaptureRecord(frame: frame, timestamp: Timestamp(microseconds: timestamp), direction: dir, kind: kind,
-                             bytes: bytes, originalLength: max(original - 1, bytes.count), sourceType: indicator)
+        return CaptureRecord(
+            frame: frame, timestamp: Timestamp(microseconds: timestamp), direction: dir, kind: kind,
+            bytes: bytes, originalLength: max(original - 1, bytes.count), sourceType: indicator)
     }
 
     /// The btsnooz type as an H4 kind, a direction and the H4 indicator btsnooz.py writes.

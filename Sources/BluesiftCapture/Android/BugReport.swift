@@ -133,7 +133,7 @@ public final class BugReport {
         } else {
             source = try MappedFile(path: path)
         }
-        defer { if let tmp { unlink(tmp) } }   // mapped (or opened by libpcap) already
+        defer { if let tmp { unlink(tmp) } } // mapped (or opened by libpcap) already
         if log.isBTSnooz {
             let index = log.name.split(separator: "@")[0].split(separator: "-").last.flatMap { Int($0) } ?? 1
             let sections = Self.sections(in: source.bytes)

@@ -24,8 +24,9 @@ public final class BTSnoopReader: CaptureReader {
     init(file: MappedFile) throws(CaptureError) {
         self.file = file
         guard file.size >= Self.headerSize else {
-            throw CaptureError(.notACapture, path: file.path,
-                               "not a capture: btsnoop header cut short (\(file.size) of 16 bytes)")
+            throw CaptureError(
+                .notACapture, path: file.path,
+                "not a capture: btsnoop header cut short (\(file.size) of 16 bytes)")
         }
         let version = file.u32(8, .big)
         datalink = file.u32(12, .big)
@@ -38,8 +39,9 @@ public final class BTSnoopReader: CaptureReader {
         case 1002: name = "HCI UART H4"
         case 2001: name = "Linux monitor"
         case 1003, 1004:
-            throw CaptureError(.unsupported, path: file.path,
-                               "btsnoop datalink \(datalink) (\(datalink == 1003 ? "BCSP" : "H5 3-wire")) is not supported: only 1001, 1002 and 2001 are")
+            throw CaptureError(
+                .unsupported, path: file.path,
+                "btsnoop datalink \(datalink) (\(datalink == 1003 ? "BCSP" : "H5 3-wire")) is not supported: only 1001, 1002 and 2001 are")
         default:
             throw CaptureError(.unsupported, path: file.path, "btsnoop datalink \(datalink) is not supported: only 1001, 1002 and 2001 are")
         }
@@ -73,20 +75,24 @@ public final class BTSnoopReader: CaptureReader {
         switch datalink {
         case 1002:
             guard included > 0 else {
-                return CaptureRecord(frame: frame, timestamp: ts, direction: received, kind: .unknown,
-                                     bytes: data, originalLength: original, sourceType: CaptureRecord.noType)
+                return CaptureRecord(
+                    frame: frame, timestamp: ts, direction: received, kind: .unknown,
+                    bytes: data, originalLength: original, sourceType: CaptureRecord.noType)
             }
             let indicator = data[0]
             let body = data.dropping(1)
-            return CaptureRecord(frame: frame, timestamp: ts, direction: received, kind: H4.kind(indicator),
-                                 bytes: body, originalLength: max(original - 1, body.count), sourceType: UInt16(indicator))
+            return CaptureRecord(
+                frame: frame, timestamp: ts, direction: received, kind: H4.kind(indicator),
+                bytes: body, originalLength: max(original - 1, body.count), sourceType: UInt16(indicator))
         case 1001:
             let kind: PacketKind = flags & 2 != 0 ? (received == .received ? .event : .command) : .acl
-            return CaptureRecord(frame: frame, timestamp: ts, direction: received, kind: kind,
-                                 bytes: data, originalLength: max(original, included), sourceType: UInt16(flags & 3))
+            return CaptureRecord(
+                frame: frame, timestamp: ts, direction: received, kind: kind,
+                bytes: data, originalLength: max(original, included), sourceType: UInt16(flags & 3))
         default: // 2001: adapter index in the high 16 bits, opcode in the low 16 (BlueZ btsnoop.c)
-            return monitor.record(frame: frame, timestamp: ts, adapter: UInt16(truncatingIfNeeded: flags >> 16),
-                                  opcode: UInt16(truncatingIfNeeded: flags), data: data, originalLength: original)
+            return monitor.record(
+                frame: frame, timestamp: ts, adapter: UInt16(truncatingIfNeeded: flags >> 16),
+                opcode: UInt16(truncatingIfNeeded: flags), data: data, originalLength: original)
         }
     }
 

@@ -64,7 +64,10 @@ public enum LinuxMonitorOpcode {
         if let hci = opcode(for: r.kind, r.direction) { return (hci, false) }
         if r.kind == .note { return (12, true) }
         if (r.kind == .index && [0, 1, 8, 9, 10].contains(r.sourceType))
-            || (r.kind == .control && (14...17).contains(r.sourceType)) { return (r.sourceType, false) }
+            || (r.kind == .control && (14...17).contains(r.sourceType))
+        {
+            return (r.sourceType, false)
+        }
         return nil
     }
 
@@ -99,13 +102,16 @@ public final class MonitorRecordBuilder {
     public init() {}
 
     /// The record borrows `data` and this builder's buffer until the next call.
-    public func record(frame: Int, timestamp: Timestamp, adapter: UInt16, opcode op: UInt16,
-                       data: UnsafeRawBufferPointer, originalLength: Int? = nil) -> CaptureRecord {
+    public func record(
+        frame: Int, timestamp: Timestamp, adapter: UInt16, opcode op: UInt16,
+        data: UnsafeRawBufferPointer, originalLength: Int? = nil
+    ) -> CaptureRecord {
         let (kind, dir) = LinuxMonitorOpcode.classify(op)
         let bytes = kind == .note ? LinuxMonitorOpcode.payload(op, data, scratch: scratch) : data
-        return CaptureRecord(frame: frame, timestamp: timestamp, direction: dir, adapter: adapter, kind: kind,
-                             bytes: bytes, originalLength: kind == .note ? bytes.count : max(originalLength ?? data.count, data.count),
-                             sourceType: op)
+        return CaptureRecord(
+            frame: frame, timestamp: timestamp, direction: dir, adapter: adapter, kind: kind,
+            bytes: bytes, originalLength: kind == .note ? bytes.count : max(originalLength ?? data.count, data.count),
+            sourceType: op)
     }
 }
 

@@ -1,6 +1,6 @@
 import CCompression
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Bytes read in order from something that cannot be mapped whole: a compressed file, a file
@@ -17,10 +17,10 @@ protocol ByteStream: AnyObject {
 public struct Compression: RawRepresentable, Hashable, Sendable {
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
-    public static let gzip = Compression(rawValue: "gzip")      // RFC 1952: 1f 8b
-    public static let xz = Compression(rawValue: "xz")          // xz file format 1.0: fd '7zXZ' 00
-    public static let zstd = Compression(rawValue: "zstd")      // RFC 8878: 28 b5 2f fd
-    public static let bzip2 = Compression(rawValue: "bzip2")    // 'BZh' + block size '1'...'9'
+    public static let gzip = Compression(rawValue: "gzip") // RFC 1952: 1f 8b
+    public static let xz = Compression(rawValue: "xz") // xz file format 1.0: fd '7zXZ' 00
+    public static let zstd = Compression(rawValue: "zstd") // RFC 8878: 28 b5 2f fd
+    public static let bzip2 = Compression(rawValue: "bzip2") // 'BZh' + block size '1'...'9'
 
     static func detect(_ b: UnsafeRawBufferPointer) -> Compression? {
         func starts(_ m: [UInt8]) -> Bool { b.count >= m.count && b.prefix(m.count).elementsEqual(m) }

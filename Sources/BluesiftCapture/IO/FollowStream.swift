@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A file still being written (`dump --follow`, as `tail -f`): at its current end, reading

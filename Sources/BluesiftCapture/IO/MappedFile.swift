@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A read-only memory map of a whole capture file. Records are views into it, so reading
@@ -17,7 +17,7 @@ public final class MappedFile {
     @exclusivity(unchecked) private(set) var size: Int
     /// Byte `offset` is at `base + offset` (for a stream, the window start minus its offset).
     @exclusivity(unchecked) private(set) var base: UnsafeRawPointer?
-    @exclusivity(unchecked) private var released = 0   // checked per record: no runtime check
+    @exclusivity(unchecked) private var released = 0 // checked per record: no runtime check
     private static let releaseStep = 8 << 20
     let stream: (any ByteStream)?
     private var window = UnsafeMutableRawBufferPointer(start: nil, count: 0)
@@ -120,7 +120,6 @@ public final class MappedFile {
         return size - offset
     }
 
-
     /// The whole file.
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: size) }
 
@@ -147,7 +146,7 @@ public final class MappedFile {
     }
 
     @inline(never) private func releaseNow(upTo offset: Int) {
-        guard stream == nil else { released = offset; return }  // a window is trimmed by `more`
+        guard stream == nil else { released = offset; return } // a window is trimmed by `more`
         guard let base else { return }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let end = offset / page * page

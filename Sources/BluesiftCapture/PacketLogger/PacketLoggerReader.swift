@@ -17,8 +17,9 @@ public final class PacketLoggerReader: CaptureReader {
     init(file: MappedFile, endian: Endian) {
         self.file = file
         self.endian = endian
-        format = CaptureFormat(container: .packetlogger, datalink: 0, byteOrder: endian == .big ? .big : .little,
-                               datalinkName: "Apple PacketLogger")
+        format = CaptureFormat(
+            container: .packetlogger, datalink: 0, byteOrder: endian == .big ? .big : .little,
+            datalinkName: "Apple PacketLogger")
     }
 
     /// Byte order whose first records (up to five) look like PacketLogger records, or nil:
@@ -68,7 +69,7 @@ public final class PacketLoggerReader: CaptureReader {
         case 0x12: (.iso, .sent)
         case 0x13: (.iso, .received)
         case 0xF7...0xFC: (.note, nil) // syslog, kernel, kernel debug, error, power, note
-        case 0xFE: (.index, nil)       // new controller
+        case 0xFE: (.index, nil) // new controller
         default: (.unknown, nil)
         }
     }
@@ -89,7 +90,7 @@ public final class PacketLoggerReader: CaptureReader {
     public func next() -> CaptureRecord? {
         guard !done else { return nil }
         var remaining = file.size - offset
-        if remaining < 12 { remaining = file.more(offset, 12) }  // streams read on; see MappedFile
+        if remaining < 12 { remaining = file.more(offset, 12) } // streams read on; see MappedFile
         if remaining == 0 { done = true; return nil }
         if remaining < 12 { return stop("file ends mid-record at offset \(offset): \(remaining) of 12 header bytes") }
         let len = Int(file.u32(offset, endian))

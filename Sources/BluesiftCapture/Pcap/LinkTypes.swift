@@ -40,12 +40,15 @@ struct LinkDecoder {
 
     func record(frame: Int, timestamp: Timestamp, data d: UnsafeRawBufferPointer, originalLength: Int) -> CaptureRecord {
         let cut = max(originalLength - d.count, 0) // bytes the capture dropped at the end
-        func make(_ kind: PacketKind, _ bytes: UnsafeRawBufferPointer, dir: Direction? = nil, adapter: UInt16 = 0,
-                  type: UInt16, sniffer: SnifferInfo? = nil) -> CaptureRecord {
-            CaptureRecord(frame: frame, timestamp: timestamp, direction: dir, adapter: adapter, kind: kind, bytes: bytes,
-                          originalLength: bytes.count + cut, sourceType: type, sniffer: sniffer)
+        func make(
+            _ kind: PacketKind, _ bytes: UnsafeRawBufferPointer, dir: Direction? = nil, adapter: UInt16 = 0,
+            type: UInt16, sniffer: SnifferInfo? = nil
+        ) -> CaptureRecord {
+            CaptureRecord(
+                frame: frame, timestamp: timestamp, direction: dir, adapter: adapter, kind: kind, bytes: bytes,
+                originalLength: bytes.count + cut, sourceType: type, sniffer: sniffer)
         }
-        let raw = make(.unknown, d, type: CaptureRecord.noType)   // too short for the link type's header
+        let raw = make(.unknown, d, type: CaptureRecord.noType) // too short for the link type's header
 
         switch linktype {
         case LinkType.h4:
@@ -64,8 +67,9 @@ struct LinkDecoder {
             let (kind, dir) = LinuxMonitorOpcode.classify(op)
             let body = d.dropping(4)
             let bytes = kind == .note ? LinuxMonitorOpcode.payload(op, body, scratch: scratch) : body
-            return CaptureRecord(frame: frame, timestamp: timestamp, direction: dir, adapter: adapter, kind: kind,
-                                 bytes: bytes, originalLength: bytes.count + (kind == .note ? 0 : cut), sourceType: op)
+            return CaptureRecord(
+                frame: frame, timestamp: timestamp, direction: dir, adapter: adapter, kind: kind,
+                bytes: bytes, originalLength: bytes.count + (kind == .note ? 0 : cut), sourceType: op)
         case LinkType.leLL:
             return make(.ll, d, type: UInt16(linktype), sniffer: SnifferInfo(hasCRC: true))
         case LinkType.leLLWithPHDR:

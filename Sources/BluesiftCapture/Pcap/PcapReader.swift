@@ -1,6 +1,6 @@
 import CPcap
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// pcap and pcapng through libpcap (`pcap_next_ex` reuses libpcap's own buffer, so records
@@ -47,8 +47,9 @@ public final class PcapReader: CaptureReader {
         decoder = LinkDecoder(linktype: dlt)
         let swapped = pcap_is_swapped(p) != 0
         let little = swapped ? !Self.hostIsLittle : Self.hostIsLittle
-        format = CaptureFormat(container: container, datalink: dlt, byteOrder: little ? .little : .big,
-                               datalinkName: LinkType.name(dlt))
+        format = CaptureFormat(
+            container: container, datalink: dlt, byteOrder: little ? .little : .big,
+            datalinkName: LinkType.name(dlt))
         if container == .pcapng { options = PcapngReader.OptionsWalker() }
     }
 

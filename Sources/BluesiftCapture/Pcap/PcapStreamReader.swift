@@ -31,8 +31,9 @@ final class PcapStreamReader: CaptureReader {
         // The upper bits carry FCS information; the link type is the low 26 (libpcap's LT_LINKTYPE).
         let dlt = file.u32(20, endian) & 0x03FF_FFFF
         decoder = LinkDecoder(linktype: dlt)
-        format = CaptureFormat(container: .pcap, datalink: dlt, byteOrder: endian == .little ? .little : .big,
-                               datalinkName: LinkType.name(dlt))
+        format = CaptureFormat(
+            container: .pcap, datalink: dlt, byteOrder: endian == .little ? .little : .big,
+            datalinkName: LinkType.name(dlt))
     }
 
     func next() -> CaptureRecord? {

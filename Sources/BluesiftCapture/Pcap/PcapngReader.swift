@@ -48,8 +48,9 @@ final class PcapngReader: CaptureReader {
             if type == 1, len >= 20 { dlt = UInt32(e == .little ? file.le16(o + 8) : file.be16(o + 8)); break }
             o += len
         }
-        format = CaptureFormat(container: .pcapng, datalink: dlt, byteOrder: e == .little ? .little : .big,
-                               datalinkName: LinkType.name(dlt))
+        format = CaptureFormat(
+            container: .pcapng, datalink: dlt, byteOrder: e == .little ? .little : .big,
+            datalinkName: LinkType.name(dlt))
     }
 
     /// Every interface's link type, in file order, across sections of either byte order.
@@ -78,7 +79,7 @@ final class PcapngReader: CaptureReader {
     func next() -> CaptureRecord? {
         while !done {
             var remaining = file.size - offset
-            if remaining < 12 { remaining = file.more(offset, 12) }  // streams read on; see MappedFile
+            if remaining < 12 { remaining = file.more(offset, 12) } // streams read on; see MappedFile
             if remaining == 0 { done = true; return nil }
             if remaining < 12 { return stop("file ends mid-record at offset \(offset): \(remaining) of 12 block header bytes") }
             let type = file.u32(offset, .little) == 0x0A0D_0D0A ? 0x0A0D_0D0A : file.u32(offset, endian)
@@ -130,8 +131,9 @@ final class PcapngReader: CaptureReader {
             }
             undescribed += 1
             frame += 1
-            return CaptureRecord(frame: frame, timestamp: Timestamp(seconds: 0), direction: nil, kind: .unknown,
-                                 bytes: data, originalLength: max(original, data.count))
+            return CaptureRecord(
+                frame: frame, timestamp: Timestamp(seconds: 0), direction: nil, kind: .unknown,
+                bytes: data, originalLength: max(original, data.count))
         }
         let i = interfaces[iface]
         if !i.supported {
@@ -159,7 +161,9 @@ final class PcapngReader: CaptureReader {
             if code == 9, olen >= 1 {
                 // if_tsresol: high bit set = power of two, else power of ten.
                 let v = file.u8(o + 4), exp = UInt64(v & 0x7F)
-                if v & 0x80 != 0 { if exp < 64 { i.unitsPerSecond = 1 << exp } } else if exp <= 19 {
+                if v & 0x80 != 0 {
+                    if exp < 64 { i.unitsPerSecond = 1 << exp }
+                } else if exp <= 19 {
                     var u: UInt64 = 1
                     for _ in 0..<exp { u *= 10 }
                     i.unitsPerSecond = u

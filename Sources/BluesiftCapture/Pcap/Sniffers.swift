@@ -59,8 +59,9 @@ enum Sniffers {
             isData = version >= 3 ? d[6] == 0x06 : le32(d, start) != advertisingAA
         }
         let flags = d[flagsAt]
-        var info = SnifferInfo(channel: d[flagsAt + 1], rssi: Int8(truncatingIfNeeded: -Int(d[flagsAt + 2])),
-                               crcOK: flags & 1 != 0, phy: (flags >> 4) & 7, hasCRC: true)
+        var info = SnifferInfo(
+            channel: d[flagsAt + 1], rssi: Int8(truncatingIfNeeded: -Int(d[flagsAt + 2])),
+            crcOK: flags & 1 != 0, phy: (flags >> 4) & 7, hasCRC: true)
         if isData {
             info.fromCentral = flags & 2 != 0
             let encrypted = flags & 4 != 0, micOK = flags & 8 != 0

@@ -1,8 +1,8 @@
 import BluesiftWire
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Buffered output to `.NAME.tmp-PID` next to the destination; `commit()` flushes, fsyncs

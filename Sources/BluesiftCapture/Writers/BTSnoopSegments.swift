@@ -63,7 +63,7 @@ public final class BTSnoopSegments {
     }
 
     public func write(_ r: CaptureRecord) {
-        append(need: 24 + 1 + r.bytes.count) { w throws(CaptureError) in try w.write(r) }  // record header, H4 indicator, packet
+        append(need: 24 + 1 + r.bytes.count) { w throws(CaptureError) in try w.write(r) } // record header, H4 indicator, packet
     }
 
     /// A Linux monitor packet as the kernel gave it (`capture`; a monitor recording).
@@ -86,7 +86,7 @@ public final class BTSnoopSegments {
             records += 1
         } catch {
             failure = error.message + " (recording stopped; forwarding went on)"
-            if writer != nil { files.removeLast() }  // its temporary file goes with it
+            if writer != nil { files.removeLast() } // its temporary file goes with it
             writer = nil
         }
     }

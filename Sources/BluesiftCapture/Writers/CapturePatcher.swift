@@ -44,7 +44,7 @@ public final class CapturePatcher {
         let k = max(0, min(n, file.size - offset))
         out.out.writeBytes(file.slice(offset, k))
         offset += k
-        file.release(upTo: offset)   // copied pages go back to the kernel: memory stays flat
+        file.release(upTo: offset) // copied pages go back to the kernel: memory stays flat
         try out.flushIfNeeded()
     }
 
@@ -69,27 +69,27 @@ public final class CapturePatcher {
             case .pcapng:
                 guard left >= 12 else { try copy(left); return nil }
                 var type = file.u32(offset, endian)
-                if type == 0x0A0D_0D0A {   // Section Header Block: its byte-order magic sets the endianness
+                if type == 0x0A0D_0D0A { // Section Header Block: its byte-order magic sets the endianness
                     endian = file.u32(offset + 8, .little) == 0x1A2B_3C4D ? .little : .big
                     type = 0x0A0D_0D0A
                 }
                 let total = Int(file.u32(offset + 4, endian))
                 guard total >= 12, total <= left else { try copy(left); return nil }
                 switch type {
-                case 6:   // Enhanced Packet Block
+                case 6: // Enhanced Packet Block
                     let n = Int(file.u32(offset + 20, endian))
                     guard 28 + n <= total else { throw fail("pcapng block at offset \(offset) is inconsistent") }
                     return (offset, offset + 28, n, offset + total)
-                case 3:   // Simple Packet Block
+                case 3: // Simple Packet Block
                     return (offset, offset + 12, min(Int(file.u32(offset + 8, endian)), total - 16), offset + total)
-                case 2:   // Packet Block (obsolete)
+                case 2: // Packet Block (obsolete)
                     let n = Int(file.u32(offset + 20, endian))
                     guard 28 + n <= total else { throw fail("pcapng block at offset \(offset) is inconsistent") }
                     return (offset, offset + 28, n, offset + total)
                 default:
-                    try copy(total)   // section, interface, statistics, name resolution, …: kept
+                    try copy(total) // section, interface, statistics, name resolution, …: kept
                 }
-            case .btsnooz:   // never set: sniff() does not return it (bug reports are not rewritten)
+            case .btsnooz: // never set: sniff() does not return it (bug reports are not rewritten)
                 return nil
             }
         }
@@ -103,18 +103,18 @@ public final class CapturePatcher {
     /// same-length bytes to write instead or nil to keep it.
     /// `comment` gets each pcapng packet comment (opt_comment) of the record and returns
     /// same-length bytes to write instead, or nil to keep it.
-    public func copyNext(expected: UnsafeRawBufferPointer, replacement: [UInt8]?, drop: Bool,
-                         raw: (UnsafeRawBufferPointer) -> [UInt8]? = { _ in nil },
-                         comment: (UnsafeRawBufferPointer) -> [UInt8]? = { _ in nil }) throws(CaptureError) {
+    public func copyNext(
+        expected: UnsafeRawBufferPointer, replacement: [UInt8]?, drop: Bool,
+        raw: (UnsafeRawBufferPointer) -> [UInt8]? = { _ in nil },
+        comment: (UnsafeRawBufferPointer) -> [UInt8]? = { _ in nil }
+    ) throws(CaptureError) {
         guard let p = try nextPacket() else { throw fail("record \(records + 1): the file holds fewer packet records than the reader returned") }
         records += 1
         if drop { offset = p.end; dropped += 1; return }
         let fits = expected.count <= p.count
         let tail = p.data + p.count - expected.count
         let at: Int?
-        if fits, file.slice(tail, expected.count).elementsEqual(expected) { at = tail }
-        else if fits, file.slice(p.data, expected.count).elementsEqual(expected) { at = p.data }
-        else { at = nil }
+        if fits, file.slice(tail, expected.count).elementsEqual(expected) { at = tail } else if fits, file.slice(p.data, expected.count).elementsEqual(expected) { at = p.data } else { at = nil }
         guard let at else {
             guard let r = raw(file.slice(p.data, p.count)) else { try copyRest(p, comment); return }
             precondition(r.count == p.count, "a patch keeps the record's length")

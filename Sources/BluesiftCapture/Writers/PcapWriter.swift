@@ -53,7 +53,8 @@ public final class PcapWriter: CaptureWriter {
         case (.btsnoop, 2001), (.pcap, LinkType.linuxMonitor), (.pcapng, LinkType.linuxMonitor): LinkType.linuxMonitor
         case (.pcap, LinkType.leLL), (.pcapng, LinkType.leLL): LinkType.leLL
         case (.pcap, LinkType.leLLWithPHDR), (.pcapng, LinkType.leLLWithPHDR), (.pcap, LinkType.nordicBLE),
-             (.pcapng, LinkType.nordicBLE), (.pcap, LinkType.ppi), (.pcapng, LinkType.ppi): LinkType.leLLWithPHDR
+            (.pcapng, LinkType.nordicBLE), (.pcap, LinkType.ppi), (.pcapng, LinkType.ppi):
+            LinkType.leLLWithPHDR
         default: LinkType.h4WithPHDR
         }
     }
@@ -169,7 +170,9 @@ public final class PcapWriter: CaptureWriter {
         if r.bytes.count >= 4 {
             flags |= 0x0010
             file.out.writeBytes(UnsafeRawBufferPointer(rebasing: r.bytes[0..<4]))
-        } else { file.out.writeUInt32(0) }
+        } else {
+            file.out.writeUInt32(0)
+        }
         if s.encrypted == false { flags |= 0x0008 }
         if let c = s.fromCentral { flags |= (c ? 2 : 3) << 7 }
         if let ok = s.crcOK { flags |= 0x0400 | (ok ? 0x0800 : 0) }

@@ -16,10 +16,12 @@ extension CaptureStats {
         let att = a.decoded.attStorage
         let op = att.opcode
         let t = a.decoded.attTransaction
-        if let v = a.vendor { for m in v.messages where m.checksum == .bad {
-            report.counts.vendorBadChecksums += 1
-            problem("vendor_bad_checksum", r, conn: i, handle: Int(v.handle), "\(m.plugin) \(m.message): bad checksum")
-        } }
+        if let v = a.vendor {
+            for m in v.messages where m.checksum == .bad {
+                report.counts.vendorBadChecksums += 1
+                problem("vendor_bad_checksum", r, conn: i, handle: Int(v.handle), "\(m.plugin) \(m.message): bad checksum")
+            }
+        }
         switch op {
         case .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest, .readByGroupTypeRequest: discoverySeen = true
         case .exchangeMTURequest: conns[key]?.clientMTU = att.mtu.map(Int.init)
@@ -46,14 +48,18 @@ extension CaptureStats {
         if let ch {
             switch op {
             case .readRequest, .readBlobRequest: report.characteristics[ch].reads += 1; report.counts.reads += 1
-            case .writeRequest: report.characteristics[ch].writeRequests += 1; report.counts.writeRequests += 1
+            case .writeRequest:
+                report.characteristics[ch].writeRequests += 1; report.counts.writeRequests += 1
                 report.characteristics[ch].bytesToServer += valueCount
-            case .writeCommand, .signedWriteCommand: report.characteristics[ch].writeCommands += 1; report.counts.writeCommands += 1
+            case .writeCommand, .signedWriteCommand:
+                report.characteristics[ch].writeCommands += 1; report.counts.writeCommands += 1
                 report.characteristics[ch].bytesToServer += valueCount
             case .prepareWriteRequest: report.characteristics[ch].bytesToServer += valueCount
-            case .handleValueNotification: report.characteristics[ch].notifications += 1; report.counts.notifications += 1
+            case .handleValueNotification:
+                report.characteristics[ch].notifications += 1; report.counts.notifications += 1
                 report.characteristics[ch].bytesFromServer += valueCount
-            case .handleValueIndication: report.characteristics[ch].indications += 1; report.counts.indications += 1
+            case .handleValueIndication:
+                report.characteristics[ch].indications += 1; report.counts.indications += 1
                 report.characteristics[ch].bytesFromServer += valueCount
             case .readResponse, .readBlobResponse: report.characteristics[ch].bytesFromServer += valueCount
             case .errorResponse: report.characteristics[ch].errors += 1
@@ -75,8 +81,9 @@ extension CaptureStats {
                 if let d = loc.descriptor { where_ += " / " + (GATTNames.name(d) ?? d.description) }
             }
             let hText = handle.map { " handle " + Hex.fixed(UInt64($0), width: 4) } ?? ""
-            problem("att_error", r, conn: i, handle: handle.map(Int.init), request: t?.requestFrame,
-                    "\(err) for \(req)\(hText)\(where_)")
+            problem(
+                "att_error", r, conn: i, handle: handle.map(Int.init), request: t?.requestFrame,
+                "\(err) for \(req)\(hText)\(where_)")
         }
         // Unanswered requests: one outstanding request and one indication per side (§3.3.2),
         // so a second one on the same slot means the first went unanswered. Both devices may
@@ -101,7 +108,6 @@ extension CaptureStats {
             }
         }
     }
-
 
     func characteristic(_ key: ConnKey, _ conn: Int, _ handle: UInt16, _ a: inout AnalyzedFrame, _ r: CaptureRecord) -> Int? {
         if let ch = conns[key]?.chars[handle] {

@@ -12,12 +12,16 @@ extension CaptureStats {
             guard let addr = rep.address else { return }
             report.counts.advertisingReports += 1
             let i: Int
-            if let d = deviceIndex[addr] { i = d } else {
+            if let d = deviceIndex[addr] {
+                i = d
+            } else {
                 guard report.devices.count < StatsLimits.devices else { report.devicesNotListed += 1; return }
                 i = report.devices.count
                 deviceIndex[addr] = i
-                report.devices.append(.init(address: addr.description, addressType: rep.addressType?.name,
-                                            firstFrame: r.frame, lastFrame: r.frame, firstUs: us, lastUs: us))
+                report.devices.append(
+                    .init(
+                        address: addr.description, addressType: rep.addressType?.name,
+                        firstFrame: r.frame, lastFrame: r.frame, firstUs: us, lastUs: us))
             }
             report.devices[i].advertisingReports += 1
             report.devices[i].lastFrame = r.frame; report.devices[i].lastUs = us

@@ -9,8 +9,10 @@ public struct LatencyHistogram: Sendable {
     var minUs = Int64.max, maxUs = Int64.min
 
     /// Lower bound of each display bucket (µs): the report's histograms use decades/3.
-    public static let bounds: [Int64] = [0, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000,
-                                         100_000, 200_000, 500_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000]
+    public static let bounds: [Int64] = [
+        0, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000,
+        100_000, 200_000, 500_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000
+    ]
 
     mutating func add(_ us: Int64) {
         if histogram == nil {
@@ -32,7 +34,8 @@ public struct LatencyHistogram: Sendable {
 
     var summary: StatsReport.Latency? {
         guard let h = histogram, h.totalCount > 0 else { return nil }
-        return .init(count: Int(h.totalCount), minUs: minUs, medianUs: quantile(0.5), p95Us: quantile(0.95), maxUs: maxUs,
-                     histogram: display)
+        return .init(
+            count: Int(h.totalCount), minUs: minUs, medianUs: quantile(0.5), p95Us: quantile(0.95), maxUs: maxUs,
+            histogram: display)
     }
 }

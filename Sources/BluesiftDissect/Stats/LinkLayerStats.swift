@@ -32,7 +32,8 @@ extension CaptureStats {
         // terminate) still use the access address: they belong to the ended connection, and
         // only a new CONNECT_IND opens another (Vol 6 Part B §5.1.1).
         if let s = conns[ConnKey(adapter: r.adapter, handle: c)], s.ended, let end = report.connections[s.index].endFrame,
-           let aa = decoder.connection(adapter: r.adapter, handle: c)?.accessAddress, (connectInds[aa]?.frame ?? 0) < end {
+            let aa = decoder.connection(adapter: r.adapter, handle: c)?.accessAddress, (connectInds[aa]?.frame ?? 0) < end
+        {
             report.connections[s.index].lastFrame = r.frame; report.connections[s.index].lastUs = us
             return
         }
@@ -43,7 +44,8 @@ extension CaptureStats {
         if let bad = ll.acknowledgesCRCBad, let fromCentral = ll.fromCentral, let s = conns[ConnKey(adapter: r.adapter, handle: c)] {
             let side = fromCentral ? 0 : 1
             if let slot = [side * 2, side * 2 + 1].filter({ s.pending[$0].map { $0.frame < bad && $0.crcBad == nil } ?? false })
-                .min(by: { s.pending[$0]!.frame < s.pending[$1]!.frame }) {
+                .min(by: { s.pending[$0]!.frame < s.pending[$1]!.frame })
+            {
                 conns[ConnKey(adapter: r.adapter, handle: c)]!.pending[slot]!.crcBad = (bad, fromCentral)
             }
         }
@@ -54,19 +56,18 @@ extension CaptureStats {
         }
         guard let op = ll.controlOpcode?.rawValue, let d = ll.controlData else { return }
         switch op {
-        case 0x05:   // LL_START_ENC_REQ (§2.4.2.5)
+        case 0x05: // LL_START_ENC_REQ (§2.4.2.5)
             report.connections[i].encryption.append(.init(frame: r.frame, us: us, enabled: true, keySize: nil, source: "ll"))
-        case 0x02, 0x0D:   // LL_TERMINATE_IND (§2.4.2.2), LL_REJECT_IND
+        case 0x02, 0x0D: // LL_TERMINATE_IND (§2.4.2.2), LL_REJECT_IND
             if op == 0x02, let code = d.first {
                 end(i, ConnKey(adapter: r.adapter, handle: c), r, reason: HCIStatus(code))
             }
-        case 0x00 where d.count >= 11:   // LL_CONNECTION_UPDATE_IND (§2.4.2.1)
+        case 0x00 where d.count >= 11: // LL_CONNECTION_UPDATE_IND (§2.4.2.1)
             func u16(_ o: Int) -> Int { Int(d[o]) | Int(d[o + 1]) << 8 }
             report.connections[i].parameters.append(.init(frame: r.frame, us: us, interval: u16(3), latency: u16(5), timeout: u16(7)))
         default: break
         }
     }
-
 
     /// Over the air: packets with a bad CRC (Core 5.4 Vol 6 Part B §3.1.1) and data PDUs whose
     /// CRC nothing could check are noise: said with their share, and what causes them.
@@ -76,24 +77,31 @@ extension CaptureStats {
             let share = Double(crcBad) / Double(llPackets) * 100
             let pct = share < 1 ? "under 1%" : "\(Int(share.rounded()))%"
             let by = crcComputed > 0 ? " (checked by bluesift: the capture does not say whether the sniffer checked them)" : ""
-            let message = crcBad == llPackets
+            let message =
+                crcBad == llPackets
                 ? "All \(crcBad) over-the-air packets have a bad CRC\(by): nothing in the capture can be trusted; they are shown, not decoded."
                 : "\(crcBad) of \(llPackets) over-the-air packets (\(pct)) have a bad CRC\(by): they are shown, not decoded, and make no devices, connections or findings."
-            q.append(.init(code: "crc_bad", severity: share >= 10 ? "warning" : "info", message: message, advice: weak,
-                           frame: nil))
+            q.append(
+                .init(
+                    code: "crc_bad", severity: share >= 10 ? "warning" : "info", message: message, advice: weak,
+                    frame: nil))
         }
         if crcUnverified > 0 {
             let flipped = decoder.accessAddressBitErrors
             let detail = flipped > 0 ? ", \(flipped) of them a known connection's packets with a corrupted access address" : ""
-            q.append(.init(code: "crc_unverified", severity: "info",
-                           message: "\(crcUnverified) data PDUs on access addresses no CONNECT_IND announced could not be checked (their CRCInit unknown, and no second packet agreed on one)\(detail): noise or bit errors, not decoded, not connections.",
-                           advice: weak, frame: decoder.firstUnverifiedPacket ?? decoder.firstAccessAddressBitError))
+            q.append(
+                .init(
+                    code: "crc_unverified", severity: "info",
+                    message: "\(crcUnverified) data PDUs on access addresses no CONNECT_IND announced could not be checked (their CRCInit unknown, and no second packet agreed on one)\(detail): noise or bit errors, not decoded, not connections.",
+                    advice: weak, frame: decoder.firstUnverifiedPacket ?? decoder.firstAccessAddressBitError))
         }
         if crcValidatedWrongly > 0 {
-            q.append(.init(code: "crc_header_disagrees", severity: "info",
-                           message: "\(crcValidatedWrongly) packet(s) the sniffer marked CRC-valid fail bluesift's CRC check: the sniffer's verdict is kept (as Wireshark does). A sniffer that writes something else in the CRC field, or a damaged capture.",
-                           advice: "Nothing to do if the sniffer's firmware is known to do so; otherwise compare with another sniffer.",
-                           frame: decoder.firstCRCValidatedWrongly))
+            q.append(
+                .init(
+                    code: "crc_header_disagrees", severity: "info",
+                    message: "\(crcValidatedWrongly) packet(s) the sniffer marked CRC-valid fail bluesift's CRC check: the sniffer's verdict is kept (as Wireshark does). A sniffer that writes something else in the CRC field, or a damaged capture.",
+                    advice: "Nothing to do if the sniffer's firmware is known to do so; otherwise compare with another sniffer.",
+                    frame: decoder.firstCRCValidatedWrongly))
         }
     }
 }

@@ -42,9 +42,11 @@ extension CaptureStats {
         if let f = report.firstUs, let l = report.lastUs {
             let outside = noteTimes.filter { $0 < f - 60_000_000 || $0 > l + 60_000_000 }
             if let earliest = outside.min() {
-                q.append(.init(code: "notes_outside_span", severity: "info",
-                               message: "\(outside.count) note(s) are dated more than a minute outside the records' span (from \(TimeFormat.rfc3339(Timestamp(microseconds: earliest)))): the span leaves them out.",
-                               advice: "Nothing to do: PacketLogger keeps notes of earlier sessions in its file.", frame: nil))
+                q.append(
+                    .init(
+                        code: "notes_outside_span", severity: "info",
+                        message: "\(outside.count) note(s) are dated more than a minute outside the records' span (from \(TimeFormat.rfc3339(Timestamp(microseconds: earliest)))): the span leaves them out.",
+                        advice: "Nothing to do: PacketLogger keeps notes of earlier sessions in its file.", frame: nil))
             }
         }
         if vendorDiagnostics > 0 {
@@ -52,80 +54,106 @@ extension CaptureStats {
             let handles = vendorHandles.sorted().map {
                 Hex.fixed(UInt64($0), width: 4) + ($0 > HCIPacket.maxConnectionHandle ? " (reserved)" : " (Broadcom)")
             }.joined(separator: ", ")
-            q.append(.init(code: "vendor_diagnostics", severity: "info",
-                           message: "\(vendorDiagnostics) records are the controller's vendor diagnostics on ACL handle\(vendorHandles.count > 1 ? "s" : "") \(handles): not a connection, not decoded.",
-                           advice: "Nothing to do: Android's snoop log records them beside the Bluetooth traffic.", frame: firstVendorDiagnostic))
+            q.append(
+                .init(
+                    code: "vendor_diagnostics", severity: "info",
+                    message: "\(vendorDiagnostics) records are the controller's vendor diagnostics on ACL handle\(vendorHandles.count > 1 ? "s" : "") \(handles): not a connection, not decoded.",
+                    advice: "Nothing to do: Android's snoop log records them beside the Bluetooth traffic.", frame: firstVendorDiagnostic))
         }
         if truncatedACL > 0 {
             if report.format.hasPrefix("btsnoop") {
-                q.append(.init(code: "android_filtered", severity: "warning",
-                               message: "\(truncatedACL) ACL records were cut short by the capture: this looks like Android's filtered HCI snoop log, which drops ATT values and L2CAP payloads.",
-                               advice: "On the phone: Developer options → Enable Bluetooth HCI snoop log → \"Enabled\" (full, not \"Filtered\"), turn Bluetooth off and on, reproduce, then take a new bug report.",
-                               frame: firstTruncatedFrame))
+                q.append(
+                    .init(
+                        code: "android_filtered", severity: "warning",
+                        message: "\(truncatedACL) ACL records were cut short by the capture: this looks like Android's filtered HCI snoop log, which drops ATT values and L2CAP payloads.",
+                        advice: "On the phone: Developer options → Enable Bluetooth HCI snoop log → \"Enabled\" (full, not \"Filtered\"), turn Bluetooth off and on, reproduce, then take a new bug report.",
+                        frame: firstTruncatedFrame))
             } else {
-                q.append(.init(code: "truncated", severity: "warning",
-                               message: "\(truncatedACL) ACL records were cut short by the capture (snap length).",
-                               advice: "Capture again without a snap length limit (tcpdump/dumpcap -s 0).", frame: firstTruncatedFrame))
+                q.append(
+                    .init(
+                        code: "truncated", severity: "warning",
+                        message: "\(truncatedACL) ACL records were cut short by the capture (snap length).",
+                        advice: "Capture again without a snap length limit (tcpdump/dumpcap -s 0).", frame: firstTruncatedFrame))
             }
         }
         let midConn = report.connections.filter { $0.startFrame == nil }
         if let first = midConn.first {
             if isSniffer {
-                q.append(.init(code: "sniffer_missed_connect", severity: "warning",
-                               message: "The sniffer missed the CONNECT_IND of \(midConn.count) connection(s): connection parameters, roles and the channel map are unknown, and the link may have been followed only partly.",
-                               advice: "Start the sniffer before the devices connect and have it follow the advertiser (e.g. nRF Sniffer: select the device before connecting).",
-                               frame: first.firstFrame))
+                q.append(
+                    .init(
+                        code: "sniffer_missed_connect", severity: "warning",
+                        message: "The sniffer missed the CONNECT_IND of \(midConn.count) connection(s): connection parameters, roles and the channel map are unknown, and the link may have been followed only partly.",
+                        advice: "Start the sniffer before the devices connect and have it follow the advertiser (e.g. nRF Sniffer: select the device before connecting).",
+                        frame: first.firstFrame))
             } else if hciControl == 0 {
                 // Not a late start: a logger that records ACL data only never shows one.
-                q.append(.init(code: "no_hci_control", severity: "info",
-                               message: "The log holds no HCI commands or events (ACL data only): how its \(midConn.count) connection(s) started (addresses, parameters, role) is not in it, though what they carried is.",
-                               advice: "Nothing to do for this file; a log that records HCI commands and events too (the snoop log, btmon, PacketLogger) shows connections from their start.",
-                               frame: first.firstFrame))
+                q.append(
+                    .init(
+                        code: "no_hci_control", severity: "info",
+                        message: "The log holds no HCI commands or events (ACL data only): how its \(midConn.count) connection(s) started (addresses, parameters, role) is not in it, though what they carried is.",
+                        advice: "Nothing to do for this file; a log that records HCI commands and events too (the snoop log, btmon, PacketLogger) shows connections from their start.",
+                        frame: first.firstFrame))
             } else {
-                q.append(.init(code: "starts_mid_connection", severity: "warning",
-                               message: "The capture starts during \(midConn.count) connection(s): their set-up (parameters, role, MTU exchange, pairing) is not in it.",
-                               advice: origin.startAdvice,
-                               frame: first.firstFrame))
+                q.append(
+                    .init(
+                        code: "starts_mid_connection", severity: "warning",
+                        message: "The capture starts during \(midConn.count) connection(s): their set-up (parameters, role, MTU exchange, pairing) is not in it.",
+                        advice: origin.startAdvice,
+                        frame: first.firstFrame))
             }
         }
         if unnamedOps > 0 {
-            q.append(.init(code: "no_gatt_discovery", severity: discoverySeen ? "info" : "warning",
-                           message: "\(unnamedOps) ATT operations address handles the capture never discovered\(discoverySeen ? "" : " (no GATT discovery in the capture)"): they are shown by handle only.",
-                           advice: "Name them with --gatt FILE, a database written by `bluesift gatt --format json` from a capture of the same device that includes the discovery (or connect once with a fresh bond so the phone rediscovers).",
-                           frame: firstUnnamedFrame))
+            q.append(
+                .init(
+                    code: "no_gatt_discovery", severity: discoverySeen ? "info" : "warning",
+                    message: "\(unnamedOps) ATT operations address handles the capture never discovered\(discoverySeen ? "" : " (no GATT discovery in the capture)"): they are shown by handle only.",
+                    advice: "Name them with --gatt FILE, a database written by `bluesift gatt --format json` from a capture of the same device that includes the discovery (or connect once with a fresh bond so the phone rediscovers).",
+                    frame: firstUnnamedFrame))
         }
         if backwards > 0 {
-            q.append(.init(code: "gaps", severity: "warning",
-                           message: CaptureSummary.backwardsMessage(backwards),
-                           advice: origin.bufferAdvice, frame: firstBackwardsFrame))
+            q.append(
+                .init(
+                    code: "gaps", severity: "warning",
+                    message: CaptureSummary.backwardsMessage(backwards),
+                    advice: origin.bufferAdvice, frame: firstBackwardsFrame))
         }
         if gapCount > 0 {
-            q.append(.init(code: "idle_gaps", severity: "info",
-                           message: "\(gapCount) gap(s) of more than 60 s while a connection was open: an idle link, or records lost from the capture's buffer.",
-                           advice: origin.bufferAdvice, frame: firstGapFrame))
+            q.append(
+                .init(
+                    code: "idle_gaps", severity: "info",
+                    message: "\(gapCount) gap(s) of more than 60 s while a connection was open: an idle link, or records lost from the capture's buffer.",
+                    advice: origin.bufferAdvice, frame: firstGapFrame))
         }
         if jitter > 0 {
-            q.append(.init(code: "clock_jitter", severity: "info",
-                           message: "\(jitter) timestamp(s) step back by at most \(maxJitterUs < 1000 ? "\(maxJitterUs) µs" : "\(maxJitterUs / 1000) ms"): the clock has jitter; records are in the file's order.",
-                           advice: "Nothing to do: latencies near that size are approximate.", frame: firstJitterFrame))
+            q.append(
+                .init(
+                    code: "clock_jitter", severity: "info",
+                    message: "\(jitter) timestamp(s) step back by at most \(maxJitterUs < 1000 ? "\(maxJitterUs) µs" : "\(maxJitterUs / 1000) ms"): the clock has jitter; records are in the file's order.",
+                    advice: "Nothing to do: latencies near that size are approximate.", frame: firstJitterFrame))
         }
         if let first = crcBadResponses.first {
             let n = report.counts.crcBadResponses
-            let list = crcBadResponses.map { "\(ATTOpcode(rawValue: $0.opcode).name) #\($0.request) → #\($0.frame)" }.joined(separator: ", ")
+            let list =
+                crcBadResponses.map { "\(ATTOpcode(rawValue: $0.opcode).name) #\($0.request) → #\($0.frame)" }.joined(separator: ", ")
                 + (n > crcBadResponses.count ? ", …" : "")
-            let message = n == 1
+            let message =
+                n == 1
                 ? "1 ATT request was answered by a PDU the sniffer saw only with a bad CRC (\(list)): the \(first.byCentral ? "central" : "peripheral") acknowledged it, so the link carried the answer; what it said is not in the capture."
                 : "\(n) ATT requests were answered by PDUs the sniffer saw only with a bad CRC (\(list)): their requesters acknowledged them, so the link carried the answers; what they said is not in the capture."
-            q.append(.init(code: "response_crc_bad", severity: "info", message: message,
-                           advice: Origin.sniffer.bufferAdvice, frame: first.request))
+            q.append(
+                .init(
+                    code: "response_crc_bad", severity: "info", message: message,
+                    advice: Origin.sniffer.bufferAdvice, frame: first.request))
         }
         if isSniffer, llEncryptedFrames > 0 {
             let sawPairing = pairingFrames > 0
-            q.append(.init(code: "encrypted_no_key", severity: "warning",
-                           message: "\(llEncryptedFrames) link-layer frames are encrypted and were not decrypted" + (sawPairing ? "." : "; the pairing is not in the capture, so the key cannot be recovered from it."),
-                           advice: sawPairing ? "Provide the long-term key (from the bond store of one of the devices) to decrypt." :
-                               "Capture the pairing too (remove the bond on both sides and pair while sniffing), or provide the long-term key from one of the devices.",
-                           frame: firstEncryptedFrame))
+            q.append(
+                .init(
+                    code: "encrypted_no_key", severity: "warning",
+                    message: "\(llEncryptedFrames) link-layer frames are encrypted and were not decrypted" + (sawPairing ? "." : "; the pairing is not in the capture, so the key cannot be recovered from it."),
+                    advice: sawPairing
+                        ? "Provide the long-term key (from the bond store of one of the devices) to decrypt." : "Capture the pairing too (remove the bond on both sides and pair while sniffing), or provide the long-term key from one of the devices.",
+                    frame: firstEncryptedFrame))
         }
         for w in warnings {
             q.append(.init(code: "reader_warning", severity: "warning", message: w, advice: "The file is damaged or cut: records after the damage may be missing.", frame: nil))

@@ -67,7 +67,7 @@ public struct StatsReport: Encodable, Sendable {
     /// A finding about the capture itself, with what to do about it.
     public struct Advice: Codable, Sendable {
         public var code: String
-        public var severity: String   // "warning" | "info"
+        public var severity: String // "warning" | "info"
         public var message: String
         public var advice: String
         public var frame: Int?

@@ -37,7 +37,6 @@ public struct ATTReadBlobResponse: ATTMessageType {
     public init(_ v: ATTPDU) { value = v.value.map(Array.init) ?? [] }
 }
 
-
 /// Core 5.4 Vol 3 Part F §3.4.4.7
 public struct ATTReadMultipleRequest: ATTMessageType {
     public static let opcode = ATTOpcode.readMultipleRequest

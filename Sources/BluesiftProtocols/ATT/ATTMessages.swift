@@ -48,8 +48,9 @@ extension ATTMessageType {
     /// Strict decode: the opcode must match and the PDU decode whole (no bytes after it).
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Self {
         if let op = bytes.first, op != opcode.rawValue {
-            throw DecodeError(layer: "att", code: .unexpected, offset: 0,
-                              message: "opcode \(Hex.fixed(UInt64(op), width: 2)) is not \(opcode.name)")
+            throw DecodeError(
+                layer: "att", code: .unexpected, offset: 0,
+                message: "opcode \(Hex.fixed(UInt64(op), width: 2)) is not \(opcode.name)")
         }
         let v = ATTPDU(bytes: bytes)
         if let e = v.error { throw e }
@@ -97,7 +98,6 @@ extension ByteWriter {
         if let s = u.shortValue, s <= 0xFFFF { writeUInt16(UInt16(s)) } else { writeBytes(u.littleEndianBytes) }
     }
 }
-
 
 /// Core 5.4 Vol 3 Part F §3.4.1.1
 public struct ATTErrorResponse: ATTMessageType {

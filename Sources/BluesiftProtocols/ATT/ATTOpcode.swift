@@ -85,9 +85,15 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// the server, bits 8-15 the opcode answered, bits 0-7 the fixed length.
     private static let packed: [UInt32] = (0...255).map { raw -> UInt32 in
         guard let f = ATTOpcode(rawValue: UInt8(raw)).facts else { return 0 }
-        let kind: UInt32 = switch f.kind {
-        case .request: 0; case .response: 1; case .command: 2; case .notification: 3; case .indication: 4; case .confirmation: 5
-        }
+        let kind: UInt32 =
+            switch f.kind {
+            case .request: 0;
+            case .response: 1;
+            case .command: 2;
+            case .notification: 3;
+            case .indication: 4;
+            case .confirmation: 5
+            }
         return 1 << 31 | kind << 28 | (f.sender == .server ? 1 << 27 : 0) | UInt32(f.answers) << 8 | UInt32(f.fixedLength)
     }
     @inline(__always) private var word: UInt32 { Self.packed[Int(rawValue)] }

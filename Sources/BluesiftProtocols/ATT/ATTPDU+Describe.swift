@@ -103,13 +103,21 @@ extension ATTPDU {
         }
         if let list, !list.isEmpty, value == nil {
             var n = 0
-            if let l = findInformation { n = l.walkedCount }
-            else if let l = handleRanges { n = l.walkedCount }
-            else if let l = attributeData { n = l.walkedCount }
-            else if let l = groupData { n = l.walkedCount }
-            else if let l = handles { n = l.walkedCount }
-            else if let l = lengthValues { n = l.walkedCount }
-            else if let l = handleValues { n = l.walkedCount }
+            if let l = findInformation {
+                n = l.walkedCount
+            } else if let l = handleRanges {
+                n = l.walkedCount
+            } else if let l = attributeData {
+                n = l.walkedCount
+            } else if let l = groupData {
+                n = l.walkedCount
+            } else if let l = handles {
+                n = l.walkedCount
+            } else if let l = lengthValues {
+                n = l.walkedCount
+            } else if let l = handleValues {
+                n = l.walkedCount
+            }
             s += " entries=\(n)"
         }
         if let error { s += " [" + error.message + "]" }

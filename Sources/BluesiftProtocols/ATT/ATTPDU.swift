@@ -99,15 +99,15 @@ public struct ATTPDU: FieldDescribable {
         var r = ByteReader(bytes)
         _ = try r.readUInt8("opcode")
         switch opcode.rawValue {
-        case 0x01:  // §3.4.1.1
+        case 0x01: // §3.4.1.1
             requestOpcode = ATTOpcode(rawValue: try r.readUInt8("request opcode in error"))
             errorHandle = try r.readUInt16(.little, "attribute handle in error")
             errorCode = try r.readUInt8("error code")
-        case 0x02, 0x03:  // §3.4.2.1-2
+        case 0x02, 0x03: // §3.4.2.1-2
             mtu = try r.readUInt16(.little, "rx mtu")
-        case 0x04:  // §3.4.3.1
+        case 0x04: // §3.4.3.1
             try readRange(&r)
-        case 0x05:  // §3.4.3.2
+        case 0x05: // §3.4.3.2
             let f = try r.readUInt8("format")
             format = f
             list = r.remaining
@@ -115,21 +115,21 @@ public struct ATTPDU: FieldDescribable {
                 throw DecodeError(code: .invalidValue, offset: 1, message: "find information: format \(f) is reserved")
             }
             try checkMultiple(r, of: f == 1 ? 4 : 18, "find information data")
-        case 0x06:  // §3.4.3.3
+        case 0x06: // §3.4.3.3
             try readRange(&r)
             attributeType = BluetoothUUID(littleEndian: try r.readBytes(2, "attribute type"))
             value = r.readRemaining()
-        case 0x07:  // §3.4.3.4
+        case 0x07: // §3.4.3.4
             list = r.remaining
             try checkMultiple(r, of: 4, "handles information list")
-        case 0x08, 0x10:  // §3.4.4.1, §3.4.4.9
+        case 0x08, 0x10: // §3.4.4.1, §3.4.4.9
             try readRange(&r)
             let n = r.readableBytes
             guard n == 2 || n == 16 else {
                 throw DecodeError(code: .invalidLength, offset: r.readerIndex, message: "attribute type: \(n) bytes, need 2 or 16")
             }
             attributeType = BluetoothUUID(littleEndian: r.readRemaining())
-        case 0x09, 0x11:  // §3.4.4.2, §3.4.4.10
+        case 0x09, 0x11: // §3.4.4.2, §3.4.4.10
             let n = try r.readUInt8("length")
             entryLength = n
             list = r.remaining
@@ -138,35 +138,35 @@ public struct ATTPDU: FieldDescribable {
                 throw DecodeError(code: .invalidValue, offset: 1, message: "entry length \(n) below \(minimum)")
             }
             try checkMultiple(r, of: Int(n), "attribute data list")
-        case 0x0A:  // §3.4.4.3
+        case 0x0A: // §3.4.4.3
             handle = try r.readUInt16(.little, "attribute handle")
-        case 0x0B, 0x0D, 0x0F:  // §3.4.4.4, §3.4.4.6, §3.4.4.8
+        case 0x0B, 0x0D, 0x0F: // §3.4.4.4, §3.4.4.6, §3.4.4.8
             value = r.readRemaining()
-        case 0x0C:  // §3.4.4.5
+        case 0x0C: // §3.4.4.5
             handle = try r.readUInt16(.little, "attribute handle")
             offset = try r.readUInt16(.little, "value offset")
-        case 0x0E, 0x20:  // §3.4.4.7, §3.4.4.11
+        case 0x0E, 0x20: // §3.4.4.7, §3.4.4.11
             list = r.remaining
             try checkMultiple(r, of: 2, "set of handles")
-        case 0x12, 0x52, 0x1B, 0x1D:  // §3.4.5.1, §3.4.5.3, §3.4.7.1, §3.4.7.2
+        case 0x12, 0x52, 0x1B, 0x1D: // §3.4.5.1, §3.4.5.3, §3.4.7.1, §3.4.7.2
             handle = try r.readUInt16(.little, "attribute handle")
             value = r.readRemaining()
-        case 0xD2:  // §3.4.5.4
+        case 0xD2: // §3.4.5.4
             handle = try r.readUInt16(.little, "attribute handle")
             guard r.readableBytes >= 12 else {
                 throw DecodeError(code: .truncated, offset: r.readerIndex, message: "authentication signature: need 12 bytes, \(r.readableBytes) left")
             }
             value = try r.readBytes(r.readableBytes - 12, "attribute value")
             signature = r.readRemaining()
-        case 0x16, 0x17:  // §3.4.6.1-2
+        case 0x16, 0x17: // §3.4.6.1-2
             handle = try r.readUInt16(.little, "attribute handle")
             offset = try r.readUInt16(.little, "value offset")
             value = r.readRemaining()
-        case 0x18:  // §3.4.6.3
+        case 0x18: // §3.4.6.3
             flags = try r.readUInt8("flags")
-        case 0x21:  // §3.4.4.12
+        case 0x21: // §3.4.4.12
             list = r.remaining
-        case 0x23:  // §3.4.7.4
+        case 0x23: // §3.4.7.4
             list = r.remaining
             var i = r.readerIndex
             while i < bytes.count {
@@ -191,8 +191,9 @@ public struct ATTPDU: FieldDescribable {
     private func checkMultiple(_ r: ByteReader, of size: Int, _ what: StaticString) throws(DecodeError) {
         let n = r.readableBytes
         if n % size != 0 {
-            throw DecodeError(code: .invalidLength, offset: r.readerIndex + n - n % size,
-                              message: "\(what): \(n) bytes is not a multiple of \(size)")
+            throw DecodeError(
+                code: .invalidLength, offset: r.readerIndex + n - n % size,
+                message: "\(what): \(n) bytes is not a multiple of \(size)")
         }
     }
 }

@@ -50,7 +50,8 @@ public struct ADStructure {
     /// Service Data (CSS Part A §1.11): the UUID, then the data.
     public var serviceData: (uuid: BluetoothUUID, data: UnsafeRawBufferPointer)? {
         guard let n = type.serviceDataUUIDSize, value.count >= n,
-              let u = BluetoothUUID(littleEndian: UnsafeRawBufferPointer(rebasing: value[0..<n])) else { return nil }
+            let u = BluetoothUUID(littleEndian: UnsafeRawBufferPointer(rebasing: value[0..<n]))
+        else { return nil }
         return (u, UnsafeRawBufferPointer(rebasing: value[n...]))
     }
 }
@@ -67,8 +68,9 @@ public struct ADStructures: Sequence, IteratorProtocol {
         let n = Int(data[index])
         guard n > 0, index + 1 + n <= data.count else { index = data.count; return nil }
         defer { index += 1 + n }
-        return ADStructure(type: ADType(rawValue: data[index + 1]),
-                           value: UnsafeRawBufferPointer(rebasing: data[index + 2..<index + 1 + n]))
+        return ADStructure(
+            type: ADType(rawValue: data[index + 1]),
+            value: UnsafeRawBufferPointer(rebasing: data[index + 2..<index + 1 + n]))
     }
 
     /// The first structure of `type`.
@@ -97,8 +99,9 @@ public struct ADStructures: Sequence, IteratorProtocol {
             let n = Int(data[i])
             if n == 0 { return nil }
             if i + 1 + n > data.count {
-                return DecodeError(layer: "adv", code: .truncated, offset: i,
-                                   message: "AD structure length \(n) runs past the data (\(data.count - i - 1) left)")
+                return DecodeError(
+                    layer: "adv", code: .truncated, offset: i,
+                    message: "AD structure length \(n) runs past the data (\(data.count - i - 1) left)")
             }
             i += 1 + n
         }

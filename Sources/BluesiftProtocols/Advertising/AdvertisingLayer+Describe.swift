@@ -19,8 +19,9 @@ extension AdvertisingReport {
     /// The key of the head run (event type to address type), 12 bytes at `k`: a byte of
     /// presence bits, then each value at a fixed place (absent ones zero).
     public func headKey(_ k: UnsafeMutableRawPointer, extended: Bool) -> Int {
-        k.storeBytes(of: eventTypeTable.rawValue | (extended ? 0x10 : 0) | Self.bit(address != nil, 5)
-                          | Self.bit(addressType != nil, 6), as: UInt8.self)
+        k.storeBytes(
+            of: eventTypeTable.rawValue | (extended ? 0x10 : 0) | Self.bit(address != nil, 5)
+                | Self.bit(addressType != nil, 6), as: UInt8.self)
         k.storeBytes(of: addressType?.rawValue ?? 0, toByteOffset: 1, as: UInt8.self)
         k.storeBytes(of: eventType.littleEndian, toByteOffset: 2, as: UInt16.self)
         k.storeBytes(of: (address?.value ?? 0).littleEndian, toByteOffset: 4, as: UInt64.self)
@@ -32,9 +33,10 @@ extension AdvertisingReport {
     /// The RSSI, then the replayed tail run (TX power to the AD structures).
     public func describeAfterHead<S: FieldSink>(into sink: inout S, keySpace k: UnsafeMutableRawPointer) {
         if let rssi { sink.int("rssi", Int(rssi)) }
-        k.storeBytes(of: Self.bit(txPower != nil, 0) | Self.bit(primaryPHY != nil, 1) | Self.bit(secondaryPHY != nil, 2)
-                          | Self.bit(sid != nil, 3) | Self.bit(periodicInterval != nil, 4) | Self.bit(directAddress != nil, 5)
-                          | Self.bit(directAddressType != nil, 6), as: UInt8.self)
+        k.storeBytes(
+            of: Self.bit(txPower != nil, 0) | Self.bit(primaryPHY != nil, 1) | Self.bit(secondaryPHY != nil, 2)
+                | Self.bit(sid != nil, 3) | Self.bit(periodicInterval != nil, 4) | Self.bit(directAddress != nil, 5)
+                | Self.bit(directAddressType != nil, 6), as: UInt8.self)
         k.storeBytes(of: UInt8(bitPattern: txPower ?? 0), toByteOffset: 1, as: UInt8.self)
         k.storeBytes(of: primaryPHY ?? 0, toByteOffset: 2, as: UInt8.self)
         k.storeBytes(of: secondaryPHY ?? 0, toByteOffset: 3, as: UInt8.self)
@@ -73,15 +75,19 @@ extension AdvertisingReport {
 extension AdvertisingLayer {
     public func describe<S: FieldSink>(into sink: inout S) {
         describeStart(into: &sink)
-        forEachReport { r in sink.beginObject(""); r.describe(into: &sink, extended: isExtended); sink.endObject() }
+        forEachReport { r in
+            sink.beginObject(""); r.describe(into: &sink, extended: isExtended); sink.endObject()
+        }
         sink.endArray()
     }
 
     /// Opcode and name, then opens the `reports` array.
     public func describeStart<S: FieldSink>(into sink: inout S) {
-        if single == nil {   // HCI reports: opcode and name are the subevent's, replayed
+        if single == nil { // HCI reports: opcode and name are the subevent's, replayed
             withUnsafeBytes(of: opcode) { key in
-                sink.replaying(.advertisingOpcode, key) { sink in sink.int("opcode", opcode); sink.string("name", name) }
+                sink.replaying(.advertisingOpcode, key) { sink in
+                    sink.int("opcode", opcode); sink.string("name", name)
+                }
             }
         } else {
             sink.int("opcode", opcode); sink.string("name", name)

@@ -115,12 +115,13 @@ public struct AdvertisingLayer: FieldDescribable {
         switch subevent {
         case 0x02, 0x0D:
             let fixed = subevent == 0x02 ? 10 : 24
-            let lengthAt = subevent == 0x02 ? 8 : 23   // Data_Length within the report
+            let lengthAt = subevent == 0x02 ? 8 : 23 // Data_Length within the report
             for _ in 0..<n {
                 guard end - i >= fixed else { return false }
                 let len = Int(base.load(fromByteOffset: i + lengthAt, as: UInt8.self))
                 guard end - i - fixed >= len,
-                      ADStructures.isWellFormed(base + i + lengthAt + 1, count: len) else { return false }
+                    ADStructures.isWellFormed(base + i + lengthAt + 1, count: len)
+                else { return false }
                 i += fixed + len
             }
         case 0x0B:

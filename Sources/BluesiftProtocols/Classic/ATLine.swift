@@ -40,15 +40,18 @@ public struct ATLine: Sendable, Hashable {
     public init(line: String, isCommand: Bool) {
         text = line; self.isCommand = isCommand
         var body = Substring(line)
-        if isCommand { body = body.dropFirst(2) }   // "AT" / "at"
+        if isCommand { body = body.dropFirst(2) } // "AT" / "at"
         let nameEnd = body.firstIndex(where: { $0 == "=" || $0 == "?" || $0 == ":" }) ?? body.endIndex
         var name = String(body[..<nameEnd]).trimmingSpaces
         var rest = body[nameEnd...]
         if isCommand {
-            if rest.hasPrefix("=?") { kind = .test; rest = rest.dropFirst(2) }
-            else if rest.hasPrefix("=") { kind = .set; rest = rest.dropFirst() }
-            else if rest.hasPrefix("?") { kind = .read; rest = rest.dropFirst() }
-            else {
+            if rest.hasPrefix("=?") {
+                kind = .test; rest = rest.dropFirst(2)
+            } else if rest.hasPrefix("=") {
+                kind = .set; rest = rest.dropFirst()
+            } else if rest.hasPrefix("?") {
+                kind = .read; rest = rest.dropFirst()
+            } else {
                 kind = .action
                 // Basic commands carry their argument straight after the letter: ATD123; ATA.
                 if !name.hasPrefix("+"), let first = name.first {
@@ -75,15 +78,19 @@ public struct ATLine: Sendable, Hashable {
     }
 
     /// HF supported features, AT+BRSF (HFP 1.8 §4.34.2).
-    static let hfFeatures = ["EC/NR", "three-way calling", "CLI presentation", "voice recognition",
-                             "remote volume control", "enhanced call status", "enhanced call control",
-                             "codec negotiation", "HF indicators", "eSCO S4", "enhanced voice recognition status",
-                             "voice recognition text"]
+    static let hfFeatures = [
+        "EC/NR", "three-way calling", "CLI presentation", "voice recognition",
+        "remote volume control", "enhanced call status", "enhanced call control",
+        "codec negotiation", "HF indicators", "eSCO S4", "enhanced voice recognition status",
+        "voice recognition text"
+    ]
     /// AG supported features, +BRSF (HFP 1.8 §4.34.2).
-    static let agFeatures = ["three-way calling", "EC/NR", "voice recognition", "in-band ring tone",
-                             "voice tag", "reject call", "enhanced call status", "enhanced call control",
-                             "extended error codes", "codec negotiation", "HF indicators", "eSCO S4",
-                             "enhanced voice recognition status", "voice recognition text"]
+    static let agFeatures = [
+        "three-way calling", "EC/NR", "voice recognition", "in-band ring tone",
+        "voice tag", "reject call", "enhanced call status", "enhanced call control",
+        "extended error codes", "codec negotiation", "HF indicators", "eSCO S4",
+        "enhanced voice recognition status", "voice recognition text"
+    ]
 
     /// The named features of a +BRSF bitmap.
     public var features: [String]? {
@@ -107,7 +114,9 @@ public struct ATLine: Sendable, Hashable {
             if ch == "\"" {
                 if inQuote { names.append(cur); cur = "" }
                 inQuote.toggle()
-            } else if inQuote { cur.append(ch) }
+            } else if inQuote {
+                cur.append(ch)
+            }
         }
         return names
     }

@@ -137,11 +137,11 @@ public struct AVCTPPDU: FieldDescribable {
             let op = try r.readUInt8("opcode")
             opcode = op
             switch op {
-            case 0x7C:   // PASS THROUGH (AV/C Panel Subunit §9.4)
+            case 0x7C: // PASS THROUGH (AV/C Panel Subunit §9.4)
                 let b = try r.readUInt8("operation id")
                 operationID = b & 0x7F; released = b & 0x80 != 0
                 parameters = r.readRemaining()
-            case 0x00:   // VENDOR-DEPENDENT (AVRCP §6.3.1)
+            case 0x00: // VENDOR-DEPENDENT (AVRCP §6.3.1)
                 companyID = try r.readUInt24(.big, "company id")
                 guard companyID == 0x001958 else { parameters = r.readRemaining(); return }
                 pduID = AVRCPPDUID(rawValue: try r.readUInt8("PDU ID"))
@@ -221,7 +221,8 @@ public struct AVCTPPDU: FieldDescribable {
         var out: [(UInt32, String)] = []
         for _ in 0..<n {
             guard let id = try? r.readUInt32(.big), (try? r.readUInt16(.big)) != nil,
-                  let len = try? r.readUInt16(.big), let v = try? r.readBytes(Int(len)) else { break }
+                let len = try? r.readUInt16(.big), let v = try? r.readBytes(Int(len))
+            else { break }
             out.append((id, String(decoding: v, as: UTF8.self)))
         }
         return out
@@ -250,8 +251,7 @@ public struct AVCTPPDU: FieldDescribable {
     }
 
     public func describe<S: FieldSink>(into sink: inout S) {
-        if let p = pduID { sink.int("opcode", Int(p.rawValue)); sink.string("name", p.name) }
-        else if let o = opcode { sink.int("opcode", Int(o)); sink.string("name", name) }
+        if let p = pduID { sink.int("opcode", Int(p.rawValue)); sink.string("name", p.name) } else if let o = opcode { sink.int("opcode", Int(o)); sink.string("name", name) }
         sink.int("transaction", Int(transaction))
         sink.bool("response", isResponse)
         if packetType != 0 || (reassembled != nil && !fragments) { sink.string("packet_type", AVDTPSignal.packetTypeNames[reassembled == nil ? Int(packetType) : 3]) }

@@ -130,7 +130,8 @@ public struct AVDTPSignal: FieldDescribable {
     /// Commands addressing one SEP carry its ACP SEID first (§8.6-§8.19).
     var acpSEID: UInt8? {
         guard messageType == .command, let s = signalID?.rawValue, parameters.count >= 1,
-              [0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0C, 0x0D].contains(s) else { return nil }
+            [0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0C, 0x0D].contains(s)
+        else { return nil }
         return parameters[0] >> 2
     }
 
@@ -202,8 +203,7 @@ public struct AVDTPSignal: FieldDescribable {
             AVDTPCapability.forEach(caps) { cat, data in
                 sink.beginObject("")
                 sink.int("category", Int(cat)); sink.string("name", AVDTPCapability.name(cat))
-                if cat == 7, let c = A2DPCodec(data) { c.describe(into: &sink) }
-                else if !data.isEmpty { sink.hex("data", data) }
+                if cat == 7, let c = A2DPCodec(data) { c.describe(into: &sink) } else if !data.isEmpty { sink.hex("data", data) }
                 sink.endObject()
             }
             sink.endArray()
@@ -298,29 +298,39 @@ public struct A2DPCodec: Sendable, Hashable {
     public var parameters: [(String, String)] {
         let i = info
         switch (codecType, name) {
-        case (0x00, _) where i.count >= 4:   // A2DP §4.3.2
-            return [("sampling_frequency", Self.bits(i[0], [(0x80, "16000"), (0x40, "32000"), (0x20, "44100"), (0x10, "48000")]).joined(separator: ",")),
-                    ("channel_mode", Self.bits(i[0], [(0x08, "mono"), (0x04, "dual channel"), (0x02, "stereo"), (0x01, "joint stereo")]).joined(separator: ",")),
-                    ("block_length", Self.bits(i[1], [(0x80, "4"), (0x40, "8"), (0x20, "12"), (0x10, "16")]).joined(separator: ",")),
-                    ("subbands", Self.bits(i[1], [(0x08, "4"), (0x04, "8")]).joined(separator: ",")),
-                    ("allocation_method", Self.bits(i[1], [(0x02, "SNR"), (0x01, "loudness")]).joined(separator: ",")),
-                    ("bitpool", "\(i[2])-\(i[3])")]
-        case (0x02, _) where i.count >= 6:   // A2DP §4.5.2
+        case (0x00, _) where i.count >= 4: // A2DP §4.3.2
+            return [
+                ("sampling_frequency", Self.bits(i[0], [(0x80, "16000"), (0x40, "32000"), (0x20, "44100"), (0x10, "48000")]).joined(separator: ",")),
+                ("channel_mode", Self.bits(i[0], [(0x08, "mono"), (0x04, "dual channel"), (0x02, "stereo"), (0x01, "joint stereo")]).joined(separator: ",")),
+                ("block_length", Self.bits(i[1], [(0x80, "4"), (0x40, "8"), (0x20, "12"), (0x10, "16")]).joined(separator: ",")),
+                ("subbands", Self.bits(i[1], [(0x08, "4"), (0x04, "8")]).joined(separator: ",")),
+                ("allocation_method", Self.bits(i[1], [(0x02, "SNR"), (0x01, "loudness")]).joined(separator: ",")),
+                ("bitpool", "\(i[2])-\(i[3])")
+            ]
+        case (0x02, _) where i.count >= 6: // A2DP §4.5.2
             let f = UInt16(i[1]) << 4 | UInt16(i[2] >> 4)
-            let freqs = [(0x800, "8000"), (0x400, "11025"), (0x200, "12000"), (0x100, "16000"), (0x80, "22050"), (0x40, "24000"),
-                         (0x20, "32000"), (0x10, "44100"), (0x8, "48000"), (0x4, "64000"), (0x2, "88200"), (0x1, "96000")]
+            let freqs = [
+                (0x800, "8000"), (0x400, "11025"), (0x200, "12000"), (0x100, "16000"), (0x80, "22050"), (0x40, "24000"),
+                (0x20, "32000"), (0x10, "44100"), (0x8, "48000"), (0x4, "64000"), (0x2, "88200"), (0x1, "96000")
+            ]
             let rate = Int(i[3] & 0x7F) << 16 | Int(i[4]) << 8 | Int(i[5])
-            return [("object_type", Self.bits(i[0], [(0x80, "MPEG-2 AAC LC"), (0x40, "MPEG-4 AAC LC"), (0x20, "MPEG-4 AAC LTP"), (0x10, "MPEG-4 AAC scalable")]).joined(separator: ",")),
-                    ("sampling_frequency", freqs.filter { f & UInt16($0.0) != 0 }.map(\.1).joined(separator: ",")),
-                    ("channels", Self.bits(i[2], [(0x08, "1"), (0x04, "2")]).joined(separator: ",")),
-                    ("vbr", i[3] & 0x80 != 0 ? "yes" : "no"), ("bit_rate", "\(rate)")]
+            return [
+                ("object_type", Self.bits(i[0], [(0x80, "MPEG-2 AAC LC"), (0x40, "MPEG-4 AAC LC"), (0x20, "MPEG-4 AAC LTP"), (0x10, "MPEG-4 AAC scalable")]).joined(separator: ",")),
+                ("sampling_frequency", freqs.filter { f & UInt16($0.0) != 0 }.map(\.1).joined(separator: ",")),
+                ("channels", Self.bits(i[2], [(0x08, "1"), (0x04, "2")]).joined(separator: ",")),
+                ("vbr", i[3] & 0x80 != 0 ? "yes" : "no"), ("bit_rate", "\(rate)")
+            ]
         case (_, "aptX"), (_, "aptX HD"):
             guard let b = i.first else { return [] }
-            return [("sampling_frequency", Self.bits(b, [(0x80, "16000"), (0x40, "32000"), (0x20, "44100"), (0x10, "48000")]).joined(separator: ",")),
-                    ("channel_mode", Self.bits(b, [(0x01, "mono"), (0x02, "stereo")]).joined(separator: ","))]
+            return [
+                ("sampling_frequency", Self.bits(b, [(0x80, "16000"), (0x40, "32000"), (0x20, "44100"), (0x10, "48000")]).joined(separator: ",")),
+                ("channel_mode", Self.bits(b, [(0x01, "mono"), (0x02, "stereo")]).joined(separator: ","))
+            ]
         case (_, "LDAC") where i.count >= 2:
-            return [("sampling_frequency", Self.bits(i[0], [(0x20, "44100"), (0x10, "48000"), (0x08, "88200"), (0x04, "96000"), (0x02, "176400"), (0x01, "192000")]).joined(separator: ",")),
-                    ("channel_mode", Self.bits(i[1], [(0x04, "mono"), (0x02, "dual channel"), (0x01, "stereo")]).joined(separator: ","))]
+            return [
+                ("sampling_frequency", Self.bits(i[0], [(0x20, "44100"), (0x10, "48000"), (0x08, "88200"), (0x04, "96000"), (0x02, "176400"), (0x01, "192000")]).joined(separator: ",")),
+                ("channel_mode", Self.bits(i[1], [(0x04, "mono"), (0x02, "dual channel"), (0x01, "stereo")]).joined(separator: ","))
+            ]
         default:
             return []
         }
@@ -344,8 +354,7 @@ public struct A2DPCodec: Sendable, Hashable {
         if let v = vendorID { sink.uint("vendor_id", UInt64(v)) }
         if let c = vendorCodecID { sink.int("vendor_codec_id", Int(c)) }
         let p = parameters
-        if p.isEmpty { if !info.isEmpty { sink.hex("info", info) } }
-        else { for (k, v) in p { sink.string(.dynamic(k), v) } }
+        if p.isEmpty { if !info.isEmpty { sink.hex("info", info) } } else { for (k, v) in p { sink.string(.dynamic(k), v) } }
     }
 }
 
@@ -376,13 +385,12 @@ public struct AVDTPMediaPacket: FieldDescribable {
             timestamp = try r.readUInt32(.big, "timestamp")
             ssrc = try r.readUInt32(.big, "SSRC")
             try r.skip(4 * Int(b0 & 0x0F), "CSRC list")
-            if b0 & 0x10 != 0 {   // header extension
+            if b0 & 0x10 != 0 { // header extension
                 try r.skip(2, "extension profile")
                 try r.skip(4 * Int(try r.readUInt16(.big, "extension length")), "extension")
             }
             payload = r.readRemaining()
-            if codecType == 0x00, let h = payload.first { sbcFrames = Int(h & 0x0F); codec = "SBC" }
-            else if let c = codecType { codec = c == 0x02 ? "MPEG-2,4 AAC" : c == 0xFF ? "Vendor" : "codec \(c)" }
+            if codecType == 0x00, let h = payload.first { sbcFrames = Int(h & 0x0F); codec = "SBC" } else if let c = codecType { codec = c == 0x02 ? "MPEG-2,4 AAC" : c == 0xFF ? "Vendor" : "codec \(c)" }
         } catch {
             self.error = error.inLayer("avdtp")
         }

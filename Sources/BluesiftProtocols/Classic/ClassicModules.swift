@@ -19,9 +19,11 @@ public enum SDP: ProtocolModule {
 
 /// RFCOMM (RFCOMM 1.2 / TS 07.10), on PSM 0x0003, and the AT lines of HFP/HSP it carries.
 public enum RFCOMM: ProtocolModule {
-    public static let layers = [LayerSpec("rfcomm", group: "classic", specificity: 6),
-                                // Rides on RFCOMM frames already counted.
-                                LayerSpec("hfp", group: "classic", specificity: 7, counted: false)]
+    public static let layers = [
+        LayerSpec("rfcomm", group: "classic", specificity: 6),
+        // Rides on RFCOMM frames already counted.
+        LayerSpec("hfp", group: "classic", specificity: 7, counted: false)
+    ]
     public static let carriers: [Carrier] = [.psm(0x0003)]
     public static let layer = FrameLayer.registered("rfcomm")
     public static let hfp = FrameLayer.registered("hfp")
@@ -61,8 +63,7 @@ public enum AVCTP: ProtocolModule {
         var p = AVCTPPDU(bytes: pdu, browsing: x.carrier == .psm(0x001B))
         if p.packetType != 0, p.error == nil, !p.browsing { p = ClassicDecode.avctpParts(p, pdu, c, x, side: side, x.record, &f) }
         if p.error == nil, p.packetType == 0 || p.reassembled != nil, !p.browsing {
-            if p.avrcpPacketType != 0 { p = ClassicDecode.avrcpFragments(p, c, x, side: side, x.record, &f) }
-            else if p.pduID?.rawValue == 0x41, !p.isResponse { c.avrcpParts[Int(L2CAPChannels.other(side))] = nil }   // AbortContinuingResponse
+            if p.avrcpPacketType != 0 { p = ClassicDecode.avrcpFragments(p, c, x, side: side, x.record, &f) } else if p.pduID?.rawValue == 0x41, !p.isResponse { c.avrcpParts[Int(L2CAPChannels.other(side))] = nil } // AbortContinuingResponse
         }
         if p.pid == 0x110E || p.pid == 0x110C, !p.isResponse {
             x.profile("AVRCP", role: side == 0 ? "controller" : side == 1 ? "target" : nil)
@@ -213,8 +214,10 @@ enum ClassicDecode {
         return p
     }
 
-    static func rfcomm(_ payload: UnsafeRawBufferPointer, _ c: ClassicState, _ x: ModuleContext, side: UInt8,
-                        _ record: CaptureRecord, _ f: inout DecodedFrame) -> RFCOMMFrame {
+    static func rfcomm(
+        _ payload: UnsafeRawBufferPointer, _ c: ClassicState, _ x: ModuleContext, side: UInt8,
+        _ record: CaptureRecord, _ f: inout DecodedFrame
+    ) -> RFCOMMFrame {
         var fr = RFCOMMFrame(bytes: payload)
         guard fr.dlci != 0 else {
             if fr.frameType == .sabm, c.muxInitiator == nil, side < 2 { c.muxInitiator = side }
@@ -226,9 +229,11 @@ enum ClassicDecode {
         // AT lines on channels SDP named Handsfree/Headset; on channels SDP did not name, only
         // text that starts like HFP's extended commands ("AT+", "\r\n+"): serial-port devices
         // (ELM327 OBD dongles) speak plain AT too.
-        let hfp = name.hasPrefix("Handsfree") || name.hasPrefix("Headset")
-            || (name.isEmpty && (c.atLines[UInt16(side) << 8 | UInt16(fr.dlci)] != nil
-                                 || (ATLineSplitter.isText(fr.information) && looksLikeHFP(fr.information))))
+        let hfp =
+            name.hasPrefix("Handsfree") || name.hasPrefix("Headset")
+            || (name.isEmpty
+                && (c.atLines[UInt16(side) << 8 | UInt16(fr.dlci)] != nil
+                    || (ATLineSplitter.isText(fr.information) && looksLikeHFP(fr.information))))
         guard hfp else {
             x.profile(name == "Serial Port" ? "SPP" : "RFCOMM channel \(fr.channel)" + (name.isEmpty ? "" : " (" + name + ")"), role: nil)
             return fr
@@ -290,12 +295,17 @@ enum ClassicDecode {
     /// AVDTP 1.3 §8.4.2: a start packet (with the number of packets and the signal id), then
     /// continue packets, then an end packet, each with the same transaction label. The end
     /// packet's frame carries the whole message, decoded as the single packet it makes.
-    static func avdtpParts(_ sig: AVDTPSignal, _ c: ClassicState, _ x: ModuleContext, side: UInt8, _ record: CaptureRecord,
-                            _ f: inout DecodedFrame) -> AVDTPSignal {
+    static func avdtpParts(
+        _ sig: AVDTPSignal, _ c: ClassicState, _ x: ModuleContext, side: UInt8, _ record: CaptureRecord,
+        _ f: inout DecodedFrame
+    ) -> AVDTPSignal {
         let header = sig.signalID.map { [sig.transaction << 4 | sig.messageType.rawValue, $0.rawValue] } ?? []
-        guard let whole = joinParts(&c.avdtpParts[Int(side)], type: sig.packetType, transaction: sig.transaction,
-                                    announced: sig.numberOfPackets ?? 0, header: header, data: sig.parameters,
-                                    layer: AVDTP.layer.key.description, record, &f) else { return sig }
+        guard
+            let whole = joinParts(
+                &c.avdtpParts[Int(side)], type: sig.packetType, transaction: sig.transaction,
+                announced: sig.numberOfPackets ?? 0, header: header, data: sig.parameters,
+                layer: AVDTP.layer.key.description, record, &f)
+        else { return sig }
         var out = AVDTPSignal(bytes: x.hold(whole.bytes))
         out.reassembled = whole.packets
         out.startFrame = whole.startFrame
@@ -304,17 +314,22 @@ enum ClassicDecode {
 
     /// AVCTP 1.4 §6.1.2: the start packet has the number of packets and the PID, continue and
     /// end packets a one-octet header; the whole message gets a single packet's header.
-    static func avctpParts(_ p: AVCTPPDU, _ payload: UnsafeRawBufferPointer, _ c: ClassicState, _ x: ModuleContext, side: UInt8,
-                            _ record: CaptureRecord, _ f: inout DecodedFrame) -> AVCTPPDU {
+    static func avctpParts(
+        _ p: AVCTPPDU, _ payload: UnsafeRawBufferPointer, _ c: ClassicState, _ x: ModuleContext, side: UInt8,
+        _ record: CaptureRecord, _ f: inout DecodedFrame
+    ) -> AVCTPPDU {
         let start = p.packetType == 1
         let skip = start ? 4 : 1
         guard payload.count >= skip else { return p }
-        let h0 = payload[0] & 0xF3   // packet type bits cleared: a single packet
+        let h0 = payload[0] & 0xF3 // packet type bits cleared: a single packet
         let header: [UInt8] = start ? [h0, payload[2], payload[3]] : []
         let data = UnsafeRawBufferPointer(rebasing: payload[skip...])
-        guard let whole = joinParts(&c.avctpParts[Int(side)], type: p.packetType, transaction: p.transaction,
-                                    announced: start ? Int(payload[1]) : 0, header: header, data: data,
-                                    layer: AVCTP.layer.key.description, record, &f) else { return p }
+        guard
+            let whole = joinParts(
+                &c.avctpParts[Int(side)], type: p.packetType, transaction: p.transaction,
+                announced: start ? Int(payload[1]) : 0, header: header, data: data,
+                layer: AVCTP.layer.key.description, record, &f)
+        else { return p }
         var out = AVCTPPDU(bytes: x.hold(whole.bytes), browsing: false)
         out.reassembled = whole.packets
         out.startFrame = whole.startFrame
@@ -325,19 +340,28 @@ enum ClassicDecode {
     /// a start fragment, then (each asked for by RequestContinuingResponse, so each with its
     /// own transaction label) continue fragments and an end fragment of the same PDU ID. The
     /// end fragment's frame carries the whole response, decoded as a single one.
-    static func avrcpFragments(_ p: AVCTPPDU, _ c: ClassicState, _ x: ModuleContext, side: UInt8, _ record: CaptureRecord,
-                                _ f: inout DecodedFrame) -> AVCTPPDU {
+    static func avrcpFragments(
+        _ p: AVCTPPDU, _ c: ClassicState, _ x: ModuleContext, side: UInt8, _ record: CaptureRecord,
+        _ f: inout DecodedFrame
+    ) -> AVCTPPDU {
         guard let pdu = p.pduID, let pid = p.pid, let company = p.companyID, let ctype = p.ctype, let subunit = p.subunitType else { return p }
         // The single response it will become: AVCTP header (one packet), AV/C frame (subunit
         // id 0: AVRCP's panel subunit is 0x48), packet type 0; label and length set at the end.
-        let header: [UInt8] = p.avrcpPacketType != 1 ? [] : [0, UInt8(pid >> 8), UInt8(pid & 0xFF), ctype.rawValue, subunit << 3, 0x00,
-                                                            UInt8(company >> 16), UInt8(company >> 8 & 0xFF), UInt8(company & 0xFF), pdu.rawValue, 0, 0, 0]
-        guard var whole = joinParts(&c.avrcpParts[Int(side)], type: p.avrcpPacketType, transaction: pdu.rawValue, announced: nil,
-                                    header: header, data: p.parameters, layer: AVCTP.layer.key.description, naming: .fragments(pdu.name), record, &f)
+        let header: [UInt8] =
+            p.avrcpPacketType != 1
+            ? []
+            : [
+                0, UInt8(pid >> 8), UInt8(pid & 0xFF), ctype.rawValue, subunit << 3, 0x00,
+                UInt8(company >> 16), UInt8(company >> 8 & 0xFF), UInt8(company & 0xFF), pdu.rawValue, 0, 0, 0
+            ]
+        guard
+            var whole = joinParts(
+                &c.avrcpParts[Int(side)], type: p.avrcpPacketType, transaction: pdu.rawValue, announced: nil,
+                header: header, data: p.parameters, layer: AVCTP.layer.key.description, naming: .fragments(pdu.name), record, &f)
         else { return p }
         let n = whole.bytes.count - 13
         whole.bytes[11] = UInt8(n >> 8); whole.bytes[12] = UInt8(n & 0xFF)
-        whole.bytes[0] = p.transaction << 4 | (p.isResponse ? 2 : 0)   // this frame's own label: the answer to its request
+        whole.bytes[0] = p.transaction << 4 | (p.isResponse ? 2 : 0) // this frame's own label: the answer to its request
         var out = AVCTPPDU(bytes: x.hold(whole.bytes), browsing: false)
         out.reassembled = whole.packets
         out.startFrame = whole.startFrame
@@ -358,9 +382,11 @@ enum ClassicDecode {
     /// ended, a count that differs from the announced one, a message past the cap) are notes
     /// on the record; nothing is allocated beyond `ClassicState.maxMessage`. `announced` nil:
     /// the start part does not say how many follow.
-    static func joinParts(_ parts: inout MessageParts?, type: UInt8, transaction: UInt8, announced: Int?,
-                           header: [UInt8], data: UnsafeRawBufferPointer, layer: String, naming: PartNaming = .packets,
-                           _ record: CaptureRecord, _ f: inout DecodedFrame) -> (bytes: [UInt8], packets: Int, startFrame: Int)? {
+    static func joinParts(
+        _ parts: inout MessageParts?, type: UInt8, transaction: UInt8, announced: Int?,
+        header: [UInt8], data: UnsafeRawBufferPointer, layer: String, naming: PartNaming = .packets,
+        _ record: CaptureRecord, _ f: inout DecodedFrame
+    ) -> (bytes: [UInt8], packets: Int, startFrame: Int)? {
         func note(_ m: String) { f.errors.append(DecodeError(layer: layer, code: .reassembly, offset: 0, message: m)) }
         let unit = naming.unit, whole = naming.whole
         if type == 1 {

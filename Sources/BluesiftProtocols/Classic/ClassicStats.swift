@@ -42,8 +42,10 @@ public final class ClassicStats: StatsCollector {
     func row(_ key: Key, _ r: CaptureRecord) -> Int? {
         if let i = rows[key] { channels[i].lastFrame = r.frame; return i }
         guard channels.count < Self.maxChannels else { notListed += 1; return nil }
-        channels.append(.init(connection: key.conn, profile: key.profile, dlci: key.dlci >= 0 ? key.dlci : nil,
-                              firstFrame: r.frame, lastFrame: r.frame))
+        channels.append(
+            .init(
+                connection: key.conn, profile: key.profile, dlci: key.dlci >= 0 ? key.dlci : nil,
+                firstFrame: r.frame, lastFrame: r.frame))
         rows[key] = channels.count - 1
         return channels.count - 1
     }
@@ -66,23 +68,23 @@ public final class ClassicStats: StatsCollector {
         if type(of: layer) == AVDTPMediaPacket.self {
             profile = "A2DP media"; avdtpMedia += 1
         } else {
-        switch layer {
-        case let p as SDPPDU:
-            profile = "SDP"; sdp += 1
-            if [2, 4, 6].contains(p.pduID.rawValue) { commands = 1 } else { responses = 1 }
-        case let s as AVDTPSignal:
-            profile = "AVDTP"; avdtpSignals += 1
-            if s.messageType == .command { commands = 1 } else { responses = 1 }
-        case let p as AVCTPPDU:
-            profile = "AVRCP"
-            if p.isResponse { responses = 1; avrcpResponses += 1 } else { commands = 1; avrcpCommands += 1 }
-        case let fr as RFCOMMFrame:
-            rfcomm = fr
-            profile = "RFCOMM"; dlci = Int(fr.dlci); bytes = fr.length; rfcommFrames += 1
-            for line in fr.at { if line.isCommand { commands += 1 } else { responses += 1 } }
-            hfpCommands += commands; hfpResults += responses
-        default: return
-        }
+            switch layer {
+            case let p as SDPPDU:
+                profile = "SDP"; sdp += 1
+                if [2, 4, 6].contains(p.pduID.rawValue) { commands = 1 } else { responses = 1 }
+            case let s as AVDTPSignal:
+                profile = "AVDTP"; avdtpSignals += 1
+                if s.messageType == .command { commands = 1 } else { responses = 1 }
+            case let p as AVCTPPDU:
+                profile = "AVRCP"
+                if p.isResponse { responses = 1; avrcpResponses += 1 } else { commands = 1; avrcpCommands += 1 }
+            case let fr as RFCOMMFrame:
+                rfcomm = fr
+                profile = "RFCOMM"; dlci = Int(fr.dlci); bytes = fr.length; rfcommFrames += 1
+                for line in fr.at { if line.isCommand { commands += 1 } else { responses += 1 } }
+                hfpCommands += commands; hfpResults += responses
+            default: return
+            }
         }
         guard let i = row(Key(conn: conn, profile: profile, dlci: dlci), r) else { return }
         channels[i].frames += 1
@@ -103,25 +105,32 @@ public final class ClassicStats: StatsCollector {
     public func finish(_ stats: any StatsContext) -> ModuleStats {
         var m = ModuleStats()
         m.members = [("classic", channels), ("classicNotListed", notListed)]
-        m.counts = [("sdp", sdp), ("avdtpSignals", avdtpSignals), ("avdtpMedia", avdtpMedia), ("avrcpCommands", avrcpCommands),
-                    ("avrcpResponses", avrcpResponses), ("rfcommFrames", rfcommFrames), ("hfpCommands", hfpCommands),
-                    ("hfpResults", hfpResults), ("scoPackets", scoPackets)]
+        m.counts = [
+            ("sdp", sdp), ("avdtpSignals", avdtpSignals), ("avdtpMedia", avdtpMedia), ("avrcpCommands", avrcpCommands),
+            ("avrcpResponses", avrcpResponses), ("rfcommFrames", rfcommFrames), ("hfpCommands", hfpCommands),
+            ("hfpResults", hfpResults), ("scoPackets", scoPackets)
+        ]
         m.tables["classic"] = channels.map { c in
-            [stats.file, String(c.connection), Hex.fixed(UInt64(stats.connectionHandle(c.connection)), width: 4),
-             stats.connectionPeer(c.connection), c.profile, c.psm.map { Hex.fixed(UInt64($0), width: 4) }, c.dlci.map(String.init),
-             c.serverChannel.map(String.init), c.service, String(c.frames), String(c.commands), String(c.responses),
-             String(c.bytes), String(c.firstFrame), String(c.lastFrame)]
+            [
+                stats.file, String(c.connection), Hex.fixed(UInt64(stats.connectionHandle(c.connection)), width: 4),
+                stats.connectionPeer(c.connection), c.profile, c.psm.map { Hex.fixed(UInt64($0), width: 4) }, c.dlci.map(String.init),
+                c.serverChannel.map(String.init), c.service, String(c.frames), String(c.commands), String(c.responses),
+                String(c.bytes), String(c.firstFrame), String(c.lastFrame)
+            ]
         }
         if !channels.isEmpty {
             m.text.append("")
-            m.text.append("classic: \(channels.count) channels (SDP \(sdp), AVDTP \(avdtpSignals) signals + \(avdtpMedia) media, "
-                          + "AVRCP \(avrcpCommands) commands + \(avrcpResponses) responses, RFCOMM \(rfcommFrames) frames, "
-                          + "AT \(hfpCommands) commands + \(hfpResults) results, SCO \(scoPackets))"
-                          + (notListed > 0 ? " (+\(notListed) frames on channels not listed)" : ""))
+            m.text.append(
+                "classic: \(channels.count) channels (SDP \(sdp), AVDTP \(avdtpSignals) signals + \(avdtpMedia) media, "
+                    + "AVRCP \(avrcpCommands) commands + \(avrcpResponses) responses, RFCOMM \(rfcommFrames) frames, "
+                    + "AT \(hfpCommands) commands + \(hfpResults) results, SCO \(scoPackets))"
+                    + (notListed > 0 ? " (+\(notListed) frames on channels not listed)" : ""))
             m.text.append("  conn frames   cmds  resps      bytes  first…last  channel")
             for c in channels {
                 let span = "\(c.firstFrame)…\(c.lastFrame)"
-                m.text.append("  \(Self.padded(c.connection, 4)) \(Self.padded(c.frames, 6)) \(Self.padded(c.commands, 6)) \(Self.padded(c.responses, 6)) \(Self.padded(c.bytes, 10))  \(span)\(String(repeating: " ", count: max(1, 12 - span.count)))\(Self.label(c))")
+                m.text.append(
+                    "  \(Self.padded(c.connection, 4)) \(Self.padded(c.frames, 6)) \(Self.padded(c.commands, 6)) \(Self.padded(c.responses, 6)) \(Self.padded(c.bytes, 10))  \(span)\(String(repeating: " ", count: max(1, 12 - span.count)))\(Self.label(c))"
+                )
             }
         }
         return m
@@ -139,7 +148,9 @@ public final class ClassicStats: StatsCollector {
             if let n = c.service { inner.append(n) }
             if d == 0 { inner.append("multiplexer") }
             if !inner.isEmpty { s += " (" + inner.joined(separator: ", ") + ")" }
-        } else if let p = c.psm { s += " (PSM \(Hex.fixed(UInt64(p), width: 4)))" }
+        } else if let p = c.psm {
+            s += " (PSM \(Hex.fixed(UInt64(p), width: 4)))"
+        }
         return s
     }
 
@@ -147,19 +158,19 @@ public final class ClassicStats: StatsCollector {
     /// stats' classic table; their PDUs are rows of the sequence view.
     public static var reportView: String? {
         #"""
-      // ---------- Classic ----------
-      // SDP, AVDTP (signalling and A2DP media), AVRCP, RFCOMM per DLCI with HFP AT lines, SCO:
-      // stats' classic table; their PDUs are rows of the sequence view.
-      function classicLabel(c){var s=c.profile;if(c.dlci!=null){var inner=[];if(c.server_channel!=null)inner.push('channel '+c.server_channel);if(c.service)inner.push(c.service);
-        if(c.dlci===0)inner.push('multiplexer');s+=' DLCI '+c.dlci+(inner.length?' ('+inner.join(', ')+')':'');}else if(c.psm!=null)s+=' (PSM '+hex4(c.psm)+')';return s;}
-      if((S.classic||[]).length){count('classic',S.classic.length,'Classic channels');
-        addView('classic','Classic ('+S.classic.length+')',function(sec){var k=S.counts;
-          sec.appendChild(el('p',{'class':'mut',id:'classic-counts'},'SDP '+k.sdp+' PDUs · AVDTP '+k.avdtp_signals+' signals + '+k.avdtp_media+' media packets · AVRCP '+k.avrcp_commands+' commands + '+k.avrcp_responses+' responses · RFCOMM '+k.rfcomm_frames+' frames · HFP/HSP AT '+k.hfp_commands+' commands + '+k.hfp_results+' results · SCO '+k.sco_packets+' packets. Their PDUs are in the Sequence view.'));
-          var t=el('table',{id:'classic-table'});var h=el('tr');['conn','channel','frames','commands','responses','bytes','first','last'].forEach(function(x){h.appendChild(el('th',null,x));});t.appendChild(h);
-          S.classic.forEach(function(c){var tr=el('tr',{'data-profile':c.profile});function td(v,cls){var d=el('td',{'class':cls||''},v);tr.appendChild(d);return d;}
-            td(connLabel(c.connection),'nw');td(classicLabel(c));td(c.frames,'n');td(c.commands,'n');td(c.responses,'n');td(c.bytes,'n');
-            td('').appendChild(frameLink(c.first_frame));td('').appendChild(frameLink(c.last_frame));t.appendChild(tr);});
-          sec.appendChild(t);});}
-    """#
+          // ---------- Classic ----------
+          // SDP, AVDTP (signalling and A2DP media), AVRCP, RFCOMM per DLCI with HFP AT lines, SCO:
+          // stats' classic table; their PDUs are rows of the sequence view.
+          function classicLabel(c){var s=c.profile;if(c.dlci!=null){var inner=[];if(c.server_channel!=null)inner.push('channel '+c.server_channel);if(c.service)inner.push(c.service);
+            if(c.dlci===0)inner.push('multiplexer');s+=' DLCI '+c.dlci+(inner.length?' ('+inner.join(', ')+')':'');}else if(c.psm!=null)s+=' (PSM '+hex4(c.psm)+')';return s;}
+          if((S.classic||[]).length){count('classic',S.classic.length,'Classic channels');
+            addView('classic','Classic ('+S.classic.length+')',function(sec){var k=S.counts;
+              sec.appendChild(el('p',{'class':'mut',id:'classic-counts'},'SDP '+k.sdp+' PDUs · AVDTP '+k.avdtp_signals+' signals + '+k.avdtp_media+' media packets · AVRCP '+k.avrcp_commands+' commands + '+k.avrcp_responses+' responses · RFCOMM '+k.rfcomm_frames+' frames · HFP/HSP AT '+k.hfp_commands+' commands + '+k.hfp_results+' results · SCO '+k.sco_packets+' packets. Their PDUs are in the Sequence view.'));
+              var t=el('table',{id:'classic-table'});var h=el('tr');['conn','channel','frames','commands','responses','bytes','first','last'].forEach(function(x){h.appendChild(el('th',null,x));});t.appendChild(h);
+              S.classic.forEach(function(c){var tr=el('tr',{'data-profile':c.profile});function td(v,cls){var d=el('td',{'class':cls||''},v);tr.appendChild(d);return d;}
+                td(connLabel(c.connection),'nw');td(classicLabel(c));td(c.frames,'n');td(c.commands,'n');td(c.responses,'n');td(c.bytes,'n');
+                td('').appendChild(frameLink(c.first_frame));td('').appendChild(frameLink(c.last_frame));t.appendChild(tr);});
+              sec.appendChild(t);});}
+        """#
     }
 }

@@ -85,7 +85,7 @@ public struct RFCOMMMuxCommand {
         type = RFCOMMMuxType(rawValue: t >> 2)
         isCommand = t & 0x02 != 0
         var len = 0, shift = 0
-        while true {   // EA-coded length, 7 bits per octet
+        while true { // EA-coded length, 7 bits per octet
             let b = try r.readUInt8("mux length")
             len |= Int(b >> 1) << shift
             shift += 7
@@ -100,7 +100,7 @@ public struct RFCOMMMuxCommand {
         if let d = dlci { sink.int("dlci", Int(d)); sink.int("channel", Int(d >> 1)) }
         let v = values
         switch type.rawValue {
-        case 0x20 where v.count >= 8:   // PN (§5.5.3): I/CL, priority, timer, N1, N2, k
+        case 0x20 where v.count >= 8: // PN (§5.5.3): I/CL, priority, timer, N1, N2, k
             let cl = v[1] >> 4
             sink.int("convergence_layer", Int(cl))
             if cl == 0xF { sink.string("flow_control", "credit based (request)") }
@@ -108,15 +108,15 @@ public struct RFCOMMMuxCommand {
             sink.int("priority", Int(v[2] & 0x3F))
             sink.int("max_frame_size", Int(v[4]) | Int(v[5]) << 8)
             sink.int("initial_credits", Int(v[7] & 0x07))
-        case 0x38 where v.count >= 2:   // MSC (§5.4.6.3.7): V.24 signals
+        case 0x38 where v.count >= 2: // MSC (§5.4.6.3.7): V.24 signals
             let s = v[1]
             sink.bool("fc", s & 0x02 != 0); sink.bool("rtc", s & 0x04 != 0); sink.bool("rtr", s & 0x08 != 0)
             sink.bool("ic", s & 0x40 != 0); sink.bool("dv", s & 0x80 != 0)
             if v.count >= 3 { sink.int("break", Int(v[2] >> 4)) }
-        case 0x24 where v.count >= 8:   // RPN (§5.4.6.3.10)
+        case 0x24 where v.count >= 8: // RPN (§5.4.6.3.10)
             sink.int("baud_rate", Int(v[1]))
             sink.int("data_bits", 5 + Int(v[2] & 0x03))
-        case 0x14 where v.count >= 2:   // RLS (§5.4.6.3.8)
+        case 0x14 where v.count >= 2: // RLS (§5.4.6.3.8)
             sink.int("line_status", Int(v[1] & 0x0F))
         default:
             if !v.isEmpty { sink.hex("values", v) }
@@ -164,8 +164,9 @@ public struct RFCOMMFrame: FieldDescribable {
             }
             let covered = frameType == .uih ? 2 : headerLength
             if Self.fcs(UnsafeRawBufferPointer(rebasing: bytes[0..<covered])) != fcs, error == nil {
-                error = DecodeError(layer: "rfcomm", code: .invalidValue, offset: r.readerIndex - 1,
-                                    message: "FCS " + Hex.fixed(UInt64(fcs), width: 2) + " does not match the header")
+                error = DecodeError(
+                    layer: "rfcomm", code: .invalidValue, offset: r.readerIndex - 1,
+                    message: "FCS " + Hex.fixed(UInt64(fcs), width: 2) + " does not match the header")
             }
             if dlci == 0, frameType == .uih, !information.isEmpty {
                 var m = ByteReader(information)
@@ -214,8 +215,7 @@ public struct RFCOMMFrame: FieldDescribable {
             if let d = m.dlci { s += " ch=\(d >> 1)" }
         }
         if let c = credits { s += " credits=\(c)" }
-        if !at.isEmpty { s += " " + at.map { $0.text + ($0.indicator.map { " (" + $0 + ")" } ?? "") }.joined(separator: " | ") }
-        else if frameType == .uih, dlci != 0, !information.isEmpty { s += " len=\(information.count)" }
+        if !at.isEmpty { s += " " + at.map { $0.text + ($0.indicator.map { " (" + $0 + ")" } ?? "") }.joined(separator: " | ") } else if frameType == .uih, dlci != 0, !information.isEmpty { s += " len=\(information.count)" }
         return s
     }
 
@@ -227,7 +227,6 @@ public struct RFCOMMFrame: FieldDescribable {
         sink.int("length", length)
         if let c = credits { sink.int("credits", Int(c)) }
         sink.int("fcs", Int(fcs))
-        if let m = mux { sink.beginObject("mux"); m.describe(into: &sink); sink.endObject() }
-        else if !information.isEmpty, at.isEmpty { sink.hex("data", information) }
+        if let m = mux { sink.beginObject("mux"); m.describe(into: &sink); sink.endObject() } else if !information.isEmpty, at.isEmpty { sink.hex("data", information) }
     }
 }

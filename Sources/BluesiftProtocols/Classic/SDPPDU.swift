@@ -82,8 +82,9 @@ public struct SDPPDU: FieldDescribable {
             parameterLength = Int(try r.readUInt16(.big, "parameter length"))
             parameters = r.readRemaining()
             if parameters.count != parameterLength {
-                error = DecodeError(layer: "sdp", code: parameters.count < parameterLength ? .truncated : .invalidLength, offset: 3,
-                                    message: "parameter length \(parameterLength), \(parameters.count) bytes present")
+                error = DecodeError(
+                    layer: "sdp", code: parameters.count < parameterLength ? .truncated : .invalidLength, offset: 3,
+                    message: "parameter length \(parameterLength), \(parameters.count) bytes present")
             }
             var p = ByteReader(parameters)
             try decodeParameters(&p)
@@ -100,25 +101,25 @@ public struct SDPPDU: FieldDescribable {
         }
         do throws(DecodeError) {
             switch pduID.rawValue {
-            case 0x01:   // §4.4.1
+            case 0x01: // §4.4.1
                 errorCode = SDPErrorCode(rawValue: try p.readUInt16(.big, "error code"))
                 return
-            case 0x02:   // §4.5.1
+            case 0x02: // §4.5.1
                 searchPattern = try element("service search pattern")
                 maximum = Int(try p.readUInt16(.big, "maximum service record count"))
-            case 0x03:   // §4.5.2
+            case 0x03: // §4.5.2
                 totalRecordCount = Int(try p.readUInt16(.big, "total service record count"))
                 let n = Int(try p.readUInt16(.big, "current service record count"))
                 currentRecordCount = n
                 try p.skip(4 * n, "service record handles")
-            case 0x04:   // §4.6.1
+            case 0x04: // §4.6.1
                 serviceRecordHandle = try p.readUInt32(.big, "service record handle")
                 maximum = Int(try p.readUInt16(.big, "maximum attribute byte count"))
                 attributeIDList = try element("attribute ID list")
-            case 0x05, 0x07:   // §4.6.2, §4.7.2
+            case 0x05, 0x07: // §4.6.2, §4.7.2
                 let n = Int(try p.readUInt16(.big, "attribute list byte count"))
                 attributeBytes = try p.readBytes(n, "attribute list")
-            case 0x06:   // §4.7.1
+            case 0x06: // §4.7.1
                 searchPattern = try element("service search pattern")
                 maximum = Int(try p.readUInt16(.big, "maximum attribute byte count"))
                 attributeIDList = try element("attribute ID list")
@@ -371,7 +372,8 @@ public struct SDPServiceRecord: Sendable {
                 while !s.isAtEnd, let (pt, pd) = try? SDPDataElement.read(&s), pt == 6 {
                     var q = ByteReader(pd)
                     if let (ut, ud) = try? SDPDataElement.read(&q), ut == 3, let u = SDPDataElement.uuid(ud),
-                       let (vt, vd) = try? SDPDataElement.read(&q), vt == 1 {
+                        let (vt, vd) = try? SDPDataElement.read(&q), vt == 1
+                    {
                         profiles.append((u, UInt16(truncatingIfNeeded: SDPDataElement.uint(vd))))
                     }
                 }

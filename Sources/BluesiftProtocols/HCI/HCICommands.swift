@@ -38,8 +38,9 @@ extension HCICommand {
                 var r = ByteReader(p)
                 let op = try r.readUInt16(.little, "opcode")
                 guard op == opcode.rawValue else {
-                    throw DecodeError(code: .unexpected, offset: 0,
-                                      message: "opcode \(Hex.fixed(UInt64(op), width: 4)) is not \(opcode.name)")
+                    throw DecodeError(
+                        code: .unexpected, offset: 0,
+                        message: "opcode \(Hex.fixed(UInt64(op), width: 4)) is not \(opcode.name)")
                 }
                 let length = Int(try r.readUInt8("parameter length"))
                 var p = ByteReader(try r.readBytes(length, "parameters"))
@@ -64,7 +65,7 @@ public enum HCICommands {
             HCILESetAdvertisingData.self, HCILESetScanResponseData.self, HCILESetAdvertisingEnable.self,
             HCILESetScanParameters.self, HCILESetScanEnable.self, HCILECreateConnection.self,
             HCILECreateConnectionCancel.self, HCILEConnectionUpdate.self, HCILEEnableEncryption.self,
-            HCILELongTermKeyRequestReply.self, HCILELongTermKeyRequestNegativeReply.self,
+            HCILELongTermKeyRequestReply.self, HCILELongTermKeyRequestNegativeReply.self
         ]
         return Dictionary(uniqueKeysWithValues: all.map { ($0.opcode, $0) })
     }()
@@ -87,8 +88,10 @@ public struct ConnectionParameters: Sendable, Hashable {
     public var latency: UInt16
     public var supervisionTimeout: UInt16
 
-    public init(intervalMin: UInt16 = 0x0018, intervalMax: UInt16 = 0x0028, latency: UInt16 = 0,
-                supervisionTimeout: UInt16 = 0x01F4) {
+    public init(
+        intervalMin: UInt16 = 0x0018, intervalMax: UInt16 = 0x0028, latency: UInt16 = 0,
+        supervisionTimeout: UInt16 = 0x01F4
+    ) {
         self.intervalMin = intervalMin; self.intervalMax = intervalMax
         self.latency = latency; self.supervisionTimeout = supervisionTimeout
     }
@@ -98,8 +101,9 @@ public struct ConnectionParameters: Sendable, Hashable {
     }
 
     init(_ r: inout ByteReader) throws(DecodeError) {
-        self.init(intervalMin: try r.readUInt16(.little, "interval min"), intervalMax: try r.readUInt16(.little, "interval max"),
-                  latency: try r.readUInt16(.little, "latency"), supervisionTimeout: try r.readUInt16(.little, "supervision timeout"))
+        self.init(
+            intervalMin: try r.readUInt16(.little, "interval min"), intervalMax: try r.readUInt16(.little, "interval max"),
+            latency: try r.readUInt16(.little, "latency"), supervisionTimeout: try r.readUInt16(.little, "supervision timeout"))
     }
 }
 
@@ -149,9 +153,10 @@ public struct HCIReadLocalVersionInformation: HCIEmptyCommand {
             self.companyIdentifier = companyIdentifier; self.lmpSubversion = lmpSubversion
         }
         public init(_ r: inout ByteReader) throws(DecodeError) {
-            self.init(hciVersion: try r.readUInt8("HCI version"), hciSubversion: try r.readUInt16(.little, "HCI subversion"),
-                      lmpVersion: try r.readUInt8("LMP version"), companyIdentifier: try r.readUInt16(.little, "company"),
-                      lmpSubversion: try r.readUInt16(.little, "LMP subversion"))
+            self.init(
+                hciVersion: try r.readUInt8("HCI version"), hciSubversion: try r.readUInt16(.little, "HCI subversion"),
+                lmpVersion: try r.readUInt8("LMP version"), companyIdentifier: try r.readUInt16(.little, "company"),
+                lmpSubversion: try r.readUInt16(.little, "LMP subversion"))
         }
         public func encode(into w: inout ByteWriter) {
             w.writeUInt8(hciVersion); w.writeUInt16(hciSubversion); w.writeUInt8(lmpVersion)
@@ -175,8 +180,9 @@ public struct HCIReadBufferSize: HCIEmptyCommand {
             self.aclPackets = aclPackets; self.syncPackets = syncPackets
         }
         public init(_ r: inout ByteReader) throws(DecodeError) {
-            self.init(aclDataLength: try r.readUInt16(.little, "ACL data length"), syncDataLength: try r.readUInt8("synchronous data length"),
-                      aclPackets: try r.readUInt16(.little, "ACL packets"), syncPackets: try r.readUInt16(.little, "synchronous packets"))
+            self.init(
+                aclDataLength: try r.readUInt16(.little, "ACL data length"), syncDataLength: try r.readUInt8("synchronous data length"),
+                aclPackets: try r.readUInt16(.little, "ACL packets"), syncPackets: try r.readUInt16(.little, "synchronous packets"))
         }
         public func encode(into w: inout ByteWriter) {
             w.writeUInt16(aclDataLength); w.writeUInt8(syncDataLength); w.writeUInt16(aclPackets); w.writeUInt16(syncPackets)
@@ -246,8 +252,10 @@ public struct HCILESetAdvertisingParameters: HCICommand {
     public var channelMap: UInt8
     public var filterPolicy: UInt8
 
-    public init(intervalMin: UInt16, intervalMax: UInt16, advertisingType: UInt8 = 0, ownAddressType: UInt8,
-                peerAddressType: UInt8 = 0, peerAddress: BDAddr = BDAddr(0), channelMap: UInt8 = 0x07, filterPolicy: UInt8 = 0) {
+    public init(
+        intervalMin: UInt16, intervalMax: UInt16, advertisingType: UInt8 = 0, ownAddressType: UInt8,
+        peerAddressType: UInt8 = 0, peerAddress: BDAddr = BDAddr(0), channelMap: UInt8 = 0x07, filterPolicy: UInt8 = 0
+    ) {
         self.intervalMin = intervalMin; self.intervalMax = intervalMax; self.advertisingType = advertisingType
         self.ownAddressType = ownAddressType; self.peerAddressType = peerAddressType; self.peerAddress = peerAddress
         self.channelMap = channelMap; self.filterPolicy = filterPolicy
@@ -257,10 +265,11 @@ public struct HCILESetAdvertisingParameters: HCICommand {
         w.writeUInt8(peerAddressType); w.writeAddress(peerAddress); w.writeUInt8(channelMap); w.writeUInt8(filterPolicy)
     }
     public init(parameters r: inout ByteReader) throws(DecodeError) {
-        self.init(intervalMin: try r.readUInt16(.little, "interval min"), intervalMax: try r.readUInt16(.little, "interval max"),
-                  advertisingType: try r.readUInt8("advertising type"), ownAddressType: try r.readUInt8("own address type"),
-                  peerAddressType: try r.readUInt8("peer address type"), peerAddress: try r.readAddress("peer address"),
-                  channelMap: try r.readUInt8("channel map"), filterPolicy: try r.readUInt8("filter policy"))
+        self.init(
+            intervalMin: try r.readUInt16(.little, "interval min"), intervalMax: try r.readUInt16(.little, "interval max"),
+            advertisingType: try r.readUInt8("advertising type"), ownAddressType: try r.readUInt8("own address type"),
+            peerAddressType: try r.readUInt8("peer address type"), peerAddress: try r.readAddress("peer address"),
+            channelMap: try r.readUInt8("channel map"), filterPolicy: try r.readUInt8("filter policy"))
     }
 }
 
@@ -325,9 +334,10 @@ public struct HCILESetScanParameters: HCICommand {
         w.writeUInt8(ownAddressType); w.writeUInt8(filterPolicy)
     }
     public init(parameters r: inout ByteReader) throws(DecodeError) {
-        self.init(active: try r.readUInt8("scan type") != 0, interval: try r.readUInt16(.little, "scan interval"),
-                  window: try r.readUInt16(.little, "scan window"), ownAddressType: try r.readUInt8("own address type"),
-                  filterPolicy: try r.readUInt8("filter policy"))
+        self.init(
+            active: try r.readUInt8("scan type") != 0, interval: try r.readUInt16(.little, "scan interval"),
+            window: try r.readUInt16(.little, "scan window"), ownAddressType: try r.readUInt8("own address type"),
+            filterPolicy: try r.readUInt8("filter policy"))
     }
 }
 
@@ -357,8 +367,10 @@ public struct HCILECreateConnection: HCICommand {
     public var minCELength: UInt16
     public var maxCELength: UInt16
 
-    public init(scanInterval: UInt16, scanWindow: UInt16, filterPolicy: UInt8 = 0, peerAddressType: UInt8, peer: BDAddr,
-                ownAddressType: UInt8, parameters: ConnectionParameters, minCELength: UInt16 = 0, maxCELength: UInt16 = 0) {
+    public init(
+        scanInterval: UInt16, scanWindow: UInt16, filterPolicy: UInt8 = 0, peerAddressType: UInt8, peer: BDAddr,
+        ownAddressType: UInt8, parameters: ConnectionParameters, minCELength: UInt16 = 0, maxCELength: UInt16 = 0
+    ) {
         self.scanInterval = scanInterval; self.scanWindow = scanWindow; self.filterPolicy = filterPolicy
         self.peerAddressType = peerAddressType; self.peer = peer; self.ownAddressType = ownAddressType
         self.parameters = parameters; self.minCELength = minCELength; self.maxCELength = maxCELength
@@ -370,11 +382,12 @@ public struct HCILECreateConnection: HCICommand {
         w.writeUInt16(minCELength); w.writeUInt16(maxCELength)
     }
     public init(parameters r: inout ByteReader) throws(DecodeError) {
-        self.init(scanInterval: try r.readUInt16(.little, "scan interval"), scanWindow: try r.readUInt16(.little, "scan window"),
-                  filterPolicy: try r.readUInt8("filter policy"), peerAddressType: try r.readUInt8("peer address type"),
-                  peer: try r.readAddress("peer address"), ownAddressType: try r.readUInt8("own address type"),
-                  parameters: try ConnectionParameters(&r), minCELength: try r.readUInt16(.little, "min CE length"),
-                  maxCELength: try r.readUInt16(.little, "max CE length"))
+        self.init(
+            scanInterval: try r.readUInt16(.little, "scan interval"), scanWindow: try r.readUInt16(.little, "scan window"),
+            filterPolicy: try r.readUInt8("filter policy"), peerAddressType: try r.readUInt8("peer address type"),
+            peer: try r.readAddress("peer address"), ownAddressType: try r.readUInt8("own address type"),
+            parameters: try ConnectionParameters(&r), minCELength: try r.readUInt16(.little, "min CE length"),
+            maxCELength: try r.readUInt16(.little, "max CE length"))
     }
 }
 
@@ -398,8 +411,9 @@ public struct HCILEConnectionUpdate: HCICommand {
         w.writeUInt16(handle); parameters.encode(into: &w); w.writeUInt16(minCELength); w.writeUInt16(maxCELength)
     }
     public init(parameters r: inout ByteReader) throws(DecodeError) {
-        self.init(handle: try r.readUInt16(.little, "handle"), parameters: try ConnectionParameters(&r),
-                  minCELength: try r.readUInt16(.little, "min CE length"), maxCELength: try r.readUInt16(.little, "max CE length"))
+        self.init(
+            handle: try r.readUInt16(.little, "handle"), parameters: try ConnectionParameters(&r),
+            minCELength: try r.readUInt16(.little, "min CE length"), maxCELength: try r.readUInt16(.little, "max CE length"))
     }
 }
 
@@ -418,8 +432,9 @@ public struct HCILEEnableEncryption: HCICommand {
         w.writeUInt16(handle); w.writeBytes(rand); w.writeUInt16(ediv); w.writeBytes(ltk)
     }
     public init(parameters r: inout ByteReader) throws(DecodeError) {
-        self.init(handle: try r.readUInt16(.little, "handle"), rand: Array(try r.readBytes(8, "random number")),
-                  ediv: try r.readUInt16(.little, "EDIV"), ltk: Array(try r.readBytes(16, "long term key")))
+        self.init(
+            handle: try r.readUInt16(.little, "handle"), rand: Array(try r.readBytes(8, "random number")),
+            ediv: try r.readUInt16(.little, "EDIV"), ltk: Array(try r.readBytes(16, "long term key")))
     }
 }
 

@@ -113,8 +113,10 @@ extension HCIPacket {
         // Codes without a name show the code: "Unknown event 0x6e", "Unknown command 0x2099".
         var s = name
         if s == "Unknown" && codeRead {
-            s = kind == .event ? "Unknown event " + Hex.fixed(UInt64(opcode), width: 2)
-                               : "Unknown command " + Hex.fixed(UInt64(opcode), width: 4)
+            s =
+                kind == .event
+                ? "Unknown event " + Hex.fixed(UInt64(opcode), width: 2)
+                : "Unknown command " + Hex.fixed(UInt64(opcode), width: 4)
         }
         if let sub = subevent {
             let n = HCIEventNames.leSubeventName(sub)
@@ -123,13 +125,14 @@ extension HCIPacket {
         if let op = commandOpcode {
             let n = HCICommandNames.name(op)
             s += ": " + (n == "Unknown" ? "Unknown command " + Hex.fixed(UInt64(op), width: 4) : n)
-            if op >= 0xFC00 { s += " ocf=" + Hex.fixed(UInt64(op & 0x03FF), width: 4) }   // which vendor command
+            if op >= 0xFC00 { s += " ocf=" + Hex.fixed(UInt64(op & 0x03FF), width: 4) } // which vendor command
         }
         if isVendorCommand { s += " ocf=" + Hex.fixed(UInt64(opcode & 0x03FF), width: 4) }
         // Vendor-specific event (Vol 4 Part E §5.4.4, code 0xFF): vendors put their own
         // event code first (Android's HCI extensions, Broadcom, Intel): show it and the size.
         if kind == .event && opcode == 0xFF && codeRead {
-            s = "Vendor event" + (parameters.first.map { " code=" + Hex.fixed(UInt64($0), width: 2) } ?? "")
+            s =
+                "Vendor event" + (parameters.first.map { " code=" + Hex.fixed(UInt64($0), width: 2) } ?? "")
                 + " len=\(parameters.count)"
         }
         if let h = handle { s += " handle=" + Hex.fixed(UInt64(h), width: 4) }

@@ -66,7 +66,7 @@ public enum HCIEvents {
         let all: [any HCIEvent.Type] = [
             HCIDisconnectionCompleteEvent.self, HCIEncryptionChangeEvent.self, HCICommandCompleteEvent.self,
             HCICommandStatusEvent.self, HCIHardwareErrorEvent.self, HCINumberOfCompletedPacketsEvent.self,
-            HCIEncryptionKeyRefreshCompleteEvent.self,
+            HCIEncryptionKeyRefreshCompleteEvent.self
         ]
         return Dictionary(uniqueKeysWithValues: all.map { ($0.code, $0) })
     }()
@@ -74,7 +74,7 @@ public enum HCIEvents {
     public static let leTypes: [HCILESubeventCode: any HCILEMetaEvent.Type] = {
         let all: [any HCILEMetaEvent.Type] = [
             HCILEConnectionCompleteEvent.self, HCILEAdvertisingReportEvent.self, HCILEConnectionUpdateCompleteEvent.self,
-            HCILELongTermKeyRequestEvent.self, HCILEEnhancedConnectionCompleteEvent.self, HCILEExtendedAdvertisingReportEvent.self,
+            HCILELongTermKeyRequestEvent.self, HCILEEnhancedConnectionCompleteEvent.self, HCILEExtendedAdvertisingReportEvent.self
         ]
         return Dictionary(uniqueKeysWithValues: all.map { ($0.subevent, $0) })
     }()
@@ -119,8 +119,9 @@ public struct HCIEncryptionChangeEvent: HCIEvent {
     }
     public func encodeParameters(into w: inout ByteWriter) { w.writeUInt8(status); w.writeUInt16(handle); w.writeUInt8(encryptionEnabled) }
     public init(parameters r: inout ByteReader) throws(DecodeError) {
-        self.init(status: try r.readUInt8("status"), handle: try r.readUInt16(.little, "handle") & 0x0FFF,
-                  encryptionEnabled: try r.readUInt8("encryption enabled"))
+        self.init(
+            status: try r.readUInt8("status"), handle: try r.readUInt16(.little, "handle") & 0x0FFF,
+            encryptionEnabled: try r.readUInt8("encryption enabled"))
     }
 }
 
@@ -138,8 +139,9 @@ public struct HCICommandCompleteEvent: HCIEvent {
         w.writeUInt8(numPackets); w.writeUInt16(opcode.rawValue); w.writeBytes(returnParameters)
     }
     public init(parameters r: inout ByteReader) throws(DecodeError) {
-        self.init(numPackets: try r.readUInt8("num HCI command packets"), opcode: HCICommandOpcode(try r.readUInt16(.little, "command opcode")),
-                  returnParameters: Array(r.readRemaining()))
+        self.init(
+            numPackets: try r.readUInt8("num HCI command packets"), opcode: HCICommandOpcode(try r.readUInt16(.little, "command opcode")),
+            returnParameters: Array(r.readRemaining()))
     }
 
     /// The return parameters after the status byte, read as `T` (a command's `Return`).
@@ -166,8 +168,9 @@ public struct HCICommandStatusEvent: HCIEvent {
     }
     public func encodeParameters(into w: inout ByteWriter) { w.writeUInt8(status); w.writeUInt8(numPackets); w.writeUInt16(opcode.rawValue) }
     public init(parameters r: inout ByteReader) throws(DecodeError) {
-        self.init(status: try r.readUInt8("status"), numPackets: try r.readUInt8("num HCI command packets"),
-                  opcode: HCICommandOpcode(try r.readUInt16(.little, "command opcode")))
+        self.init(
+            status: try r.readUInt8("status"), numPackets: try r.readUInt8("num HCI command packets"),
+            opcode: HCICommandOpcode(try r.readUInt16(.little, "command opcode")))
     }
 }
 
@@ -232,8 +235,10 @@ public struct HCILEConnectionCompleteEvent: HCILEMetaEvent {
     public var supervisionTimeout: UInt16
     public var centralClockAccuracy: UInt8
 
-    public init(status: UInt8, handle: UInt16, role: UInt8, peerAddressType: AddressType, peer: BDAddr,
-                interval: UInt16, latency: UInt16, supervisionTimeout: UInt16, centralClockAccuracy: UInt8 = 0) {
+    public init(
+        status: UInt8, handle: UInt16, role: UInt8, peerAddressType: AddressType, peer: BDAddr,
+        interval: UInt16, latency: UInt16, supervisionTimeout: UInt16, centralClockAccuracy: UInt8 = 0
+    ) {
         self.status = status; self.handle = handle; self.role = role; self.peerAddressType = peerAddressType; self.peer = peer
         self.interval = interval; self.latency = latency; self.supervisionTimeout = supervisionTimeout
         self.centralClockAccuracy = centralClockAccuracy
@@ -243,11 +248,12 @@ public struct HCILEConnectionCompleteEvent: HCILEMetaEvent {
         w.writeUInt16(interval); w.writeUInt16(latency); w.writeUInt16(supervisionTimeout); w.writeUInt8(centralClockAccuracy)
     }
     public init(subeventParameters r: inout ByteReader) throws(DecodeError) {
-        self.init(status: try r.readUInt8("status"), handle: try r.readUInt16(.little, "handle") & 0x0FFF, role: try r.readUInt8("role"),
-                  peerAddressType: AddressType(rawValue: try r.readUInt8("peer address type")), peer: try r.readAddress("peer address"),
-                  interval: try r.readUInt16(.little, "connection interval"), latency: try r.readUInt16(.little, "peripheral latency"),
-                  supervisionTimeout: try r.readUInt16(.little, "supervision timeout"),
-                  centralClockAccuracy: r.isAtEnd ? 0 : try r.readUInt8("central clock accuracy"))
+        self.init(
+            status: try r.readUInt8("status"), handle: try r.readUInt16(.little, "handle") & 0x0FFF, role: try r.readUInt8("role"),
+            peerAddressType: AddressType(rawValue: try r.readUInt8("peer address type")), peer: try r.readAddress("peer address"),
+            interval: try r.readUInt16(.little, "connection interval"), latency: try r.readUInt16(.little, "peripheral latency"),
+            supervisionTimeout: try r.readUInt16(.little, "supervision timeout"),
+            centralClockAccuracy: r.isAtEnd ? 0 : try r.readUInt8("central clock accuracy"))
     }
 }
 
@@ -267,9 +273,11 @@ public struct HCILEEnhancedConnectionCompleteEvent: HCILEMetaEvent {
     public var supervisionTimeout: UInt16
     public var centralClockAccuracy: UInt8
 
-    public init(status: UInt8, handle: UInt16, role: UInt8, peerAddressType: AddressType, peer: BDAddr,
-                localResolvablePrivateAddress: BDAddr = BDAddr(0), peerResolvablePrivateAddress: BDAddr = BDAddr(0),
-                interval: UInt16, latency: UInt16, supervisionTimeout: UInt16, centralClockAccuracy: UInt8 = 0) {
+    public init(
+        status: UInt8, handle: UInt16, role: UInt8, peerAddressType: AddressType, peer: BDAddr,
+        localResolvablePrivateAddress: BDAddr = BDAddr(0), peerResolvablePrivateAddress: BDAddr = BDAddr(0),
+        interval: UInt16, latency: UInt16, supervisionTimeout: UInt16, centralClockAccuracy: UInt8 = 0
+    ) {
         self.status = status; self.handle = handle; self.role = role; self.peerAddressType = peerAddressType; self.peer = peer
         self.localResolvablePrivateAddress = localResolvablePrivateAddress; self.peerResolvablePrivateAddress = peerResolvablePrivateAddress
         self.interval = interval; self.latency = latency; self.supervisionTimeout = supervisionTimeout
@@ -281,13 +289,14 @@ public struct HCILEEnhancedConnectionCompleteEvent: HCILEMetaEvent {
         w.writeUInt16(interval); w.writeUInt16(latency); w.writeUInt16(supervisionTimeout); w.writeUInt8(centralClockAccuracy)
     }
     public init(subeventParameters r: inout ByteReader) throws(DecodeError) {
-        self.init(status: try r.readUInt8("status"), handle: try r.readUInt16(.little, "handle") & 0x0FFF, role: try r.readUInt8("role"),
-                  peerAddressType: AddressType(rawValue: try r.readUInt8("peer address type")), peer: try r.readAddress("peer address"),
-                  localResolvablePrivateAddress: try r.readAddress("local resolvable private address"),
-                  peerResolvablePrivateAddress: try r.readAddress("peer resolvable private address"),
-                  interval: try r.readUInt16(.little, "connection interval"), latency: try r.readUInt16(.little, "peripheral latency"),
-                  supervisionTimeout: try r.readUInt16(.little, "supervision timeout"),
-                  centralClockAccuracy: r.isAtEnd ? 0 : try r.readUInt8("central clock accuracy"))
+        self.init(
+            status: try r.readUInt8("status"), handle: try r.readUInt16(.little, "handle") & 0x0FFF, role: try r.readUInt8("role"),
+            peerAddressType: AddressType(rawValue: try r.readUInt8("peer address type")), peer: try r.readAddress("peer address"),
+            localResolvablePrivateAddress: try r.readAddress("local resolvable private address"),
+            peerResolvablePrivateAddress: try r.readAddress("peer resolvable private address"),
+            interval: try r.readUInt16(.little, "connection interval"), latency: try r.readUInt16(.little, "peripheral latency"),
+            supervisionTimeout: try r.readUInt16(.little, "supervision timeout"),
+            centralClockAccuracy: r.isAtEnd ? 0 : try r.readUInt8("central clock accuracy"))
     }
 }
 
@@ -345,9 +354,10 @@ public struct HCILEConnectionUpdateCompleteEvent: HCILEMetaEvent {
         w.writeUInt8(status); w.writeUInt16(handle); w.writeUInt16(interval); w.writeUInt16(latency); w.writeUInt16(supervisionTimeout)
     }
     public init(subeventParameters r: inout ByteReader) throws(DecodeError) {
-        self.init(status: try r.readUInt8("status"), handle: try r.readUInt16(.little, "handle") & 0x0FFF,
-                  interval: try r.readUInt16(.little, "connection interval"), latency: try r.readUInt16(.little, "peripheral latency"),
-                  supervisionTimeout: try r.readUInt16(.little, "supervision timeout"))
+        self.init(
+            status: try r.readUInt8("status"), handle: try r.readUInt16(.little, "handle") & 0x0FFF,
+            interval: try r.readUInt16(.little, "connection interval"), latency: try r.readUInt16(.little, "peripheral latency"),
+            supervisionTimeout: try r.readUInt16(.little, "supervision timeout"))
     }
 }
 
@@ -361,8 +371,9 @@ public struct HCILELongTermKeyRequestEvent: HCILEMetaEvent {
     public init(handle: UInt16, rand: [UInt8], ediv: UInt16) { self.handle = handle; self.rand = rand; self.ediv = ediv }
     public func encodeSubeventParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeBytes(rand); w.writeUInt16(ediv) }
     public init(subeventParameters r: inout ByteReader) throws(DecodeError) {
-        self.init(handle: try r.readUInt16(.little, "handle") & 0x0FFF, rand: Array(try r.readBytes(8, "random number")),
-                  ediv: try r.readUInt16(.little, "EDIV"))
+        self.init(
+            handle: try r.readUInt16(.little, "handle") & 0x0FFF, rand: Array(try r.readBytes(8, "random number")),
+            ediv: try r.readUInt16(.little, "EDIV"))
     }
 }
 
@@ -383,9 +394,11 @@ public struct HCILEExtendedAdvertisingReportEvent: HCILEMetaEvent {
         public var directAddressType: UInt8
         public var directAddress: BDAddr
         public var data: [UInt8]
-        public init(eventType: UInt16, addressType: AddressType, address: BDAddr, primaryPHY: UInt8 = 1, secondaryPHY: UInt8 = 0,
-                    sid: UInt8 = 0xFF, txPower: Int8 = 127, rssi: Int8, periodicInterval: UInt16 = 0, directAddressType: UInt8 = 0,
-                    directAddress: BDAddr = BDAddr(0), data: [UInt8]) {
+        public init(
+            eventType: UInt16, addressType: AddressType, address: BDAddr, primaryPHY: UInt8 = 1, secondaryPHY: UInt8 = 0,
+            sid: UInt8 = 0xFF, txPower: Int8 = 127, rssi: Int8, periodicInterval: UInt16 = 0, directAddressType: UInt8 = 0,
+            directAddress: BDAddr = BDAddr(0), data: [UInt8]
+        ) {
             self.eventType = eventType; self.addressType = addressType; self.address = address
             self.primaryPHY = primaryPHY; self.secondaryPHY = secondaryPHY; self.sid = sid; self.txPower = txPower; self.rssi = rssi
             self.periodicInterval = periodicInterval; self.directAddressType = directAddressType; self.directAddress = directAddress
@@ -415,8 +428,10 @@ public struct HCILEExtendedAdvertisingReportEvent: HCILEMetaEvent {
             let pi = try r.readUInt16(.little, "periodic advertising interval")
             let dat = try r.readUInt8("direct address type"), da = try r.readAddress("direct address")
             let data = Array(try r.readBytes(Int(try r.readUInt8("data length")), "advertising data"))
-            out.append(Report(eventType: type, addressType: at, address: a, primaryPHY: p1, secondaryPHY: p2, sid: sid, txPower: tx,
-                              rssi: rssi, periodicInterval: pi, directAddressType: dat, directAddress: da, data: data))
+            out.append(
+                Report(
+                    eventType: type, addressType: at, address: a, primaryPHY: p1, secondaryPHY: p2, sid: sid, txPower: tx,
+                    rssi: rssi, periodicInterval: pi, directAddressType: dat, directAddress: da, data: data))
         }
         self.init(reports: out)
     }

@@ -143,8 +143,9 @@ public struct HCIPacket: FieldDescribable {
         if r.readableBytes < declared {
             parameters = r.readRemaining()
             if !truncated {
-                throw DecodeError(code: .truncated, offset: r.readerIndex,
-                                  message: "parameters: need \(declared) bytes, \(parameters.count) left")
+                throw DecodeError(
+                    code: .truncated, offset: r.readerIndex,
+                    message: "parameters: need \(declared) bytes, \(parameters.count) left")
             }
         } else {
             parameters = try r.readBytes(declared)
@@ -153,8 +154,9 @@ public struct HCIPacket: FieldDescribable {
 
     private func checkEnd(_ r: ByteReader) throws(DecodeError) {
         if !r.isAtEnd {
-            throw DecodeError(code: .invalidLength, offset: r.readerIndex,
-                              message: "\(r.readableBytes) bytes after the declared length")
+            throw DecodeError(
+                code: .invalidLength, offset: r.readerIndex,
+                message: "\(r.readableBytes) bytes after the declared length")
         }
     }
 
@@ -201,7 +203,7 @@ public struct HCIPacket: FieldDescribable {
     private mutating func decodeSCO(_ r: inout ByteReader) throws(DecodeError) {
         let h = try r.readUInt16(.little, "handle")
         handle = h & 0x0FFF
-        pbFlag = UInt8((h >> 12) & 3)   // packet status flag
+        pbFlag = UInt8((h >> 12) & 3) // packet status flag
         let len = Int(try r.readUInt8("data length"))
         dataLength = len
         try takeParameters(&r, declared: len)
@@ -214,7 +216,7 @@ public struct HCIPacket: FieldDescribable {
         let h = try r.readUInt16(.little, "handle")
         handle = h & 0x0FFF
         pbFlag = UInt8((h >> 12) & 3)
-        bcFlag = UInt8((h >> 14) & 1)   // TS flag
+        bcFlag = UInt8((h >> 14) & 1) // TS flag
         let len = Int(try r.readUInt16(.little, "data length") & 0x3FFF)
         dataLength = len
         try takeParameters(&r, declared: len)

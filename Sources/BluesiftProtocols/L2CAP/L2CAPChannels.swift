@@ -61,34 +61,34 @@ struct L2CAPChannels {
     mutating func observe(_ s: L2CAPSignal, sentBy side: UInt8) {
         let peer = Self.other(side)
         switch s.code {
-        case 0x02, 0x0C:   // Connection Request: the requester's source CID
+        case 0x02, 0x0C: // Connection Request: the requester's source CID
             if let psm = s.psm, let scid = s.sourceCID { add(side, scid, psm: psm, creditBased: false) }
-        case 0x03, 0x0D:   // Connection Response: the responder's CID joins the requester's
+        case 0x03, 0x0D: // Connection Response: the responder's CID joins the requester's
             guard let dcid = s.destinationCID, let scid = s.sourceCID, let result = s.result else { return }
             let k = Key(side: peer, cid: scid)
-            if result == 0, let c = channels[k] { add(side, dcid, psm: c.psm, creditBased: false, bearer: c.bearer) }
-            else if result > 1 { channels[k] = nil }   // 1 = pending
-        case 0x14:   // LE Credit Based Connection Request
+            if result == 0, let c = channels[k] { add(side, dcid, psm: c.psm, creditBased: false, bearer: c.bearer) } else if result > 1 { channels[k] = nil } // 1 = pending
+        case 0x14: // LE Credit Based Connection Request
             if let psm = s.psm, let scid = s.sourceCID {
                 add(side, scid, psm: psm, creditBased: true)
                 remember(s, side: side, psm: psm, sourceCIDs: [scid])
             }
-        case 0x15:   // LE Credit Based Connection Response: matched by identifier
+        case 0x15: // LE Credit Based Connection Response: matched by identifier
             guard let p = takePending(s.identifier, requester: peer), let dcid = s.destinationCID else { return }
             if s.result == 0 { add(side, dcid, psm: p.psm, creditBased: true, bearer: p.sourceCIDs.first) }
-        case 0x17:   // Credit Based Connection Request: up to 5 source CIDs
+        case 0x17: // Credit Based Connection Request: up to 5 source CIDs
             guard let psm = s.psm else { return }
             let n = min(s.cidCount, 5)
             for i in 0..<n { add(side, s.cid(at: i), psm: psm, creditBased: true) }
             remember(s, side: side, psm: psm, sourceCIDs: (0..<n).map { s.cid(at: $0) })
-        case 0x18:   // Credit Based Connection Response: destination CIDs, 0 = refused
+        case 0x18: // Credit Based Connection Response: destination CIDs, 0 = refused
             guard let p = takePending(s.identifier, requester: peer) else { return }
             // Destination CIDs answer the request's source CIDs in order.
             for i in 0..<min(s.cidCount, 5) where s.cid(at: i) != 0 {
-                add(side, s.cid(at: i), psm: p.psm, creditBased: true,
+                add(
+                    side, s.cid(at: i), psm: p.psm, creditBased: true,
                     bearer: i < p.sourceCIDs.count ? p.sourceCIDs[i] : nil)
             }
-        case 0x04:   // Configuration Request: options for the channel the receiver's CID names (§4.4, §5)
+        case 0x04: // Configuration Request: options for the channel the receiver's CID names (§4.4, §5)
             guard let dcid = s.destinationCID, let off = s.listOffset else { return }
             let k = Key(side: peer, cid: dcid)
             guard let c = channels[k] else { return }
@@ -105,11 +105,11 @@ struct L2CAPChannels {
                 if pendingConfig.count >= 8 { pendingConfig.removeFirst() }
                 pendingConfig.append(PendingConfig(identifier: s.identifier, side: side, key: k, mode: mode, fcs: fcs))
             }
-        case 0x05:   // Configuration Response: success applies the request's mode
+        case 0x05: // Configuration Response: success applies the request's mode
             guard let i = pendingConfig.firstIndex(where: { $0.identifier == s.identifier && $0.side == peer }) else { return }
             let p = pendingConfig.remove(at: i)
             if s.result == 0, var c = channels[p.key] { c.mode = p.mode; c.fcs = p.fcs; channels[p.key] = c }
-        case 0x06, 0x07:   // Disconnection Request/Response: DCID is the receiver's, SCID the sender's
+        case 0x06, 0x07: // Disconnection Request/Response: DCID is the receiver's, SCID the sender's
             let senderIsRequester = s.code == 0x06
             if let d = s.destinationCID { channels[Key(side: senderIsRequester ? peer : side, cid: d)] = nil }
             if let c = s.sourceCID { channels[Key(side: senderIsRequester ? side : peer, cid: c)] = nil }

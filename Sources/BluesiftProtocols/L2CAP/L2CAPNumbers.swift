@@ -58,8 +58,10 @@ public struct L2CAPSignalCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public var description: String { name }
     /// Responses and indications a host need not answer (§4: only requests are answered).
     public var needsNoAnswer: Bool {
-        [.commandReject, .disconnectionResponse, .connectionParameterUpdateResponse, .leCreditBasedConnectionResponse,
-         .flowControlCreditIndication, .creditBasedConnectionResponse, .creditBasedReconfigureResponse].contains(self)
+        [
+            .commandReject, .disconnectionResponse, .connectionParameterUpdateResponse, .leCreditBasedConnectionResponse,
+            .flowControlCreditIndication, .creditBasedConnectionResponse, .creditBasedReconfigureResponse
+        ].contains(self)
     }
 }
 
@@ -96,8 +98,9 @@ extension L2CAPSignalCommand {
                     throw DecodeError(layer: "l2cap", code: .invalidLength, offset: r.readerIndex, message: "\(r.readableBytes) bytes after the command")
                 }
                 guard let c = Self(s) else {
-                    throw DecodeError(layer: "l2cap", code: .unexpected, offset: 0,
-                                      message: "\(L2CAPSignal.name(s.code)) is not \(Self.code.name)")
+                    throw DecodeError(
+                        layer: "l2cap", code: .unexpected, offset: 0,
+                        message: "\(L2CAPSignal.name(s.code)) is not \(Self.code.name)")
                 }
                 return c
             }
@@ -167,7 +170,7 @@ public enum L2CAPSignalling {
     public static let commands: [L2CAPSignalCode: any L2CAPSignalCommand.Type] = [
         L2CAPCommandReject.code: L2CAPCommandReject.self,
         L2CAPConnectionParameterUpdateRequest.code: L2CAPConnectionParameterUpdateRequest.self,
-        L2CAPConnectionParameterUpdateResponse.code: L2CAPConnectionParameterUpdateResponse.self,
+        L2CAPConnectionParameterUpdateResponse.code: L2CAPConnectionParameterUpdateResponse.self
     ]
 
     /// The command at the start of `bytes` (at least its 4-octet header): code, identifier,

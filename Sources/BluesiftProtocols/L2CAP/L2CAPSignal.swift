@@ -47,47 +47,47 @@ public struct L2CAPSignal {
     private mutating func decodeFields(_ p: inout ByteReader) throws(DecodeError) {
         func u16(_ what: StaticString) throws(DecodeError) -> UInt16 { try p.readUInt16(.little, what) }
         switch code {
-        case 0x01:   // §4.1 Command Reject
+        case 0x01: // §4.1 Command Reject
             result = try u16("reason"); listOffset = p.readerIndex
-        case 0x02, 0x0C:   // §4.2 Connection Request (Create Channel adds a controller id)
+        case 0x02, 0x0C: // §4.2 Connection Request (Create Channel adds a controller id)
             psm = try u16("PSM"); sourceCID = try u16("source CID")
-        case 0x03, 0x0D:   // §4.3 Connection Response
+        case 0x03, 0x0D: // §4.3 Connection Response
             destinationCID = try u16("destination CID"); sourceCID = try u16("source CID")
             result = try u16("result"); status = try u16("status")
-        case 0x04:   // §4.4 Configuration Request
+        case 0x04: // §4.4 Configuration Request
             destinationCID = try u16("destination CID"); flags = try u16("flags"); listOffset = p.readerIndex
-        case 0x05:   // §4.5 Configuration Response
+        case 0x05: // §4.5 Configuration Response
             sourceCID = try u16("source CID"); flags = try u16("flags"); result = try u16("result")
             listOffset = p.readerIndex
-        case 0x06, 0x07:   // §4.6/4.7 Disconnection Request/Response
+        case 0x06, 0x07: // §4.6/4.7 Disconnection Request/Response
             destinationCID = try u16("destination CID"); sourceCID = try u16("source CID")
-        case 0x0A:   // §4.10 Information Request
+        case 0x0A: // §4.10 Information Request
             infoType = try u16("info type")
-        case 0x0B:   // §4.11 Information Response
+        case 0x0B: // §4.11 Information Response
             infoType = try u16("info type"); result = try u16("result"); listOffset = p.readerIndex
-        case 0x12:   // §4.20 Connection Parameter Update Request
+        case 0x12: // §4.20 Connection Parameter Update Request
             intervalMin = try u16("interval min"); intervalMax = try u16("interval max")
             latency = try u16("latency"); timeout = try u16("timeout")
-        case 0x13:   // §4.21 Connection Parameter Update Response
+        case 0x13: // §4.21 Connection Parameter Update Response
             result = try u16("result")
-        case 0x14:   // §4.22 LE Credit Based Connection Request
+        case 0x14: // §4.22 LE Credit Based Connection Request
             psm = try u16("LE_PSM"); sourceCID = try u16("source CID")
             mtu = try u16("MTU"); mps = try u16("MPS"); credits = try u16("initial credits")
-        case 0x15:   // §4.23 LE Credit Based Connection Response
+        case 0x15: // §4.23 LE Credit Based Connection Response
             destinationCID = try u16("destination CID")
             mtu = try u16("MTU"); mps = try u16("MPS"); credits = try u16("initial credits")
             result = try u16("result")
-        case 0x16:   // §4.24 Flow Control Credit Indication
+        case 0x16: // §4.24 Flow Control Credit Indication
             sourceCID = try u16("CID"); credits = try u16("credits")
-        case 0x17:   // §4.25 Credit Based Connection Request
+        case 0x17: // §4.25 Credit Based Connection Request
             psm = try u16("SPSM"); mtu = try u16("MTU"); mps = try u16("MPS")
             credits = try u16("initial credits"); listOffset = p.readerIndex
-        case 0x18:   // §4.26 Credit Based Connection Response
+        case 0x18: // §4.26 Credit Based Connection Response
             mtu = try u16("MTU"); mps = try u16("MPS"); credits = try u16("initial credits")
             result = try u16("result"); listOffset = p.readerIndex
-        case 0x19:   // §4.27 Credit Based Reconfigure Request
+        case 0x19: // §4.27 Credit Based Reconfigure Request
             mtu = try u16("MTU"); mps = try u16("MPS"); listOffset = p.readerIndex
-        case 0x1A:   // §4.28 Credit Based Reconfigure Response
+        case 0x1A: // §4.28 Credit Based Reconfigure Response
             result = try u16("result")
         default:
             decoded = false

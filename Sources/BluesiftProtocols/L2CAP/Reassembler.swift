@@ -34,8 +34,9 @@ final class Reassembler {
     /// `warning` reports an incomplete PDU that this start replaces, or bytes after the PDU.
     func start(_ data: UnsafeRawBufferPointer, declared: Int, warning: inout DecodeError?) -> Result {
         if active, !truncated {
-            warning = DecodeError(layer: "l2cap", code: .reassembly, offset: 0,
-                                    message: "new start fragment before the previous PDU completed (\(received) of \(expected.map(String.init) ?? "?") bytes)")
+            warning = DecodeError(
+                layer: "l2cap", code: .reassembly, offset: 0,
+                message: "new start fragment before the previous PDU completed (\(received) of \(expected.map(String.init) ?? "?") bytes)")
         }
         reset()
         if data.count >= 4 {
@@ -43,12 +44,14 @@ final class Reassembler {
             // Fast path: a whole PDU in one fragment is not copied.
             if declared >= total {
                 if declared > total {
-                    warning = DecodeError(layer: "l2cap", code: .invalidLength, offset: total,
-                                          message: "\(declared - total) bytes after the L2CAP PDU")
+                    warning = DecodeError(
+                        layer: "l2cap", code: .invalidLength, offset: total,
+                        message: "\(declared - total) bytes after the L2CAP PDU")
                 }
                 let cut = data.count < total
-                return .complete(pdu: UnsafeRawBufferPointer(rebasing: data[0..<min(total, data.count)]),
-                                 fragments: 1, truncated: cut)
+                return .complete(
+                    pdu: UnsafeRawBufferPointer(rebasing: data[0..<min(total, data.count)]),
+                    fragments: 1, truncated: cut)
             }
             expected = total
         }
@@ -68,8 +71,10 @@ final class Reassembler {
 
     func continuation(_ data: UnsafeRawBufferPointer, declared: Int) -> Result {
         guard active else {
-            return .failed(DecodeError(layer: "l2cap", code: .reassembly, offset: 0,
-                                       message: "continuation fragment without a start (\(declared) bytes dropped)"))
+            return .failed(
+                DecodeError(
+                    layer: "l2cap", code: .reassembly, offset: 0,
+                    message: "continuation fragment without a start (\(declared) bytes dropped)"))
         }
         fragments += 1
         return append(data, declared: declared)
@@ -78,8 +83,9 @@ final class Reassembler {
     private func append(_ data: UnsafeRawBufferPointer, declared: Int) -> Result {
         let declared = max(declared, data.count)
         if received + declared > (expected ?? Self.maxPDU) {
-            let e = DecodeError(layer: "l2cap", code: .reassembly, offset: 0,
-                                message: "fragments overflow the PDU length (\(received + declared) > \(expected ?? Self.maxPDU) bytes)")
+            let e = DecodeError(
+                layer: "l2cap", code: .reassembly, offset: 0,
+                message: "fragments overflow the PDU length (\(received + declared) > \(expected ?? Self.maxPDU) bytes)")
             reset()
             return .failed(e)
         }
@@ -94,16 +100,19 @@ final class Reassembler {
             let total = 4 + (Int(b.load(fromByteOffset: 0, as: UInt8.self)) | Int(b.load(fromByteOffset: 1, as: UInt8.self)) << 8)
             if received > total {
                 reset()
-                return .failed(DecodeError(layer: "l2cap", code: .reassembly, offset: 0,
-                                           message: "fragments overflow the PDU length (\(received) > \(total) bytes)"))
+                return .failed(
+                    DecodeError(
+                        layer: "l2cap", code: .reassembly, offset: 0,
+                        message: "fragments overflow the PDU length (\(received) > \(total) bytes)"))
             }
             expected = total
         }
         guard let total = expected, received == total else { return .pending }
-        let result = Result.complete(pdu: UnsafeRawBufferPointer(start: buffer, count: count),
-                                     fragments: fragments, truncated: truncated)
+        let result = Result.complete(
+            pdu: UnsafeRawBufferPointer(start: buffer, count: count),
+            fragments: fragments, truncated: truncated)
         active = false; received = 0; expected = nil; fragments = 0; truncated = false
-        count = 0   // the bytes stay valid until the next append
+        count = 0 // the bytes stay valid until the next append
         return result
     }
 

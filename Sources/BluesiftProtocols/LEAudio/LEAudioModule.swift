@@ -162,7 +162,9 @@ public struct LEAudioMessageLayer: ModuleLayer {
     public func describe<S: FieldSink>(_ layer: FrameLayer, into w: inout S) {
         w.beginObject(.literal(layer.key))
         if let hci {
-            w.object("hci") { w in w.string("name", hci.name); hci.describe(into: &w) }
+            w.object("hci") { w in
+                w.string("name", hci.name); hci.describe(into: &w)
+            }
             if !advertising.isEmpty { w.array("advertising") { w in for v in advertising { w.object("") { w in v.describe(into: &w) } } } }
         }
         if let c = characteristic {
@@ -182,8 +184,11 @@ public struct LEAudioMessageLayer: ModuleLayer {
             guard len > 0, o + 1 + len <= d.count else { break }
             let type = d[o + 1]
             let body = UnsafeRawBufferPointer(rebasing: d[(o + 2)..<(o + 1 + len)])
-            if type == 0x16, body.count >= 2, let v = LEAudioValue(serviceData: UInt16(body[0]) | UInt16(body[1]) << 8,
-                                                                  bytes: UnsafeRawBufferPointer(rebasing: body[2...])) {
+            if type == 0x16, body.count >= 2,
+                let v = LEAudioValue(
+                    serviceData: UInt16(body[0]) | UInt16(body[1]) << 8,
+                    bytes: UnsafeRawBufferPointer(rebasing: body[2...]))
+            {
                 out.append(v)
             } else if type == LEAudioUUIDs.broadcastNameADType {
                 out.append(.broadcastName(BroadcastName(bytes: body)))

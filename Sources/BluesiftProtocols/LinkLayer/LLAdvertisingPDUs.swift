@@ -48,9 +48,10 @@ public struct LLConnectInd: Hashable, Sendable {
         guard p.count >= 34 else { return nil }
         var r = ByteReader(p)
         guard let i = try? r.readAddress(), let a = try? r.readAddress(), let aa = try? r.readUInt32(),
-              let crc = try? r.readUInt24(), let ws = try? r.readUInt8(), let wo = try? r.readUInt16(),
-              let iv = try? r.readUInt16(), let lat = try? r.readUInt16(), let to = try? r.readUInt16(),
-              let chm = try? r.readUInt(size: 5, endianness: .little), let hs = try? r.readUInt8() else { return nil }
+            let crc = try? r.readUInt24(), let ws = try? r.readUInt8(), let wo = try? r.readUInt16(),
+            let iv = try? r.readUInt16(), let lat = try? r.readUInt16(), let to = try? r.readUInt16(),
+            let chm = try? r.readUInt(size: 5, endianness: .little), let hs = try? r.readUInt8()
+        else { return nil }
         initA = i; advA = a; accessAddress = aa; crcInit = crc; winSize = ws; winOffset = wo
         interval = iv; latency = lat; timeout = to; channelMap = chm; hop = hs & 0x1F; sca = hs >> 5
     }

@@ -28,7 +28,6 @@ extension LLControlPDU {
     }
 }
 
-
 /// §2.4.2.1 LL_CONNECTION_UPDATE_IND.
 public struct LLConnectionUpdateInd: LLControlPDU {
     public static let opcode = LLControlOpcode.connectionUpdateInd
@@ -146,8 +145,10 @@ public struct LLRejectInd: LLControlPDU {
 /// The control PDU types above, registered by opcode (one row each).
 public enum LLControlPDUs {
     public static let types: [LLControlOpcode: any LLControlPDU.Type] = {
-        let all: [any LLControlPDU.Type] = [LLConnectionUpdateInd.self, LLChannelMapInd.self, LLTerminateInd.self, LLEncReq.self,
-                                            LLEncRsp.self, LLStartEncReq.self, LLPauseEncRsp.self, LLRejectInd.self]
+        let all: [any LLControlPDU.Type] = [
+            LLConnectionUpdateInd.self, LLChannelMapInd.self, LLTerminateInd.self, LLEncReq.self,
+            LLEncRsp.self, LLStartEncReq.self, LLPauseEncRsp.self, LLRejectInd.self
+        ]
         return Dictionary(uniqueKeysWithValues: all.map { ($0.opcode, $0) })
     }()
 

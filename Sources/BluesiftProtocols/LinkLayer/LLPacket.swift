@@ -72,7 +72,7 @@ public struct LLPacket: FieldDescribable {
             end -= 3
             crc = UInt32(bytes[end]) | UInt32(bytes[end + 1]) << 8 | UInt32(bytes[end + 2]) << 16
         }
-        if !isAdvertising, header & 0x20 != 0, r.readerIndex < end {  // CP: CTEInfo follows the header
+        if !isAdvertising, header & 0x20 != 0, r.readerIndex < end { // CP: CTEInfo follows the header
             cteInfo = try r.readUInt8("cte info")
         }
         let available = end - r.readerIndex
@@ -175,8 +175,9 @@ public struct LLPacket: FieldDescribable {
 
     private func makeAdvertising() -> AdvertisingLayer? {
         guard let t = pduType else { return nil }
-        var rep = AdvertisingReport(eventType: UInt16(t), table: secondaryChannel ? .linkLayerSecondary : .linkLayer,
-                                    data: UnsafeRawBufferPointer(rebasing: payload[payload.count...]))
+        var rep = AdvertisingReport(
+            eventType: UInt16(t), table: secondaryChannel ? .linkLayerSecondary : .linkLayer,
+            data: UnsafeRawBufferPointer(rebasing: payload[payload.count...]))
         rep.rssi = sniffer?.rssi
         switch t {
         case 0x0, 0x2, 0x4, 0x6:

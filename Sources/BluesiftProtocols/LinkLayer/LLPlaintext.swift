@@ -7,7 +7,8 @@ extension ProtocolDecoder {
     /// Nil for anything else (written as read), and for PDUs the sniffer itself decrypted.
     public func plaintextRecord(_ r: CaptureRecord, _ f: DecodedFrame, into out: inout [UInt8]) -> CaptureRecord? {
         guard f.layers.contains(.ll), let ll = f.ll, ll.decrypted, r.sniffer?.encrypted != false,
-              let conn = f.connection else { return nil }
+            let conn = f.connection
+        else { return nil }
         let head = 4 + (ll.codingIndicator == nil ? 0 : 1)
         guard r.bytes.count >= head + 2 else { return nil }
         out.removeAll(keepingCapacity: true)
@@ -15,7 +16,8 @@ extension ProtocolDecoder {
         out.append(UInt8(ll.payload.count))
         out.append(contentsOf: ll.payload)
         let crcInit = connection(adapter: r.adapter, handle: conn)?.air?.crcInit
-        let crc = crcInit.map { i in out.withUnsafeBytes { LLCRC.compute(UnsafeRawBufferPointer(rebasing: $0[head...]), crcInit: i) } }
+        let crc =
+            crcInit.map { i in out.withUnsafeBytes { LLCRC.compute(UnsafeRawBufferPointer(rebasing: $0[head...]), crcInit: i) } }
             ?? ll.crc ?? 0
         out.append(UInt8(crc & 0xFF)); out.append(UInt8(crc >> 8 & 0xFF)); out.append(UInt8(crc >> 16 & 0xFF))
         var p = r

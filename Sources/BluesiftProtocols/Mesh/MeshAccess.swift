@@ -317,13 +317,17 @@ enum MeshComposition {
                     e.array("sig_models") { m in
                         for k in 0..<ns {
                             let id = le(i + 4 + 2 * k)
-                            m.object("") { o in o.int("model_id", id); o.optionalString("name", MeshModels.name(UInt16(id))) }
+                            m.object("") { o in
+                                o.int("model_id", id); o.optionalString("name", MeshModels.name(UInt16(id)))
+                            }
                         }
                     }
                     e.array("vendor_models") { m in
                         for k in 0..<nv {
                             let at = i + 4 + 2 * ns + 4 * k
-                            m.object("") { o in o.int("company_id", le(at)); o.int("model_id", le(at + 2)) }
+                            m.object("") { o in
+                                o.int("company_id", le(at)); o.int("model_id", le(at + 2))
+                            }
                         }
                     }
                 }
@@ -351,7 +355,9 @@ enum MeshSensor {
                 }
                 guard i + len <= b.count else { i = b.count; break }
                 let raw = Array(b[i..<(i + len)])
-                s.object("") { o in o.int("format", formatB ? 1 : 0); o.int("property_id", id); o.hex("raw_value", raw) }
+                s.object("") { o in
+                    o.int("format", formatB ? 1 : 0); o.int("property_id", id); o.hex("raw_value", raw)
+                }
                 i += len
             }
         }
@@ -359,7 +365,7 @@ enum MeshSensor {
     }
 
     static func describeDescriptors<S: FieldSink>(_ b: [UInt8], into sink: inout S) {
-        if b.count == 2 { sink.int("property_id", Int(b[0]) | Int(b[1]) << 8); return }  // property not found
+        if b.count == 2 { sink.int("property_id", Int(b[0]) | Int(b[1]) << 8); return } // property not found
         sink.array("descriptors") { s in
             var i = 0
             while i + 8 <= b.count {

@@ -15,10 +15,15 @@ public enum MeshAccessCatalog {
     static let publish: [MeshField] = [
         .bits(2, [.init("app_key_index", 0, 12), .init("credential_flag", 12, 1), .init("rfu", 13, 3)]),
         .u8("publish_ttl"), .u8("publish_period"),
-        .bits(1, [.init("publish_retransmit_count", 0, 3), .init("publish_retransmit_interval_steps", 3, 5)]), .model,
+        .bits(1, [.init("publish_retransmit_count", 0, 3), .init("publish_retransmit_interval_steps", 3, 5)]), .model
     ]
-    static let tai: [MeshField] = [.u40("tai_seconds"), .optional([.u8("subsecond"), .u8("uncertainty"),
-        .bits(2, [.init("time_authority", 0, 1), .init("tai_utc_delta", 1, 15)]), .u8("time_zone_offset")])]
+    static let tai: [MeshField] = [
+        .u40("tai_seconds"),
+        .optional([
+            .u8("subsecond"), .u8("uncertainty"),
+            .bits(2, [.init("time_authority", 0, 1), .init("tai_utc_delta", 1, 15)]), .u8("time_zone_offset")
+        ])
+    ]
 
     public static let entries: [UInt32: Entry] = {
         var e: [UInt32: Entry] = [:]
@@ -29,8 +34,12 @@ public enum MeshAccessCatalog {
         add(0x01, "Config AppKey Update", [.keyPair, .secret("app_key", 16)])
         add(0x02, "Config Composition Data Status", [.composition])
         add(0x03, "Config Model Publication Set", [.u16("element_address"), .u16("publish_address")] + publish)
-        add(0x06, "Config Heartbeat Publication Status", [.status, .u16("destination"), .u8("count_log"), .u8("period_log"), .u8("ttl"),
-                                                          .u16("features"), .keyIndex("net_key_index")])
+        add(
+            0x06, "Config Heartbeat Publication Status",
+            [
+                .status, .u16("destination"), .u8("count_log"), .u8("period_log"), .u8("ttl"),
+                .u16("features"), .keyIndex("net_key_index")
+            ])
         add(0x8000, "Config AppKey Delete", [.keyPair])
         add(0x8001, "Config AppKey Get", [.keyIndex("net_key_index")])
         add(0x8002, "Config AppKey List", [.status, .keyIndex("net_key_index"), .keyIndexes("app_key_indexes")])
@@ -75,12 +84,20 @@ public enum MeshAccessCatalog {
         add(0x802D, "Config Low Power Node PollTimeout Get", [.u16("lpn_address")])
         add(0x802E, "Config Low Power Node PollTimeout Status", [.u16("lpn_address"), .u24("poll_timeout")])
         add(0x8038, "Config Heartbeat Publication Get")
-        add(0x8039, "Config Heartbeat Publication Set", [.u16("destination"), .u8("count_log"), .u8("period_log"), .u8("ttl"),
-                                                         .u16("features"), .keyIndex("net_key_index")])
+        add(
+            0x8039, "Config Heartbeat Publication Set",
+            [
+                .u16("destination"), .u8("count_log"), .u8("period_log"), .u8("ttl"),
+                .u16("features"), .keyIndex("net_key_index")
+            ])
         add(0x803A, "Config Heartbeat Subscription Get")
         add(0x803B, "Config Heartbeat Subscription Set", [.u16("source"), .u16("destination"), .u8("period_log")])
-        add(0x803C, "Config Heartbeat Subscription Status", [.status, .u16("source"), .u16("destination"), .u8("period_log"),
-                                                             .u8("count_log"), .u8("min_hops"), .u8("max_hops")])
+        add(
+            0x803C, "Config Heartbeat Subscription Status",
+            [
+                .status, .u16("source"), .u16("destination"), .u8("period_log"),
+                .u8("count_log"), .u8("min_hops"), .u8("max_hops")
+            ])
         add(0x803D, "Config Model App Bind", [.u16("element_address"), .keyIndex("app_key_index"), .model])
         add(0x803E, "Config Model App Status", [.status, .u16("element_address"), .keyIndex("app_key_index"), .model])
         add(0x803F, "Config Model App Unbind", [.u16("element_address"), .keyIndex("app_key_index"), .model])
@@ -98,8 +115,12 @@ public enum MeshAccessCatalog {
         add(0x804B, "Config SIG Model App Get", [.u16("element_address"), .u16("model_id")])
         add(0x804C, "Config SIG Model App List", [.status, .u16("element_address"), .u16("model_id"), .keyIndexes("app_key_indexes")])
         add(0x804D, "Config Vendor Model App Get", [.u16("element_address"), .u16("company_id"), .u16("model_id")])
-        add(0x804E, "Config Vendor Model App List", [.status, .u16("element_address"), .u16("company_id"), .u16("model_id"),
-                                                    .keyIndexes("app_key_indexes")])
+        add(
+            0x804E, "Config Vendor Model App List",
+            [
+                .status, .u16("element_address"), .u16("company_id"), .u16("model_id"),
+                .keyIndexes("app_key_indexes")
+            ])
 
         // Health (Mesh Protocol v1.1 §4.3.3).
         add(0x04, "Health Current Status", [.u8("test_id"), .u16("company_id"), .rest("fault_array")])
@@ -197,8 +218,12 @@ public enum MeshAccessCatalog {
         add(0x823D, "Time Zone Status", [.u8("time_zone_offset_current"), .u8("time_zone_offset_new"), .u40("tai_of_zone_change")])
         add(0x823E, "TAI-UTC Delta Get")
         add(0x823F, "TAI-UTC Delta Set", [.bits(2, [.init("tai_utc_delta_new", 0, 15), .init("padding", 15, 1)]), .u40("tai_of_delta_change")])
-        add(0x8240, "TAI-UTC Delta Status", [.bits(2, [.init("tai_utc_delta_current", 0, 15), .init("padding_1", 15, 1)]),
-                                             .bits(2, [.init("tai_utc_delta_new", 0, 15), .init("padding_2", 15, 1)]), .u40("tai_of_delta_change")])
+        add(
+            0x8240, "TAI-UTC Delta Status",
+            [
+                .bits(2, [.init("tai_utc_delta_current", 0, 15), .init("padding_1", 15, 1)]),
+                .bits(2, [.init("tai_utc_delta_new", 0, 15), .init("padding_2", 15, 1)]), .u40("tai_of_delta_change")
+            ])
 
         // Scene (Mesh Model v1.1 §5.2.2).
         add(0x8241, "Scene Get")
@@ -244,15 +269,23 @@ public enum MeshAccessCatalog {
         add(0x825D, "Light CTL Get")
         add(0x825E, "Light CTL Set", [.u16("ctl_lightness"), .u16("ctl_temperature"), .s16("ctl_delta_uv"), .u8("tid"), transition])
         add(0x825F, "Light CTL Set Unacknowledged", [.u16("ctl_lightness"), .u16("ctl_temperature"), .s16("ctl_delta_uv"), .u8("tid"), transition])
-        add(0x8260, "Light CTL Status", [.u16("present_ctl_lightness"), .u16("present_ctl_temperature"),
-                                         .optional([.u16("target_ctl_lightness"), .u16("target_ctl_temperature"), .u8("remaining_time")])])
+        add(
+            0x8260, "Light CTL Status",
+            [
+                .u16("present_ctl_lightness"), .u16("present_ctl_temperature"),
+                .optional([.u16("target_ctl_lightness"), .u16("target_ctl_temperature"), .u8("remaining_time")])
+            ])
         add(0x8261, "Light CTL Temperature Get")
         add(0x8262, "Light CTL Temperature Range Get")
         add(0x8263, "Light CTL Temperature Range Status", [.u8("status_code"), .u16("range_min"), .u16("range_max")])
         add(0x8264, "Light CTL Temperature Set", [.u16("ctl_temperature"), .s16("ctl_delta_uv"), .u8("tid"), transition])
         add(0x8265, "Light CTL Temperature Set Unacknowledged", [.u16("ctl_temperature"), .s16("ctl_delta_uv"), .u8("tid"), transition])
-        add(0x8266, "Light CTL Temperature Status", [.u16("present_ctl_temperature"), .s16("present_ctl_delta_uv"),
-                                                     .optional([.u16("target_ctl_temperature"), .s16("target_ctl_delta_uv"), .u8("remaining_time")])])
+        add(
+            0x8266, "Light CTL Temperature Status",
+            [
+                .u16("present_ctl_temperature"), .s16("present_ctl_delta_uv"),
+                .optional([.u16("target_ctl_temperature"), .s16("target_ctl_delta_uv"), .u8("remaining_time")])
+            ])
         add(0x8267, "Light CTL Default Get")
         add(0x8268, "Light CTL Default Status", [.u16("lightness"), .u16("temperature"), .s16("delta_uv")])
         add(0x8269, "Light CTL Default Set", [.u16("lightness"), .u16("temperature"), .s16("delta_uv")])
@@ -274,18 +307,30 @@ public enum MeshAccessCatalog {
         add(0x8277, "Light HSL Set Unacknowledged", [.u16("hsl_lightness"), .u16("hsl_hue"), .u16("hsl_saturation"), .u8("tid"), transition])
         add(0x8278, "Light HSL Status", [.u16("hsl_lightness"), .u16("hsl_hue"), .u16("hsl_saturation"), .optional([.u8("remaining_time")])])
         add(0x8279, "Light HSL Target Get")
-        add(0x827A, "Light HSL Target Status", [.u16("hsl_lightness_target"), .u16("hsl_hue_target"), .u16("hsl_saturation_target"),
-                                                .optional([.u8("remaining_time")])])
+        add(
+            0x827A, "Light HSL Target Status",
+            [
+                .u16("hsl_lightness_target"), .u16("hsl_hue_target"), .u16("hsl_saturation_target"),
+                .optional([.u8("remaining_time")])
+            ])
         add(0x827B, "Light HSL Default Get")
         add(0x827C, "Light HSL Default Status", [.u16("lightness"), .u16("hue"), .u16("saturation")])
         add(0x827D, "Light HSL Range Get")
-        add(0x827E, "Light HSL Range Status", [.u8("status_code"), .u16("hue_range_min"), .u16("hue_range_max"),
-                                               .u16("saturation_range_min"), .u16("saturation_range_max")])
+        add(
+            0x827E, "Light HSL Range Status",
+            [
+                .u8("status_code"), .u16("hue_range_min"), .u16("hue_range_max"),
+                .u16("saturation_range_min"), .u16("saturation_range_max")
+            ])
         add(0x827F, "Light HSL Default Set", [.u16("lightness"), .u16("hue"), .u16("saturation")])
         add(0x8280, "Light HSL Default Set Unacknowledged", [.u16("lightness"), .u16("hue"), .u16("saturation")])
         add(0x8281, "Light HSL Range Set", [.u16("hue_range_min"), .u16("hue_range_max"), .u16("saturation_range_min"), .u16("saturation_range_max")])
-        add(0x8282, "Light HSL Range Set Unacknowledged", [.u16("hue_range_min"), .u16("hue_range_max"),
-                                                           .u16("saturation_range_min"), .u16("saturation_range_max")])
+        add(
+            0x8282, "Light HSL Range Set Unacknowledged",
+            [
+                .u16("hue_range_min"), .u16("hue_range_max"),
+                .u16("saturation_range_min"), .u16("saturation_range_max")
+            ])
         return e
     }()
 }

@@ -249,12 +249,14 @@ public struct MeshDecoder {
     mutating func decryptProvisioningData(_ pdu: [UInt8], _ s: ProvisioningSession, into l: inout MeshLayer) -> MeshProvisioningData? {
         guard !provisioningSecrets.isEmpty else { return nil }
         guard let invite = s.invite, let caps = s.capabilities, let start = s.start, s.publicKeys.count == 2, s.randoms.count == 2,
-              let algorithm = start.first.map(MeshProvisioningAlgorithm.init(rawValue:)) else {
+            let algorithm = start.first.map(MeshProvisioningAlgorithm.init(rawValue:))
+        else {
             l.notes.append(meshError(.reassembly, 0, "provisioning data: the session's earlier PDUs were not all seen"))
             return nil
         }
-        let inputs = MeshProvisioningSecurity.confirmationInputs(invite: invite, capabilities: caps, start: start,
-                                                                 provisionerPublicKey: s.publicKeys[0], devicePublicKey: s.publicKeys[1])
+        let inputs = MeshProvisioningSecurity.confirmationInputs(
+            invite: invite, capabilities: caps, start: start,
+            provisionerPublicKey: s.publicKeys[0], devicePublicKey: s.publicKeys[1])
         let salt = MeshProvisioningSecurity.confirmationSalt(inputs: inputs, algorithm: algorithm)
         let provSalt = MeshProvisioningSecurity.provisioningSalt(confirmationSalt: salt, randomProvisioner: s.randoms[0], randomDevice: s.randoms[1])
         var candidates: [[UInt8]] = []
@@ -300,8 +302,9 @@ public struct MeshDecoder {
         for (c, friend) in candidates {
             guard let p = try? MeshNetworkSecurity.decrypt(pdu, credentials: c, currentIVIndex: ivIndex, nonce: proxyNonce ? .proxy : .network) else { continue }
             l.netMIC = "ok"
-            l.network = MeshNetworkInfo(ivi: p.ivi, nid: p.nid, ctl: p.ctl, ttl: p.ttl, seq: p.seq, src: p.src, dst: p.dst,
-                                        ivIndex: p.ivIndex, friendship: friend, proxyNonce: proxyNonce)
+            l.network = MeshNetworkInfo(
+                ivi: p.ivi, nid: p.nid, ctl: p.ctl, ttl: p.ttl, seq: p.seq, src: p.src, dst: p.dst,
+                ivIndex: p.ivIndex, friendship: friend, proxyNonce: proxyNonce)
             if proxyNonce {
                 do { l.proxyConfig = try MeshProxyConfigMessage(decoding: p.transportPDU) } catch { l.notes.append(error) }
             } else {
@@ -325,18 +328,25 @@ public struct MeshDecoder {
             // Acknowledges the message the destination sent: SRC of the ack is its DST.
             for (k, e) in sar where k.src == p.dst && k.seqAuth & 0x1FFF == UInt32(z) && e.dst == p.src { sar[k]?.age = clock }
         case .segmentedAccess(let akf, let aid, let sz, let z, let o, let n, let seg):
-            segment(key: SARKey(src: p.src, seqAuth: MeshLowerTransportPDU.seqAuth(seq: p.seq, seqZero: z), ctl: false),
-                    segO: o, segN: n, data: seg, akf: akf, aid: aid, szmic: sz, opcode: nil, p, into: &l)
+            segment(
+                key: SARKey(src: p.src, seqAuth: MeshLowerTransportPDU.seqAuth(seq: p.seq, seqZero: z), ctl: false),
+                segO: o, segN: n, data: seg, akf: akf, aid: aid, szmic: sz, opcode: nil, p, into: &l)
         case .segmentedControl(let op, let z, let o, let n, let seg):
-            segment(key: SARKey(src: p.src, seqAuth: MeshLowerTransportPDU.seqAuth(seq: p.seq, seqZero: z), ctl: true),
-                    segO: o, segN: n, data: seg, akf: false, aid: 0, szmic: false, opcode: op, p, into: &l)
+            segment(
+                key: SARKey(src: p.src, seqAuth: MeshLowerTransportPDU.seqAuth(seq: p.seq, seqZero: z), ctl: true),
+                segO: o, segN: n, data: seg, akf: false, aid: 0, szmic: false, opcode: op, p, into: &l)
         }
     }
 
-    mutating func segment(key: SARKey, segO: UInt8, segN: UInt8, data: [UInt8], akf: Bool, aid: UInt8, szmic: Bool, opcode: MeshControlOpcode?,
-                          _ p: MeshNetworkPDU, into l: inout MeshLayer) {
-        var e = sar[key] ?? SAREntry(dst: p.dst, ivIndex: p.ivIndex, segN: segN, akf: akf, aid: aid, szmic: szmic, opcode: opcode,
-                                     parts: [:], age: clock, done: false)
+    mutating func segment(
+        key: SARKey, segO: UInt8, segN: UInt8, data: [UInt8], akf: Bool, aid: UInt8, szmic: Bool, opcode: MeshControlOpcode?,
+        _ p: MeshNetworkPDU, into l: inout MeshLayer
+    ) {
+        var e =
+            sar[key]
+            ?? SAREntry(
+                dst: p.dst, ivIndex: p.ivIndex, segN: segN, akf: akf, aid: aid, szmic: szmic, opcode: opcode,
+                parts: [:], age: clock, done: false)
         guard e.segN == segN else { l.notes.append(meshError(.reassembly, 3, "SegN \(segN) differs from the message's \(e.segN)")); return }
         if e.done {
             l.segmentsHeld = (Int(segN) + 1, Int(segN) + 1)
@@ -358,8 +368,9 @@ public struct MeshDecoder {
         if let op = opcode {
             control(MeshControlMessage(opcode: op, parameters: whole), p, into: &l)
         } else {
-            upperAccess(whole, akf: akf, aid: aid, szmic: szmic, seqAuth: key.seqAuth, src: p.src, dst: e.dst, ivIndex: e.ivIndex,
-                        segments: Int(segN) + 1, into: &l)
+            upperAccess(
+                whole, akf: akf, aid: aid, szmic: szmic, seqAuth: key.seqAuth, src: p.src, dst: e.dst, ivIndex: e.ivIndex,
+                segments: Int(segN) + 1, into: &l)
         }
     }
 
@@ -370,13 +381,16 @@ public struct MeshDecoder {
     /// Segmented messages whose segments have not all been seen (for statistics).
     public var incompleteSegmentedMessages: Int { sar.values.filter { !$0.done }.count }
 
-    mutating func upperAccess(_ upper: [UInt8], akf: Bool, aid: UInt8, szmic: Bool, seqAuth: UInt32, src: UInt16, dst: UInt16, ivIndex: UInt32,
-                              segments: Int, into l: inout MeshLayer) {
+    mutating func upperAccess(
+        _ upper: [UInt8], akf: Bool, aid: UInt8, szmic: Bool, seqAuth: UInt32, src: UInt16, dst: UInt16, ivIndex: UInt32,
+        segments: Int, into l: inout MeshLayer
+    ) {
         var info = MeshUpperTransportInfo(mic: nil, encrypted: nil, key: nil, seqAuth: seqAuth, segments: segments)
         defer { l.upper = info }
         guard keys != nil || !learntDevKeys.isEmpty else { info.encrypted = "no --mesh-keys"; return }
         func dev(_ a: UInt16) -> MeshAccessKey? { keys?.devKeys[a] ?? learntDevKeys[a] }
-        let accessKeys: [(MeshAccessKey, String)] = akf
+        let accessKeys: [(MeshAccessKey, String)] =
+            akf
             ? (keys?.appKeys(aid: aid) ?? []).map { ($0, "app") }
             : [dev(src).map { ($0, "dev " + MeshAddress.text(src)) }, dev(dst).map { ($0, "dev " + MeshAddress.text(dst)) }].compactMap { $0 }
         guard !accessKeys.isEmpty else {
@@ -431,8 +445,13 @@ public struct MeshDecoder {
     /// captures that start after the Friend Offer.
     public mutating func addFriendship(lpnAddress: UInt16, friendAddress: UInt16, lpnCounter: UInt16, friendCounter: UInt16) {
         for net in keys?.netKeys ?? [] {
-            friendships.append((lpnAddress, friendAddress, net.friendship(lpnAddress: lpnAddress, friendAddress: friendAddress,
-                                                                          lpnCounter: lpnCounter, friendCounter: friendCounter)))
+            friendships.append(
+                (
+                    lpnAddress, friendAddress,
+                    net.friendship(
+                        lpnAddress: lpnAddress, friendAddress: friendAddress,
+                        lpnCounter: lpnCounter, friendCounter: friendCounter)
+                ))
         }
         while friendships.count > Self.maxFriendships { friendships.removeFirst() }
     }

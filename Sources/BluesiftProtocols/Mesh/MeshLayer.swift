@@ -72,7 +72,11 @@ public struct MeshLayer: Sendable, FieldDescribable {
     public func describe<S: FieldSink>(into sink: inout S) {
         sink.string("bearer", bearer.rawValue)
         if let t = adType { sink.int("ad_type", Int(t)) }
-        if let p = proxy { sink.object("proxy") { s in p.describe(into: &s); if proxyReassembling { s.string("reassembly", "waiting for the last segment") } } }
+        if let p = proxy {
+            sink.object("proxy") { s in
+                p.describe(into: &s); if proxyReassembling { s.string("reassembly", "waiting for the last segment") }
+            }
+        }
         if let b = beacon { sink.object("beacon") { b.describe(into: &$0) } }
         if let d = serviceData { sink.object("service_data") { d.describe(into: &$0) } }
         if let p = pbadv { sink.object("pb_adv") { p.describe(into: &$0) } }

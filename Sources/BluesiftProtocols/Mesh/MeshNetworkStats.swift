@@ -183,16 +183,38 @@ public struct MeshNetworkStats: Sendable {
             }
         }
         func table(_ key: FieldKey, _ d: [UInt16: Int]) {
-            sink.array(key) { s in for (a, c) in d.sorted(by: { $0.key < $1.key }) { s.object("") { o in o.int("address", Int(a)); o.int("messages", c) } } }
+            sink.array(key) { s in
+                for (a, c) in d.sorted(by: { $0.key < $1.key }) {
+                    s.object("") { o in
+                        o.int("address", Int(a)); o.int("messages", c)
+                    }
+                }
+            }
         }
         table("by_source", bySource); table("by_destination", byDestination)
-        sink.array("by_opcode") { s in for (k, c) in byOpcode.sorted(by: { $0.key < $1.key }) { s.object("") { o in o.string("name", k); o.int("messages", c) } } }
-        sink.array("by_ttl") { s in for (t, c) in byTTL.sorted(by: { $0.key < $1.key }) { s.object("") { o in o.int("ttl", Int(t)); o.int("messages", c) } } }
+        sink.array("by_opcode") { s in
+            for (k, c) in byOpcode.sorted(by: { $0.key < $1.key }) {
+                s.object("") { o in
+                    o.string("name", k); o.int("messages", c)
+                }
+            }
+        }
+        sink.array("by_ttl") { s in
+            for (t, c) in byTTL.sorted(by: { $0.key < $1.key }) {
+                s.object("") { o in
+                    o.int("ttl", Int(t)); o.int("messages", c)
+                }
+            }
+        }
         sink.int("relayed", relayed); sink.int("repeated", repeated)
         sink.int("segmented_started", segmentedStarted); sink.int("segmented_completed", segmentedCompleted)
         sink.int("segmented_incomplete", incompleteSegmented); sink.int("segment_acks", segmentAcks)
         sink.array("replays") { s in
-            for r in replays { s.object("") { o in o.int("frame", r.frame); o.int("src", Int(r.src)); o.int("seq", Int(r.seq)); o.int("previous_seq", Int(r.previous)) } }
+            for r in replays {
+                s.object("") { o in
+                    o.int("frame", r.frame); o.int("src", Int(r.src)); o.int("seq", Int(r.seq)); o.int("previous_seq", Int(r.previous))
+                }
+            }
         }
         sink.array("provisioning") { s in
             for p in provisioning {
@@ -210,8 +232,9 @@ public struct MeshNetworkStats: Sendable {
         var out = ["Mesh: \(meshPDUs) PDUs, \(beacons) beacons, \(networkPDUs) network PDUs (\(decrypted) decrypted, \(netMICBad) NetMIC bad, \(notDecrypted) without key)"]
         if !ivIndexes.isEmpty { out.append("  IV index: " + ivIndexes.map { String($0) }.joined(separator: " → ")) }
         for n in networks.values.sorted(by: { $0.networkID < $1.networkID }) {
-            out.append("  network \(n.networkID): \(n.beacons) beacons, IV index \(n.ivIndex)" + (n.ivUpdate ? " (IV update)" : "")
-                       + (n.authenticated.map { $0 ? ", authenticated" : ", authentication FAILED" } ?? ""))
+            out.append(
+                "  network \(n.networkID): \(n.beacons) beacons, IV index \(n.ivIndex)" + (n.ivUpdate ? " (IV update)" : "")
+                    + (n.authenticated.map { $0 ? ", authenticated" : ", authentication FAILED" } ?? ""))
         }
         for n in nodes.values.sorted(by: { $0.address < $1.address }) {
             var s = "  node \(MeshAddress.text(n.address)): \(n.messages) messages sent (" + n.bearers.sorted().joined(separator: ", ") + ")"
@@ -220,8 +243,9 @@ public struct MeshNetworkStats: Sendable {
             out.append(s)
         }
         for (k, c) in byOpcode.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }).prefix(20) { out.append("  \(c) × \(k)") }
-        out.append("  TTL: " + byTTL.sorted(by: { $0.key < $1.key }).map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-                   + "; relayed \(relayed), repeated \(repeated), replays \(replays.count)")
+        out.append(
+            "  TTL: " + byTTL.sorted(by: { $0.key < $1.key }).map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+                + "; relayed \(relayed), repeated \(repeated), replays \(replays.count)")
         out.append("  segmented: \(segmentedStarted) started, \(segmentedCompleted) completed, \(incompleteSegmented) incomplete, \(segmentAcks) acknowledgments")
         for p in provisioning {
             out.append("  provisioning \(p.link) frame \(p.firstFrame)" + (p.deviceUUID.map { " device " + $0 } ?? "") + ": \(p.pdus) PDUs, " + p.outcome)

@@ -30,19 +30,20 @@ public struct MeshProvisioningPDU: Sendable, Hashable {
         type = MeshProvisioningPDUType(rawValue: b[0] & 0x3F)
         parameters = Array(b[1...])
         let n = parameters.count
-        let ok: Bool = switch type.rawValue {
-        case 0x00, 0x09: n == 1
-        case 0x01: n == 11
-        case 0x02: n == 5
-        case 0x03: n == 64
-        case 0x04, 0x08, 0x0C: n == 0
-        case 0x05, 0x06: n == 16 || n == 32
-        case 0x07: n == 33
-        case 0x0A: n == 6
-        case 0x0B: n >= 7
-        case 0x0D: n >= 2 && n % 2 == 0
-        default: true
-        }
+        let ok: Bool =
+            switch type.rawValue {
+            case 0x00, 0x09: n == 1
+            case 0x01: n == 11
+            case 0x02: n == 5
+            case 0x03: n == 64
+            case 0x04, 0x08, 0x0C: n == 0
+            case 0x05, 0x06: n == 16 || n == 32
+            case 0x07: n == 33
+            case 0x0A: n == 6
+            case 0x0B: n >= 7
+            case 0x0D: n >= 2 && n % 2 == 0
+            default: true
+            }
         guard ok else { throw meshError(.invalidLength, 1, "\(type.name): \(n) parameter octets") }
     }
 
@@ -57,32 +58,32 @@ public struct MeshProvisioningPDU: Sendable, Hashable {
         sink.int("type", Int(type.rawValue)); sink.string("name", type.name)
         let n = p.count
         switch type.rawValue {
-        case 0x00 where n == 1: sink.int("attention_duration", Int(p[0]))  // §5.4.1.1
-        case 0x01 where n == 11:  // §5.4.1.2
+        case 0x00 where n == 1: sink.int("attention_duration", Int(p[0])) // §5.4.1.1
+        case 0x01 where n == 11: // §5.4.1.2
             sink.int("number_of_elements", Int(p[0])); sink.int("algorithms", Int(meshBE(p, 1, 2)))
             sink.int("public_key_type", Int(p[3])); sink.int("oob_type", Int(p[4]))
             sink.int("output_oob_size", Int(p[5])); sink.int("output_oob_action", Int(meshBE(p, 6, 2)))
             sink.int("input_oob_size", Int(p[8])); sink.int("input_oob_action", Int(meshBE(p, 9, 2)))
-        case 0x02 where n == 5:  // §5.4.1.3
+        case 0x02 where n == 5: // §5.4.1.3
             sink.int("algorithm", Int(p[0])); sink.int("public_key", Int(p[1]))
             sink.int("authentication_method", Int(p[2])); sink.int("authentication_action", Int(p[3]))
             sink.int("authentication_size", Int(p[4]))
-        case 0x03 where n == 64:  // §5.4.1.4
+        case 0x03 where n == 64: // §5.4.1.4
             sink.hex("public_key_x", Array(p[0..<32])); sink.hex("public_key_y", Array(p[32..<64]))
-        case 0x05: sink.hex("confirmation", p)  // §5.4.1.6
-        case 0x06: sink.hex("random", p)  // §5.4.1.7
-        case 0x07 where n == 33:  // §5.4.1.8
+        case 0x05: sink.hex("confirmation", p) // §5.4.1.6
+        case 0x06: sink.hex("random", p) // §5.4.1.7
+        case 0x07 where n == 33: // §5.4.1.8
             sink.hex("encrypted_provisioning_data", Array(p[0..<25])); sink.hex("provisioning_data_mic", Array(p[25..<33]))
-        case 0x09 where n == 1:  // §5.4.1.10
+        case 0x09 where n == 1: // §5.4.1.10
             sink.int("error_code", Int(p[0])); sink.string("error_name", MeshProvisioningError(rawValue: p[0]).name)
-        case 0x0A where n == 6:  // §5.4.1.11
+        case 0x0A where n == 6: // §5.4.1.11
             sink.int("record_id", Int(meshBE(p, 0, 2))); sink.int("fragment_offset", Int(meshBE(p, 2, 2)))
             sink.int("fragment_maximum_size", Int(meshBE(p, 4, 2)))
-        case 0x0B where n >= 7:  // §5.4.1.12
+        case 0x0B where n >= 7: // §5.4.1.12
             sink.int("status", Int(p[0])); sink.int("record_id", Int(meshBE(p, 1, 2)))
             sink.int("fragment_offset", Int(meshBE(p, 3, 2))); sink.int("total_length", Int(meshBE(p, 5, 2)))
             sink.hex("data", Array(p[7...]))
-        case 0x0D where n >= 2:  // §5.4.1.14
+        case 0x0D where n >= 2: // §5.4.1.14
             sink.int("provisioning_extensions", Int(meshBE(p, 0, 2)))
             sink.array("records_list") { s in
                 var i = 2
@@ -254,9 +255,11 @@ public struct MeshUnprovisionedBeacon: Sendable, Hashable {
 
     /// Names of the OOB Information bits (§3.10.2, Table 3.64).
     public static func oobNames(_ v: UInt16) -> [String] {
-        let names = ["Other", "Electronic / URI", "2D machine-readable code", "Bar code", "Near Field Communication (NFC)",
-                     "Number", "String", "Certificate-based provisioning", "Provisioning records", "Reserved", "Reserved",
-                     "On box", "Inside box", "On piece of paper", "Inside manual", "On device"]
+        let names = [
+            "Other", "Electronic / URI", "2D machine-readable code", "Bar code", "Near Field Communication (NFC)",
+            "Number", "String", "Certificate-based provisioning", "Provisioning records", "Reserved", "Reserved",
+            "On box", "Inside box", "On piece of paper", "Inside manual", "On device"
+        ]
         return (0..<16).filter { v & (1 << $0) != 0 }.map { names[$0] }
     }
 
@@ -293,8 +296,9 @@ public enum MeshBeacon: Sendable, Hashable {
         case 0x00: self = .unprovisioned(try MeshUnprovisionedBeacon(decoding: b))
         case 0x01:
             guard b.count == 22 else { throw meshError(.invalidLength, 0, "secure network beacon: \(b.count) octets, needs 22") }
-            self = .secureNetwork(flags: b[1], networkID: Array(b[2..<10]), ivIndex: meshBE(b, 10, 4), authenticationValue: Array(b[14..<22]),
-                                  authenticated: nil)
+            self = .secureNetwork(
+                flags: b[1], networkID: Array(b[2..<10]), ivIndex: meshBE(b, 10, 4), authenticationValue: Array(b[14..<22]),
+                authenticated: nil)
         case 0x02:
             guard b.count == 27 else { throw meshError(.invalidLength, 0, "mesh private beacon: \(b.count) octets, needs 27") }
             self = .meshPrivate(random: Array(b[1..<14]), obfuscatedData: Array(b[14..<19]), authenticationTag: Array(b[19..<27]), flags: nil, ivIndex: nil)

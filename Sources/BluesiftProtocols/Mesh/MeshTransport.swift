@@ -25,8 +25,9 @@ public enum MeshLowerTransportPDU: Sendable, Hashable {
             if ctl {
                 self = .segmentedControl(opcode: MeshControlOpcode(rawValue: b[0]), seqZero: seqZero, segO: segO, segN: segN, segment: Array(b[4...]))
             } else {
-                self = .segmentedAccess(akf: b[0] & 0x40 != 0, aid: b[0] & 0x3F, szmic: b[1] & 0x80 != 0, seqZero: seqZero,
-                                        segO: segO, segN: segN, segment: Array(b[4...]))
+                self = .segmentedAccess(
+                    akf: b[0] & 0x40 != 0, aid: b[0] & 0x3F, szmic: b[1] & 0x80 != 0, seqZero: seqZero,
+                    segO: segO, segN: segN, segment: Array(b[4...]))
             }
         } else if ctl {
             let op = MeshControlOpcode(rawValue: b[0])
@@ -37,7 +38,7 @@ public enum MeshLowerTransportPDU: Sendable, Hashable {
                 self = .unsegmentedControl(opcode: op, parameters: Array(b[1...]))
             }
         } else {
-            try meshNeed(b, 6, "unsegmented access PDU")  // 1 + at least 1 octet + 32-bit TransMIC
+            try meshNeed(b, 6, "unsegmented access PDU") // 1 + at least 1 octet + 32-bit TransMIC
             self = .unsegmentedAccess(akf: b[0] & 0x40 != 0, aid: b[0] & 0x3F, upper: Array(b[1...]))
         }
     }
@@ -108,15 +109,16 @@ public struct MeshControlMessage: Sendable, Hashable {
     /// Checks the size of the known messages (§3.6.5.1-§3.6.5.10).
     public func validate() throws(DecodeError) {
         let n = parameters.count
-        let ok: Bool = switch opcode {
-        case .friendPoll, .friendSubscriptionListConfirm: n == 1
-        case .friendUpdate, .friendOffer: n == 6
-        case .friendRequest: n == 10
-        case .friendClear, .friendClearConfirm: n == 4
-        case .friendSubscriptionListAdd, .friendSubscriptionListRemove: n >= 1 && n % 2 == 1
-        case .heartbeat: n == 3
-        default: true
-        }
+        let ok: Bool =
+            switch opcode {
+            case .friendPoll, .friendSubscriptionListConfirm: n == 1
+            case .friendUpdate, .friendOffer: n == 6
+            case .friendRequest: n == 10
+            case .friendClear, .friendClearConfirm: n == 4
+            case .friendSubscriptionListAdd, .friendSubscriptionListRemove: n >= 1 && n % 2 == 1
+            case .heartbeat: n == 3
+            default: true
+            }
         guard ok else { throw meshError(.invalidLength, 1, "\(opcode.name): \(n) parameter octets") }
     }
 
@@ -126,30 +128,30 @@ public struct MeshControlMessage: Sendable, Hashable {
         let p = parameters, n = p.count
         sink.int("opcode", Int(opcode.rawValue)); sink.string("name", opcode.name)
         switch opcode {
-        case .friendPoll where n == 1: sink.int("fsn", Int(p[0] & 1))  // §3.6.5.1
-        case .friendUpdate where n == 6:  // §3.6.5.2
+        case .friendPoll where n == 1: sink.int("fsn", Int(p[0] & 1)) // §3.6.5.1
+        case .friendUpdate where n == 6: // §3.6.5.2
             MeshBeacon.flagFields(p[0], into: &sink); sink.int("iv_index", Int(meshBE(p, 1, 4))); sink.int("md", Int(p[5]))
-        case .friendRequest where n == 10:  // §3.6.5.3
+        case .friendRequest where n == 10: // §3.6.5.3
             sink.int("criteria", Int(p[0]))
             sink.int("rssi_factor", Int(p[0] >> 5 & 3)); sink.int("receive_window_factor", Int(p[0] >> 3 & 3))
             sink.int("min_queue_size_log", Int(p[0] & 7))
             sink.int("receive_delay", Int(p[1])); sink.int("poll_timeout", Int(meshBE(p, 2, 3)))
             sink.int("previous_address", Int(meshBE(p, 5, 2))); sink.int("num_elements", Int(p[7]))
             sink.int("lpn_counter", Int(meshBE(p, 8, 2)))
-        case .friendOffer where n == 6:  // §3.6.5.4
+        case .friendOffer where n == 6: // §3.6.5.4
             sink.int("receive_window", Int(p[0])); sink.int("queue_size", Int(p[1]))
             sink.int("subscription_list_size", Int(p[2])); sink.int("rssi", Int(Int8(bitPattern: p[3])))
             sink.int("friend_counter", Int(meshBE(p, 4, 2)))
-        case .friendClear where n == 4, .friendClearConfirm where n == 4:  // §3.6.5.5, §3.6.5.6
+        case .friendClear where n == 4, .friendClearConfirm where n == 4: // §3.6.5.5, §3.6.5.6
             sink.int("lpn_address", Int(meshBE(p, 0, 2))); sink.int("lpn_counter", Int(meshBE(p, 2, 2)))
-        case .friendSubscriptionListAdd where n >= 1, .friendSubscriptionListRemove where n >= 1:  // §3.6.5.7, §3.6.5.8
+        case .friendSubscriptionListAdd where n >= 1, .friendSubscriptionListRemove where n >= 1: // §3.6.5.7, §3.6.5.8
             sink.int("transaction_number", Int(p[0]))
             sink.array("address_list") { s in
                 var i = 1
                 while i + 2 <= n { s.int("", Int(meshBE(p, i, 2))); i += 2 }
             }
-        case .friendSubscriptionListConfirm where n == 1: sink.int("transaction_number", Int(p[0]))  // §3.6.5.9
-        case .heartbeat where n == 3:  // §3.6.5.10
+        case .friendSubscriptionListConfirm where n == 1: sink.int("transaction_number", Int(p[0])) // §3.6.5.9
+        case .heartbeat where n == 3: // §3.6.5.10
             sink.int("init_ttl", Int(p[0] & 0x7F)); sink.int("features", Int(meshBE(p, 1, 2)))
         default: if n > 0 { sink.hex("parameters", p) }
         }
@@ -183,14 +185,14 @@ public struct MeshProxyConfigMessage: Sendable, Hashable {
         let p = parameters, n = p.count
         sink.int("opcode", Int(opcode.rawValue)); sink.string("name", opcode.name)
         switch opcode {
-        case .setFilterType where n == 1:  // §6.7.1
+        case .setFilterType where n == 1: // §6.7.1
             sink.int("filter_type", Int(p[0])); sink.string("filter_type_name", p[0] == 0 ? "accept list" : p[0] == 1 ? "reject list" : "unknown")
-        case .addAddresses, .removeAddresses:  // §6.7.2, §6.7.3
+        case .addAddresses, .removeAddresses: // §6.7.2, §6.7.3
             sink.array("address_list") { s in
                 var i = 0
                 while i + 2 <= n { s.int("", Int(meshBE(p, i, 2))); i += 2 }
             }
-        case .filterStatus where n == 3:  // §6.7.4
+        case .filterStatus where n == 3: // §6.7.4
             sink.int("filter_type", Int(p[0])); sink.int("list_size", Int(meshBE(p, 1, 2)))
         default: if n > 0 { sink.hex("parameters", p) }
         }

@@ -34,8 +34,10 @@ struct ATTPairing {
     }
 
     /// Records a request, or pairs a response; returns the transaction for a response.
-    mutating func observe(_ pdu: UnsafeRawBufferPointer, cid: UInt16, side: UInt8, frame: Int,
-                          timestamp: Timestamp) -> ATTTransaction? {
+    mutating func observe(
+        _ pdu: UnsafeRawBufferPointer, cid: UInt16, side: UInt8, frame: Int,
+        timestamp: Timestamp
+    ) -> ATTTransaction? {
         inferredSide = nil
         guard let raw = pdu.first else { return nil }
         let op = ATTOpcode(rawValue: raw)
@@ -49,18 +51,23 @@ struct ATTPairing {
             }
             if pending.count >= Self.capacity { pending.removeFirst() }
             if pending.capacity == 0 { pending.reserveCapacity(Self.capacity) }
-            pending.append(Pending(cid: cid, side: side, opcode: raw, frame: frame, timestamp: timestamp,
-                                   handle: Self.addressesHandle(op) && pdu.count >= 3 ? UInt16(pdu[1]) | UInt16(pdu[2]) << 8 : nil))
+            pending.append(
+                Pending(
+                    cid: cid, side: side, opcode: raw, frame: frame, timestamp: timestamp,
+                    handle: Self.addressesHandle(op) && pdu.count >= 3 ? UInt16(pdu[1]) | UInt16(pdu[2]) << 8 : nil))
             return nil
         }
         guard let req = Self.answered(op, pdu: pdu) else { return nil }
         let from = L2CAPChannels.other(side)
         // A side the capture does not say (2) on either end pairs with any side.
-        guard let i = pending.firstIndex(where: { $0.cid == cid && $0.side == from && $0.opcode == req })
-                ?? pending.firstIndex(where: { $0.cid == cid && $0.opcode == req && (side == 2 || $0.side == 2) }) else { return nil }
+        guard
+            let i = pending.firstIndex(where: { $0.cid == cid && $0.side == from && $0.opcode == req })
+                ?? pending.firstIndex(where: { $0.cid == cid && $0.opcode == req && (side == 2 || $0.side == 2) })
+        else { return nil }
         let p = pending.remove(at: i)
         if side == 2, p.side < 2 { inferredSide = 1 - p.side }
-        return ATTTransaction(requestFrame: p.frame, latencyMicroseconds: timestamp.microseconds &- p.timestamp.microseconds,
-                              requestHandle: p.handle)
+        return ATTTransaction(
+            requestFrame: p.frame, latencyMicroseconds: timestamp.microseconds &- p.timestamp.microseconds,
+            requestHandle: p.handle)
     }
 }

@@ -30,7 +30,7 @@ struct ConnectionTable {
     mutating func open(_ info: ConnectionInfo) -> Int {
         generation &+= 1
         if history.count >= capacity {
-            let n = max(1, capacity / 16)   // amortise the shift
+            let n = max(1, capacity / 16) // amortise the shift
             for old in history.prefix(n) {
                 let k = Key(adapter: old.adapter, handle: old.handle)
                 if let id = latest[k], id - dropped < n { latest[k] = nil }

@@ -22,9 +22,10 @@ extension ProtocolDecoder {
         switch f.hciStorage.eventCode {
         case .leMeta where f.hciStorage.isAdvertisingReport:
             // Parameters after the subevent code.
-            let sub = f.hciStorage.subevent ?? 0, p = f.hciStorage.parameters   // present: a report
-            f.advStorage = AdvertisingLayer(leMetaSubevent: sub,
-                                            parameters: p.isEmpty ? p : UnsafeRawBufferPointer(rebasing: p[1...]))
+            let sub = f.hciStorage.subevent ?? 0, p = f.hciStorage.parameters // present: a report
+            f.advStorage = AdvertisingLayer(
+                leMetaSubevent: sub,
+                parameters: p.isEmpty ? p : UnsafeRawBufferPointer(rebasing: p[1...]))
             f.layers.insert(.adv)
             if let e = f.advStorage.error { f.errors.append(e.inLayer("adv")) }
         case .connectionComplete, .synchronousConnectionComplete, .disconnectionComplete, .roleChange, .leMeta:
@@ -45,7 +46,7 @@ extension ProtocolDecoder {
             c.peer = hci.peer; c.peerAddressType = hci.peerAddressType; c.transport = .bredr
             c.start = record.timestamp; c.startFrame = record.frame
             c.role = pendingCreate[adapter] == hci.peer ? .central : nil
-            if hci.eventCode == .synchronousConnectionComplete {   // §7.7.35: link type, intervals, lengths, air mode
+            if hci.eventCode == .synchronousConnectionComplete { // §7.7.35: link type, intervals, lengths, air mode
                 c.linkType = hci.linkType
                 if hci.parameters.count >= 17 { c.airMode = hci.parameters[16] }
             }
@@ -60,7 +61,8 @@ extension ProtocolDecoder {
             release(StateKey(adapter: adapter, connection: UInt32(h)))
         case .roleChange:
             guard hci.status == .success, let peer = hci.peer, let role = hci.role,
-                  let id = table.activeID(adapter: adapter, peer: peer) else { return }
+                let id = table.activeID(adapter: adapter, peer: peer)
+            else { return }
             table.update(id) { $0.role = role == 0 ? .central : .peripheral }
         case .leMeta:
             switch hci.leSubevent {
@@ -86,7 +88,7 @@ extension ProtocolDecoder {
 
     private func open(_ c: ConnectionInfo) {
         let key = StateKey(adapter: c.adapter, connection: UInt32(c.handle))
-        release(key)   // a reused handle starts clean
+        release(key) // a reused handle starts clean
         _ = table.open(c)
     }
 
@@ -109,18 +111,23 @@ extension ProtocolDecoder {
         }
         let data = f.hciStorage.parameters
         // PB 0b00/0b10 start (0b11: complete PDU, treated as a start), 0b01 continuation.
-        reassemble(data, declared: f.hciStorage.dataLength ?? data.count, starts: pb != 0b01,
-                   state: s, side: Self.side(record.direction), record, &f)
+        reassemble(
+            data, declared: f.hciStorage.dataLength ?? data.count, starts: pb != 0b01,
+            state: s, side: Self.side(record.direction), record, &f)
     }
 
     /// Feeds one ACL or LL data fragment to its connection's reassembler; a completed PDU
     /// goes on to L2CAP.
-    func reassemble(_ data: UnsafeRawBufferPointer, declared: Int, starts: Bool, state s: ConnState,
-                    side: UInt8, _ record: CaptureRecord, _ f: inout DecodedFrame) {
+    func reassemble(
+        _ data: UnsafeRawBufferPointer, declared: Int, starts: Bool, state s: ConnState,
+        side: UInt8, _ record: CaptureRecord, _ f: inout DecodedFrame
+    ) {
         let r = reassembler(s, side: side)
         var warning: DecodeError?
-        let result = starts ? r.start(data, declared: declared, warning: &warning)
-                            : r.continuation(data, declared: declared)
+        let result =
+            starts
+            ? r.start(data, declared: declared, warning: &warning)
+            : r.continuation(data, declared: declared)
         if let w = warning { f.errors.append(w) }
         switch result {
         case .pending: break

@@ -4,8 +4,10 @@ import BluesiftCapture
 extension ProtocolDecoder {
     /// A whole L2CAP PDU → signalling / ATT / SMP / dynamic channels (Core 5.4 Vol 3 Part A).
     /// Built in the frame and read there (see `DecodedFrame.l2capStorage`).
-    func decodeL2CAP(_ pdu: UnsafeRawBufferPointer, fragments: Int, truncated: Bool, state s: ConnState,
-                     side: UInt8, _ record: CaptureRecord, _ f: inout DecodedFrame) {
+    func decodeL2CAP(
+        _ pdu: UnsafeRawBufferPointer, fragments: Int, truncated: Bool, state s: ConnState,
+        side: UInt8, _ record: CaptureRecord, _ f: inout DecodedFrame
+    ) {
         f.l2capStorage = L2CAPLayer(pdu: pdu, fragments: fragments, truncated: truncated)
         f.layers.insert(.l2cap)
         if let e = f.l2capStorage.error { f.errors.append(e) }
@@ -31,23 +33,28 @@ extension ProtocolDecoder {
             let isATT = ch.psm == L2CAPChannels.attPSM || ch.psm == L2CAPChannels.eattPSM
             let module = isATT ? nil : registry.module(psm: ch.psm)
             if !ch.creditBased {
-                if isATT { decodeATT(payload, cid: ch.bearer, truncated: truncated, state: s, side: side, record, &f) }
-                else if let m = module {
+                if isATT {
+                    decodeATT(payload, cid: ch.bearer, truncated: truncated, state: s, side: side, record, &f)
+                } else if let m = module {
                     if ch.mode == 3 || ch.mode == 4 {
                         if let sdu = retransmissionFrame(ch, &f) {
-                            decodeModule(m, sdu, carrier: .psm(ch.psm), state: s, side: side, bearer: ch.bearer,
-                                         truncated: f.l2capStorage.truncated, record, &f)
+                            decodeModule(
+                                m, sdu, carrier: .psm(ch.psm), state: s, side: side, bearer: ch.bearer,
+                                truncated: f.l2capStorage.truncated, record, &f)
                         }
                     } else if !payload.isEmpty {
-                        decodeModule(m, payload, carrier: .psm(ch.psm), state: s, side: side, bearer: ch.bearer,
-                                     truncated: f.l2capStorage.truncated, record, &f)
+                        decodeModule(
+                            m, payload, carrier: .psm(ch.psm), state: s, side: side, bearer: ch.bearer,
+                            truncated: f.l2capStorage.truncated, record, &f)
                     }
                 }
             } else if let sdu = kFrame(side: side, state: s, truncated: truncated, &f) {
-                if isATT { decodeATT(sdu, cid: ch.bearer, truncated: truncated, state: s, side: side, record, &f) }
-                else if let m = module {
-                    decodeModule(m, sdu, carrier: .psm(ch.psm), state: s, side: side, bearer: ch.bearer,
-                                 truncated: f.l2capStorage.truncated, record, &f)
+                if isATT {
+                    decodeATT(sdu, cid: ch.bearer, truncated: truncated, state: s, side: side, record, &f)
+                } else if let m = module {
+                    decodeModule(
+                        m, sdu, carrier: .psm(ch.psm), state: s, side: side, bearer: ch.bearer,
+                        truncated: f.l2capStorage.truncated, record, &f)
                 }
             }
         case _ where registry.fixedCIDs.isEmpty: break
@@ -87,8 +94,10 @@ extension ProtocolDecoder {
                 let seg = UnsafeRawBufferPointer(rebasing: p[2...])
                 if seg.count >= total || truncated {
                     if seg.count > total {
-                        f.errors.append(DecodeError(layer: "l2cap", code: .invalidLength, offset: 6 + total,
-                                                    message: "K-frame longer than its SDU (\(seg.count) > \(total))"))
+                        f.errors.append(
+                            DecodeError(
+                                layer: "l2cap", code: .invalidLength, offset: 6 + total,
+                                message: "K-frame longer than its SDU (\(seg.count) > \(total))"))
                     }
                     out = UnsafeRawBufferPointer(rebasing: seg[0..<min(total, seg.count)])
                     return
@@ -119,8 +128,10 @@ extension ProtocolDecoder {
     }
 
     /// `cid`: the bearer (0x0004, or the dynamic channel's `bearer`, equal in both directions).
-    func decodeATT(_ payload: UnsafeRawBufferPointer, cid: UInt16, truncated: Bool, state s: ConnState, side: UInt8,
-                   _ record: CaptureRecord, _ f: inout DecodedFrame) {
+    func decodeATT(
+        _ payload: UnsafeRawBufferPointer, cid: UInt16, truncated: Bool, state s: ConnState, side: UInt8,
+        _ record: CaptureRecord, _ f: inout DecodedFrame
+    ) {
         f.attStorage = ATTPDU(bytes: payload)
         f.layers.insert(.att)
         // A PDU the capture cut short is flagged truncated, not malformed.

@@ -15,8 +15,7 @@ extension ProtocolDecoder {
         airPackets += 1
         if ll.crc != nil {
             // Checked even when the sniffer did: a "valid" CRC that fails is worth a warning.
-            if ll.isAdvertising { ll.checkCRC(crcInit: LLCRC.advertisingInit) }
-            else if let n = sniffed[ll.accessAddress], let i = links[n]?.crcInit { ll.checkCRC(crcInit: i) }
+            if ll.isAdvertising { ll.checkCRC(crcInit: LLCRC.advertisingInit) } else if let n = sniffed[ll.accessAddress], let i = links[n]?.crcInit { ll.checkCRC(crcInit: i) }
             if ll.crcComputed { crcComputedPackets += 1 }
             if ll.crcValidatedWrongly {
                 crcValidatedWrongly += 1
@@ -29,7 +28,7 @@ extension ProtocolDecoder {
             if !ll.isAdvertising, let n = sniffed[ll.accessAddress], let link = links[n] {
                 f.connection = n
                 link.air.crcBad += 1
-                _ = link.guessSender(record.timestamp)   // still a turn in the connection event
+                _ = link.guessSender(record.timestamp) // still a turn in the connection event
                 // Its header is all there is to go on: a non-empty PDU whose receipt the other
                 // side's NESN may confirm.
                 if let from = record.sniffer?.fromCentral, ll.length > 0 { link.crcBadUnacknowledged[from ? 1 : 0] = record.frame }
@@ -130,8 +129,10 @@ extension ProtocolDecoder {
 
     /// LLID 2 starts an L2CAP PDU, LLID 1 continues it (empty LLID 1 PDUs carry nothing).
     /// Used by tests and the air path alike: `fromCentral` picks the reassembly side.
-    func decodeLLData(llid: UInt8, payload: UnsafeRawBufferPointer, accessAddress: UInt32, fromCentral: Bool?,
-                      encrypted: Bool, _ record: CaptureRecord, _ f: inout DecodedFrame) {
+    func decodeLLData(
+        llid: UInt8, payload: UnsafeRawBufferPointer, accessAddress: UInt32, fromCentral: Bool?,
+        encrypted: Bool, _ record: CaptureRecord, _ f: inout DecodedFrame
+    ) {
         let n = sniffedConnection(accessAddress, record)
         f.connection = n
         guard llid == 1 || llid == 2, !encrypted, !(llid == 1 && payload.isEmpty) else { return }
@@ -237,18 +238,19 @@ extension ProtocolDecoder {
         case .encRsp:
             guard let e = LLEncRsp(op, p) else { return }
             link.skds = e.skdp; link.ivs = e.ivp
-        case .startEncReq:  // ciphertext from here on
+        case .startEncReq: // ciphertext from here on
             if !link.encrypted {
                 link.air.encryptionStarts += 1
                 // A captured legacy pairing is cracked now, even when the sniffer decrypts.
                 if link.stk == nil, !link.secureConnections, link.ediv == 0, link.rand.allSatisfy({ $0 == 0 }),
-                   link.preq != nil, link.randoms[1] != nil {
+                    link.preq != nil, link.randoms[1] != nil
+                {
                     link.stk = crackLegacy(link, record)
                 }
             }
             link.encrypted = true
             link.counter = [0, 0]
-        case .pauseEncRsp:  // plaintext until the next start
+        case .pauseEncRsp: // plaintext until the next start
             link.encrypted = false
             link.snifferDecrypts = false
             link.ccm = nil; link.keyState = .unknown
@@ -276,21 +278,24 @@ extension ProtocolDecoder {
             let i = from.map { $0 ? 0 : 1 } ?? (confirm ? link.confirms : link.randoms).firstIndex(where: { $0 == nil || $0 == body }) ?? 1
             if confirm { link.confirms[i] = body } else { link.randoms[i] = body }
         case .pairingPublicKey, .pairingDHKeyCheck: link.secureConnections = true
-        case .encryptionInformation:   // the LTK, as sent
+        case .encryptionInformation: // the LTK, as sent
             guard whole, let e = SMPEncryptionInformation(pdu) else { return }
             let ltk = Array(e.value.reversed())
             let owner = from.map { $0 ? link.air.central : link.air.peripheral } ?? nil
             learnedKeys.append(KnownLTK(ltk: ltk, address: owner, source: "the LTK distributed in frame \(record.frame)"))
-            recoveredKeys.append(RecoveredKey(connection: link.number, frame: record.frame, central: link.air.central,
-                                              centralRandom: link.air.centralAddressType == .random,
-                                              peripheral: link.air.peripheral,
-                                              peripheralRandom: link.air.peripheralAddressType == .random,
-                                              ltk: ltk, distributedBy: from))
+            recoveredKeys.append(
+                RecoveredKey(
+                    connection: link.number, frame: record.frame, central: link.air.central,
+                    centralRandom: link.air.centralAddressType == .random,
+                    peripheral: link.air.peripheral,
+                    peripheralRandom: link.air.peripheralAddressType == .random,
+                    ltk: ltk, distributedBy: from))
             link.pendingLTK = (learnedKeys.count - 1, recoveredKeys.count - 1)
             link.air.security.append("LTK \(Hex.string(ltk)) distributed in frame \(record.frame)")
-        case .centralIdentification:   // EDIV and Rand of that LTK
+        case .centralIdentification: // EDIV and Rand of that LTK
             guard whole, let c = SMPCentralIdentification(pdu),
-                  let (li, ri) = link.pendingLTK, li < learnedKeys.count, ri < recoveredKeys.count else { return }
+                let (li, ri) = link.pendingLTK, li < learnedKeys.count, ri < recoveredKeys.count
+            else { return }
             link.pendingLTK = nil
             learnedKeys[li].ediv = c.ediv; learnedKeys[li].rand = c.rand
             recoveredKeys[ri].ediv = c.ediv; recoveredKeys[ri].rand = c.rand
@@ -301,8 +306,10 @@ extension ProtocolDecoder {
     /// Decrypts an encrypted PDU in place when a key is known or can be found. Returns the
     /// sender (true: central) when the PDU was decrypted, nil otherwise (then it stays
     /// marked encrypted, with an error when a key was expected to work).
-    private func decrypt(_ ll: inout LLPacket, link: SniffedLink, from: Bool?, guess: Bool?, _ record: CaptureRecord,
-                         _ f: inout DecodedFrame) -> Bool? {
+    private func decrypt(
+        _ ll: inout LLPacket, link: SniffedLink, from: Bool?, guess: Bool?, _ record: CaptureRecord,
+        _ f: inout DecodedFrame
+    ) -> Bool? {
         if link.keyState == .unknown { findKey(link, ll: ll, from: from, record) }
         guard let ccm = link.ccm else { return nil }
         let aad = AESCCM.aad(header: ll.header)
@@ -330,8 +337,10 @@ extension ProtocolDecoder {
             }
         }
         link.air.micFailures += 1
-        f.errors.append(DecodeError(layer: "ll", code: .invalidValue, offset: 6 + max(0, ll.payload.count - 4),
-                                    message: "MIC check failed: wrong key, or packets missed"))
+        f.errors.append(
+            DecodeError(
+                layer: "ll", code: .invalidValue, offset: 6 + max(0, ll.payload.count - 4),
+                message: "MIC check failed: wrong key, or packets missed"))
         return nil
     }
 
@@ -363,8 +372,11 @@ extension ProtocolDecoder {
             candidates.append(stk)
         }
         if candidates.isEmpty {
-            if scUnrecoverable { link.note("LE Secure Connections pairing: the LTK is not recoverable from a passive capture: give --ltk") }
-            else if !link.secureConnections { link.note("encrypted from frame \(record.frame): no key known (give --ltk or --keys)") }
+            if scUnrecoverable {
+                link.note("LE Secure Connections pairing: the LTK is not recoverable from a passive capture: give --ltk")
+            } else if !link.secureConnections {
+                link.note("encrypted from frame \(record.frame): no key known (give --ltk or --keys)")
+            }
             return
         }
         let iv = LinkEncryption.iv(ivm: link.ivm, ivs: link.ivs)
@@ -405,12 +417,13 @@ extension ProtocolDecoder {
             link.note("pairing random values not both captured: the TK cannot be recovered")
             return nil
         }
-        let cap = LegacyPairingCapture(preq: preq, pres: pres, initiator: central,
-                                       initiatorRandom: link.air.centralAddressType == .random,
-                                       responder: peripheral, responderRandom: link.air.peripheralAddressType == .random,
-                                       mconfirm: link.confirms[0], sconfirm: link.confirms[1], mrand: mrand, srand: srand)
+        let cap = LegacyPairingCapture(
+            preq: preq, pres: pres, initiator: central,
+            initiatorRandom: link.air.centralAddressType == .random,
+            responder: peripheral, responderRandom: link.air.peripheralAddressType == .random,
+            mconfirm: link.confirms[0], sconfirm: link.confirms[1], mrand: mrand, srand: srand)
         guard link.confirms[0] != nil || link.confirms[1] != nil else {
-            link.micSearch = cap   // searched from the first encrypted packet's MIC (`searchTKByMIC`)
+            link.micSearch = cap // searched from the first encrypted packet's MIC (`searchTKByMIC`)
             return nil
         }
         let clock = ContinuousClock(), t0 = clock.now, threads = ProcessInfoCores.count
@@ -422,23 +435,28 @@ extension ProtocolDecoder {
             link.note("legacy pairing: no passkey 000000-999999 matches the confirm values (out-of-band pairing?)")
             return nil
         }
-        return recovered(link, tk: tk, stk: cap.stk(tk: tk), central: central, peripheral: peripheral, record,
-                         how: "TK found", search: tried > 1 ? (tried, seconds, threads) : nil)
+        return recovered(
+            link, tk: tk, stk: cap.stk(tk: tk), central: central, peripheral: peripheral, record,
+            how: "TK found", search: tried > 1 ? (tried, seconds, threads) : nil)
     }
 
     /// Notes a recovered TK, keeps it for `--write-keys`, and gives its STK as a candidate key.
-    private func recovered(_ link: SniffedLink, tk: UInt32, stk: [UInt8], central: BDAddr, peripheral: BDAddr,
-                           _ record: CaptureRecord, how: String, search: (tried: Int, seconds: Double, threads: Int)?) -> KnownLTK {
+    private func recovered(
+        _ link: SniffedLink, tk: UInt32, stk: [UInt8], central: BDAddr, peripheral: BDAddr,
+        _ record: CaptureRecord, how: String, search: (tried: Int, seconds: Double, threads: Int)?
+    ) -> KnownLTK {
         let digits = String(tk), tkText = String(repeating: "0", count: max(0, 6 - digits.count)) + digits
         link.note("legacy pairing: \(how): \(tkText)" + (tk == 0 ? " (Just Works)" : " (passkey)") + ", STK \(Hex.string(stk))")
         if let s = search {
             let perCore = Int(Double(s.tried) / max(s.seconds, 1e-6) / Double(s.threads))
             link.note("passkey search: \(s.tried) candidates in \(Int(s.seconds * 1000)) ms on \(s.threads) threads (\(perCore) candidates/s per thread)")
         }
-        recoveredKeys.append(RecoveredKey(connection: link.number, frame: record.frame, central: central,
-                                          centralRandom: link.air.centralAddressType == .random, peripheral: peripheral,
-                                          peripheralRandom: link.air.peripheralAddressType == .random,
-                                          tk: tk, stk: stk))
+        recoveredKeys.append(
+            RecoveredKey(
+                connection: link.number, frame: record.frame, central: central,
+                centralRandom: link.air.centralAddressType == .random, peripheral: peripheral,
+                peripheralRandom: link.air.peripheralAddressType == .random,
+                tk: tk, stk: stk))
         return KnownLTK(ltk: stk, source: "the STK of the captured pairing (TK \(tkText))")
     }
 
@@ -464,8 +482,9 @@ extension ProtocolDecoder {
             link.note("legacy pairing: confirm values not captured, and no passkey 000000-999999 opens the first encrypted packet")
             return nil
         }
-        link.stk = recovered(link, tk: tk, stk: cap.stk(tk: tk), central: central, peripheral: peripheral, record,
-                             how: "confirm values not captured; TK found by the first encrypted packet's MIC", search: nil)
+        link.stk = recovered(
+            link, tk: tk, stk: cap.stk(tk: tk), central: central, peripheral: peripheral, record,
+            how: "confirm values not captured; TK found by the first encrypted packet's MIC", search: nil)
         return link.stk
     }
 
@@ -479,7 +498,8 @@ extension ProtocolDecoder {
     func flushLinks(endOfCapture: Timestamp?) {
         for link in links.values {
             if let end = endOfCapture, let last = link.air.lastSeen, let t = link.air.timeout,
-               link.air.terminateReason == nil, end.microseconds - last.microseconds > Int64(t) * 10_000 {
+                link.air.terminateReason == nil, end.microseconds - last.microseconds > Int64(t) * 10_000
+            {
                 link.air.supervisionTimeout = true
                 // The link ended when its packets stopped: not "open at end of capture".
                 table.update(link.tableID) { c in
@@ -580,4 +600,3 @@ final class SniffedLink {
         lastNESN[side] = nesn
     }
 }
-

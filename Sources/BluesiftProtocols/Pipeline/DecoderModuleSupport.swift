@@ -23,8 +23,7 @@ extension ProtocolDecoder {
         guard let h = lastACL?.key.connection else { return }
         let id = table.ensure(.init(adapter: record.adapter, handle: UInt16(truncatingIfNeeded: h)), record: record)
         table.update(id) { info in
-            if let i = info.profiles.firstIndex(where: { $0.name == name }) { info.profiles[i].detail = detail }
-            else { info.profiles.append(ClassicProfile(name: name, roles: [], detail: detail)) }
+            if let i = info.profiles.firstIndex(where: { $0.name == name }) { info.profiles[i].detail = detail } else { info.profiles.append(ClassicProfile(name: name, roles: [], detail: detail)) }
         }
     }
 }

@@ -5,10 +5,13 @@ import BluesiftCapture
 /// naming a protocol. Each route costs nothing when no module registered its carrier kind.
 extension ProtocolDecoder {
     /// Module `index` decodes `pdu`; its layer goes in the frame.
-    func decodeModule(_ index: Int, _ pdu: UnsafeRawBufferPointer, carrier: Carrier, state: ConnState?, side: UInt8,
-                      bearer: UInt16 = 0, truncated: Bool = false, _ record: CaptureRecord, _ f: inout DecodedFrame) {
-        let context = ModuleContext(decoder: self, connectionState: state, record: record, carrier: carrier,
-                                    side: side, bearer: bearer, truncated: truncated)
+    func decodeModule(
+        _ index: Int, _ pdu: UnsafeRawBufferPointer, carrier: Carrier, state: ConnState?, side: UInt8,
+        bearer: UInt16 = 0, truncated: Bool = false, _ record: CaptureRecord, _ f: inout DecodedFrame
+    ) {
+        let context = ModuleContext(
+            decoder: self, connectionState: state, record: record, carrier: carrier,
+            side: side, bearer: bearer, truncated: truncated)
         guard let v = registry.modules[index].decode(pdu, context, &f) else { return }
         if let e = v.error, !(e.code == .truncated && truncated) { f.errors.append(e) }
         f.set(module: v)
@@ -60,7 +63,10 @@ extension ProtocolDecoder {
             for s in rep.structures {
                 if registry.byCarrier[.adType(s.type.rawValue)] != nil { hit = true; return }
                 if s.type.rawValue == 0x16, s.value.count >= 2,
-                   registry.byCarrier[.serviceData(UInt16(s.value[0]) | UInt16(s.value[1]) << 8)] != nil { hit = true; return }
+                    registry.byCarrier[.serviceData(UInt16(s.value[0]) | UInt16(s.value[1]) << 8)] != nil
+                {
+                    hit = true; return
+                }
             }
         }
         return hit
@@ -93,17 +99,19 @@ extension ProtocolDecoder {
     /// GATT carriers: the analyzer, which knows what an ATT PDU's handle is, hands its value
     /// here. True when a module took it (its layer is in the frame).
     @discardableResult
-    public func decodeGATTValue(_ value: UnsafeRawBufferPointer, characteristic: BluetoothUUID?, service: BluetoothUUID?,
-                                _ f: inout DecodedFrame) -> Bool {
+    public func decodeGATTValue(
+        _ value: UnsafeRawBufferPointer, characteristic: BluetoothUUID?, service: BluetoothUUID?,
+        _ f: inout DecodedFrame
+    ) -> Bool {
         guard registry.hasGATTCarriers, f.module == nil else { return false }
         var hit: (Int, Carrier)?
-        if let c = characteristic, let i = registry.byCarrier[.gattCharacteristic(c)] { hit = (i, .gattCharacteristic(c)) }
-        else if let s = service, let i = registry.byCarrier[.gattService(s)] { hit = (i, .gattService(s)) }
+        if let c = characteristic, let i = registry.byCarrier[.gattCharacteristic(c)] { hit = (i, .gattCharacteristic(c)) } else if let s = service, let i = registry.byCarrier[.gattService(s)] { hit = (i, .gattService(s)) }
         guard let (i, carrier) = hit else { return false }
         let r = f.record
         let state = connectionState(f)
-        decodeModule(i, value, carrier: carrier, state: state, side: Self.side(r.direction),
-                     truncated: f.layers.contains(.l2cap) && f.l2capStorage.truncated, r, &f)
+        decodeModule(
+            i, value, carrier: carrier, state: state, side: Self.side(r.direction),
+            truncated: f.layers.contains(.l2cap) && f.l2capStorage.truncated, r, &f)
         return f.module != nil
     }
 }

@@ -85,7 +85,7 @@ public struct FrameLayer: RawRepresentable, Hashable, Sendable {
     public var specificity: Int {
         switch rawValue {
         case 0: 1
-        case 63: 2   // on an HCI record, the note says why nothing above HCI was decoded
+        case 63: 2 // on an HCI record, the note says why nothing above HCI was decoded
         case 1: 3
         case 2: 4
         case 3: 5

@@ -7,7 +7,7 @@ import BluesiftCapture
 public final class ProtocolDecoder {
     /// Per-connection protocol state; dropped at disconnection.
     final class ConnState {
-        var reassembly: [Reassembler?] = [nil, nil, nil]   // by side: 0, 1, unknown
+        var reassembly: [Reassembler?] = [nil, nil, nil] // by side: 0, 1, unknown
         var channels = L2CAPChannels()
         var att = ATTPairing()
         /// Module families' state (`ModuleContext.state`), by state type: created on a
@@ -186,7 +186,8 @@ extension ProtocolDecoder {
     /// building the frame; every other record is decoded in full into `scratch`.
     @inlinable @inline(__always)
     public func layers(of record: CaptureRecord, scratch f: inout DecodedFrame)
-        -> (layers: DecodedFrame.Layers, damaged: Bool) {
+        -> (layers: DecodedFrame.Layers, damaged: Bool)
+    {
         if record.kind == .event, Self.isWholeAdvertisingEvent(record.bytes), !carriesModuleAdvertising(record.bytes) {
             return (.advertisingEvent, false)
         }

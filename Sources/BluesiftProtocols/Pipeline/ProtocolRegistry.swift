@@ -3,7 +3,7 @@ import BluesiftCapture
 
 /// The protocol modules of `Protocols.all`, with what the pipeline reads of them: the bit of
 /// each module layer, and lookup tables from each carrier to its module. Built once.
-public struct ProtocolRegistry: @unchecked Sendable {   // metatypes of immutable types
+public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable types
     public static let shared = ProtocolRegistry(Protocols.all)
 
     /// Module layers take bits from here up; `FrameLayer.note` keeps the last bit.
@@ -45,9 +45,10 @@ public struct ProtocolRegistry: @unchecked Sendable {   // metatypes of immutabl
             for spec in m.layers {
                 let bit = Self.firstModuleBit + UInt8(layers.count)
                 precondition(bit <= Self.lastModuleBit, "more module layers than DecodedFrame.Layers has bits")
-                precondition(!FrameLayer.builtIn.contains { $0.key.description == spec.key.description }
-                             && !layers.contains { $0.spec.key.description == spec.key.description },
-                             "layer key \(spec.key) declared twice")
+                precondition(
+                    !FrameLayer.builtIn.contains { $0.key.description == spec.key.description }
+                        && !layers.contains { $0.spec.key.description == spec.key.description },
+                    "layer key \(spec.key) declared twice")
                 layers.append((spec, i))
                 own.insert(FrameLayer(rawValue: bit))
             }

@@ -215,7 +215,7 @@ public enum SMPCommands {
             SMPPairingRequest.self, SMPPairingResponse.self, SMPPairingConfirm.self, SMPPairingRandom.self,
             SMPPairingFailed.self, SMPPairingPublicKey.self, SMPPairingDHKeyCheck.self, SMPPairingKeypressNotification.self,
             SMPEncryptionInformation.self, SMPCentralIdentification.self, SMPIdentityInformation.self,
-            SMPIdentityAddressInformation.self, SMPSigningInformation.self, SMPSecurityRequest.self,
+            SMPIdentityAddressInformation.self, SMPSigningInformation.self, SMPSecurityRequest.self
         ]
         return Dictionary(uniqueKeysWithValues: all.map { ($0.code, $0) })
     }()

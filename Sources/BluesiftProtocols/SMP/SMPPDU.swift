@@ -13,7 +13,8 @@ public struct SMPPDU: FieldDescribable {
         if bytes.isEmpty {
             error = DecodeError(layer: "smp", code: .truncated, offset: 0, message: "code: need 1 bytes, 0 left")
         } else if let n = smpCode.pduLength, bytes.count != n {
-            error = bytes.count < n
+            error =
+                bytes.count < n
                 ? DecodeError(layer: "smp", code: .truncated, offset: bytes.count, message: "\(smpCode.name): need \(n) bytes, have \(bytes.count)")
                 : DecodeError(layer: "smp", code: .invalidLength, offset: n, message: "\(bytes.count - n) bytes after the PDU")
         }

@@ -182,8 +182,10 @@ public struct SMPPairingFeatures: Hashable, Sendable {
     public var initiatorKeys: SMPKeyDistribution
     public var responderKeys: SMPKeyDistribution
 
-    public init(ioCapability: SMPIOCapability, oobDataFlag: UInt8 = 0, authReq: SMPAuthReq,
-                maxEncryptionKeySize: UInt8 = 16, initiatorKeys: SMPKeyDistribution, responderKeys: SMPKeyDistribution) {
+    public init(
+        ioCapability: SMPIOCapability, oobDataFlag: UInt8 = 0, authReq: SMPAuthReq,
+        maxEncryptionKeySize: UInt8 = 16, initiatorKeys: SMPKeyDistribution, responderKeys: SMPKeyDistribution
+    ) {
         self.ioCapability = ioCapability; self.oobDataFlag = oobDataFlag; self.authReq = authReq
         self.maxEncryptionKeySize = maxEncryptionKeySize; self.initiatorKeys = initiatorKeys; self.responderKeys = responderKeys
     }

@@ -77,8 +77,12 @@ public struct EmulationModel: Sendable {
 
     /// Keeps the reads and writes (with what followed them) of these frames only.
     mutating func keep(frames: Range<Int>) {
-        reads = reads.compactMapValues { l in let k = l.filter { frames.contains($0.frame) }; return k.isEmpty ? nil : k }
-        writes = writes.compactMapValues { l in let k = l.filter { frames.contains($0.frame) }; return k.isEmpty ? nil : k }
+        reads = reads.compactMapValues { l in
+            let k = l.filter { frames.contains($0.frame) }; return k.isEmpty ? nil : k
+        }
+        writes = writes.compactMapValues { l in
+            let k = l.filter { frames.contains($0.frame) }; return k.isEmpty ? nil : k
+        }
     }
 
     public var readCount: Int { reads.values.reduce(0) { $0 + $1.count } }
@@ -229,7 +233,7 @@ public final class EmulationModelBuilder {
 
     func device(_ key: String, _ info: ConnectionInfo?) -> Device? {
         if let d = devices[key] { return d }
-        guard devices.count < 64 else { return nil }  // bounded: a capture of a crowd keeps the first 64
+        guard devices.count < 64 else { return nil } // bounded: a capture of a crowd keeps the first 64
         let d = Device(capture: capture)
         d.model.address = info?.peer
         d.model.addressType = info?.peerAddressType
@@ -249,8 +253,10 @@ public final class EmulationModelBuilder {
     /// When the device's database changed during the capture, `generation` (1-based; default
     /// the last) picks which one is served, and only what the device answered while that one
     /// was in force is replayed.
-    public func model(address: BDAddr? = nil, name: String? = nil, gatt: GATTDatabase? = nil, generation: Int? = nil,
-                      tracker: GATTTracker) throws(EmulationError) -> EmulationModel {
+    public func model(
+        address: BDAddr? = nil, name: String? = nil, gatt: GATTDatabase? = nil, generation: Int? = nil,
+        tracker: GATTTracker
+    ) throws(EmulationError) -> EmulationModel {
         var key: String?
         if let address {
             key = devices[address.description] != nil ? address.description : nil
@@ -259,8 +265,10 @@ public final class EmulationModelBuilder {
             let addrs = advertisers.filter { Self.localName($0.value.adv + $0.value.scan) == name }.map(\.key)
             key = order.first { k in addrs.contains { $0.description == k } }
             if key == nil {
-                throw EmulationError(addrs.isEmpty ? "no device advertised the name \"\(name)\" in \(capture)"
-                                                  : "the device named \"\(name)\" has no ATT traffic in \(capture)")
+                throw EmulationError(
+                    addrs.isEmpty
+                        ? "no device advertised the name \"\(name)\" in \(capture)"
+                        : "the device named \"\(name)\" has no ATT traffic in \(capture)")
             }
         } else {
             key = candidates.first?.address
@@ -291,7 +299,7 @@ public final class EmulationModelBuilder {
                 m.generation = (n, gens.count)
             }
         }
-        if m.database.services.isEmpty {   // characteristics outside a service cannot be served
+        if m.database.services.isEmpty { // characteristics outside a service cannot be served
             throw EmulationError("\(capture) has no GATT discovery of \(key!): give its database with --gatt FILE (bluesift gatt --format json)")
         }
         return m

@@ -47,12 +47,14 @@ public final class EmulationRunner {
     /// Runs over an open transport (tests hand one in).
     public func run(transport: any HCITransport, stop: @escaping () -> Bool) -> ReplayReport {
         let model = emulator.model
-        let peripheral = LEPeripheral(transport: transport, attributes: Emulator.attributes(of: model.database), responder: emulator,
-                                      preferredMTU: emulator.preferredMTU, options: options.peripheral)
+        let peripheral = LEPeripheral(
+            transport: transport, attributes: Emulator.attributes(of: model.database), responder: emulator,
+            preferredMTU: emulator.preferredMTU, options: options.peripheral)
         if let policy = options.pairing { peripheral.smp = SMPResponder(policy: policy) }
         peripheral.smp?.onEvent = { [weak self] in self?.notice?($0) }
         if let p = options.pairing {
-            notice?("pairing as the recording shows: \(p.ioCapability.name), " + (p.secureConnections ? "LE Secure Connections" : "legacy only")
+            notice?(
+                "pairing as the recording shows: \(p.ioCapability.name), " + (p.secureConnections ? "LE Secure Connections" : "legacy only")
                     + ((p.mitm ?? false) ? ", MITM" : ""))
         }
         peripheral.onNotification = { [emulator] in emulator.notification($0) }
@@ -66,7 +68,8 @@ public final class EmulationRunner {
                 doing = "advertising"
                 try peripheral.startAdvertising(data: model.advertisingData, scanResponse: model.scanResponse)
                 if served == 0 {
-                    notice?("advertising as \(peripheral.ownAddress) (\(peripheral.ownAddressType.name))"
+                    notice?(
+                        "advertising as \(peripheral.ownAddress) (\(peripheral.ownAddressType.name))"
                             + (model.name.map { " \"\($0)\"" } ?? "") + ": \(Emulator.attributes(of: model.database).count) attributes, "
                             + "\(model.readCount) reads and \(model.writeCount) writes recorded")
                 }

@@ -55,8 +55,10 @@ public final class Emulator: GATTServerResponder {
     public static func attributes(of db: GATTDatabase) -> [ServerAttribute] {
         var out: [ServerAttribute] = []
         for s in db.services {
-            out.append(.init(handle: s.start, type: s.primary ? ServerAttribute.primaryService : ServerAttribute.secondaryService,
-                             value: uuidBytes(s.uuid), groupEnd: s.end))
+            out.append(
+                .init(
+                    handle: s.start, type: s.primary ? ServerAttribute.primaryService : ServerAttribute.secondaryService,
+                    value: uuidBytes(s.uuid), groupEnd: s.end))
             for c in s.characteristics {
                 var decl = [c.properties, UInt8(c.valueHandle & 0xFF), UInt8(c.valueHandle >> 8)]
                 decl += uuidBytes(c.uuid)
@@ -84,9 +86,10 @@ public final class Emulator: GATTServerResponder {
 
     func addStep(kind: String, op: ATTOpcode?, handle: UInt16?, sent: [UInt8]? = nil) -> Int {
         let loc = handle.map(location)
-        var s = ReplayReport.Step(index: report.steps.count + 1, frame: 0, kind: kind, op: op.map(Self.opName),
-                                  handle: handle.map(Int.init), service: loc?.service, characteristic: loc?.characteristic,
-                                  status: "match")
+        var s = ReplayReport.Step(
+            index: report.steps.count + 1, frame: 0, kind: kind, op: op.map(Self.opName),
+            handle: handle.map(Int.init), service: loc?.service, characteristic: loc?.characteristic,
+            status: "match")
         s.sent = sent.map { Hex.string($0) }
         report.steps.append(s)
         report.tally()
@@ -109,7 +112,8 @@ public final class Emulator: GATTServerResponder {
         ReplayReport.capped(&report.steps[i])
         report.tally()
         let s = report.steps[i]
-        onLine?("\(s.kind)" + (s.handle.map { " " + Hex.fixed(UInt64($0), width: 4) } ?? "") + (s.vendor.map { " \($0)" } ?? s.sent.map { " \($0)" } ?? "")
+        onLine?(
+            "\(s.kind)" + (s.handle.map { " " + Hex.fixed(UInt64($0), width: 4) } ?? "") + (s.vendor.map { " \($0)" } ?? s.sent.map { " \($0)" } ?? "")
                 + ": " + (status == "match" ? "answered" : "NO RECORDED ANSWER") + (reason.map { " (\($0))" } ?? ""))
     }
 
@@ -192,9 +196,12 @@ public final class Emulator: GATTServerResponder {
         if match == nil, let interpreter, let mine, !mine.isEmpty {
             let candidates = recorded.indices.filter { !flags[$0] } + recorded.indices.filter { flags[$0] }
             for j in candidates {
-                guard let theirs = interpreter.messages(service: loc.service, characteristic: loc.characteristic, notify: false,
-                                                        values: [recorded[j].value]),
-                      let changed = Self.sameMessages(theirs, mine) else { continue }
+                guard
+                    let theirs = interpreter.messages(
+                        service: loc.service, characteristic: loc.characteristic, notify: false,
+                        values: [recorded[j].value]),
+                    let changed = Self.sameMessages(theirs, mine)
+                else { continue }
                 match = (j, "fields", changed.isEmpty ? nil : "volatile fields differ: " + changed.joined(separator: ", "))
                 break
             }
@@ -204,8 +211,11 @@ public final class Emulator: GATTServerResponder {
             let err = isCommand ? nil : recorded.last(where: { $0.error != nil })?.error
             report.steps[i].answers = [isCommand ? "none (command)" : err.map(Self.describe) ?? "ok"]
             report.steps[i].differences = differences(recorded: recorded, flags: flags, got: value, mine: mine, handle: handle, loc: loc)
-            finish(i, status: "unexpected", reason: recorded.isEmpty ? "no write to this handle recorded"
-                                                   : "no recorded write matches" + (err == nil ? "" : ": the recorded error answered"))
+            finish(
+                i, status: "unexpected",
+                reason: recorded.isEmpty
+                    ? "no write to this handle recorded"
+                    : "no recorded write matches" + (err == nil ? "" : ": the recorded error answered"))
             return ServerWriteAnswer(error: err)
         }
         flags[m.index] = true
@@ -215,11 +225,14 @@ public final class Emulator: GATTServerResponder {
         report.steps[i].matchedBy = m.by
         report.steps[i].answers = [isCommand ? "none (command)" : w.error.map(Self.describe) ?? "ok"]
         let then = w.notifications.enumerated().map { k, n in
-            ServerNotification(handle: n.handle, value: n.value, isIndication: n.indication,
-                               delay: timing == .asap ? .microseconds(k) : .microseconds(Int64(n.afterMs * 1000)), tag: i)
+            ServerNotification(
+                handle: n.handle, value: n.value, isIndication: n.indication,
+                delay: timing == .asap ? .microseconds(k) : .microseconds(Int64(n.afterMs * 1000)), tag: i)
         }
-        finish(i, status: "match", reason: "matched by \(m.by), frame \(w.frame)" + (m.note.map { "; \($0)" } ?? "")
-               + (then.isEmpty ? "" : "; \(then.count) notification\(then.count == 1 ? " follows" : "s follow")"))
+        finish(
+            i, status: "match",
+            reason: "matched by \(m.by), frame \(w.frame)" + (m.note.map { "; \($0)" } ?? "")
+                + (then.isEmpty ? "" : "; \(then.count) notification\(then.count == 1 ? " follows" : "s follow")"))
         return ServerWriteAnswer(error: isCommand ? nil : w.error, then: then)
     }
 
@@ -239,8 +252,10 @@ public final class Emulator: GATTServerResponder {
     }
 
     /// What differs from the nearest recorded write: fields of the same vendor message, else bytes.
-    func differences(recorded: [EmulationModel.Write], flags: [Bool], got: [UInt8], mine: [VendorMessageView]?, handle: UInt16,
-                     loc: (service: String?, characteristic: String?, isCCCD: Bool)) -> [ReplayReport.Difference] {
+    func differences(
+        recorded: [EmulationModel.Write], flags: [Bool], got: [UInt8], mine: [VendorMessageView]?, handle: UInt16,
+        loc: (service: String?, characteristic: String?, isCCCD: Bool)
+    ) -> [ReplayReport.Difference] {
         let h = Int(handle)
         func messages(_ w: EmulationModel.Write) -> [VendorMessageView]? {
             interpreter?.messages(service: loc.service, characteristic: loc.characteristic, notify: false, values: [w.value])
@@ -257,8 +272,10 @@ public final class Emulator: GATTServerResponder {
                 for f in r.fields where !r.volatile.contains(f.name) {
                     let gv = g.fields.first { $0.name == f.name }?.value
                     if gv != f.value {
-                        out.append(.init(status: "mismatch", what: "write", handle: h, message: r.message, field: f.name,
-                                         expected: f.value, got: gv ?? "(absent)"))
+                        out.append(
+                            .init(
+                                status: "mismatch", what: "write", handle: h, message: r.message, field: f.name,
+                                expected: f.value, got: gv ?? "(absent)"))
                     }
                 }
             }
@@ -273,8 +290,10 @@ public final class Emulator: GATTServerResponder {
         guard report.steps.indices.contains(i) else { return }
         let h = Hex.fixed(UInt64(e.notification.handle), width: 4)
         if let why = e.skipped {
-            report.steps[i].differences.append(.init(status: "missing", what: "notification", handle: Int(e.notification.handle),
-                                                     expected: Hex.string(e.notification.value), got: why))
+            report.steps[i].differences.append(
+                .init(
+                    status: "missing", what: "notification", handle: Int(e.notification.handle),
+                    expected: Hex.string(e.notification.value), got: why))
             onLine?("  notification \(h) not sent: \(why)")
         } else {
             report.notifications.received += 1

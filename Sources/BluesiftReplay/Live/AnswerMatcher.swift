@@ -48,8 +48,9 @@ struct AnswerMatcher {
             if ignore.ignoresHandle(recorded) { continue }
             let target = exp.first?.target
             if let interp = interpreter,
-               let em = interp.messages(service: target?.service, characteristic: target?.characteristic, notify: true, values: exp.map(\.value)),
-               let gm = interp.messages(service: target?.service, characteristic: target?.characteristic, notify: true, values: rcv.map(\.value)) {
+                let em = interp.messages(service: target?.service, characteristic: target?.characteristic, notify: true, values: exp.map(\.value)),
+                let gm = interp.messages(service: target?.service, characteristic: target?.characteristic, notify: true, values: rcv.map(\.value))
+            {
                 let r = vendor(expected: em, got: gm, handle: recorded)
                 diffs += r; answers += gm.map { "\(Hex.fixed(UInt64(h), width: 4)) \($0.summary)" + ($0.checksum.map { " checksum \($0)" } ?? "") }
                 continue
@@ -61,13 +62,17 @@ struct AnswerMatcher {
                 let m = ignore.masked(e.value, handle: recorded)
                 if let i = rcv.indices.first(where: { !used[$0] && ignore.masked(rcv[$0].value, handle: recorded) == m }) {
                     used[i] = true
-                } else { unpaired.append(e) }
+                } else {
+                    unpaired.append(e)
+                }
             }
             for e in unpaired {
                 if let i = rcv.indices.first(where: { !used[$0] }) {
                     used[i] = true
-                    diffs.append(.init(status: "mismatch", what: "notification", handle: recorded,
-                                       expected: Hex.string(e.value), got: Hex.string(rcv[i].value)))
+                    diffs.append(
+                        .init(
+                            status: "mismatch", what: "notification", handle: recorded,
+                            expected: Hex.string(e.value), got: Hex.string(rcv[i].value)))
                 } else {
                     diffs.append(.init(status: "missing", what: "notification", handle: recorded, expected: Hex.string(e.value)))
                 }
@@ -94,13 +99,17 @@ struct AnswerMatcher {
             for f in e.fields where !e.volatile.contains(f.name) && !ignore.ignoresField(message: e.message, field: f.name) {
                 let gv = g.fields.first(where: { $0.name == f.name })?.value
                 if gv != f.value {
-                    diffs.append(.init(status: "mismatch", what: "notification", handle: handle, message: e.message,
-                                       field: f.name, expected: f.value, got: gv ?? "(absent)"))
+                    diffs.append(
+                        .init(
+                            status: "mismatch", what: "notification", handle: handle, message: e.message,
+                            field: f.name, expected: f.value, got: gv ?? "(absent)"))
                 }
             }
             if e.checksum != g.checksum, let gc = g.checksum {
-                diffs.append(.init(status: "mismatch", what: "notification", handle: handle, message: e.message,
-                                   field: "checksum", expected: e.checksum ?? "none", got: gc))
+                diffs.append(
+                    .init(
+                        status: "mismatch", what: "notification", handle: handle, message: e.message,
+                        field: "checksum", expected: e.checksum ?? "none", got: gc))
             }
         }
         for i in got.indices where !used[i] {

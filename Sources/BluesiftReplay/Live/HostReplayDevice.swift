@@ -23,12 +23,14 @@ public final class HostReplayDevice: ReplayDevice {
     /// `tap` sees every HCI packet (for `--record`). With a bond for the device that records
     /// the address this host paired from, the host uses that address again (the device
     /// keys its bond by it).
-    public static func connect(transport spec: String, match: DeviceMatch, options: HostOptions = HostOptions(),
-                               scanTimeout: Duration = .seconds(10), pairing: PairingPolicy = PairingPolicy(),
-                               bonds: BondStore = BondStore(), keysPath: String? = nil,
-                               tap: ((HCITapEvent) -> Void)? = nil,
-                               notice: ((String) -> Void)? = nil,
-                               system: any SocketSystem = PosixSocketSystem()) throws(ReplayFault) -> HostReplayDevice {
+    public static func connect(
+        transport spec: String, match: DeviceMatch, options: HostOptions = HostOptions(),
+        scanTimeout: Duration = .seconds(10), pairing: PairingPolicy = PairingPolicy(),
+        bonds: BondStore = BondStore(), keysPath: String? = nil,
+        tap: ((HCITapEvent) -> Void)? = nil,
+        notice: ((String) -> Void)? = nil,
+        system: any SocketSystem = PosixSocketSystem()
+    ) throws(ReplayFault) -> HostReplayDevice {
         var options = options
         if case .address(let a) = match, let local = bonds.bond(for: a)?.localAddress { options.randomAddress = local }
         let transport: FDTransport
@@ -63,8 +65,10 @@ public final class HostReplayDevice: ReplayDevice {
 
     /// `l2cap:N`: the kernel connects to `peer` over adapter N and holds the link; this host
     /// speaks ATT on it. Security is the kernel's (`secure` asks for it with BT_SECURITY).
-    public static func connectL2CAP(index: UInt16, peer: BDAddr, random: Bool, options: HostOptions = HostOptions(),
-                                    connectTimeout: Duration = .seconds(10)) throws(ReplayFault) -> HostReplayDevice {
+    public static func connectL2CAP(
+        index: UInt16, peer: BDAddr, random: Bool, options: HostOptions = HostOptions(),
+        connectTimeout: Duration = .seconds(10)
+    ) throws(ReplayFault) -> HostReplayDevice {
         let bearer: L2CAPBearer
         do { bearer = try L2CAPBearer(index: index, peer: peer, random: random, timeout: connectTimeout) } catch {
             if error.code == .permissionDenied { throw ReplayFault(.permissionDenied, error.message) }
@@ -86,16 +90,20 @@ public final class HostReplayDevice: ReplayDevice {
         case .notConnected: return ReplayFault(.connectionLost, "connection lost while \(what)")
         case .timeout(let w): return ReplayFault(.timeout, "the device did not answer while \(what) (timed out waiting for \(w))")
         case .commandRejected(let op, let s):
-            return ReplayFault(.commandRejected, "the controller rejected \(HCICommandNames.name(op)) (\(Hex.fixed(UInt64(op), width: 4))) while \(what): "
-                               + "\(HCIStatus(s).name) (\(Hex.fixed(UInt64(s), width: 2)))")
+            return ReplayFault(
+                .commandRejected,
+                "the controller rejected \(HCICommandNames.name(op)) (\(Hex.fixed(UInt64(op), width: 4))) while \(what): "
+                    + "\(HCIStatus(s).name) (\(Hex.fixed(UInt64(s), width: 2)))")
         case .transportClosed(let m): return ReplayFault(.transportClosed, "the transport closed while \(what): \(m)")
         case .transport(let t): return ReplayFault(.transportClosed, "transport failure while \(what): \(t.message)")
         case .attError(let req, let h, let err):
             return ReplayFault(.init(rawValue: "att_error"), "\(req.name) on \(Hex.fixed(UInt64(h), width: 4)) failed while \(what): \(err.name)")
         case .protocolError(let m): return ReplayFault(.init(rawValue: "protocol_error"), "\(what): \(m)")
         case .pairingFailed(let r, let byPeer):
-            return ReplayFault(.pairingFailed, "Pairing Failed: \(SMPFailureReason(rawValue: r).name)"
-                               + (byPeer ? " (sent by the device)" : " (sent by this host)") + " while \(what)")
+            return ReplayFault(
+                .pairingFailed,
+                "Pairing Failed: \(SMPFailureReason(rawValue: r).name)"
+                    + (byPeer ? " (sent by the device)" : " (sent by this host)") + " while \(what)")
         case .encryptionFailed(let s):
             return ReplayFault(.pairingFailed, "encryption failed while \(what): \(HCIStatus(s).name) (\(Hex.fixed(UInt64(s), width: 2)))")
         }
@@ -109,8 +117,9 @@ public final class HostReplayDevice: ReplayDevice {
     public var securityRequested: Bool { central?.securityRequest != nil }
 
     static func describe(_ s: LinkSecurity, paired: Bool, bonded: Bool, forgotten: Bool) -> ReplaySecurity {
-        ReplaySecurity(level: s.level, levelName: s.levelName, method: s.method, keySize: s.keySize,
-                       secureConnections: s.secureConnections, paired: paired, bonded: bonded, bondForgotten: forgotten)
+        ReplaySecurity(
+            level: s.level, levelName: s.levelName, method: s.method, keySize: s.keySize,
+            secureConnections: s.secureConnections, paired: paired, bonded: bonded, bondForgotten: forgotten)
     }
 
     /// Re-encrypts with the stored key for this device, else pairs; new keys go to `keysPath`
@@ -144,13 +153,14 @@ public final class HostReplayDevice: ReplayDevice {
 
     func secureByKernel(_ bearer: any ATTBearer) throws(ReplayFault) -> ReplaySecurity {
         let got: (level: UInt8, keySize: UInt8)
-        do { got = try bearer.secure(level: 2, timeout: max(gatt.timeout, .seconds(15))) } catch {  // the kernel pairs: ECDH and all
+        do { got = try bearer.secure(level: 2, timeout: max(gatt.timeout, .seconds(15))) } catch { // the kernel pairs: ECDH and all
             throw ReplayFault(.pairingFailed, "\(error.message) (pairing methods other than Just Works need hci:N)")
         }
         // BT_SECURITY levels: 2 medium (encrypted), 3 high (authenticated), 4 FIPS (LE SC authenticated).
         let names = [2: "encrypted unauthenticated", 3: "authenticated", 4: "authenticated secure connections"]
-        let s = ReplaySecurity(level: Int(got.level), levelName: names[Int(got.level)] ?? "level \(got.level)", method: "kernel",
-                               keySize: Int(got.keySize), secureConnections: got.level == 4, paired: true, bonded: false, bondForgotten: false)
+        let s = ReplaySecurity(
+            level: Int(got.level), levelName: names[Int(got.level)] ?? "level \(got.level)", method: "kernel",
+            keySize: Int(got.keySize), secureConnections: got.level == 4, paired: true, bonded: false, bondForgotten: false)
         kernelSecurity = s
         return s
     }
@@ -224,7 +234,7 @@ public final class HostReplayDevice: ReplayDevice {
     }
 
     public func disconnect() {
-        guard let central else { gatt.bearer.close(); return }  // the kernel drops the link
+        guard let central else { gatt.bearer.close(); return } // the kernel drops the link
         _ = try? central.disconnect()
         central.transport.close()
     }

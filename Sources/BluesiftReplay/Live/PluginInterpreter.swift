@@ -22,10 +22,12 @@ public final class PluginInterpreter: VendorInterpreter, Sendable {
                 set.process(service: s, characteristic: c, handle: 0, direction: dir, device: 0, value: $0, timeMicroseconds: 0)
             }
             for m in r?.messages ?? [] {
-                out.append(VendorMessageView(plugin: m.plugin, message: m.message,
-                                             fields: m.fields.map { ($0.name, $0.value.description) },
-                                             volatile: plugin.volatileFields(message: m.message),
-                                             checksum: m.checksum?.rawValue, bytes: m.bytes))
+                out.append(
+                    VendorMessageView(
+                        plugin: m.plugin, message: m.message,
+                        fields: m.fields.map { ($0.name, $0.value.description) },
+                        volatile: plugin.volatileFields(message: m.message),
+                        checksum: m.checksum?.rawValue, bytes: m.bytes))
             }
         }
         return out
@@ -33,7 +35,9 @@ public final class PluginInterpreter: VendorInterpreter, Sendable {
 
     public func encode(plugin id: String?, service: String?, characteristic: String?, message: String, fields: [String: String]) throws -> [UInt8] {
         let plugin: Plugin?
-        if let id { plugin = plugins.first { $0.id == id } } else {
+        if let id {
+            plugin = plugins.first { $0.id == id }
+        } else {
             let set = PluginSet(plugins)
             let c = characteristic.flatMap(BluetoothUUID.init(string:))
             plugin = set.match(service: service.flatMap(BluetoothUUID.init(string:)), characteristic: c, handle: 0, direction: .write)

@@ -26,8 +26,9 @@ public struct Remapper: Sendable {
             targets += s.expect.notifications.map(\.target)
         }
         for t in targets where map[t.handle] == nil {
-            if let h = Self.resolve(t, in: live) { map[t.handle] = Int(h) }
-            else if t.characteristic != nil {
+            if let h = Self.resolve(t, in: live) {
+                map[t.handle] = Int(h)
+            } else if t.characteristic != nil {
                 let what = Self.describe(t)
                 if !unresolved.contains(what) { unresolved.append(what) }
             }
@@ -42,7 +43,8 @@ public struct Remapper: Sendable {
 
     static func resolve(_ t: ReplayScript.Target, in db: GATTDatabase) -> UInt16? {
         guard let s = t.service.flatMap(BluetoothUUID.init(string:)),
-              let c = t.characteristic.flatMap(BluetoothUUID.init(string:)) else { return nil }
+            let c = t.characteristic.flatMap(BluetoothUUID.init(string:))
+        else { return nil }
         if let d = t.descriptor.flatMap(BluetoothUUID.init(string:)) {
             return db.descriptorHandle(service: s, characteristic: c, instance: t.instance ?? 0, descriptor: d)
         }

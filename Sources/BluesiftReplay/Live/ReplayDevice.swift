@@ -66,8 +66,10 @@ public struct ReplaySecurity: Codable, Sendable, Equatable {
     /// The step before which it happened (0: before the first).
     public var beforeStep: Int?
 
-    public init(level: Int, levelName: String, method: String, keySize: Int, secureConnections: Bool,
-                paired: Bool, bonded: Bool, bondForgotten: Bool) {
+    public init(
+        level: Int, levelName: String, method: String, keySize: Int, secureConnections: Bool,
+        paired: Bool, bonded: Bool, bondForgotten: Bool
+    ) {
         self.level = level; self.levelName = levelName; self.method = method; self.keySize = keySize
         self.secureConnections = secureConnections; self.paired = paired; self.bonded = bonded; self.bondForgotten = bondForgotten
     }

@@ -54,8 +54,9 @@ public final class ReplayRunner {
                 throw ReplayFault(.init(rawValue: "refused"), "step at frame \(s.frame) names message \(message) but no plugin is loaded")
             }
             do {
-                return try interp.encode(plugin: s.plugin, service: s.target?.service, characteristic: s.target?.characteristic,
-                                         message: message, fields: s.fields ?? [:])
+                return try interp.encode(
+                    plugin: s.plugin, service: s.target?.service, characteristic: s.target?.characteristic,
+                    message: message, fields: s.fields ?? [:])
             } catch {
                 throw ReplayFault(.init(rawValue: "refused"), "step at frame \(s.frame): cannot build \(message): \(error)")
             }
@@ -110,8 +111,9 @@ public final class ReplayRunner {
 
     func decodeSent(_ s: ReplayScript.Step) -> String? {
         guard s.kind == "write", let interp = interpreter, let v = try? payload(s),
-              let m = interp.messages(service: s.target?.service, characteristic: s.target?.characteristic, notify: false, values: [v]),
-              let first = m.first else { return nil }
+            let m = interp.messages(service: s.target?.service, characteristic: s.target?.characteristic, notify: false, values: [v]),
+            let first = m.first
+        else { return nil }
         return first.summary
     }
 
@@ -129,8 +131,10 @@ public final class ReplayRunner {
             report.remapped = remap.remapped(script: script)
             report.rawHandles = options.rawHandles
             if !remap.unresolved.isEmpty, !options.force, !options.rawHandles {
-                throw ReplayFault(.wrongDevice, "the device's GATT database does not match the recording: no \(remap.unresolved[0])"
-                                  + (remap.unresolved.count > 1 ? " (and \(remap.unresolved.count - 1) more)" : "") + "; use --force to replay anyway")
+                throw ReplayFault(
+                    .wrongDevice,
+                    "the device's GATT database does not match the recording: no \(remap.unresolved[0])"
+                        + (remap.unresolved.count > 1 ? " (and \(remap.unresolved.count - 1) more)" : "") + "; use --force to replay anyway")
             }
             let matcher = AnswerMatcher(ignore: options.ignore, interpreter: interpreter)
             if options.pair == .always {
@@ -140,8 +144,9 @@ public final class ReplayRunner {
             }
             var lastSend: ContinuousClock.Instant?
             for (i, s) in script.steps.enumerated() {
-                var r = ReplayReport.Step(index: i + 1, frame: s.frame, kind: s.kind, op: s.op, handle: s.target?.handle,
-                                          service: s.target?.service, characteristic: s.target?.characteristic, status: "match")
+                var r = ReplayReport.Step(
+                    index: i + 1, frame: s.frame, kind: s.kind, op: s.op, handle: s.target?.handle,
+                    service: s.target?.service, characteristic: s.target?.characteristic, status: "match")
                 if let why = s.refuse {
                     r.status = "refused"; r.reason = why
                     report.steps.append(r)
@@ -162,11 +167,12 @@ public final class ReplayRunner {
                 progress?(i + 1, script.steps.count, "\(s.kind)" + (s.target.map { identity($0) } ?? ""))
                 // Pace as asked, measured from the previous step's send.
                 if let last = lastSend {
-                    let wait: Duration = switch options.timing {
-                    case .recorded: .microseconds(Int64(s.delayMs * 1000))
-                    case .asap: .zero
-                    case .fixed(let ms): .milliseconds(ms)
-                    }
+                    let wait: Duration =
+                        switch options.timing {
+                        case .recorded: .microseconds(Int64(s.delayMs * 1000))
+                        case .asap: .zero
+                        case .fixed(let ms): .milliseconds(ms)
+                        }
                     let due = last.advanced(by: wait)
                     // Notifications arriving while we wait still belong to the previous step.
                     if due > clock.now, !report.steps.isEmpty {
@@ -210,7 +216,8 @@ public final class ReplayRunner {
                     // --pair auto: an error pairing can cure, not recorded as the answer, on a link
                     // not yet encrypted: pair, then send the request once more.
                     if options.pair == .auto, case .error(let c) = outcome, ATTErrorCode(rawValue: c).isSecurityError,
-                       device.security == nil, s.expect.errorCode != Int(c) {
+                        device.security == nil, s.expect.errorCode != Int(c)
+                    {
                         let name = ATTErrorNames.describe(c)
                         try secure(device, "step \(i + 1) answered \(name)", beforeStep: i + 1, &report)
                         r.security = "answered \(name): paired, sent again"
@@ -274,10 +281,14 @@ public final class ReplayRunner {
             // (up to the host's 65,536 buffered) is not turned into as many strings first.
             if report.steps[i].differences.count < limit {
                 report.steps[i].differences.append(.init(status: "unexpected", what: "notification", handle: recorded, got: Hex.string(n.value)))
-            } else { report.steps[i].unlisted = (report.steps[i].unlisted ?? 0) + 1 }
+            } else {
+                report.steps[i].unlisted = (report.steps[i].unlisted ?? 0) + 1
+            }
             if report.steps[i].answers.count < limit {
                 report.steps[i].answers.append("\(Hex.fixed(UInt64(n.handle), width: 4)) \(Hex.string(n.value)) (late)")
-            } else { report.steps[i].unlisted = (report.steps[i].unlisted ?? 0) + 1 }
+            } else {
+                report.steps[i].unlisted = (report.steps[i].unlisted ?? 0) + 1
+            }
         }
         report.steps[i].status = Self.status(report.steps[i].differences)
         ReplayReport.capped(&report.steps[i])

@@ -10,10 +10,11 @@ public enum ReplayText {
         if emulation, let n = r.sessions { out.append("sessions: \(n)") }
         if let d = r.device { out.append("device \(d)") }
         if let s = r.security {
-            out.append("security: level \(s.level) (\(s.levelName)), \(s.paired ? "paired, " + s.method.replacingOccurrences(of: "_", with: " ") : "re-encrypted with the stored key"), "
-                     // The kernel's pairing (l2cap:N) does not say whether it used Secure Connections.
-                     + (s.method == "kernel" ? "" : "\(s.secureConnections ? "LE Secure Connections" : "legacy"), ")
-                     + "key size \(s.keySize)" + (s.bonded ? ", keys stored" : "") + (s.reason.map { "; \($0)" } ?? ""))
+            out.append(
+                "security: level \(s.level) (\(s.levelName)), \(s.paired ? "paired, " + s.method.replacingOccurrences(of: "_", with: " ") : "re-encrypted with the stored key"), "
+                    // The kernel's pairing (l2cap:N) does not say whether it used Secure Connections.
+                    + (s.method == "kernel" ? "" : "\(s.secureConnections ? "LE Secure Connections" : "legacy"), ")
+                    + "key size \(s.keySize)" + (s.bonded ? ", keys stored" : "") + (s.reason.map { "; \($0)" } ?? ""))
         }
         for m in r.remapped {
             let what = [m.service, m.characteristic, m.descriptor].compactMap { $0 }.joined(separator: "/")
@@ -48,20 +49,23 @@ public enum ReplayText {
         if let k = n.kernelDropped, k > 0 {
             // One line: the kernel's share of the drops, and what the host could not buffer.
             let buffer = n.receiveBuffer.map { " \($0 % (1 << 20) == 0 ? "\($0 >> 20) MiB" : "\($0 >> 10) KiB")" } ?? ""
-            out.append("notifications: \(n.received) received, \(n.dropped) dropped (the device flooded): \(k) by the kernel before bluesift read them "
-                     + "(the user channel's\(buffer) receive buffer was full), \(n.dropped - k) not buffered by bluesift")
+            out.append(
+                "notifications: \(n.received) received, \(n.dropped) dropped (the device flooded): \(k) by the kernel before bluesift read them "
+                    + "(the user channel's\(buffer) receive buffer was full), \(n.dropped - k) not buffered by bluesift")
         } else if n.dropped > 0 {
             out.append("notifications: \(n.received) received, \(n.dropped) not buffered (the device flooded)")
         }
         let s = r.summary
         if emulation {
-            out.append("summary: \(s.steps) requests, \(s.matched) answered as recorded, \(s.unexpected) without a recorded answer, "
-                     + "\(r.notifications.received) notifications sent" + (r.complete ? "" : " (incomplete)"))
+            out.append(
+                "summary: \(s.steps) requests, \(s.matched) answered as recorded, \(s.unexpected) without a recorded answer, "
+                    + "\(r.notifications.received) notifications sent" + (r.complete ? "" : " (incomplete)"))
             return out
         }
-        out.append("summary: \(s.steps) steps, \(s.matched) matched, \(s.mismatched) mismatched, \(s.missing) missing, \(s.unexpected) unexpected"
-                 + (s.skipped > 0 ? ", \(s.skipped) skipped (not on the device)" : "") + (r.rawHandles ? " (raw handles)" : "")
-                 + (r.complete ? "" : " (incomplete)"))
+        out.append(
+            "summary: \(s.steps) steps, \(s.matched) matched, \(s.mismatched) mismatched, \(s.missing) missing, \(s.unexpected) unexpected"
+                + (s.skipped > 0 ? ", \(s.skipped) skipped (not on the device)" : "") + (r.rawHandles ? " (raw handles)" : "")
+                + (r.complete ? "" : " (incomplete)"))
         return out
     }
 }

@@ -18,8 +18,10 @@ public struct VendorMessageView: Sendable, Equatable {
     public var checksum: String?
     public var bytes: [UInt8]
 
-    public init(plugin: String, message: String, fields: [(name: String, value: String)], volatile: Set<String> = [],
-                checksum: String? = nil, bytes: [UInt8]) {
+    public init(
+        plugin: String, message: String, fields: [(name: String, value: String)], volatile: Set<String> = [],
+        checksum: String? = nil, bytes: [UInt8]
+    ) {
         self.plugin = plugin; self.message = message; self.fields = fields; self.volatile = volatile
         self.checksum = checksum; self.bytes = bytes
     }

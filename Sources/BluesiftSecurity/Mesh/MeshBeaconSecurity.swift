@@ -74,8 +74,9 @@ public struct MeshPrivateBeacon: Sendable, Hashable {
         let nonce = Array(bytes[1..<14])
         var plain: [UInt8] = []
         let ok = bytes.withUnsafeBytes { b in
-            AESCCM(key: privateBeaconKey).open(UnsafeRawBufferPointer(rebasing: b[14..<19]), tag: UnsafeRawBufferPointer(rebasing: b[19..<27]),
-                                               nonce: nonce, aadBytes: [], into: &plain)
+            AESCCM(key: privateBeaconKey).open(
+                UnsafeRawBufferPointer(rebasing: b[14..<19]), tag: UnsafeRawBufferPointer(rebasing: b[19..<27]),
+                nonce: nonce, aadBytes: [], into: &plain)
         }
         guard ok else { throw MeshCryptoError(code: .micMismatch, offset: 19, message: "private beacon authentication tag does not verify") }
         self.init(random: nonce, flags: plain[0], ivIndex: plain[1..<5].reduce(0) { $0 << 8 | UInt32($1) })

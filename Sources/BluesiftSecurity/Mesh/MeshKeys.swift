@@ -35,8 +35,11 @@ public struct MeshNetKey: Sendable, CustomStringConvertible, CustomDebugStringCo
 
     /// Friendship credentials of one friendship (§3.9.6.3.1, P = 0x01 ‖ LPN ‖ Friend ‖ counters).
     public func friendship(lpnAddress: UInt16, friendAddress: UInt16, lpnCounter: UInt16, friendCounter: UInt16) -> MeshNetworkCredentials {
-        MeshNetworkCredentials(netKey: netKey, p: MeshCrypto.friendshipP(lpnAddress: lpnAddress, friendAddress: friendAddress,
-                                                                         lpnCounter: lpnCounter, friendCounter: friendCounter))!
+        MeshNetworkCredentials(
+            netKey: netKey,
+            p: MeshCrypto.friendshipP(
+                lpnAddress: lpnAddress, friendAddress: friendAddress,
+                lpnCounter: lpnCounter, friendCounter: friendCounter))!
     }
 
     /// Whether a secure network beacon of this network authenticates (§3.10.3).
@@ -141,8 +144,9 @@ public struct MeshKeys: Sendable, CustomStringConvertible, CustomDebugStringConv
         }
         guard let ivValue = root["iv_index"] else { throw MeshKeysError(code: .member, member: "iv_index", message: "missing") }
         guard let ivText = ivValue as? String, (1...8).contains(ivText.utf8.count),
-              ivText.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }),
-              let iv = UInt32(ivText, radix: 16) else {
+            ivText.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }),
+            let iv = UInt32(ivText, radix: 16)
+        else {
             throw MeshKeysError(code: .member, member: "iv_index", message: "is not up to 8 hex digits")
         }
         var dev: [UInt16: [UInt8]] = [:]
@@ -157,8 +161,9 @@ public struct MeshKeys: Sendable, CustomStringConvertible, CustomDebugStringConv
                 dev[a] = try key(o[name]!, "dev_keys.\(name)")
             }
         }
-        return MeshKeys(ivIndex: iv, netKeys: try list("net_keys"), appKeys: try list("app_keys"), devKeys: dev,
-                        labelUUIDs: try list("label_uuids"))
+        return MeshKeys(
+            ivIndex: iv, netKeys: try list("net_keys"), appKeys: try list("app_keys"), devKeys: dev,
+            labelUUIDs: try list("label_uuids"))
     }
 
     /// Reads and decodes `path`.

@@ -105,8 +105,9 @@ public enum MeshNetworkSecurity {
             throw MeshCryptoError(code: .nidMismatch, offset: 0, message: "NID 0x\(String(pdu[0] & 0x7F, radix: 16)) is not the key's")
         }
         let h = try obfuscate(pdu, credentials: c, ivIndex: ivIndex)
-        return MeshNetworkHeader(ivi: h[0] >> 7, nid: h[0] & 0x7F, ctl: h[1] & 0x80 != 0, ttl: h[1] & 0x7F,
-                                 seq: UInt32(h[2]) << 16 | UInt32(h[3]) << 8 | UInt32(h[4]), src: UInt16(h[5]) << 8 | UInt16(h[6]))
+        return MeshNetworkHeader(
+            ivi: h[0] >> 7, nid: h[0] & 0x7F, ctl: h[1] & 0x80 != 0, ttl: h[1] & 0x7F,
+            seq: UInt32(h[2]) << 16 | UInt32(h[3]) << 8 | UInt32(h[4]), src: UInt16(h[5]) << 8 | UInt16(h[6]))
     }
 
     static func nonce(_ kind: MeshNetworkNonceKind, ctl: Bool, ttl: UInt8, seq: UInt32, src: UInt16, ivIndex: UInt32) -> [UInt8] {
@@ -120,8 +121,10 @@ public enum MeshNetworkSecurity {
     /// Decrypts a received network PDU (§3.9.7.2, §3.9.7.3): deobfuscates the header with the
     /// IV index its IVI selects from `currentIVIndex`, then opens DST ‖ TransportPDU with
     /// AES-CCM (EncryptionKey, the nonce of `kind`, NetMIC of 32 bits, or 64 when CTL is 1).
-    public static func decrypt(_ pdu: [UInt8], credentials c: MeshNetworkCredentials, currentIVIndex: UInt32,
-                               nonce kind: MeshNetworkNonceKind = .network) throws(MeshCryptoError) -> MeshNetworkPDU {
+    public static func decrypt(
+        _ pdu: [UInt8], credentials c: MeshNetworkCredentials, currentIVIndex: UInt32,
+        nonce kind: MeshNetworkNonceKind = .network
+    ) throws(MeshCryptoError) -> MeshNetworkPDU {
         guard pdu.count >= minimumPDUSize else { throw .truncated("network PDU", need: minimumPDUSize, got: pdu.count) }
         let iv = ivIndex(ivi: pdu[0] >> 7, current: currentIVIndex)
         let h = try deobfuscate(pdu, credentials: c, ivIndex: iv)
@@ -131,25 +134,30 @@ public enum MeshNetworkSecurity {
         let n = nonce(kind, ctl: h.ctl, ttl: h.ttl, seq: h.seq, src: h.src, ivIndex: iv)
         var plain: [UInt8] = []
         let ok = pdu.withUnsafeBytes { b in
-            c.encryption.open(UnsafeRawBufferPointer(rebasing: b[7..<(pdu.count - mic)]),
-                              tag: UnsafeRawBufferPointer(rebasing: b[(pdu.count - mic)...]),
-                              nonce: n, aadBytes: [], into: &plain)
+            c.encryption.open(
+                UnsafeRawBufferPointer(rebasing: b[7..<(pdu.count - mic)]),
+                tag: UnsafeRawBufferPointer(rebasing: b[(pdu.count - mic)...]),
+                nonce: n, aadBytes: [], into: &plain)
         }
         guard ok else { throw MeshCryptoError(code: .micMismatch, offset: pdu.count - mic, message: "NetMIC does not verify") }
-        return MeshNetworkPDU(nid: h.nid, ctl: h.ctl, ttl: h.ttl, seq: h.seq, src: h.src,
-                              dst: UInt16(plain[0]) << 8 | UInt16(plain[1]), transportPDU: Array(plain[2...]), ivIndex: iv)
+        return MeshNetworkPDU(
+            nid: h.nid, ctl: h.ctl, ttl: h.ttl, seq: h.seq, src: h.src,
+            dst: UInt16(plain[0]) << 8 | UInt16(plain[1]), transportPDU: Array(plain[2...]), ivIndex: iv)
     }
 
     /// The inverse of `decrypt`: encrypts DST ‖ TransportPDU, then obfuscates the header.
     /// The PDU's NID is the credentials'.
-    public static func encrypt(_ p: MeshNetworkPDU, credentials c: MeshNetworkCredentials,
-                               nonce kind: MeshNetworkNonceKind = .network) throws(MeshCryptoError) -> [UInt8] {
+    public static func encrypt(
+        _ p: MeshNetworkPDU, credentials c: MeshNetworkCredentials,
+        nonce kind: MeshNetworkNonceKind = .network
+    ) throws(MeshCryptoError) -> [UInt8] {
         // Privacy Random takes 7 octets after the header: DST, transport PDU and NetMIC.
         guard 2 + p.transportPDU.count + p.netMICSize >= 7 else { throw .truncated("transport PDU", need: 1, got: 0) }
         var body = MeshCrypto.be16(p.dst) + p.transportPDU
         let n = nonce(kind, ctl: p.ctl, ttl: p.ttl, seq: p.seq, src: p.src, ivIndex: p.ivIndex)
         let mic = c.encryption.sealTag(&body, nonce: n, aadBytes: [], tagLength: p.netMICSize)
-        let clear: [UInt8] = [UInt8(p.ivIndex & 1) << 7 | c.nid, (p.ctl ? 0x80 : 0) | p.ttl & 0x7F]
+        let clear: [UInt8] =
+            [UInt8(p.ivIndex & 1) << 7 | c.nid, (p.ctl ? 0x80 : 0) | p.ttl & 0x7F]
             + MeshCrypto.be24(p.seq) + MeshCrypto.be16(p.src) + body + mic
         return try obfuscate(clear, credentials: c, ivIndex: p.ivIndex)
     }

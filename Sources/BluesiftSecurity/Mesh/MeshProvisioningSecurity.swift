@@ -55,8 +55,10 @@ public enum MeshProvisioningSecurity {
     /// ConfirmationInputs (§5.4.2.4): the parameters (without the type octet) of Provisioning
     /// Invite (1) ‖ Capabilities (11) ‖ Start (5) ‖ provisioner's Public Key (64) ‖ device's
     /// Public Key (64): 145 octets.
-    public static func confirmationInputs(invite: [UInt8], capabilities: [UInt8], start: [UInt8],
-                                          provisionerPublicKey: [UInt8], devicePublicKey: [UInt8]) -> [UInt8] {
+    public static func confirmationInputs(
+        invite: [UInt8], capabilities: [UInt8], start: [UInt8],
+        provisionerPublicKey: [UInt8], devicePublicKey: [UInt8]
+    ) -> [UInt8] {
         invite + capabilities + start + provisionerPublicKey + devicePublicKey
     }
 
@@ -82,8 +84,10 @@ public enum MeshProvisioningSecurity {
     }
 
     /// Checks a received Confirmation against the peer's Random once it is revealed.
-    public static func verifyConfirmation(_ received: [UInt8], key: [UInt8], random: [UInt8], authValue: [UInt8],
-                                          algorithm: MeshProvisioningAlgorithm) -> Bool {
+    public static func verifyConfirmation(
+        _ received: [UInt8], key: [UInt8], random: [UInt8], authValue: [UInt8],
+        algorithm: MeshProvisioningAlgorithm
+    ) -> Bool {
         confirmation(key: key, random: random, authValue: authValue, algorithm: algorithm) == received
     }
 
@@ -119,8 +123,9 @@ public enum MeshProvisioningSecurity {
         }
         var plain: [UInt8] = []
         let ok = pdu.withUnsafeBytes { b in
-            AESCCM(key: sessionKey).open(UnsafeRawBufferPointer(rebasing: b[0..<25]), tag: UnsafeRawBufferPointer(rebasing: b[25..<33]),
-                                         nonce: sessionNonce, aadBytes: [], into: &plain)
+            AESCCM(key: sessionKey).open(
+                UnsafeRawBufferPointer(rebasing: b[0..<25]), tag: UnsafeRawBufferPointer(rebasing: b[25..<33]),
+                nonce: sessionNonce, aadBytes: [], into: &plain)
         }
         guard ok else { throw MeshCryptoError(code: .micMismatch, offset: 25, message: "provisioning data MIC does not verify") }
         return try MeshProvisioningData(decoding: plain)

@@ -40,8 +40,10 @@ public enum MeshUpperTransport {
 
     /// EncAccessPayload ‖ TransMIC. `label`: the Label UUID of a virtual `dst` (16 octets),
     /// nil otherwise.
-    public static func encrypt(accessPayload: [UInt8], key: MeshAccessKey, szmic: Bool, seq: UInt32, src: UInt16, dst: UInt16,
-                               ivIndex: UInt32, label: [UInt8]? = nil) throws(MeshCryptoError) -> [UInt8] {
+    public static func encrypt(
+        accessPayload: [UInt8], key: MeshAccessKey, szmic: Bool, seq: UInt32, src: UInt16, dst: UInt16,
+        ivIndex: UInt32, label: [UInt8]? = nil
+    ) throws(MeshCryptoError) -> [UInt8] {
         if let label, label.count != 16 {
             throw MeshCryptoError(code: .invalidValue, offset: 0, message: "Label UUID of \(label.count) octets, needs 16")
         }
@@ -54,8 +56,10 @@ public enum MeshUpperTransport {
     /// The access payload of an upper transport access PDU (EncAccessPayload ‖ TransMIC), or
     /// `micMismatch` when the TransMIC does not verify with `key` (wrong key, IV index, SEQ,
     /// addresses or label).
-    public static func decrypt(_ pdu: [UInt8], key: MeshAccessKey, szmic: Bool, seq: UInt32, src: UInt16, dst: UInt16,
-                               ivIndex: UInt32, label: [UInt8]? = nil) throws(MeshCryptoError) -> [UInt8] {
+    public static func decrypt(
+        _ pdu: [UInt8], key: MeshAccessKey, szmic: Bool, seq: UInt32, src: UInt16, dst: UInt16,
+        ivIndex: UInt32, label: [UInt8]? = nil
+    ) throws(MeshCryptoError) -> [UInt8] {
         let mic = szmic ? 8 : 4
         guard pdu.count > mic else { throw .truncated("upper transport PDU", need: mic + 1, got: pdu.count) }
         if let label, label.count != 16 {
@@ -64,8 +68,9 @@ public enum MeshUpperTransport {
         let n = nonce(key, szmic: szmic, seq: seq, src: src, dst: dst, ivIndex: ivIndex)
         var plain: [UInt8] = []
         let ok = pdu.withUnsafeBytes { b in
-            key.ccm.open(UnsafeRawBufferPointer(rebasing: b[0..<(pdu.count - mic)]), tag: UnsafeRawBufferPointer(rebasing: b[(pdu.count - mic)...]),
-                         nonce: n, aadBytes: label ?? [], into: &plain)
+            key.ccm.open(
+                UnsafeRawBufferPointer(rebasing: b[0..<(pdu.count - mic)]), tag: UnsafeRawBufferPointer(rebasing: b[(pdu.count - mic)...]),
+                nonce: n, aadBytes: label ?? [], into: &plain)
         }
         guard ok else { throw MeshCryptoError(code: .micMismatch, offset: pdu.count - mic, message: "TransMIC does not verify") }
         return plain

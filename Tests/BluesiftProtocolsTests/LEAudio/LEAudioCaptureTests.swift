@@ -99,8 +99,12 @@ import BluesiftCapture
         #expect(ases.count == 2)
         // Record order is fixed by the script, so the frames are too. A Sink ASE goes from
         // Streaming to QoS Configured on Disable; a Source ASE through Disabling (ASCS §3).
-        #expect(state.timeline(ases[0]) == "ASE 1 (sink) on 0x0001: Codec Configured (Config Codec) #109 → QoS Configured (Config QoS) #117 → Enabling (Enable) #128 → Streaming #135 → QoS Configured (Disable) #243 → Releasing (Release) #254 → Idle #256")
-        #expect(state.timeline(ases[1]) == "ASE 2 (source) on 0x0001: Codec Configured (Config Codec) #110 → QoS Configured (Config QoS) #118 → Enabling (Enable) #129 → Streaming (Receiver Start Ready) #145 → Disabling (Disable) #244 → QoS Configured (Receiver Stop Ready) #249 → Releasing (Release) #255 → Idle #257")
+        #expect(
+            state.timeline(ases[0]) == "ASE 1 (sink) on 0x0001: Codec Configured (Config Codec) #109 → QoS Configured (Config QoS) #117 → Enabling (Enable) #128 → Streaming #135 → QoS Configured (Disable) #243 → Releasing (Release) #254 → Idle #256")
+        #expect(
+            state.timeline(ases[1])
+                == "ASE 2 (source) on 0x0001: Codec Configured (Config Codec) #110 → QoS Configured (Config QoS) #118 → Enabling (Enable) #129 → Streaming (Receiver Start Ready) #145 → Disabling (Disable) #244 → QoS Configured (Receiver Stop Ready) #249 → Releasing (Release) #255 → Idle #257"
+        )
         // Receiver Start Ready in QoS Configured: Invalid ASE State Machine Transition.
         #expect(ases[1].errors.map { $0.code.rawValue } == [0x04])
         // One CIS (CIG 1, CIS 1) carries both ASEs.

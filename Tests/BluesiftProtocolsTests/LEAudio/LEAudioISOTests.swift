@@ -60,7 +60,10 @@ import BluesiftWire
         #expect(m.uint("cig_id") == 1 && m.uint("sdu_interval_c_to_p") == 10000 && m.uint("max_transport_latency_p_to_c") == 10)
         #expect(m.uints("cis_id") == [1, 2] && m.uints("max_sdu_p_to_c") == [40, 0])
         #expect(m.encode() == p)
-        #expect(json(m).hasPrefix(#"{"cig_id":1,"sdu_interval_c_to_p":10000,"sdu_interval_p_to_c":10000,"worst_case_sca":0,"packing":0,"framing":0,"max_transport_latency_c_to_p":10,"max_transport_latency_p_to_c":10,"cis_count":2,"cis":[{"cis_id":1,"max_sdu_c_to_p":40,"max_sdu_p_to_c":40,"phy_c_to_p":2,"phy_c_to_p_name":"LE 2M""#))
+        #expect(
+            json(m).hasPrefix(
+                #"{"cig_id":1,"sdu_interval_c_to_p":10000,"sdu_interval_p_to_c":10000,"worst_case_sca":0,"packing":0,"framing":0,"max_transport_latency_c_to_p":10,"max_transport_latency_p_to_c":10,"cis_count":2,"cis":[{"cis_id":1,"max_sdu_c_to_p":40,"max_sdu_p_to_c":40,"phy_c_to_p":2,"phy_c_to_p_name":"LE 2M""#
+            ))
     }
 
     @Test func cisEstablishedV1() {

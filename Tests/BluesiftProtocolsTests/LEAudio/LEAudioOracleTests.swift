@@ -28,9 +28,10 @@ import BluesiftWire
         let data = try Data(contentsOf: vectorsURL)
         let root = try JSONSerialization.jsonObject(with: data) as! [String: Any]
         return (root["vectors"] as! [[String: Any]]).map {
-            Vector(profile: $0["profile"] as! String, what: $0["what"] as! String, bytes: Hex.parse($0["hex"] as! String)!,
-                   expect: $0["expect"] as! [String: Any], opcode: ($0["opcode"] as? NSNumber).map { $0.uint16Value },
-                   subevent: ($0["subevent"] as? NSNumber).map { $0.uint8Value }, frame: ($0["frame"] as? NSNumber)?.intValue)
+            Vector(
+                profile: $0["profile"] as! String, what: $0["what"] as! String, bytes: Hex.parse($0["hex"] as! String)!,
+                expect: $0["expect"] as! [String: Any], opcode: ($0["opcode"] as? NSNumber).map { $0.uint16Value },
+                subevent: ($0["subevent"] as? NSNumber).map { $0.uint8Value }, frame: ($0["frame"] as? NSNumber)?.intValue)
         }
     }
 

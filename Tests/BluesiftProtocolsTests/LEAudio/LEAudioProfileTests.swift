@@ -15,7 +15,8 @@ import BluesiftWire
         #expect(c.octetsPerCodecFrame == 40)
         #expect(c.preset == "16_2")
         #expect(c.encode() == Hex.parse(Self.config16_2)!)
-        #expect(json(c) == #"{"sampling_frequency":3,"sampling_frequency_hz":16000,"frame_duration":1,"frame_duration_us":10000,"audio_channel_allocation":1,"audio_channel_allocation_names":["Front Left"],"octets_per_codec_frame":40,"preset":"16_2"}"#)
+        #expect(
+            json(c) == #"{"sampling_frequency":3,"sampling_frequency_hz":16000,"frame_duration":1,"frame_duration_us":10000,"audio_channel_allocation":1,"audio_channel_allocation_names":["Front Left"],"octets_per_codec_frame":40,"preset":"16_2"}"#)
         #expect(c.summary == "16_2 16000 Hz 10 ms 40 octets Front Left")
     }
 

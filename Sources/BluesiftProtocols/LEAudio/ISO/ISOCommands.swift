@@ -40,8 +40,10 @@ public struct LEAudioHCILayout: Sendable {
     public var count: String?
     public var group: [LEAudioHCIField]
     public var trailing: [LEAudioHCIField]
-    init(_ name: String, _ fields: [LEAudioHCIField], group groupKey: String? = nil, count: String? = nil,
-         _ group: [LEAudioHCIField] = [], trailing: [LEAudioHCIField] = []) {
+    init(
+        _ name: String, _ fields: [LEAudioHCIField], group groupKey: String? = nil, count: String? = nil,
+        _ group: [LEAudioHCIField] = [], trailing: [LEAudioHCIField] = []
+    ) {
         self.name = name; self.fields = fields; self.groupKey = groupKey; self.count = count; self.group = group; self.trailing = trailing
     }
 }
@@ -52,8 +54,12 @@ public enum LEAudioHCILayouts {
     /// Commands by opcode.
     public static let commands: [UInt16: LEAudioHCILayout] = [
         // §7.8.67 LE Periodic Advertising Create Sync
-        HCICommandOpcode.lePeriodicAdvertisingCreateSync.rawValue: .init("LE Periodic Advertising Create Sync", [F("options", 1), F("advertising_sid", 1), F("advertiser_address_type", 1),
-            F("advertiser_address", 6, .address), F("skip", 2), F("sync_timeout", 2), F("sync_cte_type", 1)]),
+        HCICommandOpcode.lePeriodicAdvertisingCreateSync.rawValue: .init(
+            "LE Periodic Advertising Create Sync",
+            [
+                F("options", 1), F("advertising_sid", 1), F("advertiser_address_type", 1),
+                F("advertiser_address", 6, .address), F("skip", 2), F("sync_timeout", 2), F("sync_cte_type", 1)
+            ]),
         // §7.8.68 LE Periodic Advertising Create Sync Cancel: no parameters. §7.8.69 Terminate Sync
         HCICommandOpcode.lePeriodicAdvertisingTerminateSync.rawValue: .init("LE Periodic Advertising Terminate Sync", [F("sync_handle", 2, .handle)]),
         // §7.8.89 LE Periodic Advertising Sync Transfer
@@ -61,24 +67,43 @@ public enum LEAudioHCILayouts {
         // §7.8.90 LE Periodic Advertising Set Info Transfer
         HCICommandOpcode.lePeriodicAdvertisingSetInfoTransfer.rawValue: .init("LE Periodic Advertising Set Info Transfer", [F("connection_handle", 2, .handle), F("service_data", 2), F("advertising_handle", 1)]),
         // §7.8.91 LE Set Periodic Advertising Sync Transfer Parameters
-        HCICommandOpcode.leSetPeriodicAdvertisingSyncTransferParameters.rawValue: .init("LE Set Periodic Advertising Sync Transfer Parameters", [F("connection_handle", 2, .handle), F("mode", 1), F("skip", 2),
-            F("sync_timeout", 2), F("cte_type", 1)]),
+        HCICommandOpcode.leSetPeriodicAdvertisingSyncTransferParameters.rawValue: .init(
+            "LE Set Periodic Advertising Sync Transfer Parameters",
+            [
+                F("connection_handle", 2, .handle), F("mode", 1), F("skip", 2),
+                F("sync_timeout", 2), F("cte_type", 1)
+            ]),
         // §7.8.92 LE Set Default Periodic Advertising Sync Transfer Parameters
         HCICommandOpcode.leSetDefaultPeriodicAdvertisingSyncTransferParameters.rawValue: .init("LE Set Default Periodic Advertising Sync Transfer Parameters", [F("mode", 1), F("skip", 2), F("sync_timeout", 2), F("cte_type", 1)]),
         // §7.8.96 LE Read ISO TX Sync
         HCICommandOpcode.leReadISOTXSync.rawValue: .init("LE Read ISO TX Sync", [F("connection_handle", 2, .handle)]),
         // §7.8.97 LE Set CIG Parameters
-        HCICommandOpcode.leSetCIGParameters.rawValue: .init("LE Set CIG Parameters", [F("cig_id", 1), F("sdu_interval_c_to_p", 3), F("sdu_interval_p_to_c", 3), F("worst_case_sca", 1),
-            F("packing", 1), F("framing", 1), F("max_transport_latency_c_to_p", 2), F("max_transport_latency_p_to_c", 2), F("cis_count", 1)],
-            group: "cis", count: "cis_count", [F("cis_id", 1), F("max_sdu_c_to_p", 2), F("max_sdu_p_to_c", 2), F("phy_c_to_p", 1, .phy),
-            F("phy_p_to_c", 1, .phy), F("rtn_c_to_p", 1), F("rtn_p_to_c", 1)]),
+        HCICommandOpcode.leSetCIGParameters.rawValue: .init(
+            "LE Set CIG Parameters",
+            [
+                F("cig_id", 1), F("sdu_interval_c_to_p", 3), F("sdu_interval_p_to_c", 3), F("worst_case_sca", 1),
+                F("packing", 1), F("framing", 1), F("max_transport_latency_c_to_p", 2), F("max_transport_latency_p_to_c", 2), F("cis_count", 1)
+            ],
+            group: "cis", count: "cis_count",
+            [
+                F("cis_id", 1), F("max_sdu_c_to_p", 2), F("max_sdu_p_to_c", 2), F("phy_c_to_p", 1, .phy),
+                F("phy_p_to_c", 1, .phy), F("rtn_c_to_p", 1), F("rtn_p_to_c", 1)
+            ]),
         // §7.8.98 LE Set CIG Parameters Test
-        HCICommandOpcode.leSetCIGParametersTest.rawValue: .init("LE Set CIG Parameters Test", [F("cig_id", 1), F("sdu_interval_c_to_p", 3), F("sdu_interval_p_to_c", 3), F("ft_c_to_p", 1),
-            F("ft_p_to_c", 1), F("iso_interval", 2), F("worst_case_sca", 1), F("packing", 1), F("framing", 1), F("cis_count", 1)],
-            group: "cis", count: "cis_count", [F("cis_id", 1), F("nse", 1), F("max_sdu_c_to_p", 2), F("max_sdu_p_to_c", 2), F("max_pdu_c_to_p", 2),
-            F("max_pdu_p_to_c", 2), F("phy_c_to_p", 1, .phy), F("phy_p_to_c", 1, .phy), F("bn_c_to_p", 1), F("bn_p_to_c", 1)]),
+        HCICommandOpcode.leSetCIGParametersTest.rawValue: .init(
+            "LE Set CIG Parameters Test",
+            [
+                F("cig_id", 1), F("sdu_interval_c_to_p", 3), F("sdu_interval_p_to_c", 3), F("ft_c_to_p", 1),
+                F("ft_p_to_c", 1), F("iso_interval", 2), F("worst_case_sca", 1), F("packing", 1), F("framing", 1), F("cis_count", 1)
+            ],
+            group: "cis", count: "cis_count",
+            [
+                F("cis_id", 1), F("nse", 1), F("max_sdu_c_to_p", 2), F("max_sdu_p_to_c", 2), F("max_pdu_c_to_p", 2),
+                F("max_pdu_p_to_c", 2), F("phy_c_to_p", 1, .phy), F("phy_p_to_c", 1, .phy), F("bn_c_to_p", 1), F("bn_p_to_c", 1)
+            ]),
         // §7.8.99 LE Create CIS
-        HCICommandOpcode.leCreateCIS.rawValue: .init("LE Create CIS", [F("cis_count", 1)], group: "cis", count: "cis_count",
+        HCICommandOpcode.leCreateCIS.rawValue: .init(
+            "LE Create CIS", [F("cis_count", 1)], group: "cis", count: "cis_count",
             [F("cis_connection_handle", 2, .handle), F("acl_connection_handle", 2, .handle)]),
         // §7.8.100 LE Remove CIG
         HCICommandOpcode.leRemoveCIG.rawValue: .init("LE Remove CIG", [F("cig_id", 1)]),
@@ -87,38 +112,60 @@ public enum LEAudioHCILayouts {
         // §7.8.102 LE Reject CIS Request
         HCICommandOpcode.leRejectCISRequest.rawValue: .init("LE Reject CIS Request", [F("connection_handle", 2, .handle), F("reason", 1, .status)]),
         // §7.8.103 LE Create BIG
-        HCICommandOpcode.leCreateBIG.rawValue: .init("LE Create BIG", [F("big_handle", 1), F("advertising_handle", 1), F("num_bis", 1), F("sdu_interval", 3), F("max_sdu", 2),
-            F("max_transport_latency", 2), F("rtn", 1), F("phy", 1, .phy), F("packing", 1), F("framing", 1), F("encryption", 1),
-            F("broadcast_code", 16, .key)]),
+        HCICommandOpcode.leCreateBIG.rawValue: .init(
+            "LE Create BIG",
+            [
+                F("big_handle", 1), F("advertising_handle", 1), F("num_bis", 1), F("sdu_interval", 3), F("max_sdu", 2),
+                F("max_transport_latency", 2), F("rtn", 1), F("phy", 1, .phy), F("packing", 1), F("framing", 1), F("encryption", 1),
+                F("broadcast_code", 16, .key)
+            ]),
         // §7.8.104 LE Create BIG Test
-        HCICommandOpcode.leCreateBIGTest.rawValue: .init("LE Create BIG Test", [F("big_handle", 1), F("advertising_handle", 1), F("num_bis", 1), F("sdu_interval", 3),
-            F("iso_interval", 2), F("nse", 1), F("max_sdu", 2), F("max_pdu", 2), F("phy", 1, .phy), F("packing", 1), F("framing", 1),
-            F("bn", 1), F("irc", 1), F("pto", 1), F("encryption", 1), F("broadcast_code", 16, .key)]),
+        HCICommandOpcode.leCreateBIGTest.rawValue: .init(
+            "LE Create BIG Test",
+            [
+                F("big_handle", 1), F("advertising_handle", 1), F("num_bis", 1), F("sdu_interval", 3),
+                F("iso_interval", 2), F("nse", 1), F("max_sdu", 2), F("max_pdu", 2), F("phy", 1, .phy), F("packing", 1), F("framing", 1),
+                F("bn", 1), F("irc", 1), F("pto", 1), F("encryption", 1), F("broadcast_code", 16, .key)
+            ]),
         // §7.8.105 LE Terminate BIG
         HCICommandOpcode.leTerminateBIG.rawValue: .init("LE Terminate BIG", [F("big_handle", 1), F("reason", 1, .status)]),
         // §7.8.106 LE BIG Create Sync
-        HCICommandOpcode.leBIGCreateSync.rawValue: .init("LE BIG Create Sync", [F("big_handle", 1), F("sync_handle", 2, .handle), F("encryption", 1), F("broadcast_code", 16, .key),
-            F("mse", 1), F("big_sync_timeout", 2), F("num_bis", 1)], group: "bis", count: "num_bis", [F("bis", 1)]),
+        HCICommandOpcode.leBIGCreateSync.rawValue: .init(
+            "LE BIG Create Sync",
+            [
+                F("big_handle", 1), F("sync_handle", 2, .handle), F("encryption", 1), F("broadcast_code", 16, .key),
+                F("mse", 1), F("big_sync_timeout", 2), F("num_bis", 1)
+            ], group: "bis", count: "num_bis", [F("bis", 1)]),
         // §7.8.107 LE BIG Terminate Sync
         HCICommandOpcode.leBIGTerminateSync.rawValue: .init("LE BIG Terminate Sync", [F("big_handle", 1)]),
         // §7.8.109 LE Setup ISO Data Path
-        HCICommandOpcode.leSetupISODataPath.rawValue: .init("LE Setup ISO Data Path", [F("connection_handle", 2, .handle), F("data_path_direction", 1), F("data_path_id", 1),
-            F("codec_id", 5, .codecID), F("controller_delay", 3), F("codec_configuration_length", 1), F("codec_configuration", 0, .lengthPrefixedBytes)]),
+        HCICommandOpcode.leSetupISODataPath.rawValue: .init(
+            "LE Setup ISO Data Path",
+            [
+                F("connection_handle", 2, .handle), F("data_path_direction", 1), F("data_path_id", 1),
+                F("codec_id", 5, .codecID), F("controller_delay", 3), F("codec_configuration_length", 1), F("codec_configuration", 0, .lengthPrefixedBytes)
+            ]),
         // §7.8.110 LE Remove ISO Data Path
         HCICommandOpcode.leRemoveISODataPath.rawValue: .init("LE Remove ISO Data Path", [F("connection_handle", 2, .handle), F("data_path_direction", 1)]),
         // §7.8.116 LE Read ISO Link Quality
-        HCICommandOpcode.leReadISOLinkQuality.rawValue: .init("LE Read ISO Link Quality", [F("connection_handle", 2, .handle)]),
+        HCICommandOpcode.leReadISOLinkQuality.rawValue: .init("LE Read ISO Link Quality", [F("connection_handle", 2, .handle)])
     ]
 
     /// Command Complete return parameters by the opcode answered.
     public static let returns: [UInt16: LEAudioHCILayout] = [
         // §7.8.96
-        HCICommandOpcode.leReadISOTXSync.rawValue: .init("LE Read ISO TX Sync", [F("status", 1, .status), F("connection_handle", 2, .handle), F("packet_sequence_number", 2),
-            F("tx_time_stamp", 4), F("time_offset", 3)]),
+        HCICommandOpcode.leReadISOTXSync.rawValue: .init(
+            "LE Read ISO TX Sync",
+            [
+                F("status", 1, .status), F("connection_handle", 2, .handle), F("packet_sequence_number", 2),
+                F("tx_time_stamp", 4), F("time_offset", 3)
+            ]),
         // §7.8.97 / §7.8.98
-        HCICommandOpcode.leSetCIGParameters.rawValue: .init("LE Set CIG Parameters", [F("status", 1, .status), F("cig_id", 1), F("cis_count", 1)], group: "connection_handles",
+        HCICommandOpcode.leSetCIGParameters.rawValue: .init(
+            "LE Set CIG Parameters", [F("status", 1, .status), F("cig_id", 1), F("cis_count", 1)], group: "connection_handles",
             count: "cis_count", [F("connection_handle", 2, .handle)]),
-        HCICommandOpcode.leSetCIGParametersTest.rawValue: .init("LE Set CIG Parameters Test", [F("status", 1, .status), F("cig_id", 1), F("cis_count", 1)], group: "connection_handles",
+        HCICommandOpcode.leSetCIGParametersTest.rawValue: .init(
+            "LE Set CIG Parameters Test", [F("status", 1, .status), F("cig_id", 1), F("cis_count", 1)], group: "connection_handles",
             count: "cis_count", [F("connection_handle", 2, .handle)]),
         // §7.8.100
         HCICommandOpcode.leRemoveCIG.rawValue: .init("LE Remove CIG", [F("status", 1, .status), F("cig_id", 1)]),
@@ -133,67 +180,111 @@ public enum LEAudioHCILayouts {
         HCICommandOpcode.lePeriodicAdvertisingSetInfoTransfer.rawValue: .init("LE Periodic Advertising Set Info Transfer", [F("status", 1, .status), F("connection_handle", 2, .handle)]),
         HCICommandOpcode.leSetPeriodicAdvertisingSyncTransferParameters.rawValue: .init("LE Set Periodic Advertising Sync Transfer Parameters", [F("status", 1, .status), F("connection_handle", 2, .handle)]),
         // §7.8.116
-        HCICommandOpcode.leReadISOLinkQuality.rawValue: .init("LE Read ISO Link Quality", [F("status", 1, .status), F("connection_handle", 2, .handle), F("tx_unacked_packets", 4),
-            F("tx_flushed_packets", 4), F("tx_last_subevent_packets", 4), F("retransmitted_packets", 4), F("crc_error_packets", 4),
-            F("rx_unreceived_packets", 4), F("duplicate_packets", 4)]),
+        HCICommandOpcode.leReadISOLinkQuality.rawValue: .init(
+            "LE Read ISO Link Quality",
+            [
+                F("status", 1, .status), F("connection_handle", 2, .handle), F("tx_unacked_packets", 4),
+                F("tx_flushed_packets", 4), F("tx_last_subevent_packets", 4), F("retransmitted_packets", 4), F("crc_error_packets", 4),
+                F("rx_unreceived_packets", 4), F("duplicate_packets", 4)
+            ])
     ]
 
     /// LE Meta subevents by subevent code (the parameters after the subevent code).
     public static let subevents: [UInt8: LEAudioHCILayout] = [
         // §7.7.65.14 LE Periodic Advertising Sync Established
-        HCILESubeventCode.periodicAdvertisingSyncEstablished.rawValue: .init("LE Periodic Advertising Sync Established", [F("status", 1, .status), F("sync_handle", 2, .handle), F("advertising_sid", 1),
-            F("advertiser_address_type", 1), F("advertiser_address", 6, .address), F("advertiser_phy", 1), F("periodic_advertising_interval", 2),
-            F("advertiser_clock_accuracy", 1)]),
+        HCILESubeventCode.periodicAdvertisingSyncEstablished.rawValue: .init(
+            "LE Periodic Advertising Sync Established",
+            [
+                F("status", 1, .status), F("sync_handle", 2, .handle), F("advertising_sid", 1),
+                F("advertiser_address_type", 1), F("advertiser_address", 6, .address), F("advertiser_phy", 1), F("periodic_advertising_interval", 2),
+                F("advertiser_clock_accuracy", 1)
+            ]),
         // §7.7.65.15 LE Periodic Advertising Report
-        HCILESubeventCode.periodicAdvertisingReport.rawValue: .init("LE Periodic Advertising Report", [F("sync_handle", 2, .handle), F("tx_power", 1, .int8), F("rssi", 1, .int8), F("cte_type", 1),
-            F("data_status", 1), F("data_length", 1), F("data", 0, .lengthPrefixedBytes)]),
+        HCILESubeventCode.periodicAdvertisingReport.rawValue: .init(
+            "LE Periodic Advertising Report",
+            [
+                F("sync_handle", 2, .handle), F("tx_power", 1, .int8), F("rssi", 1, .int8), F("cte_type", 1),
+                F("data_status", 1), F("data_length", 1), F("data", 0, .lengthPrefixedBytes)
+            ]),
         // §7.7.65.16 LE Periodic Advertising Sync Lost
         HCILESubeventCode.periodicAdvertisingSyncLost.rawValue: .init("LE Periodic Advertising Sync Lost", [F("sync_handle", 2, .handle)]),
         // §7.7.65.24 LE Periodic Advertising Sync Transfer Received
-        HCILESubeventCode.periodicAdvertisingSyncTransferReceived.rawValue: .init("LE Periodic Advertising Sync Transfer Received", [F("status", 1, .status), F("connection_handle", 2, .handle),
-            F("service_data", 2), F("sync_handle", 2, .handle), F("advertising_sid", 1), F("advertiser_address_type", 1),
-            F("advertiser_address", 6, .address), F("advertiser_phy", 1), F("periodic_advertising_interval", 2), F("advertiser_clock_accuracy", 1)]),
+        HCILESubeventCode.periodicAdvertisingSyncTransferReceived.rawValue: .init(
+            "LE Periodic Advertising Sync Transfer Received",
+            [
+                F("status", 1, .status), F("connection_handle", 2, .handle),
+                F("service_data", 2), F("sync_handle", 2, .handle), F("advertising_sid", 1), F("advertiser_address_type", 1),
+                F("advertiser_address", 6, .address), F("advertiser_phy", 1), F("periodic_advertising_interval", 2), F("advertiser_clock_accuracy", 1)
+            ]),
         // §7.7.65.25 LE CIS Established [v1]
         HCILESubeventCode.cisEstablished.rawValue: .init("LE CIS Established", cisEstablished),
         // §7.7.65.26 LE CIS Request
         HCILESubeventCode.cisRequest.rawValue: .init("LE CIS Request", [F("acl_connection_handle", 2, .handle), F("cis_connection_handle", 2, .handle), F("cig_id", 1), F("cis_id", 1)]),
         // §7.7.65.27 LE Create BIG Complete
-        HCILESubeventCode.createBIGComplete.rawValue: .init("LE Create BIG Complete", [F("status", 1, .status), F("big_handle", 1), F("big_sync_delay", 3), F("transport_latency_big", 3),
-            F("phy", 1, .phy), F("nse", 1), F("bn", 1), F("pto", 1), F("irc", 1), F("max_pdu", 2), F("iso_interval", 2), F("num_bis", 1)],
+        HCILESubeventCode.createBIGComplete.rawValue: .init(
+            "LE Create BIG Complete",
+            [
+                F("status", 1, .status), F("big_handle", 1), F("big_sync_delay", 3), F("transport_latency_big", 3),
+                F("phy", 1, .phy), F("nse", 1), F("bn", 1), F("pto", 1), F("irc", 1), F("max_pdu", 2), F("iso_interval", 2), F("num_bis", 1)
+            ],
             group: "connection_handles", count: "num_bis", [F("connection_handle", 2, .handle)]),
         // §7.7.65.28 LE Terminate BIG Complete
         HCILESubeventCode.terminateBIGComplete.rawValue: .init("LE Terminate BIG Complete", [F("big_handle", 1), F("reason", 1, .status)]),
         // §7.7.65.29 LE BIG Sync Established
-        HCILESubeventCode.bigSyncEstablished.rawValue: .init("LE BIG Sync Established", [F("status", 1, .status), F("big_handle", 1), F("transport_latency_big", 3), F("nse", 1), F("bn", 1),
-            F("pto", 1), F("irc", 1), F("max_pdu", 2), F("iso_interval", 2), F("num_bis", 1)],
+        HCILESubeventCode.bigSyncEstablished.rawValue: .init(
+            "LE BIG Sync Established",
+            [
+                F("status", 1, .status), F("big_handle", 1), F("transport_latency_big", 3), F("nse", 1), F("bn", 1),
+                F("pto", 1), F("irc", 1), F("max_pdu", 2), F("iso_interval", 2), F("num_bis", 1)
+            ],
             group: "connection_handles", count: "num_bis", [F("connection_handle", 2, .handle)]),
         // §7.7.65.30 LE BIG Sync Lost
         HCILESubeventCode.bigSyncLost.rawValue: .init("LE BIG Sync Lost", [F("big_handle", 1), F("reason", 1, .status)]),
         // §7.7.65.34 LE BIGInfo Advertising Report
-        HCILESubeventCode.bIGInfoAdvertisingReport.rawValue: .init("LE BIGInfo Advertising Report", [F("sync_handle", 2, .handle), F("num_bis", 1), F("nse", 1), F("iso_interval", 2), F("bn", 1),
-            F("pto", 1), F("irc", 1), F("max_pdu", 2), F("sdu_interval", 3), F("max_sdu", 2), F("phy", 1, .phy), F("framing", 1), F("encryption", 1)]),
+        HCILESubeventCode.bIGInfoAdvertisingReport.rawValue: .init(
+            "LE BIGInfo Advertising Report",
+            [
+                F("sync_handle", 2, .handle), F("num_bis", 1), F("nse", 1), F("iso_interval", 2), F("bn", 1),
+                F("pto", 1), F("irc", 1), F("max_pdu", 2), F("sdu_interval", 3), F("max_sdu", 2), F("phy", 1, .phy), F("framing", 1), F("encryption", 1)
+            ]),
         // §7.7.65.35 LE Periodic Advertising Sync Established [v2]
-        HCILESubeventCode.periodicAdvertisingSyncEstablishedV2.rawValue: .init("LE Periodic Advertising Sync Established v2", [F("status", 1, .status), F("sync_handle", 2, .handle), F("advertising_sid", 1),
-            F("advertiser_address_type", 1), F("advertiser_address", 6, .address), F("advertiser_phy", 1), F("periodic_advertising_interval", 2),
-            F("advertiser_clock_accuracy", 1), F("num_subevents", 1), F("subevent_interval", 1), F("response_slot_delay", 1), F("response_slot_spacing", 1)]),
+        HCILESubeventCode.periodicAdvertisingSyncEstablishedV2.rawValue: .init(
+            "LE Periodic Advertising Sync Established v2",
+            [
+                F("status", 1, .status), F("sync_handle", 2, .handle), F("advertising_sid", 1),
+                F("advertiser_address_type", 1), F("advertiser_address", 6, .address), F("advertiser_phy", 1), F("periodic_advertising_interval", 2),
+                F("advertiser_clock_accuracy", 1), F("num_subevents", 1), F("subevent_interval", 1), F("response_slot_delay", 1), F("response_slot_spacing", 1)
+            ]),
         // §7.7.65.15 LE Periodic Advertising Report [v2]
-        HCILESubeventCode.periodicAdvertisingReportV2.rawValue: .init("LE Periodic Advertising Report v2", [F("sync_handle", 2, .handle), F("tx_power", 1, .int8), F("rssi", 1, .int8), F("cte_type", 1),
-            F("periodic_event_counter", 2), F("subevent", 1), F("data_status", 1), F("data_length", 1), F("data", 0, .lengthPrefixedBytes)]),
+        HCILESubeventCode.periodicAdvertisingReportV2.rawValue: .init(
+            "LE Periodic Advertising Report v2",
+            [
+                F("sync_handle", 2, .handle), F("tx_power", 1, .int8), F("rssi", 1, .int8), F("cte_type", 1),
+                F("periodic_event_counter", 2), F("subevent", 1), F("data_status", 1), F("data_length", 1), F("data", 0, .lengthPrefixedBytes)
+            ]),
         // §7.7.65.24 LE Periodic Advertising Sync Transfer Received [v2]
-        HCILESubeventCode.periodicAdvertisingSyncTransferReceivedV2.rawValue: .init("LE Periodic Advertising Sync Transfer Received v2", [F("status", 1, .status), F("connection_handle", 2, .handle),
-            F("service_data", 2), F("sync_handle", 2, .handle), F("advertising_sid", 1), F("advertiser_address_type", 1),
-            F("advertiser_address", 6, .address), F("advertiser_phy", 1), F("periodic_advertising_interval", 2), F("advertiser_clock_accuracy", 1),
-            F("num_subevents", 1), F("subevent_interval", 1), F("response_slot_delay", 1), F("response_slot_spacing", 1)]),
+        HCILESubeventCode.periodicAdvertisingSyncTransferReceivedV2.rawValue: .init(
+            "LE Periodic Advertising Sync Transfer Received v2",
+            [
+                F("status", 1, .status), F("connection_handle", 2, .handle),
+                F("service_data", 2), F("sync_handle", 2, .handle), F("advertising_sid", 1), F("advertiser_address_type", 1),
+                F("advertiser_address", 6, .address), F("advertiser_phy", 1), F("periodic_advertising_interval", 2), F("advertiser_clock_accuracy", 1),
+                F("num_subevents", 1), F("subevent_interval", 1), F("response_slot_delay", 1), F("response_slot_spacing", 1)
+            ]),
         // §7.7.65.25 LE CIS Established [v2]
-        HCILESubeventCode.cisEstablishedV2.rawValue: .init("LE CIS Established v2", cisEstablished + [F("sub_interval", 3), F("max_sdu_c_to_p", 2), F("max_sdu_p_to_c", 2),
-            F("sdu_interval_c_to_p", 3), F("sdu_interval_p_to_c", 3), F("framing", 1)]),
+        HCILESubeventCode.cisEstablishedV2.rawValue: .init(
+            "LE CIS Established v2",
+            cisEstablished + [
+                F("sub_interval", 3), F("max_sdu_c_to_p", 2), F("max_sdu_p_to_c", 2),
+                F("sdu_interval_c_to_p", 3), F("sdu_interval_p_to_c", 3), F("framing", 1)
+            ])
     ]
 
     static let cisEstablished: [LEAudioHCIField] = [
         F("status", 1, .status), F("connection_handle", 2, .handle), F("cig_sync_delay", 3), F("cis_sync_delay", 3),
         F("transport_latency_c_to_p", 3), F("transport_latency_p_to_c", 3), F("phy_c_to_p", 1, .phy), F("phy_p_to_c", 1, .phy),
         F("nse", 1), F("bn_c_to_p", 1), F("bn_p_to_c", 1), F("ft_c_to_p", 1), F("ft_p_to_c", 1), F("max_pdu_c_to_p", 2),
-        F("max_pdu_p_to_c", 2), F("iso_interval", 2),
+        F("max_pdu_p_to_c", 2), F("iso_interval", 2)
     ]
 }
 
@@ -350,4 +441,3 @@ public struct LEAudioHCIMessage: Hashable, Sendable, FieldDescribable {
     public static func == (a: Self, b: Self) -> Bool { a.kind == b.kind && a.names == b.names && a.values == b.values && a.groupStarts == b.groupStarts }
     public func hash(into h: inout Hasher) { h.combine(names); h.combine(values) }
 }
-

@@ -6,7 +6,12 @@ public struct ISOPBFlag: RawRepresentable, Hashable, Sendable {
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     public static let first = Self(rawValue: 0), continuation = Self(rawValue: 1), complete = Self(rawValue: 2), last = Self(rawValue: 3)
     public var name: String {
-        switch rawValue { case 0: "First fragment"; case 1: "Continuation fragment"; case 2: "Complete SDU"; default: "Last fragment" }
+        switch rawValue {
+        case 0: "First fragment";
+        case 1: "Continuation fragment";
+        case 2: "Complete SDU";
+        default: "Last fragment"
+        }
     }
     /// The fragment starts an SDU: the ISO_Data_Load carries sequence number and SDU length.
     public var starts: Bool { rawValue == 0 || rawValue == 2 }
@@ -19,7 +24,12 @@ public struct ISOPacketStatus: RawRepresentable, Hashable, Sendable {
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     public static let valid = Self(rawValue: 0), possiblyInvalid = Self(rawValue: 1), lost = Self(rawValue: 2)
     public var name: String {
-        switch rawValue { case 0: "Valid"; case 1: "Possibly invalid"; case 2: "Lost"; default: "RFU" }
+        switch rawValue {
+        case 0: "Valid";
+        case 1: "Possibly invalid";
+        case 2: "Lost";
+        default: "RFU"
+        }
     }
 }
 
@@ -42,8 +52,10 @@ public struct ISODataHeader: Hashable, Sendable {
     public var fragmentLength: Int
     public var error: DecodeError?
 
-    public init(handle: UInt16, pbFlag: ISOPBFlag, timeStamp: UInt32? = nil, packetSequenceNumber: UInt16? = nil,
-                sduLength: UInt16? = nil, packetStatus: ISOPacketStatus? = nil, fragmentLength: Int) {
+    public init(
+        handle: UInt16, pbFlag: ISOPBFlag, timeStamp: UInt32? = nil, packetSequenceNumber: UInt16? = nil,
+        sduLength: UInt16? = nil, packetStatus: ISOPacketStatus? = nil, fragmentLength: Int
+    ) {
         self.handle = handle; self.pbFlag = pbFlag; self.tsFlag = timeStamp != nil; self.timeStamp = timeStamp
         self.packetSequenceNumber = packetSequenceNumber; self.sduLength = sduLength; self.packetStatus = packetStatus
         let head = (timeStamp != nil ? 4 : 0) + (pbFlag.starts ? 4 : 0)
@@ -148,16 +160,19 @@ public struct ISOReassembler {
     /// Adds one packet's fragment (`fragment` the bytes at the header's fragment offset).
     /// `body` gets each SDU completed and its bytes; the result is the damage, if any (an
     /// SDU left unfinished, a fragment with no start, one longer than declared).
-    public mutating func add(_ h: ISODataHeader, fragment: UnsafeRawBufferPointer,
-                             _ body: (ISOSDU, UnsafeRawBufferPointer) -> Void) -> DecodeError? {
+    public mutating func add(
+        _ h: ISODataHeader, fragment: UnsafeRawBufferPointer,
+        _ body: (ISOSDU, UnsafeRawBufferPointer) -> Void
+    ) -> DecodeError? {
         var damage: DecodeError?
         if h.pbFlag.starts {
             if let p = pending[h.handle], p.sdu.fragments > 0 {
                 damage = LEAudioError.make(.reassembly, 0, "SDU \(p.sdu.packetSequenceNumber) on \(Hex.fixed(UInt64(h.handle), width: 4)) unfinished: \(p.sdu.length) of \(p.sdu.declaredLength) bytes")
             }
-            let sdu = ISOSDU(handle: h.handle, packetSequenceNumber: h.packetSequenceNumber ?? 0, timeStamp: h.timeStamp,
-                             packetStatus: h.packetStatus ?? .valid, declaredLength: Int(h.sduLength ?? 0),
-                             length: fragment.count, fragments: 1)
+            let sdu = ISOSDU(
+                handle: h.handle, packetSequenceNumber: h.packetSequenceNumber ?? 0, timeStamp: h.timeStamp,
+                packetStatus: h.packetStatus ?? .valid, declaredLength: Int(h.sduLength ?? 0),
+                length: fragment.count, fragments: 1)
             if h.pbFlag == .complete {
                 pending[h.handle]?.sdu.fragments = 0
                 if fragment.count > sdu.declaredLength {

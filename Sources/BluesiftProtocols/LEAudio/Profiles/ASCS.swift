@@ -48,11 +48,13 @@ public struct ASEResponseCode: RawRepresentable, Hashable, Sendable {
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     public static let success = Self(rawValue: 0)
     public static let unsupportedMetadata = Self(rawValue: 0x0A), rejectedMetadata = Self(rawValue: 0x0B), invalidMetadata = Self(rawValue: 0x0C)
-    static let names = ["Success", "Unsupported Opcode", "Invalid Length", "Invalid ASE_ID",
-                        "Invalid ASE State Machine Transition", "Invalid ASE direction", "Unsupported Audio Capabilities",
-                        "Unsupported Configuration Parameter value", "Rejected Configuration Parameter value",
-                        "Invalid Configuration Parameter value", "Unsupported Metadata", "Rejected Metadata",
-                        "Invalid Metadata", "Insufficient Resources", "Unspecified Error"]
+    static let names = [
+        "Success", "Unsupported Opcode", "Invalid Length", "Invalid ASE_ID",
+        "Invalid ASE State Machine Transition", "Invalid ASE direction", "Unsupported Audio Capabilities",
+        "Unsupported Configuration Parameter value", "Rejected Configuration Parameter value",
+        "Invalid Configuration Parameter value", "Unsupported Metadata", "Rejected Metadata",
+        "Invalid Metadata", "Insufficient Resources", "Unspecified Error"
+    ]
     public var name: String { Int(rawValue) < Self.names.count ? Self.names[Int(rawValue)] : "Unknown" }
 }
 
@@ -61,9 +63,11 @@ public struct ASEResponseCode: RawRepresentable, Hashable, Sendable {
 public struct ASEReason: RawRepresentable, Hashable, Sendable {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
-    static let names = ["None", "Codec_ID", "Codec_Specific_Configuration", "SDU_Interval", "Framing", "PHY",
-                        "Maximum_SDU_Size", "Retransmission_Number", "Max_Transport_Latency", "Presentation_Delay",
-                        "Invalid_ASE_CIS_Mapping"]
+    static let names = [
+        "None", "Codec_ID", "Codec_Specific_Configuration", "SDU_Interval", "Framing", "PHY",
+        "Maximum_SDU_Size", "Retransmission_Number", "Max_Transport_Latency", "Presentation_Delay",
+        "Invalid_ASE_CIS_Mapping"
+    ]
     public var name: String { Int(rawValue) < Self.names.count ? Self.names[Int(rawValue)] : "Unknown" }
     /// The reason's name as the response code reads it.
     public func name(for code: ASEResponseCode) -> String {
@@ -76,7 +80,12 @@ public struct ASETargetLatency: RawRepresentable, Hashable, Sendable {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     public var name: String {
-        switch rawValue { case 1: "Low Latency"; case 2: "Balanced"; case 3: "High Reliability"; default: "Unknown" }
+        switch rawValue {
+        case 1: "Low Latency";
+        case 2: "Balanced";
+        case 3: "High Reliability";
+        default: "Unknown"
+        }
     }
 }
 
@@ -93,19 +102,22 @@ public struct ASEQoS: Hashable, Sendable {
     public var maxTransportLatency: UInt16
     public var presentationDelay: UInt32
 
-    public init(cigID: UInt8, cisID: UInt8, sduInterval: UInt32, framing: LEAudioFraming, phy: UInt8, maxSDU: UInt16,
-                retransmissionNumber: UInt8, maxTransportLatency: UInt16, presentationDelay: UInt32) {
+    public init(
+        cigID: UInt8, cisID: UInt8, sduInterval: UInt32, framing: LEAudioFraming, phy: UInt8, maxSDU: UInt16,
+        retransmissionNumber: UInt8, maxTransportLatency: UInt16, presentationDelay: UInt32
+    ) {
         self.cigID = cigID; self.cisID = cisID; self.sduInterval = sduInterval; self.framing = framing; self.phy = phy
         self.maxSDU = maxSDU; self.retransmissionNumber = retransmissionNumber
         self.maxTransportLatency = maxTransportLatency; self.presentationDelay = presentationDelay
     }
 
     init(_ r: inout ByteReader) throws(DecodeError) {
-        self.init(cigID: try r.readUInt8("CIG_ID"), cisID: try r.readUInt8("CIS_ID"), sduInterval: try r.readU24("SDU_Interval"),
-                  framing: .init(rawValue: try r.readUInt8("Framing")), phy: try r.readUInt8("PHY"),
-                  maxSDU: try r.readUInt16(.little, "Max_SDU"), retransmissionNumber: try r.readUInt8("Retransmission_Number"),
-                  maxTransportLatency: try r.readUInt16(.little, "Max_Transport_Latency"),
-                  presentationDelay: try r.readU24("Presentation_Delay"))
+        self.init(
+            cigID: try r.readUInt8("CIG_ID"), cisID: try r.readUInt8("CIS_ID"), sduInterval: try r.readU24("SDU_Interval"),
+            framing: .init(rawValue: try r.readUInt8("Framing")), phy: try r.readUInt8("PHY"),
+            maxSDU: try r.readUInt16(.little, "Max_SDU"), retransmissionNumber: try r.readUInt8("Retransmission_Number"),
+            maxTransportLatency: try r.readUInt16(.little, "Max_Transport_Latency"),
+            presentationDelay: try r.readU24("Presentation_Delay"))
     }
 
     func encode(into w: inout ByteWriter) {
@@ -115,8 +127,9 @@ public struct ASEQoS: Hashable, Sendable {
 
     /// The BAP unicast QoS preset (`16_2_1`) these values equal.
     public var preset: String? {
-        LEAudioPresets.unicastQoS(sduInterval: sduInterval, framing: framing.rawValue, maxSDU: maxSDU,
-                                  rtn: retransmissionNumber, latency: maxTransportLatency)?.name
+        LEAudioPresets.unicastQoS(
+            sduInterval: sduInterval, framing: framing.rawValue, maxSDU: maxSDU,
+            rtn: retransmissionNumber, latency: maxTransportLatency)?.name
     }
 
     func describe<S: FieldSink>(into sink: inout S) {
@@ -201,9 +214,10 @@ public struct ASEStateValue: Hashable, Sendable, FieldDescribable {
                 let codec = try LEAudioCodecID(&r)
                 let n = Int(try r.readUInt8("Codec_Specific_Configuration_Length"))
                 let cfg = Array(try r.readBytes(n, "Codec_Specific_Configuration"))
-                codecConfigured = CodecConfigured(framing: framing, preferredPHY: phy, preferredRetransmissionNumber: rtn, maxTransportLatency: lat,
-                                                  presentationDelayMin: a, presentationDelayMax: b, preferredPresentationDelayMin: c,
-                                                  preferredPresentationDelayMax: d, codec: LEAudioCodecSetting(codecID: codec, configurationBytes: cfg))
+                codecConfigured = CodecConfigured(
+                    framing: framing, preferredPHY: phy, preferredRetransmissionNumber: rtn, maxTransportLatency: lat,
+                    presentationDelayMin: a, presentationDelayMax: b, preferredPresentationDelayMin: c,
+                    preferredPresentationDelayMax: d, codec: LEAudioCodecSetting(codecID: codec, configurationBytes: cfg))
             case 2: qos = try ASEQoS(&r)
             case 3, 4, 5:
                 let cig = try r.readUInt8("CIG_ID"), cis = try r.readUInt8("CIS_ID")
@@ -278,8 +292,10 @@ public struct ASEControlPointOperation: Hashable, Sendable, FieldDescribable {
         public var qos: ASEQoS?
         /// Enable, Update Metadata (§5.3, §5.7).
         public var metadata: LEAudioMetadata?
-        public init(aseID: UInt8, targetLatency: ASETargetLatency? = nil, targetPHY: UInt8? = nil, codec: LEAudioCodecSetting? = nil,
-                    qos: ASEQoS? = nil, metadata: LEAudioMetadata? = nil) {
+        public init(
+            aseID: UInt8, targetLatency: ASETargetLatency? = nil, targetPHY: UInt8? = nil, codec: LEAudioCodecSetting? = nil,
+            qos: ASEQoS? = nil, metadata: LEAudioMetadata? = nil
+        ) {
             self.aseID = aseID; self.targetLatency = targetLatency; self.targetPHY = targetPHY; self.codec = codec; self.qos = qos; self.metadata = metadata
         }
     }
@@ -393,8 +409,10 @@ public struct ASEControlPointNotification: Hashable, Sendable, FieldDescribable 
             // 0xFF: one response for the whole operation follows (§5, Unsupported Opcode / Invalid Length).
             let n = numberOfASEs == 0xFF ? 1 : Int(numberOfASEs)
             for _ in 0..<n {
-                responses.append(Response(aseID: try r.readUInt8("ASE_ID"), code: ASEResponseCode(rawValue: try r.readUInt8("Response_Code")),
-                                          reason: ASEReason(rawValue: try r.readUInt8("Reason"))))
+                responses.append(
+                    Response(
+                        aseID: try r.readUInt8("ASE_ID"), code: ASEResponseCode(rawValue: try r.readUInt8("Response_Code")),
+                        reason: ASEReason(rawValue: try r.readUInt8("Reason"))))
             }
             if !r.isAtEnd { throw LEAudioError.make(.invalidLength, r.readerIndex, "\(r.readableBytes) bytes after the responses") }
         } catch {

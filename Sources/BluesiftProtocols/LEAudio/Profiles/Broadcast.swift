@@ -115,8 +115,7 @@ public struct BroadcastAudioAnnouncement: Hashable, Sendable, FieldDescribable {
     public init(broadcastID: UInt32) { self.broadcastID = broadcastID }
     public init(bytes: UnsafeRawBufferPointer) {
         var r = ByteReader(bytes)
-        do throws(DecodeError) { broadcastID = try r.readU24("Broadcast_ID"); extra = Array(r.readRemaining()) }
-        catch { broadcastID = 0; self.error = error.inLayer("bap") }
+        do throws(DecodeError) { broadcastID = try r.readU24("Broadcast_ID"); extra = Array(r.readRemaining()) } catch { broadcastID = 0; self.error = error.inLayer("bap") }
     }
     public func encode() -> [UInt8] { LEAudioLTV.uint(UInt64(broadcastID), 3) + extra }
     public func describe<S: FieldSink>(into sink: inout S) {

@@ -95,9 +95,11 @@ public struct LEAudioCodecConfiguration: Hashable, Sendable, FieldDescribable {
     public func encode() -> [UInt8] { LEAudioLTV.encodeList(ltvs) }
 
     /// A configuration with the given values, in the order of the assigned numbers.
-    public init(samplingFrequency: LEAudioSamplingFrequency? = nil, frameDuration: LEAudioFrameDuration? = nil,
-                audioChannelAllocation: LEAudioLocation? = nil, octetsPerCodecFrame: UInt16? = nil,
-                codecFrameBlocksPerSDU: UInt8? = nil) {
+    public init(
+        samplingFrequency: LEAudioSamplingFrequency? = nil, frameDuration: LEAudioFrameDuration? = nil,
+        audioChannelAllocation: LEAudioLocation? = nil, octetsPerCodecFrame: UInt16? = nil,
+        codecFrameBlocksPerSDU: UInt8? = nil
+    ) {
         var l: [LEAudioLTV] = []
         if let v = samplingFrequency { l.append(.init(type: 1, value: [v.rawValue])) }
         if let v = frameDuration { l.append(.init(type: 2, value: [v.rawValue])) }

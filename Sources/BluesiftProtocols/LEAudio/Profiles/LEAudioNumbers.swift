@@ -54,12 +54,14 @@ public struct LEAudioLocation: OptionSet, Hashable, Sendable {
     public init(rawValue: UInt32) { self.rawValue = rawValue }
     public static let frontLeft = Self(rawValue: 1 << 0)
     public static let frontRight = Self(rawValue: 1 << 1)
-    static let names = ["Front Left", "Front Right", "Front Center", "Low Frequency Effects 1", "Back Left",
-                        "Back Right", "Front Left of Center", "Front Right of Center", "Back Center",
-                        "Low Frequency Effects 2", "Side Left", "Side Right", "Top Front Left", "Top Front Right",
-                        "Top Front Center", "Top Center", "Top Back Left", "Top Back Right", "Top Side Left",
-                        "Top Side Right", "Top Back Center", "Bottom Front Center", "Bottom Front Left",
-                        "Bottom Front Right", "Front Left Wide", "Front Right Wide", "Left Surround", "Right Surround"]
+    static let names = [
+        "Front Left", "Front Right", "Front Center", "Low Frequency Effects 1", "Back Left",
+        "Back Right", "Front Left of Center", "Front Right of Center", "Back Center",
+        "Low Frequency Effects 2", "Side Left", "Side Right", "Top Front Left", "Top Front Right",
+        "Top Front Center", "Top Center", "Top Back Left", "Top Back Right", "Top Side Left",
+        "Top Side Right", "Top Back Center", "Bottom Front Center", "Bottom Front Left",
+        "Bottom Front Right", "Front Left Wide", "Front Right Wide", "Left Surround", "Right Surround"
+    ]
     /// Names of the bits set; "Mono" for none; "RFU bit n" for bits the table does not name.
     public var names: [String] {
         if rawValue == 0 { return ["Mono"] }
@@ -79,8 +81,10 @@ public struct LEAudioContextType: OptionSet, Hashable, Sendable {
     public static let unspecified = Self(rawValue: 0x0001)
     public static let conversational = Self(rawValue: 0x0002)
     public static let media = Self(rawValue: 0x0004)
-    static let names = ["Unspecified", "Conversational", "Media", "Game", "Instructional", "Voice Assistants",
-                        "Live", "Sound Effects", "Notifications", "Ringtone", "Alerts", "Emergency Alarm"]
+    static let names = [
+        "Unspecified", "Conversational", "Media", "Game", "Instructional", "Voice Assistants",
+        "Live", "Sound Effects", "Notifications", "Ringtone", "Alerts", "Emergency Alarm"
+    ]
     public var names: [String] {
         (0..<16).compactMap { rawValue & (1 << $0) == 0 ? nil : $0 < Self.names.count ? Self.names[$0] : "RFU bit \($0)" }
     }
@@ -117,8 +121,9 @@ public struct LEAudioCodecID: Hashable, Sendable {
         }
     }
     init(_ r: inout ByteReader) throws(DecodeError) {
-        self.init(codingFormat: try r.readUInt8("coding format"), companyID: try r.readUInt16(.little, "company id"),
-                  vendorCodecID: try r.readUInt16(.little, "vendor codec id"))
+        self.init(
+            codingFormat: try r.readUInt8("coding format"), companyID: try r.readUInt16(.little, "company id"),
+            vendorCodecID: try r.readUInt16(.little, "vendor codec id"))
     }
     func encode(into w: inout ByteWriter) { w.writeUInt8(codingFormat); w.writeUInt16(companyID); w.writeUInt16(vendorCodecID) }
     public func describe<S: FieldSink>(into sink: inout S) {

@@ -115,7 +115,8 @@ public struct LEAudioState {
     @discardableResult
     public mutating func attValue(connection: UInt16, handle: UInt16, written: Bool, bytes: UnsafeRawBufferPointer, frame: Int) -> LEAudioValue? {
         guard let u = uuid(connection: connection, handle: handle),
-              let v = LEAudioValue(characteristic: u, written: written, bytes: bytes) else { return nil }
+            let v = LEAudioValue(characteristic: u, written: written, bytes: bytes)
+        else { return nil }
         apply(v, connection: connection, uuid: u, frame: frame)
         return v
     }
@@ -169,8 +170,10 @@ public struct LEAudioState {
     mutating func commandMessage(_ opcode: UInt16, _ m: LEAudioHCIMessage) {
         switch opcode {
         case HCICommandOpcode.leSetCIGParameters.rawValue, HCICommandOpcode.leSetCIGParametersTest.rawValue:
-            pendingCIG = (UInt8(m.uint("cig_id") ?? 0), m.uints("cis_id").map { UInt8($0) },
-                          UInt32(m.uint("sdu_interval_c_to_p") ?? 0), UInt32(m.uint("sdu_interval_p_to_c") ?? 0))
+            pendingCIG = (
+                UInt8(m.uint("cig_id") ?? 0), m.uints("cis_id").map { UInt8($0) },
+                UInt32(m.uint("sdu_interval_c_to_p") ?? 0), UInt32(m.uint("sdu_interval_p_to_c") ?? 0)
+            )
         case HCICommandOpcode.leCreateCIS.rawValue:
             for (c, a) in zip(m.uints("cis_connection_handle"), m.uints("acl_connection_handle")) {
                 let h = UInt16(c & 0x0FFF)
@@ -298,7 +301,8 @@ public struct LEAudioState {
             if step > 1 && step < 0x8000 { s.lostBySequence += step - 1 }
         }
         if let t = sdu.timeStamp, let lt = s.lastTimeStamp, step >= 1 && step < 0x8000,
-           let interval = expectedInterval(handle: sdu.handle, sent: sent), interval > 0 {
+            let interval = expectedInterval(handle: sdu.handle, sent: sent), interval > 0
+        {
             let dev = abs(Double(Int64(t &- lt) & 0xFFFF_FFFF) - Double(interval) * Double(step))
             s.jitterSamples += 1; s.jitterSum += dev; s.jitterMax = max(s.jitterMax, dev)
         }

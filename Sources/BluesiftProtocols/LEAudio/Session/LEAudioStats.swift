@@ -74,8 +74,9 @@ public final class LEAudioStats: StatsCollector {
     /// A record standing for `frame` in a problem found after the pass.
     func at(_ frame: Int?) -> CaptureRecord {
         guard let frame else { return .empty }
-        return CaptureRecord(frame: frame, timestamp: times[frame] ?? Timestamp(seconds: 0), direction: nil, kind: .unknown,
-                             bytes: UnsafeRawBufferPointer(start: nil, count: 0))
+        return CaptureRecord(
+            frame: frame, timestamp: times[frame] ?? Timestamp(seconds: 0), direction: nil, kind: .unknown,
+            bytes: UnsafeRawBufferPointer(start: nil, count: 0))
     }
 
     public func add(_ f: borrowing DecodedFrame, _ stats: any StatsContext) {
@@ -97,15 +98,18 @@ public final class LEAudioStats: StatsCollector {
                 hciMessages += 1
                 state.hci(m, frame: r.frame)
                 if case .subevent(let s) = m.kind, s == HCILESubeventCode.cisEstablished.rawValue || s == HCILESubeventCode.cisEstablishedV2.rawValue,
-                   let st = m.uint("status"), st != 0 {
+                    let st = m.uint("status"), st != 0
+                {
                     let h = UInt16((m.uint("connection_handle") ?? 0) & 0x0FFF)
                     cisFailures.append((r.frame, h, UInt8(st)))
-                    stats.problem("le_audio_cis_failed", r, connection: nil,
-                                  "CIS \(Hex.fixed(UInt64(h), width: 4)) failed to establish: \(HCIStatus(UInt8(st)).name); check the CIG parameters against the peer's (PHY, max SDU, RTN) and that the ASEs were Enabling")
+                    stats.problem(
+                        "le_audio_cis_failed", r, connection: nil,
+                        "CIS \(Hex.fixed(UInt64(h), width: 4)) failed to establish: \(HCIStatus(UInt8(st)).name); check the CIG parameters against the peer's (PHY, max SDU, RTN) and that the ASEs were Enabling")
                 }
                 if case .subevent(HCILESubeventCode.bigSyncLost.rawValue) = m.kind {
-                    stats.problem("le_audio_big_sync_lost", r, connection: nil,
-                                  "BIG \(m.uint("big_handle") ?? 0) sync lost: \(HCIStatus(UInt8(m.uint("reason") ?? 0)).name); the source stopped or went out of range")
+                    stats.problem(
+                        "le_audio_big_sync_lost", r, connection: nil,
+                        "BIG \(m.uint("big_handle") ?? 0) sync lost: \(HCIStatus(UInt8(m.uint("reason") ?? 0)).name); the source stopped or went out of range")
                 }
                 for a in v.advertising { broadcast(a, r.frame) }
                 bigRow(m, r.frame)
@@ -118,9 +122,10 @@ public final class LEAudioStats: StatsCollector {
                     if case .aseState = value { times[r.frame] = r.timestamp }
                     if case .aseResponse(let n) = value, n.failed {
                         for x in n.responses where x.code != .success {
-                            stats.problem("le_audio_ase_cp_error", r, connection: index,
-                                          "ASE \(x.aseID) \(n.opcode.name): \(x.code.name)" + (x.reason.rawValue == 0 ? "" : " (\(x.reason.name(for: x.code)))")
-                                          + "; the server refused the operation in this state or with these parameters")
+                            stats.problem(
+                                "le_audio_ase_cp_error", r, connection: index,
+                                "ASE \(x.aseID) \(n.opcode.name): \(x.code.name)" + (x.reason.rawValue == 0 ? "" : " (\(x.reason.name(for: x.code)))")
+                                    + "; the server refused the operation in this state or with these parameters")
                         }
                     }
                 } else {
@@ -152,9 +157,14 @@ public final class LEAudioStats: StatsCollector {
         switch m.kind {
         case .subevent(HCILESubeventCode.bIGInfoAdvertisingReport.rawValue):
             let enc = m.uint("encryption") == 1
-            row = .init(frame: frame, what: "big_info", summary: "BIGInfo on sync \(Hex.fixed(m.uint("sync_handle") ?? 0, width: 4)): \(m.uint("num_bis") ?? 0) BIS, \(m.uint("sdu_interval") ?? 0) us, max SDU \(m.uint("max_sdu") ?? 0), " + (enc ? "encrypted" : "not encrypted"))
+            row = .init(
+                frame: frame, what: "big_info",
+                summary: "BIGInfo on sync \(Hex.fixed(m.uint("sync_handle") ?? 0, width: 4)): \(m.uint("num_bis") ?? 0) BIS, \(m.uint("sdu_interval") ?? 0) us, max SDU \(m.uint("max_sdu") ?? 0), " + (enc ? "encrypted" : "not encrypted"))
         case .command(HCICommandOpcode.leBIGCreateSync.rawValue):
-            row = .init(frame: frame, what: "big_sync", summary: "BIG \(m.uint("big_handle") ?? 0) sync to BIS " + m.uints("bis").map { String($0) }.joined(separator: ",") + " of sync \(Hex.fixed(m.uint("sync_handle") ?? 0, width: 4))" + (m.uint("encryption") == 1 ? " with a Broadcast_Code" : ""))
+            row = .init(
+                frame: frame, what: "big_sync",
+                summary: "BIG \(m.uint("big_handle") ?? 0) sync to BIS " + m.uints("bis").map { String($0) }.joined(separator: ",") + " of sync \(Hex.fixed(m.uint("sync_handle") ?? 0, width: 4))"
+                    + (m.uint("encryption") == 1 ? " with a Broadcast_Code" : ""))
         default: break
         }
         if let row, seenBroadcasts.insert(row.what + row.summary).inserted { broadcasts.append(row) }
@@ -168,41 +178,51 @@ public final class LEAudioStats: StatsCollector {
         var m = ModuleStats()
         let ases = state.ases.values.sorted { $0.key < $1.key }
         let aseRows = ases.map { a in
-            ASERow(connection: connectionIndex[a.key.connection], connHandle: Int(a.key.connection), aseId: Int(a.key.aseID),
-                   direction: a.sink.map { $0 ? "sink" : "source" }, state: a.state?.name, cigId: a.cigID.map(Int.init), cisId: a.cisID.map(Int.init),
-                   codec: a.codec?.summary, qosPreset: a.qos?.preset,
-                   steps: a.steps.map { .init(frame: $0.frame, state: $0.state.name, cause: $0.cause?.name) },
-                   errors: a.errors.map { .init(frame: $0.frame, opcode: $0.opcode.name, responseCode: Int($0.code.rawValue), response: $0.code.name,
-                                                reason: Int($0.reason.rawValue), reasonName: $0.reason.name(for: $0.code)) })
+            ASERow(
+                connection: connectionIndex[a.key.connection], connHandle: Int(a.key.connection), aseId: Int(a.key.aseID),
+                direction: a.sink.map { $0 ? "sink" : "source" }, state: a.state?.name, cigId: a.cigID.map(Int.init), cisId: a.cisID.map(Int.init),
+                codec: a.codec?.summary, qosPreset: a.qos?.preset,
+                steps: a.steps.map { .init(frame: $0.frame, state: $0.state.name, cause: $0.cause?.name) },
+                errors: a.errors.map {
+                    .init(
+                        frame: $0.frame, opcode: $0.opcode.name, responseCode: Int($0.code.rawValue), response: $0.code.name,
+                        reason: Int($0.reason.rawValue), reasonName: $0.reason.name(for: $0.code))
+                })
         }
         let cises = state.cises.values.sorted { $0.handle < $1.handle }.map { c in
-            CISRow(handle: Int(c.handle), aclHandle: c.aclHandle.map(Int.init), cigId: c.cigID.map(Int.init), cisId: c.cisID.map(Int.init),
-                   status: c.status.map(Int.init), sduIntervalCToPUs: c.sduIntervalCToP.map(Int.init), sduIntervalPToCUs: c.sduIntervalPToC.map(Int.init),
-                   ases: state.ases(onCIS: c.handle).map { Int($0.key.aseID) })
+            CISRow(
+                handle: Int(c.handle), aclHandle: c.aclHandle.map(Int.init), cigId: c.cigID.map(Int.init), cisId: c.cisID.map(Int.init),
+                status: c.status.map(Int.init), sduIntervalCToPUs: c.sduIntervalCToP.map(Int.init), sduIntervalPToCUs: c.sduIntervalPToC.map(Int.init),
+                ases: state.ases(onCIS: c.handle).map { Int($0.key.aseID) })
         }
         let streams = state.streams.values.sorted { ($0.handle, $0.sent ? 0 : 1) < ($1.handle, $1.sent ? 0 : 1) }
         let streamRows = streams.map { s in
-            StreamRow(handle: Int(s.handle), direction: s.sent ? "sent" : "received", sdus: s.sdus, bytes: s.bytes, lostBySequence: s.lostBySequence,
-                      statusValid: s.statusCounts[0], statusPossiblyInvalid: s.statusCounts[1], statusLost: s.statusCounts[2],
-                      reassemblyErrors: s.reassemblyErrors, jitterMeanUs: s.meanJitter.map { Int($0.rounded()) },
-                      jitterMaxUs: s.jitterSamples > 0 ? Int(s.jitterMax.rounded()) : nil, firstFrame: s.firstFrame, lastFrame: s.lastFrame)
+            StreamRow(
+                handle: Int(s.handle), direction: s.sent ? "sent" : "received", sdus: s.sdus, bytes: s.bytes, lostBySequence: s.lostBySequence,
+                statusValid: s.statusCounts[0], statusPossiblyInvalid: s.statusCounts[1], statusLost: s.statusCounts[2],
+                reassemblyErrors: s.reassemblyErrors, jitterMeanUs: s.meanJitter.map { Int($0.rounded()) },
+                jitterMaxUs: s.jitterSamples > 0 ? Int(s.jitterMax.rounded()) : nil, firstFrame: s.firstFrame, lastFrame: s.lastFrame)
         }
         // Problems found only at the end: streams that never streamed, loss above threshold.
         for a in ases where !a.steps.isEmpty && !a.reachedStreaming && a.steps.contains(where: { $0.state == .enabling }) {
-            stats.problem("le_audio_never_streaming", at(a.steps.last?.frame), connection: connectionIndex[a.key.connection],
-                          "ASE \(a.key.aseID) was enabled but never reached Streaming; look for the CIS setup and Receiver Start Ready")
+            stats.problem(
+                "le_audio_never_streaming", at(a.steps.last?.frame), connection: connectionIndex[a.key.connection],
+                "ASE \(a.key.aseID) was enabled but never reached Streaming; look for the CIS setup and Receiver Start Ready")
         }
         for s in streams {
             let lost = s.lostBySequence + s.statusCounts[2]
             let total = s.sdus + s.lostBySequence
             if total > 0, Double(lost) / Double(total) > Self.lossThreshold {
-                stats.problem("le_audio_sdu_loss", at(s.lastFrame), connection: nil,
-                              "ISO \(Hex.fixed(UInt64(s.handle), width: 4)) \(s.sent ? "sent" : "received"): \(lost) of \(total) SDUs lost (\(lost * 100 / total) %); check the radio link (RTN, PHY) and interference")
+                stats.problem(
+                    "le_audio_sdu_loss", at(s.lastFrame), connection: nil,
+                    "ISO \(Hex.fixed(UInt64(s.handle), width: 4)) \(s.sent ? "sent" : "received"): \(lost) of \(total) SDUs lost (\(lost * 100 / total) %); check the radio link (RTN, PHY) and interference")
             }
         }
         m.members = [("leAudioAses", aseRows), ("leAudioCises", cises), ("leAudioStreams", streamRows), ("leAudioBroadcasts", broadcasts)]
-        m.counts = [("isoPackets", isoPackets), ("isoSdus", streams.reduce(0) { $0 + $1.sdus }), ("leAudioValues", controlValues),
-                    ("leAudioHciMessages", hciMessages)]
+        m.counts = [
+            ("isoPackets", isoPackets), ("isoSdus", streams.reduce(0) { $0 + $1.sdus }), ("leAudioValues", controlValues),
+            ("leAudioHciMessages", hciMessages)
+        ]
         let file = stats.file
         m.tables["le_audio_streams"] = streamRows.map { s -> [String?] in
             let head: [String?] = [file, Hex.fixed(UInt64(s.handle), width: 4), s.direction, String(s.sdus), String(s.bytes), String(s.lostBySequence)]
@@ -216,10 +236,11 @@ public final class LEAudioStats: StatsCollector {
             for a in ases { m.text.append("  " + state.timeline(a)) }
             for a in ases { for e in a.errors { m.text.append("  ASE \(a.key.aseID) #\(e.frame) \(e.opcode.name): \(e.code.name)" + (e.reason.rawValue == 0 ? "" : " (\(e.reason.name(for: e.code)))")) } }
             for c in cises {
-                m.text.append("  CIS \(Hex.fixed(UInt64(c.handle), width: 4)) CIG \(c.cigId.map(String.init) ?? "?") CIS \(c.cisId.map(String.init) ?? "?")"
-                              + (c.aclHandle.map { " on ACL " + Hex.fixed(UInt64($0), width: 4) } ?? "")
-                              + (c.status.map { $0 == 0 ? " established" : " failed (\(HCIStatus(UInt8($0)).name))" } ?? "")
-                              + (c.ases.isEmpty ? "" : " ASE " + c.ases.map(String.init).joined(separator: ",")))
+                m.text.append(
+                    "  CIS \(Hex.fixed(UInt64(c.handle), width: 4)) CIG \(c.cigId.map(String.init) ?? "?") CIS \(c.cisId.map(String.init) ?? "?")"
+                        + (c.aclHandle.map { " on ACL " + Hex.fixed(UInt64($0), width: 4) } ?? "")
+                        + (c.status.map { $0 == 0 ? " established" : " failed (\(HCIStatus(UInt8($0)).name))" } ?? "")
+                        + (c.ases.isEmpty ? "" : " ASE " + c.ases.map(String.init).joined(separator: ",")))
             }
             for s in streams { m.text.append("  " + state.health(s)) }
             for b in broadcasts { m.text.append("  #\(b.frame) " + b.summary) }
