@@ -60,16 +60,21 @@ extension ProtocolDecoder {
         var hit = false
         adv.forEachReport { rep in
             guard !hit else { return }
-            for s in rep.structures {
-                if registry.byCarrier[.adType(s.type.rawValue)] != nil { hit = true; return }
-                if s.type.rawValue == 0x16, s.value.count >= 2,
-                    registry.byCarrier[.serviceData(UInt16(s.value[0]) | UInt16(s.value[1]) << 8)] != nil
-                {
-                    hit = true; return
-                }
+            for s in rep.structures where carried(s) {
+                hit = true; return
             }
         }
         return hit
+    }
+
+    /// A module registered the structure's AD type, or (service data) its 16-bit UUID.
+    @inline(__always)
+    func carried(_ s: ADStructure) -> Bool {
+        let t = s.type.rawValue
+        if adTypeCarried[Int(t)] { return true }
+        guard t == 0x16, s.value.count >= 2 else { return false }
+        let u = Int(s.value[0]) | Int(s.value[1]) << 8
+        return serviceDataCarried[u >> 6] & (1 << UInt64(u & 63)) != 0
     }
 
     /// The first AD structure (or service data UUID) a module registered, in report order.
@@ -77,7 +82,7 @@ extension ProtocolDecoder {
         var found: (Int, Carrier, UnsafeRawBufferPointer)?
         f.advStorage.forEachReport { rep in
             guard found == nil else { return }
-            for s in rep.structures {
+            for s in rep.structures where carried(s) {
                 if let i = registry.byCarrier[.adType(s.type.rawValue)] { found = (i, .adType(s.type.rawValue), s.value); return }
                 if s.type.rawValue == 0x16, s.value.count >= 2 {
                     let uuid = UInt16(s.value[0]) | UInt16(s.value[1]) << 8
