@@ -224,8 +224,8 @@ public struct FrameText {
     /// The summary line without colour, width or errors (output to a file or a pipe): the
     /// same bytes as the general path, written in place without a String per piece.
     func renderPlain(_ a: AnalyzedFrame, into out: inout [UInt8]) {
-        let f = a.decoded
-        let r = f.record
+        // The frame read in place (`a.decoded.…`), not copied into a local (it is 1.4 kB).
+        let r = a.decoded.record
         var digits = 1, x = r.frame.magnitude
         while x >= 10 { digits += 1; x /= 10 }
         if r.frame < 0 { digits += 1 }
@@ -237,20 +237,20 @@ public struct FrameText {
         case .sent: out.append(UInt8(ascii: "<"))
         case .received: out.append(UInt8(ascii: ">"))
         case nil:
-            if r.kind == .ll, let c = f.ll?.fromCentral {
+            if r.kind == .ll, let c = a.decoded.ll?.fromCentral {
                 out.appendText(c ? "C→P" : "P→C")
             } else {
                 out.append(r.kind == .note || r.kind == .index ? UInt8(ascii: "=") : 0x20)
             }
         }
         out.append(0x20)
-        if let c = f.connection { out.append(UInt8(ascii: "[")); out.appendHex(UInt64(c), width: 4); out.appendText("] ") }
+        if let c = a.decoded.connection { out.append(UInt8(ascii: "[")); out.appendHex(UInt64(c), width: 4); out.appendText("] ") }
         let start = out.count
-        if let top = FrameLayer.mostSpecific(f.layers) {
-            top.writeSummary(f, into: &out)
+        if let top = FrameLayer.mostSpecific(a.decoded.layers) {
+            top.writeSummary(a.decoded, into: &out)
             if top == .att, let n = FrameNaming.summary(a, short: false) { out.append(0x20); out.appendText(n) }
             if let v = a.vendor { writeVendorSummary(v, into: &out) }
-            if top == .att, let t = f.attTransaction {
+            if top == .att, let t = a.decoded.attTransaction {
                 let msClock = r.timestamp.nanoseconds % 1_000_000 == 0 && t.latencyMicroseconds % 1000 == 0
                 out.appendText(" (reply to #"); out.appendDecimal(t.requestFrame)
                 if let h = t.requestHandle { out.appendText(" handle "); out.appendHex(UInt64(h), width: 4) }

@@ -29,10 +29,10 @@ extension ProtocolDecoder {
             var pdu = h.parameters
             switch record.kind {
             case .event where registry.hasEventCarriers:
-                if h.opcode == 0x3E, let sub = h.subevent, registry.byCarrier[.leSubevent(sub)] != nil {
+                if h.opcode == 0x3E, let sub = h.subevent, subeventCarried[Int(sub)] {
                     carrier = .leSubevent(sub)
                     pdu = pdu.isEmpty ? pdu : UnsafeRawBufferPointer(rebasing: pdu[1...])
-                } else if registry.byCarrier[.hciEvent(UInt8(truncatingIfNeeded: h.opcode))] != nil {
+                } else if eventCarried[Int(UInt8(truncatingIfNeeded: h.opcode))] {
                     carrier = .hciEvent(UInt8(truncatingIfNeeded: h.opcode))
                 }
             case .command where registry.hasCommandCarriers:
