@@ -81,29 +81,9 @@ public final class ProtocolDecoder {
     /// The last passkey search: candidates tried, seconds, threads.
     public internal(set) var lastCrack: (tried: Int, seconds: Double, threads: Int)?
 
-    /// The registry's advertising carriers as tables: AD types, and 16-bit service data UUIDs
-    /// one bit each. Every AD structure of every report is tested: a dictionary lookup (hashing
-    /// a `Carrier`) per structure was 9% of a text dump.
-    let adTypeCarried: [Bool]
-    let serviceDataCarried: [UInt64]
-    /// The same for HCI events and LE subevents (two lookups per event were left in a text dump).
-    let eventCarried: [Bool], subeventCarried: [Bool]
-
     public init(connectionHistoryCapacity: Int = 4096, registry: ProtocolRegistry = .shared) {
         table = ConnectionTable(capacity: connectionHistoryCapacity)
         self.registry = registry
-        var types = [Bool](repeating: false, count: 256), uuids = [UInt64](repeating: 0, count: 1024)
-        var events = [Bool](repeating: false, count: 256), subevents = [Bool](repeating: false, count: 256)
-        for c in registry.byCarrier.keys {
-            switch c {
-            case .adType(let t): types[Int(t)] = true
-            case .serviceData(let u): uuids[Int(u >> 6)] |= 1 << UInt64(u & 63)
-            case .hciEvent(let e): events[Int(e)] = true
-            case .leSubevent(let e): subevents[Int(e)] = true
-            default: break
-            }
-        }
-        adTypeCarried = types; serviceDataCarried = uuids; eventCarried = events; subeventCarried = subevents
         plainScratch.reserveCapacity(256)
     }
 
