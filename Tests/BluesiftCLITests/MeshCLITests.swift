@@ -10,9 +10,9 @@ import Testing
     static var androidPresent: Bool { FileManager.default.fileExists(atPath: android) }
     static let netKey = "99d89627bc96d8e49c62cf0ad76624ca", appKey = "12121212121212121212121212121212"
 
-    /// The key file of the WHAD capture (its keys_*.txt as --mesh-keys JSON).
+    /// The key file of the WHAD capture (its keys_*.txt as --mesh-keys JSON), one per test: tests run in parallel.
     static func keyFile() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("mesh-keys-\(getpid()).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("mesh-keys-\(UUID().uuidString).json").path
         try #"{"iv_index": "00000000", "net_keys": ["\#(netKey)"], "app_keys": ["\#(appKey)"]}"#.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
