@@ -37,6 +37,12 @@ for _ in $(seq "$reps"); do
     best info       "$bin info $big > /dev/null"
     best dd         "dd if=$big of=/dev/null bs=1M 2>/dev/null"
 done
+# Issue 40: a mesh-dense advertising capture (the spec's sample network PDUs and beacon,
+# 1 M records) decoded with its keys, in JSON Lines.
+python3 scripts/mesh_fixtures.py --bench=1000000 "$t/mesh.btsnoop"
+for _ in $(seq "$reps"); do
+    best mesh_jsonl "$bin dump --format jsonl --no-plugins --mesh-keys Tests/Fixtures/mesh/mesh_sample_keys.json $t/mesh.btsnoop > /dev/null"
+done
 # Start-up: many short runs, best of each.
 for _ in $(seq $((reps * 5))); do
     best start_np "$bin dump --no-plugins $small > /dev/null"
@@ -64,5 +70,6 @@ row "stats with every plugin / jsonl with every plugin" "$(r stats_p jsonl_p)" l
 row "info speed / dd from the page cache" "$(r dd info)" ge 0.28 "info $(sec info) s, dd $(sec dd) s" "$(b dd info)"
 row "jsonl through a pipe (| cat) / to /dev/null" "$(r jsonl_pipe jsonl_p)" le 1.1 "$(sec jsonl_pipe) s" "$(b jsonl_pipe jsonl_p)"
 row "start-up (bundled capture) with every plugin / without" "$(r start_p start_np)" le 1.6 "$(sec start_p) s / $(sec start_np) s" "$(b start_p start_np)"
+row "mesh jsonl with --mesh-keys (1 M mesh records), M records/s" "$(awk -v s="$(sec mesh_jsonl)" 'BEGIN { printf "%.2f", 1 / s }')" ge 1 "$(sec mesh_jsonl) s"
 peak=0; for f in jsonl_np jsonl_p text_np text_p stats_p info; do m=$(rss $f); [ "$m" -gt "$peak" ] && peak=$m; done
 row "peak RSS of these commands, MB" "$peak" le 64 ""
