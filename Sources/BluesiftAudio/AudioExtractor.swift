@@ -24,6 +24,8 @@ public struct AudioStreamSummary: Sendable {
     /// SDUs or packets received.
     public var packets = 0
     public var sampleFrames = 0
+    /// LC3 frames present but not decodable (liblc3 concealed them): not LC3 at this configuration.
+    public var undecodable = 0
     public var file: String?
     /// Why nothing was written.
     public var skipped: String?
@@ -34,7 +36,8 @@ public struct AudioStreamSummary: Sendable {
     public var line: String {
         if let skipped { return "\(name)  \(codec)\(parameters.isEmpty ? "" : " " + parameters)  skipped: \(skipped)" }
         let secs = String(Int(seconds)) + "." + String(String(Int((seconds * 1000).rounded()) % 1000 + 1000).dropFirst())
-        return "\(name)  \(codec) \(parameters)  \(frames) frames, \(lost) lost, \(secs) s -> \(file ?? "")"
+        let bad = undecodable == 0 ? "" : ", \(undecodable) undecodable (concealed)"
+        return "\(name)  \(codec) \(parameters)  \(frames) frames, \(lost) lost\(bad), \(secs) s -> \(file ?? "")"
     }
 }
 
@@ -79,7 +82,6 @@ public final class AudioExtractor {
         case let v as ISOLayer:
             guard v.header.error == nil else { return }
             let h = v.header
-            r.bytes.withUnsafeBytes { _ in }
             let fragment = UnsafeRawBufferPointer(rebasing: r.bytes[h.fragmentOffset..<(h.fragmentOffset + h.fragmentLength)])
             var failure: AudioError?
             _ = reassembler.add(h, fragment: fragment) { sdu, bytes in
@@ -89,7 +91,7 @@ public final class AudioExtractor {
         case let v as LEAudioMessageLayer:
             leAudio(v, f, r)
         case let v as AVDTPSignal:
-            if v.signalID?.rawValue == 0x03, v.messageType == .command, let c = v.codec, let conn = f.connection { a2dpCodecs[conn] = c }
+            if v.signalID == .setConfiguration, v.messageType == .command, let c = v.codec, let conn = f.connection { a2dpCodecs[conn] = c }
         case let v as AVDTPMediaPacket:
             guard v.error == nil, let conn = f.connection, let cid = f.l2cap?.cid else { return }
             try media(v, connection: conn, cid: cid, frame: r.frame)
@@ -209,7 +211,7 @@ public final class AudioExtractor {
             s.summary.codec = codec?.name ?? p.codec ?? "unknown codec"
             if !select(name, connection) {
                 s.summary.skipped = "not selected"
-            } else if p.sbcFrames == nil && codec?.codecType != 0x00 {
+            } else if p.sbcFrames == nil && codec?.name != "SBC" {
                 s.summary.parameters = codec?.summary.dropFirst(codec?.name.count ?? 0).trimmingCharacters(in: " ") ?? ""
                 s.summary.skipped = codec == nil ? "no AVDTP Set Configuration seen for this channel" : "not SBC; bluesift decodes SBC only"
             } else {
@@ -314,12 +316,13 @@ final class LC3Stream {
     /// One codec frame block: a frame per channel in allocation order (BAP 1.0.1 §4.2.2), or nil to conceal.
     func block(_ bytes: UnsafeRawBufferPointer?, _ wav: WAVFile, _ decoder: [LC3Decoder]) throws(AudioError) {
         let octets = decoder[0].format.octetsPerFrame, channels = decoder.count
-        pcm.withUnsafeMutableBufferPointer { p in
-            for c in 0..<channels {
+        let bad = pcm.withUnsafeMutableBufferPointer { p in
+            (0..<channels).reduce(false) { bad, c in
                 let frame = bytes.map { UnsafeRawBufferPointer(rebasing: $0[(c * octets)..<((c + 1) * octets)]) }
-                decoder[c].decode(frame, into: p.baseAddress! + c, stride: channels)
+                return decoder[c].decode(frame, into: p.baseAddress! + c, stride: channels) && frame != nil || bad
             }
         }
+        if bad { summary.undecodable += 1 }
         summary.frames += 1
         do { try pcm.withUnsafeBufferPointer { b throws(CaptureError) in try wav.write(b) } } catch { throw AudioError(message: error.description) }
     }

@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 import BluesiftCapture
 import BluesiftSession
 import BluesiftAudio
@@ -35,8 +38,11 @@ struct Audio: ParsableCommand {
         var isDir: ObjCBool = false
         if !FileManager.default.fileExists(atPath: output, isDirectory: &isDir) {
             do { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) } catch {
-                stderrLine("bluesift: \(output): cannot create the folder: \(error.localizedDescription)")
-                throw Exit.unusableInput
+                // FileManager's message names no cause; mkdir(2)'s errno does.
+                if mkdir(output, 0o755) != 0 {
+                    stderrLine("bluesift: \(output): cannot create the folder: \(String(cString: strerror(errno)))")
+                    throw Exit.unusableInput
+                }
             }
         } else if !isDir.boolValue {
             stderrLine("bluesift: \(output) is not a folder")
