@@ -22,6 +22,13 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
     let psms: [(psm: UInt16, module: Int)]
     let fixedCIDs: [(cid: UInt16, module: Int)]
     let byCarrier: [Carrier: Int]
+    /// The carriers read per record, as flat tables (module index + 1, 0 for none) and a short
+    /// list: an event, LE subevent, packet kind or AD type costs one load, not a hash.
+    let eventModules: [UInt8]
+    let leSubeventModules: [UInt8]
+    let packetModules: [UInt8]
+    let adTypeModules: [UInt8]
+    let serviceDataUUIDs: [(uuid: UInt16, module: Int)]
     public let hasEventCarriers: Bool
     public let hasCommandCarriers: Bool
     public let hasPacketCarriers: Bool
@@ -75,6 +82,21 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
         specificities = layers.map { $0.spec.specificity }
         moduleLayers = mask
         self.psms = psms; fixedCIDs = cids; byCarrier = by
+        var events = [UInt8](repeating: 0, count: 256), subevents = events, packets = events, adTypes = events
+        var serviceData: [(uuid: UInt16, module: Int)] = []
+        for (c, i) in by.sorted(by: { $0.value < $1.value }) {
+            precondition(i < 255, "more than 254 protocol modules")
+            switch c {
+            case .hciEvent(let e): events[Int(e)] = UInt8(i + 1)
+            case .leSubevent(let e): subevents[Int(e)] = UInt8(i + 1)
+            case .hciPacket(let k): packets[Int(k.rawValue)] = UInt8(i + 1)
+            case .adType(let t): adTypes[Int(t)] = UInt8(i + 1)
+            case .serviceData(let u): serviceData.append((u, i))
+            default: break
+            }
+        }
+        eventModules = events; leSubeventModules = subevents; packetModules = packets; adTypeModules = adTypes
+        serviceDataUUIDs = serviceData
         self.collectors = collectors
         hasEventCarriers = by.keys.contains { if case .hciEvent = $0 { true } else if case .leSubevent = $0 { true } else { false } }
         hasCommandCarriers = by.keys.contains { if case .hciCommand = $0 { true } else { false } }
@@ -96,6 +118,20 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
     @inline(__always)
     func module(fixedCID: UInt16) -> Int? {
         for e in fixedCIDs where e.cid == fixedCID { return e.module }
+        return nil
+    }
+
+    @inline(__always)
+    func module(event code: UInt8) -> Int? { let m = eventModules[Int(code)]; return m == 0 ? nil : Int(m) - 1 }
+    @inline(__always)
+    func module(leSubevent code: UInt8) -> Int? { let m = leSubeventModules[Int(code)]; return m == 0 ? nil : Int(m) - 1 }
+    @inline(__always)
+    func module(packet kind: PacketKind) -> Int? { let m = packetModules[Int(kind.rawValue)]; return m == 0 ? nil : Int(m) - 1 }
+    @inline(__always)
+    func module(adType t: UInt8) -> Int? { let m = adTypeModules[Int(t)]; return m == 0 ? nil : Int(m) - 1 }
+    @inline(__always)
+    func module(serviceData uuid: UInt16) -> Int? {
+        for e in serviceDataUUIDs where e.uuid == uuid { return e.module }
         return nil
     }
 
