@@ -1,8 +1,8 @@
 # Quick start on a fresh Debian machine with Swift:  make demo   /   make test
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PKGS_BUILD := libpcap-dev libbluetooth-dev pkg-config zlib1g-dev liblzma-dev libzstd-dev libbz2-dev
-APT_PKGS_TEST := $(APT_PKGS_BUILD) tshark time chromium fonts-dejavu-core xz-utils bzip2 zstd
+APT_PKGS_BUILD := libpcap-dev libbluetooth-dev pkg-config zlib1g-dev liblzma-dev libzstd-dev libbz2-dev liblc3-dev libsbc-dev
+APT_PKGS_TEST := $(APT_PKGS_BUILD) tshark time chromium fonts-dejavu-core xz-utils bzip2 zstd sbc-tools
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/debug/bluesift
 DEMO_CAPTURE := Captures/band_mtu23.btsnoop

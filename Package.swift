@@ -2,6 +2,7 @@
 // Layers, lowest first; each target depends only on targets above it in this list.
 //   1 wire      BluesiftWire        byte reader/writer, UUIDs, typed errors, field sinks
 //   1 security  BluesiftSecurity    AES-CMAC, SMP crypto toolbox, AES-CCM (swift-crypto), vendor ciphers
+//   1 codecs    BluesiftCodecs      LC3 (liblc3) and SBC (libsbc) encode/decode, WAV files
 //   2 capture   BluesiftCapture     btsnoop / pcap / pcapng / PacketLogger readers and writers;
 //                                   compressed files, bug reports (btsnooz), merged and growing files
 //   3 protocols BluesiftProtocols   HCI, ACL->L2CAP, L2CAP, ATT, SMP, advertising, link layer
@@ -9,6 +10,7 @@
 //   5 plugins   BluesiftPlugins     declarative vendor dissectors (YAML): GATT, Classic, advertising data
 //   5 dissect   BluesiftDissect     field trees, renderers, capture statistics (stats)
 //   5¼ session  BluesiftSession     one capture read once: source, decode settings, filter
+//   5¼ audio    BluesiftAudio       LE Audio and A2DP streams of a session decoded to WAV files
 //   5½ report   BluesiftReport      self-contained HTML report of a capture or a replay
 //   6 live      BluesiftTransport   H4 over TCP/UNIX/serial, HCI user channel (+ CBluetooth headers)
 //               BluesiftHost        minimal LE central: scan, connect, L2CAP, ATT client, SMP pairing
@@ -44,7 +46,12 @@ let package = Package(
         .systemLibrary(
             name: "CCompression", path: "Sources/CCompression",
             providers: [.apt(["zlib1g-dev", "liblzma-dev", "libzstd-dev", "libbz2-dev"])]),
+        // Debian's liblc3 and libsbc: `bluesift audio` decodes LE Audio's LC3 and A2DP's SBC.
+        .systemLibrary(
+            name: "CAudioCodecs", path: "Sources/CAudioCodecs",
+            providers: [.apt(["liblc3-dev", "libsbc-dev"])]),
         .target(name: "BluesiftWire"),
+        .target(name: "BluesiftCodecs", dependencies: ["BluesiftWire", "CAudioCodecs"]),
         // AES-CMAC, SMP's c1/s1/f4-f6/g2/ah, AES-CCM: shared by the host's pairing and the
         // decoder's decryption of sniffed links.
         .target(
@@ -71,6 +78,7 @@ let package = Package(
             ]),
         // One HTML file per capture or replay report: above dissect, never imports transport.
         .target(name: "BluesiftSession", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect"]),
+        .target(name: "BluesiftAudio", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftDissect", "BluesiftSession", "BluesiftCodecs"]),
         .target(name: "BluesiftReport", dependencies: ["BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftSession"]),
         // Header-only (constants and struct layouts): no libbluetooth at run time.
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth"),
@@ -82,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "bluesift",
             dependencies: [
-                "BluesiftReplay", "BluesiftReport", "BluesiftSession", "CBuildStamp", "BluesiftSecurity",
+                "BluesiftReplay", "BluesiftReport", "BluesiftSession", "BluesiftAudio", "CBuildStamp", "BluesiftSecurity",
                 "BluesiftDissect", "BluesiftCapture", "BluesiftPlugins", "BluesiftGATT", "BluesiftHost", "BluesiftTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]),
@@ -106,7 +114,7 @@ let package = Package(
         .testTarget(name: "BluesiftTransportTests", dependencies: ["BluesiftTransport"]),
         .testTarget(name: "BluesiftPluginsTests", dependencies: ["BluesiftPlugins", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
         .testTarget(name: "BluesiftHostTests", dependencies: ["BluesiftHost", "BluesiftSecurity", "BluesiftProtocols"], exclude: ["Fixtures"]),
-        .testTarget(name: "BluesiftCLITests", dependencies: ["BluesiftSecurity"]),
+        .testTarget(name: "BluesiftCLITests", dependencies: ["BluesiftSecurity", "BluesiftCodecs"]),
         .testTarget(name: "BluesiftE2ETests", dependencies: []),
         .testTarget(name: "BluesiftConformanceTests", dependencies: ["BluesiftCapture", "BluesiftProtocols", "BluesiftGATT"]),
         .testTarget(name: "BluesiftMalformedTests", dependencies: ["BluesiftFuzz", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftPlugins", "BluesiftDissect"])
