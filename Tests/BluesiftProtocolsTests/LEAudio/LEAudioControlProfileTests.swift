@@ -113,6 +113,15 @@ import BluesiftWire
         #expect(changed.encode() == Hex.parse("03 00 01 02 03 03 51 75 69 65 74")!)
     }
 
+    /// A device that used 0x2C01 for its own AT commands before GMAP (novax_btsnoop_hci.log,
+    /// "AT+OKFCG=OKAI_CAR,0,0,1,0024$"): not read as UGG Features.
+    @Test func gmasUUIDsWithOtherValuesAreNotGMAP() {
+        let at = Array("AT+OKFCG=OKAI_CAR,0,0,1,0024$\r\n".utf8)
+        #expect(at.withUnsafeBytes { LEAudioValue(characteristic: 0x2C01, written: true, bytes: $0) } == nil)
+        let v = [UInt8(0x03)].withUnsafeBytes { LEAudioValue(characteristic: 0x2C01, written: false, bytes: $0) }
+        #expect(v?.summary == "UGG Features ugg_features=UGG Multiplex, UGG 96 kbps Source")
+    }
+
     @Test func damageIsANoteNeverATrap() {
         let short = Self.decode(0x2B7D, written: false, "78 01")
         #expect(short.error?.code == .truncated && short.error?.layer == "le_audio")

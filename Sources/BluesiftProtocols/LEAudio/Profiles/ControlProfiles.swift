@@ -290,6 +290,8 @@ public enum LEAudioControlProfiles {
     /// HAS 1.0 §2.8 preset record properties.
     static let presetProperties = F("properties", .uint(1), bits: ["Writable", "Is Available"])
     static let objectID = F("object_id", .uint(6))
+    /// GMAS characteristics (GMAP 1.0 §4.2-4.6).
+    public static let gmas: ClosedRange<UInt16> = 0x2C00...0x2C04
 
     public static let layouts: [UInt16: LEAudioProfileLayout] = {
         var t: [UInt16: LEAudioProfileLayout] = [:]

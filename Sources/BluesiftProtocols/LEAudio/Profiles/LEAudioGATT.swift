@@ -74,6 +74,10 @@ public enum LEAudioValue: Hashable, Sendable, FieldDescribable {
         case 0x2B84: self = .sirk(CSISSIRK(bytes: b))
         default:
             guard LEAudioControlProfiles.layouts[uuid] != nil else { return nil }
+            // GMAS's UUIDs (assigned with GMAP 1.0) were free before: devices use them for
+            // their own services (a scooter's AT commands on 0x2C01). Their values are one
+            // octet; anything else is not GMAP's.
+            if LEAudioControlProfiles.gmas.contains(uuid), b.count != 1 { return nil }
             self = .profile(LEAudioProfileValue(uuid: uuid, written: written, bytes: b))
         }
     }
