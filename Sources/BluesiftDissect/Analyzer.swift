@@ -76,7 +76,7 @@ public final class Analyzer {
             }
         }
         // GATT carriers of protocol modules (`Carrier.gattCharacteristic`, `.gattService`):
-        // characteristic values only (a CCCD write is not the characteristic's value).
+        // the characteristic's value only: not its declaration or a descriptor, discovered or not (a CCCD write).
         if decoder.registry.hasGATTCarriers, let loc = a.location, loc.isValue, let v = a.decoded.attStorage.value {
             decoder.decodeGATTValue(v, characteristic: loc.characteristic, service: loc.service, &a.decoded)
         }
