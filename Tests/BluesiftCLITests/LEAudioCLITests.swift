@@ -89,6 +89,27 @@ import Foundation
         #expect(cards.map { [$0[1], $0[2]] } == [["20", "0"], ["19", "1"]])
     }
 
+    /// `--ase`, `--cis`, `--broadcast-id` (the registry's module filters): the records of one ASE,
+    /// one CIS, one broadcast.
+    @Test func filtersInTheUsersWords() throws {
+        func frames(_ capture: String, _ args: [String]) throws -> [Int] {
+            let r = try CLI.run(["dump", capture] + args)
+            #expect(r.status == 0, "\(r.stderr)")
+            return r.stdout.split(separator: "\n").compactMap { Int($0.split(separator: " ").first ?? "") }
+        }
+        let ase1 = try frames(Self.unicast, ["--ase", "1"])
+        #expect(ase1.contains(109) && ase1.contains(103) && !ase1.contains(110) && !ase1.contains(86))
+        let ase2 = try frames(Self.unicast, ["--ase", "2"])
+        #expect(ase2.contains(110) && ase2.contains(122) && ase2.contains(145) && !ase2.contains(109))
+        let cis = try frames(Self.unicast, ["--cis", "0x0002"])
+        let s = try Self.stats(Self.unicast)
+        #expect(cis.filter { $0 >= 146 && $0 <= 238 }.count >= (s["counts"] as! [String: Any])["iso_packets"] as! Int)
+        #expect(cis.contains(134)) // CIS Established names it
+        #expect(try frames(Self.broadcast, ["--broadcast-id", "0x5A17C3"]) == [3])
+        let bad = try CLI.run(["dump", Self.unicast, "--ase", "x"])
+        #expect(bad.status == 64 && bad.stderr.contains("--ase"))
+    }
+
     /// Both captures: the Broadcast_Code (HCI LE BIG Create Sync; BASS Set Broadcast_Code)
     /// and the plain-text SIRK are zeroed, every other byte of those records stays.
     @Test func redactRemovesBroadcastCodesAndTheSIRK() throws {
