@@ -22,7 +22,7 @@ public struct AnalyzedFrame {
 /// and naming. One instance per capture; memory is bounded by the number of connections
 /// and devices, never by the number of records.
 public final class Analyzer {
-    public let decoder = ProtocolDecoder()
+    public let decoder: ProtocolDecoder
     public let gatt = GATTTracker()
     /// Name handles (off for plain protocol dumps, where it is wasted work).
     public var naming: Bool
@@ -31,7 +31,10 @@ public final class Analyzer {
     public var plugins: PluginSet?
     var pluginState = VendorState()
 
-    public init(naming: Bool = true) { self.naming = naming }
+    public init(naming: Bool = true, registry: ProtocolRegistry = .shared) {
+        self.naming = naming
+        decoder = ProtocolDecoder(registry: registry)
+    }
 
     public func analyze(_ record: CaptureRecord) -> AnalyzedFrame {
         var a = AnalyzedFrame(decoded: DecodedFrame(record: record))
@@ -72,9 +75,9 @@ public final class Analyzer {
                 a.namedBy = source
             }
         }
-        // GATT carriers of protocol modules (`Carrier.gattCharacteristic`, `.gattService`).
-        // The characteristic's value only: not its declaration or a descriptor (a CCCD write).
-        if decoder.registry.hasGATTCarriers, let loc = a.location, loc.descriptor == nil, !loc.isDeclaration, let v = a.decoded.attStorage.value {
+        // GATT carriers of protocol modules (`Carrier.gattCharacteristic`, `.gattService`):
+        // the characteristic's value only: not its declaration or a descriptor, discovered or not (a CCCD write).
+        if decoder.registry.hasGATTCarriers, let loc = a.location, loc.isValue, let v = a.decoded.attStorage.value {
             decoder.decodeGATTValue(v, characteristic: loc.characteristic, service: loc.service, &a.decoded)
         }
         if plugins != nil { applyPlugins(&a) }

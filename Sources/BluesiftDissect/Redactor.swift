@@ -49,12 +49,14 @@ public final class Redactor {
     /// Frame → byte ranges to zero in pass 2 (masked values, fragments included).
     var masked: [Int: [Range<Int>]] = [:]
 
-    /// `analyzer`: how masked characteristics are found (keys, an imported GATT database);
-    /// a plain one when nil. Unused without `maskCharacteristics`.
+    /// `analyzer`: how masked characteristics and module key material are found (keys, an
+    /// imported GATT database); a plain one when nil. Unused without `maskCharacteristics`
+    /// unless a protocol module may hold secrets (`ProtocolModule.holdsSecrets`).
     public init(options: Options, analyzer: Analyzer? = nil) {
         self.options = options
         pseudonyms = AddressPseudonyms(salt: options.salt)
-        self.analyzer = options.maskCharacteristics.isEmpty ? nil : analyzer ?? Analyzer(naming: true)
+        let secrets = (analyzer?.decoder.registry ?? .shared).holdsSecrets
+        self.analyzer = options.maskCharacteristics.isEmpty && !secrets ? nil : analyzer ?? Analyzer(naming: true)
     }
 
     public var distinctAddresses: Int { known.count }
@@ -170,6 +172,17 @@ public final class Redactor {
         a.analyze(r, into: &scratch)
         let f = scratch.decoded
         let b = r.bytes
+        // Key material a module found in an HCI command's or event's parameters (after the
+        // opcode and length; an LE subevent's after its code, Command Complete's after the
+        // event code and length: where each carrier's PDU starts).
+        if (r.kind == .command || r.kind == .event) && b.count >= 3, let m = f.module, case let secrets = m.secrets, !secrets.isEmpty {
+            let base = r.kind == .command || b[0] == 0x3E ? 3 : 2
+            for x in secrets where base + x.range.upperBound <= b.count {
+                masked[r.frame, default: []].append(base + x.range.lowerBound..<base + x.range.upperBound)
+                counts[x.label, default: 0] += 1
+            }
+            return
+        }
         var key: UInt64, range: Range<Int>, start: Bool
         switch r.kind {
         case .acl:
@@ -197,19 +210,28 @@ public final class Redactor {
             return
         }
         if start { streams[key] = [(r.frame, range)] } else if streams[key] != nil, streams[key]!.count < 512 { streams[key]!.append((r.frame, range)) }
-        guard f.layers.contains(.att), let ch = scratch.location?.characteristic, options.maskCharacteristics.contains(ch),
-            let l2 = f.l2cap, let value = f.attStorage.opcode.valueRange(length: l2.payload.count), !value.isEmpty,
+        guard f.layers.contains(.att), let l2 = f.l2cap, let value = f.attStorage.opcode.valueRange(length: l2.payload.count), !value.isEmpty,
             let parts = streams[key], parts.count >= l2.fragments
         else { return }
         // The PDU is its fragments' bytes one after another: L2CAP header (4), then ATT.
-        let want = (4 + value.lowerBound)..<(4 + value.upperBound)
-        var at = 0
-        for part in parts.suffix(l2.fragments) {
-            let lo = max(want.lowerBound, at), hi = min(want.upperBound, at + part.range.count)
-            if lo < hi { masked[part.frame, default: []].append(part.range.lowerBound + lo - at..<part.range.lowerBound + hi - at) }
-            at += part.range.count
+        func mask(_ want: Range<Int>) {
+            var at = 0
+            for part in parts.suffix(l2.fragments) {
+                let lo = max(want.lowerBound, at), hi = min(want.upperBound, at + part.range.count)
+                if lo < hi { masked[part.frame, default: []].append(part.range.lowerBound + lo - at..<part.range.lowerBound + hi - at) }
+                at += part.range.count
+            }
         }
-        counts["masked values of \(ch)", default: 0] += 1
+        if let ch = scratch.location?.characteristic, options.maskCharacteristics.contains(ch) {
+            mask((4 + value.lowerBound)..<(4 + value.upperBound))
+            counts["masked values of \(ch)", default: 0] += 1
+        } else if let m = f.module {
+            // A module's key material in the ATT value (the PDU its `decode` was given).
+            for x in m.secrets where x.range.upperBound <= value.count {
+                mask((4 + value.lowerBound + x.range.lowerBound)..<(4 + value.lowerBound + x.range.upperBound))
+                counts[x.label, default: 0] += 1
+            }
+        }
     }
 
     func pack(_ a: some Collection<UInt8>) -> UInt64 { a.reduce(0) { $0 << 8 | UInt64($1) } }

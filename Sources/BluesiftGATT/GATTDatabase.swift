@@ -57,11 +57,14 @@ public struct GATTDatabase: Sendable, Equatable {
         public var instance: Int
         /// The attribute is the characteristic's declaration, not its value.
         public var isDeclaration: Bool
+        /// The attribute is the characteristic's value (not its declaration nor a descriptor,
+        /// discovered or not).
+        public var isValue = true
     }
 
     public func locate(_ handle: UInt16) -> Location? {
         guard let s = services.first(where: { $0.start <= handle && handle <= $0.end }) else { return nil }
-        var loc = Location(service: s.uuid, characteristic: nil, descriptor: nil, instance: 0, isDeclaration: handle == s.start)
+        var loc = Location(service: s.uuid, characteristic: nil, descriptor: nil, instance: 0, isDeclaration: handle == s.start, isValue: false)
         let chars = s.characteristics
         for (i, c) in chars.enumerated() {
             // In Int: a service that ends at 0xffff (the last one, often) has no next handle.
@@ -73,6 +76,7 @@ public struct GATTDatabase: Sendable, Equatable {
             for j in 0..<i where chars[j].uuid == c.uuid { instance += 1 }
             loc.instance = instance
             loc.isDeclaration = handle == c.handle
+            loc.isValue = handle == c.valueHandle
             if handle != c.handle && handle != c.valueHandle {
                 loc.descriptor = c.descriptors.first(where: { $0.handle == handle })?.uuid
             }

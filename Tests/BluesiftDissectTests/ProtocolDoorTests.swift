@@ -16,8 +16,9 @@ import BluesiftDissect
 
     enum Echo: ProtocolModule {
         static let layers = [LayerSpec("echo", group: "lab", specificity: 6)]
-        static let carriers: [Carrier] = [.psm(0x1001), .adType(0xEE)]
+        static let carriers: [Carrier] = [.psm(0x1001), .adType(0xEE), .hciCommand(0xFC77), .leSubevent(0x7F), .gattCharacteristic(BluetoothUUID(0xFFF1))]
         static var collector: (any StatsCollector.Type)? { EchoStats.self }
+        static var holdsSecrets: Bool { true }
         // A decode option (its configuration reaches `decode`) and a record filter.
         static let options = [
             ModuleOption("echo-salt", valueName: "N", kind: .decode, help: "Added to every nth"),
@@ -59,6 +60,8 @@ import BluesiftDissect
         func describe<S: FieldSink>(_ layer: FrameLayer, into w: inout S) {
             w.beginObject("echo"); w.int("nth", nth); w.endObject()
         }
+        /// A PDU starting 0x5E holds a secret in its next 4 bytes.
+        var secrets: [ModuleSecret] { bytes.first == 0x5E && bytes.count >= 5 ? [ModuleSecret(1..<5, "Echo secret")] : [] }
     }
 
     final class EchoStats: StatsCollector {
@@ -137,6 +140,50 @@ import BluesiftDissect
         #expect(
             report.modules.compactMap { $0.tables["echo"] }.first?.map { $0.compactMap { $0 } }
                 == [["door.btsnoop", "0", "1"], ["door.btsnoop", "0", "2"], ["door.btsnoop", "1"]])
+    }
+
+    /// `redact` zeroes what a module calls key material (`ModuleLayer.secrets`), in HCI
+    /// commands (parameters after opcode and length) and LE subevents (after the subevent
+    /// code), and leaves a PDU without secrets as it was.
+    @Test func redactZeroesAModulesSecrets() throws {
+        let store = Store()
+        let recs = [
+            store.record(1, .command, .sent, Hex.parse("77 fc 06 5e 11 22 33 44 99")!),
+            store.record(2, PacketKind(rawValue: 0x04), .received, Hex.parse("3e 07 7f 5e aa bb cc dd ee")!),
+            store.record(3, .command, .sent, Hex.parse("77 fc 06 01 11 22 33 44 99")!)
+        ]
+        let redactor = Redactor(options: .init(salt: Array("door".utf8)), analyzer: Analyzer(registry: Self.registry))
+        for r in recs { redactor.learn(r) }
+        let out = recs.map { redactor.redact($0).bytes }
+        #expect(out[0] == Hex.parse("77 fc 06 5e 00 00 00 00 99"))
+        #expect(out[1] == Hex.parse("3e 07 7f 5e 00 00 00 00 ee"))
+        #expect(out[2] == nil) // unchanged
+        #expect(redactor.counts["Echo secret"] == 2)
+        // Only a registry with such a module makes redact decode the capture.
+        #expect(Self.registry.holdsSecrets && !ProtocolRegistry([SDP.self, RFCOMM.self]).holdsSecrets)
+    }
+
+    /// A GATT carrier gets the characteristic's values, not its descriptors': a CCCD write
+    /// (01 00) on the handle after the value is not an Echo PDU (it was, and LE Audio read
+    /// "ASE 1 Idle" in every subscription).
+    @Test func gattCarrierGetsValuesNotDescriptors() throws {
+        let store = Store()
+        let a = Analyzer(registry: Self.registry)
+        var got: [(frame: Int, bytes: [UInt8])] = []
+        func feed(_ frame: Int, _ kind: PacketKind, _ dir: Direction, _ b: [UInt8]) {
+            let f = a.analyze(store.record(frame, kind, dir, b))
+            if let p = f.decoded.moduleLayer(EchoPDU.self) { got.append((frame, p.bytes)) }
+        }
+        feed(1, PacketKind(rawValue: 0x04), .received, Hex.parse("03 0b 00 0b 00 11 22 33 44 55 66 01 00")!)
+        // Primary service 0xFFF0 at 0x0010-0x0020; characteristic 0xFFF1, value 0x0012.
+        feed(2, .acl, .sent, Self.acl(0x000B, Self.l2(0x0004, Hex.parse("10 01 00 ff ff 00 28")!)))
+        feed(3, .acl, .received, Self.acl(0x000B, Self.l2(0x0004, Hex.parse("11 06 10 00 20 00 f0 ff")!)))
+        feed(4, .acl, .sent, Self.acl(0x000B, Self.l2(0x0004, Hex.parse("08 10 00 20 00 03 28")!)))
+        feed(5, .acl, .received, Self.acl(0x000B, Self.l2(0x0004, Hex.parse("09 07 11 00 12 12 00 f1 ff")!)))
+        feed(6, .acl, .sent, Self.acl(0x000B, Self.l2(0x0004, Hex.parse("12 13 00 01 00")!))) // CCCD
+        feed(7, .acl, .received, Self.acl(0x000B, Self.l2(0x0004, Hex.parse("1b 12 00 ca fe")!))) // value
+        #expect(got.map(\.frame) == [7])
+        #expect(got.first?.bytes == [0xCA, 0xFE])
     }
 
     /// Issue 40 step 1: a module declares its command-line options. A decode option's value

@@ -38,6 +38,8 @@ public enum LEAudio: ProtocolModule {
     public static let layers = [LayerSpec("le_audio", group: "le-audio", specificity: 10)]
     public static let layer = FrameLayer.registered("le_audio")
     public static var collector: (any StatsCollector.Type)? { LEAudioStats.self }
+    /// Broadcast_Code, Bad_Code and SIRK (LEAudioSecrets.swift).
+    public static var holdsSecrets: Bool { true }
 
     public static let carriers: [Carrier] = {
         var c: [Carrier] = LEAudioHCILayouts.commands.keys.sorted().map { .hciCommand($0) }

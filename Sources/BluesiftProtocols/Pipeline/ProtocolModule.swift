@@ -62,10 +62,22 @@ public protocol ModuleLayer {
     func describe<S: FieldSink>(_ layer: FrameLayer, into sink: inout S)
     /// Whether the report's sequence view lists it (not audio media packets, thousands).
     var inSequence: Bool { get }
+    /// Key material in the bytes its module's `decode` was given (ranges in those bytes),
+    /// which `redact` zeroes; reached on ATT values and HCI commands and events.
+    var secrets: [ModuleSecret] { get }
 }
 
 extension ModuleLayer {
     public var inSequence: Bool { true }
+    public var secrets: [ModuleSecret] { [] }
+}
+
+/// Key material a module found in its PDU: where (in the PDU's bytes) and what it is (the
+/// label `redact` counts it under).
+public struct ModuleSecret: Sendable, Hashable {
+    public var range: Range<Int>
+    public var label: String
+    public init(_ range: Range<Int>, _ label: String) { self.range = range; self.label = label }
 }
 
 /// A protocol family's entry in the registry: what it declares in its own files.
@@ -81,6 +93,8 @@ public protocol ProtocolModule {
     /// What it adds to `stats` (and through it to the report); modules of one family may
     /// share one collector type (the registry makes one per session).
     static var collector: (any StatsCollector.Type)? { get }
+    /// Whether its layers may carry `secrets` (then `redact` decodes the capture to find them).
+    static var holdsSecrets: Bool { get }
     /// Its command-line options (`--mesh-keys FILE`, `--mesh-src ADDR`), on every command
     /// that reads captures; names unique across the registry.
     static var options: [ModuleOption] { get }
@@ -94,6 +108,7 @@ public protocol ProtocolModule {
 
 extension ProtocolModule {
     public static var collector: (any StatsCollector.Type)? { nil }
+    public static var holdsSecrets: Bool { false }
     public static var options: [ModuleOption] { [] }
     public static func configure(_ values: ModuleOptionValues) throws(ModuleOptionError) -> (any Sendable)? { nil }
     public static func filter(_ values: ModuleOptionValues) throws(ModuleOptionError) -> (any ModuleFrameFilter)? { nil }

@@ -36,6 +36,8 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
     public let hasGATTCarriers: Bool
     /// Any carrier read off a whole record (events, commands, packets, advertising data).
     public let hasRecordCarriers: Bool
+    /// A module whose layers may carry key material (`ModuleLayer.secrets`).
+    public let holdsSecrets: Bool
     /// One collector type per family (modules sharing one are listed once), with the layers
     /// of the modules that declare it.
     public let collectors: [(type: any StatsCollector.Type, layers: DecodedFrame.Layers)]
@@ -112,6 +114,7 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
         hasAdvertisingCarriers = by.keys.contains { if case .adType = $0 { true } else if case .serviceData = $0 { true } else { false } }
         hasRecordCarriers = hasEventCarriers || hasCommandCarriers || hasPacketCarriers || hasAdvertisingCarriers
         hasGATTCarriers = by.keys.contains { if case .gattCharacteristic = $0 { true } else if case .gattService = $0 { true } else { false } }
+        holdsSecrets = modules.contains { $0.holdsSecrets }
     }
 
     /// A declared option by name (without dashes).

@@ -10,7 +10,9 @@ public enum LEAudioUUIDs {
     public static let availableAudioContexts: UInt16 = 0x2BCD, supportedAudioContexts: UInt16 = 0x2BCE
     public static let setIdentityResolvingKey: UInt16 = 0x2B84
 
-    public static let characteristics: Set<UInt16> = [0x2BC4, 0x2BC5, 0x2BC6, 0x2BC7, 0x2BC8, 0x2BC9, 0x2BCA, 0x2BCB, 0x2BCC, 0x2BCD, 0x2BCE, 0x2B84]
+    /// BAP's (PACS, ASCS, BASS), the SIRK, and the control profiles' (ControlProfiles.swift).
+    public static let characteristics: Set<UInt16> = Set([0x2BC4, 0x2BC5, 0x2BC6, 0x2BC7, 0x2BC8, 0x2BC9, 0x2BCA, 0x2BCB, 0x2BCC, 0x2BCD, 0x2BCE, 0x2B84])
+        .union(LEAudioControlProfiles.layouts.keys)
 
     /// Service data: ASCS 0x184E, BASS 0x184F, BASE 0x1851, Broadcast Audio Announcement
     /// 0x1852, CAS 0x1853, Public Broadcast Announcement 0x1856.
@@ -33,7 +35,7 @@ public enum LEAudioUUIDs {
         case 0x2BCD: "Available Audio Contexts"
         case 0x2BCE: "Supported Audio Contexts"
         case 0x2B84: "Set Identity Resolving Key"
-        default: nil
+        default: LEAudioControlProfiles.layouts[u]?.name
         }
     }
 }
@@ -54,6 +56,8 @@ public enum LEAudioValue: Hashable, Sendable, FieldDescribable {
     case publicBroadcast(PublicBroadcastAnnouncement)
     case announcement(LEAudioAnnouncement)
     case broadcastName(BroadcastName)
+    /// VCS/VOCS/AICS/MICS/MCS/TBS/HAS/TMAS/GMAS/CSIS values (ControlProfiles.swift).
+    case profile(LEAudioProfileValue)
     case raw(name: String, bytes: [UInt8])
 
     /// A characteristic value; `written`: an ATT write (a control point operation) rather
@@ -68,7 +72,13 @@ public enum LEAudioValue: Hashable, Sendable, FieldDescribable {
         case 0x2BCA, 0x2BCC: self = .audioLocations(PACSAudioLocations(bytes: b))
         case 0x2BCD, 0x2BCE: self = .audioContexts(PACSAudioContexts(bytes: b))
         case 0x2B84: self = .sirk(CSISSIRK(bytes: b))
-        default: return nil
+        default:
+            guard LEAudioControlProfiles.layouts[uuid] != nil else { return nil }
+            // GMAS's UUIDs (assigned with GMAP 1.0) were free before: devices use them for
+            // their own services (a scooter's AT commands on 0x2C01). Their values are one
+            // octet; anything else is not GMAP's.
+            if LEAudioControlProfiles.gmas.contains(uuid), b.count != 1 { return nil }
+            self = .profile(LEAudioProfileValue(uuid: uuid, written: written, bytes: b))
         }
     }
 
@@ -103,6 +113,7 @@ public enum LEAudioValue: Hashable, Sendable, FieldDescribable {
         case .publicBroadcast: "public_broadcast_announcement"
         case .announcement: "announcement"
         case .broadcastName: "broadcast_name"
+        case .profile(let v): v.layout.key
         case .raw: "raw"
         }
     }
@@ -123,6 +134,7 @@ public enum LEAudioValue: Hashable, Sendable, FieldDescribable {
         case .publicBroadcast(let v): v
         case .announcement(let v): v
         case .broadcastName(let v): v
+        case .profile(let v): v
         case .raw(_, let b): RawValue(bytes: b)
         }
     }
@@ -152,6 +164,7 @@ public enum LEAudioValue: Hashable, Sendable, FieldDescribable {
         case .publicBroadcast(let v): v.error
         case .announcement(let v): v.error
         case .broadcastName(let v): v.error
+        case .profile(let v): v.error
         case .raw: nil
         }
     }
@@ -172,6 +185,7 @@ public enum LEAudioValue: Hashable, Sendable, FieldDescribable {
         case .publicBroadcast(let v): v.summary
         case .announcement(let v): v.summary
         case .broadcastName(let v): v.summary
+        case .profile(let v): v.summary
         case .raw(let n, let b): n + " " + Hex.string(b)
         }
     }

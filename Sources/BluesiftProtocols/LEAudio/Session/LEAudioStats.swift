@@ -18,8 +18,8 @@ public final class LEAudioStats: StatsCollector {
         public var qosPreset: String?
         public var steps: [Step]
         public var errors: [CPError]
-        public struct Step: Codable, Sendable { public var frame: Int; public var state: String; public var cause: String? }
-        public struct CPError: Codable, Sendable { public var frame: Int; public var opcode: String; public var responseCode: Int; public var response: String; public var reason: Int; public var reasonName: String }
+        public struct Step: Codable, Sendable { public var frame: Int; public var us: Int64?; public var state: String; public var cause: String? }
+        public struct CPError: Codable, Sendable { public var frame: Int; public var us: Int64?; public var opcode: String; public var responseCode: Int; public var response: String; public var reason: Int; public var reasonName: String }
     }
     public struct CISRow: Codable, Sendable {
         public var handle: Int
@@ -45,6 +45,15 @@ public final class LEAudioStats: StatsCollector {
         public var jitterMaxUs: Int?
         public var firstFrame: Int?
         public var lastFrame: Int?
+        /// The report's chart of the stream (`Series`).
+        public var series: SeriesRow?
+    }
+    /// `b`: one array per bucket of `bucket_us` from `t0_us`: SDUs, bytes, lost by sequence,
+    /// possibly invalid, flagged lost, jitter max (µs, null without a sample).
+    public struct SeriesRow: Codable, Sendable {
+        public var t0Us: Int64
+        public var bucketUs: Int64
+        public var b: [[Int?]]
     }
     public struct BroadcastRow: Codable, Sendable {
         public var frame: Int
@@ -64,6 +73,45 @@ public final class LEAudioStats: StatsCollector {
     var bigLost: [(frame: Int, big: UInt8, reason: UInt8)] = []
     /// SDU loss above this fraction is a problem.
     public static let lossThreshold = 0.01
+
+    /// A stream's SDUs over time for the report: at most `Series.cap` buckets from its first
+    /// SDU, the width doubling (neighbours merged) when the stream outlasts them: memory flat.
+    struct Series {
+        static let cap = 128
+        struct Bucket {
+            var sdus = 0, bytes = 0, lostBySequence = 0, possiblyInvalid = 0, statusLost = 0
+            var jitterMax: Int?
+            mutating func merge(_ o: Bucket) {
+                sdus += o.sdus; bytes += o.bytes; lostBySequence += o.lostBySequence
+                possiblyInvalid += o.possiblyInvalid; statusLost += o.statusLost
+                if let j = o.jitterMax { jitterMax = max(jitterMax ?? j, j) }
+            }
+        }
+        var t0: Int64
+        var width: Int64 = 1000
+        var buckets: [Bucket] = []
+        mutating func add(_ us: Int64, _ x: Bucket) {
+            var i = Int(max(0, us - t0) / width)
+            while i >= Self.cap {
+                var merged: [Bucket] = []
+                merged.reserveCapacity(Self.cap)
+                var k = 0
+                while k < buckets.count {
+                    var m = buckets[k]
+                    if k + 1 < buckets.count { m.merge(buckets[k + 1]) }
+                    merged.append(m); k += 2
+                }
+                buckets = merged; width *= 2
+                i = Int(max(0, us - t0) / width)
+            }
+            if buckets.count <= i { buckets.append(contentsOf: repeatElement(Bucket(), count: i + 1 - buckets.count)) }
+            buckets[i].merge(x)
+        }
+        var row: SeriesRow {
+            SeriesRow(t0Us: t0, bucketUs: width, b: buckets.map { [$0.sdus, $0.bytes, $0.lostBySequence, $0.possiblyInvalid, $0.statusLost, $0.jitterMax] })
+        }
+    }
+    var series: [UInt32: Series] = [:]
 
     /// Frame → time stamp of the frames problems found at the end point at (last SDU of a
     /// stream, last step of an ASE); bounded by the streams and ASEs kept.
@@ -89,9 +137,22 @@ public final class LEAudioStats: StatsCollector {
             if v.reassemblyError != nil { state.reassemblyError(handle: v.header.handle, sent: v.sent) }
             if let sdu = v.sdu {
                 // Drop the previous last frame's time, keep this one's.
-                if let last = state.streams[UInt32(sdu.handle) << 1 | (v.sent ? 1 : 0)]?.lastFrame { times[last] = nil }
+                let key = UInt32(sdu.handle) << 1 | (v.sent ? 1 : 0)
+                let before = state.streams[key]
+                if let last = before?.lastFrame { times[last] = nil }
                 state.sdu(sdu, sent: v.sent, frame: r.frame)
                 times[r.frame] = r.timestamp
+                // What this SDU changed, into the stream's chart.
+                if let after = state.streams[key] {
+                    let us = r.timestamp.microseconds
+                    var b = Series.Bucket()
+                    b.sdus = 1; b.bytes = sdu.length
+                    b.lostBySequence = after.lostBySequence - (before?.lostBySequence ?? 0)
+                    b.possiblyInvalid = after.statusCounts[1] - (before?.statusCounts[1] ?? 0)
+                    b.statusLost = after.statusCounts[2] - (before?.statusCounts[2] ?? 0)
+                    if after.jitterSamples > (before?.jitterSamples ?? 0) { b.jitterMax = Int((after.jitterSum - (before?.jitterSum ?? 0)).rounded()) }
+                    series[key, default: Series(t0: us)].add(us, b)
+                }
             }
         case let v as LEAudioMessageLayer:
             if let m = v.hci {
@@ -120,6 +181,7 @@ public final class LEAudioStats: StatsCollector {
                     if connectionIndex[conn] == nil { connectionIndex[conn] = index }
                     state.apply(value, connection: conn, uuid: c, frame: r.frame)
                     if case .aseState = value { times[r.frame] = r.timestamp }
+                    if case .aseResponse(let n) = value, n.failed { times[r.frame] = r.timestamp }
                     if case .aseResponse(let n) = value, n.failed {
                         for x in n.responses where x.code != .success {
                             stats.problem(
@@ -182,10 +244,10 @@ public final class LEAudioStats: StatsCollector {
                 connection: connectionIndex[a.key.connection], connHandle: Int(a.key.connection), aseId: Int(a.key.aseID),
                 direction: a.sink.map { $0 ? "sink" : "source" }, state: a.state?.name, cigId: a.cigID.map(Int.init), cisId: a.cisID.map(Int.init),
                 codec: a.codec?.summary, qosPreset: a.qos?.preset,
-                steps: a.steps.map { .init(frame: $0.frame, state: $0.state.name, cause: $0.cause?.name) },
+                steps: a.steps.map { .init(frame: $0.frame, us: times[$0.frame]?.microseconds, state: $0.state.name, cause: $0.cause?.name) },
                 errors: a.errors.map {
                     .init(
-                        frame: $0.frame, opcode: $0.opcode.name, responseCode: Int($0.code.rawValue), response: $0.code.name,
+                        frame: $0.frame, us: times[$0.frame]?.microseconds, opcode: $0.opcode.name, responseCode: Int($0.code.rawValue), response: $0.code.name,
                         reason: Int($0.reason.rawValue), reasonName: $0.reason.name(for: $0.code))
                 })
         }
@@ -201,7 +263,8 @@ public final class LEAudioStats: StatsCollector {
                 handle: Int(s.handle), direction: s.sent ? "sent" : "received", sdus: s.sdus, bytes: s.bytes, lostBySequence: s.lostBySequence,
                 statusValid: s.statusCounts[0], statusPossiblyInvalid: s.statusCounts[1], statusLost: s.statusCounts[2],
                 reassemblyErrors: s.reassemblyErrors, jitterMeanUs: s.meanJitter.map { Int($0.rounded()) },
-                jitterMaxUs: s.jitterSamples > 0 ? Int(s.jitterMax.rounded()) : nil, firstFrame: s.firstFrame, lastFrame: s.lastFrame)
+                jitterMaxUs: s.jitterSamples > 0 ? Int(s.jitterMax.rounded()) : nil, firstFrame: s.firstFrame, lastFrame: s.lastFrame,
+                series: series[UInt32(s.handle) << 1 | (s.sent ? 1 : 0)]?.row)
         }
         // Problems found only at the end: streams that never streamed, loss above threshold.
         for a in ases where !a.steps.isEmpty && !a.reachedStreaming && a.steps.contains(where: { $0.state == .enabling }) {

@@ -1,0 +1,51 @@
+/// LE Audio's record filters through the registry's module options: `--ase N` (ASE states,
+/// control point operations and responses naming ASE N), `--cis HANDLE` (ISO data on that CIS
+/// or BIS handle, and the isochronous HCI messages naming it), `--broadcast-id ID` (Broadcast
+/// Audio Announcements, BASS operations and receive states with that Broadcast_ID). Values in
+/// decimal or 0x hex; each repeatable, any value matches; other records do not pass.
+extension LEAudio {
+    public static var options: [ModuleOption] {
+        [
+            ModuleOption("ase", valueName: "N", kind: .filter, help: "LE Audio: records about ASE N (states, control point)"),
+            ModuleOption("cis", valueName: "HANDLE", kind: .filter, help: "LE Audio: ISO data and HCI messages of this CIS/BIS handle"),
+            ModuleOption("broadcast-id", valueName: "ID", kind: .filter, help: "LE Audio: announcements and BASS values with this Broadcast_ID")
+        ]
+    }
+
+    static func number(_ option: String, _ v: String, max: UInt64) throws(ModuleOptionError) -> UInt64 {
+        let n = v.lowercased().hasPrefix("0x") ? UInt64(v.dropFirst(2), radix: 16) : UInt64(v)
+        guard let n, n <= max else { throw ModuleOptionError(option: option, value: v, "expected a number up to \(max)") }
+        return n
+    }
+
+    public static func filter(_ values: ModuleOptionValues) throws(ModuleOptionError) -> (any ModuleFrameFilter)? {
+        var f = LEAudioFilter()
+        for v in values["ase"] { f.ases.insert(UInt8(try number("ase", v, max: 0xFF))) }
+        for v in values["cis"] { f.handles.insert(UInt16(try number("cis", v, max: 0x0EFF))) }
+        for v in values["broadcast-id"] { f.broadcastIDs.insert(UInt32(try number("broadcast-id", v, max: 0xFF_FFFF))) }
+        return f.ases.isEmpty && f.handles.isEmpty && f.broadcastIDs.isEmpty ? nil : f
+    }
+}
+
+public struct LEAudioFilter: ModuleFrameFilter {
+    public var ases: Set<UInt8> = []
+    public var handles: Set<UInt16> = []
+    public var broadcastIDs: Set<UInt32> = []
+
+    public func matches(_ frame: borrowing DecodedFrame) -> Bool {
+        if let iso = frame.moduleLayer(ISOLayer.self) { return handles.contains(iso.header.handle) }
+        guard let m = frame.moduleLayer(LEAudioMessageLayer.self) else { return false }
+        if let h = m.hci {
+            return ["connection_handle", "cis_connection_handle"].contains { h.uints($0).contains { handles.contains(UInt16($0 & 0x0FFF)) } }
+        }
+        switch m.value {
+        case .aseState(let s)?: return ases.contains(s.aseID)
+        case .aseOperation(let o)?: return o.entries.contains { ases.contains($0.aseID) }
+        case .aseResponse(let n)?: return n.responses.contains { ases.contains($0.aseID) }
+        case .broadcastAnnouncement(let a)?: return broadcastIDs.contains(a.broadcastID)
+        case .receiveState(let s)?: return !s.isEmpty && broadcastIDs.contains(s.broadcastID)
+        case .bassOperation(let o)?: return o.broadcastID.map { broadcastIDs.contains($0) } ?? false
+        default: return false
+        }
+    }
+}
