@@ -88,10 +88,12 @@ public struct FuzzReaction: Codable, Sendable, Equatable, Hashable {
     public var detail: String?
 
     /// What makes two findings the same.
+    /// (An error or a rejected frame with what it answered; a disconnection, reset or timeout
+    /// by its reason alone: what changed at a reset differs from one reset to the next.)
     public var signature: String {
         var s = kind
         if let c = code { s += " " + Hex.fixed(UInt64(c), width: 2) }
-        if let d = detail { s += " " + d }
+        if let d = detail, kind == "error" || kind == "rejected_frame" { s += " " + d }
         return s
     }
 

@@ -173,3 +173,17 @@ struct DeviceFuzzPlanTests {
         #expect(Set(a.prefix(run(4).count)).count > 10)
     }
 }
+
+/// What makes two findings the same.
+struct FuzzSignatureTests {
+    /// Each reset changes the boot counter it is told by: two resets are one finding.
+    @Test func resetsAreOneSignatureWhateverChanged() {
+        let a = FuzzReaction(kind: "reset", code: 0x15, codeName: "Remote Device Terminated due to Power Off", detail: "boot read 01000000 before, 02000000 after")
+        let b = FuzzReaction(kind: "reset", code: 0x15, codeName: "Remote Device Terminated due to Power Off", detail: "boot read 02000000 before, 03000000 after")
+        #expect(a.signature == b.signature)
+        #expect(a.signature == "reset 0x15")
+        let e1 = FuzzReaction(kind: "error", code: 0x0D, detail: "on write request of 36f5")
+        let e2 = FuzzReaction(kind: "error", code: 0x0D, detail: "on read of 2a00")
+        #expect(e1.signature != e2.signature)
+    }
+}

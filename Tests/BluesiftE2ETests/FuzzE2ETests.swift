@@ -85,7 +85,7 @@ struct FuzzAgainstFaultyBand {
         defer { Rig.stop(dev) }
         let capture = Rig.root.appendingPathComponent("Captures/band_mtu23.btsnoop").path
         let common = [
-            "fuzz", capture, "--transport", "tcp:127.0.0.1:\(central)", "--steps", "160", "--seed", "1", "--timeout", "2", "--window", "200",
+            "fuzz", capture, "--transport", "tcp:127.0.0.1:\(central)", "--characteristic", "36f5", "--steps", "160", "--seed", "1", "--timeout", "2", "--window", "200",
             "--rate", "0", "--reruns", "3"
         ]
 
