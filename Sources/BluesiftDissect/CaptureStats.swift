@@ -3,37 +3,30 @@ import BluesiftCapture
 import BluesiftProtocols
 import BluesiftGATT
 
-/// Computes a `StatsReport` in one pass over analyzed frames: the session's statistics.
-/// The built-in protocols' parts live in Stats/<protocol>.swift (HCI, link layer,
-/// advertising, SMP, ATT: extensions sharing this connection table); the protocol modules'
+/// Computes a `StatsReport` in one pass over analyzed frames: the session's statistics, a
+/// collection of per-protocol collectors around the connections, problems and span they
+/// share. The built-in protocols' collectors (Stats/<protocol>.swift: `HCIStats`,
+/// `LinkLayerStats`, `AdvertisingStats`, `SMPStats`, `ATTStats`) each keep their own state
+/// and are called directly (the hot layers: no existential call); the protocol modules'
 /// collectors come from the registry (`ProtocolRegistry.collectors`, e.g. the Classic
 /// modules' `ClassicStats`). Memory is bounded by the caps in `StatsLimits`, never by the
 /// number of records.
 public final class CaptureStats: StatsContext {
-    public let unansweredAfterUs: Int64 = 30_000_000 // ATT transaction timeout, Core 5.4 Vol 3 Part F §3.3.3
     public var report: StatsReport
 
     struct ConnKey: Hashable { var adapter: UInt16; var handle: UInt16 }
-    struct Pending {
-        var frame: Int; var us: Int64; var opcode: UInt8; var handle: UInt16?; var char: Int?
-        /// A PDU the other side sent after it, seen only with a bad CRC and acknowledged by
-        /// this side: (its frame, acknowledged by the central).
-        var crcBad: (frame: Int, byCentral: Bool)?
-    }
+    /// A stats connection by adapter and handle: its index in `report.connections`.
     struct ConnState {
         var index: Int
-        var chars: [UInt16: Int] = [:]
-        /// Unanswered request per direction of the request (0 sent, 1 received, 2 unknown).
-        /// Outstanding transactions (Core 5.4 Vol 3 Part F §3.3.2: one request per client and
-        /// one indication per server, each way): slots 0-3 by side (sent/central, received/
-        /// peripheral) and kind (request, indication); slots 4… hold those whose side the
-        /// capture does not say (up to 8; each is cleared by the response the decoder pairs).
-        var pending: [Pending?] = Array(repeating: nil, count: 4)
-        var clientMTU: Int?
         var ended = false
     }
 
     var conns: [ConnKey: ConnState] = [:]
+    let hci = HCIStats()
+    let linkLayer = LinkLayerStats()
+    let advertising = AdvertisingStats()
+    let smp = SMPStats()
+    let att = ATTStats()
     /// The protocol modules' collectors (`ProtocolRegistry.collectors`), with the layers and
     /// record kinds each is given.
     let collectors: [any StatsCollector]
@@ -44,29 +37,20 @@ public final class CaptureStats: StatsContext {
     /// The decoder of the frame being added (`connectionIndex` asks it).
     var currentDecoder: ProtocolDecoder?
     var kindCounts: [String: Int] = [:]
-    var deviceIndex: [BDAddr: Int] = [:]
-    /// Connection attempts awaiting their Complete, by adapter and transport (`createKey`): an
-    /// LE and a BR/EDR create may be pending together (pongbot lost the LE one).
-    var pendingCreates: [UInt32: (frame: Int, us: Int64, peer: BDAddr?, cancelled: Bool)] = [:]
-    static func createKey(_ adapter: UInt16, le: Bool) -> UInt32 { UInt32(adapter) << 1 | (le ? 1 : 0) }
-    /// CONNECT_IND seen by a sniffer, by access address.
-    var connectInds: [UInt32: (frame: Int, us: Int64, peer: BDAddr?, params: (Int, Int, Int))] = [:]
     var lastUs: Int64?
     var openConnections = 0
     var gapCount = 0, backwards = 0
     var firstGapFrame: Int?, firstBackwardsFrame: Int?
     var truncatedACL = 0, firstTruncatedFrame: Int?
-    var unnamedOps = 0, namedOps = 0, firstUnnamedFrame: Int?
-    var discoverySeen = false
-    var llEncryptedFrames = 0, firstEncryptedFrame: Int?
-    var smpSeen = false
+    /// Over-the-air packets or an access address on a connection: a sniffer's capture.
     var isSniffer = false
-    var llPackets = 0, crcBad = 0, crcComputed = 0, crcUnverified = 0, crcValidatedWrongly = 0
-    var pairingFrames = 0
     var subMillisecond = false
 
     /// Sensor readings decoded from advertising data (the report keeps their series too).
-    public var sensors = SensorTable()
+    public var sensors: SensorTable {
+        get { advertising.sensors }
+        set { advertising.sensors = newValue }
+    }
     /// After `finish`: the index in `sensors.rows`/`sensors.series` of each `report.sensors` row.
     public private(set) var sensorOrder: [Int] = []
 
@@ -85,14 +69,6 @@ public final class CaptureStats: StatsContext {
     var noteTimes: [Int64] = []
     var jitter = 0, maxJitterUs: Int64 = 0
     var firstJitterFrame: Int?
-    var vendorDiagnostics = 0
-    var firstVendorDiagnostic: Int?
-    var vendorHandles: [UInt16] = []
-    /// HCI commands and events: a log without any (ACL data only) cannot show a connection's start.
-    var hciControl = 0
-    /// Requests answered by a PDU the sniffer saw only with a bad CRC: (request, opcode,
-    /// CRC-bad frame, acknowledged by the central), the first few for the quality note.
-    var crcBadResponses: [(request: Int, opcode: UInt8, frame: Int, byCentral: Bool)] = []
 
     public func add(_ a: inout AnalyzedFrame, decoder: ProtocolDecoder) {
         let r = a.decoded.record
@@ -144,20 +120,13 @@ public final class CaptureStats: StatsContext {
                 }
             }
         }
-        if r.kind == .command || r.kind == .event { hciControl += 1 }
-        if layers.contains(.hci) { hci(&a, r, us, decoder) }
-        if r.kind == .acl, layers.contains(.note) { // vendor diagnostics (`HCIPacket.vendorDiagnosticHandle`)
-            vendorDiagnostics += 1
-            if firstVendorDiagnostic == nil { firstVendorDiagnostic = r.frame }
-            if let h = a.decoded.hciStorage.handle, !vendorHandles.contains(h) { vendorHandles.append(h) }
-        }
-        if layers.contains(.ll), let ll = a.decoded.ll { linkLayer(ll, &a, r, us, decoder) }
-        if layers.contains(.adv) {
-            advertising(&a, r, us)
-            if let v = a.vendor, !v.sources.isEmpty { sensors.add(v, us: us, frame: r.frame) }
-        }
-        if layers.contains(.smp), let smp = a.decoded.smp { self.smp(smp, &a, r, us, decoder) }
-        if layers.contains(.att) { att(&a, r, us, decoder) }
+        hci.count(r)
+        if layers.contains(.hci) { hci.add(&a, r, us, decoder, self) }
+        if r.kind == .acl, layers.contains(.note) { hci.vendorDiagnostic(a, r) }
+        if layers.contains(.ll), let ll = a.decoded.ll { linkLayer.add(ll, &a, r, us, decoder, self) }
+        if layers.contains(.adv) { advertising.add(&a, r, us, self) }
+        if layers.contains(.smp), let pdu = a.decoded.smp { smp.add(pdu, &a, r, us, decoder, self) }
+        if layers.contains(.att) { att.add(&a, r, us, decoder, self) }
         if !layers.isDisjoint(with: .anyModule) || (!collectorKindList.isEmpty && collectorKindList.contains(r.kind)) {
             currentDecoder = decoder
             modules(&a, r)
@@ -211,7 +180,7 @@ public final class CaptureStats: StatsContext {
             if let end = c.endUs, c.startUs ?? c.firstUs <= r.timestamp.microseconds, r.timestamp.microseconds < end { return s.index }
         }
         guard report.connections.count < StatsLimits.connections else { report.connectionsNotListed += 1; return nil }
-        if let s = conns[key], !s.ended { closePending(s, at: r.timestamp.microseconds, reason: "the connection was set up again") }
+        if let s = conns[key], !s.ended { att.closePending(s.index, at: r.timestamp.microseconds, reason: "the connection was set up again", self) }
         let info = decoder.connection(adapter: adapter, handle: handle)
         let us = r.timestamp.microseconds
         var c = StatsReport.Connection(
@@ -224,7 +193,7 @@ public final class CaptureStats: StatsContext {
         if let aa = info?.accessAddress {
             c.accessAddress = Hex.fixed(UInt64(aa), width: 8)
             isSniffer = true
-            if let ind = connectInds[aa] {
+            if let ind = linkLayer.connectInds[aa] {
                 c.startFrame = ind.frame; c.startUs = ind.us
                 c.parameters.append(.init(frame: ind.frame, us: ind.us, interval: ind.params.0, latency: ind.params.1, timeout: ind.params.2))
                 if let p = ind.peer { c.peer = p.description }
@@ -238,7 +207,22 @@ public final class CaptureStats: StatsContext {
         return c.index
     }
 
-    var latencies: [LatencyHistogram] = []
+    /// A connection ends (HCI Disconnection Complete, LL_TERMINATE_IND): its open ATT
+    /// requests are closed.
+    func end(_ i: Int, _ key: ConnKey, _ r: CaptureRecord, reason: HCIStatus?) {
+        let us = r.timestamp.microseconds
+        report.connections[i].endFrame = r.frame
+        report.connections[i].endUs = us
+        report.connections[i].lastFrame = r.frame; report.connections[i].lastUs = us
+        if let reason {
+            report.connections[i].disconnectReason = Int(reason.rawValue)
+            report.connections[i].disconnectReasonName = reason.name
+        }
+        if let s = conns[key] { att.closePending(s.index, at: us, reason: "the link ended", self) }
+        conns[key]?.ended = true
+        openConnections = max(0, openConnections - 1)
+    }
+
     /// Connection and characteristic (indexes into the report) of the last ATT frame added.
     public internal(set) var lastConnection: Int?
     public internal(set) var lastCharacteristic: Int?
@@ -248,8 +232,8 @@ public final class CaptureStats: StatsContext {
     /// Closes open requests and connections and writes the quality findings.
     public func finish(decoder: ProtocolDecoder, warnings: [String]) -> StatsReport {
         let endUs = report.lastUs ?? 0
-        for (_, s) in conns where !s.ended { closePending(s, at: endUs, reason: "the capture ended") }
-        for (i, l) in latencies.enumerated() { report.characteristics[i].latency = l.summary }
+        for (_, s) in conns where !s.ended { att.closePending(s.index, at: endUs, reason: "the capture ended", self) }
+        att.finish(self)
         var byAddress: [String: Int] = [:]
         for (i, d) in report.devices.enumerated() { byAddress[d.address] = i }
         for i in report.connections.indices {
@@ -280,12 +264,7 @@ public final class CaptureStats: StatsContext {
                 report.connections[i].peerName = d.names.first
             }
         }
-        for (_, p) in pendingCreates {
-            report.failedConnections.append(
-                .init(
-                    frame: p.frame, us: p.us, peer: p.peer?.description,
-                    outcome: p.cancelled ? "cancelled" : "never_completed", status: nil, statusName: nil))
-        }
+        hci.finish(self)
         report.failedConnections.sort { $0.frame < $1.frame }
         report.modules = collectors.map { $0.finish(self) }
         report.counts.modules = report.modules.flatMap(\.counts)
@@ -305,10 +284,7 @@ public final class CaptureStats: StatsContext {
         if let l = report.lastUs { report.last = TimeFormat.rfc3339(Timestamp(microseconds: l)) }
         report.durationUs = (report.lastUs ?? 0) - (report.firstUs ?? 0)
         report.millisecondClock = report.records > 0 && !subMillisecond
-        if llPackets > 0 {
-            report.counts.llPackets = llPackets; report.counts.crcBad = crcBad
-            report.counts.crcCheckedByBluesift = crcComputed; report.counts.crcUnverified = crcUnverified
-        }
+        linkLayer.finish(self)
         assessQuality(warnings: warnings, decoder: decoder)
         return report
     }

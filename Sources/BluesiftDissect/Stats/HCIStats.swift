@@ -3,16 +3,38 @@ import BluesiftCapture
 import BluesiftProtocols
 import BluesiftGATT
 
-/// `stats` of HCI commands and events: connections, their parameters, failed attempts.
-extension CaptureStats {
-    // MARK: HCI
+/// `stats` of HCI commands and events: connections, their parameters, failed attempts; and
+/// of the controller's vendor diagnostics on ACL.
+final class HCIStats {
+    /// Connection attempts awaiting their Complete, by adapter and transport (`createKey`): an
+    /// LE and a BR/EDR create may be pending together (pongbot lost the LE one).
+    var pendingCreates: [UInt32: (frame: Int, us: Int64, peer: BDAddr?, cancelled: Bool)] = [:]
+    static func createKey(_ adapter: UInt16, le: Bool) -> UInt32 { UInt32(adapter) << 1 | (le ? 1 : 0) }
+    /// HCI commands and events: a log without any (ACL data only) cannot show a connection's start.
+    var control = 0
+    var vendorDiagnostics = 0
+    var firstVendorDiagnostic: Int?
+    var vendorHandles: [UInt16] = []
 
-    func hci(_ a: inout AnalyzedFrame, _ r: CaptureRecord, _ us: Int64, _ decoder: ProtocolDecoder) {
+    /// Every record (command and event records are counted, whatever they decode to).
+    @inline(__always)
+    func count(_ r: CaptureRecord) {
+        if r.kind == .command || r.kind == .event { control += 1 }
+    }
+
+    /// An ACL record that is the controller's vendor diagnostics (`HCIPacket.vendorDiagnosticHandle`).
+    func vendorDiagnostic(_ a: borrowing AnalyzedFrame, _ r: CaptureRecord) {
+        vendorDiagnostics += 1
+        if firstVendorDiagnostic == nil { firstVendorDiagnostic = r.frame }
+        if let h = a.decoded.hciStorage.handle, !vendorHandles.contains(h) { vendorHandles.append(h) }
+    }
+
+    func add(_ a: inout AnalyzedFrame, _ r: CaptureRecord, _ us: Int64, _ decoder: ProtocolDecoder, _ s: CaptureStats) {
         let h = a.decoded.hciStorage
         if let c = a.decoded.connection, r.kind == .acl || r.kind == .sco || r.kind == .iso,
-            let i = connection(r.adapter, c, r, decoder)
+            let i = s.connection(r.adapter, c, r, decoder)
         {
-            report.connections[i].lastFrame = r.frame; report.connections[i].lastUs = max(report.connections[i].lastUs, us)
+            s.report.connections[i].lastFrame = r.frame; s.report.connections[i].lastUs = max(s.report.connections[i].lastUs, us)
         }
         switch h.kind {
         case .command:
@@ -27,79 +49,84 @@ extension CaptureStats {
             default: break
             }
         case .event:
-            hciEvent(h, r, us, decoder)
+            event(h, r, us, decoder, s)
         default: break
         }
     }
 
-    func hciEvent(_ h: HCIPacket, _ r: CaptureRecord, _ us: Int64, _ decoder: ProtocolDecoder) {
-        switch h.opcode {
-        case 0x0E, 0x0F: // Command Complete / Command Status (Core 5.4 Vol 4 Part E §7.7.14-15)
+    func event(_ h: HCIPacket, _ r: CaptureRecord, _ us: Int64, _ decoder: ProtocolDecoder, _ s: CaptureStats) {
+        let code = h.eventCode
+        switch code {
+        case .commandComplete, .commandStatus: // Core 5.4 Vol 4 Part E §7.7.14-15
             guard let st = h.status, st != .success, let op = h.commandOpcode, op != 0 else { return }
-            report.counts.hciCommandsFailed += 1
-            problem("hci_command_failed", r, conn: nil, "\(HCICommandNames.name(op)) failed: \(st.name) (\(Hex.fixed(UInt64(st.rawValue), width: 2)))")
+            s.report.counts.hciCommandsFailed += 1
+            s.problem("hci_command_failed", r, conn: nil, "\(HCICommandNames.name(op)) failed: \(st.name) (\(Hex.fixed(UInt64(st.rawValue), width: 2)))")
             let create: [HCICommandOpcode] = [.leCreateConnection, .leExtendedCreateConnection, .createConnection]
             if create.contains(HCICommandOpcode(UInt16(truncatingIfNeeded: op))),
                 let p = pendingCreates.removeValue(forKey: Self.createKey(r.adapter, le: op != Int(HCICommandOpcode.createConnection.rawValue)))
             {
-                report.failedConnections.append(
+                s.report.failedConnections.append(
                     .init(
                         frame: p.frame, us: p.us, peer: p.peer?.description, outcome: "failed",
                         status: Int(st.rawValue), statusName: st.name))
             }
-        case _ where h.opcode == 0x03 || h.opcode == 0x2C || (h.opcode == 0x3E && [0x01, 0x0A, 0x29].contains(h.subevent ?? 0)):
+        case .connectionComplete, .synchronousConnectionComplete,
+            .leMeta where Self.connectionCompletes.contains(h.leSubevent ?? .init(0)):
             // (Synchronous) (LE) (Enhanced) Connection Complete (§7.7.3, §7.7.35, §7.7.65.1, .10, .29)
-            let create = h.opcode == 0x2C ? nil : pendingCreates.removeValue(forKey: Self.createKey(r.adapter, le: h.opcode == 0x3E))
+            let create = code == .synchronousConnectionComplete ? nil : pendingCreates.removeValue(forKey: Self.createKey(r.adapter, le: code == .leMeta))
             guard let st = h.status else { return }
             if st != .success {
-                let cancelled = create?.cancelled == true || st.rawValue == 0x02
-                report.failedConnections.append(
+                let cancelled = create?.cancelled == true || st == .unknownConnectionIdentifier
+                s.report.failedConnections.append(
                     .init(
                         frame: r.frame, us: us, peer: h.peer?.description ?? create?.peer?.description,
                         outcome: cancelled ? "cancelled" : "failed", status: Int(st.rawValue), statusName: st.name))
                 return
             }
-            guard let handle = h.handle, let i = connection(r.adapter, handle, r, decoder, fresh: true) else { return }
+            guard let handle = h.handle, let i = s.connection(r.adapter, handle, r, decoder, fresh: true) else { return }
             if let iv = h.interval, let lat = h.latency, let to = h.supervisionTimeout {
-                report.connections[i].parameters.append(.init(frame: r.frame, us: us, interval: Int(iv), latency: Int(lat), timeout: Int(to)))
+                s.report.connections[i].parameters.append(.init(frame: r.frame, us: us, interval: Int(iv), latency: Int(lat), timeout: Int(to)))
             }
-        case 0x05: // Disconnection Complete (§7.7.5)
+        case .disconnectionComplete: // §7.7.5
             guard h.status == .success, let handle = h.handle else { return }
-            let key = ConnKey(adapter: r.adapter, handle: handle)
-            guard let i = connection(r.adapter, handle, r, decoder) else { return }
-            end(i, key, r, reason: h.reason)
-        case 0x08, 0x59: // Encryption Change v1/v2 (§7.7.8, §7.7.8.v2)
-            guard h.status == .success, let handle = h.handle, let i = connection(r.adapter, handle, r, decoder) else { return }
-            report.connections[i].encryption.append(
+            let key = CaptureStats.ConnKey(adapter: r.adapter, handle: handle)
+            guard let i = s.connection(r.adapter, handle, r, decoder) else { return }
+            s.end(i, key, r, reason: h.reason)
+        case .encryptionChange, .encryptionChangeV2: // §7.7.8, §7.7.8.v2
+            guard h.status == .success, let handle = h.handle, let i = s.connection(r.adapter, handle, r, decoder) else { return }
+            s.report.connections[i].encryption.append(
                 .init(
                     frame: r.frame, us: us, enabled: (h.encryption ?? 0) != 0,
                     keySize: h.keySize.map(Int.init), source: "hci"))
-        case 0x30: // Encryption Key Refresh Complete (§7.7.39)
-            guard h.status == .success, let handle = h.handle, let i = connection(r.adapter, handle, r, decoder) else { return }
-            report.connections[i].encryption.append(.init(frame: r.frame, us: us, enabled: true, keySize: nil, source: "hci"))
-        case 0x3E:
-            guard h.status == nil || h.status == .success, let handle = h.handle else { return }
-            switch h.subevent {
-            case 0x03: // LE Connection Update Complete (§7.7.65.3)
-                guard let i = connection(r.adapter, handle, r, decoder), let iv = h.interval, let lat = h.latency,
+        case .encryptionKeyRefreshComplete: // §7.7.39
+            guard h.status == .success, let handle = h.handle, let i = s.connection(r.adapter, handle, r, decoder) else { return }
+            s.report.connections[i].encryption.append(.init(frame: r.frame, us: us, enabled: true, keySize: nil, source: "hci"))
+        case .leMeta:
+            guard h.status == nil || h.status == .success, let handle = h.handle, let sub = h.leSubevent else { return }
+            switch sub {
+            case .connectionUpdateComplete: // §7.7.65.3
+                guard let i = s.connection(r.adapter, handle, r, decoder), let iv = h.interval, let lat = h.latency,
                     let to = h.supervisionTimeout
                 else { return }
-                report.connections[i].parameters.append(.init(frame: r.frame, us: us, interval: Int(iv), latency: Int(lat), timeout: Int(to)))
-            case 0x07: // LE Data Length Change (§7.7.65.7)
-                guard let i = connection(r.adapter, handle, r, decoder) else { return }
-                report.connections[i].maxTxOctets = h.maxTxOctets.map(Int.init)
-                report.connections[i].maxRxOctets = h.maxRxOctets.map(Int.init)
-                report.connections[i].dataLengthFrame = r.frame
-            case 0x0C: // LE PHY Update Complete (§7.7.65.12)
-                guard let i = connection(r.adapter, handle, r, decoder) else { return }
-                report.connections[i].txPhy = h.txPHY.map(Self.phyName)
-                report.connections[i].rxPhy = h.rxPHY.map(Self.phyName)
-                report.connections[i].phyFrame = r.frame
+                s.report.connections[i].parameters.append(.init(frame: r.frame, us: us, interval: Int(iv), latency: Int(lat), timeout: Int(to)))
+            case .dataLengthChange: // §7.7.65.7
+                guard let i = s.connection(r.adapter, handle, r, decoder) else { return }
+                s.report.connections[i].maxTxOctets = h.maxTxOctets.map(Int.init)
+                s.report.connections[i].maxRxOctets = h.maxRxOctets.map(Int.init)
+                s.report.connections[i].dataLengthFrame = r.frame
+            case .phyUpdateComplete: // §7.7.65.12
+                guard let i = s.connection(r.adapter, handle, r, decoder) else { return }
+                s.report.connections[i].txPhy = h.txPHY.map(Self.phyName)
+                s.report.connections[i].rxPhy = h.rxPHY.map(Self.phyName)
+                s.report.connections[i].phyFrame = r.frame
             default: break
             }
         default: break
         }
     }
+
+    /// LE subevents that complete a connection.
+    static let connectionCompletes: [HCILESubeventCode] = [.connectionComplete, .enhancedConnectionComplete, .enhancedConnectionCompleteV2]
 
     static func phyName(_ p: UInt8) -> String {
         switch p {
@@ -110,45 +137,27 @@ extension CaptureStats {
         }
     }
 
-    func end(_ i: Int, _ key: ConnKey, _ r: CaptureRecord, reason: HCIStatus?) {
-        let us = r.timestamp.microseconds
-        report.connections[i].endFrame = r.frame
-        report.connections[i].endUs = us
-        report.connections[i].lastFrame = r.frame; report.connections[i].lastUs = us
-        if let reason {
-            report.connections[i].disconnectReason = Int(reason.rawValue)
-            report.connections[i].disconnectReasonName = reason.name
+    /// Connection attempts that never completed (or were cancelled): `failed_connections`.
+    func finish(_ s: CaptureStats) {
+        for (_, p) in pendingCreates {
+            s.report.failedConnections.append(
+                .init(
+                    frame: p.frame, us: p.us, peer: p.peer?.description,
+                    outcome: p.cancelled ? "cancelled" : "never_completed", status: nil, statusName: nil))
         }
-        if let s = conns[key] { closePending(s, at: us, reason: "the link ended") }
-        conns[key]?.ended = true
-        openConnections = max(0, openConnections - 1)
     }
 
-    /// Requests still open when their connection ends or the capture stops.
-    func closePending(_ s: ConnState, at us: Int64, reason: String) {
-        for p in s.pending { if let p { unanswered(p, s.index, until: us, reason: reason) } }
-    }
-
-    func unanswered(_ p: Pending, _ conn: Int, until us: Int64, reason: String) {
-        if let bad = p.crcBad {
-            report.counts.crcBadResponses += 1
-            if crcBadResponses.count < 5 { crcBadResponses.append((p.frame, p.opcode, bad.frame, bad.byCentral)) }
-            return
-        }
-        let waited = us - p.us
-        let timedOut = waited >= unansweredAfterUs
-        guard timedOut || reason != "the capture ended" else { return }
-        report.counts.unansweredRequests += 1
-        kindCounts["unanswered_request", default: 0] += 1
-        guard report.problems.count < StatsLimits.problems else { report.problemsNotListed += 1; return }
-        let what = ATTOpcode(rawValue: p.opcode).name
-        let msg =
-            timedOut
-            ? "\(what) unanswered for \(TimeFormat.duration(microseconds: waited)) (ATT transaction timeout is 30 s)"
-            : "\(what) unanswered: \(reason) \(TimeFormat.duration(microseconds: waited)) later"
-        report.problems.append(
+    /// The vendor diagnostics finding (Quality).
+    func quality(_ q: inout [StatsReport.Advice]) {
+        guard vendorDiagnostics > 0 else { return }
+        // 0x0EDC is Broadcom's; 0x0F00 and above no connection can have (Vol 4 Part E §5.4.2).
+        let handles = vendorHandles.sorted().map {
+            Hex.fixed(UInt64($0), width: 4) + ($0 > HCIPacket.maxConnectionHandle ? " (reserved)" : " (Broadcom)")
+        }.joined(separator: ", ")
+        q.append(
             .init(
-                kind: "unanswered_request", frame: p.frame, us: p.us, connection: conn,
-                handle: p.handle.map(Int.init), requestFrame: nil, message: msg))
+                code: "vendor_diagnostics", severity: "info",
+                message: "\(vendorDiagnostics) records are the controller's vendor diagnostics on ACL handle\(vendorHandles.count > 1 ? "s" : "") \(handles): not a connection, not decoded.",
+                advice: "Nothing to do: Android's snoop log records them beside the Bluetooth traffic.", frame: firstVendorDiagnostic))
     }
 }

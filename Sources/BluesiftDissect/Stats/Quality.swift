@@ -38,7 +38,7 @@ extension CaptureStats {
 
     func assessQuality(warnings: [String], decoder: ProtocolDecoder) {
         var q: [StatsReport.Advice] = []
-        airQuality(&q, decoder)
+        linkLayer.airQuality(&q, decoder)
         if let f = report.firstUs, let l = report.lastUs {
             let outside = noteTimes.filter { $0 < f - 60_000_000 || $0 > l + 60_000_000 }
             if let earliest = outside.min() {
@@ -49,17 +49,7 @@ extension CaptureStats {
                         advice: "Nothing to do: PacketLogger keeps notes of earlier sessions in its file.", frame: nil))
             }
         }
-        if vendorDiagnostics > 0 {
-            // 0x0EDC is Broadcom's; 0x0F00 and above no connection can have (Vol 4 Part E §5.4.2).
-            let handles = vendorHandles.sorted().map {
-                Hex.fixed(UInt64($0), width: 4) + ($0 > HCIPacket.maxConnectionHandle ? " (reserved)" : " (Broadcom)")
-            }.joined(separator: ", ")
-            q.append(
-                .init(
-                    code: "vendor_diagnostics", severity: "info",
-                    message: "\(vendorDiagnostics) records are the controller's vendor diagnostics on ACL handle\(vendorHandles.count > 1 ? "s" : "") \(handles): not a connection, not decoded.",
-                    advice: "Nothing to do: Android's snoop log records them beside the Bluetooth traffic.", frame: firstVendorDiagnostic))
-        }
+        hci.quality(&q)
         if truncatedACL > 0 {
             if report.format.hasPrefix("btsnoop") {
                 q.append(
@@ -85,7 +75,7 @@ extension CaptureStats {
                         message: "The sniffer missed the CONNECT_IND of \(midConn.count) connection(s): connection parameters, roles and the channel map are unknown, and the link may have been followed only partly.",
                         advice: "Start the sniffer before the devices connect and have it follow the advertiser (e.g. nRF Sniffer: select the device before connecting).",
                         frame: first.firstFrame))
-            } else if hciControl == 0 {
+            } else if hci.control == 0 {
                 // Not a late start: a logger that records ACL data only never shows one.
                 q.append(
                     .init(
@@ -102,13 +92,13 @@ extension CaptureStats {
                         frame: first.firstFrame))
             }
         }
-        if unnamedOps > 0 {
+        if att.unnamedOps > 0 {
             q.append(
                 .init(
-                    code: "no_gatt_discovery", severity: discoverySeen ? "info" : "warning",
-                    message: "\(unnamedOps) ATT operations address handles the capture never discovered\(discoverySeen ? "" : " (no GATT discovery in the capture)"): they are shown by handle only.",
+                    code: "no_gatt_discovery", severity: att.discoverySeen ? "info" : "warning",
+                    message: "\(att.unnamedOps) ATT operations address handles the capture never discovered\(att.discoverySeen ? "" : " (no GATT discovery in the capture)"): they are shown by handle only.",
                     advice: "Name them with --gatt FILE, a database written by `bluesift gatt --format json` from a capture of the same device that includes the discovery (or connect once with a fresh bond so the phone rediscovers).",
-                    frame: firstUnnamedFrame))
+                    frame: att.firstUnnamedFrame))
         }
         if backwards > 0 {
             q.append(
@@ -131,11 +121,11 @@ extension CaptureStats {
                     message: "\(jitter) timestamp(s) step back by at most \(maxJitterUs < 1000 ? "\(maxJitterUs) µs" : "\(maxJitterUs / 1000) ms"): the clock has jitter; records are in the file's order.",
                     advice: "Nothing to do: latencies near that size are approximate.", frame: firstJitterFrame))
         }
-        if let first = crcBadResponses.first {
+        if let first = att.crcBadResponses.first {
             let n = report.counts.crcBadResponses
             let list =
-                crcBadResponses.map { "\(ATTOpcode(rawValue: $0.opcode).name) #\($0.request) → #\($0.frame)" }.joined(separator: ", ")
-                + (n > crcBadResponses.count ? ", …" : "")
+                att.crcBadResponses.map { "\(ATTOpcode(rawValue: $0.opcode).name) #\($0.request) → #\($0.frame)" }.joined(separator: ", ")
+                + (n > att.crcBadResponses.count ? ", …" : "")
             let message =
                 n == 1
                 ? "1 ATT request was answered by a PDU the sniffer saw only with a bad CRC (\(list)): the \(first.byCentral ? "central" : "peripheral") acknowledged it, so the link carried the answer; what it said is not in the capture."
@@ -145,15 +135,15 @@ extension CaptureStats {
                     code: "response_crc_bad", severity: "info", message: message,
                     advice: Origin.sniffer.bufferAdvice, frame: first.request))
         }
-        if isSniffer, llEncryptedFrames > 0 {
-            let sawPairing = pairingFrames > 0
+        if isSniffer, linkLayer.encryptedFrames > 0 {
+            let sawPairing = smp.pairingRequests > 0
             q.append(
                 .init(
                     code: "encrypted_no_key", severity: "warning",
-                    message: "\(llEncryptedFrames) link-layer frames are encrypted and were not decrypted" + (sawPairing ? "." : "; the pairing is not in the capture, so the key cannot be recovered from it."),
+                    message: "\(linkLayer.encryptedFrames) link-layer frames are encrypted and were not decrypted" + (sawPairing ? "." : "; the pairing is not in the capture, so the key cannot be recovered from it."),
                     advice: sawPairing
                         ? "Provide the long-term key (from the bond store of one of the devices) to decrypt." : "Capture the pairing too (remove the bond on both sides and pair while sniffing), or provide the long-term key from one of the devices.",
-                    frame: firstEncryptedFrame))
+                    frame: linkLayer.firstEncryptedFrame))
         }
         for w in warnings {
             q.append(.init(code: "reader_warning", severity: "warning", message: w, advice: "The file is damaged or cut: records after the damage may be missing.", frame: nil))

@@ -10,7 +10,7 @@ extension ProtocolDecoder {
         bearer: UInt16 = 0, truncated: Bool = false, _ record: CaptureRecord, _ f: inout DecodedFrame
     ) {
         let context = ModuleContext(
-            decoder: self, connectionState: state, record: record, carrier: carrier,
+            decoder: self, connectionState: state, module: index, record: record, carrier: carrier,
             side: side, bearer: bearer, truncated: truncated)
         guard let v = registry.modules[index].decode(pdu, context, &f) else { return }
         if let e = v.error, !(e.code == .truncated && truncated) { f.errors.append(e) }
@@ -18,36 +18,36 @@ extension ProtocolDecoder {
     }
 
     /// Carriers read off a whole record: HCI events, LE subevents, commands, packet kinds,
-    /// advertising data (HCI reports and sniffed advertising PDUs alike).
+    /// advertising data (HCI reports and sniffed advertising PDUs alike). Every advertising
+    /// report comes here: flat tables, and the connection state only for a match.
     func recordCarriers(_ record: CaptureRecord, _ f: inout DecodedFrame) {
         guard f.module == nil, f.layers.contains(.hci) || f.layers.contains(.adv) else { return }
-        let side = Self.side(record.direction)
-        let state = connectionState(f)
         if f.layers.contains(.hci) {
-            let h = f.hciStorage
-            var carrier: Carrier?
-            var pdu = h.parameters
+            var hit: (module: Int, carrier: Carrier, pdu: UnsafeRawBufferPointer)?
             switch record.kind {
             case .event where registry.hasEventCarriers:
-                if h.opcode == 0x3E, let sub = h.subevent, registry.byCarrier[.leSubevent(sub)] != nil {
-                    carrier = .leSubevent(sub)
-                    pdu = pdu.isEmpty ? pdu : UnsafeRawBufferPointer(rebasing: pdu[1...])
-                } else if registry.byCarrier[.hciEvent(UInt8(truncatingIfNeeded: h.opcode))] != nil {
-                    carrier = .hciEvent(UInt8(truncatingIfNeeded: h.opcode))
+                let code = UInt8(truncatingIfNeeded: f.hciStorage.opcode)
+                if HCIEventCode(code) == .leMeta, let sub = f.hciStorage.subevent, let i = registry.module(leSubevent: sub) {
+                    let pdu = f.hciStorage.parameters
+                    hit = (i, .leSubevent(sub), pdu.isEmpty ? pdu : UnsafeRawBufferPointer(rebasing: pdu[1...]))
+                } else if let i = registry.module(event: code) {
+                    hit = (i, .hciEvent(code), f.hciStorage.parameters)
                 }
             case .command where registry.hasCommandCarriers:
-                let op = UInt16(truncatingIfNeeded: h.opcode)
-                if registry.byCarrier[.hciCommand(op)] != nil { carrier = .hciCommand(op) }
-            case let k where registry.hasPacketCarriers && registry.byCarrier[.hciPacket(k)] != nil:
-                carrier = .hciPacket(k); pdu = record.bytes
+                let op = UInt16(truncatingIfNeeded: f.hciStorage.opcode)
+                if let i = registry.byCarrier[.hciCommand(op)] { hit = (i, .hciCommand(op), f.hciStorage.parameters) }
+            case let k where registry.hasPacketCarriers:
+                if let i = registry.module(packet: k) { hit = (i, .hciPacket(k), record.bytes) }
             default: break
             }
-            if let carrier, let i = registry.byCarrier[carrier] {
-                decodeModule(i, pdu, carrier: carrier, state: state, side: side, truncated: record.isTruncated, record, &f)
+            if let hit {
+                decodeModule(
+                    hit.module, hit.pdu, carrier: hit.carrier, state: connectionState(f), side: Self.side(record.direction),
+                    truncated: record.isTruncated, record, &f)
                 return
             }
         }
-        if f.layers.contains(.adv), registry.hasAdvertisingCarriers { advertisingCarriers(record, state, side, &f) }
+        if f.layers.contains(.adv), registry.hasAdvertisingCarriers { advertisingCarriers(record, Self.side(record.direction), &f) }
     }
 
     /// Whether a whole advertising report event holds an AD structure (or service data UUID)
@@ -61,10 +61,8 @@ extension ProtocolDecoder {
         adv.forEachReport { rep in
             guard !hit else { return }
             for s in rep.structures {
-                if registry.byCarrier[.adType(s.type.rawValue)] != nil { hit = true; return }
-                if s.type.rawValue == 0x16, s.value.count >= 2,
-                    registry.byCarrier[.serviceData(UInt16(s.value[0]) | UInt16(s.value[1]) << 8)] != nil
-                {
+                if registry.module(adType: s.type.rawValue) != nil { hit = true; return }
+                if s.type.rawValue == 0x16, s.value.count >= 2, registry.module(serviceData: UInt16(s.value[0]) | UInt16(s.value[1]) << 8) != nil {
                     hit = true; return
                 }
             }
@@ -73,15 +71,15 @@ extension ProtocolDecoder {
     }
 
     /// The first AD structure (or service data UUID) a module registered, in report order.
-    private func advertisingCarriers(_ record: CaptureRecord, _ state: ConnState?, _ side: UInt8, _ f: inout DecodedFrame) {
+    private func advertisingCarriers(_ record: CaptureRecord, _ side: UInt8, _ f: inout DecodedFrame) {
         var found: (Int, Carrier, UnsafeRawBufferPointer)?
         f.advStorage.forEachReport { rep in
             guard found == nil else { return }
             for s in rep.structures {
-                if let i = registry.byCarrier[.adType(s.type.rawValue)] { found = (i, .adType(s.type.rawValue), s.value); return }
+                if let i = registry.module(adType: s.type.rawValue) { found = (i, .adType(s.type.rawValue), s.value); return }
                 if s.type.rawValue == 0x16, s.value.count >= 2 {
                     let uuid = UInt16(s.value[0]) | UInt16(s.value[1]) << 8
-                    if let i = registry.byCarrier[.serviceData(uuid)] {
+                    if let i = registry.module(serviceData: uuid) {
                         found = (i, .serviceData(uuid), UnsafeRawBufferPointer(rebasing: s.value[2...])); return
                     }
                 }
