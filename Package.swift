@@ -15,6 +15,7 @@
 //   6 live      BluesiftTransport   H4 over TCP/UNIX/serial, HCI user channel (+ CBluetooth headers)
 //               BluesiftHost        minimal LE central: scan, connect, L2CAP, ATT client, SMP pairing
 //   7 replay    BluesiftReplay      replay scripts, live replay, capture diff
+//   7½ fuzz     BluesiftDeviceFuzz  `bluesift fuzz`: a recorded session mutated through its plugins, sent to a device
 //   8 CLI       bluesift
 //   fuzzing     BluesiftFuzz (harness library) + FuzzCapture (layer 2), FuzzStack (layers 3-5),
 //               FuzzPlugins (plugin engine): libFuzzer under `make fuzz`, file replay otherwise
@@ -85,12 +86,16 @@ let package = Package(
         .target(name: "BluesiftTransport", dependencies: ["BluesiftWire", "BluesiftCapture", "CBluetooth"]),
         .target(name: "BluesiftHost", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftTransport"]),
         .target(name: "BluesiftReplay", dependencies: ["BluesiftWire", "BluesiftSecurity", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftDissect", "BluesiftSession", "BluesiftHost", "BluesiftTransport"]),
+        // `bluesift fuzz`: mutated variants of a recorded session sent to a live device (above replay).
+        .target(
+            name: "BluesiftDeviceFuzz",
+            dependencies: ["BluesiftWire", "BluesiftProtocols", "BluesiftGATT", "BluesiftPlugins", "BluesiftReplay"]),
         // The git commit `bluesift --version` shows, written into the linked binary by make.
         .target(name: "CBuildStamp"),
         .executableTarget(
             name: "bluesift",
             dependencies: [
-                "BluesiftReplay", "BluesiftReport", "BluesiftSession", "BluesiftAudio", "CBuildStamp", "BluesiftSecurity",
+                "BluesiftReplay", "BluesiftDeviceFuzz", "BluesiftReport", "BluesiftSession", "BluesiftAudio", "CBuildStamp", "BluesiftSecurity",
                 "BluesiftDissect", "BluesiftCapture", "BluesiftPlugins", "BluesiftGATT", "BluesiftHost", "BluesiftTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]),
@@ -111,6 +116,9 @@ let package = Package(
         .testTarget(name: "BluesiftProtocolsTests", dependencies: ["BluesiftProtocols", "BluesiftCapture", "BluesiftSecurity", "BluesiftWire"]),
         .testTarget(name: "BluesiftDissectTests", dependencies: ["BluesiftDissect", "BluesiftCapture", "BluesiftGATT", "BluesiftSecurity", "BluesiftWire"]),
         .testTarget(name: "BluesiftReplayTests", dependencies: ["BluesiftReplay", "BluesiftPlugins", "BluesiftTransport", "BluesiftHost"]),
+        .testTarget(
+            name: "BluesiftDeviceFuzzTests",
+            dependencies: ["BluesiftDeviceFuzz", "BluesiftReplay", "BluesiftPlugins", "BluesiftGATT", "BluesiftWire"]),
         .testTarget(name: "BluesiftTransportTests", dependencies: ["BluesiftTransport"]),
         .testTarget(name: "BluesiftPluginsTests", dependencies: ["BluesiftPlugins", "BluesiftWire", "BluesiftCapture", "BluesiftProtocols", "BluesiftGATT", "BluesiftDissect"]),
         .testTarget(name: "BluesiftHostTests", dependencies: ["BluesiftHost", "BluesiftSecurity", "BluesiftProtocols"], exclude: ["Fixtures"]),

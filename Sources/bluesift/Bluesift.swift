@@ -25,7 +25,7 @@ struct Bluesift: ParsableCommand {
               64  bad command-line usage (also help for a command that does not exist)
             """,
         version: BuildInfo.line,
-        subcommands: [Info.self, Dump.self, Stats.self, Report.self, Audio.self, Frames.self, GATT.self, Plugins.self, Script.self, Replay.self, Emulate.self, Diff.self, Convert.self, Tap.self, Capture.self, Redact.self]
+        subcommands: [Info.self, Dump.self, Stats.self, Report.self, Audio.self, Frames.self, GATT.self, Plugins.self, Script.self, Replay.self, Fuzz.self, Emulate.self, Diff.self, Convert.self, Tap.self, Capture.self, Redact.self]
     )
 
     /// Output safety first (SIGINT/SIGTERM remove temporary files, SIGPIPE becomes EPIPE), then the command.

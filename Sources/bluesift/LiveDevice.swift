@@ -11,7 +11,7 @@ import Foundation
 func openLiveDevice(
     transport: String, address: String?, name: String?, timeout: Double,
     recorder: Recorder?, pairing: PairingPolicy = PairingPolicy(),
-    bonds: BondStore = BondStore(), keysPath: String? = nil, addressType: String? = nil
+    bonds: BondStore = BondStore(), keysPath: String? = nil, addressType: String? = nil, quiet: Bool = false
 ) throws(ReplayFault) -> ReplayDevice {
     if case .l2cap(let index)? = try? TransportSpec(parsing: transport) {
         // The kernel connects by address: there is no scan to match a name with.
@@ -36,7 +36,7 @@ func openLiveDevice(
         transport: transport, match: match, options: options,
         scanTimeout: .milliseconds(Int64(max(timeout, 3) * 1000)), pairing: pairing,
         bonds: bonds, keysPath: keysPath, tap: recorder?.tap,
-        notice: { stderrLine("bluesift: replay: " + $0) })
+        notice: quiet ? nil : { stderrLine("bluesift: replay: " + $0) })
     device.onNote = { stderrLine("bluesift: replay: " + $0) }
     return device
 }

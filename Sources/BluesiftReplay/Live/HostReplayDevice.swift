@@ -190,6 +190,10 @@ public final class HostReplayDevice: ReplayDevice {
             switch op {
             case .request: try gatt.write(handle, value, withResponse: true)
             case .prepared: try gatt.writeLong(handle, value)
+            // A recorded Write Command longer than the MTU allows (a fuzzer's reproducer) goes out
+            // as recorded, in one PDU: a command cannot be split.
+            case .command where value.count > Int(gatt.mtu) - 3:
+                _ = try gatt.sendRaw([ATTOpcode.writeCommand.rawValue, UInt8(handle & 0xFF), UInt8(handle >> 8)] + value)
             // Signed writes go out as recorded values without a fresh signature: sent as commands.
             case .command, .signed: try gatt.write(handle, value, withResponse: false)
             }
