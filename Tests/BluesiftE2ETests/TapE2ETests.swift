@@ -74,6 +74,8 @@ enum TapRig {
         return true
     }
 
+    static func dir(base: Int) -> String { NSTemporaryDirectory() + "bluesift-tap-\(getpid())-\(base)" }
+
     static func waitFor(_ text: String, in path: String, seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
@@ -90,7 +92,7 @@ enum TapRig {
         base: Int, tapArgs: (String) -> [String], host: Bool = true, unixHost: Bool = false, serialController: Bool = false,
         during: ((_ tap: Process, _ port: Int, _ controllers: Process) throws -> Void)? = nil
     ) throws -> Run {
-        let dir = NSTemporaryDirectory() + "bluesift-tap-\(getpid())-\(base)"
+        let dir = dir(base: base)
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let ctl = try Rig.start("controllers.py", ["127.0.0.1:\(base)", "127.0.0.1:\(base + 1)"], log: dir + "/controllers.log")
@@ -265,7 +267,8 @@ struct TapBetweenBumbleHostAndController {
             Thread.sleep(forTimeInterval: 0.3)
             _ = [UInt8]([0x0c, 0x00]).withUnsafeBytes { write(fd, $0.baseAddress, 2) }
             answer = readBytes(fd, count: 7, seconds: 5)
-            Thread.sleep(forTimeInterval: 0.2)
+            // The tap prints the event once it has recorded it: SIGINT only after that.
+            _ = TapRig.waitFor("> Command Complete: Reset", in: TapRig.dir(base: 9486) + "/tap.out", seconds: 10)
             kill(tap.processIdentifier, SIGINT)
             TapRig.wait(tap, seconds: 10) // the host stays connected until the tap is gone
         }
@@ -304,7 +307,8 @@ struct TapBetweenBumbleHostAndController {
         let r = try TapRig.run(base: 9489, tapArgs: { _ in [] }, host: false) { tap, port, controllers in
             let fd = try connectTCP(port: port)
             defer { close(fd) }
-            Thread.sleep(forTimeInterval: 0.3)
+            // Kill the controller once the tap has accepted the host and forwards.
+            _ = TapRig.waitFor("bluesift: tap: forwarding", in: TapRig.dir(base: 9489) + "/tap.err", seconds: 10)
             kill(controllers.processIdentifier, SIGKILL)
             TapRig.wait(tap, seconds: 10)
         }
