@@ -215,7 +215,26 @@ def gatt_capture():
     return s
 
 
+def bench_capture(records):
+    """A mesh-dense advertising capture for `make bench`: the sample network PDUs and the
+    secure network beacon, over and over (legacy and extended reports), decrypted with the
+    sample keys."""
+    s = BTSnoop()
+    pdus = [(0x2A, bytes.fromhex(m)) for m in MESSAGES] + [(0x2B, bytes.fromhex(BEACON))]
+    i = 0
+    while len(s.records) < records:
+        t, d = pdus[i % len(pdus)]
+        adv_report(s, t, d, extended=(i % 4 == 3))
+        i += 1
+    return s
+
+
 def main():
+    import sys
+    if len(sys.argv) == 3 and sys.argv[1].startswith("--bench="):
+        # python3 scripts/mesh_fixtures.py --bench=RECORDS OUT.btsnoop
+        bench_capture(int(sys.argv[1].split("=", 1)[1])).write(sys.argv[2])
+        return
     os.makedirs(OUT, exist_ok=True)
     adv_capture().write(os.path.join(OUT, "mesh_sample_adv.btsnoop"))
     gatt_capture().write(os.path.join(OUT, "mesh_sample_gatt.btsnoop"))

@@ -73,7 +73,8 @@ public final class Analyzer {
             }
         }
         // GATT carriers of protocol modules (`Carrier.gattCharacteristic`, `.gattService`).
-        if decoder.registry.hasGATTCarriers, let loc = a.location, let v = a.decoded.attStorage.value {
+        // The characteristic's value only: not its declaration or a descriptor (a CCCD write).
+        if decoder.registry.hasGATTCarriers, let loc = a.location, loc.descriptor == nil, !loc.isDeclaration, let v = a.decoded.attStorage.value {
             decoder.decodeGATTValue(v, characteristic: loc.characteristic, service: loc.service, &a.decoded)
         }
         if plugins != nil { applyPlugins(&a) }

@@ -33,6 +33,8 @@ public struct FrameFilter: Sendable {
     /// with a failure status and disconnections for other reasons than a host's or user's
     /// choice.
     public var errorsOnly = false
+    /// Conditions of protocol modules' filter options (`--mesh-src`; `ProtocolRegistry.filters`).
+    public var modules: [any ModuleFrameFilter] = []
 
     /// Time of the first record: what `+12.5s` counts from.
     var origin: Timestamp?
@@ -228,7 +230,7 @@ public struct FrameFilter: Sendable {
     public var isEmpty: Bool {
         connection == nil && protocols.isEmpty && attOpcodes.isEmpty && handles.isEmpty && frames == nil
             && characteristic == nil && service == nil && peerAddresses.isEmpty && peerNames.isEmpty
-            && since == nil && until == nil && !errorsOnly
+            && since == nil && until == nil && !errorsOnly && modules.isEmpty
     }
 
     /// Characteristic and service conditions read the GATT names: the analyzer must name.
@@ -262,6 +264,7 @@ public struct FrameFilter: Sendable {
         if !attOpcodes.isEmpty {
             guard let att = f.att, attOpcodes.contains(att.opcode.rawValue) else { return false }
         }
+        for m in modules where !m.matches(f) { return false }
         return true
     }
 

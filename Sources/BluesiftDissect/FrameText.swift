@@ -2,6 +2,7 @@ import BluesiftWire
 import BluesiftCapture
 import BluesiftProtocols
 import BluesiftGATT
+import BluesiftPlugins
 
 /// Text rendering of decoded frames: one summary line (btmon's direction marks:
 /// `<` host→controller, `>` controller→host, `=` notes), or a layered tree with `-v`.
@@ -15,6 +16,9 @@ public struct FrameText {
     /// Shortened 128-bit UUIDs already shown whole (on a terminal, each once, on a line of
     /// its own after the first record that names it).
     let shown = ShownUUIDs()
+    /// Plugin messages' summary text, by decode (`replayID`): equal advertising payloads share
+    /// one decode, so its text is built once.
+    let vendorTexts = VendorTexts()
 
     public init(color: Bool, verbose: Bool, width: Int? = nil) {
         self.color = color; self.verbose = verbose; self.width = width
@@ -23,6 +27,34 @@ public struct FrameText {
     final class ShownUUIDs: @unchecked Sendable {
         var uuids: Set<BluetoothUUID> = []
         static let limit = 4096 // a hostile capture's thousands of UUIDs: no more legends past it
+    }
+
+    /// A fixed number of slots (memory stays flat), each the last decode that fell in it.
+    final class VendorTexts: @unchecked Sendable {
+        static let slots = 1024
+        var ids = [UInt64](repeating: 0, count: slots)
+        var texts = [[UInt8]](repeating: [], count: slots)
+    }
+
+    /// `VendorRendering.summary(v)`'s bytes appended to `out`.
+    func writeVendorSummary(_ v: PluginSet.Result, into out: inout [UInt8]) {
+        guard !v.messages.isEmpty else { out.appendText(VendorRendering.summary(v)); return }
+        let cache = vendorTexts
+        for m in v.messages {
+            let id = m.replayID
+            let slot = Int(id % UInt64(VendorTexts.slots))
+            if id != 0, cache.ids[slot] == id {
+                out.append(contentsOf: cache.texts[slot])
+                continue
+            }
+            let start = out.count
+            out.append(0x20); out.appendText(m.plugin); out.append(0x20); out.appendText(m.summary)
+            if id != 0 {
+                cache.ids[slot] = id
+                cache.texts[slot].removeAll(keepingCapacity: true)
+                cache.texts[slot].append(contentsOf: out[start...])
+            }
+        }
     }
 
     /// "                       = characteristic 00020005-574f-4f20-5370-6865726f2121": the
@@ -119,6 +151,13 @@ public struct FrameText {
     }
 
     public func render(_ a: AnalyzedFrame, into out: inout [UInt8]) {
+        if width == nil, !color, a.decoded.errors.isEmpty { renderPlain(a, into: &out) } else { renderLine(a, into: &out) }
+        if verbose { renderTree(a, into: &out) }
+    }
+
+    /// The summary line in general: colour, a terminal's width, errors (and the legend of the
+    /// UUIDs a fitted line shortened).
+    func renderLine(_ a: AnalyzedFrame, into out: inout [UInt8]) {
         let f = a.decoded
         let r = f.record
         var line = ""
@@ -180,7 +219,67 @@ public struct FrameText {
         out.append(contentsOf: line.utf8)
         out.append(0x0A)
         if let fit { legend(a, line: fit, into: &out) }
-        guard verbose else { return }
+    }
+
+    /// The summary line without colour, width or errors (output to a file or a pipe): the
+    /// same bytes as the general path, written in place without a String per piece.
+    func renderPlain(_ a: AnalyzedFrame, into out: inout [UInt8]) {
+        // The frame read in place (`a.decoded.…`), not copied into a local (it is 1.4 kB).
+        let r = a.decoded.record
+        var digits = 1, x = r.frame.magnitude
+        while x >= 10 { digits += 1; x /= 10 }
+        if r.frame < 0 { digits += 1 }
+        for _ in digits..<max(digits, 6) { out.append(0x20) }
+        out.appendDecimal(r.frame); out.append(0x20)
+        TimeFormat.timeOfDay(r.timestamp, into: &out)
+        out.append(0x20)
+        switch r.direction {
+        case .sent: out.append(UInt8(ascii: "<"))
+        case .received: out.append(UInt8(ascii: ">"))
+        case nil:
+            if r.kind == .ll, let c = a.decoded.ll?.fromCentral {
+                out.appendText(c ? "C→P" : "P→C")
+            } else {
+                out.append(r.kind == .note || r.kind == .index ? UInt8(ascii: "=") : 0x20)
+            }
+        }
+        out.append(0x20)
+        if let c = a.decoded.connection { out.append(UInt8(ascii: "[")); out.appendHex(UInt64(c), width: 4); out.appendText("] ") }
+        let start = out.count
+        if let top = FrameLayer.mostSpecific(a.decoded.layers) {
+            top.writeSummary(a.decoded, into: &out)
+            if top == .att, let n = FrameNaming.summary(a, short: false) { out.append(0x20); out.appendText(n) }
+            if let v = a.vendor { writeVendorSummary(v, into: &out) }
+            if top == .att, let t = a.decoded.attTransaction {
+                let msClock = r.timestamp.nanoseconds % 1_000_000 == 0 && t.latencyMicroseconds % 1000 == 0
+                out.appendText(" (reply to #"); out.appendDecimal(t.requestFrame)
+                if let h = t.requestHandle { out.appendText(" handle "); out.appendHex(UInt64(h), width: 4) }
+                out.appendText(", "); out.appendText(TimeFormat.latency(microseconds: t.latencyMicroseconds, millisecondClock: msClock))
+                out.append(UInt8(ascii: ")"))
+            }
+        } else {
+            out.appendText(r.kindName)
+        }
+        // Text from the air may hold what a terminal acts on: the rare line that might, escaped
+        // as the general path does (bytes that cannot start or be such a character pass).
+        if out[start...].contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }) {
+            let s = String(decoding: out[start...], as: UTF8.self)
+            out.removeSubrange(start...)
+            out.appendText(TerminalText.escape(s))
+        }
+        if r.isTruncated {
+            out.appendText(" [truncated "); out.appendDecimal(r.bytes.count); out.append(UInt8(ascii: "/"))
+            out.appendDecimal(Int(r.originalLength)); out.append(UInt8(ascii: "]"))
+        }
+        for c in r.options?.comments ?? [] { out.appendText(TerminalText.escape(" [comment: \(c)]")) }
+        out.append(0x0A)
+    }
+
+    /// `-v`: the comments, the layered tree, and a hex dump of damaged or unknown records.
+    func renderTree(_ a: AnalyzedFrame, into out: inout [UInt8]) {
+        let f = a.decoded
+        let r = f.record
+        let comments = r.options?.comments ?? []
         for c in comments { out.append(contentsOf: ("  comment: " + TerminalText.escape(c)).utf8); out.append(0x0A) }
         var tree = TextFieldWriter(depth: 1)
         var layers = f.layers

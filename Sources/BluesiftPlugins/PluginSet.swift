@@ -32,7 +32,10 @@ public final class PluginSet {
     var prefixPool: [UInt8] = []
     /// The bits of each prefix byte compared (0xFF, or 0x00 for a `??` byte), beside `prefixPool`.
     var maskPool: [UInt8] = []
-    var patterns: [Regex<AnyRegexOutput>] = []
+    /// Name patterns as written, each compiled when a name is first tested against it (the
+    /// compiler checked them; compiling all of them again made start-up slower).
+    var patternTexts: [String] = []
+    var patterns: [Regex<AnyRegexOutput>?] = []
     var ruleUUIDs: [BluetoothUUID] = []
     struct AdvRule {
         var plugin: Int32
@@ -74,7 +77,7 @@ public final class PluginSet {
                     r.prefixAt = Int32(prefixPool.count); r.prefixCount = Int32(a.prefix.count)
                     prefixPool += a.prefix
                     maskPool += a.prefixMask.isEmpty ? Array(repeating: 0xFF, count: a.prefix.count) : a.prefixMask
-                    if let n = a.name, let re = try? Regex(n) { r.pattern = Int32(patterns.count); patterns.append(re); needsNames = true }
+                    if let n = a.name { r.pattern = Int32(patternTexts.count); patternTexts.append(n); patterns.append(nil); needsNames = true }
                     if p.contextUse.contains("_name") { needsNames = true }
                     if let u = a.uuid { r.uuid = Int32(ruleUUIDs.count); ruleUUIDs.append(u) }
                     r.withCompany = a.withCompany
@@ -235,12 +238,15 @@ public final class PluginSet {
                 report: report)
         else { return nil }
         let i = Int(advRules[rule].plugin)
-        let (m, e) = decode(i, payload, ctx)
+        // The entry first: a record repeating an earlier one takes its result without
+        // touching the message (a retain and a release per structure).
+        let e = entry(i, payload, ctx)
         if e >= 0, cache.entries[e].resultAddress == ctx.address, cache.entries[e].resultTarget == target,
             let r = cache.entries[e].result
         {
             return r
         }
+        let m = e >= 0 ? cache.entries[e].message : plugins[i].decode(payload, context: ctx, keys: vendorKeys)
         // Several advertisers often send one payload (Apple's short ones): their results by
         // decode and advertiser, beside the entry's last one.
         let key = ResultKey(replayID: m.replayID, address: ctx.address, target: target)
@@ -360,7 +366,12 @@ public final class PluginSet {
     func nameMatches(_ slot: Int, _ name: String) -> Bool {
         let key = NameKey(slot: slot, name: name)
         if let v = nameVerdicts[key] { return v }
-        let v = (try? patterns[slot].wholeMatch(in: name)) != nil
+        if patterns[slot] == nil {
+            // Unreachable for a compiled plugin (the compiler rejects a bad pattern): none matches.
+            guard let re = try? Regex(patternTexts[slot]) else { return false }
+            patterns[slot] = re
+        }
+        let v = (try? patterns[slot]!.wholeMatch(in: name)) != nil
         if nameVerdicts.count >= Self.cacheLimit { nameVerdicts.removeAll(keepingCapacity: true) }
         nameVerdicts[key] = v
         return v
@@ -372,9 +383,16 @@ public final class PluginSet {
     /// context values the plugin reads (the name's text too); a plugin that decrypts is never
     /// cached (its keys may differ between runs of a set).
     func decode(_ i: Int, _ payload: UnsafeRawBufferPointer, _ ctx: AdvertisingContext) -> (message: DecodedMessage, entry: Int) {
+        let e = entry(i, payload, ctx)
+        return e >= 0 ? (cache.entries[e].message, e) : (plugins[i].decode(payload, context: ctx, keys: vendorKeys), -1)
+    }
+
+    /// The cache entry of this decode, decoded and added when new; -1 for a plugin that
+    /// decrypts (never cached).
+    func entry(_ i: Int, _ payload: UnsafeRawBufferPointer, _ ctx: AdvertisingContext) -> Int {
         // Flags read from a table: copying a Plugin (or hashing its names) per record showed.
         let use = contextMasks[i]
-        if use & 64 != 0 { return (plugins[i].decode(payload, context: ctx, keys: vendorKeys), -1) }
+        if use & 64 != 0 { return -1 }
         var a: Int64 = 0, c: Int64 = 0
         if use != 0 {
             // Exact, not hashed together: a collision would give another device's values.
@@ -389,11 +407,10 @@ public final class PluginSet {
         let key = DecodeCache.Key(plugin: Int32(i), a: a, c: c)
         var name = use & 32 != 0 ? ctx.name ?? "" : ""
         let found = name.withUTF8 { n in cache.find(key, payload, UnsafeRawBufferPointer(n)) }
-        if found.entry >= 0 { return (cache.entries[found.entry].message, found.entry) }
+        if found.entry >= 0 { return found.entry }
         var d = plugins[i].decode(payload, context: ctx)
         d.replayID = replayIDs.add(1, ordering: .relaxed).oldValue
-        let e = name.withUTF8 { n in cache.insert(key, found.hash, payload, UnsafeRawBufferPointer(n), d, limit: Self.cacheLimit) }
-        return (d, e)
+        return name.withUTF8 { n in cache.insert(key, found.hash, payload, UnsafeRawBufferPointer(n), d, limit: Self.cacheLimit) }
     }
 
     /// Per plugin: the context it reads (1 address, 2 rssi, 4 company, 8 address type, 16 pdu,

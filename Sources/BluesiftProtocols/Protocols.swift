@@ -4,6 +4,7 @@
 public enum Protocols {
     public static let all: [any ProtocolModule.Type] = [
         SDP.self, RFCOMM.self, AVDTP.self, AVCTP.self, // Classic/
-        LEAudioISO.self, LEAudio.self // LEAudio/
+        LEAudioISO.self, LEAudio.self, // LEAudio/
+        Mesh.self // Mesh/
     ]
 }

@@ -16,6 +16,8 @@ public struct DecodeSettings {
     public var keys: [KnownLTK] = []
     /// Keys of encrypted advertising payloads by advertiser address (`--vendor-keys`).
     public var vendorKeys: [UInt64: [UInt8]] = [:]
+    /// What protocol modules made of their decode options (`--mesh-keys`; `ProtocolRegistry.configure`).
+    public var modules = ModuleConfiguration()
     /// Called while a legacy passkey is searched (a progress line on a terminal).
     public var crackProgress: (@Sendable (Int) -> Void)?
 
@@ -77,6 +79,7 @@ public final class AnalysisSession {
         let analyzer = Analyzer(naming: decode.naming || filter.needsNaming)
         analyzer.decoder.knownKeys = decode.keys
         analyzer.decoder.crackProgress = decode.crackProgress
+        analyzer.decoder.moduleConfiguration = decode.modules
         if let db = decode.gatt { analyzer.gatt.importDatabase(db) }
         analyzer.plugins = decode.plugins.map { PluginSet($0) }
         analyzer.plugins?.vendorKeys = decode.vendorKeys

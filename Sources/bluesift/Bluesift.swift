@@ -31,7 +31,10 @@ struct Bluesift: ParsableCommand {
     /// Output safety first (SIGINT/SIGTERM remove temporary files, SIGPIPE becomes EPIPE), then the command.
     static func main() {
         OutputGuard.installSignalHandlers()
-        let args = Array(CommandLine.arguments.dropFirst())
+        // Options protocol modules declare (`--mesh-keys FILE`) become the option groups'.
+        guard let args = ModuleOptionArguments.rewrite(Array(CommandLine.arguments.dropFirst())) else {
+            Foundation.exit(Exit.usage.rawValue)
+        }
         // ArgumentParser prints the top-level help for `help nosuch` and exits 0.
         if args.first == "help", let bad = unknownCommand(Array(args.dropFirst())) {
             stderrLine("bluesift: help: no command '\(bad.name)' (commands: \(bad.known.joined(separator: ", ")))")
@@ -54,6 +57,12 @@ struct Bluesift: ParsableCommand {
         let text = message(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
         if code == .success || text.isEmpty { exit(withError: error) }
         var line = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        // A module option on a command without its group: name it as the user wrote it.
+        for o in [ModuleOptionArguments.decodeOption, ModuleOptionArguments.filterOption] where line.contains("'\(o)'") {
+            if let i = args.firstIndex(of: o), i + 1 < args.count {
+                line = line.replacingOccurrences(of: "'\(o)'", with: "'--" + ModuleOptionArguments.split([args[i + 1]])[0].name + "'")
+            }
+        }
         // "Unknown option …" reads as the rest of our messages: lower case after "bluesift: ".
         if let first = line.first, first.isUppercase, line.dropFirst().first?.isLowercase == true {
             line = first.lowercased() + line.dropFirst()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import BluesiftCapture
+import BluesiftProtocols
 import BluesiftDissect
 import BluesiftSession
 #if canImport(Glibc)
@@ -23,6 +24,9 @@ struct DecodeOptions: ParsableArguments {
 
     @OptionGroup var plugins: PluginOptions
 
+    @Option(name: .customLong("module-option"), help: ArgumentHelp(ModuleOptionArguments.help(.decode), valueName: "NAME=VALUE"))
+    var moduleOptions: [String] = []
+
     /// Read once per command: a bad key, GATT file or plugin folder is said before any capture
     /// is read (exit 2, or 64 for a malformed --ltk).
     /// `plugins: false`: a command whose output no plugin changes (`info` without a filter)
@@ -39,6 +43,7 @@ struct DecodeOptions: ParsableArguments {
         s.gatt = try gatt.map { try loadGATT($0, generation: generation) }
         s.plugins = usePlugins ? plugins.loadPlugins() : nil
         s.vendorKeys = try plugins.loadVendorKeys()
+        do { s.modules = try ProtocolRegistry.shared.configure(ModuleOptionArguments.split(moduleOptions)) } catch { throw ModuleOptionArguments.fail(error) }
         if isatty(2) != 0 {
             s.crackProgress = { done in stderrRaw("\rbluesift: searching the passkey: \(done * 100 / 1_000_000)%") }
         }

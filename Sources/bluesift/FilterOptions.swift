@@ -45,6 +45,9 @@ struct FilterOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Frames: N, N-M, N- or -M, or a list of them as tshark takes it (347,431-435; use --frames=-M).", valueName: "RANGES"))
     var frames: String?
 
+    @Option(name: .customLong("module-filter"), help: ArgumentHelp(ModuleOptionArguments.help(.filter), valueName: "NAME=VALUE"))
+    var moduleFilters: [String] = []
+
     /// Every command says a malformed filter before it reads anything.
     func validate() throws { _ = try make() }
 
@@ -101,6 +104,7 @@ struct FilterOptions: ParsableArguments {
             filter.until = t
         }
         filter.errorsOnly = errors
+        do { filter.modules = try ProtocolRegistry.shared.filters(ModuleOptionArguments.split(moduleFilters)) } catch { throw ModuleOptionArguments.fail(error) }
         return filter
     }
 
@@ -135,6 +139,7 @@ struct FilterOptions: ParsableArguments {
         for o in attOpcodes { parts.append("--att-opcode \(o)") }
         for h in handles { parts.append("--handle \(h)") }
         if let f = frames { parts.append("--frames \(f)") }
+        for (name, value) in ModuleOptionArguments.split(moduleFilters) { parts.append("--\(name) \(value)") }
         return parts.joined(separator: " ")
     }
 

@@ -18,11 +18,33 @@ import BluesiftDissect
         static let layers = [LayerSpec("echo", group: "lab", specificity: 6)]
         static let carriers: [Carrier] = [.psm(0x1001), .adType(0xEE)]
         static var collector: (any StatsCollector.Type)? { EchoStats.self }
+        // A decode option (its configuration reaches `decode`) and a record filter.
+        static let options = [
+            ModuleOption("echo-salt", valueName: "N", kind: .decode, help: "Added to every nth"),
+            ModuleOption("echo-nth", valueName: "N", kind: .filter, help: "Only the nth echo")
+        ]
+        static func configure(_ values: ModuleOptionValues) throws(ModuleOptionError) -> (any Sendable)? {
+            guard let v = values.last("echo-salt") else { return nil }
+            guard let n = Int(v) else { throw ModuleOptionError(option: "echo-salt", value: v, "expected a number") }
+            return n
+        }
+        static func filter(_ values: ModuleOptionValues) throws(ModuleOptionError) -> (any ModuleFrameFilter)? {
+            var s = Set<Int>()
+            for v in values["echo-nth"] {
+                guard let n = Int(v) else { throw ModuleOptionError(option: "echo-nth", value: v, "expected a number") }
+                s.insert(n)
+            }
+            return NthFilter(nths: s)
+        }
+        struct NthFilter: ModuleFrameFilter {
+            var nths: Set<Int>
+            func matches(_ frame: borrowing DecodedFrame) -> Bool { frame.moduleLayer(EchoPDU.self).map { nths.contains($0.nth) } ?? false }
+        }
         final class State { var seen = 0 }
         static func decode(_ pdu: UnsafeRawBufferPointer, _ x: ModuleContext, _ f: inout DecodedFrame) -> (any ModuleLayer)? {
             let s = x.state(State.self, State.init)
             s.seen += 1
-            return EchoPDU(bytes: Array(pdu), carrier: x.carrier, nth: s.seen)
+            return EchoPDU(bytes: Array(pdu), carrier: x.carrier, nth: s.seen + (x.configuration(Int.self) ?? 0))
         }
     }
 
@@ -115,6 +137,35 @@ import BluesiftDissect
         #expect(
             report.modules.compactMap { $0.tables["echo"] }.first?.map { $0.compactMap { $0 } }
                 == [["door.btsnoop", "0", "1"], ["door.btsnoop", "0", "2"], ["door.btsnoop", "1"]])
+    }
+
+    /// Issue 40 step 1: a module declares its command-line options. A decode option's value
+    /// becomes the module's configuration (read in `decode`), a filter option's a record
+    /// condition of `FrameFilter`; bad values are typed errors naming the option.
+    @Test func aModuleDeclaresOptionsAndFilters() throws {
+        let r = Self.registry
+        #expect(r.option(named: "echo-salt")?.kind == .decode && r.option(named: "echo-nth")?.kind == .filter)
+        #expect(r.optionHelp(.decode)?.contains("--echo-salt N: Added to every nth") == true)
+        #expect(r.optionHelp(.filter)?.contains("--echo-nth N: Only the nth echo") == true)
+        #expect(ProtocolRegistry(Protocols.all).optionHelp(.decode) == ProtocolRegistry.shared.optionHelp(.decode))
+        #expect(throws: ModuleOptionError(option: "echo-salt", value: "ten", "expected a number")) { try r.configure([("echo-salt", "ten")]) }
+        #expect(throws: ModuleOptionError(option: "echo-nth", value: "x", "expected a number")) { try r.filters([("echo-nth", "x")]) }
+        #expect(try r.configure([]).isEmpty)
+
+        let store = Store()
+        let d = ProtocolDecoder(registry: r)
+        d.moduleConfiguration = try r.configure([("echo-salt", "1"), ("echo-salt", "100")]) // the last wins
+        var filter = FrameFilter()
+        filter.modules = try r.filters([("echo-nth", "102"), ("echo-nth", "7")])
+        #expect(!filter.isEmpty)
+        let adv = { (n: Int) in
+            store.record(n, PacketKind(rawValue: 0x04), .received, Hex.parse("3e 13 02 01 00 00 01 02 03 04 05 06 07 02 01 06 03 ee 0a 0b c5")!)
+        }
+        let first = d.decode(adv(1)), second = d.decode(adv(2))
+        #expect(first.moduleLayer(EchoPDU.self)?.nth == 101 && second.moduleLayer(EchoPDU.self)?.nth == 102)
+        #expect(!filter.matches(first) && filter.matches(second))
+        // Without the option, decode sees no configuration.
+        #expect(ProtocolDecoder(registry: r).decode(adv(3)).moduleLayer(EchoPDU.self)?.nth == 1)
     }
 
     /// Owns record bytes for the test (records borrow them).

@@ -147,4 +147,14 @@ import BluesiftWire
         e.messages.append(d.messages[0])
         #expect(e.messages.count == 2 && a.messages.count == 1 && e.identity != a.identity)
     }
+
+    /// What a stub reads of the context, found in one pass: a name at a word start counts
+    /// (also as the start of a longer word, as before), inside an identifier it does not.
+    @Test func mentionedFindsNamesAtWordStarts() {
+        let text = "_rssi: 1\nx_company: 2\n  value: { context: _names }\ndecrypted\nfoo_pdu _rule"
+        let names: Set<String> = ["_rssi", "_company", "_name", "decrypt", "_pdu", "_rule", "_address"]
+        #expect(PluginLoader.mentioned(text, names) == ["_rssi", "_name", "decrypt", "_rule"])
+        #expect(PluginLoader.mentions(text, "_rule") && !PluginLoader.mentions(text, "_pdu"))
+        #expect(PluginLoader.mentioned("", names).isEmpty && PluginLoader.mentioned("_rss", names).isEmpty)
+    }
 }

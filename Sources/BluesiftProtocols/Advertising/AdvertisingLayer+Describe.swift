@@ -103,7 +103,15 @@ extension AdvertisingLayer {
 
     /// e.g. "LE Advertising Report ADV_IND c0:ba:0d:00:00:01 rssi=-60 name=Pongbot (+1 more)"
     public var summary: String {
-        var s = name
+        var b: [UInt8] = []
+        writeSummary(into: &b)
+        return String(decoding: b, as: UTF8.self)
+    }
+
+    /// `summary`'s bytes, appended to `out` (the text renderer's line, no String per piece).
+    public func writeSummary(into out: inout [UInt8]) {
+        let name = self.name
+        out.appendText(name)
         // First report and count in one pass over the event.
         var first: AdvertisingReport?, count = 0
         forEachReport { r in
@@ -113,13 +121,15 @@ extension AdvertisingLayer {
         if let r = first {
             // Over the air the layer is named after the PDU type already.
             let n = r.eventTypeName
-            if n != name { s += " " + n }
-            if let a = r.address { s += " " + a.description }
-            if let rssi = r.rssi { s += " rssi=\(rssi)" }
-            if let n = r.localName { s += " name=" + n }
-            if count > 1 { s += " (+\(count - 1) more)" }
+            if n != name { out.append(0x20); out.appendText(n) }
+            if let a = r.address { out.append(0x20); out.appendAddress(a) }
+            if let rssi = r.rssi { out.appendText(" rssi="); out.appendDecimal(Int(rssi)) }
+            let s = r.structures
+            if let l = s.first(.completeLocalName) ?? s.first(.shortenedLocalName) {
+                out.appendText(" name="); out.appendDecodingUTF8(l.value)
+            }
+            if count > 1 { out.appendText(" (+"); out.appendDecimal(count - 1); out.appendText(" more)") }
         }
-        if let error { s += " [" + error.message + "]" }
-        return s
+        if let error { out.appendText(" ["); out.appendText(error.message); out.append(0x5D) }
     }
 }

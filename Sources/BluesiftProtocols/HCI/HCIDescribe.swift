@@ -110,37 +110,49 @@ extension HCIPacket {
 
     /// One line: "LE Meta: LE Connection Complete handle=0x0040 peer=… status=Success".
     public var summary: String {
-        // Codes without a name show the code: "Unknown event 0x6e", "Unknown command 0x2099".
-        var s = name
-        if s == "Unknown" && codeRead {
-            s =
-                kind == .event
-                ? "Unknown event " + Hex.fixed(UInt64(opcode), width: 2)
-                : "Unknown command " + Hex.fixed(UInt64(opcode), width: 4)
-        }
-        if let sub = subevent {
-            let n = HCIEventNames.leSubeventName(sub)
-            s += ": " + (n == "Unknown" ? "Unknown subevent " + Hex.fixed(UInt64(sub), width: 2) : n)
-        }
-        if let op = commandOpcode {
-            let n = HCICommandNames.name(op)
-            s += ": " + (n == "Unknown" ? "Unknown command " + Hex.fixed(UInt64(op), width: 4) : n)
-            if op >= 0xFC00 { s += " ocf=" + Hex.fixed(UInt64(op & 0x03FF), width: 4) } // which vendor command
-        }
-        if isVendorCommand { s += " ocf=" + Hex.fixed(UInt64(opcode & 0x03FF), width: 4) }
-        // Vendor-specific event (Vol 4 Part E §5.4.4, code 0xFF): vendors put their own
-        // event code first (Android's HCI extensions, Broadcom, Intel): show it and the size.
+        var b: [UInt8] = []
+        writeSummary(into: &b)
+        return String(decoding: b, as: UTF8.self)
+    }
+
+    /// `summary`'s bytes, appended to `out` (the text renderer's line, no String per piece).
+    public func writeSummary(into out: inout [UInt8]) {
         if kind == .event && opcode == 0xFF && codeRead {
-            s =
-                "Vendor event" + (parameters.first.map { " code=" + Hex.fixed(UInt64($0), width: 2) } ?? "")
-                + " len=\(parameters.count)"
+            // Vendor-specific event (Vol 4 Part E §5.4.4, code 0xFF): vendors put their own
+            // event code first (Android's HCI extensions, Broadcom, Intel): show it and the size.
+            out.appendText("Vendor event")
+            if let c = parameters.first { out.appendText(" code="); out.appendHex(UInt64(c), width: 2) }
+            out.appendText(" len="); out.appendDecimal(parameters.count)
+        } else {
+            // Codes without a name show the code: "Unknown event 0x6e", "Unknown command 0x2099".
+            let name = self.name
+            if name == "Unknown" && codeRead {
+                if kind == .event {
+                    out.appendText("Unknown event "); out.appendHex(UInt64(opcode), width: 2)
+                } else {
+                    out.appendText("Unknown command "); out.appendHex(UInt64(opcode), width: 4)
+                }
+            } else {
+                out.appendText(name)
+            }
+            if let sub = subevent {
+                let n = HCIEventNames.leSubeventName(sub)
+                out.appendText(": ")
+                if n == "Unknown" { out.appendText("Unknown subevent "); out.appendHex(UInt64(sub), width: 2) } else { out.appendText(n) }
+            }
+            if let op = commandOpcode {
+                let n = HCICommandNames.name(op)
+                out.appendText(": ")
+                if n == "Unknown" { out.appendText("Unknown command "); out.appendHex(UInt64(op), width: 4) } else { out.appendText(n) }
+                if op >= 0xFC00 { out.appendText(" ocf="); out.appendHex(UInt64(op & 0x03FF), width: 4) } // which vendor command
+            }
+            if isVendorCommand { out.appendText(" ocf="); out.appendHex(UInt64(opcode & 0x03FF), width: 4) }
         }
-        if let h = handle { s += " handle=" + Hex.fixed(UInt64(h), width: 4) }
-        if let p = peer { s += " peer=\(p)" }
-        if let r = role { s += " role=" + Self.roleName(r) }
-        if let st = status, kind == .event { s += " status=" + st.name }
-        if let r = reason { s += " reason=" + r.name }
-        if let l = dataLength { s += " len=\(l)" }
-        return s
+        if let h = handle { out.appendText(" handle="); out.appendHex(UInt64(h), width: 4) }
+        if let p = peer { out.appendText(" peer="); out.appendAddress(p) }
+        if let r = role { out.appendText(" role="); out.appendText(Self.roleName(r)) }
+        if let st = status, kind == .event { out.appendText(" status="); out.appendText(st.name) }
+        if let r = reason { out.appendText(" reason="); out.appendText(r.name) }
+        if let l = dataLength { out.appendText(" len="); out.appendDecimal(l) }
     }
 }

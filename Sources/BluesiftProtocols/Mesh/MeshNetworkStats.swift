@@ -243,9 +243,11 @@ public struct MeshNetworkStats: Sendable {
             out.append(s)
         }
         for (k, c) in byOpcode.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }).prefix(20) { out.append("  \(c) × \(k)") }
-        out.append(
-            "  TTL: " + byTTL.sorted(by: { $0.key < $1.key }).map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-                + "; relayed \(relayed), repeated \(repeated), replays \(replays.count)")
+        if !byTTL.isEmpty {
+            out.append(
+                "  TTL: " + byTTL.sorted(by: { $0.key < $1.key }).map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+                    + "; relayed \(relayed), repeated \(repeated), replays \(replays.count)")
+        }
         out.append("  segmented: \(segmentedStarted) started, \(segmentedCompleted) completed, \(incompleteSegmented) incomplete, \(segmentAcks) acknowledgments")
         for p in provisioning {
             out.append("  provisioning \(p.link) frame \(p.firstFrame)" + (p.deviceUUID.map { " device " + $0 } ?? "") + ": \(p.pdus) PDUs, " + p.outcome)

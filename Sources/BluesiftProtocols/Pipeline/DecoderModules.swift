@@ -10,7 +10,7 @@ extension ProtocolDecoder {
         bearer: UInt16 = 0, truncated: Bool = false, _ record: CaptureRecord, _ f: inout DecodedFrame
     ) {
         let context = ModuleContext(
-            decoder: self, connectionState: state, record: record, carrier: carrier,
+            decoder: self, connectionState: state, module: index, record: record, carrier: carrier,
             side: side, bearer: bearer, truncated: truncated)
         guard let v = registry.modules[index].decode(pdu, context, &f) else { return }
         if let e = v.error, !(e.code == .truncated && truncated) { f.errors.append(e) }

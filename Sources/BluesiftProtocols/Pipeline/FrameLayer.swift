@@ -143,6 +143,16 @@ public struct FrameLayer: RawRepresentable, Hashable, Sendable {
         }
     }
 
+    /// `summary(f)`'s bytes appended to `out`: the advertising and HCI layers (most records)
+    /// write them in place; the others append their String.
+    public func writeSummary(_ f: borrowing DecodedFrame, into out: inout [UInt8]) {
+        switch rawValue {
+        case 0: f.hciStorage.writeSummary(into: &out)
+        case 2: f.advStorage.writeSummary(into: &out)
+        default: out.appendText(summary(f))
+        }
+    }
+
     /// Writes the layer's member of the record (`"att": {…}`, `"hfp": […]`), reading the layers
     /// kept in place without copying them out of the frame.
     @inlinable

@@ -40,6 +40,8 @@ public final class ProtocolDecoder {
     public let registry: ProtocolRegistry
     /// Module families' state outside connections (advertising bearers), by state type.
     var moduleGlobals: [ObjectIdentifier: AnyObject] = [:]
+    /// What the modules made of their command-line options (`ProtocolRegistry.configure`).
+    public var moduleConfiguration = ModuleConfiguration()
 
     /// Sniffed connections by number: roles, SN/NESN, encryption and pairing state.
     var links: [UInt16: SniffedLink] = [:]

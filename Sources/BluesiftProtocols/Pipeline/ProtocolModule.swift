@@ -81,16 +81,89 @@ public protocol ProtocolModule {
     /// What it adds to `stats` (and through it to the report); modules of one family may
     /// share one collector type (the registry makes one per session).
     static var collector: (any StatsCollector.Type)? { get }
+    /// Its command-line options (`--mesh-keys FILE`, `--mesh-src ADDR`), on every command
+    /// that reads captures; names unique across the registry.
+    static var options: [ModuleOption] { get }
+    /// Its decode options' values (those of `.decode` options it declares, empty when none
+    /// was given) → its configuration, read back by `ModuleContext.configuration`. Called
+    /// once per command, before any capture is read: a bad value is said then.
+    static func configure(_ values: ModuleOptionValues) throws(ModuleOptionError) -> (any Sendable)?
+    /// Its filter options' values → a record condition, nil when none was given.
+    static func filter(_ values: ModuleOptionValues) throws(ModuleOptionError) -> (any ModuleFrameFilter)?
 }
 
 extension ProtocolModule {
     public static var collector: (any StatsCollector.Type)? { nil }
+    public static var options: [ModuleOption] { [] }
+    public static func configure(_ values: ModuleOptionValues) throws(ModuleOptionError) -> (any Sendable)? { nil }
+    public static func filter(_ values: ModuleOptionValues) throws(ModuleOptionError) -> (any ModuleFrameFilter)? { nil }
+}
+
+/// A command-line option a module declares. The CLI cannot declare options at run time: it
+/// takes `--NAME VALUE` (or `--NAME=VALUE`) for every declared name into one option group
+/// and hands the values to `ProtocolRegistry.configure` (decode options, with the decode
+/// settings) or `ProtocolRegistry.filters` (filter options, with the record filter).
+public struct ModuleOption: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        /// Changes how records decode (a key file): reaches `configure`.
+        case decode
+        /// Selects records (`--mesh-src`): reaches `filter`; repeatable, any value matches.
+        case filter
+    }
+    /// Without dashes: "mesh-keys".
+    public var name: String
+    /// The value's placeholder in `--help`: "FILE", "ADDR".
+    public var valueName: String
+    public var help: String
+    public var kind: Kind
+    public init(_ name: String, valueName: String, kind: Kind, help: String) {
+        self.name = name; self.valueName = valueName; self.kind = kind; self.help = help
+    }
+}
+
+/// The values given to a module's options, by name, in command-line order.
+public struct ModuleOptionValues: Sendable {
+    public var values: [String: [String]]
+    public init(_ values: [String: [String]] = [:]) { self.values = values }
+    public var isEmpty: Bool { values.isEmpty }
+    public subscript(_ name: String) -> [String] { values[name] ?? [] }
+    /// The last value of an option (a later one overrides, as for single-valued options).
+    public func last(_ name: String) -> String? { values[name]?.last }
+}
+
+/// A bad option value, one line: `bluesift: --OPTION VALUE: message`. `unusableInput`: a
+/// file that cannot be read or is not what it should be (exit 2); otherwise a usage error
+/// (exit 64). Never holds a key.
+public struct ModuleOptionError: Error, Sendable, Hashable {
+    public var option: String
+    public var value: String
+    public var message: String
+    public var unusableInput: Bool
+    public init(option: String, value: String, _ message: String, unusableInput: Bool = false) {
+        self.option = option; self.value = value; self.message = message; self.unusableInput = unusableInput
+    }
+}
+
+/// A record condition built from a module's filter options, tested on the decoded frame
+/// (only when given: a filter is not on the hot path of unfiltered commands).
+public protocol ModuleFrameFilter: Sendable {
+    func matches(_ frame: borrowing DecodedFrame) -> Bool
+}
+
+/// The modules' configurations (`ProtocolModule.configure`), by module index in the
+/// registry that made them; handed to the decoder (`ProtocolDecoder.moduleConfiguration`).
+public struct ModuleConfiguration: Sendable {
+    var byModule: [Int: any Sendable] = [:]
+    public init() {}
+    public var isEmpty: Bool { byModule.isEmpty }
 }
 
 /// What a module's `decode` gets besides its bytes.
 public struct ModuleContext {
     let decoder: ProtocolDecoder
     let connectionState: ProtocolDecoder.ConnState?
+    /// The module's index in the registry (its configuration's key).
+    let module: Int
     public let record: CaptureRecord
     /// The carrier that matched.
     public let carrier: Carrier
@@ -113,6 +186,18 @@ public struct ModuleContext {
         if let s = decoder.moduleGlobals[id] as? S { return s }
         let s = make(); decoder.moduleGlobals[id] = s; return s
     }
+
+    /// The family's state of S for the whole capture, whatever the carrier (a network heard
+    /// over advertising and over GATT proxies alike). Keep it bounded.
+    public func captureState<S: AnyObject>(_ type: S.Type, _ make: () -> S) -> S {
+        let id = ObjectIdentifier(type)
+        if let s = decoder.moduleGlobals[id] as? S { return s }
+        let s = make(); decoder.moduleGlobals[id] = s; return s
+    }
+
+    /// The module's configuration from its options (`ProtocolModule.configure`), nil when
+    /// it made none.
+    public func configuration<C>(_ type: C.Type) -> C? { decoder.moduleConfiguration.byModule[module] as? C }
 
     /// Bytes the decoder keeps until the next decode call (a reassembled message the frame borrows).
     public func hold(_ bytes: [UInt8]) -> UnsafeRawBufferPointer { decoder.moduleBytes.hold(bytes) }

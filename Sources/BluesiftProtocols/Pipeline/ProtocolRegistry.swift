@@ -41,6 +41,8 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
     /// One collector type per family (modules sharing one are listed once), with the layers
     /// of the modules that declare it.
     public let collectors: [(type: any StatsCollector.Type, layers: DecodedFrame.Layers)]
+    /// Every module's command-line options, in list order, with the module declaring each.
+    public let options: [(option: ModuleOption, module: Int)]
 
     public init(_ modules: [any ProtocolModule.Type]) {
         self.modules = modules
@@ -49,7 +51,12 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
         var by: [Carrier: Int] = [:]
         var collectors: [(type: any StatsCollector.Type, layers: DecodedFrame.Layers)] = []
         var mask = DecodedFrame.Layers()
+        var options: [(option: ModuleOption, module: Int)] = []
         for (i, m) in modules.enumerated() {
+            for o in m.options {
+                precondition(!options.contains { $0.option.name == o.name }, "option --\(o.name) declared twice")
+                options.append((o, i))
+            }
             var own = DecodedFrame.Layers()
             for spec in m.layers {
                 let bit = Self.firstModuleBit + UInt8(layers.count)
@@ -103,12 +110,50 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
         if !serviceData.isEmpty { scan[Int(ADType.serviceData16.rawValue)] = true }
         adCarrierBytes = scan
         self.collectors = collectors
+        self.options = options
         hasEventCarriers = by.keys.contains { if case .hciEvent = $0 { true } else if case .leSubevent = $0 { true } else { false } }
         hasCommandCarriers = by.keys.contains { if case .hciCommand = $0 { true } else { false } }
         hasPacketCarriers = by.keys.contains { if case .hciPacket = $0 { true } else { false } }
         hasAdvertisingCarriers = by.keys.contains { if case .adType = $0 { true } else if case .serviceData = $0 { true } else { false } }
         hasRecordCarriers = hasEventCarriers || hasCommandCarriers || hasPacketCarriers || hasAdvertisingCarriers
         hasGATTCarriers = by.keys.contains { if case .gattCharacteristic = $0 { true } else if case .gattService = $0 { true } else { false } }
+    }
+
+    /// A declared option by name (without dashes).
+    public func option(named name: String) -> ModuleOption? { options.first { $0.option.name == name }?.option }
+
+    /// Each module's decode options given (`(name, value)` in command-line order) → their
+    /// configurations. Every module is asked, with its own values (empty when none given).
+    public func configure(_ given: [(name: String, value: String)]) throws(ModuleOptionError) -> ModuleConfiguration {
+        var c = ModuleConfiguration()
+        for (i, m) in modules.enumerated() where !m.options.isEmpty {
+            if let v = try m.configure(values(given, module: i, kind: .decode)) { c.byModule[i] = v }
+        }
+        return c
+    }
+
+    /// The modules' filter options given → their record conditions (all must hold).
+    public func filters(_ given: [(name: String, value: String)]) throws(ModuleOptionError) -> [any ModuleFrameFilter] {
+        var f: [any ModuleFrameFilter] = []
+        for (i, m) in modules.enumerated() where !m.options.isEmpty {
+            let v = values(given, module: i, kind: .filter)
+            if !v.isEmpty, let x = try m.filter(v) { f.append(x) }
+        }
+        return f
+    }
+
+    private func values(_ given: [(name: String, value: String)], module: Int, kind: ModuleOption.Kind) -> ModuleOptionValues {
+        var v: [String: [String]] = [:]
+        for (name, value) in given where options.contains(where: { $0.module == module && $0.option.name == name && $0.option.kind == kind }) {
+            v[name, default: []].append(value)
+        }
+        return ModuleOptionValues(v)
+    }
+
+    /// "--mesh-keys FILE: …; --mesh-src ADDR: …" for `--help`, or nil when no module has options.
+    public func optionHelp(_ kind: ModuleOption.Kind) -> String? {
+        let o = options.filter { $0.option.kind == kind }
+        return o.isEmpty ? nil : o.map { "--\($0.option.name) \($0.option.valueName): \($0.option.help)" }.joined(separator: "; ")
     }
 
     /// The module a carrier reaches, if any.
