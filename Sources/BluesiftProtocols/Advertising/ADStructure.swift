@@ -8,6 +8,8 @@ public struct ADType: RawRepresentable, Hashable, Sendable {
     public static let shortenedLocalName = ADType(rawValue: 0x08)
     public static let completeLocalName = ADType(rawValue: 0x09)
     public static let txPowerLevel = ADType(rawValue: 0x0A)
+    /// Service Data - 16-bit UUID (CSS Part A §1.11).
+    public static let serviceData16 = ADType(rawValue: 0x16)
     public static let appearance = ADType(rawValue: 0x19)
     public static let manufacturerSpecificData = ADType(rawValue: 0xFF)
     public var name: String { AssignedNumbers.adTypeName(rawValue) ?? "Unknown" }

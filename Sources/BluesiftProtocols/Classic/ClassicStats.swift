@@ -32,21 +32,29 @@ public final class ClassicStats: StatsCollector {
     /// RFCOMM frames, HFP/HSP AT command lines and result code lines, SCO packets.
     public private(set) var sdp = 0, avdtpSignals = 0, avdtpMedia = 0, avrcpCommands = 0, avrcpResponses = 0
     public private(set) var rfcommFrames = 0, hfpCommands = 0, hfpResults = 0, scoPackets = 0
-    struct Key: Hashable { var conn: Int; var profile: String; var dlci: Int }
+    /// A channel's key: the profile by its index in `profiles` (hashing a String per frame was
+    /// most of an A2DP capture's stats), and the last row found, which most frames hit again.
+    struct Key: Hashable { var conn: Int; var profile: UInt8; var dlci: Int }
+    static let profiles = ["SDP", "AVDTP", "A2DP media", "AVRCP", "RFCOMM", "SCO"]
+    static let sdpProfile: UInt8 = 0, avdtpProfile: UInt8 = 1, mediaProfile: UInt8 = 2, avrcpProfile: UInt8 = 3
+    static let rfcommProfile: UInt8 = 4, scoProfile: UInt8 = 5
     var rows: [Key: Int] = [:]
+    var last: (key: Key, row: Int)?
 
     public init() {}
 
     public static var recordKinds: [PacketKind] { [.sco] }
 
     func row(_ key: Key, _ r: CaptureRecord) -> Int? {
-        if let i = rows[key] { channels[i].lastFrame = r.frame; return i }
+        if let l = last, l.key == key { channels[l.row].lastFrame = r.frame; return l.row }
+        if let i = rows[key] { channels[i].lastFrame = r.frame; last = (key, i); return i }
         guard channels.count < Self.maxChannels else { notListed += 1; return nil }
         channels.append(
             .init(
-                connection: key.conn, profile: key.profile, dlci: key.dlci >= 0 ? key.dlci : nil,
+                connection: key.conn, profile: Self.profiles[Int(key.profile)], dlci: key.dlci >= 0 ? key.dlci : nil,
                 firstFrame: r.frame, lastFrame: r.frame))
         rows[key] = channels.count - 1
+        last = (key, channels.count - 1)
         return channels.count - 1
     }
 
@@ -55,47 +63,58 @@ public final class ClassicStats: StatsCollector {
         guard let layer = f.module else {
             guard r.kind == .sco, f.layers.contains(.hci), let conn = stats.connectionIndex(f) else { return }
             scoPackets += 1
-            guard let i = row(Key(conn: conn, profile: "SCO", dlci: -1), r) else { return }
+            guard let i = row(Key(conn: conn, profile: Self.scoProfile, dlci: -1), r) else { return }
             channels[i].frames += 1
             channels[i].bytes += f.hciStorage.dataLength ?? 0
             return
         }
         guard let conn = stats.connectionIndex(f) else { return }
-        let l2 = f.l2cap
-        var profile = "", dlci = -1, commands = 0, responses = 0, bytes = l2?.length ?? 0
-        var rfcomm: RFCOMMFrame?
+        // The l2cap fields read in place: `f.l2cap` copies the whole layer.
+        let onL2CAP = f.layers.contains(.l2cap)
+        let psm = onL2CAP ? f.l2capStorage.psm : nil
+        var bytes = onL2CAP ? f.l2capStorage.length : 0
         // Media packets first, by type alone: most of an A2DP capture, and a cast copies the value.
         if type(of: layer) == AVDTPMediaPacket.self {
-            profile = "A2DP media"; avdtpMedia += 1
-        } else {
-            switch layer {
-            case let p as SDPPDU:
-                profile = "SDP"; sdp += 1
-                if [2, 4, 6].contains(p.pduID.rawValue) { commands = 1 } else { responses = 1 }
-            case let s as AVDTPSignal:
-                profile = "AVDTP"; avdtpSignals += 1
-                if s.messageType == .command { commands = 1 } else { responses = 1 }
-            case let p as AVCTPPDU:
-                profile = "AVRCP"
-                if p.isResponse { responses = 1; avrcpResponses += 1 } else { commands = 1; avrcpCommands += 1 }
-            case let fr as RFCOMMFrame:
-                rfcomm = fr
-                profile = "RFCOMM"; dlci = Int(fr.dlci); bytes = fr.length; rfcommFrames += 1
-                for line in fr.at { if line.isCommand { commands += 1 } else { responses += 1 } }
-                hfpCommands += commands; hfpResults += responses
-            default: return
-            }
+            avdtpMedia += 1
+            count(Key(conn: conn, profile: Self.mediaProfile, dlci: -1), r, psm, commands: 0, responses: 0, bytes: bytes)
+            return
         }
-        guard let i = row(Key(conn: conn, profile: profile, dlci: dlci), r) else { return }
-        channels[i].frames += 1
-        channels[i].commands += commands
-        channels[i].responses += responses
-        channels[i].bytes += bytes
-        if channels[i].psm == nil, let psm = l2?.psm { channels[i].psm = Int(psm) }
+        var profile = Self.sdpProfile, dlci = -1, commands = 0, responses = 0
+        var rfcomm: RFCOMMFrame?
+        switch layer {
+        case let p as SDPPDU:
+            profile = Self.sdpProfile; sdp += 1
+            if [2, 4, 6].contains(p.pduID.rawValue) { commands = 1 } else { responses = 1 }
+        case let s as AVDTPSignal:
+            profile = Self.avdtpProfile; avdtpSignals += 1
+            if s.messageType == .command { commands = 1 } else { responses = 1 }
+        case let p as AVCTPPDU:
+            profile = Self.avrcpProfile
+            if p.isResponse { responses = 1; avrcpResponses += 1 } else { commands = 1; avrcpCommands += 1 }
+        case let fr as RFCOMMFrame:
+            rfcomm = fr
+            profile = Self.rfcommProfile; dlci = Int(fr.dlci); bytes = fr.length; rfcommFrames += 1
+            for line in fr.at { if line.isCommand { commands += 1 } else { responses += 1 } }
+            hfpCommands += commands; hfpResults += responses
+        default: return
+        }
+        guard let i = count(Key(conn: conn, profile: profile, dlci: dlci), r, psm, commands: commands, responses: responses, bytes: bytes) else { return }
         if let fr = rfcomm {
             if dlci > 0 { channels[i].serverChannel = Int(fr.channel) }
             if let n = fr.serviceName { channels[i].service = n }
         }
+    }
+
+    /// One frame on a channel's row; nil past `maxChannels`.
+    @discardableResult
+    func count(_ key: Key, _ r: CaptureRecord, _ psm: UInt16?, commands: Int, responses: Int, bytes: Int) -> Int? {
+        guard let i = row(key, r) else { return nil }
+        channels[i].frames += 1
+        channels[i].commands += commands
+        channels[i].responses += responses
+        channels[i].bytes += bytes
+        if channels[i].psm == nil, let psm { channels[i].psm = Int(psm) }
+        return i
     }
 
     public static var tables: [(name: String, header: String)] {

@@ -13,19 +13,19 @@ extension ProtocolDecoder {
         if let e = f.l2capStorage.error { f.errors.append(e) }
         let cid = f.l2capStorage.cid, payload = f.l2capStorage.payload
         switch cid {
-        case 0x0001, 0x0005:
+        case L2CAPCID.signalling, L2CAPCID.leSignalling:
             var r = ByteReader(payload)
             while r.readableBytes >= 4, let sig = try? L2CAPSignal(&r) {
                 s.channels.observe(sig, sentBy: side)
-                if cid == 0x0005 { break }
+                if cid == L2CAPCID.leSignalling { break }
             }
-        case 0x0004:
-            decodeATT(payload, cid: 0x0004, truncated: truncated, state: s, side: side, record, &f)
-        case 0x0006, 0x0007:
+        case L2CAPCID.att:
+            decodeATT(payload, cid: L2CAPCID.att, truncated: truncated, state: s, side: side, record, &f)
+        case L2CAPCID.smp, L2CAPCID.smpBREDR:
             let smp = SMPPDU(bytes: payload)
             if let e = smp.error, !(e.code == .truncated && f.l2capStorage.truncated) { f.errors.append(e.inLayer("smp")) }
             f.set(smp)
-        case 0x0040...:
+        case L2CAPCID.firstDynamic...:
             guard let ch = s.channels.channel(sentBy: side, cid: cid) else { break }
             f.l2capStorage.psm = ch.psm
             // ATT on BR/EDR and Enhanced ATT (Vol 3 Part A §4.2, Part G §5.4); the modules'

@@ -47,7 +47,7 @@ extension ProtocolDecoder {
                 if let e = adv.error { f.errors.append(e.inLayer("adv")) }
                 f.set(adv)
             }
-            if ll.pduType == 0x5, let c = ll.connectInd { connectIndication(c, ll, record) }
+            if ll.pduType == LLAdvPDUType.connectInd, let c = ll.connectInd { connectIndication(c, ll, record) }
         } else if ll.llid != nil {
             decodeAirData(&ll, record, &f)
         }

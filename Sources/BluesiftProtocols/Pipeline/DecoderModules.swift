@@ -21,7 +21,8 @@ extension ProtocolDecoder {
     /// advertising data (HCI reports and sniffed advertising PDUs alike). Every advertising
     /// report comes here: flat tables, and the connection state only for a match.
     func recordCarriers(_ record: CaptureRecord, _ f: inout DecodedFrame) {
-        guard f.module == nil, f.layers.contains(.hci) || f.layers.contains(.adv) else { return }
+        // The layer bits, not `f.module == nil`: testing the optional copies the existential.
+        guard f.layers.isDisjoint(with: .anyModule), f.layers.contains(.hci) || f.layers.contains(.adv) else { return }
         if f.layers.contains(.hci) {
             var hit: (module: Int, carrier: Carrier, pdu: UnsafeRawBufferPointer)?
             switch record.kind {
@@ -55,7 +56,7 @@ extension ProtocolDecoder {
     /// module's layer. No allocation: the structures are read in place.
     @usableFromInline
     func carriesModuleAdvertising(_ b: UnsafeRawBufferPointer) -> Bool {
-        guard registry.hasAdvertisingCarriers else { return false }
+        guard registry.hasAdvertisingCarriers, registry.mayCarryAdvertising(UnsafeRawBufferPointer(rebasing: b[3...])) else { return false }
         let adv = AdvertisingLayer(opcode: Int(b[2]), parameters: UnsafeRawBufferPointer(rebasing: b[3...]))
         var hit = false
         adv.forEachReport { rep in
@@ -72,6 +73,7 @@ extension ProtocolDecoder {
 
     /// The first AD structure (or service data UUID) a module registered, in report order.
     private func advertisingCarriers(_ record: CaptureRecord, _ side: UInt8, _ f: inout DecodedFrame) {
+        guard registry.mayCarryAdvertising(f.advStorage.single?.data ?? f.advStorage.parameters) else { return }
         var found: (Int, Carrier, UnsafeRawBufferPointer)?
         f.advStorage.forEachReport { rep in
             guard found == nil else { return }
@@ -101,7 +103,7 @@ extension ProtocolDecoder {
         _ value: UnsafeRawBufferPointer, characteristic: BluetoothUUID?, service: BluetoothUUID?,
         _ f: inout DecodedFrame
     ) -> Bool {
-        guard registry.hasGATTCarriers, f.module == nil else { return false }
+        guard registry.hasGATTCarriers, f.layers.isDisjoint(with: .anyModule) else { return false }
         var hit: (Int, Carrier)?
         if let c = characteristic, let i = registry.byCarrier[.gattCharacteristic(c)] { hit = (i, .gattCharacteristic(c)) } else if let s = service, let i = registry.byCarrier[.gattService(s)] { hit = (i, .gattService(s)) }
         guard let (i, carrier) = hit else { return false }
@@ -110,6 +112,6 @@ extension ProtocolDecoder {
         decodeModule(
             i, value, carrier: carrier, state: state, side: Self.side(r.direction),
             truncated: f.layers.contains(.l2cap) && f.l2capStorage.truncated, r, &f)
-        return f.module != nil
+        return !f.layers.isDisjoint(with: .anyModule)
     }
 }

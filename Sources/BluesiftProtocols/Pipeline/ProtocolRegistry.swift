@@ -29,6 +29,8 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
     let packetModules: [UInt8]
     let adTypeModules: [UInt8]
     let serviceDataUUIDs: [(uuid: UInt16, module: Int)]
+    /// The bytes an advertising carrier's AD type can be (its own, 0x16 for service data).
+    let adCarrierBytes: [Bool]
     public let hasEventCarriers: Bool
     public let hasCommandCarriers: Bool
     public let hasPacketCarriers: Bool
@@ -106,6 +108,9 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
         }
         eventModules = events; leSubeventModules = subevents; packetModules = packets; adTypeModules = adTypes
         serviceDataUUIDs = serviceData
+        var scan = adTypes.map { $0 != 0 }
+        if !serviceData.isEmpty { scan[Int(ADType.serviceData16.rawValue)] = true }
+        adCarrierBytes = scan
         self.collectors = collectors
         self.options = options
         hasEventCarriers = by.keys.contains { if case .hciEvent = $0 { true } else if case .leSubevent = $0 { true } else { false } }
@@ -177,6 +182,17 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
     func module(packet kind: PacketKind) -> Int? { let m = packetModules[Int(kind.rawValue)]; return m == 0 ? nil : Int(m) - 1 }
     @inline(__always)
     func module(adType t: UInt8) -> Int? { let m = adTypeModules[Int(t)]; return m == 0 ? nil : Int(m) - 1 }
+    /// Whether `bytes` (a report's, or an event's parameters) hold a byte a registered AD
+    /// structure's type could be: without one no report can carry a module, and the reports
+    /// need no walk (a necessary condition, exact: most advertising records fail it).
+    @inline(__always)
+    func mayCarryAdvertising(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        adCarrierBytes.withUnsafeBufferPointer { (t) -> Bool in
+            for b in bytes where t[Int(b)] { return true }
+            return false
+        }
+    }
+
     @inline(__always)
     func module(serviceData uuid: UInt16) -> Int? {
         for e in serviceDataUUIDs where e.uuid == uuid { return e.module }
