@@ -47,7 +47,7 @@ import Foundation
     @Test func helpOfAnUnknownCommand() throws {
         let r = try CLI.run(["help", "nosuch"])
         #expect(r.status == 64 && r.stdout.isEmpty)
-        #expect(r.stderr == "bluesift: help: no command 'nosuch' (commands: info, dump, stats, report, audio, frames, gatt, plugins, script, replay, emulate, diff, convert, tap, capture, redact)\n")
+        #expect(r.stderr == "bluesift: help: no command 'nosuch' (commands: info, dump, stats, report, audio, frames, gatt, plugins, script, replay, fuzz, emulate, diff, convert, tap, capture, redact)\n")
         let sub = try CLI.run(["help", "plugins", "nosuch"])
         #expect(sub.status == 64 && sub.stderr == "bluesift: help: no command 'nosuch' (commands: list, check, test, decode, encode, bench, export)\n")
         let ok = try CLI.run(["help", "plugins", "test"])

@@ -349,9 +349,10 @@ import Foundation
                         descriptor 2902 "Client Characteristic Configuration"  0x0012
 
                 """, "\(tree.stdout)")
-        let dump = try CLI.run(["dump", "--frames", "14,30", path])
-        #expect(dump.stdout.contains("handle=0x000c value=030005 [Mesh Provisioning Service / Mesh Provisioning Data In]"), "\(dump.stdout)")
-        #expect(dump.stdout.contains("handle=0x000f value=0101000102030405060708000000001112131415161718 [Mesh Proxy Service / Mesh Proxy Data In]"))
+        let dump = try CLI.run(["dump", "--format", "jsonl", "--frames", "14,30", path])
+        #expect(dump.stdout.contains("\"handle\":12,\"value\":\"030005\",\"service\":\"1827\",\"service_name\":\"Mesh Provisioning Service\",\"characteristic\":\"2adb\",\"characteristic_name\":\"Mesh Provisioning Data In\""), "\(dump.stdout)")
+        #expect(
+            dump.stdout.contains("\"handle\":15,\"value\":\"0101000102030405060708000000001112131415161718\",\"service\":\"1828\",\"service_name\":\"Mesh Proxy Service\",\"characteristic\":\"2add\",\"characteristic_name\":\"Mesh Proxy Data In\""))
 
         let json = try CLI.run(["gatt", "--format", "json", path])
         let top = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
@@ -369,8 +370,8 @@ import Foundation
         defer { try? FileManager.default.removeItem(at: file) }
         try json.stdout.write(to: file, atomically: true, encoding: .utf8)
         let bare = try Self.fixture("mesh_no_discovery.btsnoop")
-        let last = try CLI.run(["dump", "--gatt", file.path, "--frames", "2", bare])
-        #expect(last.stdout.contains("[Mesh Proxy Service / Mesh Proxy Data In]"), "\(last.stdout) \(last.stderr)")
+        let last = try CLI.run(["dump", "--format", "jsonl", "--gatt", file.path, "--frames", "2", bare])
+        #expect(last.stdout.contains("\"service_name\":\"Mesh Proxy Service\",\"characteristic\":\"2add\",\"characteristic_name\":\"Mesh Proxy Data In\""), "\(last.stdout) \(last.stderr)")
         let first = try CLI.run(["dump", "--gatt", file.path, "--generation", "1", "--frames", "2", bare])
         #expect(first.stdout.contains("[Mesh Provisioning Service / Mesh Provisioning Data Out / Client Characteristic Configuration]"), "\(first.stdout)")
         let none = try CLI.run(["dump", "--gatt", file.path, "--generation", "3", bare])
@@ -411,8 +412,8 @@ import Foundation
         for gen in [first, last] {
             #expect(zip(gen, gen.dropFirst()).allSatisfy { $0.2 < $1.1 }, "overlapping services: \(gen)")
         }
-        let dump = try CLI.run(["dump", "--frames", "492,1047", Self.meshCapture])
-        #expect(dump.stdout.contains("handle=0x0012 value=030005 [Mesh Provisioning Service / Mesh Provisioning Data In]"))
-        #expect(dump.stdout.contains("handle=0x000c value=006996e5d7bd765544e420d66db4d7213a27dd187a28 [Mesh Proxy Service / Mesh Proxy Data In]"))
+        let dump = try CLI.run(["dump", "--format", "jsonl", "--frames", "492,1047", Self.meshCapture])
+        #expect(dump.stdout.contains("\"handle\":18,\"value\":\"030005\",\"service\":\"1827\",\"service_name\":\"Mesh Provisioning Service\",\"characteristic\":\"2adb\",\"characteristic_name\":\"Mesh Provisioning Data In\""))
+        #expect(dump.stdout.contains("\"handle\":12,\"value\":\"006996e5d7bd765544e420d66db4d7213a27dd187a28\",\"service\":\"1828\",\"service_name\":\"Mesh Proxy Service\",\"characteristic\":\"2add\",\"characteristic_name\":\"Mesh Proxy Data In\""))
     }
 }
