@@ -4,7 +4,8 @@
     scripts/check_literals.py [--allowlist FILE] [--root DIR]   exit 1 and list what it found
     scripts/check_literals.py --self-test                       the rules against known snippets
 
-A protocol's folder is Sources/BluesiftProtocols/<ATT|SMP|L2CAP|LinkLayer|HCI|Advertising|Classic>.
+A protocol's folder is any folder of Sources/BluesiftProtocols but Pipeline (ATT, SMP, L2CAP,
+LinkLayer, HCI, Advertising, Classic, and each family that came in through the registry: LEAudio, Mesh).
 Everywhere else under Sources/ (the pipeline, the host, replay, dissect, ...) names opcodes,
 event codes, PSMs and CIDs by the typed constants those folders declare. A hex literal is
 reported when, with comments and strings stripped, it is
@@ -23,7 +24,8 @@ import os
 import re
 import sys
 
-PROTOCOL_DIRS = ["ATT", "SMP", "L2CAP", "LinkLayer", "HCI", "Advertising", "Classic"]
+# The engine's own folder: dispatch names codes by the protocols' constants.
+ENGINE_DIRS = {"Pipeline"}
 HEX = re.compile(r"\b0[xX][0-9A-Fa-f_]+\b")
 PSM_CID = re.compile(r"psm|\bcid\b|cid\b|\bcid|channelid", re.I)
 # A name says what a literal on its line is; `.command`/`.event` (a packet kind) and a call
@@ -99,7 +101,9 @@ def findings(path, text):
 
 def outside_files(root):
     src = os.path.join(root, "Sources")
-    proto = [os.path.join(src, "BluesiftProtocols", d) + os.sep for d in PROTOCOL_DIRS]
+    base = os.path.join(src, "BluesiftProtocols")
+    dirs = sorted(d for d in os.listdir(base) if os.path.isdir(os.path.join(base, d)) and d not in ENGINE_DIRS) if os.path.isdir(base) else []
+    proto = [os.path.join(base, d) + os.sep for d in dirs]
     for dirpath, _, names in os.walk(src):
         for name in sorted(names):
             p = os.path.join(dirpath, name)

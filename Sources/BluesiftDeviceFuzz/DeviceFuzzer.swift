@@ -164,7 +164,7 @@ public final class DeviceFuzzer {
                 case .read:
                     if case .error(let c) = try device.read(handle: handle) { error = c }
                 case .raw:
-                    let op = UInt8(a.opcode ?? 0x12)
+                    let op = a.opcode.map { UInt8(truncatingIfNeeded: $0) } ?? ATTOpcode.writeRequest.rawValue
                     request = ATTOpcode(rawValue: op).name
                     let pdu = [op, UInt8(handle & 0xFF), UInt8(handle >> 8)] + value
                     if let r = try device.sendRaw(pdu), r.first == ATTOpcode.errorResponse.rawValue, r.count >= 5 { error = r[4] }

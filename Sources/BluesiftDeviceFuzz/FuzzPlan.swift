@@ -1,4 +1,5 @@
 import BluesiftWire
+import BluesiftProtocols
 import BluesiftGATT
 import BluesiftPlugins
 import BluesiftReplay
@@ -282,7 +283,7 @@ public struct FuzzPlanner {
                 var over = base.sequence
                 let pad = [UInt8](repeating: 0x00, count: max(0, mtu - 3 + 1 - bytes.count))
                 over[i] = FuzzAction(
-                    kind: .raw, op: a.op, target: a.target, value: Hex.string(bytes + pad), opcode: a.op == "command" ? 0x52 : 0x12, delayMs: a.delayMs, step: a.step,
+                    kind: .raw, op: a.op, target: a.target, value: Hex.string(bytes + pad), opcode: Int((a.op == "command" ? ATTOpcode.writeCommand : ATTOpcode.writeRequest).rawValue), delayMs: a.delayMs, step: a.step,
                     mutation: "value of \(mtu - 2) bytes in one PDU, over the MTU of \(mtu)")
                 out.append(FuzzVariant(actions: over, mutations: [FuzzMutation(layer: "att", summary: "step \(i + 1): \(over[i].mutation!)")]))
             }
@@ -292,7 +293,7 @@ public struct FuzzPlanner {
                     var x = base.sequence
                     // Signed Write Command (Vol 3 Part F §3.4.5.4): value then a 12-byte signature, here zeros.
                     x[i] = FuzzAction(
-                        kind: .raw, op: "signed", target: a.target, value: Hex.string(bytes + [UInt8](repeating: 0, count: 12)), opcode: 0xD2, delayMs: a.delayMs,
+                        kind: .raw, op: "signed", target: a.target, value: Hex.string(bytes + [UInt8](repeating: 0, count: 12)), opcode: Int(ATTOpcode.signedWriteCommand.rawValue), delayMs: a.delayMs,
                         step: a.step, mutation: "sent as a Signed Write Command (zero signature)")
                     out.append(FuzzVariant(actions: x, mutations: [FuzzMutation(layer: "att", summary: "step \(i + 1): \(x[i].mutation!)")]))
                 } else {
