@@ -1,24 +1,5 @@
-/// The fuzzer's own generator (SplitMix64, Steele et al. 2014): every decision comes from it,
-/// so a `--seed` and the device's behaviour fix the run. No clock is read for a decision.
-public struct FuzzRandom: RandomNumberGenerator, Sendable {
-    public private(set) var state: UInt64
+import BluesiftWire
 
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A value in 0..<n (n > 0).
-    public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
-
-    /// Fisher-Yates with this generator (the standard library's shuffle may change its draws).
-    public mutating func shuffle<T>(_ a: inout [T]) {
-        guard a.count > 1 else { return }
-        for i in stride(from: a.count - 1, to: 0, by: -1) { a.swapAt(i, below(i + 1)) }
-    }
-}
+/// The device fuzzer's generator: every decision comes from it, so a `--seed` and the device's
+/// behaviour fix the run. No clock is read for a decision.
+public typealias FuzzRandom = SplitMix64

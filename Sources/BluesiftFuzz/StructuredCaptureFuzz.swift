@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import BluesiftWire
 import BluesiftCapture
 
 /// Structure-aware mutation of every capture reader's format (CaptureImage): records dropped,
@@ -432,19 +433,6 @@ enum Pcapng {
 
     static func interfaceID(_ u: CaptureImage.Unit) -> Int { u.bytes.count >= 12 ? CaptureImage.u32(u.bytes, 8, little: u.little) : -1 }
     static func setInterfaceID(_ u: inout CaptureImage.Unit, _ id: Int) { u.bytes.replaceSubrange(8..<12, with: CaptureImage.put32(id, little: u.little)) }
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny deterministic generator for reproducible runs.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// Seed variants: the same records in another layout.
