@@ -119,6 +119,10 @@ import BluesiftWire
             #expect(h.error?.layer == "hci" && h.error?.code == .truncated && h.error?.offset == 14)
             #expect(h.error?.message == "connection interval: need 2 bytes, 0 left")
             #expect(h.summary == "LE Meta: LE Connection Complete handle=0x0040 peer=c0:11:22:33:44:55 role=peripheral status=Success")
+            #expect(
+                json(h)
+                    == #"{"opcode":62,"name":"LE Meta","subevent":1,"subevent_name":"LE Connection Complete","status":0,"status_name":"Success","handle":64,"role":"peripheral","peer":"c0:11:22:33:44:55","peer_type":"random"}"#
+            )
         }
         // The view alone: the same fields, the offset within the parameters.
         var f = HCIFields(), sub: UInt8?
