@@ -10,27 +10,32 @@ import BluesiftReplay
 /// connection (no wall clock: the same counts on any machine), against an in-memory band.
 struct DeviceFuzzBudgetTests {
     /// The band of DeviceFuzzPlanTests.live(), in memory: every write succeeds, except (with
-    /// `longError`) a write longer than 20 bytes, answered Invalid Attribute Value Length, an
-    /// error the recording never shows: a finding.
+    /// `hangs`) a write longer than the recorded 20 bytes, after which it answers nothing
+    /// (the ATT timeout: a finding).
     final class MemoryBand: RawATTDevice {
-        let longError: Bool
+        let hangs: Bool
         var peerAddress: String? = "c0:ba:0d:00:00:01"
         var linkLossReason: UInt8? { nil }
         var attMTU: Int { 23 }
-        init(longError: Bool) { self.longError = longError }
+        init(hangs: Bool) { self.hangs = hangs }
+        func hang(_ value: some Collection) throws(ReplayFault) {
+            if hangs && value.count > 20 { throw ReplayFault(.timeout, "no answer within the ATT timeout") }
+        }
         func discover() throws(ReplayFault) -> GATTDatabase { DeviceFuzzPlanTests.live() }
         func exchangeMTU(_ mtu: Int) throws(ReplayFault) -> Int { mtu }
         func write(handle: UInt16, value: [UInt8], op: WriteOp) throws(ReplayFault) -> ATTOutcome {
-            longError && value.count > 20 && op != .command ? .error(code: 0x0D) : .ok
+            try hang(value)
+            return .ok
         }
         func read(handle: UInt16) throws(ReplayFault) -> ATTOutcome { .value([0x01]) }
-        /// Write Request (0x12) as `write`; Write and Signed Write Command (0x52, 0xD2): nothing
+        /// Write Request (0x12) and Command (0x52) as `write`; Signed Write Command (0xD2): nothing
         /// back; Prepare (0x16) and Execute Write (0x18): their responses; anything else: Error
         /// Response, Request Not Supported (0x06).
         func sendRaw(_ pdu: [UInt8]) throws(ReplayFault) -> [UInt8]? {
             switch pdu.first ?? 0 {
-            case 0x12: return longError && pdu.count - 3 > 20 ? [0x01, 0x12, pdu[1], pdu[2], 0x0D] : [0x13]
-            case 0x52, 0xD2: return nil
+            case 0x12: try hang(pdu.dropFirst(3)); return [0x13]
+            case 0x52: try hang(pdu.dropFirst(3)); return nil
+            case 0xD2: return nil
             case 0x16: return [0x17] + pdu.dropFirst()
             case 0x18: return [0x19]
             default: return [0x01, pdu.first ?? 0, pdu.count > 1 ? pdu[1] : 0, pdu.count > 2 ? pdu[2] : 0, 0x06]
@@ -47,7 +52,7 @@ struct DeviceFuzzBudgetTests {
         var starts: [Duration] = []
         let fuzzer: DeviceFuzzer
 
-        init(time: Duration?, variants: Int, longError: Bool, perConnection: Duration = .milliseconds(250)) throws {
+        init(time: Duration?, variants: Int, hangs: Bool, perConnection: Duration = .milliseconds(250)) throws {
             var options = DeviceFuzzer.Options()
             options.time = time
             options.variants = variants
@@ -58,7 +63,7 @@ struct DeviceFuzzBudgetTests {
             fuzzer = DeviceFuzzer(base: base, plugins: plugins, options: options) { (_: String?) throws(ReplayFault) -> any RawATTDevice in
                 box!.starts.append(box!.now)
                 box!.now += perConnection
-                return MemoryBand(longError: longError)
+                return MemoryBand(hangs: hangs)
             }
             box = self
             fuzzer.elapsed = { [unowned self] in self.now }
@@ -67,7 +72,7 @@ struct DeviceFuzzBudgetTests {
 
     @Test func theTimeBudgetEndsTheRunAtTheFirstConnectionPastIt() throws {
         // 3 baseline connections (0, 0.25, 0.5 s), then a variant at 0.75 … 4.75 s: 17 variants.
-        let rig = try Rig(time: .seconds(5), variants: .max, longError: false)
+        let rig = try Rig(time: .seconds(5), variants: .max, hangs: false)
         let s = try rig.fuzzer.run()
         #expect(s.findings.isEmpty)
         #expect(s.variants == 17)
@@ -78,7 +83,7 @@ struct DeviceFuzzBudgetTests {
     }
 
     @Test func noTimeBudgetRunsTheVariantsAsked() throws {
-        let rig = try Rig(time: nil, variants: 40, longError: false)
+        let rig = try Rig(time: nil, variants: 40, hangs: false)
         let s = try rig.fuzzer.run()
         #expect(s.variants == 40)
         #expect(s.connections == 43)
@@ -89,17 +94,16 @@ struct DeviceFuzzBudgetTests {
     /// the variants do (before, they ran their 48 tests and 10 reruns past it).
     @Test func minimisingAndRerunsStopAtTheBudgetToo() throws {
         // Unbounded, to learn when the first long write comes and what a whole finding costs.
-        let free = try Rig(time: nil, variants: 200, longError: true)
+        let free = try Rig(time: nil, variants: 200, hangs: true)
         let all = try free.fuzzer.run()
         let first = try #require(all.findings.first)
-        #expect(first.reaction.kind == "error")
-        #expect(first.reaction.code == 0x0D)
+        #expect(first.reaction.kind == "timeout")
         #expect(first.runs == 10 && first.reproduced == 10)
 
         // The budget ends 2 connections after the variant that finds it starts: one more
         // connection (its first minimisation test or rerun), then nothing more starts.
         let startOfVariant = Duration.milliseconds(250 * (3 + first.variant - 1))
-        let rig = try Rig(time: startOfVariant + .milliseconds(500), variants: .max, longError: true)
+        let rig = try Rig(time: startOfVariant + .milliseconds(500), variants: .max, hangs: true)
         let s = try rig.fuzzer.run()
         print(
             "unbounded: finding at variant \(first.variant), step \(first.at ?? -1) of \(first.originalSteps), \(all.connections) connections; cut: runs \(s.findings.first?.runs ?? -1), steps \(s.findings.first?.steps.count ?? -1), \(s.connections) connections"

@@ -111,7 +111,9 @@ struct FuzzOverTransports {
         // Stopped at the first check after the signal: no later progress line came first.
         #expect(variants >= 10 && variants < 20, "\(variants) variants")
         #expect(!stderr.contains("fuzz: variant 20/400"))
-        #expect(stderr.hasSuffix(", connections/s (done)\n"), "\(stderr)")
+        let last = stderr.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.hasPrefix("fuzz: variant \(variants)/400, 1 finding, \(summary["connections"] ?? "?") connections, "), "\(stderr)")
+        #expect(last.hasSuffix(" connections/s (done)"), "\(stderr)")
         #expect(stdout.hasPrefix(Self.summaryLine(summary) + "\n"), "\(stdout)")
         #expect(p.terminationReason == .exit)
         #expect(p.terminationStatus == 1)
