@@ -98,6 +98,8 @@ struct DeviceFuzzBudgetTests {
         let all = try free.fuzzer.run()
         let first = try #require(all.findings.first)
         #expect(first.reaction.kind == "timeout")
+        // Seed 1: variant 8's 4th and last step, a write longer than recorded.
+        #expect(first.variant == 8 && first.at == 4 && first.originalSteps == 4)
         #expect(first.runs == 10 && first.reproduced == 10)
 
         // The budget ends 2 connections after the variant that finds it starts: one more
@@ -105,15 +107,15 @@ struct DeviceFuzzBudgetTests {
         let startOfVariant = Duration.milliseconds(250 * (3 + first.variant - 1))
         let rig = try Rig(time: startOfVariant + .milliseconds(500), variants: .max, hangs: true)
         let s = try rig.fuzzer.run()
-        print(
-            "unbounded: finding at variant \(first.variant), step \(first.at ?? -1) of \(first.originalSteps), \(all.connections) connections; cut: runs \(s.findings.first?.runs ?? -1), steps \(s.findings.first?.steps.count ?? -1), \(s.connections) connections"
-        )
         let cut = try #require(s.findings.first)
         #expect(s.findings.count == 1)
         #expect(cut.variant == first.variant)
         #expect(cut.signature == first.signature)
         #expect(s.variants == first.variant)
         #expect(s.connections == 3 + first.variant + 1)
+        // The one connection left went to the step alone (it reproduces): no rerun, no reproducer.
+        #expect(cut.steps.count == 1)
+        #expect(cut.runs == 0 && cut.reproduced == 0 && cut.reproducer == nil)
         #expect(rig.starts.last == startOfVariant + .milliseconds(250))
         #expect(rig.now == startOfVariant + .milliseconds(500))
     }
