@@ -37,7 +37,7 @@ import BluesiftCodecs
     /// AD structures: Broadcast Audio Announcement (0x1852, BAP §3.7.2.1), Public Broadcast
     /// Announcement (0x1856, PBP §4.2: Standard Quality, Program_Info "News"), Broadcast_Name (0x30).
     static let announcement: [UInt8] = [0x06, 0x16, 0x52, 0x18] + broadcastID
-    static let publicBroadcast: [UInt8] = [0x0A, 0x16, 0x56, 0x18, 0x02, 0x05, 0x05, 0x03] + Array("News".utf8)
+    static let publicBroadcast: [UInt8] = [0x0B, 0x16, 0x56, 0x18, 0x02, 0x06, 0x05, 0x03] + Array("News".utf8)
     static let broadcastName: [UInt8] = [UInt8(name.utf8.count + 1), 0x30] + Array(name.utf8)
 
     /// BASE (service data 0x1851, BAP §3.7.2.2): delay 40 ms, one LC3 subgroup 48 kHz 10 ms
