@@ -214,8 +214,8 @@ import BluesiftCodecs
     }()
 
     /// lc3py (PyPI; its own build of Google's liblc3) encodes the sines, bluesift (Debian's
-    /// liblc3) decodes them from the source capture's ISO SDUs. Measured: 1 kHz at 25.3 dB,
-    /// 500 Hz at 22.8 dB; threshold as for bluesift's own encoder.
+    /// liblc3) decodes them from the source capture's ISO SDUs. Measured: 1 kHz at 25.0 dB,
+    /// 500 Hz at 23.8 dB; threshold as for bluesift's own encoder.
     @Test(.enabled(if: Self.lc3pyAvailable, "lc3py missing from .venv (make venv installs Tests/VirtualDevice/requirements.txt)"))
     func lc3pyEncodedSinesDecode() throws {
         let dir = try AudioTests.tempDir()
