@@ -3,7 +3,7 @@
 (Core 6.0 Vol 4 Part E: LE Set CIG Parameters §7.8.97, LE Create CIS §7.8.99, LE CIS
 Established §7.7.65.25) on ACL 0x0040, then SDUS SDUs each way on CIS 0x0060, 10 ms apart:
 sent ones as one complete packet (PB 0b10), received ones with a time stamp and every fourth
-in two fragments (PB 0b00 + 0b01), one in 500 received flagged lost (Packet_Status_Flag 0b10).
+in two fragments (PB 0b00 first, 0b11 last), one in 500 received flagged lost (Packet_Status_Flag 0b10).
   make_iso_capture.py OUT [SDUS]   (default 200000 each way)"""
 import struct
 import sys
@@ -52,7 +52,7 @@ with open(out, "wb") as f:
             record(f, us + 500, False, iso(CIS, 2, us, head))
         elif n % 4 == 3:
             record(f, us + 500, False, iso(CIS, 0, us, head + sdu[:60]))
-            record(f, us + 600, False, iso(CIS, 1, None, sdu[60:]))
+            record(f, us + 600, False, iso(CIS, 3, None, sdu[60:]))
         else:
             record(f, us + 500, False, iso(CIS, 2, us, head + sdu))
         us += 10_000
