@@ -79,9 +79,9 @@ extension ProtocolDecoder {
             c.peer = hci.peer; c.peerAddressType = hci.peerAddressType; c.transport = .bredr
             c.start = record.timestamp; c.startFrame = record.frame
             c.role = pendingCreate[adapter] == hci.peer ? .central : nil
-            if hci.eventCode == .synchronousConnectionComplete { // §7.7.35: link type, intervals, lengths, air mode
+            if hci.eventCode == .synchronousConnectionComplete { // §7.7.35: link type and air mode
                 c.linkType = hci.linkType
-                if hci.parameters.count >= 17 { c.airMode = hci.parameters[16] }
+                c.airMode = HCISynchronousConnectionCompleteEvent.View(parameters: hci.parameters).airMode
             }
             open(c)
         case .disconnectionComplete:
