@@ -2,28 +2,31 @@ import Crypto
 import _CryptoExtras
 
 /// An AES-128 key made once and used for many blocks (a link's session key, a Mesh
-/// network's EncryptionKey and PrivacyKey, a TK candidate): the key schedule is expanded
-/// once, here, not per block (swift-crypto's `AES.permute` expands it on every call, which
-/// cost a Mesh decoder most of its time). `AESRounds` is checked against `AES.permute`.
+/// network's EncryptionKey and PrivacyKey, a TK candidate). swift-crypto's `AES.permute`
+/// expands the key schedule on each block; it stays the one AES here (hardware AES,
+/// constant time) rather than a hand-written cipher that would keep the schedule.
 public struct AES128Key: @unchecked Sendable {
-    let rounds: AESRounds
+    let key: SymmetricKey
 
     /// `bytes`: 16 octets in the cipher's order (most significant first).
     public init(_ bytes: [UInt8]) {
         precondition(bytes.count == 16, "AES-128 takes a 16-byte key")
-        rounds = AESRounds(bytes)
+        key = SymmetricKey(data: bytes)
     }
 
     /// Encrypts one 16-byte block in place.
     @inline(__always)
     public func encrypt(_ block: inout [UInt8]) {
-        precondition(block.count == 16, "AES-128 takes a 16-byte block")
-        block.withUnsafeMutableBytes { rounds.encrypt($0.baseAddress!) }
+        // permute throws only for a key or block of the wrong size.
+        try! AES.permute(&block, key: key)
     }
 
-    /// Encrypts the 16 bytes at `block` in place.
+    /// Encrypts the 16 bytes at `block` in place (a block on the caller's stack).
     @inline(__always)
-    func encrypt(_ block: UnsafeMutableRawPointer) { rounds.encrypt(block) }
+    func encrypt(_ block: UnsafeMutableRawPointer) {
+        var b = UnsafeMutableRawBufferPointer(start: block, count: 16)
+        try! AES.permute(&b, key: key)
+    }
 }
 
 /// AES-CCM as the LE link layer uses it (Core 5.4 Vol 6 Part E §1-2, after RFC 3610):
