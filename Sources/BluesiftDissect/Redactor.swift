@@ -48,6 +48,9 @@ public final class Redactor {
     var namePrefilter = [UInt64](repeating: 0, count: 1024)
     /// Frame → byte ranges to zero in pass 2 (masked values, fragments included).
     var masked: [Int: [Range<Int>]] = [:]
+    /// Frame → (record range, bytes) a module placed itself (`ModuleSecret.frame`): key
+    /// material sealed again, possibly in an earlier record than the one that revealed it.
+    var placed: [Int: [(range: Range<Int>, bytes: [UInt8]?)]] = [:]
 
     /// `analyzer`: how masked characteristics and module key material are found (keys, an
     /// imported GATT database); a plain one when nil. Unused without `maskCharacteristics`
@@ -172,12 +175,18 @@ public final class Redactor {
         a.analyze(r, into: &scratch)
         let f = scratch.decoded
         let b = r.bytes
+        if let m = f.module {
+            for x in m.secrets where x.frame != nil {
+                if !x.range.isEmpty { placed[x.frame!, default: []].append((x.range, x.replacement)) }
+                counts[x.label, default: 0] += 1
+            }
+        }
         // Key material a module found in an HCI command's or event's parameters (after the
         // opcode and length; an LE subevent's after its code, Command Complete's after the
         // event code and length: where each carrier's PDU starts).
         if (r.kind == .command || r.kind == .event) && b.count >= 3, let m = f.module, case let secrets = m.secrets, !secrets.isEmpty {
             let base = r.kind == .command || b[0] == 0x3E ? 3 : 2
-            for x in secrets where base + x.range.upperBound <= b.count {
+            for x in secrets where x.frame == nil && base + x.range.upperBound <= b.count {
                 masked[r.frame, default: []].append(base + x.range.lowerBound..<base + x.range.upperBound)
                 counts[x.label, default: 0] += 1
             }
@@ -227,7 +236,7 @@ public final class Redactor {
             counts["masked values of \(ch)", default: 0] += 1
         } else if let m = f.module {
             // A module's key material in the ATT value (the PDU its `decode` was given).
-            for x in m.secrets where x.range.upperBound <= value.count {
+            for x in m.secrets where x.frame == nil && x.range.upperBound <= value.count {
                 mask((4 + value.lowerBound + x.range.lowerBound)..<(4 + value.lowerBound + x.range.upperBound))
                 counts[x.label, default: 0] += 1
             }
@@ -290,6 +299,10 @@ public final class Redactor {
         }
         for range in masked[r.frame] ?? [] where range.upperBound <= b.count {
             for j in range { b[j] = 0 }
+            changed = true
+        }
+        for (range, bytes) in placed[r.frame] ?? [] where range.upperBound <= b.count && (bytes == nil || bytes!.count == range.count) {
+            if let bytes { b.replaceSubrange(range, with: bytes) } else { for j in range { b[j] = 0 } }
             changed = true
         }
         guard changed, !b.elementsEqual(r.bytes) else { return (nil, false) }

@@ -1,7 +1,10 @@
 import Crypto
 import _CryptoExtras
 
-/// An AES-128 key made once and used for many blocks (a link's session key, a TK candidate).
+/// An AES-128 key made once and used for many blocks (a link's session key, a Mesh
+/// network's EncryptionKey and PrivacyKey, a TK candidate). swift-crypto's `AES.permute`
+/// expands the key schedule on each block; it stays the one AES here (hardware AES,
+/// constant time) rather than a hand-written cipher that would keep the schedule.
 public struct AES128Key: @unchecked Sendable {
     let key: SymmetricKey
 
@@ -16,6 +19,13 @@ public struct AES128Key: @unchecked Sendable {
     public func encrypt(_ block: inout [UInt8]) {
         // permute throws only for a key or block of the wrong size.
         try! AES.permute(&block, key: key)
+    }
+
+    /// Encrypts the 16 bytes at `block` in place (a block on the caller's stack).
+    @inline(__always)
+    func encrypt(_ block: UnsafeMutableRawPointer) {
+        var b = UnsafeMutableRawBufferPointer(start: block, count: 16)
+        try! AES.permute(&b, key: key)
     }
 }
 
@@ -42,65 +52,98 @@ public struct AESCCM: Sendable {
         return n
     }
 
+    /// A 16-octet block on the stack: the CBC-MAC state and key stream blocks, so opening or
+    /// sealing a PDU allocates only its output.
+    typealias Block = (UInt64, UInt64)
+
     /// Authentication field T (RFC 3610 §2.2): CBC-MAC over B0, the additional data and the
     /// payload. B0 flags: Adata, M' = (M - 2) / 2, L' = L - 1 with L = 15 - nonce length
     /// (the link layer's 13-octet nonce, one octet of additional data, M = 4: 0x49).
     /// `aad`: none or one octet (l(a) = 1 in two octets, then zero padding).
-    func mac(_ payload: UnsafeRawBufferPointer, nonce: [UInt8], aad: UInt8?, tagLength: Int) -> [UInt8] {
+    func mac(_ payload: UnsafeRawBufferPointer, nonce: [UInt8], aad: UInt8?, tagLength: Int) -> Block {
         guard var a = aad else { return mac(payload, nonce: nonce, aad: UnsafeRawBufferPointer(start: nil, count: 0), tagLength: tagLength) }
         return withUnsafeBytes(of: &a) { mac(payload, nonce: nonce, aad: $0, tagLength: tagLength) }
     }
 
     /// The CBC-MAC itself, with additional data of any length below 0xFF00 octets (l(a) in
     /// two octets, then the data, zero padded to the block), read in place.
-    func mac(_ payload: UnsafeRawBufferPointer, nonce: [UInt8], aad: UnsafeRawBufferPointer, tagLength: Int) -> [UInt8] {
-        let n = nonce.count
-        var x = [UInt8](repeating: 0, count: 16)
-        x[0] = (aad.isEmpty ? 0 : 0x40) | UInt8((tagLength - 2) / 2) << 3 | UInt8(14 - n)
-        for i in 0..<n { x[1 + i] = nonce[i] }
-        var length = payload.count, k = 15
-        while k > n { x[k] = UInt8(truncatingIfNeeded: length); length >>= 8; k -= 1 }
-        key.encrypt(&x)
-        if !aad.isEmpty {
-            x[0] ^= UInt8(truncatingIfNeeded: aad.count >> 8)
-            x[1] ^= UInt8(truncatingIfNeeded: aad.count)
-            var j = 2
-            for b in aad {
-                x[j] ^= b; j += 1
-                if j == 16 { key.encrypt(&x); j = 0 }
+    func mac(_ payload: UnsafeRawBufferPointer, nonce: [UInt8], aad: UnsafeRawBufferPointer, tagLength: Int) -> Block {
+        var block: Block = (0, 0)
+        withUnsafeMutableBytes(of: &block) { x in
+            let p = x.baseAddress!
+            let n = nonce.count
+            x[0] = (aad.isEmpty ? 0 : 0x40) | UInt8((tagLength - 2) / 2) << 3 | UInt8(14 - n)
+            for i in 0..<n { x[1 + i] = nonce[i] }
+            var length = payload.count, k = 15
+            while k > n { x[k] = UInt8(truncatingIfNeeded: length); length >>= 8; k -= 1 }
+            key.encrypt(p)
+            if !aad.isEmpty {
+                x[0] ^= UInt8(truncatingIfNeeded: aad.count >> 8)
+                x[1] ^= UInt8(truncatingIfNeeded: aad.count)
+                var j = 2
+                for b in aad {
+                    x[j] ^= b; j += 1
+                    if j == 16 { key.encrypt(p); j = 0 }
+                }
+                if j != 0 { key.encrypt(p) }
             }
-            if j != 0 { key.encrypt(&x) }
+            var o = 0
+            while o < payload.count {
+                let c = min(16, payload.count - o)
+                for i in 0..<c { x[i] ^= payload[o + i] }
+                key.encrypt(p)
+                o += c
+            }
         }
-        var o = 0
-        while o < payload.count {
-            let c = min(16, payload.count - o)
-            for i in 0..<c { x[i] ^= payload[o + i] }
-            key.encrypt(&x)
-            o += c
-        }
-        return x
+        return block
     }
 
     /// Key stream block S_i = e(K, A_i), A_i = flags L' | nonce | i in L octets (§2.3).
     @inline(__always)
-    func stream(_ i: Int, nonce: [UInt8], into a: inout [UInt8]) {
-        let n = nonce.count
-        a[0] = UInt8(14 - n)
-        for k in 0..<n { a[1 + k] = nonce[k] }
-        var c = i, k = 15
-        while k > n { a[k] = UInt8(truncatingIfNeeded: c); c >>= 8; k -= 1 }
-        key.encrypt(&a)
+    func stream(_ i: Int, nonce: [UInt8], into block: inout Block) {
+        withUnsafeMutableBytes(of: &block) { a in
+            let n = nonce.count
+            a[0] = UInt8(14 - n)
+            for k in 0..<n { a[1 + k] = nonce[k] }
+            var c = i, k = 15
+            while k > n { a[k] = UInt8(truncatingIfNeeded: c); c >>= 8; k -= 1 }
+            key.encrypt(a.baseAddress!)
+        }
     }
 
-    /// XORs the key stream S_1, S_2, ... into `data` (`s`: a 16-octet scratch block).
+    /// XORs the key stream S_1, S_2, ... into `data`.
     @inline(__always)
-    func crypt(_ data: inout [UInt8], nonce: [UInt8], scratch s: inout [UInt8]) {
+    func crypt(_ data: inout [UInt8], nonce: [UInt8]) {
+        var s: Block = (0, 0)
         var o = 0, i = 1
-        while o < data.count {
-            stream(i, nonce: nonce, into: &s)
-            for k in 0..<min(16, data.count - o) { data[o + k] ^= s[k] }
-            o += 16; i += 1
+        let count = data.count
+        data.withUnsafeMutableBytes { d in
+            while o < count {
+                stream(i, nonce: nonce, into: &s)
+                withUnsafeBytes(of: &s) { s in for k in 0..<min(16, count - o) { d[o + k] ^= s[k] } }
+                o += 16; i += 1
+            }
         }
+    }
+
+    /// The MIC: the first `count` octets of T XOR S_0.
+    @inline(__always)
+    func tag(_ t: Block, nonce: [UInt8], count: Int) -> [UInt8] {
+        var s: Block = (0, 0)
+        stream(0, nonce: nonce, into: &s)
+        let x = (t.0 ^ s.0, t.1 ^ s.1)
+        return withUnsafeBytes(of: x) { Array($0.prefix(count)) }
+    }
+
+    /// Whether `tag` equals the first `tag.count` octets (at most `limit`) of T XOR S_0.
+    @inline(__always)
+    func verify(_ t: Block, nonce: [UInt8], tag: UnsafeRawBufferPointer, limit: Int) -> Bool {
+        var s: Block = (0, 0)
+        stream(0, nonce: nonce, into: &s)
+        let x = (t.0 ^ s.0, t.1 ^ s.1)
+        var diff: UInt8 = 0
+        withUnsafeBytes(of: x) { u in for k in 0..<min(tag.count, limit) { diff |= u[k] ^ tag[k] } }
+        return !tag.isEmpty && diff == 0
     }
 
     /// Encrypts `plaintext`: ciphertext of the same length followed by the 4-octet MIC.
@@ -115,10 +158,8 @@ public struct AESCCM: Sendable {
     /// `nonce`: 7 to 13 octets (L = 15 - count); `aad`: none or one octet.
     func sealTag(_ data: inout [UInt8], nonce: [UInt8], aad: UInt8?, tagLength: Int, sent: Int) -> [UInt8] {
         let t = data.withUnsafeBytes { mac($0, nonce: nonce, aad: aad, tagLength: tagLength) }
-        var s = [UInt8](repeating: 0, count: 16)
-        crypt(&data, nonce: nonce, scratch: &s)
-        stream(0, nonce: nonce, into: &s)
-        return (0..<sent).map { t[$0] ^ s[$0] }
+        crypt(&data, nonce: nonce)
+        return tag(t, nonce: nonce, count: sent)
     }
 
     /// Decrypts `sealed` (ciphertext then MIC) into `out` (replaced). False when the MIC
@@ -141,19 +182,15 @@ public struct AESCCM: Sendable {
     ) -> Bool {
         out.removeAll(keepingCapacity: true)
         out.append(contentsOf: ciphertext)
-        var s = [UInt8](repeating: 0, count: 16)
-        crypt(&out, nonce: nonce, scratch: &s)
+        crypt(&out, nonce: nonce)
         let t = out.withUnsafeBytes { mac($0, nonce: nonce, aad: aad, tagLength: tagLength) }
-        stream(0, nonce: nonce, into: &s)
-        var diff: UInt8 = 0
-        for k in 0..<min(tag.count, tagLength) { diff |= (t[k] ^ s[k]) ^ tag[k] }
-        return !tag.isEmpty && diff == 0
+        return verify(t, nonce: nonce, tag: tag, limit: tagLength)
     }
 
     /// CBC-MAC with additional data of any length below 0xFF00 octets (RFC 3610 §2.2: l(a) in
     /// two octets, then the data, zero padded to the block): Mesh's upper transport takes a
     /// 16-octet Label UUID here for virtual destinations. Empty `aad`: none (Adata 0).
-    func mac(_ payload: UnsafeRawBufferPointer, nonce: [UInt8], aadBytes aad: [UInt8], tagLength: Int) -> [UInt8] {
+    func mac(_ payload: UnsafeRawBufferPointer, nonce: [UInt8], aadBytes aad: [UInt8], tagLength: Int) -> Block {
         aad.withUnsafeBytes { mac(payload, nonce: nonce, aad: $0, tagLength: tagLength) }
     }
 
@@ -161,10 +198,8 @@ public struct AESCCM: Sendable {
     /// the `tagLength`-octet MIC.
     func sealTag(_ data: inout [UInt8], nonce: [UInt8], aadBytes: [UInt8], tagLength: Int) -> [UInt8] {
         let t = data.withUnsafeBytes { mac($0, nonce: nonce, aadBytes: aadBytes, tagLength: tagLength) }
-        var s = [UInt8](repeating: 0, count: 16)
-        crypt(&data, nonce: nonce, scratch: &s)
-        stream(0, nonce: nonce, into: &s)
-        return (0..<tagLength).map { t[$0] ^ s[$0] }
+        crypt(&data, nonce: nonce)
+        return tag(t, nonce: nonce, count: tagLength)
     }
 
     /// General CCM with additional data of any length: decrypts `ciphertext` into `out`
@@ -175,13 +210,9 @@ public struct AESCCM: Sendable {
     ) -> Bool {
         out.removeAll(keepingCapacity: true)
         out.append(contentsOf: ciphertext)
-        var s = [UInt8](repeating: 0, count: 16)
-        crypt(&out, nonce: nonce, scratch: &s)
+        crypt(&out, nonce: nonce)
         let t = out.withUnsafeBytes { mac($0, nonce: nonce, aadBytes: aadBytes, tagLength: tag.count) }
-        stream(0, nonce: nonce, into: &s)
-        var diff: UInt8 = 0
-        for k in 0..<tag.count { diff |= (t[k] ^ s[k]) ^ tag[k] }
-        return !tag.isEmpty && diff == 0
+        return verify(t, nonce: nonce, tag: tag, limit: 16)
     }
 
     /// Additional data of a data channel PDU (§2.2): the first header octet with NESN, SN

@@ -20,7 +20,10 @@ struct Redact: ParsableCommand {
             length: SMP Encryption/Identity/Signing Information and Pairing Confirm/Random/DHKey Check \
             values, LE Long Term Key Request Reply, LE Enable Encryption, LE Encrypt (key, plaintext, \
             result), LE Rand results, LE DHKey, Link Key Notification, Link Key Request Reply, \
-            Return/Write Stored Link Keys, PIN Code Request Reply, resolving-list IRKs. OUT keeps IN's \
+            Return/Write Stored Link Keys, PIN Code Request Reply, resolving-list IRKs; Bluetooth Mesh, \
+            with --mesh-keys: the keys of Config AppKey/NetKey Add/Update and, with provisioning_secrets, \
+            the NetKey of Provisioning Data, zeroed and sealed again (MICs valid with the same keys; \
+            what no given key opens is left as it was and counted in the report). OUT keeps IN's \
             format byte for byte otherwise (link type, headers, timestamps), written under a \
             temporary name and renamed when complete. The report (what was replaced, how many \
             times) goes to stderr, or as JSON to --report FILE.

@@ -70,7 +70,11 @@ import Testing
         (#"{"iv_index": "0", "dev_keys": {"0x8001": "9d6dd0e96eb25dc19a40ed9914f8f03f"}}"#, "dev_keys.0x8001", "name is not a unicast address (0x0001-0x7fff)"),
         (#"{"iv_index": "0", "dev_keys": {"0x1201": "9d6dd0e9-6eb25dc19a40ed9914f8f03f"}}"#, "dev_keys.0x1201", "is not 32 hex digits"),
         (#"{"iv_index": "0", "label_uuids": [7]}"#, "label_uuids[0]", "is not 32 hex digits"),
-        (#"{"iv_index": "0", "netkeys": []}"#, "netkeys", "unknown member (expected iv_index, net_keys, app_keys, dev_keys, label_uuids)")
+        (#"{"iv_index": "0", "provisioning_secrets": ["7dd7364cd842ad18c17c2b820c84c3d6"]}"#, "provisioning_secrets[0]", "is not 64 hex digits"),
+        (
+            #"{"iv_index": "0", "netkeys": []}"#, "netkeys",
+            "unknown member (expected iv_index, net_keys, app_keys, dev_keys, label_uuids, provisioning_secrets)"
+        )
     ]) func badMember(_ json: String, _ member: String, _ message: String) {
         do {
             _ = try MeshKeys.decode(Array(json.utf8))
@@ -81,6 +85,14 @@ import Testing
             #expect(error.message == message)
             #expect(!error.description.contains("7dd7364c") && !error.description.contains("9d6dd0e9"))
         }
+    }
+
+    /// Provisioning secrets (redact and decrypt Provisioning Data): 32 octets each.
+    @Test func provisioningSecrets() throws {
+        let k = try MeshKeys.decode(
+            Array(#"{"iv_index": "0", "provisioning_secrets": ["3f49f6d4a3c55f3874c9b3e3d2103f504aff607beb40b7995899b8a6cd3c1abd"]}"#.utf8))
+        #expect(k.provisioningSecrets == [hex("3f49f6d4a3c55f3874c9b3e3d2103f504aff607beb40b7995899b8a6cd3c1abd")])
+        #expect(!"\(k)".contains("3f49") && !String(reflecting: k).contains("3f49"))
     }
 
     @Test func notJSON() {

@@ -108,6 +108,30 @@ public struct MeshAccessMessage: Sendable, Hashable {
 
     public func encode() -> [UInt8] { opcode.encode() + parameters }
 
+    /// Where its key fields lie in the access payload (Opcode ‖ Parameters): AppKey and NetKey
+    /// Add/Update (§4.3.2.37, §4.3.2.38, §4.3.2.31, §4.3.2.32), which `redact` zeroes. Keys
+    /// follow fixed-size fields only; none for a message too short to hold them.
+    public var secretRanges: [Range<Int>] {
+        guard let e = MeshAccessCatalog.entries[opcode.rawValue] else { return [] }
+        var out: [Range<Int>] = []
+        var i = opcode.size
+        for f in e.fields {
+            let n: Int
+            switch f {
+            case .u8: n = 1
+            case .u16, .s16, .keyIndex: n = 2
+            case .u24, .keyPair: n = 3
+            case .u32, .s32: n = 4
+            case .u40: n = 5
+            case .bytes(_, let size): n = size
+            case .secret(_, let size): n = size; out.append(i..<i + size)
+            default: return out.filter { $0.upperBound <= opcode.size + parameters.count }
+            }
+            i += n
+        }
+        return out.filter { $0.upperBound <= opcode.size + parameters.count }
+    }
+
     /// The fields of a catalogued message, in order; nil for an opcode not in the catalogue.
     public func fields() throws(DecodeError) -> [(name: StaticString, value: MeshFieldValue)]? {
         guard let e = MeshAccessCatalog.entries[opcode.rawValue] else { return nil }

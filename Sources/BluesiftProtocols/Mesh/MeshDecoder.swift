@@ -22,14 +22,28 @@ public struct MeshDecoder {
     struct SAREntry {
         var dst: UInt16, ivIndex: UInt32, segN: UInt8, akf: Bool, aid: UInt8, szmic: Bool, opcode: MeshControlOpcode?
         var parts: [UInt8: [UInt8]], age: Int, done: Bool
+        /// DevKey messages only (they carry configuration keys): where each segment was
+        /// heard, and the upper transport PDU sealed again with its keys zeroed (`redact`).
+        var heard: [HeardSegment] = []
+        var credentials: MeshNetworkCredentials? = nil
+        var resealed: [UInt8]? = nil
     }
+    /// A network PDU of a segment in its record, and what its network header held.
+    struct HeardSegment { var frame: Int, offset: Int, length: Int, seq: UInt32, ttl: UInt8, header: UInt32, segO: UInt8 }
     struct TxnKey: Hashable { var link: UInt32, number: UInt8 }
-    struct TxnEntry { var segN: UInt8, total: UInt16, fcs: UInt8, parts: [UInt8: [UInt8]], age: Int, done: Bool }
+    struct TxnEntry {
+        var segN: UInt8, total: UInt16, fcs: UInt8, parts: [UInt8: [UInt8]], age: Int, done: Bool
+        /// With provisioning secrets only: each segment's record (AD value offset, segment
+        /// index, data length), and the Provisioning PDU sealed again with its NetKey zeroed.
+        var heard: [(frame: Int, offset: Int, index: UInt8, length: Int)] = []
+        var resealed: [UInt8]? = nil
+    }
 
     var sar: [SARKey: SAREntry] = [:]
     var txns: [TxnKey: TxnEntry] = [:]
     var proxyStreams: [Int: (type: MeshProxyMessageType, data: [UInt8], age: Int)] = [:]
-    var friendships: [(lpn: UInt16, friend: UInt16, credentials: MeshNetworkCredentials)] = []
+    /// `counters`: LPNCounter << 16 | FriendCounter, the offer the credentials were made from.
+    var friendships: [(lpn: UInt16, friend: UInt16, counters: UInt32, credentials: MeshNetworkCredentials)] = []
     var friendRequests: [UInt16: UInt16] = [:]
     var clock = 0
 
@@ -46,6 +60,19 @@ public struct MeshDecoder {
     var learntNets: [MeshNetworkCredentials] = []
     var learntDevKeys: [UInt16: MeshAccessKey] = [:]
 
+    /// The record being decoded (its frame number) and where the bearer PDU starts in its
+    /// bytes, nil when it is not in them (a reassembled value): set by the caller before each
+    /// decode, so key material can be sealed again in place (`MeshLayer.secrets`, `redact`).
+    public var frame = 0
+    public var recordOffset: Int?
+    /// Where the network PDU being decoded lies in the record, when it does.
+    var networkOffset: Int?
+    /// A Provisioning Data PDU sealed again by the last `provisioning` call.
+    var resealedProvisioning: [UInt8]?
+    /// An upper transport PDU with its configuration keys zeroed, sealed again by the last
+    /// `upperAccess` call.
+    var resealedAccess: [UInt8]?
+
     public init(keys: MeshKeys? = nil, showKeys: Bool = false) {
         self.keys = keys; self.showKeys = showKeys; ivIndex = keys?.ivIndex ?? 0
     }
@@ -57,6 +84,7 @@ public struct MeshDecoder {
     public mutating func decodeAdvertising(adType: UInt8, data: [UInt8]) -> MeshLayer {
         clock += 1
         var l = MeshLayer(bearer: .advertising, adType: adType)
+        networkOffset = recordOffset
         switch adType {
         case 0x29: pbADV(data, into: &l)
         case 0x2A: network(data, proxyNonce: false, into: &l)
@@ -88,6 +116,8 @@ public struct MeshDecoder {
         do { p = try MeshProxyPDU(decoding: bytes) } catch { l.notes.append(error); return l }
         l.proxy = p
         var whole: [UInt8]
+        // Only a complete proxy PDU holds its network PDU in one record (after its header).
+        networkOffset = p.sar == .complete ? recordOffset.map { $0 + 1 } : nil
         switch p.sar {
         case .complete:
             if proxyStreams.removeValue(forKey: stream) != nil {
@@ -119,7 +149,12 @@ public struct MeshDecoder {
         case .networkPDU: network(whole, proxyNonce: false, into: &l)
         case .meshBeacon: beacon(whole, into: &l)
         case .proxyConfiguration: network(whole, proxyNonce: true, into: &l)
-        case .provisioningPDU: provisioning(whole, session: 1 << 40 | (connection ?? stream), into: &l)
+        case .provisioningPDU:
+            provisioning(whole, session: 1 << 40 | (connection ?? stream), into: &l)
+            if resealedProvisioning != nil {
+                resealedProvisioning = nil
+                l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.provisioningOverGATT))
+            }
         default: l.notes.append(meshError(.unsupported, 0, "proxy message type \(p.messageType.rawValue)"))
         }
         whole = []
@@ -170,34 +205,77 @@ public struct MeshDecoder {
         do { p = try MeshPBADVPDU(decoding: data) } catch { l.notes.append(error); return }
         l.pbadv = p
         let key = TxnKey(link: p.linkID, number: p.transactionNumber)
+        // Where segments are heard matters only when a Provisioning Data PDU can be opened.
+        let track = !provisioningSecrets.isEmpty && recordOffset != nil
         switch p.pdu {
         case .transactionStart(let n, let total, let fcs, let d):
+            let heard = (frame: frame, offset: recordOffset ?? 0, index: UInt8(0), length: d.count)
             if var t = txns[key], t.done {
                 t.age = clock; txns[key] = t
+                if let r = t.resealed, track { resealProvisioningSegment(heard, of: t, resealed: r, into: &l) }
                 if n == 0 { l.retransmission = true; finishTransaction(d, total: total, fcs: fcs, session: Int(p.linkID), into: &l) }
                 return
             }
             if n == 0 {
-                txns[key] = TxnEntry(segN: 0, total: total, fcs: fcs, parts: [:], age: clock, done: true)
+                txns[key] = TxnEntry(segN: 0, total: total, fcs: fcs, parts: [:], age: clock, done: true, heard: track ? [heard] : [])
                 evictTransactions()
                 finishTransaction(d, total: total, fcs: fcs, session: Int(p.linkID), into: &l)
+                resealedTransaction(key, into: &l)
                 return
             }
             var t = txns[key] ?? TxnEntry(segN: n, total: total, fcs: fcs, parts: [:], age: clock, done: false)
             t.segN = n; t.total = total; t.fcs = fcs; t.parts[0] = d; t.age = clock
+            if track && t.heard.count < 64 { t.heard.append(heard) }
             txns[key] = t
             evictTransactions()
             tryComplete(key, session: Int(p.linkID), into: &l)
         case .transactionContinuation(let i, let d):
             var t = txns[key] ?? TxnEntry(segN: 0xFF, total: 0, fcs: 0, parts: [:], age: clock, done: false)
-            if t.done { return }
+            let heard = (frame: frame, offset: recordOffset ?? 0, index: i, length: d.count)
+            if t.done {
+                if let r = t.resealed, track { resealProvisioningSegment(heard, of: t, resealed: r, into: &l) }
+                return
+            }
             guard t.parts.count < 64 else { return }
             t.parts[i] = d; t.age = clock
+            if track && t.heard.count < 64 { t.heard.append(heard) }
             txns[key] = t
             evictTransactions()
             tryComplete(key, session: Int(p.linkID), into: &l)
         default: break
         }
+    }
+
+    static let provisioningResealed = "Mesh Provisioning Data: NetKey zeroed, sealed again (records)"
+
+    /// After a transaction completed: a Provisioning Data PDU opened and sealed again is
+    /// written over every segment heard so far, and kept for the repeats to come.
+    mutating func resealedTransaction(_ key: TxnKey, into l: inout MeshLayer) {
+        guard let r = resealedProvisioning, let t = txns[key] else { return }
+        resealedProvisioning = nil
+        txns[key]?.resealed = r
+        for h in t.heard { resealProvisioningSegment(h, of: t, resealed: r, into: &l) }
+    }
+
+    /// One PB-ADV segment (§5.2.1, §5.3.1) of a Provisioning Data PDU sealed again: its
+    /// data, and the FCS of the Transaction Start (computed over the whole PDU).
+    func resealProvisioningSegment(
+        _ h: (frame: Int, offset: Int, index: UInt8, length: Int), of t: TxnEntry, resealed r: [UInt8], into l: inout MeshLayer
+    ) {
+        // A segment's place in the PDU: Start's data, then each continuation's in order.
+        var lengths: [UInt8: Int] = [:]
+        for x in t.heard { lengths[x.index] = x.length }
+        var at = 0
+        for i in 0..<h.index { guard let n = lengths[i] else { return }; at += n }
+        guard at < r.count else { return }
+        let chunk = r[at..<min(at + h.length, r.count)]
+        // Link ID (4), Transaction Number (1), then the Generic Provisioning PDU: Start has
+        // SegN, TotalLength (2), FCS before its data; a continuation its segment index.
+        let (range, bytes) =
+            h.index == 0
+            ? (h.offset + 8..<h.offset + 9 + chunk.count, [MeshFCS.compute(r)] + chunk)
+            : (h.offset + 6..<h.offset + 6 + chunk.count, Array(chunk))
+        l.redactions.append(ModuleSecret(frame: h.frame, range: range, replacement: bytes, Self.provisioningResealed))
     }
 
     mutating func tryComplete(_ key: TxnKey, session: Int, into l: inout MeshLayer) {
@@ -207,6 +285,7 @@ public struct MeshDecoder {
         t.done = true; t.parts = [:]
         txns[key] = t
         finishTransaction(whole, total: t.total, fcs: t.fcs, session: session, into: &l)
+        resealedTransaction(key, into: &l)
     }
 
     mutating func finishTransaction(_ whole: [UInt8], total: UInt16, fcs: UInt8, session: Int, into l: inout MeshLayer) {
@@ -238,7 +317,7 @@ public struct MeshDecoder {
         case .start: s.start = p.parameters
         case .publicKey: if s.publicKeys.count < 2 { s.publicKeys.append(p.parameters) }
         case .random: if s.randoms.count < 2 { s.randoms.append(p.parameters) }
-        case .data: l.provisioningData = decryptProvisioningData(p.parameters, s, into: &l)
+        case .data: l.provisioningData = decryptProvisioningData(p.type.rawValue, p.parameters, s, into: &l)
         default: break
         }
         sessions[key] = s
@@ -246,12 +325,16 @@ public struct MeshDecoder {
     }
 
     /// The Provisioning Data PDU opened with one of `provisioningSecrets` (§5.4.2.5).
-    mutating func decryptProvisioningData(_ pdu: [UInt8], _ s: ProvisioningSession, into l: inout MeshLayer) -> MeshProvisioningData? {
-        guard !provisioningSecrets.isEmpty else { return nil }
+    mutating func decryptProvisioningData(_ type: UInt8, _ pdu: [UInt8], _ s: ProvisioningSession, into l: inout MeshLayer) -> MeshProvisioningData? {
+        guard !provisioningSecrets.isEmpty else {
+            l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.provisioningNoSecret))
+            return nil
+        }
         guard let invite = s.invite, let caps = s.capabilities, let start = s.start, s.publicKeys.count == 2, s.randoms.count == 2,
             let algorithm = start.first.map(MeshProvisioningAlgorithm.init(rawValue:))
         else {
             l.notes.append(meshError(.reassembly, 0, "provisioning data: the session's earlier PDUs were not all seen"))
+            l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.provisioningUnopened))
             return nil
         }
         let inputs = MeshProvisioningSecurity.confirmationInputs(
@@ -279,11 +362,23 @@ public struct MeshDecoder {
             }
             learntDevKeys[d.unicastAddress] = MeshAccessKey(devKey: MeshProvisioningSecurity.deviceKey(ecdhSecret: ecdh, provisioningSalt: provSalt))
             if learntDevKeys.count > 64, let k = learntDevKeys.keys.first(where: { $0 != d.unicastAddress }) { learntDevKeys[k] = nil }
+            // For `redact`: the same PDU with a zero NetKey, sealed with the same session key
+            // and nonce (IV index and unicast address are heard in the clear anyway).
+            var zero = d
+            zero.netKey = [UInt8](repeating: 0, count: 16)
+            if let sealed = try? MeshProvisioningSecurity.encryptData(zero, sessionKey: key, sessionNonce: nonce) {
+                resealedProvisioning = [type] + sealed + pdu.dropFirst(sealed.count)
+            }
             return d
         }
         l.notes.append(meshError(.invalidValue, 25, "provisioning data: no given secret opens it"))
+        l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.provisioningUnopened))
         return nil
     }
+
+    static let provisioningNoSecret = "Mesh Provisioning Data left encrypted as it was (no provisioning secret in --mesh-keys)"
+    static let provisioningUnopened = "Mesh Provisioning Data left encrypted as it was (no given secret opens it)"
+    static let provisioningOverGATT = "Mesh Provisioning Data over GATT left encrypted as it was (proxy segments not rewritten)"
 
     // MARK: network and transport
 
@@ -295,12 +390,31 @@ public struct MeshDecoder {
         }
         guard keys != nil || !learntNets.isEmpty else { l.encrypted = "no --mesh-keys"; return }
         let nid = pdu[0] & 0x7F
-        var candidates: [(MeshNetworkCredentials, Bool)] = (keys?.credentials(nid: nid) ?? []).map { ($0, false) }
-        candidates += learntNets.filter { $0.nid == nid }.map { ($0, false) }
-        candidates += friendships.filter { $0.credentials.nid == nid }.map { ($0.credentials, true) }
-        guard !candidates.isEmpty else { l.encrypted = "no NetKey with NID " + Hex.fixed(UInt64(nid), width: 2); return }
-        for (c, friend) in candidates {
-            guard let p = try? MeshNetworkSecurity.decrypt(pdu, credentials: c, currentIVIndex: ivIndex, nonce: proxyNonce ? .proxy : .network) else { continue }
+        // The credentials with this NID: the key file's, those learnt from provisioning data,
+        // friendships'; tried in place (no list made per PDU).
+        let kind: MeshNetworkNonceKind = proxyNonce ? .proxy : .network
+        var tried = false
+        var hit: (MeshNetworkPDU, MeshNetworkCredentials, Bool)?
+        for c in keys?.credentials(nid: nid) ?? [] {
+            tried = true
+            if let p = try? MeshNetworkSecurity.decrypt(pdu, credentials: c, currentIVIndex: ivIndex, nonce: kind) { hit = (p, c, false); break }
+        }
+        if hit == nil {
+            for c in learntNets where c.nid == nid {
+                tried = true
+                if let p = try? MeshNetworkSecurity.decrypt(pdu, credentials: c, currentIVIndex: ivIndex, nonce: kind) { hit = (p, c, false); break }
+            }
+        }
+        if hit == nil {
+            for f in friendships where f.credentials.nid == nid {
+                tried = true
+                if let p = try? MeshNetworkSecurity.decrypt(pdu, credentials: f.credentials, currentIVIndex: ivIndex, nonce: kind) {
+                    hit = (p, f.credentials, true); break
+                }
+            }
+        }
+        guard tried else { l.encrypted = "no NetKey with NID " + Hex.fixed(UInt64(nid), width: 2); return }
+        if case let (p, c, friend)? = hit {
             l.netMIC = "ok"
             l.network = MeshNetworkInfo(
                 ivi: p.ivi, nid: p.nid, ctl: p.ctl, ttl: p.ttl, seq: p.seq, src: p.src, dst: p.dst,
@@ -308,20 +422,27 @@ public struct MeshDecoder {
             if proxyNonce {
                 do { l.proxyConfig = try MeshProxyConfigMessage(decoding: p.transportPDU) } catch { l.notes.append(error) }
             } else {
-                lowerTransport(p, into: &l)
+                lowerTransport(p, c, into: &l)
             }
             return
         }
         l.netMIC = "bad"
     }
 
-    mutating func lowerTransport(_ p: MeshNetworkPDU, into l: inout MeshLayer) {
+    mutating func lowerTransport(_ p: MeshNetworkPDU, _ c: MeshNetworkCredentials, into l: inout MeshLayer) {
         let lower: MeshLowerTransportPDU
         do { lower = try MeshLowerTransportPDU(decoding: p.transportPDU, ctl: p.ctl) } catch { l.notes.append(error); return }
         l.lower = lower
         switch lower {
         case .unsegmentedAccess(let akf, let aid, let upper):
             upperAccess(upper, akf: akf, aid: aid, szmic: false, seqAuth: p.seq, src: p.src, dst: p.dst, ivIndex: p.ivIndex, segments: 1, into: &l)
+            if let r = resealedAccess {
+                resealedAccess = nil
+                if let off = networkOffset, let n = l.networkPDU?.count {
+                    let h = HeardSegment(frame: frame, offset: off, length: n, seq: p.seq, ttl: p.ttl, header: UInt32(p.transportPDU[0]), segO: 0)
+                    resealSegment(h, headerSize: 1, upper: r, src: p.src, dst: p.dst, ivIndex: p.ivIndex, c, into: &l)
+                }
+            }
         case .unsegmentedControl(let op, let params):
             control(MeshControlMessage(opcode: op, parameters: params), p, into: &l)
         case .segmentAck(_, let z, _):
@@ -330,17 +451,17 @@ public struct MeshDecoder {
         case .segmentedAccess(let akf, let aid, let sz, let z, let o, let n, let seg):
             segment(
                 key: SARKey(src: p.src, seqAuth: MeshLowerTransportPDU.seqAuth(seq: p.seq, seqZero: z), ctl: false),
-                segO: o, segN: n, data: seg, akf: akf, aid: aid, szmic: sz, opcode: nil, p, into: &l)
+                segO: o, segN: n, data: seg, akf: akf, aid: aid, szmic: sz, opcode: nil, p, c, into: &l)
         case .segmentedControl(let op, let z, let o, let n, let seg):
             segment(
                 key: SARKey(src: p.src, seqAuth: MeshLowerTransportPDU.seqAuth(seq: p.seq, seqZero: z), ctl: true),
-                segO: o, segN: n, data: seg, akf: false, aid: 0, szmic: false, opcode: op, p, into: &l)
+                segO: o, segN: n, data: seg, akf: false, aid: 0, szmic: false, opcode: op, p, c, into: &l)
         }
     }
 
     mutating func segment(
         key: SARKey, segO: UInt8, segN: UInt8, data: [UInt8], akf: Bool, aid: UInt8, szmic: Bool, opcode: MeshControlOpcode?,
-        _ p: MeshNetworkPDU, into l: inout MeshLayer
+        _ p: MeshNetworkPDU, _ c: MeshNetworkCredentials, into l: inout MeshLayer
     ) {
         var e =
             sar[key]
@@ -351,9 +472,17 @@ public struct MeshDecoder {
         if e.done {
             l.segmentsHeld = (Int(segN) + 1, Int(segN) + 1)
             l.upper = MeshUpperTransportInfo(mic: nil, encrypted: Self.alreadyReassembled, key: nil, seqAuth: key.seqAuth, segments: Int(segN) + 1)
+            if let r = e.resealed, let h = heardSegment(p, segO: segO), let ec = e.credentials {
+                resealSegment(h, headerSize: 4, upper: r, src: p.src, dst: e.dst, ivIndex: e.ivIndex, ec, into: &l)
+            }
             return
         }
         e.parts[segO] = data; e.age = clock
+        // DevKey messages are the ones that may carry configuration keys.
+        if !akf && opcode == nil && e.heard.count < 64, let h = heardSegment(p, segO: segO) {
+            e.heard.append(h)
+            if e.credentials == nil { e.credentials = c }
+        }
         l.segmentsHeld = (e.parts.count, Int(segN) + 1)
         guard e.parts.count == Int(segN) + 1 else {
             sar[key] = e
@@ -371,7 +500,40 @@ public struct MeshDecoder {
             upperAccess(
                 whole, akf: akf, aid: aid, szmic: szmic, seqAuth: key.seqAuth, src: p.src, dst: e.dst, ivIndex: e.ivIndex,
                 segments: Int(segN) + 1, into: &l)
+            if let r = resealedAccess {
+                resealedAccess = nil
+                sar[key]?.resealed = r
+                for h in e.heard { resealSegment(h, headerSize: 4, upper: r, src: p.src, dst: e.dst, ivIndex: e.ivIndex, e.credentials ?? c, into: &l) }
+            }
         }
+    }
+
+    static let accessResealed = "Mesh configuration keys (AppKey/NetKey Add/Update) zeroed, sealed again (records)"
+    static let accessUnopened = "Mesh DevKey messages left encrypted as they were (no DevKey opens them; configuration keys they may carry stay)"
+
+    /// Where this record's network PDU lies, with the header fields a segment keeps.
+    func heardSegment(_ p: MeshNetworkPDU, segO: UInt8) -> HeardSegment? {
+        guard let off = networkOffset, p.transportPDU.count >= 4 else { return nil }
+        let t = p.transportPDU
+        let header = UInt32(t[0]) << 24 | UInt32(t[1]) << 16 | UInt32(t[2]) << 8 | UInt32(t[3])
+        return HeardSegment(frame: frame, offset: off, length: t.count + 9 + 4, seq: p.seq, ttl: p.ttl, header: header, segO: segO)
+    }
+
+    /// One network PDU of a DevKey message sealed again (§3.9.7): its segment of the upper
+    /// transport PDU `upper` (12 octets per segment, §3.5.2.3), encrypted and obfuscated with
+    /// the network credentials, SEQ and TTL it was heard with. Kept only when the length is
+    /// the record's.
+    func resealSegment(
+        _ h: HeardSegment, headerSize: Int, upper: [UInt8], src: UInt16, dst: UInt16, ivIndex: UInt32, _ c: MeshNetworkCredentials,
+        into l: inout MeshLayer
+    ) {
+        let a = headerSize == 1 ? 0 : Int(h.segO) * 12
+        guard a < upper.count else { return }
+        let chunk = headerSize == 1 ? upper[...] : upper[a..<min(a + 12, upper.count)]
+        let header = (0..<headerSize).map { UInt8(truncatingIfNeeded: h.header >> (8 * UInt32(headerSize - 1 - $0))) }
+        let pdu = MeshNetworkPDU(nid: c.nid, ctl: false, ttl: h.ttl, seq: h.seq, src: src, dst: dst, transportPDU: header + chunk, ivIndex: ivIndex)
+        guard let sealed = try? MeshNetworkSecurity.encrypt(pdu, credentials: c), sealed.count == h.length else { return }
+        l.redactions.append(ModuleSecret(frame: h.frame, range: h.offset..<h.offset + h.length, replacement: sealed, Self.accessResealed))
     }
 
     mutating func evictSegmented() {
@@ -389,33 +551,55 @@ public struct MeshDecoder {
         defer { l.upper = info }
         guard keys != nil || !learntDevKeys.isEmpty else { info.encrypted = "no --mesh-keys"; return }
         func dev(_ a: UInt16) -> MeshAccessKey? { keys?.devKeys[a] ?? learntDevKeys[a] }
-        let accessKeys: [(MeshAccessKey, String)] =
-            akf
-            ? (keys?.appKeys(aid: aid) ?? []).map { ($0, "app") }
-            : [dev(src).map { ($0, "dev " + MeshAddress.text(src)) }, dev(dst).map { ($0, "dev " + MeshAddress.text(dst)) }].compactMap { $0 }
-        guard !accessKeys.isEmpty else {
+        // The keys to try, without a list per PDU: AppKeys by AID, or the DevKeys of the
+        // source and the destination; each name is made only for the one that opens it.
+        let appKeys = akf ? keys?.appKeys(aid: aid) ?? [] : []
+        let devSrc = akf ? nil : dev(src), devDst = akf ? nil : dev(dst)
+        guard !appKeys.isEmpty || devSrc != nil || devDst != nil else {
             info.encrypted = akf ? "no AppKey with AID " + Hex.fixed(UInt64(aid), width: 2) : "no DevKey of " + MeshAddress.text(src) + " or " + MeshAddress.text(dst)
+            if !akf { l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.accessUnopened)) }
             return
         }
-        var labels: [[UInt8]?] = [nil]
-        if dst & 0xC000 == 0x8000 {
-            labels = (keys?.labels[dst] ?? []).map { $0 }
-            guard !labels.isEmpty else { info.encrypted = "no label UUID for virtual address " + MeshAddress.text(dst); return }
-        }
-        for (k, name) in accessKeys {
+        let virtual = dst & 0xC000 == 0x8000
+        let labels = virtual ? keys?.labels[dst] ?? [] : []
+        if virtual && labels.isEmpty { info.encrypted = "no label UUID for virtual address " + MeshAddress.text(dst); return }
+        var opened: ([UInt8], MeshAccessKey, [UInt8]?, UInt16?)?
+        func attempt(_ k: MeshAccessKey, _ devOf: UInt16?) -> Bool {
+            if !virtual {
+                if let plain = try? MeshUpperTransport.decrypt(upper, key: k, szmic: szmic, seq: seqAuth, src: src, dst: dst, ivIndex: ivIndex) {
+                    opened = (plain, k, nil, devOf); return true
+                }
+                return false
+            }
             for label in labels {
                 if let plain = try? MeshUpperTransport.decrypt(upper, key: k, szmic: szmic, seq: seqAuth, src: src, dst: dst, ivIndex: ivIndex, label: label) {
-                    info.mic = "ok"; info.key = name; info.label = label
-                    do {
-                        var a = try MeshAccessMessage(decoding: plain)
-                        a.showKeys = showKeys
-                        l.access = a
-                    } catch { l.notes.append(error) }
-                    return
+                    opened = (plain, k, label, devOf); return true
                 }
             }
+            return false
         }
-        info.mic = "bad"
+        var done = false
+        for k in appKeys where !done { done = attempt(k, nil) }
+        if !done, let k = devSrc { done = attempt(k, src) }
+        if !done, let k = devDst { done = attempt(k, dst) }
+        guard case let (plain, k, label, devOf)? = opened else {
+            info.mic = "bad"
+            if !akf { l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.accessUnopened)) }
+            return
+        }
+        info.mic = "ok"; info.key = devOf.map { "dev " + MeshAddress.text($0) } ?? "app"; info.label = label
+        do {
+            var a = try MeshAccessMessage(decoding: plain)
+            a.showKeys = showKeys
+            if !akf, case let ranges = a.secretRanges, !ranges.isEmpty {
+                // For `redact`: the keys zeroed, sealed with the same key and nonce.
+                var zero = plain
+                for r in ranges { for i in r { zero[i] = 0 } }
+                resealedAccess = try? MeshUpperTransport.encrypt(
+                    accessPayload: zero, key: k, szmic: szmic, seq: seqAuth, src: src, dst: dst, ivIndex: ivIndex, label: label)
+            }
+            l.access = a
+        } catch { l.notes.append(error) }
     }
 
     mutating func control(_ c: MeshControlMessage, _ p: MeshNetworkPDU, into l: inout MeshLayer) {
@@ -430,9 +614,14 @@ public struct MeshDecoder {
             // Friendship credentials (§3.9.6.3.1) from the LPN's request and this offer.
             guard let lpnCounter = friendRequests[p.dst], let keys else { break }
             let friendCounter = UInt16(meshBE(b, 4, 2))
+            let counters = UInt32(lpnCounter) << 16 | UInt32(friendCounter)
+            // An offer heard again (the same counters) keeps the credentials made from the
+            // first: deriving them (k2) cost as much as decrypting the PDU.
+            if friendships.contains(where: { $0.lpn == p.dst && $0.friend == p.src && $0.counters == counters }) { break }
             for net in keys.netKeys where net.flooding.nid == p.nid {
                 friendships.removeAll { $0.lpn == p.dst && $0.friend == p.src }
-                friendships.append((p.dst, p.src, net.friendship(lpnAddress: p.dst, friendAddress: p.src, lpnCounter: lpnCounter, friendCounter: friendCounter)))
+                friendships.append(
+                    (p.dst, p.src, counters, net.friendship(lpnAddress: p.dst, friendAddress: p.src, lpnCounter: lpnCounter, friendCounter: friendCounter)))
                 if friendships.count > Self.maxFriendships { friendships.removeFirst() }
             }
         case .friendUpdate:
@@ -447,7 +636,7 @@ public struct MeshDecoder {
         for net in keys?.netKeys ?? [] {
             friendships.append(
                 (
-                    lpnAddress, friendAddress,
+                    lpnAddress, friendAddress, UInt32(lpnCounter) << 16 | UInt32(friendCounter),
                     net.friendship(
                         lpnAddress: lpnAddress, friendAddress: friendAddress,
                         lpnCounter: lpnCounter, friendCounter: friendCounter)

@@ -66,6 +66,9 @@ public struct MeshLayer: Sendable, FieldDescribable {
     public var proxyConfig: MeshProxyConfigMessage?
     public var access: MeshAccessMessage?
     public var notes: [DecodeError] = []
+    /// Key material `redact` rewrites (`ModuleSecret`): records sealed again with the keys
+    /// zeroed, or an empty range that says what was left as it was.
+    public var redactions: [ModuleSecret] = []
 
     public init(bearer: MeshBearer, adType: UInt8? = nil) { self.bearer = bearer; self.adType = adType }
 

@@ -12,6 +12,8 @@ public enum Mesh: ProtocolModule {
     public static let layers = [LayerSpec("mesh", specificity: 10)]
     public static let layer = FrameLayer.registered("mesh")
     public static var collector: (any StatsCollector.Type)? { MeshStats.self }
+    /// Configuration messages and provisioning data carry keys (`MeshPDU.secrets`).
+    public static var holdsSecrets: Bool { true }
 
     /// AD types of the advertising bearer (Mesh Protocol v1.1 §3.3.1, CSS).
     public static let pbADV: UInt8 = 0x29, meshMessage: UInt8 = 0x2A, meshBeacon: UInt8 = 0x2B
@@ -28,7 +30,7 @@ public enum Mesh: ProtocolModule {
         ModuleOption(
             "mesh-keys", valueName: "FILE", kind: .decode,
             help:
-                "Bluetooth Mesh keys: a JSON object {\"iv_index\": \"12345678\", \"net_keys\": [hex], \"app_keys\": [hex], \"dev_keys\": {\"0x1201\": hex}, \"label_uuids\": [hex]}; network and access messages are decrypted, each says mic ok|bad or why it stayed encrypted. Never printed."
+                "Bluetooth Mesh keys: a JSON object {\"iv_index\": \"12345678\", \"net_keys\": [hex], \"app_keys\": [hex], \"dev_keys\": {\"0x1201\": hex}, \"label_uuids\": [hex], \"provisioning_secrets\": [64 hex digits: ECDH secrets or private keys]}; network and access messages are decrypted, each says mic ok|bad or why it stayed encrypted. Never printed."
         ),
         ModuleOption("mesh-src", valueName: "ADDR", kind: .filter, help: "Only mesh network PDUs from this address (0x1201, or decimal)"),
         ModuleOption("mesh-dst", valueName: "ADDR", kind: .filter, help: "Only mesh network PDUs to this address (0xc000, or decimal)")
@@ -60,11 +62,20 @@ public enum Mesh: ProtocolModule {
     /// The decoder of the capture, whatever bearer carried the PDU.
     final class State {
         var mesh: MeshDecoder
-        init(keys: MeshKeys?) { mesh = MeshDecoder(keys: keys) }
+        init(keys: MeshKeys?) {
+            mesh = MeshDecoder(keys: keys)
+            mesh.provisioningSecrets = keys?.provisioningSecrets ?? []
+        }
     }
 
     public static func decode(_ pdu: UnsafeRawBufferPointer, _ x: ModuleContext, _ f: inout DecodedFrame) -> (any ModuleLayer)? {
         let s = x.captureState(State.self) { State(keys: x.configuration(MeshKeys.self)) }
+        // Where the PDU lies in the record, so `redact` can seal key material again in place.
+        s.mesh.frame = x.record.frame
+        s.mesh.recordOffset = nil
+        if let base = x.record.bytes.baseAddress, let at = pdu.baseAddress, at >= base, at + pdu.count <= base + x.record.bytes.count {
+            s.mesh.recordOffset = at - base
+        }
         switch x.carrier {
         case .adType(let t):
             return MeshPDU(s.mesh.decodeAdvertising(adType: t, data: Array(pdu)))
@@ -117,6 +128,7 @@ public struct MeshPDU: ModuleLayer {
         return "Mesh"
     }
     public func summary(_ layer: FrameLayer) -> String { mesh.summary }
+    public var secrets: [ModuleSecret] { mesh.redactions }
     public func describe<S: FieldSink>(_ layer: FrameLayer, into w: inout S) {
         w.beginObject(.literal(layer.key))
         mesh.describe(into: &w)

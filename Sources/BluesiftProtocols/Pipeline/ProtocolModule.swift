@@ -77,7 +77,16 @@ extension ModuleLayer {
 public struct ModuleSecret: Sendable, Hashable {
     public var range: Range<Int>
     public var label: String
+    /// Set when the key material lies in a record of its own (a segment of a message heard
+    /// earlier): `range` is then in that record's bytes, not in the PDU.
+    public var frame: Int?
+    /// Written over `range` instead of zeros (same count): key material under a MIC, sealed
+    /// again with the key zeroed so the record still decodes. An empty range only counts.
+    public var replacement: [UInt8]?
     public init(_ range: Range<Int>, _ label: String) { self.range = range; self.label = label }
+    public init(frame: Int, range: Range<Int>, replacement: [UInt8]?, _ label: String) {
+        self.range = range; self.label = label; self.frame = frame; self.replacement = replacement
+    }
 }
 
 /// A protocol family's entry in the registry: what it declares in its own files.

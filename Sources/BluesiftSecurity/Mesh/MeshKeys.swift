@@ -69,7 +69,9 @@ public struct MeshNetKey: Sendable, CustomStringConvertible, CustomDebugStringCo
 
 /// The keys of `--mesh-keys FILE` (issue 40): JSON, hex strings without separators,
 ///   {"iv_index": "12345678", "net_keys": ["7dd7…"], "app_keys": ["6396…"],
-///    "dev_keys": {"0x1201": "9d6d…"}, "label_uuids": ["0073…"]}
+///    "dev_keys": {"0x1201": "9d6d…"}, "label_uuids": ["0073…"], "provisioning_secrets": ["…"]}
+/// (provisioning secrets: 32-octet ECDH secrets or P-256 private keys of provisioning sessions
+/// in the capture, 64 hex digits each, with which Provisioning Data PDUs are opened).
 /// Everything a decoder needs is made here once: per NetKey the credentials by NID, per
 /// AppKey its AID, per label its virtual address. `description`, `debugDescription` and the
 /// mirror show counts only, never a key.
@@ -81,12 +83,18 @@ public struct MeshKeys: Sendable, CustomStringConvertible, CustomDebugStringConv
     public let devKeys: [UInt16: MeshAccessKey]
     /// Label UUIDs (16 octets) by virtual address; several labels may share one address.
     public let labels: [UInt16: [[UInt8]]]
+    /// ECDH secrets or P-256 private keys (32 octets, MSB first) of provisioning sessions.
+    public let provisioningSecrets: [[UInt8]]
     let byNID: [UInt8: [MeshNetworkCredentials]]
     let byAID: [UInt8: [MeshAccessKey]]
 
     /// Builds from raw keys (16 octets each); the decoder of the file checks sizes first.
-    public init(ivIndex: UInt32, netKeys: [[UInt8]] = [], appKeys: [[UInt8]] = [], devKeys: [UInt16: [UInt8]] = [:], labelUUIDs: [[UInt8]] = []) {
+    public init(
+        ivIndex: UInt32, netKeys: [[UInt8]] = [], appKeys: [[UInt8]] = [], devKeys: [UInt16: [UInt8]] = [:], labelUUIDs: [[UInt8]] = [],
+        provisioningSecrets: [[UInt8]] = []
+    ) {
         self.ivIndex = ivIndex
+        self.provisioningSecrets = provisioningSecrets.filter { $0.count == 32 }
         self.netKeys = netKeys.enumerated().compactMap { MeshNetKey(index: $0.offset, key: $0.element) }
         self.appKeys = appKeys.compactMap { MeshAccessKey(appKey: $0) }
         self.devKeys = devKeys.compactMapValues { MeshAccessKey(devKey: $0) }
@@ -125,21 +133,21 @@ public struct MeshKeys: Sendable, CustomStringConvertible, CustomDebugStringConv
             throw MeshKeysError(code: .syntax, message: "not JSON")
         }
         guard let root = any as? [String: Any] else { throw MeshKeysError(code: .syntax, message: "top level is not an object") }
-        let known: Set<String> = ["iv_index", "net_keys", "app_keys", "dev_keys", "label_uuids"]
+        let known: Set<String> = ["iv_index", "net_keys", "app_keys", "dev_keys", "label_uuids", "provisioning_secrets"]
         if let extra = root.keys.sorted().first(where: { !known.contains($0) }) {
-            throw MeshKeysError(code: .member, member: extra, message: "unknown member (expected iv_index, net_keys, app_keys, dev_keys, label_uuids)")
+            throw MeshKeysError(code: .member, member: extra, message: "unknown member (expected iv_index, net_keys, app_keys, dev_keys, label_uuids, provisioning_secrets)")
         }
-        func key(_ v: Any, _ member: String) throws(MeshKeysError) -> [UInt8] {
-            guard let s = v as? String, s.utf8.count == 32, let b = Hex.parse(s), b.count == 16 else {
-                throw MeshKeysError(code: .member, member: member, message: "is not 32 hex digits")
+        func key(_ v: Any, _ member: String, octets: Int = 16) throws(MeshKeysError) -> [UInt8] {
+            guard let s = v as? String, s.utf8.count == 2 * octets, let b = Hex.parse(s), b.count == octets else {
+                throw MeshKeysError(code: .member, member: member, message: "is not \(2 * octets) hex digits")
             }
             return b
         }
-        func list(_ name: String) throws(MeshKeysError) -> [[UInt8]] {
+        func list(_ name: String, octets: Int = 16) throws(MeshKeysError) -> [[UInt8]] {
             guard let v = root[name] else { return [] }
             guard let a = v as? [Any] else { throw MeshKeysError(code: .member, member: name, message: "is not an array") }
             var out: [[UInt8]] = []
-            for (i, e) in a.enumerated() { out.append(try key(e, "\(name)[\(i)]")) }
+            for (i, e) in a.enumerated() { out.append(try key(e, "\(name)[\(i)]", octets: octets)) }
             return out
         }
         guard let ivValue = root["iv_index"] else { throw MeshKeysError(code: .member, member: "iv_index", message: "missing") }
@@ -163,7 +171,7 @@ public struct MeshKeys: Sendable, CustomStringConvertible, CustomDebugStringConv
         }
         return MeshKeys(
             ivIndex: iv, netKeys: try list("net_keys"), appKeys: try list("app_keys"), devKeys: dev,
-            labelUUIDs: try list("label_uuids"))
+            labelUUIDs: try list("label_uuids"), provisioningSecrets: try list("provisioning_secrets", octets: 32))
     }
 
     /// Reads and decodes `path`.

@@ -82,10 +82,16 @@ public enum MeshNetworkSecurity {
 
     /// PECB (§3.9.7.3): e(PrivacyKey, 0x0000000000 ‖ IV Index ‖ Privacy Random), Privacy
     /// Random = the 7 octets after the obfuscated header (EncDST ‖ EncTransportPDU ‖ NetMIC).
-    static func pecb(_ privacy: AES128Key, ivIndex: UInt32, random: ArraySlice<UInt8>) -> [UInt8] {
-        var b = [0, 0, 0, 0, 0] + MeshCrypto.be32(ivIndex) + Array(random)
-        privacy.encrypt(&b)
-        return b
+    static func pecb(_ privacy: AES128Key, ivIndex: UInt32, random: ArraySlice<UInt8>) -> (UInt64, UInt64) {
+        // One block on the stack: this runs for every network PDU and every candidate key.
+        var block: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &block) { b in
+            b[5] = UInt8(ivIndex >> 24); b[6] = UInt8(ivIndex >> 16 & 0xFF); b[7] = UInt8(ivIndex >> 8 & 0xFF); b[8] = UInt8(ivIndex & 0xFF)
+            var i = 9
+            for x in random { b[i] = x; i += 1 }
+            privacy.encrypt(b.baseAddress!)
+        }
+        return block
     }
 
     /// Privacy (de-)obfuscation (§3.9.7.3): CTL·TTL ‖ SEQ ‖ SRC XOR PECB[0..<6]. The same
@@ -94,7 +100,7 @@ public enum MeshNetworkSecurity {
         guard pdu.count >= minimumPDUSize else { throw .truncated("network PDU", need: minimumPDUSize, got: pdu.count) }
         let p = pecb(c.privacy, ivIndex: ivIndex, random: pdu[7..<14])
         var out = pdu
-        for i in 0..<6 { out[1 + i] ^= p[i] }
+        withUnsafeBytes(of: p) { p in for i in 0..<6 { out[1 + i] ^= p[i] } }
         return out
     }
 
@@ -104,10 +110,12 @@ public enum MeshNetworkSecurity {
         guard pdu[0] & 0x7F == c.nid else {
             throw MeshCryptoError(code: .nidMismatch, offset: 0, message: "NID 0x\(String(pdu[0] & 0x7F, radix: 16)) is not the key's")
         }
-        let h = try obfuscate(pdu, credentials: c, ivIndex: ivIndex)
+        // Only the six header octets are needed: no copy of the PDU.
+        let p = pecb(c.privacy, ivIndex: ivIndex, random: pdu[7..<14])
+        let h = withUnsafeBytes(of: p) { p in (pdu[1] ^ p[0], pdu[2] ^ p[1], pdu[3] ^ p[2], pdu[4] ^ p[3], pdu[5] ^ p[4], pdu[6] ^ p[5]) }
         return MeshNetworkHeader(
-            ivi: h[0] >> 7, nid: h[0] & 0x7F, ctl: h[1] & 0x80 != 0, ttl: h[1] & 0x7F,
-            seq: UInt32(h[2]) << 16 | UInt32(h[3]) << 8 | UInt32(h[4]), src: UInt16(h[5]) << 8 | UInt16(h[6]))
+            ivi: pdu[0] >> 7, nid: pdu[0] & 0x7F, ctl: h.0 & 0x80 != 0, ttl: h.0 & 0x7F,
+            seq: UInt32(h.1) << 16 | UInt32(h.2) << 8 | UInt32(h.3), src: UInt16(h.4) << 8 | UInt16(h.5))
     }
 
     static func nonce(_ kind: MeshNetworkNonceKind, ctl: Bool, ttl: UInt8, seq: UInt32, src: UInt16, ivIndex: UInt32) -> [UInt8] {
