@@ -41,7 +41,6 @@ extension ProtocolDecoder {
             let claim = claimedAccessAddresses[ll.accessAddress]
         {
             claimedLL(&ll, claim, record, &f)
-            f.set(ll)
             return
         }
         if ll.crcUnverifiable, !ll.isAdvertising, sniffed[ll.accessAddress] == nil, !unconfirmedLink(&ll, record) {
@@ -196,6 +195,7 @@ extension ProtocolDecoder {
             guard let p = ll.controlData, let op = ll.controlOpcode else { return }
             control(op, p, link: link, record)
             if registry.hasLLControlCarriers, let i = registry.module(llControl: op.rawValue) {
+                f.set(ll) // the module reads the packet (decrypted or not) off the frame
                 decodeModule(
                     i, p, carrier: .llControl(op.rawValue), state: state(StateKey(adapter: record.adapter, connection: 0x1_0000 | UInt32(n))),
                     side: from.map { $0 ? 0 : 1 } ?? 2, record, &f)

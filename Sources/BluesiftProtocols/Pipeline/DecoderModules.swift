@@ -105,7 +105,7 @@ extension ProtocolDecoder {
     }
 
     /// A sniffed PDU on a claimed access address (its CRC not known bad) goes to the module
-    /// that claimed it: the PDU as sent, header and payload.
+    /// that claimed it: the PDU as sent, header and payload. Sets the frame's `ll`.
     func claimedLL(_ ll: inout LLPacket, _ claim: (kind: LLAccessAddressClaim, module: Int), _ record: CaptureRecord, _ f: inout DecodedFrame) {
         let start = 4 + (ll.codingIndicator == nil ? 0 : 1)
         let end = ll.bytes.count - (ll.crc == nil ? 0 : 3)
@@ -124,6 +124,7 @@ extension ProtocolDecoder {
         if let e = ll.error { f.errors.append(e.inLayer("ll")) }
         guard end >= start + 2 else { return }
         ll.fromCentral = record.sniffer?.fromCentral
+        f.set(ll) // the module reads the packet (its access address) off the frame
         decodeModule(
             claim.module, UnsafeRawBufferPointer(rebasing: ll.bytes[start..<end]),
             carrier: claim.kind == .isochronous ? .llIsochronous : .llPeriodicAdvertising, state: nil,

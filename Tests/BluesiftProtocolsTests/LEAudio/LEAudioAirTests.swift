@@ -223,7 +223,7 @@ import BluesiftCapture
     }
 
     static func writeCapture() throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-le-audio-air-\(getpid())")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-le-audio-air-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let path = dir.appendingPathComponent("air.pcap").path
         try Data(pcap()).write(to: URL(fileURLWithPath: path))
@@ -279,12 +279,14 @@ import BluesiftCapture
         let p = Process()
         p.executableURL = URL(fileURLWithPath: tshark!)
         p.arguments = ["-r", path, "-T", "fields", "-E", "separator=|", "-e", "frame.number"] + fields.flatMap { ["-e", $0] }
-        let pipe = Pipe()
+        let pipe = Pipe(), errors = Pipe()
         p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
+        p.standardError = errors
         try p.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "tshark: \(said)")
         var out: [Int: [String: String]] = [:]
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             let cols = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
