@@ -61,6 +61,12 @@ public final class AudioExtractor {
     var bases: [UInt16: BASE] = [:]
     /// BIG handle → (sync handle, BIS indices asked for), from LE BIG Create Sync.
     var bigSyncs: [UInt8: (sync: UInt16, bis: [UInt8])] = [:]
+    /// A broadcast source's own HCI: BIG handle → advertising handle (LE Create BIG), and by
+    /// advertising handle the BASE (LE Set Periodic Advertising Data) and the Broadcast_ID
+    /// and name (LE Set Extended Advertising Data).
+    var bigAdvertising: [UInt8: UInt8] = [:]
+    var advertisedBases: [UInt8: BASE] = [:]
+    var advertisedBroadcasts: [UInt8: (id: UInt32?, name: String?)] = [:]
     var iso: [UInt32: LC3Stream] = [:]
     var a2dp: [UInt32: SBCStream] = [:]
     /// ACL handle → the codec AVDTP Set Configuration chose.
@@ -106,6 +112,20 @@ public final class AudioExtractor {
             case .command(HCICommandOpcode.leBIGCreateSync.rawValue):
                 if let b = m.uint("big_handle"), let s = m.uint("sync_handle"), bigSyncs.count < 64 {
                     bigSyncs[UInt8(truncatingIfNeeded: b)] = (UInt16(s & 0x0FFF), m.uints("bis").map { UInt8(truncatingIfNeeded: $0) })
+                }
+            case .command(HCICommandOpcode.leCreateBIG.rawValue), .command(HCICommandOpcode.leCreateBIGTest.rawValue):
+                if let b = m.uint("big_handle"), let a = m.uint("advertising_handle"), bigAdvertising.count < 64 {
+                    bigAdvertising[UInt8(truncatingIfNeeded: b)] = UInt8(truncatingIfNeeded: a)
+                }
+            case .command(HCICommandOpcode.leSetPeriodicAdvertisingData.rawValue), .command(HCICommandOpcode.leSetExtendedAdvertisingData.rawValue):
+                guard let a = m.uint("advertising_handle").map({ UInt8(truncatingIfNeeded: $0) }), advertisedBases.count + advertisedBroadcasts.count < 128 else { break }
+                for x in v.advertising {
+                    switch x {
+                    case .base(let b) where b.error == nil: advertisedBases[a] = b
+                    case .broadcastAnnouncement(let b) where b.error == nil: advertisedBroadcasts[a, default: (nil, nil)].id = b.broadcastID
+                    case .broadcastName(let n) where n.error == nil: advertisedBroadcasts[a, default: (nil, nil)].name = n.name
+                    default: break
+                    }
                 }
             case .subevent(HCILESubeventCode.periodicAdvertisingReport.rawValue), .subevent(HCILESubeventCode.periodicAdvertisingReportV2.rawValue):
                 if let s = m.uint("sync_handle") {
@@ -185,16 +205,32 @@ public final class AudioExtractor {
             let position = g.bisHandles.firstIndex(of: s.handle)!
             let sync = bigSyncs[b]
             let index = sync.flatMap { position < $0.bis.count ? $0.bis[position] : nil } ?? UInt8(position + 1)
-            guard let base = sync.flatMap({ bases[$0.sync] }) else { return nil }
+            // A sink: the BASE heard on its sync; a source: the BASE it advertises with the
+            // BIG's advertising set (BIS indices in BIG order, BAP §3.7.2.2).
+            let advertising = sync == nil ? bigAdvertising[b] : nil
+            guard let base = sync.flatMap({ bases[$0.sync] }) ?? advertising.flatMap({ advertisedBases[$0] }) else { return nil }
+            let broadcast = advertising.flatMap { advertisedBroadcasts[$0] }
             for g in base.subgroups {
                 if let bis = g.bises.first(where: { $0.index == index }) {
                     var codec = g.codec
                     if let merged = g.configuration(of: bis) { codec.configurationBytes = merged.encode() }
-                    return ("big\(b)-bis\(index)", codec)
+                    return (Self.broadcastPrefix(broadcast) + "big\(b)-bis\(index)", codec)
                 }
             }
         }
         return nil
+    }
+
+    /// "bcast5a17c3-Gate_12-": the Broadcast_ID (and the Broadcast_Name, file-name safe)
+    /// of a BIS's broadcast, when known.
+    static func broadcastPrefix(_ b: (id: UInt32?, name: String?)?) -> String {
+        guard let b, let id = b.id else { return "" }
+        var out = "bcast" + String(String(id | 0x100_0000, radix: 16).dropFirst()) + "-"
+        if let n = b.name {
+            let safe = String(n.unicodeScalars.prefix(32).map { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "." ? Character($0) : "_" })
+            if !safe.isEmpty { out += safe + "-" }
+        }
+        return out
     }
 
     // MARK: A2DP

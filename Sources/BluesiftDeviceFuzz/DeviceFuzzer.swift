@@ -15,7 +15,8 @@ public final class DeviceFuzzer {
         public var maxDelay: Duration = .milliseconds(20)
         /// Variants to run (the first round covers each single mutation once).
         public var variants = 200
-        /// Stop starting variants after this long (nil: only `variants` limits the run).
+        /// The run's time budget (nil: only `variants` limits it): no variant, minimisation
+        /// test or rerun starts once `elapsed` reaches it.
         public var time: Duration?
         /// At most this many connections a second (0: no limit).
         public var rate: Double = 0
@@ -53,8 +54,11 @@ public final class DeviceFuzzer {
     public var reproducerPath: (Int) -> String? = { _ in nil }
     /// Waits between connections for `rate` (the caller's clock; nothing is decided by it).
     public var pause: (Duration) -> Void = { _ in }
-    /// Elapsed time for `time`, from the caller.
+    /// Elapsed time for `time`, from the caller (tests inject a clock).
     public var elapsed: () -> Duration = { .zero }
+
+    /// The time budget is spent: nothing more starts (a finding being minimised keeps what it has).
+    var outOfTime: Bool { options.time.map { elapsed() >= $0 } ?? false }
 
     public private(set) var connections = 0
     var baselineDB: GATTDatabase?
@@ -276,7 +280,7 @@ public final class DeviceFuzzer {
         }
         while variant < options.variants {
             if shouldStop() { interrupted = true; break }
-            if let t = options.time, elapsed() >= t { break }
+            if outOfTime { break }
             guard let v = planner?.nextVariant() else { break }
             variant += 1
             report("fuzzing")
@@ -306,7 +310,7 @@ public final class DeviceFuzzer {
 
     /// Does `actions` show `signature` again?
     func reproduces(_ actions: [FuzzAction], _ signature: String, budget: inout Int) -> Bool {
-        guard budget > 0, !shouldStop() else { return false }
+        guard budget > 0, !shouldStop(), !outOfTime else { return false }
         budget -= 1
         return signatures(classify(execute(actions))).contains(signature)
     }
@@ -341,7 +345,7 @@ public final class DeviceFuzzer {
         var reproducer: String?
         let path = reproducerPath(id)
         if minimise {
-            for _ in 0..<options.reruns where !shouldStop() {
+            for _ in 0..<options.reruns where !shouldStop() && !outOfTime {
                 let record = reproducer == nil ? path : nil
                 runs += 1
                 if signatures(classify(execute(steps, recording: record))).contains(sig) {

@@ -108,12 +108,16 @@ public final class LECentral: HCIHostRole {
             }
         case let e as HCIEncryptionChangeEvent:
             if e.handle == connection?.handle { encryptionResult = (e.status, e.encryptionEnabled != 0) }
+        case let e as HCIEncryptionChangeV2Event:
+            if e.handle == connection?.handle { encryptionResult = (e.status, e.encryptionEnabled != 0) }
         case let e as HCIEncryptionKeyRefreshCompleteEvent:
             if e.handle == connection?.handle { encryptionResult = (e.status, e.status == 0) }
         case let e as HCILEConnectionCompleteEvent:
             connectResult = (e.status, LEConnection(e))
         case let e as HCILEEnhancedConnectionCompleteEvent:
             connectResult = (e.status, LEConnection(e))
+        case let e as HCILEEnhancedConnectionCompleteV2Event:
+            connectResult = (e.connection.status, LEConnection(e.connection))
         case let e as HCILEAdvertisingReportEvent:
             if scanning { advertisements += e.reports.map(Advertisement.init) }
         case let e as HCILEExtendedAdvertisingReportEvent:

@@ -78,7 +78,11 @@ public final class LEPeripheral: HCIHostRole {
             linkUp(e.status, LEConnection(e))
         case let e as HCILEEnhancedConnectionCompleteEvent:
             linkUp(e.status, LEConnection(e))
+        case let e as HCILEEnhancedConnectionCompleteV2Event:
+            linkUp(e.connection.status, LEConnection(e.connection))
         case let e as HCIEncryptionChangeEvent:
+            encryptionChanged(status: e.status, handle: e.handle, enabled: e.encryptionEnabled != 0)
+        case let e as HCIEncryptionChangeV2Event:
             encryptionChanged(status: e.status, handle: e.handle, enabled: e.encryptionEnabled != 0)
         case let e as HCIEncryptionKeyRefreshCompleteEvent:
             encryptionChanged(status: e.status, handle: e.handle, enabled: e.status == 0)

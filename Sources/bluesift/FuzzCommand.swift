@@ -40,7 +40,8 @@ struct Fuzz: ParsableCommand {
             with `bluesift replay`), and findings.json. Ctrl-C stops and writes what was found.
 
             Exit codes: 0 no findings, 1 findings, 2 unusable input, 3 the device or transport \
-            failed before fuzzing could start.
+            failed before fuzzing could start. After Ctrl-C the same: 0 or 1 for what was found \
+            so far (findings.json says "interrupted": true).
             """)
 
     @Argument(help: "Capture holding the session to fuzz (or a replay script).") var input: String
@@ -50,7 +51,7 @@ struct Fuzz: ParsableCommand {
     @Option(help: "Match the device by its advertised name instead.") var name: String?
     @OptionGroup var plugins: PluginOptions
     @Option(help: "Variants to run (default 200).") var steps: Int?
-    @Option(help: "Stop starting variants after this many seconds (instead of --steps).") var time: Double?
+    @Option(help: "Time budget in seconds (instead of --steps): no variant, minimisation or rerun starts after it.") var time: Double?
     @Option(help: "Seed of the mutation choices (same seed and device: same run).") var seed: UInt64 = 1
     @Option(help: "Mutate only steps aimed at this characteristic UUID (repeatable).") var characteristic: [String] = []
     @Option(name: .shortAndLong, help: "Folder for findings.json, finding-N.json and finding-N.btsnoop.") var output: String?

@@ -43,7 +43,7 @@ KVER="${KERNEL_VERSION:-$(ls /boot/vmlinuz-* 2>/dev/null | sed 's|/boot/vmlinuz-
 TESTS=("$@")
 # All of them by default, in an order that restarts the band (lib.sh: band) fewest times: 7
 # restarts where the alphabetical order took 10. A test not listed here runs last.
-ORDER=(boot hci_nonroot capture_btmon hci_signals hci_replay l2cap_replay hci_pairing hci_flood hci_emulate)
+ORDER=(boot hci_nonroot capture_btmon hci_signals hci_fuzz hci_replay l2cap_replay hci_pairing hci_flood hci_emulate)
 if [ ${#TESTS[@]} -eq 0 ]; then
   for t in "${ORDER[@]}"; do [ -f "$HERE/tests/$t.sh" ] && TESTS+=("$t"); done
   for f in "$HERE"/tests/*.sh; do

@@ -3,7 +3,9 @@
 
     controllers.py 127.0.0.1:9001 127.0.0.1:9002 [HOST:PORT[=BD_ADDR] ...]
 
-Prints one line `READY <port> <port> ...` on stdout once every port listens.
+An endpoint `unix:PATH[=BD_ADDR]` listens on a UNIX socket instead (transport `unix:PATH`).
+Prints one line `READY <port> <port> ...` on stdout once every port listens (a UNIX
+socket's path in its place).
 Stops on SIGINT/SIGTERM, or when stdin closes if --exit-on-stdin-eof is given.
 
 The stock Bumble virtual controller (bumble.controller.Controller) has gaps that a
@@ -15,6 +17,7 @@ import argparse
 import asyncio
 import logging
 import signal
+import socket
 import struct
 import sys
 
@@ -306,7 +309,10 @@ class H4Server:
 
 
 def parse_endpoint(spec: str, index: int) -> tuple[str, int, str]:
+    """(host, port, BD_ADDR); a UNIX socket: ('unix', 0, BD_ADDR) with the path as host."""
     endpoint, _, addr = spec.partition('=')
+    if endpoint.startswith('unix:'):
+        return endpoint[5:], 0, addr or default_bd_addr(index)
     host, _, port = endpoint.rpartition(':')
     return host or '127.0.0.1', int(port), addr or default_bd_addr(index)
 
@@ -318,11 +324,14 @@ async def start_controllers(specs: list[str]):
     loop = asyncio.get_running_loop()
     for index, spec in enumerate(specs):
         host, port, bd_addr = parse_endpoint(spec, index)
-        controller = RigController(f'C{index}:{port}', link=link,
+        controller = RigController(f'C{index}:{port or host}', link=link,
                                    public_address=hci.Address(bd_addr, hci.Address.PUBLIC_DEVICE_ADDRESS))
         h4 = H4Server(controller)
         controller.host = h4
-        servers.append(await loop.create_server(h4.protocol(), host, port, reuse_address=True))
+        if port == 0:
+            servers.append(await loop.create_unix_server(h4.protocol(), host))
+        else:
+            servers.append(await loop.create_server(h4.protocol(), host, port, reuse_address=True))
         controllers.append(controller)
     return controllers, servers
 
@@ -338,7 +347,8 @@ async def amain(args) -> None:
         loop.connect_read_pipe(lambda: _EofProtocol(stop), sys.stdin)
     if args.watch_pid:
         loop.create_task(_watch_pid(args.watch_pid, stop))
-    ports = ' '.join(str(s.sockets[0].getsockname()[1]) for s in servers)
+    ports = ' '.join(str(s.sockets[0].getsockname()[1]) if s.sockets[0].family != socket.AF_UNIX
+                     else s.sockets[0].getsockname() for s in servers)
     print(f'READY {ports}', flush=True)
     try:
         if args.timeout:

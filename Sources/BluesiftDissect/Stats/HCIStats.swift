@@ -31,7 +31,8 @@ final class HCIStats {
 
     func add(_ a: inout AnalyzedFrame, _ r: CaptureRecord, _ us: Int64, _ decoder: ProtocolDecoder, _ s: CaptureStats) {
         let h = a.decoded.hciStorage
-        if let c = a.decoded.connection, r.kind == .acl || r.kind == .sco || r.kind == .iso,
+        // ISO data (CIS/BIS handles) is LE Audio's stream, not a connection (LEAudioStats).
+        if let c = a.decoded.connection, r.kind == .acl || r.kind == .sco,
             let i = s.connection(r.adapter, c, r, decoder)
         {
             s.report.connections[i].lastFrame = r.frame; s.report.connections[i].lastUs = max(s.report.connections[i].lastUs, us)
@@ -88,7 +89,7 @@ final class HCIStats {
                 s.report.connections[i].parameters.append(.init(frame: r.frame, us: us, interval: Int(iv), latency: Int(lat), timeout: Int(to)))
             }
         case .disconnectionComplete: // §7.7.5
-            guard h.status == .success, let handle = h.handle else { return }
+            guard h.status == .success, let handle = h.handle, !decoder.isISOHandle(adapter: r.adapter, handle: handle) else { return }
             let key = CaptureStats.ConnKey(adapter: r.adapter, handle: handle)
             guard let i = s.connection(r.adapter, handle, r, decoder) else { return }
             s.end(i, key, r, reason: h.reason)

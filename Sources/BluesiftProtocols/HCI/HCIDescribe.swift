@@ -93,17 +93,17 @@ extension HCIPacket {
     @inlinable
     public static func isAdvertisingReport(subevent s: UInt8) -> Bool { s == 0x02 || s == 0x0B || s == 0x0D }
 
-    /// §7.7.19: Num_Handles, then (handle, count) pairs.
+    /// §7.7.19: the (handle, count) pairs, read by the event's view.
     private func describeCompletedPackets<S: FieldSink>(into sink: inout S) {
-        guard let n = parameters.first else { return }
+        guard !parameters.isEmpty else { return }
+        let v = HCINumberOfCompletedPacketsEvent.View(parameters: parameters)
         sink.beginArray("completed")
-        var i = 1
-        for _ in 0..<Int(n) where i + 4 <= parameters.count {
+        for i in 0..<v.count {
+            let e = v.entry(i)
             sink.beginObject("")
-            sink.int("handle", Int((UInt16(parameters[i]) | UInt16(parameters[i + 1]) << 8) & 0x0FFF))
-            sink.int("count", Int(UInt16(parameters[i + 2]) | UInt16(parameters[i + 3]) << 8))
+            sink.int("handle", Int(e.handle))
+            sink.int("count", Int(e.count))
             sink.endObject()
-            i += 4
         }
         sink.endArray()
     }

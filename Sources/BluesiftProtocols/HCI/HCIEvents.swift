@@ -1,19 +1,26 @@
 import BluesiftWire
 
 /// An HCI event as one type, decoded and encoded (Core 6.0 Vol 4 Part E §5.4.4: event code,
-/// parameter length, parameters). The host reads events through these; connection handles
-/// keep their 12 bits (§5.4.2), the flags above them are dropped.
+/// parameter length, parameters). Each reads its bytes through its borrowed `View` (the one
+/// the analyzer reads too) and writes them itself; connection handles keep their 12 bits
+/// (§5.4.2), the flags above them are dropped. The types are listed in `HCIEvents.all`.
 public protocol HCIEvent: Sendable, Hashable {
+    associatedtype View: HCIEventView
     static var code: HCIEventCode { get }
     func encodeParameters(into w: inout ByteWriter)
+    /// The event read off its view (all fields, or the damage).
+    init(view v: View) throws(DecodeError)
     init(parameters r: inout ByteReader) throws(DecodeError)
 }
 
-/// An LE Meta event (§7.7.65): the subevent code leads its parameters.
+extension HCIEvent {
+    public init(parameters r: inout ByteReader) throws(DecodeError) { try self.init(view: View(parameters: r.readRemaining())) }
+}
+
+/// An LE Meta event (§7.7.65): the subevent code leads its parameters; the view reads those after it.
 public protocol HCILEMetaEvent: HCIEvent {
     static var subevent: HCILESubeventCode { get }
     func encodeSubeventParameters(into w: inout ByteWriter)
-    init(subeventParameters r: inout ByteReader) throws(DecodeError)
 }
 
 extension HCILEMetaEvent {
@@ -27,7 +34,9 @@ extension HCILEMetaEvent {
         guard sub == Self.subevent.rawValue else {
             throw DecodeError(code: .unexpected, offset: 0, message: "subevent \(Hex.fixed(UInt64(sub), width: 2)) is not \(Self.subevent.name)")
         }
-        try self.init(subeventParameters: &r)
+        let event: Self
+        do throws(DecodeError) { event = try Self(view: View(parameters: r.readRemaining())) } catch { throw error.shifted(1) }
+        self = event
     }
 }
 
@@ -60,37 +69,68 @@ extension HCIEvent {
     }
 }
 
-/// The events this codec knows, by event code and LE subevent (Bumble: `HCI_Event.event_classes`).
-public enum HCIEvents {
-    public static let types: [HCIEventCode: any HCIEvent.Type] = {
-        let all: [any HCIEvent.Type] = [
-            HCIDisconnectionCompleteEvent.self, HCIEncryptionChangeEvent.self, HCICommandCompleteEvent.self,
-            HCICommandStatusEvent.self, HCIHardwareErrorEvent.self, HCINumberOfCompletedPacketsEvent.self,
-            HCIEncryptionKeyRefreshCompleteEvent.self
-        ]
-        return Dictionary(uniqueKeysWithValues: all.map { ($0.code, $0) })
-    }()
-
-    public static let leTypes: [HCILESubeventCode: any HCILEMetaEvent.Type] = {
-        let all: [any HCILEMetaEvent.Type] = [
-            HCILEConnectionCompleteEvent.self, HCILEAdvertisingReportEvent.self, HCILEConnectionUpdateCompleteEvent.self,
-            HCILELongTermKeyRequestEvent.self, HCILEEnhancedConnectionCompleteEvent.self, HCILEExtendedAdvertisingReportEvent.self
-        ]
-        return Dictionary(uniqueKeysWithValues: all.map { ($0.subevent, $0) })
-    }()
-
-    /// An event packet as its type; nil for a code (or LE subevent) without one.
-    public static func decode(_ packet: [UInt8]) throws(DecodeError) -> (any HCIEvent)? {
-        guard let first = packet.first else {
-            throw DecodeError(layer: "hci", code: .truncated, offset: 0, message: "event code: need 1 bytes, 0 left")
+/// Core 6.0 Vol 4 Part E §7.7.3 Connection Complete
+public struct HCIConnectionCompleteEvent: HCIEvent {
+    public static let code = HCIEventCode.connectionComplete
+    public var status: UInt8
+    public var handle: UInt16
+    public var peer: BDAddr
+    /// 0 SCO, 1 ACL.
+    public var linkType: UInt8
+    public var encryptionEnabled: UInt8
+    public init(status: UInt8, handle: UInt16, peer: BDAddr, linkType: UInt8 = 1, encryptionEnabled: UInt8 = 0) {
+        self.status = status; self.handle = handle; self.peer = peer; self.linkType = linkType; self.encryptionEnabled = encryptionEnabled
+    }
+    public func encodeParameters(into w: inout ByteWriter) {
+        w.writeUInt8(status); w.writeUInt16(handle); w.writeAddress(peer); w.writeUInt8(linkType); w.writeUInt8(encryptionEnabled)
+    }
+    public init(view v: View) throws(DecodeError) {
+        let f = try v.fields()
+        self.init(status: f.status!.rawValue, handle: f.handle!, peer: f.peer!, linkType: f.linkType!, encryptionEnabled: f.encryption!)
+    }
+    public struct View: HCIEventView {
+        public let parameters: UnsafeRawBufferPointer
+        public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
+            var p = ByteReader(parameters)
+            f.status = HCIStatus(try p.readUInt8("status"))
+            f.handle = try p.readUInt16(.little, "handle") & 0x0FFF
+            f.peer = try p.readAddress("BD_ADDR")
+            f.peerAddressType = .public
+            f.linkType = try p.readUInt8("link type")
+            f.encryption = try p.readUInt8("encryption enabled")
         }
-        let code = HCIEventCode(first)
-        if code == .leMeta {
-            guard packet.count > 2, let type = leTypes[HCILESubeventCode(packet[2])] else { return nil }
-            return try type.decode(packet)
+    }
+}
+
+/// Core 6.0 Vol 4 Part E §7.7.4 Connection Request
+public struct HCIConnectionRequestEvent: HCIEvent {
+    public static let code = HCIEventCode.connectionRequest
+    public var peer: BDAddr
+    /// Class of Device (3 bytes).
+    public var classOfDevice: UInt32
+    public var linkType: UInt8
+    public init(peer: BDAddr, classOfDevice: UInt32, linkType: UInt8 = 1) { self.peer = peer; self.classOfDevice = classOfDevice; self.linkType = linkType }
+    public func encodeParameters(into w: inout ByteWriter) {
+        w.writeAddress(peer); w.writeUInt16(UInt16(truncatingIfNeeded: classOfDevice)); w.writeUInt8(UInt8(truncatingIfNeeded: classOfDevice >> 16))
+        w.writeUInt8(linkType)
+    }
+    public init(view v: View) throws(DecodeError) {
+        let f = try v.fields()
+        self.init(peer: f.peer!, classOfDevice: try v.classOfDevice(), linkType: try v.uint8(at: 9, "link type"))
+    }
+    public struct View: HCIEventView {
+        public let parameters: UnsafeRawBufferPointer
+        public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public static var readsAllParameters: Bool { false }
+        public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
+            var p = ByteReader(parameters)
+            f.peer = try p.readAddress("BD_ADDR")
         }
-        guard let type = types[code] else { return nil }
-        return try type.decode(packet)
+        public func classOfDevice() throws(DecodeError) -> UInt32 {
+            let b = try bytes(at: 6, 3, "class of device")
+            return UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16
+        }
     }
 }
 
@@ -102,8 +142,77 @@ public struct HCIDisconnectionCompleteEvent: HCIEvent {
     public var reason: UInt8
     public init(status: UInt8, handle: UInt16, reason: UInt8) { self.status = status; self.handle = handle; self.reason = reason }
     public func encodeParameters(into w: inout ByteWriter) { w.writeUInt8(status); w.writeUInt16(handle); w.writeUInt8(reason) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        self.init(status: try r.readUInt8("status"), handle: try r.readUInt16(.little, "handle") & 0x0FFF, reason: try r.readUInt8("reason"))
+    public init(view v: View) throws(DecodeError) {
+        let f = try v.fields()
+        self.init(status: f.status!.rawValue, handle: f.handle!, reason: f.reason!.rawValue)
+    }
+    public struct View: HCIEventView {
+        public let parameters: UnsafeRawBufferPointer
+        public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
+            var p = ByteReader(parameters)
+            f.status = HCIStatus(try p.readUInt8("status"))
+            f.handle = try p.readUInt16(.little, "handle") & 0x0FFF
+            f.reason = HCIStatus(try p.readUInt8("reason"))
+        }
+    }
+}
+
+/// A view of an event led by a status and a connection handle; `All`: nothing follows them.
+public struct HCIStatusHandleView<All: HCIEventViewCoverage>: HCIEventView {
+    public let parameters: UnsafeRawBufferPointer
+    public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+    public static var readsAllParameters: Bool { All.readsAll }
+    public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
+        var p = ByteReader(parameters)
+        f.status = HCIStatus(try p.readUInt8("status"))
+        f.handle = try p.readUInt16(.little, "handle") & 0x0FFF
+    }
+}
+
+/// Whether a shared view's fields describe every parameter of its event.
+public protocol HCIEventViewCoverage { static var readsAll: Bool { get } }
+public enum HCIReadsAll: HCIEventViewCoverage { public static var readsAll: Bool { true } }
+public enum HCIReadsLeading: HCIEventViewCoverage { public static var readsAll: Bool { false } }
+
+/// Core 6.0 Vol 4 Part E §7.7.6 Authentication Complete
+public struct HCIAuthenticationCompleteEvent: HCIEvent {
+    public static let code = HCIEventCode.authenticationComplete
+    public typealias View = HCIStatusHandleView<HCIReadsAll>
+    public var status: UInt8
+    public var handle: UInt16
+    public init(status: UInt8, handle: UInt16) { self.status = status; self.handle = handle }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt8(status); w.writeUInt16(handle) }
+    public init(view v: View) throws(DecodeError) {
+        let f = try v.fields()
+        self.init(status: f.status!.rawValue, handle: f.handle!)
+    }
+}
+
+/// Core 6.0 Vol 4 Part E §7.7.7 Remote Name Request Complete. The name: UTF-8 up to its NUL,
+/// in a 248-byte field (kept as sent).
+public struct HCIRemoteNameRequestCompleteEvent: HCIEvent {
+    public static let code = HCIEventCode.remoteNameRequestComplete
+    public var status: UInt8
+    public var peer: BDAddr
+    public var name: [UInt8]
+    public init(status: UInt8, peer: BDAddr, name: [UInt8]) { self.status = status; self.peer = peer; self.name = name }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt8(status); w.writeAddress(peer); w.writeBytes(name) }
+    public init(view v: View) throws(DecodeError) {
+        let f = try v.fields()
+        self.init(status: f.status!.rawValue, peer: f.peer!, name: Array(v.name))
+    }
+    public struct View: HCIEventView {
+        public let parameters: UnsafeRawBufferPointer
+        public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public static var readsAllParameters: Bool { false }
+        public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
+            var p = ByteReader(parameters)
+            f.status = HCIStatus(try p.readUInt8("status"))
+            f.peer = try p.readAddress("BD_ADDR")
+        }
+        /// The name field (borrowed).
+        public var name: UnsafeRawBufferPointer { rest(from: 7) }
     }
 }
 
@@ -118,10 +227,86 @@ public struct HCIEncryptionChangeEvent: HCIEvent {
         self.status = status; self.handle = handle; self.encryptionEnabled = encryptionEnabled
     }
     public func encodeParameters(into w: inout ByteWriter) { w.writeUInt8(status); w.writeUInt16(handle); w.writeUInt8(encryptionEnabled) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
+    public init(view v: View) throws(DecodeError) {
+        let f = try v.fields()
+        self.init(status: f.status!.rawValue, handle: f.handle!, encryptionEnabled: f.encryption!)
+    }
+    public struct View: HCIEventView {
+        public let parameters: UnsafeRawBufferPointer
+        public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
+            var p = ByteReader(parameters)
+            f.status = HCIStatus(try p.readUInt8("status"))
+            f.handle = try p.readUInt16(.little, "handle") & 0x0FFF
+            f.encryption = try p.readUInt8("encryption enabled")
+        }
+    }
+}
+
+/// Core 6.0 Vol 4 Part E §7.7.8 Encryption Change [v2]: [v1] and the key size.
+public struct HCIEncryptionChangeV2Event: HCIEvent {
+    public static let code = HCIEventCode.encryptionChangeV2
+    public var status: UInt8
+    public var handle: UInt16
+    public var encryptionEnabled: UInt8
+    public var keySize: UInt8
+    public init(status: UInt8, handle: UInt16, encryptionEnabled: UInt8, keySize: UInt8) {
+        self.status = status; self.handle = handle; self.encryptionEnabled = encryptionEnabled; self.keySize = keySize
+    }
+    public func encodeParameters(into w: inout ByteWriter) {
+        w.writeUInt8(status); w.writeUInt16(handle); w.writeUInt8(encryptionEnabled); w.writeUInt8(keySize)
+    }
+    public init(view v: View) throws(DecodeError) {
+        let f = try v.fields()
+        self.init(status: f.status!.rawValue, handle: f.handle!, encryptionEnabled: f.encryption!, keySize: f.keySize!)
+    }
+    public struct View: HCIEventView {
+        public let parameters: UnsafeRawBufferPointer
+        public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
+            try HCIEncryptionChangeEvent.View(parameters: parameters).read(into: &f, cut: cut)
+            f.keySize = try uint8(at: 4, "key size")
+        }
+    }
+}
+
+/// Core 6.0 Vol 4 Part E §7.7.11 Read Remote Supported Features Complete
+public struct HCIReadRemoteSupportedFeaturesCompleteEvent: HCIEvent {
+    public static let code = HCIEventCode.readRemoteSupportedFeaturesComplete
+    public typealias View = HCIStatusHandleView<HCIReadsLeading>
+    public var status: UInt8
+    public var handle: UInt16
+    /// LMP feature bits, little-endian.
+    public var features: UInt64
+    public init(status: UInt8, handle: UInt16, features: UInt64) { self.status = status; self.handle = handle; self.features = features }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt8(status); w.writeUInt16(handle); w.writeUInt64(features) }
+    public init(view v: View) throws(DecodeError) {
+        let f = try v.fields()
+        var r = ByteReader(v.parameters, at: 3)
+        self.init(status: f.status!.rawValue, handle: f.handle!, features: try r.readUInt64(.little, "LMP features"))
+    }
+}
+
+/// Core 6.0 Vol 4 Part E §7.7.12 Read Remote Version Information Complete
+public struct HCIReadRemoteVersionInformationCompleteEvent: HCIEvent {
+    public static let code = HCIEventCode.readRemoteVersionInformationComplete
+    public typealias View = HCIStatusHandleView<HCIReadsLeading>
+    public var status: UInt8
+    public var handle: UInt16
+    public var version: UInt8
+    public var companyID: UInt16
+    public var subversion: UInt16
+    public init(status: UInt8, handle: UInt16, version: UInt8, companyID: UInt16, subversion: UInt16) {
+        self.status = status; self.handle = handle; self.version = version; self.companyID = companyID; self.subversion = subversion
+    }
+    public func encodeParameters(into w: inout ByteWriter) {
+        w.writeUInt8(status); w.writeUInt16(handle); w.writeUInt8(version); w.writeUInt16(companyID); w.writeUInt16(subversion)
+    }
+    public init(view v: View) throws(DecodeError) {
+        let f = try v.fields()
         self.init(
-            status: try r.readUInt8("status"), handle: try r.readUInt16(.little, "handle") & 0x0FFF,
-            encryptionEnabled: try r.readUInt8("encryption enabled"))
+            status: f.status!.rawValue, handle: f.handle!, version: try v.uint8(at: 3, "version"),
+            companyID: try v.uint16(at: 4, "company identifier"), subversion: try v.uint16(at: 6, "subversion"))
     }
 }
 
@@ -138,10 +323,23 @@ public struct HCICommandCompleteEvent: HCIEvent {
     public func encodeParameters(into w: inout ByteWriter) {
         w.writeUInt8(numPackets); w.writeUInt16(opcode.rawValue); w.writeBytes(returnParameters)
     }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        self.init(
-            numPackets: try r.readUInt8("num HCI command packets"), opcode: HCICommandOpcode(try r.readUInt16(.little, "command opcode")),
-            returnParameters: Array(r.readRemaining()))
+    public init(view v: View) throws(DecodeError) {
+        let f = try v.fields()
+        self.init(numPackets: f.numPackets!, opcode: HCICommandOpcode(f.commandOpcode!), returnParameters: Array(f.returnParameters!))
+    }
+    public struct View: HCIEventView {
+        public let parameters: UnsafeRawBufferPointer
+        public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
+            var p = ByteReader(parameters)
+            f.numPackets = try p.readUInt8("num HCI command packets")
+            let op = try p.readUInt16(.little, "command opcode")
+            f.commandOpcode = op
+            let ret = p.remaining
+            f.returnParameters = ret
+            // Nearly every command returns its status first; NOP (0x0000) returns nothing.
+            if op != 0, let s = ret.first { f.status = HCIStatus(s) }
+        }
     }
 
     /// The return parameters after the status byte, read as `T` (a command's `Return`).
@@ -167,10 +365,19 @@ public struct HCICommandStatusEvent: HCIEvent {
         self.status = status; self.numPackets = numPackets; self.opcode = opcode
     }
     public func encodeParameters(into w: inout ByteWriter) { w.writeUInt8(status); w.writeUInt8(numPackets); w.writeUInt16(opcode.rawValue) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        self.init(
-            status: try r.readUInt8("status"), numPackets: try r.readUInt8("num HCI command packets"),
-            opcode: HCICommandOpcode(try r.readUInt16(.little, "command opcode")))
+    public init(view v: View) throws(DecodeError) {
+        let f = try v.fields()
+        self.init(status: f.status!.rawValue, numPackets: f.numPackets!, opcode: HCICommandOpcode(f.commandOpcode!))
+    }
+    public struct View: HCIEventView {
+        public let parameters: UnsafeRawBufferPointer
+        public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
+            var p = ByteReader(parameters)
+            f.status = HCIStatus(try p.readUInt8("status"))
+            f.numPackets = try p.readUInt8("num HCI command packets")
+            f.commandOpcode = try p.readUInt16(.little, "command opcode")
+        }
     }
 }
 
@@ -180,7 +387,38 @@ public struct HCIHardwareErrorEvent: HCIEvent {
     public var hardwareCode: UInt8
     public init(hardwareCode: UInt8) { self.hardwareCode = hardwareCode }
     public func encodeParameters(into w: inout ByteWriter) { w.writeUInt8(hardwareCode) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) { self.init(hardwareCode: try r.readUInt8("hardware code")) }
+    public init(view v: View) throws(DecodeError) { self.init(hardwareCode: try v.hardwareCode()) }
+    public struct View: HCIUnreadEventView {
+        public let parameters: UnsafeRawBufferPointer
+        public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public static var readsAllParameters: Bool { false }
+        public func hardwareCode() throws(DecodeError) -> UInt8 { try uint8(at: 0, "hardware code") }
+    }
+}
+
+/// Core 6.0 Vol 4 Part E §7.7.18 Role Change
+public struct HCIRoleChangeEvent: HCIEvent {
+    public static let code = HCIEventCode.roleChange
+    public var status: UInt8
+    public var peer: BDAddr
+    /// 0 central, 1 peripheral.
+    public var role: UInt8
+    public init(status: UInt8, peer: BDAddr, role: UInt8) { self.status = status; self.peer = peer; self.role = role }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeUInt8(status); w.writeAddress(peer); w.writeUInt8(role) }
+    public init(view v: View) throws(DecodeError) {
+        let f = try v.fields()
+        self.init(status: f.status!.rawValue, peer: f.peer!, role: f.role!)
+    }
+    public struct View: HCIEventView {
+        public let parameters: UnsafeRawBufferPointer
+        public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
+            var p = ByteReader(parameters)
+            f.status = HCIStatus(try p.readUInt8("status"))
+            f.peer = try p.readAddress("BD_ADDR")
+            f.role = try p.readUInt8("new role")
+        }
+    }
 }
 
 /// Core 6.0 Vol 4 Part E §7.7.19 Number Of Completed Packets
@@ -197,13 +435,125 @@ public struct HCINumberOfCompletedPacketsEvent: HCIEvent {
         w.writeUInt8(UInt8(truncatingIfNeeded: entries.count))
         for e in entries { w.writeUInt16(e.handle); w.writeUInt16(e.count) }
     }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        let n = Int(try r.readUInt8("num handles"))
-        var list: [Entry] = []
-        for _ in 0..<n {
-            list.append(Entry(handle: try r.readUInt16(.little, "handle") & 0x0FFF, count: try r.readUInt16(.little, "num completed packets")))
+    public init(view v: View) throws(DecodeError) {
+        _ = try v.fields()
+        self.init(entries: (0..<v.count).map { v.entry($0) })
+    }
+    /// Num_Handles, then (handle, count) pairs, read where they lie.
+    public struct View: HCIEventView {
+        public let parameters: UnsafeRawBufferPointer
+        public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        /// The pairs present (a cut event holds fewer than it announces).
+        public var count: Int { min(Int(parameters.first ?? 0), (parameters.count - 1) / 4) }
+        /// Pair `i` (< `count`).
+        public func entry(_ i: Int) -> Entry {
+            let o = 1 + 4 * i
+            return Entry(
+                handle: (UInt16(parameters[o]) | UInt16(parameters[o + 1]) << 8) & 0x0FFF,
+                count: UInt16(parameters[o + 2]) | UInt16(parameters[o + 3]) << 8)
         }
-        self.init(entries: list)
+        /// A single pair's handle is the packet's; the pairs are read by `entry`.
+        public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
+            var p = ByteReader(parameters)
+            let n = Int(try p.readUInt8("num handles"))
+            if p.readableBytes < 4 * n, !cut {
+                throw DecodeError(
+                    code: .truncated, offset: p.readerIndex,
+                    message: "num handles \(n): need \(4 * n) bytes, \(p.readableBytes) left")
+            }
+            if n == 1 { f.handle = try p.readUInt16(.little, "handle") & 0x0FFF }
+        }
+    }
+}
+
+/// Core 6.0 Vol 4 Part E §7.7.23 Link Key Request
+public struct HCILinkKeyRequestEvent: HCIEvent {
+    public static let code = HCIEventCode.linkKeyRequest
+    public var peer: BDAddr
+    public init(peer: BDAddr) { self.peer = peer }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeAddress(peer) }
+    public init(view v: View) throws(DecodeError) { self.init(peer: try v.fields().peer!) }
+    public struct View: HCIEventView {
+        public let parameters: UnsafeRawBufferPointer
+        public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
+            var p = ByteReader(parameters)
+            f.peer = try p.readAddress("BD_ADDR")
+        }
+    }
+}
+
+/// Core 6.0 Vol 4 Part E §7.7.24 Link Key Notification
+public struct HCILinkKeyNotificationEvent: HCIEvent {
+    public static let code = HCIEventCode.linkKeyNotification
+    public var peer: BDAddr
+    public var linkKey: [UInt8]
+    public var keyType: UInt8
+    public init(peer: BDAddr, linkKey: [UInt8], keyType: UInt8) { self.peer = peer; self.linkKey = linkKey; self.keyType = keyType }
+    public func encodeParameters(into w: inout ByteWriter) { w.writeAddress(peer); w.writeBytes(linkKey); w.writeUInt8(keyType) }
+    public init(view v: View) throws(DecodeError) {
+        let f = try v.fields()
+        self.init(peer: f.peer!, linkKey: Array(try v.bytes(at: 6, 16, "link key")), keyType: try v.uint8(at: 22, "key type"))
+    }
+    public struct View: HCIEventView {
+        public let parameters: UnsafeRawBufferPointer
+        public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public static var readsAllParameters: Bool { false }
+        public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
+            try HCILinkKeyRequestEvent.View(parameters: parameters).read(into: &f, cut: cut)
+        }
+    }
+}
+
+/// Core 6.0 Vol 4 Part E §7.7.35 Synchronous Connection Complete
+public struct HCISynchronousConnectionCompleteEvent: HCIEvent {
+    public static let code = HCIEventCode.synchronousConnectionComplete
+    public var status: UInt8
+    public var handle: UInt16
+    public var peer: BDAddr
+    /// 0 SCO, 2 eSCO.
+    public var linkType: UInt8
+    public var transmissionInterval: UInt8
+    public var retransmissionWindow: UInt8
+    public var rxPacketLength: UInt16
+    public var txPacketLength: UInt16
+    public var airMode: UInt8
+    public init(
+        status: UInt8, handle: UInt16, peer: BDAddr, linkType: UInt8, transmissionInterval: UInt8 = 0, retransmissionWindow: UInt8 = 0,
+        rxPacketLength: UInt16 = 0, txPacketLength: UInt16 = 0, airMode: UInt8
+    ) {
+        self.status = status; self.handle = handle; self.peer = peer; self.linkType = linkType
+        self.transmissionInterval = transmissionInterval; self.retransmissionWindow = retransmissionWindow
+        self.rxPacketLength = rxPacketLength; self.txPacketLength = txPacketLength; self.airMode = airMode
+    }
+    public func encodeParameters(into w: inout ByteWriter) {
+        w.writeUInt8(status); w.writeUInt16(handle); w.writeAddress(peer); w.writeUInt8(linkType)
+        w.writeUInt8(transmissionInterval); w.writeUInt8(retransmissionWindow); w.writeUInt16(rxPacketLength); w.writeUInt16(txPacketLength)
+        w.writeUInt8(airMode)
+    }
+    public init(view v: View) throws(DecodeError) {
+        let f = try v.fields()
+        var r = ByteReader(v.parameters, at: 10)
+        self.init(
+            status: f.status!.rawValue, handle: f.handle!, peer: f.peer!, linkType: f.linkType!,
+            transmissionInterval: try r.readUInt8("transmission interval"), retransmissionWindow: try r.readUInt8("retransmission window"),
+            rxPacketLength: try r.readUInt16(.little, "RX packet length"), txPacketLength: try r.readUInt16(.little, "TX packet length"),
+            airMode: try r.readUInt8("air mode"))
+    }
+    /// Analysis keeps the link's fields; the air mode is read on its own (`airMode`).
+    public struct View: HCIEventView {
+        public let parameters: UnsafeRawBufferPointer
+        public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
+            var p = ByteReader(parameters)
+            f.status = HCIStatus(try p.readUInt8("status"))
+            f.handle = try p.readUInt16(.little, "handle") & 0x0FFF
+            f.peer = try p.readAddress("BD_ADDR")
+            f.peerAddressType = .public
+            f.linkType = try p.readUInt8("link type")
+        }
+        /// µ-law, A-law, CVSD, transparent (Assigned Numbers), nil when cut before it.
+        public var airMode: UInt8? { parameters.count > 16 ? parameters[16] : nil }
     }
 }
 
@@ -214,225 +564,13 @@ public struct HCIEncryptionKeyRefreshCompleteEvent: HCIEvent {
     public var handle: UInt16
     public init(status: UInt8, handle: UInt16) { self.status = status; self.handle = handle }
     public func encodeParameters(into w: inout ByteWriter) { w.writeUInt8(status); w.writeUInt16(handle) }
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        self.init(status: try r.readUInt8("status"), handle: try r.readUInt16(.little, "handle") & 0x0FFF)
+    public init(view v: View) throws(DecodeError) {
+        self.init(status: try v.uint8(at: 0, "status"), handle: try v.uint16(at: 1, "handle") & 0x0FFF)
     }
-}
-
-// MARK: LE Meta (§7.7.65)
-
-/// Core 6.0 Vol 4 Part E §7.7.65.1 LE Connection Complete. Interval in 1.25 ms, supervision
-/// timeout in 10 ms; role 0 central, 1 peripheral.
-public struct HCILEConnectionCompleteEvent: HCILEMetaEvent {
-    public static let subevent = HCILESubeventCode.connectionComplete
-    public var status: UInt8
-    public var handle: UInt16
-    public var role: UInt8
-    public var peerAddressType: AddressType
-    public var peer: BDAddr
-    public var interval: UInt16
-    public var latency: UInt16
-    public var supervisionTimeout: UInt16
-    public var centralClockAccuracy: UInt8
-
-    public init(
-        status: UInt8, handle: UInt16, role: UInt8, peerAddressType: AddressType, peer: BDAddr,
-        interval: UInt16, latency: UInt16, supervisionTimeout: UInt16, centralClockAccuracy: UInt8 = 0
-    ) {
-        self.status = status; self.handle = handle; self.role = role; self.peerAddressType = peerAddressType; self.peer = peer
-        self.interval = interval; self.latency = latency; self.supervisionTimeout = supervisionTimeout
-        self.centralClockAccuracy = centralClockAccuracy
-    }
-    public func encodeSubeventParameters(into w: inout ByteWriter) {
-        w.writeUInt8(status); w.writeUInt16(handle); w.writeUInt8(role); w.writeUInt8(peerAddressType.rawValue); w.writeAddress(peer)
-        w.writeUInt16(interval); w.writeUInt16(latency); w.writeUInt16(supervisionTimeout); w.writeUInt8(centralClockAccuracy)
-    }
-    public init(subeventParameters r: inout ByteReader) throws(DecodeError) {
-        self.init(
-            status: try r.readUInt8("status"), handle: try r.readUInt16(.little, "handle") & 0x0FFF, role: try r.readUInt8("role"),
-            peerAddressType: AddressType(rawValue: try r.readUInt8("peer address type")), peer: try r.readAddress("peer address"),
-            interval: try r.readUInt16(.little, "connection interval"), latency: try r.readUInt16(.little, "peripheral latency"),
-            supervisionTimeout: try r.readUInt16(.little, "supervision timeout"),
-            centralClockAccuracy: r.isAtEnd ? 0 : try r.readUInt8("central clock accuracy"))
-    }
-}
-
-/// Core 6.0 Vol 4 Part E §7.7.65.10 LE Enhanced Connection Complete [v1]: LE Connection
-/// Complete with the local and peer resolvable private addresses.
-public struct HCILEEnhancedConnectionCompleteEvent: HCILEMetaEvent {
-    public static let subevent = HCILESubeventCode.enhancedConnectionComplete
-    public var status: UInt8
-    public var handle: UInt16
-    public var role: UInt8
-    public var peerAddressType: AddressType
-    public var peer: BDAddr
-    public var localResolvablePrivateAddress: BDAddr
-    public var peerResolvablePrivateAddress: BDAddr
-    public var interval: UInt16
-    public var latency: UInt16
-    public var supervisionTimeout: UInt16
-    public var centralClockAccuracy: UInt8
-
-    public init(
-        status: UInt8, handle: UInt16, role: UInt8, peerAddressType: AddressType, peer: BDAddr,
-        localResolvablePrivateAddress: BDAddr = BDAddr(0), peerResolvablePrivateAddress: BDAddr = BDAddr(0),
-        interval: UInt16, latency: UInt16, supervisionTimeout: UInt16, centralClockAccuracy: UInt8 = 0
-    ) {
-        self.status = status; self.handle = handle; self.role = role; self.peerAddressType = peerAddressType; self.peer = peer
-        self.localResolvablePrivateAddress = localResolvablePrivateAddress; self.peerResolvablePrivateAddress = peerResolvablePrivateAddress
-        self.interval = interval; self.latency = latency; self.supervisionTimeout = supervisionTimeout
-        self.centralClockAccuracy = centralClockAccuracy
-    }
-    public func encodeSubeventParameters(into w: inout ByteWriter) {
-        w.writeUInt8(status); w.writeUInt16(handle); w.writeUInt8(role); w.writeUInt8(peerAddressType.rawValue); w.writeAddress(peer)
-        w.writeAddress(localResolvablePrivateAddress); w.writeAddress(peerResolvablePrivateAddress)
-        w.writeUInt16(interval); w.writeUInt16(latency); w.writeUInt16(supervisionTimeout); w.writeUInt8(centralClockAccuracy)
-    }
-    public init(subeventParameters r: inout ByteReader) throws(DecodeError) {
-        self.init(
-            status: try r.readUInt8("status"), handle: try r.readUInt16(.little, "handle") & 0x0FFF, role: try r.readUInt8("role"),
-            peerAddressType: AddressType(rawValue: try r.readUInt8("peer address type")), peer: try r.readAddress("peer address"),
-            localResolvablePrivateAddress: try r.readAddress("local resolvable private address"),
-            peerResolvablePrivateAddress: try r.readAddress("peer resolvable private address"),
-            interval: try r.readUInt16(.little, "connection interval"), latency: try r.readUInt16(.little, "peripheral latency"),
-            supervisionTimeout: try r.readUInt16(.little, "supervision timeout"),
-            centralClockAccuracy: r.isAtEnd ? 0 : try r.readUInt8("central clock accuracy"))
-    }
-}
-
-/// Core 6.0 Vol 4 Part E §7.7.65.2 LE Advertising Report. The reports laid out one after
-/// another, as BlueZ and Bumble send them.
-public struct HCILEAdvertisingReportEvent: HCILEMetaEvent {
-    public static let subevent = HCILESubeventCode.advertisingReport
-    public struct Report: Sendable, Hashable {
-        /// ADV_IND 0 … SCAN_RSP 4.
-        public var eventType: UInt8
-        public var addressType: AddressType
-        public var address: BDAddr
-        public var data: [UInt8]
-        /// 127: not available.
-        public var rssi: Int8
-        public init(eventType: UInt8, addressType: AddressType, address: BDAddr, data: [UInt8], rssi: Int8) {
-            self.eventType = eventType; self.addressType = addressType; self.address = address; self.data = data; self.rssi = rssi
-        }
-    }
-    public var reports: [Report]
-    public init(reports: [Report]) { self.reports = reports }
-    public func encodeSubeventParameters(into w: inout ByteWriter) {
-        w.writeUInt8(UInt8(truncatingIfNeeded: reports.count))
-        for x in reports {
-            w.writeUInt8(x.eventType); w.writeUInt8(x.addressType.rawValue); w.writeAddress(x.address)
-            w.writeUInt8(UInt8(truncatingIfNeeded: x.data.count)); w.writeBytes(x.data); w.writeUInt8(UInt8(bitPattern: x.rssi))
-        }
-    }
-    public init(subeventParameters r: inout ByteReader) throws(DecodeError) {
-        var out: [Report] = []
-        for _ in 0..<Int(try r.readUInt8("num reports")) {
-            let type = try r.readUInt8("event type")
-            let at = AddressType(rawValue: try r.readUInt8("address type"))
-            let a = try r.readAddress("address")
-            let data = Array(try r.readBytes(Int(try r.readUInt8("data length")), "advertising data"))
-            out.append(Report(eventType: type, addressType: at, address: a, data: data, rssi: try r.readInt8("RSSI")))
-        }
-        self.init(reports: out)
-    }
-}
-
-/// Core 6.0 Vol 4 Part E §7.7.65.3 LE Connection Update Complete
-public struct HCILEConnectionUpdateCompleteEvent: HCILEMetaEvent {
-    public static let subevent = HCILESubeventCode.connectionUpdateComplete
-    public var status: UInt8
-    public var handle: UInt16
-    public var interval: UInt16
-    public var latency: UInt16
-    public var supervisionTimeout: UInt16
-    public init(status: UInt8, handle: UInt16, interval: UInt16, latency: UInt16, supervisionTimeout: UInt16) {
-        self.status = status; self.handle = handle; self.interval = interval; self.latency = latency
-        self.supervisionTimeout = supervisionTimeout
-    }
-    public func encodeSubeventParameters(into w: inout ByteWriter) {
-        w.writeUInt8(status); w.writeUInt16(handle); w.writeUInt16(interval); w.writeUInt16(latency); w.writeUInt16(supervisionTimeout)
-    }
-    public init(subeventParameters r: inout ByteReader) throws(DecodeError) {
-        self.init(
-            status: try r.readUInt8("status"), handle: try r.readUInt16(.little, "handle") & 0x0FFF,
-            interval: try r.readUInt16(.little, "connection interval"), latency: try r.readUInt16(.little, "peripheral latency"),
-            supervisionTimeout: try r.readUInt16(.little, "supervision timeout"))
-    }
-}
-
-/// Core 6.0 Vol 4 Part E §7.7.65.5 LE Long Term Key Request. The random number (8 bytes)
-/// little-endian, as the event carries it.
-public struct HCILELongTermKeyRequestEvent: HCILEMetaEvent {
-    public static let subevent = HCILESubeventCode.longTermKeyRequest
-    public var handle: UInt16
-    public var rand: [UInt8]
-    public var ediv: UInt16
-    public init(handle: UInt16, rand: [UInt8], ediv: UInt16) { self.handle = handle; self.rand = rand; self.ediv = ediv }
-    public func encodeSubeventParameters(into w: inout ByteWriter) { w.writeUInt16(handle); w.writeBytes(rand); w.writeUInt16(ediv) }
-    public init(subeventParameters r: inout ByteReader) throws(DecodeError) {
-        self.init(
-            handle: try r.readUInt16(.little, "handle") & 0x0FFF, rand: Array(try r.readBytes(8, "random number")),
-            ediv: try r.readUInt16(.little, "EDIV"))
-    }
-}
-
-/// Core 6.0 Vol 4 Part E §7.7.65.13 LE Extended Advertising Report
-public struct HCILEExtendedAdvertisingReportEvent: HCILEMetaEvent {
-    public static let subevent = HCILESubeventCode.extendedAdvertisingReport
-    public struct Report: Sendable, Hashable {
-        /// The 16-bit event type bit field.
-        public var eventType: UInt16
-        public var addressType: AddressType
-        public var address: BDAddr
-        public var primaryPHY: UInt8
-        public var secondaryPHY: UInt8
-        public var sid: UInt8
-        public var txPower: Int8
-        public var rssi: Int8
-        public var periodicInterval: UInt16
-        public var directAddressType: UInt8
-        public var directAddress: BDAddr
-        public var data: [UInt8]
-        public init(
-            eventType: UInt16, addressType: AddressType, address: BDAddr, primaryPHY: UInt8 = 1, secondaryPHY: UInt8 = 0,
-            sid: UInt8 = 0xFF, txPower: Int8 = 127, rssi: Int8, periodicInterval: UInt16 = 0, directAddressType: UInt8 = 0,
-            directAddress: BDAddr = BDAddr(0), data: [UInt8]
-        ) {
-            self.eventType = eventType; self.addressType = addressType; self.address = address
-            self.primaryPHY = primaryPHY; self.secondaryPHY = secondaryPHY; self.sid = sid; self.txPower = txPower; self.rssi = rssi
-            self.periodicInterval = periodicInterval; self.directAddressType = directAddressType; self.directAddress = directAddress
-            self.data = data
-        }
-    }
-    public var reports: [Report]
-    public init(reports: [Report]) { self.reports = reports }
-    public func encodeSubeventParameters(into w: inout ByteWriter) {
-        w.writeUInt8(UInt8(truncatingIfNeeded: reports.count))
-        for x in reports {
-            w.writeUInt16(x.eventType); w.writeUInt8(x.addressType.rawValue); w.writeAddress(x.address)
-            w.writeUInt8(x.primaryPHY); w.writeUInt8(x.secondaryPHY); w.writeUInt8(x.sid)
-            w.writeUInt8(UInt8(bitPattern: x.txPower)); w.writeUInt8(UInt8(bitPattern: x.rssi))
-            w.writeUInt16(x.periodicInterval); w.writeUInt8(x.directAddressType); w.writeAddress(x.directAddress)
-            w.writeUInt8(UInt8(truncatingIfNeeded: x.data.count)); w.writeBytes(x.data)
-        }
-    }
-    public init(subeventParameters r: inout ByteReader) throws(DecodeError) {
-        var out: [Report] = []
-        for _ in 0..<Int(try r.readUInt8("num reports")) {
-            let type = try r.readUInt16(.little, "event type")
-            let at = AddressType(rawValue: try r.readUInt8("address type"))
-            let a = try r.readAddress("address")
-            let p1 = try r.readUInt8("primary PHY"), p2 = try r.readUInt8("secondary PHY"), sid = try r.readUInt8("SID")
-            let tx = try r.readInt8("TX power"), rssi = try r.readInt8("RSSI")
-            let pi = try r.readUInt16(.little, "periodic advertising interval")
-            let dat = try r.readUInt8("direct address type"), da = try r.readAddress("direct address")
-            let data = Array(try r.readBytes(Int(try r.readUInt8("data length")), "advertising data"))
-            out.append(
-                Report(
-                    eventType: type, addressType: at, address: a, primaryPHY: p1, secondaryPHY: p2, sid: sid, txPower: tx,
-                    rssi: rssi, periodicInterval: pi, directAddressType: dat, directAddress: da, data: data))
-        }
-        self.init(reports: out)
+    /// Analysis shows its parameters raw (as it always has).
+    public struct View: HCIUnreadEventView {
+        public let parameters: UnsafeRawBufferPointer
+        public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public static var readsAllParameters: Bool { false }
     }
 }

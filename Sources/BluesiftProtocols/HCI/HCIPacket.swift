@@ -2,8 +2,9 @@ import BluesiftWire
 import BluesiftCapture
 
 /// The `hci` layer: a command, event, ACL/SCO/ISO header (Core 5.4 Vol 4 Part E §5.4).
-/// Parameters that analysis needs are decoded into the optional fields below; the rest stay
-/// in `parameters` (borrowed). Never traps: damage sets `error`, fields decoded so far stay.
+/// An event's parameters are read by its view (`HCIEventView`, one per event type), a
+/// command's here, into `fields`; the rest stay in `parameters` (borrowed). Never traps:
+/// damage sets `error`, fields decoded so far stay.
 public struct HCIPacket: FieldDescribable {
     public var kind: PacketKind
     /// Command opcode, event code, or the H4 indicator for data packets.
@@ -45,13 +46,9 @@ public struct HCIPacket: FieldDescribable {
     @inline(__always) public var commandCode: HCICommandOpcode { HCICommandOpcode(UInt16(truncatingIfNeeded: opcode)) }
     /// `subevent` named.
     @inline(__always) public var leSubevent: HCILESubeventCode? { subevent.map { HCILESubeventCode($0) } }
-    /// Command Complete/Status: the command answered, and the credits returned.
-    public var commandOpcode: UInt16?
-    public var numPackets: UInt8?
-    /// Command Complete: everything after the opcode (status first for most commands).
-    public var returnParameters: UnsafeRawBufferPointer?
-    public var status: HCIStatus?
-    public var handle: UInt16?
+    /// What the event's view (`HCIEvents.read`) or the command's decode read (by name: the
+    /// extension at the end).
+    public var fields = HCIFields()
     /// Broadcom controllers (many Android phones) log vendor diagnostics as ACL data on handle
     /// 0x0EDC, which no connection event opens: its "L2CAP" headers are noise (a CID of their
     /// own on most packets). Unless a Connection Complete gave the handle, such records are
@@ -73,31 +70,6 @@ public struct HCIPacket: FieldDescribable {
     static let reservedHandleNotes: [String] = (0..<256).map {
         "vendor diagnostics on reserved ACL handle " + Hex.fixed(UInt64(0x0F00 | $0), width: 4) + ", not decoded"
     }
-    /// Disconnect / Disconnection Complete reason.
-    public var reason: HCIStatus?
-    public var peer: BDAddr?
-    public var peerAddressType: AddressType?
-    /// 0 = central, 1 = peripheral (LE Connection Complete, Role Change).
-    public var role: UInt8?
-    /// Connection Complete link type: 0 SCO, 1 ACL, 2 eSCO.
-    public var linkType: UInt8?
-    /// Connection interval (1.25 ms units), latency (events), supervision timeout (10 ms units).
-    public var interval: UInt16?
-    public var intervalMin: UInt16?
-    public var intervalMax: UInt16?
-    public var latency: UInt16?
-    public var supervisionTimeout: UInt16?
-    /// Encryption Change: 0 off, 1 on (E0 / AES-CCM), 2 AES-CCM on BR/EDR.
-    public var encryption: UInt8?
-    public var keySize: UInt8?
-    public var txPHY: UInt8?
-    public var rxPHY: UInt8?
-    public var maxTxOctets: UInt16?
-    public var maxTxTime: UInt16?
-    public var maxRxOctets: UInt16?
-    public var maxRxTime: UInt16?
-    /// LE Read Remote Features Complete: feature bits, little-endian.
-    public var features: UInt64?
     /// ACL: packet boundary and broadcast flags; SCO: packet status; ISO: PB and TS flags.
     public var pbFlag: UInt8?
     public var bcFlag: UInt8?
@@ -181,8 +153,11 @@ public struct HCIPacket: FieldDescribable {
         let plen = Int(try r.readUInt8("parameter length"))
         let base = r.readerIndex
         try takeParameters(&r, declared: plen)
-        var p = ByteReader(parameters)
-        do throws(DecodeError) { try decodeEventParameters(code, &p) } catch { throw error.shifted(base) }
+        // The event's view reads its fields (`HCIEvents`); what it read before damage stays.
+        parametersDecoded = true
+        do throws(DecodeError) {
+            parametersDecoded = try HCIEvents.read(code: code, parameters: parameters, subevent: &subevent, into: &fields, cut: truncated)
+        } catch { throw error.shifted(base) }
         try checkEnd(r)
     }
 
@@ -234,11 +209,102 @@ public struct HCIPacket: FieldDescribable {
     public var isVendorCommand: Bool { kind == .command && opcode >> 10 == 0x3F }
 }
 
-extension DecodeError {
-    /// Moves an offset from a parameter view to the packet's own bytes.
-    func shifted(_ base: Int) -> DecodeError {
-        var e = self
-        e.offset += base
-        return e
+/// The fields read (`fields`), by name: what describe, connection tracking and stats read.
+extension HCIPacket {
+    @inline(__always) public var commandOpcode: UInt16? {
+        get { fields.commandOpcode }
+        set { fields.commandOpcode = newValue }
+    }
+    @inline(__always) public var numPackets: UInt8? {
+        get { fields.numPackets }
+        set { fields.numPackets = newValue }
+    }
+    @inline(__always) public var returnParameters: UnsafeRawBufferPointer? {
+        get { fields.returnParameters }
+        set { fields.returnParameters = newValue }
+    }
+    @inline(__always) public var status: HCIStatus? {
+        get { fields.status }
+        set { fields.status = newValue }
+    }
+    @inline(__always) public var handle: UInt16? {
+        get { fields.handle }
+        set { fields.handle = newValue }
+    }
+    @inline(__always) public var reason: HCIStatus? {
+        get { fields.reason }
+        set { fields.reason = newValue }
+    }
+    @inline(__always) public var peer: BDAddr? {
+        get { fields.peer }
+        set { fields.peer = newValue }
+    }
+    @inline(__always) public var peerAddressType: AddressType? {
+        get { fields.peerAddressType }
+        set { fields.peerAddressType = newValue }
+    }
+    @inline(__always) public var role: UInt8? {
+        get { fields.role }
+        set { fields.role = newValue }
+    }
+    @inline(__always) public var linkType: UInt8? {
+        get { fields.linkType }
+        set { fields.linkType = newValue }
+    }
+    @inline(__always) public var interval: UInt16? {
+        get { fields.interval }
+        set { fields.interval = newValue }
+    }
+    @inline(__always) public var intervalMin: UInt16? {
+        get { fields.intervalMin }
+        set { fields.intervalMin = newValue }
+    }
+    @inline(__always) public var intervalMax: UInt16? {
+        get { fields.intervalMax }
+        set { fields.intervalMax = newValue }
+    }
+    @inline(__always) public var latency: UInt16? {
+        get { fields.latency }
+        set { fields.latency = newValue }
+    }
+    @inline(__always) public var supervisionTimeout: UInt16? {
+        get { fields.supervisionTimeout }
+        set { fields.supervisionTimeout = newValue }
+    }
+    @inline(__always) public var encryption: UInt8? {
+        get { fields.encryption }
+        set { fields.encryption = newValue }
+    }
+    @inline(__always) public var keySize: UInt8? {
+        get { fields.keySize }
+        set { fields.keySize = newValue }
+    }
+    @inline(__always) public var txPHY: UInt8? {
+        get { fields.txPHY }
+        set { fields.txPHY = newValue }
+    }
+    @inline(__always) public var rxPHY: UInt8? {
+        get { fields.rxPHY }
+        set { fields.rxPHY = newValue }
+    }
+    @inline(__always) public var maxTxOctets: UInt16? {
+        get { fields.maxTxOctets }
+        set { fields.maxTxOctets = newValue }
+    }
+    @inline(__always) public var maxTxTime: UInt16? {
+        get { fields.maxTxTime }
+        set { fields.maxTxTime = newValue }
+    }
+    @inline(__always) public var maxRxOctets: UInt16? {
+        get { fields.maxRxOctets }
+        set { fields.maxRxOctets = newValue }
+    }
+    @inline(__always) public var maxRxTime: UInt16? {
+        get { fields.maxRxTime }
+        set { fields.maxRxTime = newValue }
+    }
+    @inline(__always) public var features: UInt64? {
+        get { fields.features }
+        set { fields.features = newValue }
     }
 }

@@ -40,6 +40,8 @@ public enum LEAudio: ProtocolModule {
     public static var collector: (any StatsCollector.Type)? { LEAudioStats.self }
     /// Broadcast_Code, Bad_Code and SIRK (LEAudioSecrets.swift).
     public static var holdsSecrets: Bool { true }
+    /// A report's announcement, Broadcast_Name and Public Broadcast Announcement (`joined`).
+    public static var decodesEveryAdvertisingStructure: Bool { true }
 
     public static let carriers: [Carrier] = {
         var c: [Carrier] = LEAudioHCILayouts.commands.keys.sorted().map { .hciCommand($0) }
@@ -53,10 +55,30 @@ public enum LEAudio: ProtocolModule {
         return c
     }()
 
+    /// An advertising structure: a report's later ones join the layer its first one made
+    /// (the pipeline hands each in report order), so an Auracast source's Broadcast Audio
+    /// Announcement, Broadcast_Name and Public Broadcast Announcement make one value.
+    static func joined(_ v: LEAudioValue, _ f: borrowing DecodedFrame) -> LEAudioMessageLayer {
+        guard f.layers.contains(layer), var m = f.module as? LEAudioMessageLayer, m.hci == nil, m.characteristic == nil, m.value != nil else {
+            return LEAudioMessageLayer(value: v)
+        }
+        m.advertising.append(v)
+        return m
+    }
+
     static let writes: Set<ATTOpcode> = [.writeRequest, .writeCommand, .signedWriteCommand, .prepareWriteRequest, .executeWriteRequest]
 
     public static func decode(_ pdu: UnsafeRawBufferPointer, _ x: ModuleContext, _ f: inout DecodedFrame) -> (any ModuleLayer)? {
         switch x.carrier {
+        case .hciCommand(let op) where op == HCICommandOpcode.leSetExtendedAdvertisingData.rawValue || op == HCICommandOpcode.leSetPeriodicAdvertisingData.rawValue:
+            // A broadcast source's own advertising data, when complete (Operation 0x03,
+            // §7.8.54/§7.8.62); other advertising stays HCI's.
+            guard let m = LEAudioHCIMessage(.command(op), parameters: pdu), m.error == nil, m.uint("operation") == 3,
+                let i = m.names.lastIndex(of: "advertising_data"), case .bytes(let d) = m.values[i]
+            else { return nil }
+            var v = LEAudioMessageLayer(hci: m)
+            v.advertising = d.withUnsafeBytes(LEAudioMessageLayer.values(inAdvertisingData:))
+            return v.advertising.isEmpty ? nil : v
         case .hciCommand(let op):
             return LEAudioMessageLayer(hci: LEAudioHCIMessage(.command(op), parameters: pdu))
         case .hciEvent:
@@ -76,10 +98,10 @@ public enum LEAudio: ProtocolModule {
             return v
         case .serviceData(let u):
             LEAudioAir.announced(x, f)
-            return LEAudioValue(serviceData: u, bytes: pdu).map { LEAudioMessageLayer(value: $0) }
+            return LEAudioValue(serviceData: u, bytes: pdu).map { joined($0, f) }
         case .adType:
             LEAudioAir.announced(x, f)
-            return LEAudioMessageLayer(value: .broadcastName(BroadcastName(bytes: pdu)))
+            return joined(.broadcastName(BroadcastName(bytes: pdu)), f)
         case .gattCharacteristic(let u):
             guard let short = u.shortValue else { return nil }
             // Write Request/Command, Signed Write, Prepare Write, Execute: a control point operation.
@@ -146,7 +168,11 @@ public struct LEAudioMessageLayer: ModuleLayer {
     init(value: LEAudioValue) { self.value = value }
 
     public var layers: DecodedFrame.Layers { LEAudio.layer.bit }
-    public var error: DecodeError? { hci?.error ?? value?.error ?? advertising.lazy.compactMap(\.error).first }
+    public var error: DecodeError? {
+        // A report's joined structures: each one's damage is reported as it joins.
+        if hci == nil, !advertising.isEmpty { return advertising.last?.error }
+        return hci?.error ?? value?.error ?? advertising.lazy.compactMap(\.error).first
+    }
 
     public func name(_ layer: FrameLayer) -> String {
         if let hci { return hci.name }
@@ -163,7 +189,8 @@ public struct LEAudioMessageLayer: ModuleLayer {
 
     public func summary(_ layer: FrameLayer) -> String {
         if let hci { return ([hci.summary] + advertising.map(\.summary)).joined(separator: "; ") }
-        return value?.summary ?? ""
+        guard let value else { return "" }
+        return ([value.summary] + advertising.map(\.summary)).joined(separator: "; ")
     }
 
     public func describe<S: FieldSink>(_ layer: FrameLayer, into w: inout S) {
@@ -172,13 +199,14 @@ public struct LEAudioMessageLayer: ModuleLayer {
             w.object("hci") { w in
                 w.string("name", hci.name); hci.describe(into: &w)
             }
-            if !advertising.isEmpty { w.array("advertising") { w in for v in advertising { w.object("") { w in v.describe(into: &w) } } } }
         }
         if let c = characteristic {
             w.string("characteristic", LEAudioUUIDs.characteristicName(c) ?? "")
             w.bool("written", written)
         }
         value?.describe(into: &w)
+        // Periodic advertising data, or the other structures of an advertising report.
+        if !advertising.isEmpty { w.array("advertising") { w in for v in advertising { w.object("") { w in v.describe(into: &w) } } } }
         w.endObject()
     }
 

@@ -13,6 +13,39 @@ extension ProtocolDecoder {
         case .acl: decodeACL(record, &f)
         case .command where f.hciStorage.commandCode == .createConnection: pendingCreate[record.adapter] = f.hciStorage.peer
         case .sco: countSCO(record, f.hciStorage.handle)
+        case .iso: if let h = f.hciStorage.handle { noteISO(record.adapter, h) }
+        default: break
+        }
+    }
+
+    /// Whether `handle` is a CIS or BIS (isochronous data or its set-up event seen): it is
+    /// not an ACL connection, whatever it carries (its Disconnection Complete included).
+    public func isISOHandle(adapter: UInt16, handle: UInt16) -> Bool {
+        isoHandles.contains(StateKey(adapter: adapter, connection: UInt32(handle)))
+    }
+
+    /// Kept until an ACL connection opens on the handle (`open`); bounded like the states.
+    func noteISO(_ adapter: UInt16, _ handle: UInt16) {
+        let k = StateKey(adapter: adapter, connection: UInt32(handle))
+        guard lastISO != k else { return }
+        lastISO = k
+        if isoHandles.count < Self.maxStates { isoHandles.insert(k) }
+    }
+
+    /// CIS and BIS handles from their set-up events (Core 6.0 Vol 4 Part E §7.7.65.25 LE CIS
+    /// Established, .26 LE CIS Request, .27 LE Create BIG Complete, .29 LE BIG Sync
+    /// Established); `p`: the parameters after the subevent code.
+    private func isoSetup(_ sub: HCILESubeventCode, _ p: UnsafeRawBufferPointer, _ adapter: UInt16) {
+        func u16(_ o: Int) -> UInt16 { (UInt16(p[o]) | UInt16(p[o + 1]) << 8) & 0x0FFF }
+        switch sub {
+        case .cisEstablished, .cisEstablishedV2: // Status, Connection_Handle
+            if p.count >= 3, p[0] == 0 { noteISO(adapter, u16(1)) }
+        case .cisRequest: // ACL_Connection_Handle, CIS_Connection_Handle
+            if p.count >= 4 { noteISO(adapter, u16(2)) }
+        case .createBIGComplete, .bigSyncEstablished: // Num_BIS at 16 (§7.7.65.27) or 13 (.29), then handles
+            let n = sub == .createBIGComplete ? 16 : 13
+            guard p.count > n, p[0] == 0 else { return }
+            for i in 0..<Int(p[n]) where n + 2 + 2 * i < p.count { noteISO(adapter, u16(n + 1 + 2 * i)) }
         default: break
         }
     }
@@ -46,13 +79,13 @@ extension ProtocolDecoder {
             c.peer = hci.peer; c.peerAddressType = hci.peerAddressType; c.transport = .bredr
             c.start = record.timestamp; c.startFrame = record.frame
             c.role = pendingCreate[adapter] == hci.peer ? .central : nil
-            if hci.eventCode == .synchronousConnectionComplete { // §7.7.35: link type, intervals, lengths, air mode
+            if hci.eventCode == .synchronousConnectionComplete { // §7.7.35: link type and air mode
                 c.linkType = hci.linkType
-                if hci.parameters.count >= 17 { c.airMode = hci.parameters[16] }
+                c.airMode = HCISynchronousConnectionCompleteEvent.View(parameters: hci.parameters).airMode
             }
             open(c)
         case .disconnectionComplete:
-            guard hci.status == .success, let h = hci.handle else { return }
+            guard hci.status == .success, let h = hci.handle, !isISOHandle(adapter: adapter, handle: h) else { return }
             let key = ConnectionTable.Key(adapter: adapter, handle: h)
             let id = table.ensure(key, record: record)
             table.update(id) { c in
@@ -73,6 +106,9 @@ extension ProtocolDecoder {
                 c.role = hci.role == 0 ? .central : hci.role == 1 ? .peripheral : nil
                 c.start = record.timestamp; c.startFrame = record.frame
                 open(c)
+            case let sub?:
+                let p = hci.parameters
+                if !p.isEmpty { isoSetup(sub, UnsafeRawBufferPointer(rebasing: p[1...]), adapter) }
             default: break
             }
         default: break
@@ -89,6 +125,7 @@ extension ProtocolDecoder {
     private func open(_ c: ConnectionInfo) {
         let key = StateKey(adapter: c.adapter, connection: UInt32(c.handle))
         release(key) // a reused handle starts clean
+        if isoHandles.remove(key) != nil, lastISO == key { lastISO = nil }
         _ = table.open(c)
     }
 

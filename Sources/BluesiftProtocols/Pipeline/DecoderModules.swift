@@ -71,23 +71,36 @@ extension ProtocolDecoder {
         return hit
     }
 
-    /// The first AD structure (or service data UUID) a module registered, in report order.
+    /// The first AD structure (or service data UUID) a module registered, in report order;
+    /// and, to a module that `decodesEveryAdvertisingStructure`, its others in that report
+    /// after it (an Auracast source's announcement, name and PBP features make one value).
     private func advertisingCarriers(_ record: CaptureRecord, _ side: UInt8, _ f: inout DecodedFrame) {
         guard registry.mayCarryAdvertising(f.advStorage.single?.data ?? f.advStorage.parameters) else { return }
         var found: (Int, Carrier, UnsafeRawBufferPointer)?
+        // Further structures of that module: allocated only for a report with two or more.
+        var more: [(Carrier, UnsafeRawBufferPointer)] = []
         f.advStorage.forEachReport { rep in
-            guard found == nil else { return }
+            guard found == nil else { return } // the first report with one
             for s in rep.structures {
-                if let i = registry.module(adType: s.type.rawValue) { found = (i, .adType(s.type.rawValue), s.value); return }
-                if s.type.rawValue == 0x16, s.value.count >= 2 {
+                var hit: (Int, Carrier, UnsafeRawBufferPointer)?
+                if let i = registry.module(adType: s.type.rawValue) {
+                    hit = (i, .adType(s.type.rawValue), s.value)
+                } else if s.type.rawValue == 0x16, s.value.count >= 2 {
                     let uuid = UInt16(s.value[0]) | UInt16(s.value[1]) << 8
-                    if let i = registry.module(serviceData: uuid) {
-                        found = (i, .serviceData(uuid), UnsafeRawBufferPointer(rebasing: s.value[2...])); return
-                    }
+                    if let i = registry.module(serviceData: uuid) { hit = (i, .serviceData(uuid), UnsafeRawBufferPointer(rebasing: s.value[2...])) }
+                }
+                guard let hit else { continue }
+                if let (i, _, _) = found {
+                    if hit.0 == i, more.count < 15 { more.append((hit.1, hit.2)) }
+                } else {
+                    found = hit
+                    if !registry.modules[hit.0].decodesEveryAdvertisingStructure { return }
                 }
             }
         }
-        if let (i, c, value) = found { decodeModule(i, value, carrier: c, state: nil, side: side, record, &f) }
+        guard let (i, c, value) = found else { return }
+        decodeModule(i, value, carrier: c, state: nil, side: side, record, &f)
+        for (c, value) in more { decodeModule(i, value, carrier: c, state: nil, side: side, record, &f) }
     }
 
     static let maxClaimedAccessAddresses = 256

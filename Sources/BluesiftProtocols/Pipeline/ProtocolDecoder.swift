@@ -27,6 +27,9 @@ public final class ProtocolDecoder {
     var pool: [Reassembler] = []
     /// Peer of the last Create Connection per adapter: its Connection Complete makes us central.
     var pendingCreate: [UInt16: BDAddr] = [:]
+    /// CIS and BIS handles (DecoderHCI.swift `noteISO`): isochronous, not connections.
+    var isoHandles: Set<StateKey> = []
+    var lastISO: StateKey?
     static let maxStates = 1024
     /// The connection of the last ACL packet, with the table's generation then: consecutive
     /// packets mostly share one, and its two hash lookups cost ~800 instructions a packet.

@@ -111,6 +111,9 @@ public protocol ProtocolModule {
     static var collector: (any StatsCollector.Type)? { get }
     /// Whether its layers may carry `secrets` (then `redact` decodes the capture to find them).
     static var holdsSecrets: Bool { get }
+    /// Whether `decode` gets every AD structure of an advertising report that it registered,
+    /// one call each in report order (it merges them into the frame's layer), not only the first.
+    static var decodesEveryAdvertisingStructure: Bool { get }
     /// Its command-line options (`--mesh-keys FILE`, `--mesh-src ADDR`), on every command
     /// that reads captures; names unique across the registry.
     static var options: [ModuleOption] { get }
@@ -125,6 +128,7 @@ public protocol ProtocolModule {
 extension ProtocolModule {
     public static var collector: (any StatsCollector.Type)? { nil }
     public static var holdsSecrets: Bool { false }
+    public static var decodesEveryAdvertisingStructure: Bool { false }
     public static var options: [ModuleOption] { [] }
     public static func configure(_ values: ModuleOptionValues) throws(ModuleOptionError) -> (any Sendable)? { nil }
     public static func filter(_ values: ModuleOptionValues) throws(ModuleOptionError) -> (any ModuleFrameFilter)? { nil }
@@ -292,5 +296,8 @@ public struct ModuleStats: Sendable {
     public var text: [String] = []
     /// Rows of its CSV tables by name (`StatsCollector.tables`), fields unquoted.
     public var tables: [String: [[String?]]] = [:]
+    /// Whether the capture gave the family anything its report view shows: the report embeds
+    /// the view's script only then.
+    public var hasData = true
     public init() {}
 }

@@ -53,6 +53,15 @@ private func F(_ n: String, _ s: Int, _ k: LEAudioHCIField.Kind = .uint) -> LEAu
 public enum LEAudioHCILayouts {
     /// Commands by opcode.
     public static let commands: [UInt16: LEAudioHCILayout] = [
+        // §7.8.54 LE Set Extended Advertising Data: a broadcast source's Broadcast Audio
+        // Announcement and Broadcast_Name (taken only when it carries LE Audio values).
+        HCICommandOpcode.leSetExtendedAdvertisingData.rawValue: .init(
+            "LE Set Extended Advertising Data",
+            [F("advertising_handle", 1), F("operation", 1), F("fragment_preference", 1), F("advertising_data_length", 1), F("advertising_data", 0, .lengthPrefixedBytes)]),
+        // §7.8.62 LE Set Periodic Advertising Data: a broadcast source's BASE.
+        HCICommandOpcode.leSetPeriodicAdvertisingData.rawValue: .init(
+            "LE Set Periodic Advertising Data",
+            [F("advertising_handle", 1), F("operation", 1), F("advertising_data_length", 1), F("advertising_data", 0, .lengthPrefixedBytes)]),
         // §7.8.67 LE Periodic Advertising Create Sync
         HCICommandOpcode.lePeriodicAdvertisingCreateSync.rawValue: .init(
             "LE Periodic Advertising Create Sync",

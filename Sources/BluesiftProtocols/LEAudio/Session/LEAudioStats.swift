@@ -60,6 +60,10 @@ public final class LEAudioStats: StatsCollector {
         public var what: String
         public var broadcastId: Int?
         public var name: String?
+        /// A Broadcast Audio Announcement's report also carrying a Public Broadcast
+        /// Announcement (PBP 1.0 §4.2): its features by name, its program info.
+        public var pbpFeatures: [String]?
+        public var programInfo: String?
         public var summary: String
     }
 
@@ -172,7 +176,7 @@ public final class LEAudioStats: StatsCollector {
                         "le_audio_big_sync_lost", r, connection: nil,
                         "BIG \(m.uint("big_handle") ?? 0) sync lost: \(HCIStatus(UInt8(m.uint("reason") ?? 0)).name); the source stopped or went out of range")
                 }
-                for a in v.advertising { broadcast(a, r.frame) }
+                for a in v.advertising { broadcast(a, r.frame, with: v.advertising) }
                 bigRow(m, r.frame)
             } else if let value = v.value {
                 controlValues += 1
@@ -191,18 +195,33 @@ public final class LEAudioStats: StatsCollector {
                         }
                     }
                 } else {
-                    broadcast(value, r.frame)
+                    broadcast(value, r.frame, with: v.advertising)
+                    for a in v.advertising { broadcast(a, r.frame) }
                 }
             }
         default: break
         }
     }
 
-    func broadcast(_ v: LEAudioValue, _ frame: Int) {
+    /// `others`: the rest of the advertising report; a source's Broadcast_Name and PBP
+    /// features go on its announcement's row.
+    func broadcast(_ v: LEAudioValue, _ frame: Int, with others: [LEAudioValue] = []) {
         guard broadcasts.count < 256 else { return }
         var row: BroadcastRow?
         switch v {
-        case .broadcastAnnouncement(let a): row = .init(frame: frame, what: "broadcast_audio_announcement", broadcastId: Int(a.broadcastID), summary: a.summary)
+        case .broadcastAnnouncement(let a):
+            row = .init(frame: frame, what: "broadcast_audio_announcement", broadcastId: Int(a.broadcastID), summary: a.summary)
+            for o in others {
+                switch o {
+                case .broadcastName(let n) where n.error == nil:
+                    row?.name = n.name; row?.summary += " \"" + n.name + "\""
+                case .publicBroadcast(let p) where p.error == nil:
+                    let names = [(1, "encrypted"), (2, "standard_quality"), (4, "high_quality")].filter { p.features & UInt8($0.0) != 0 }.map(\.1)
+                    row?.pbpFeatures = names; row?.programInfo = p.metadata.programInfo
+                    row?.summary += ", " + p.summary
+                default: break
+                }
+            }
         case .base(let b): row = .init(frame: frame, what: "base", summary: b.summary)
         case .publicBroadcast(let p): row = .init(frame: frame, what: "public_broadcast_announcement", name: p.metadata.programInfo, summary: p.summary)
         case .broadcastName(let n): row = .init(frame: frame, what: "broadcast_name", name: n.name, summary: n.summary)
@@ -282,6 +301,7 @@ public final class LEAudioStats: StatsCollector {
             }
         }
         m.members = [("leAudioAses", aseRows), ("leAudioCises", cises), ("leAudioStreams", streamRows), ("leAudioBroadcasts", broadcasts)]
+        m.hasData = !(aseRows.isEmpty && streamRows.isEmpty && broadcasts.isEmpty)
         m.counts = [
             ("isoPackets", isoPackets), ("isoSdus", streams.reduce(0) { $0 + $1.sdus }), ("leAudioValues", controlValues),
             ("leAudioHciMessages", hciMessages)
