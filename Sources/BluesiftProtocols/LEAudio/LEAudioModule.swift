@@ -51,6 +51,7 @@ public enum LEAudio: ProtocolModule {
         c += LEAudioUUIDs.serviceData.sorted().map { .serviceData($0) }
         c.append(.adType(LEAudioUUIDs.broadcastNameADType))
         c += LEAudioUUIDs.characteristics.sorted().map { .gattCharacteristic(BluetoothUUID(UInt32($0))) }
+        c += LEAudioAir.carriers // sniffed CIS control, CIS/BIS PDUs, periodic advertising (LL/)
         return c
     }()
 
@@ -96,8 +97,10 @@ public enum LEAudio: ProtocolModule {
             }
             return v
         case .serviceData(let u):
+            LEAudioAir.announced(x, f)
             return LEAudioValue(serviceData: u, bytes: pdu).map { joined($0, f) }
         case .adType:
+            LEAudioAir.announced(x, f)
             return joined(.broadcastName(BroadcastName(bytes: pdu)), f)
         case .gattCharacteristic(let u):
             guard let short = u.shortValue else { return nil }
@@ -109,6 +112,8 @@ public enum LEAudio: ProtocolModule {
             layer.written = written
             if case .pacRecords = v { x.profile("LE Audio", role: x.side == 0 ? "server" : "client") }
             return layer
+        case .llControl, .llIsochronous, .llPeriodicAdvertising:
+            return LEAudioAir.decode(pdu, x, &f)
         default:
             return nil
         }

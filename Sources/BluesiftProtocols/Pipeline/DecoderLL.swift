@@ -36,6 +36,13 @@ extension ProtocolDecoder {
             f.set(ll)
             return
         }
+        // An access address a module claimed (a CIS, a BIS, a periodic advertising train).
+        if !ll.isAdvertising, registry.hasLLAddressCarriers, !claimedAccessAddresses.isEmpty,
+            let claim = claimedAccessAddresses[ll.accessAddress]
+        {
+            claimedLL(&ll, claim, record, &f)
+            return
+        }
         if ll.crcUnverifiable, !ll.isAdvertising, sniffed[ll.accessAddress] == nil, !unconfirmedLink(&ll, record) {
             ll.crcAwaitsLink = true
             f.set(ll)
@@ -185,7 +192,14 @@ extension ProtocolDecoder {
         }
         guard let llid = ll.llid else { return }
         if llid == 3 {
-            if let p = ll.controlData, let op = ll.controlOpcode { control(op, p, link: link, record) }
+            guard let p = ll.controlData, let op = ll.controlOpcode else { return }
+            control(op, p, link: link, record)
+            if registry.hasLLControlCarriers, let i = registry.module(llControl: op.rawValue) {
+                f.set(ll) // the module reads the packet (decrypted or not) off the frame
+                decodeModule(
+                    i, p, carrier: .llControl(op.rawValue), state: state(StateKey(adapter: record.adapter, connection: 0x1_0000 | UInt32(n))),
+                    side: from.map { $0 ? 0 : 1 } ?? 2, record, &f)
+            }
             return
         }
         guard llid == 1 || llid == 2, !(llid == 1 && ll.payload.isEmpty) else { return }

@@ -103,6 +103,47 @@ extension ProtocolDecoder {
         for (c, value) in more { decodeModule(i, value, carrier: c, state: nil, side: side, record, &f) }
     }
 
+    static let maxClaimedAccessAddresses = 256
+
+    /// A module's claim of a sniffed access address (`ModuleContext.claim`); one claim is
+    /// dropped when the table is full.
+    func claimAccessAddress(_ aa: UInt32, _ kind: LLAccessAddressClaim, module: Int) {
+        if claimedAccessAddresses.count >= Self.maxClaimedAccessAddresses, claimedAccessAddresses[aa] == nil,
+            let victim = claimedAccessAddresses.first
+        {
+            claimedAccessAddresses[victim.key] = nil
+        }
+        claimedAccessAddresses[aa] = (kind, module)
+        unconfirmed[aa] = nil // not a connection waiting for its second packet
+    }
+
+    /// A sniffed PDU on a claimed access address (its CRC not known bad) goes to the module
+    /// that claimed it: the PDU as sent, header and payload. Sets the frame's `ll`.
+    func claimedLL(_ ll: inout LLPacket, _ claim: (kind: LLAccessAddressClaim, module: Int), _ record: CaptureRecord, _ f: inout DecodedFrame) {
+        let start = 4 + (ll.codingIndicator == nil ? 0 : 1)
+        let end = ll.bytes.count - (ll.crc == nil ? 0 : 3)
+        if end >= start + 2 {
+            // Neither has a data channel PDU's CP bit (Vol 6 Part B §2.6: bit 5 is RFU or a BIS's
+            // CSTF; §2.3: ChSel) nor an LL Control opcode: the payload is re-read.
+            let available = end - start - 2
+            ll.cteInfo = nil; ll.controlOpcode = nil
+            ll.payload = UnsafeRawBufferPointer(rebasing: ll.bytes[(start + 2)..<(start + 2 + min(ll.length, available))])
+            ll.error =
+                ll.length > available
+                ? DecodeError(layer: "ll", code: .truncated, offset: start + 2, message: "payload: length \(ll.length), \(available) bytes there")
+                : available > ll.length
+                    ? DecodeError(layer: "ll", code: .invalidLength, offset: start + 2, message: "\(available - ll.length) bytes after the PDU") : nil
+        }
+        if let e = ll.error { f.errors.append(e.inLayer("ll")) }
+        guard end >= start + 2 else { return }
+        ll.fromCentral = record.sniffer?.fromCentral
+        f.set(ll) // the module reads the packet (its access address) off the frame
+        decodeModule(
+            claim.module, UnsafeRawBufferPointer(rebasing: ll.bytes[start..<end]),
+            carrier: claim.kind == .isochronous ? .llIsochronous : .llPeriodicAdvertising, state: nil,
+            side: record.sniffer?.fromCentral.map { $0 ? 0 : 1 } ?? 2, truncated: record.isTruncated, record, &f)
+    }
+
     /// The frame's connection state, if it has one (sniffed links are numbered apart).
     private func connectionState(_ f: borrowing DecodedFrame) -> ConnState? {
         guard let c = f.connection else { return nil }

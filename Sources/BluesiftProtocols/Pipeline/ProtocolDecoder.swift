@@ -43,6 +43,9 @@ public final class ProtocolDecoder {
     public let registry: ProtocolRegistry
     /// Module families' state outside connections (advertising bearers), by state type.
     var moduleGlobals: [ObjectIdentifier: AnyObject] = [:]
+    /// Sniffed access addresses modules claimed (`ModuleContext.claim`): what they carry and
+    /// the module taking their PDUs (DecoderModules.swift). Bounded.
+    var claimedAccessAddresses: [UInt32: (kind: LLAccessAddressClaim, module: Int)] = [:]
     /// What the modules made of their command-line options (`ProtocolRegistry.configure`).
     public var moduleConfiguration = ModuleConfiguration()
 

@@ -47,6 +47,22 @@ public enum Carrier: Sendable, Hashable {
     /// where GATT names are known (`Analyzer`), the value after the ATT header.
     case gattCharacteristic(BluetoothUUID)
     case gattService(BluetoothUUID)
+    /// A sniffed LL Control PDU by opcode (Core 6.0 Vol 6 Part B §2.4.2), the CtrData after
+    /// the opcode, on its connection (decrypted when the link's key is known). The control
+    /// PDUs the link tracker reads stay built in (LinkLayer/LLControlPDUs.swift).
+    case llControl(UInt8)
+    /// Sniffed PDUs on an access address the module claimed (`ModuleContext.claim`): the PDU
+    /// (header, payload; no access address, no CRC). `.llIsochronous`: CIS and BIS PDUs
+    /// (§2.6); `.llPeriodicAdvertising`: a periodic advertising train's AUX_SYNC_IND and
+    /// AUX_CHAIN_IND (§2.3.4).
+    case llIsochronous
+    case llPeriodicAdvertising
+}
+
+/// What a sniffed access address a module claims carries (`ModuleContext.claim`).
+public enum LLAccessAddressClaim: Sendable, Hashable {
+    case isochronous
+    case periodicAdvertising
 }
 
 /// A decoded layer value of a module, held in `DecodedFrame.module`.
@@ -221,6 +237,15 @@ public struct ModuleContext {
         let id = ObjectIdentifier(type)
         if let s = decoder.moduleGlobals[id] as? S { return s }
         let s = make(); decoder.moduleGlobals[id] = s; return s
+    }
+
+    /// Sends the sniffed PDUs on access address `aa` to this module (carrier
+    /// `.llIsochronous` or `.llPeriodicAdvertising`) from the next record on, instead of
+    /// treating them as a connection's. Only an access address announced on the air (LL_CIS_IND,
+    /// BIGInfo, SyncInfo) should be claimed; bounded (the oldest claim goes first).
+    public func claim(accessAddress aa: UInt32, as kind: LLAccessAddressClaim) {
+        guard aa != LLPacket.advertisingAccessAddress else { return }
+        decoder.claimAccessAddress(aa, kind, module: module)
     }
 
     /// The module's configuration from its options (`ProtocolModule.configure`), nil when

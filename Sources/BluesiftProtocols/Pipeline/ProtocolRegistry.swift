@@ -29,6 +29,14 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
     let packetModules: [UInt8]
     let adTypeModules: [UInt8]
     let serviceDataUUIDs: [(uuid: UInt16, module: Int)]
+    /// LL Control opcodes (module index + 1, 0 for none), and the modules of the claimed
+    /// access addresses' PDUs.
+    let llControlModules: [UInt8]
+    let llIsochronousModule: Int?
+    let llPeriodicModule: Int?
+    public let hasLLControlCarriers: Bool
+    /// A module may claim access addresses (`.llIsochronous`, `.llPeriodicAdvertising`).
+    public let hasLLAddressCarriers: Bool
     /// The bytes an advertising carrier's AD type can be (its own, 0x16 for service data).
     let adCarrierBytes: [Bool]
     public let hasEventCarriers: Bool
@@ -95,6 +103,7 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
         self.psms = psms; fixedCIDs = cids; byCarrier = by
         var events = [UInt8](repeating: 0, count: 256), subevents = events, packets = events, adTypes = events
         var serviceData: [(uuid: UInt16, module: Int)] = []
+        var llControl = events
         for (c, i) in by.sorted(by: { $0.value < $1.value }) {
             precondition(i < 255, "more than 254 protocol modules")
             switch c {
@@ -103,9 +112,15 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
             case .hciPacket(let k): packets[Int(k.rawValue)] = UInt8(i + 1)
             case .adType(let t): adTypes[Int(t)] = UInt8(i + 1)
             case .serviceData(let u): serviceData.append((u, i))
+            case .llControl(let op): llControl[Int(op)] = UInt8(i + 1)
             default: break
             }
         }
+        llControlModules = llControl
+        llIsochronousModule = by[.llIsochronous]
+        llPeriodicModule = by[.llPeriodicAdvertising]
+        hasLLControlCarriers = llControl.contains { $0 != 0 }
+        hasLLAddressCarriers = llIsochronousModule != nil || llPeriodicModule != nil
         eventModules = events; leSubeventModules = subevents; packetModules = packets; adTypeModules = adTypes
         serviceDataUUIDs = serviceData
         var scan = adTypes.map { $0 != 0 }
@@ -180,6 +195,8 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
     func module(leSubevent code: UInt8) -> Int? { let m = leSubeventModules[Int(code)]; return m == 0 ? nil : Int(m) - 1 }
     @inline(__always)
     func module(packet kind: PacketKind) -> Int? { let m = packetModules[Int(kind.rawValue)]; return m == 0 ? nil : Int(m) - 1 }
+    @inline(__always)
+    func module(llControl op: UInt8) -> Int? { let m = llControlModules[Int(op)]; return m == 0 ? nil : Int(m) - 1 }
     @inline(__always)
     func module(adType t: UInt8) -> Int? { let m = adTypeModules[Int(t)]; return m == 0 ? nil : Int(m) - 1 }
     /// Whether `bytes` (a report's, or an event's parameters) hold a byte a registered AD
