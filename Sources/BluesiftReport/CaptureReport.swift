@@ -15,6 +15,9 @@ public struct ReportOptions: Sendable {
     /// Sequence rows embedded; past it only errors, vendor frames and SMP are kept, and the
     /// page says how many were left out. ~60 bytes a row.
     public var maxOperations = 250_000
+    /// `bluesift fuzz` findings for the page's Fuzz view: the bytes of its findings.json
+    /// (`{"findings": [...], ...}`, read as plain JSON) and the folder they came from.
+    public var fuzz: (json: [UInt8], dir: String)?
     public init() {}
 }
 
@@ -99,7 +102,16 @@ public final class CaptureReportWriter {
         jsonString(options.zoneLabel)
         raw(",\"operations\":\(operations),\"left_out\":\(operationsLeftOut),\"left_out_from\":\(firstLeftOutFrame ?? 0),\"max_operations\":\(options.maxOperations)")
         raw(",\"generator\":\"bluesift report\"}</script>\n")
-        raw(ReportAssets.tail)
+        var views = ProtocolRegistry.shared.reportViews(report.modules)
+        if let fuzz = options.fuzz {
+            raw("<script type=\"application/json\" id=\"fuzz\">")
+            buffer.append(contentsOf: Self.scriptSafe(fuzz.json))
+            raw("</script>\n<script type=\"application/json\" id=\"fuzz-meta\">{\"dir\":")
+            jsonString(fuzz.dir)
+            raw("}</script>\n")
+            views.append(ReportAssets.fuzzView)
+        }
+        raw(ReportAssets.tail(views: views))
         flush(force: true)
         return report
     }
@@ -137,7 +149,7 @@ public final class CaptureReportWriter {
         raw(",\"utc_offset_s\":\(options.utcOffsetSeconds),\"zone\":")
         jsonString(options.zoneLabel)
         raw("}</script>\n")
-        raw(ReportAssets.tail)
+        raw(ReportAssets.tail(views: []))
         flush(force: true)
     }
 

@@ -23,7 +23,11 @@ enum ReportAssets {
             """
     }
 
-    static let tail = "<script>\n" + js + "\n</script>\n</body></html>\n"
+    /// The script with the report views of the modules that have data in this capture
+    /// (`ModuleStats.hasData`): a capture without LE Audio carries no LE Audio script.
+    static func tail(views: [String]) -> String {
+        "<script>\n" + jsBeforeViews + views.map { $0 + "\n\n" }.joined() + jsAfterViews + "\n</script>\n</body></html>\n"
+    }
 
     static let css = """
         :root{--fg:#1d2330;--mut:#667085;--bg:#fff;--alt:#f5f7fa;--line:#d0d5dd;--host:#2f6fde;--peer:#0d8a6a;--err:#d92d20;--warn:#b54708;--vendor:#7a3fd1}
@@ -68,7 +72,7 @@ enum ReportAssets {
         .sensor-chart circle{fill:var(--host)}.sensor-chart .hover text{font-size:11px;fill:var(--fg)}
         """
 
-    static let js = #"""
+    static let jsBeforeViews = #"""
         (function(){
         'use strict';
         function $(id){return document.getElementById(id);}
@@ -326,54 +330,97 @@ enum ReportAssets {
             });}
 
 
-        """# + ProtocolRegistry.shared.reportViews + #"""
-              // ---------- problems ----------
-              addView('problems','Problems ('+nProblems+')',function(sec){
-                var p=el('p',null,(S.problem_counts||[]).map(function(k){return k.kind.replace(/_/g,' ')+': '+k.count;}).join(' · ')||'No problems found.');sec.appendChild(p);
-                if(S.problems_not_listed)sec.appendChild(el('p',{'class':'mut'},S.problems_not_listed+' more problems are not listed (cap).'));
-                var ul=el('ul',{id:'problems'});
-                S.problems.forEach(function(x){var li=el('li',{'data-kind':x.kind,'data-frame':x.frame});li.appendChild(frameLink(x.frame));
-                  li.appendChild(el('span',{'class':x.kind==='att_error'||x.kind==='smp_pairing_failed'?'err':''},' '+x.kind.replace(/_/g,' ')+': '+x.message));
-                  if(x.connection!=null)li.appendChild(el('span',{'class':'mut'},' — '+connLabel(x.connection)));ul.appendChild(li);});
-                sec.appendChild(ul);
-                if(S.failed_connections.length){sec.appendChild(el('h3',null,'Failed or cancelled connection attempts'));var u2=el('ul',{id:'failed-connections'});
-                  S.failed_connections.forEach(function(f){var li=el('li');li.appendChild(frameLink(f.frame));li.appendChild(document.createTextNode(' '+(f.peer||'')+' '+f.outcome.replace(/_/g,' ')+(f.status_name?' ('+f.status_name+')':'')));u2.appendChild(li);});sec.appendChild(u2);}
-              });
+        """#
 
-              function route(){var h=location.hash.replace(/^#/,'');var m=/^frame=(\d+)/.exec(h);
-                if(m){show('sequence');seq.go(+m[1]);return;}var v=/^view=(\w+)/.exec(h);show(v?v[1]:'timeline')||show('timeline');}
-              window.addEventListener('hashchange',route);route();
-            }
+    /// The Fuzz view (`report CAPTURE --fuzz DIR`), embedded only then: each finding of
+    /// `bluesift fuzz` (its findings.json, FuzzSummary) with the device's reaction, the
+    /// reproduction rate, the mutations with their fields by name, and the minimised steps.
+    static let fuzzView = #"""
+          // ---------- Fuzz ----------
+          var FZ=data('fuzz'),FZDIR=(data('fuzz-meta')||{}).dir||'';
+          if(FZ){var FF=FZ.findings||[];
+            count('fuzz-findings',FF.length,'fuzz findings',true);
+            function fzTarget(t){return t.characteristic?t.characteristic+(t.descriptor?'/'+t.descriptor:''):hex4(t.handle);}
+            function fzAction(a){var s=a.kind;if(a.op)s+=' ('+a.op+')';if(a.opcode!=null)s+=' opcode 0x'+pad(a.opcode.toString(16),2);s+=' '+fzTarget(a.target);if(a.count!=null)s+=' ×'+a.count;if(a.value)s+=' '+a.value;return s;}
+            function fzReaction(r){var s=r.kind.replace(/_/g,' ');if(r.code!=null)s+=': '+(r.code_name||'code')+' (0x'+pad(r.code.toString(16),2)+')';if(r.detail)s+=(r.code==null?': ':', ')+r.detail;return s;}
+            addView('fuzz','Fuzz ('+FF.length+')',function(sec){
+              var head=el('p',{'class':'mut',id:'fuzz-run'},(FZ.capture?FZ.capture+' · ':'')+(FZ.seed!=null?'seed '+FZ.seed+' · ':'')+(FZ.blind?'blind (bytes, not fields) · ':'')+
+                (FZ.variants!=null?FZ.variants+' variants (first round '+FZ.planned+') · '+FZ.connections+' connections · ':'')+(FZ.interrupted?'interrupted (Ctrl-C): what was found so far · ':'')+FF.length+' finding'+(FF.length===1?'':'s')+(FZDIR?' in '+FZDIR:''));
+              sec.appendChild(head);
+              if(FZ.baseline&&FZ.baseline.length)sec.appendChild(el('p',{'class':'mut',id:'fuzz-baseline'},'The recording itself shows (not findings): '+FZ.baseline.join('; ')));
+              if(!FF.length)sec.appendChild(el('p',{'class':'ok'},'No finding: the device answered every variant as it answered the recording.'));
+              FF.forEach(function(f){var rate=f.runs?f.reproduced/f.runs:0;
+                var box=el('div',{'class':'sensor-card fuzz-finding',id:'fuzz-finding-'+f.id,'data-kind':f.reaction.kind,'data-code':f.reaction.code!=null?f.reaction.code:'','data-reproduced':f.reproduced,'data-runs':f.runs,'data-steps':f.steps.length,style:'margin:10px 0;padding:8px 12px'});
+                var h=el('h3',{style:'margin:0 0 4px'},'Finding '+f.id+': ');h.appendChild(el('span',{'class':'err fuzz-reaction'},fzReaction(f.reaction)));box.appendChild(h);
+                // Reproduction rate: the minimised steps run again --reruns times.
+                var rr=el('div',{'class':'fuzz-rate'});var bar=el('span',{style:'display:inline-block;vertical-align:middle;width:120px;height:10px;border-radius:2px;background:#eaecf0;margin-right:8px;position:relative'});
+                bar.appendChild(el('span',{style:'position:absolute;left:0;top:0;bottom:0;border-radius:2px;background:'+(rate>=0.9?'#32d583':rate>=0.5?'#fdb022':'#f97066')+';width:'+Math.round(rate*120)+'px'}));rr.appendChild(bar);
+                rr.appendChild(document.createTextNode(f.runs?'reproduced in '+f.reproduced+' of '+f.runs+' runs ('+Math.round(rate*100)+' %)':'not re-run (the device could no longer be reached)'));box.appendChild(rr);
+                box.appendChild(el('div',{'class':'mut'},'found by variant '+f.variant+' (seed '+f.seed+'); the reaction came at its step '+f.at+' of '+f.original_steps+'; minimised to '+f.steps.length+' step'+(f.steps.length===1?'':'s')+' after the recorded set-up'));
+                // The mutations, with the plugin fields by name and the values sent.
+                var mt=el('table',{'class':'fuzz-mutations',style:'margin-top:6px'}),mh=el('tr');['layer','mutation','message','fields sent'].forEach(function(c){mh.appendChild(el('th',null,c));});mt.appendChild(mh);
+                (f.mutations||[]).forEach(function(m){var tr=el('tr',{'data-layer':m.layer});tr.appendChild(el('td',null,m.layer));tr.appendChild(el('td',{style:'word-break:break-all'},m.summary));tr.appendChild(el('td',null,m.message||''));
+                  var fd=el('td',{'class':'mono',style:'word-break:break-all'});Object.keys(m.fields||{}).sort().forEach(function(k,i){fd.appendChild(el('span',{'class':'fuzz-field','data-field':k,'data-value':m.fields[k]},(i?', ':'')+(m.message?m.message+'.':'')+k+' = '+m.fields[k]));});tr.appendChild(fd);mt.appendChild(tr);});
+                box.appendChild(mt);
+                var st=el('table',{'class':'fuzz-steps',style:'margin-top:6px'}),sh=el('tr');['step','sent','recorded step','changed'].forEach(function(c){sh.appendChild(el('th',null,c));});st.appendChild(sh);
+                f.steps.forEach(function(a,i){var tr=el('tr',{'data-step':i+1,'class':a.mutation?'fuzz-mutated':''});tr.appendChild(el('td',{'class':'n'},i+1));tr.appendChild(el('td',{'class':'mono',style:'word-break:break-all'},fzAction(a)));
+                  tr.appendChild(el('td',{'class':'n'},a.step!=null?a.step:'—'));tr.appendChild(el('td',{'class':a.mutation?'err':'mut',style:'word-break:break-all'},a.mutation||'as recorded'));st.appendChild(tr);});
+                box.appendChild(st);
+                var files=el('div',{'class':'mono fuzz-files',style:'margin-top:6px'});
+                if(f.reproducer)files.appendChild(el('div',null,'bluesift replay '+(FZDIR?FZDIR+'/':'')+f.reproducer+' --transport …   (the reproducer capture)'));
+                if(f.json)files.appendChild(el('div',{'class':'mut'},(FZDIR?FZDIR+'/':'')+f.json));
+                box.appendChild(files);sec.appendChild(box);});
+            });}
+        """#
 
-            // ---------- replay report ----------
-            function replayReport(){
-              var R=data('replay');document.body.dataset.kind='replay';
-              var sm=R.summary||{};$('facts').textContent=(meta.file||'')+(R.device?' · device '+R.device:'')+(R.complete?'':' · run ended early');
-              function count(id,n,label,bad){var d=el('span',{'class':'count'+(bad&&n?' bad':''),id:'n-'+id,'data-value':n});d.appendChild(el('b',null,n));d.appendChild(document.createTextNode(label));$('counts').appendChild(d);}
-              count('steps',sm.steps||0,'steps');count('matched',sm.matched||0,'matched');count('mismatched',sm.mismatched||0,'mismatched',true);count('missing',sm.missing||0,'missing',true);count('unexpected',sm.unexpected||0,'unexpected',true);
-              if(R.fault){$('quality').appendChild(el('div',{'class':'advice'},'Run stopped: '+R.fault.message+(R.fault.step!=null?' (step '+R.fault.step+')':'')));}
-              // Character-level difference: common prefix and suffix plain, the middle highlighted.
-              function diff(a,b,cell){a=a||'';b=b||'';var p=0;while(p<a.length&&p<b.length&&a[p]===b[p])p++;var s=0;while(s<a.length-p&&s<b.length-p&&a[a.length-1-s]===b[b.length-1-s])s++;
-                function part(str,cls){var d=el('div',{'class':'mono'});d.appendChild(document.createTextNode(str.slice(0,p)));d.appendChild(el('span',{'class':cls},str.slice(p,str.length-s)));d.appendChild(document.createTextNode(str.slice(str.length-s)));return d;}
-                var e=part(a,'diff-del');e.insertBefore(document.createTextNode('expected '),e.firstChild);var g=part(b,'diff-add');g.insertBefore(document.createTextNode('got      '),g.firstChild);cell.appendChild(e);cell.appendChild(g);}
-              addView('steps','Steps',function(sec){var t=el('table',{id:'replay-steps'});var h=el('tr');['step','frame','kind','handle','characteristic','sent','status','expected vs got','ms'].forEach(function(x){h.appendChild(el('th',null,x));});t.appendChild(h);
-                (R.steps||[]).forEach(function(s){var tr=el('tr',{'data-step':s.index,'data-status':s.status});function td(v,c){var d=el('td',{'class':c||''},v);tr.appendChild(d);return d;}
-                  td(s.index,'n');td(s.frame,'n');td(s.kind+(s.op?' ('+s.op+')':''));td(s.handle!=null?hex4(s.handle)+(s.live_handle!=null&&s.live_handle!==s.handle?' → '+hex4(s.live_handle):''):'','mono');
-                  td(s.characteristic||s.service||'');var sent=td(s.vendor||s.sent||'','mono');td(s.status+(s.reason?': '+s.reason:''),'status-'+s.status);
-                  var dc=td('');(s.differences||[]).forEach(function(d){var w=el('div',{'class':'mut'},d.status+' '+d.what+(d.message?' '+d.message:'')+(d.field?'.'+d.field:'')+(d.handle!=null?' '+hex4(d.handle):''));dc.appendChild(w);diff(d.expected,d.got,dc);});
-                  if(!(s.differences||[]).length&&s.answers&&s.answers.length)dc.appendChild(el('div',{'class':'mono mut'},s.answers.join(' | ')));
-                  td(s.elapsed_ms!=null?s.elapsed_ms.toFixed(1):'','n');t.appendChild(tr);});sec.appendChild(t);});
-              addView('remapping','Remapping ('+(R.remapped||[]).length+')',function(sec){var t=el('table',{id:'replay-remap'});var h=el('tr');['capture handle','live handle','service / characteristic / descriptor'].forEach(function(x){h.appendChild(el('th',null,x));});t.appendChild(h);
-                (R.remapped||[]).forEach(function(m){var tr=el('tr');tr.appendChild(el('td',{'class':'mono'},hex4(m.from)));tr.appendChild(el('td',{'class':'mono'},hex4(m.to)));tr.appendChild(el('td',null,[m.service,m.characteristic,m.descriptor].filter(Boolean).join(' / ')));t.appendChild(tr);});
-                sec.appendChild(t);if(!(R.remapped||[]).length)sec.appendChild(el('p',{'class':'mut'},'No handle moved: the live device has the capture\'s handles.'));});
-              function route(){var v=/^#view=(\w+)/.exec(location.hash);show(v?v[1]:'steps')||show('steps');}
-              window.addEventListener('hashchange',route);route();
-            }
+    static let jsAfterViews = #"""
+          // ---------- problems ----------
+          addView('problems','Problems ('+nProblems+')',function(sec){
+            var p=el('p',null,(S.problem_counts||[]).map(function(k){return k.kind.replace(/_/g,' ')+': '+k.count;}).join(' · ')||'No problems found.');sec.appendChild(p);
+            if(S.problems_not_listed)sec.appendChild(el('p',{'class':'mut'},S.problems_not_listed+' more problems are not listed (cap).'));
+            var ul=el('ul',{id:'problems'});
+            S.problems.forEach(function(x){var li=el('li',{'data-kind':x.kind,'data-frame':x.frame});li.appendChild(frameLink(x.frame));
+              li.appendChild(el('span',{'class':x.kind==='att_error'||x.kind==='smp_pairing_failed'?'err':''},' '+x.kind.replace(/_/g,' ')+': '+x.message));
+              if(x.connection!=null)li.appendChild(el('span',{'class':'mut'},' — '+connLabel(x.connection)));ul.appendChild(li);});
+            sec.appendChild(ul);
+            if(S.failed_connections.length){sec.appendChild(el('h3',null,'Failed or cancelled connection attempts'));var u2=el('ul',{id:'failed-connections'});
+              S.failed_connections.forEach(function(f){var li=el('li');li.appendChild(frameLink(f.frame));li.appendChild(document.createTextNode(' '+(f.peer||'')+' '+f.outcome.replace(/_/g,' ')+(f.status_name?' ('+f.status_name+')':'')));u2.appendChild(li);});sec.appendChild(u2);}
+          });
 
-            if(meta.kind==='replay')replayReport();else captureReport();
-            document.body.dataset.ready='1';
-            // Time from navigation start to a rendered page (scripts/bench.sh reads it).
-            document.body.dataset.renderMs=String(Math.round(performance.now()));
-            })();
-            """#
+          function route(){var h=location.hash.replace(/^#/,'');var m=/^frame=(\d+)/.exec(h);
+            if(m){show('sequence');seq.go(+m[1]);return;}var v=/^view=(\w+)/.exec(h);show(v?v[1]:'timeline')||show('timeline');}
+          window.addEventListener('hashchange',route);route();
+        }
+
+        // ---------- replay report ----------
+        function replayReport(){
+          var R=data('replay');document.body.dataset.kind='replay';
+          var sm=R.summary||{};$('facts').textContent=(meta.file||'')+(R.device?' · device '+R.device:'')+(R.complete?'':' · run ended early');
+          function count(id,n,label,bad){var d=el('span',{'class':'count'+(bad&&n?' bad':''),id:'n-'+id,'data-value':n});d.appendChild(el('b',null,n));d.appendChild(document.createTextNode(label));$('counts').appendChild(d);}
+          count('steps',sm.steps||0,'steps');count('matched',sm.matched||0,'matched');count('mismatched',sm.mismatched||0,'mismatched',true);count('missing',sm.missing||0,'missing',true);count('unexpected',sm.unexpected||0,'unexpected',true);
+          if(R.fault){$('quality').appendChild(el('div',{'class':'advice'},'Run stopped: '+R.fault.message+(R.fault.step!=null?' (step '+R.fault.step+')':'')));}
+          // Character-level difference: common prefix and suffix plain, the middle highlighted.
+          function diff(a,b,cell){a=a||'';b=b||'';var p=0;while(p<a.length&&p<b.length&&a[p]===b[p])p++;var s=0;while(s<a.length-p&&s<b.length-p&&a[a.length-1-s]===b[b.length-1-s])s++;
+            function part(str,cls){var d=el('div',{'class':'mono'});d.appendChild(document.createTextNode(str.slice(0,p)));d.appendChild(el('span',{'class':cls},str.slice(p,str.length-s)));d.appendChild(document.createTextNode(str.slice(str.length-s)));return d;}
+            var e=part(a,'diff-del');e.insertBefore(document.createTextNode('expected '),e.firstChild);var g=part(b,'diff-add');g.insertBefore(document.createTextNode('got      '),g.firstChild);cell.appendChild(e);cell.appendChild(g);}
+          addView('steps','Steps',function(sec){var t=el('table',{id:'replay-steps'});var h=el('tr');['step','frame','kind','handle','characteristic','sent','status','expected vs got','ms'].forEach(function(x){h.appendChild(el('th',null,x));});t.appendChild(h);
+            (R.steps||[]).forEach(function(s){var tr=el('tr',{'data-step':s.index,'data-status':s.status});function td(v,c){var d=el('td',{'class':c||''},v);tr.appendChild(d);return d;}
+              td(s.index,'n');td(s.frame,'n');td(s.kind+(s.op?' ('+s.op+')':''));td(s.handle!=null?hex4(s.handle)+(s.live_handle!=null&&s.live_handle!==s.handle?' → '+hex4(s.live_handle):''):'','mono');
+              td(s.characteristic||s.service||'');var sent=td(s.vendor||s.sent||'','mono');td(s.status+(s.reason?': '+s.reason:''),'status-'+s.status);
+              var dc=td('');(s.differences||[]).forEach(function(d){var w=el('div',{'class':'mut'},d.status+' '+d.what+(d.message?' '+d.message:'')+(d.field?'.'+d.field:'')+(d.handle!=null?' '+hex4(d.handle):''));dc.appendChild(w);diff(d.expected,d.got,dc);});
+              if(!(s.differences||[]).length&&s.answers&&s.answers.length)dc.appendChild(el('div',{'class':'mono mut'},s.answers.join(' | ')));
+              td(s.elapsed_ms!=null?s.elapsed_ms.toFixed(1):'','n');t.appendChild(tr);});sec.appendChild(t);});
+          addView('remapping','Remapping ('+(R.remapped||[]).length+')',function(sec){var t=el('table',{id:'replay-remap'});var h=el('tr');['capture handle','live handle','service / characteristic / descriptor'].forEach(function(x){h.appendChild(el('th',null,x));});t.appendChild(h);
+            (R.remapped||[]).forEach(function(m){var tr=el('tr');tr.appendChild(el('td',{'class':'mono'},hex4(m.from)));tr.appendChild(el('td',{'class':'mono'},hex4(m.to)));tr.appendChild(el('td',null,[m.service,m.characteristic,m.descriptor].filter(Boolean).join(' / ')));t.appendChild(tr);});
+            sec.appendChild(t);if(!(R.remapped||[]).length)sec.appendChild(el('p',{'class':'mut'},'No handle moved: the live device has the capture\'s handles.'));});
+          function route(){var v=/^#view=(\w+)/.exec(location.hash);show(v?v[1]:'steps')||show('steps');}
+          window.addEventListener('hashchange',route);route();
+        }
+
+        if(meta.kind==='replay')replayReport();else captureReport();
+        document.body.dataset.ready='1';
+        // Time from navigation start to a rendered page (scripts/bench.sh reads it).
+        document.body.dataset.renderMs=String(Math.round(performance.now()));
+        })();
+        """#
 }

@@ -124,6 +124,7 @@ public final class ClassicStats: StatsCollector {
     public func finish(_ stats: any StatsContext) -> ModuleStats {
         var m = ModuleStats()
         m.members = [("classic", channels), ("classicNotListed", notListed)]
+        m.hasData = !channels.isEmpty
         m.counts = [
             ("sdp", sdp), ("avdtpSignals", avdtpSignals), ("avdtpMedia", avdtpMedia), ("avrcpCommands", avrcpCommands),
             ("avrcpResponses", avrcpResponses), ("rfcommFrames", rfcommFrames), ("hfpCommands", hfpCommands),

@@ -29,6 +29,31 @@ public struct MeshNetworkStats: Sendable {
         public var pdus = 0
         /// "complete", "failed: <error>", "closed: <reason>" or "incomplete".
         public var outcome = "incomplete"
+        /// Its link messages and provisioning PDUs in order (at most `maxSteps`).
+        public var steps: [Step] = []
+    }
+    public struct Step: Sendable, Hashable {
+        public var frame: Int
+        public var name: String
+    }
+
+    /// Network PDUs from one source to one destination, with the names of the access and
+    /// control messages among them.
+    public struct Flow: Sendable {
+        public var messages = 0
+        public var names: [String: Int] = [:]
+    }
+
+    /// Consecutive secure network beacons of one network saying the same (IV index, flags,
+    /// authentication): a new run starts when any of it changes.
+    public struct BeaconRun: Sendable, Hashable {
+        public var networkID: String
+        public var ivIndex: UInt32
+        public var keyRefresh: Bool, ivUpdate: Bool
+        public var authenticated: Bool?
+        public var firstFrame: Int, lastFrame: Int
+        public var firstUs: Int64?, lastUs: Int64?
+        public var beacons = 1
     }
 
     public var meshPDUs = 0, beacons = 0, networkPDUs = 0, decrypted = 0, netMICBad = 0, notDecrypted = 0
@@ -46,6 +71,11 @@ public struct MeshNetworkStats: Sendable {
     public var replays: [(frame: Int, src: UInt16, seq: UInt32, previous: UInt32)] = []
     public var segmentedStarted = 0, segmentedCompleted = 0, segmentAcks = 0
     public var provisioning: [ProvisioningSession] = []
+    /// Keyed `src << 16 | dst`; at most `maxFlows` pairs (the others go uncounted here).
+    public var traffic: [UInt32: Flow] = [:]
+    /// At most `maxListed` runs.
+    public var beaconRuns: [BeaconRun] = []
+    var lastRun: [String: Int] = [:]
 
     var lastSeq: [UInt16: UInt32] = [:]
     var recent: [UInt16: [(seq: UInt32, ttl: UInt8)]] = [:]
@@ -57,10 +87,11 @@ public struct MeshNetworkStats: Sendable {
 
     /// Replays and sessions kept at most this many (the counts go on).
     public static let maxListed = 1000
+    public static let maxFlows = 4096, maxSteps = 64
 
-    public mutating func add(_ l: MeshLayer, frame: Int) {
+    public mutating func add(_ l: MeshLayer, frame: Int, us: Int64? = nil) {
         meshPDUs += 1
-        if let b = l.beacon { beacon(b) }
+        if let b = l.beacon { beacon(b, frame: frame, us: us) }
         provisioning(l, frame: frame)
         if l.networkPDU != nil {
             networkPDUs += 1
@@ -72,6 +103,8 @@ public struct MeshNetworkStats: Sendable {
         var node = nodes[n.src] ?? Node(address: n.src, firstFrame: frame)
         node.messages += 1; node.bearers.insert(l.bearer.rawValue)
         bySource[n.src, default: 0] += 1; byDestination[n.dst, default: 0] += 1; byTTL[n.ttl, default: 0] += 1
+        let pair = UInt32(n.src) << 16 | UInt32(n.dst)
+        if traffic[pair] != nil || traffic.count < Self.maxFlows { traffic[pair, default: Flow()].messages += 1 }
         // Relays and replays: a SEQ heard before (within the last 64 of its source) is a copy.
         var r = recent[n.src] ?? []
         if let copy = r.first(where: { $0.seq == n.seq }) {
@@ -97,10 +130,16 @@ public struct MeshNetworkStats: Sendable {
         if let u = l.upper {
             if u.mic == "bad" { upperMICBad += 1 } else if u.encrypted != nil, u.mic == nil, u.segments > 0, l.segmentsHeld == nil || l.access != nil { upperEncrypted += 1 }
         }
-        if let c = l.control { controlMessages += 1; byOpcode["control " + c.opcode.name, default: 0] += 1 }
+        if let c = l.control {
+            controlMessages += 1
+            byOpcode["control " + c.opcode.name, default: 0] += 1
+            traffic[pair]?.names["control " + c.opcode.name, default: 0] += 1
+        }
         if let a = l.access {
             accessMessages += 1
-            byOpcode[a.opcode.name == "Vendor" ? "Vendor " + Hex.fixed(UInt64(a.opcode.rawValue), width: 6) : a.opcode.name, default: 0] += 1
+            let name = a.opcode.name == "Vendor" ? "Vendor " + Hex.fixed(UInt64(a.opcode.rawValue), width: 6) : a.opcode.name
+            byOpcode[name, default: 0] += 1
+            traffic[pair]?.names[name, default: 0] += 1
             if a.opcode == .configCompositionDataStatus, a.parameters.first == 0, a.parameters.count >= 11 {
                 let p = a.parameters
                 func le(_ i: Int) -> Int { Int(p[i]) | Int(p[i + 1]) << 8 }
@@ -115,11 +154,23 @@ public struct MeshNetworkStats: Sendable {
 
     mutating func seen(_ iv: UInt32) { if !ivIndexes.contains(iv) { ivIndexes.append(iv) } }
 
-    mutating func beacon(_ b: MeshBeacon) {
+    mutating func beacon(_ b: MeshBeacon, frame: Int, us: Int64?) {
         beacons += 1
         switch b {
         case .secureNetwork(let f, let id, let iv, _, let ok):
             let key = Hex.string(id)
+            // Flags: bit 0 Key Refresh, bit 1 IV Update (Mesh Protocol v1.1 §3.10.3).
+            if let i = lastRun[key], beaconRuns[i].ivIndex == iv, beaconRuns[i].keyRefresh == (f & 1 != 0), beaconRuns[i].ivUpdate == (f & 2 != 0),
+                beaconRuns[i].authenticated == ok
+            {
+                beaconRuns[i].beacons += 1; beaconRuns[i].lastFrame = frame; beaconRuns[i].lastUs = us
+            } else if beaconRuns.count < Self.maxListed {
+                beaconRuns.append(
+                    BeaconRun(
+                        networkID: key, ivIndex: iv, keyRefresh: f & 1 != 0, ivUpdate: f & 2 != 0, authenticated: ok, firstFrame: frame, lastFrame: frame,
+                        firstUs: us, lastUs: us))
+                lastRun[key] = beaconRuns.count - 1
+            }
             var e = networks[key] ?? NetworkID(networkID: key, ivIndex: iv)
             e.beacons += 1; e.ivIndex = iv; e.ivUpdate = e.ivUpdate || f & 2 != 0
             if let ok { e.authenticated = (e.authenticated ?? true) && ok }
@@ -139,6 +190,16 @@ public struct MeshNetworkStats: Sendable {
                 provisioning.append(ProvisioningSession(link: "pb-adv " + Hex.fixed(UInt64(p.linkID), width: 8), firstFrame: frame, deviceUUID: Hex.string(uuid)))
                 index = provisioning.count - 1; pbadvSessions[p.linkID] = index
             }
+            // Link messages once each: over PB-ADV both sides send each several times.
+            if let i = index {
+                let name: String? =
+                    switch p.pdu {
+                    case .linkOpen, .linkAck: p.pdu.name
+                    case .linkClose(let reason): "Link Close (" + reason.name + ")"
+                    default: nil
+                    }
+                if let name, !provisioning[i].steps.contains(where: { $0.name == name }) { step(i, frame, name) }
+            }
             if let i = index, case .linkClose(let reason) = p.pdu, provisioning[i].outcome == "incomplete" || reason != .success {
                 if provisioning[i].outcome == "incomplete" || provisioning[i].outcome == "complete" && reason != .success {
                     provisioning[i].outcome = reason == .success && provisioning[i].outcome == "complete" ? "complete" : "closed: " + reason.name
@@ -154,8 +215,13 @@ public struct MeshNetworkStats: Sendable {
         }
         guard let i = index, let p = l.provisioning, !l.retransmission else { return }
         provisioning[i].pdus += 1
+        step(i, frame, p.type.name + (p.errorCode.map { ": " + $0.name } ?? ""))
         if p.type == .complete { provisioning[i].outcome = "complete" }
         if let e = p.errorCode { provisioning[i].outcome = "failed: " + e.name }
+    }
+
+    mutating func step(_ i: Int, _ frame: Int, _ name: String) {
+        if provisioning[i].steps.count < Self.maxSteps { provisioning[i].steps.append(Step(frame: frame, name: name)) }
     }
 
     /// The `mesh` member of `stats` JSON.

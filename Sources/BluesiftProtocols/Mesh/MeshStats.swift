@@ -23,7 +23,7 @@ public final class MeshStats: StatsCollector {
             network.gattSession = nil
             provisioningConnection = f.connection
         }
-        network.add(p.mesh, frame: f.record.frame)
+        network.add(p.mesh, frame: f.record.frame, us: f.record.timestamp.microseconds)
         if network.replays.count > replays, let r = network.replays.last {
             stats.problem(
                 "mesh_seq_backwards", f.record, connection: nil,
@@ -34,7 +34,10 @@ public final class MeshStats: StatsCollector {
     public func finish(_ stats: any StatsContext) -> ModuleStats {
         var m = ModuleStats()
         let n = network
-        guard n.meshPDUs > 0 else { return m }
+        guard n.meshPDUs > 0 else {
+            m.hasData = false
+            return m
+        }
         let incomplete = max(0, n.segmentedStarted - n.segmentedCompleted)
         let nodes = n.nodes.values.sorted { $0.address < $1.address }.map {
             Node(
@@ -57,7 +60,19 @@ public final class MeshStats: StatsCollector {
             segmentedIncomplete: incomplete, segmentAcks: n.segmentAcks,
             replays: n.replays.map { Replay(frame: $0.frame, src: Int($0.src), seq: Int($0.seq), previousSeq: Int($0.previous)) },
             provisioning: n.provisioning.map {
-                Provisioning(link: $0.link, firstFrame: $0.firstFrame, deviceUuid: $0.deviceUUID, pdus: $0.pdus, outcome: $0.outcome)
+                Provisioning(
+                    link: $0.link, firstFrame: $0.firstFrame, deviceUuid: $0.deviceUUID, pdus: $0.pdus, outcome: $0.outcome,
+                    steps: $0.steps.map { Step(frame: $0.frame, name: $0.name) })
+            },
+            traffic: n.traffic.sorted { $0.key < $1.key }.map {
+                Flow(
+                    src: Int($0.key >> 16), dst: Int($0.key & 0xFFFF), messages: $0.value.messages,
+                    byOpcode: $0.value.names.sorted { $0.key < $1.key }.map { OpcodeCount(name: $0.key, messages: $0.value) })
+            },
+            secureBeacons: n.beaconRuns.map {
+                BeaconRun(
+                    networkId: $0.networkID, ivIndex: Int($0.ivIndex), keyRefresh: $0.keyRefresh, ivUpdate: $0.ivUpdate, authenticated: $0.authenticated,
+                    firstFrame: $0.firstFrame, lastFrame: $0.lastFrame, firstUs: $0.firstUs, lastUs: $0.lastUs, beacons: $0.beacons)
             })
         m.members = [("mesh", summary)]
         m.counts = [("meshPdus", n.meshPDUs), ("meshNetworkPdus", n.networkPDUs), ("meshDecrypted", n.decrypted)]
@@ -86,6 +101,8 @@ public final class MeshStats: StatsCollector {
         var relayed, repeated, segmentedStarted, segmentedCompleted, segmentedIncomplete, segmentAcks: Int
         var replays: [Replay]
         var provisioning: [Provisioning]
+        var traffic: [Flow]
+        var secureBeacons: [BeaconRun]
     }
     struct Network: Encodable, Sendable { var networkId: String, beacons: Int, ivIndex: Int, ivUpdate: Bool, authenticated: Bool? }
     struct Node: Encodable, Sendable {
@@ -97,5 +114,19 @@ public final class MeshStats: StatsCollector {
     struct OpcodeCount: Encodable, Sendable { var name: String, messages: Int }
     struct TTLCount: Encodable, Sendable { var ttl, messages: Int }
     struct Replay: Encodable, Sendable { var frame, src, seq, previousSeq: Int }
-    struct Provisioning: Encodable, Sendable { var link: String, firstFrame: Int, deviceUuid: String?, pdus: Int, outcome: String }
+    struct Provisioning: Encodable, Sendable {
+        var link: String, firstFrame: Int, deviceUuid: String?, pdus: Int, outcome: String
+        var steps: [Step]
+    }
+    struct Step: Encodable, Sendable { var frame: Int, name: String }
+    struct Flow: Encodable, Sendable {
+        var src, dst, messages: Int
+        var byOpcode: [OpcodeCount]
+    }
+    struct BeaconRun: Encodable, Sendable {
+        var networkId: String, ivIndex: Int, keyRefresh: Bool, ivUpdate: Bool, authenticated: Bool?
+        var firstFrame, lastFrame: Int
+        var firstUs, lastUs: Int64?
+        var beacons: Int
+    }
 }

@@ -267,5 +267,8 @@ public struct ModuleStats: Sendable {
     public var text: [String] = []
     /// Rows of its CSV tables by name (`StatsCollector.tables`), fields unquoted.
     public var tables: [String: [[String?]]] = [:]
+    /// Whether the capture gave the family anything its report view shows: the report embeds
+    /// the view's script only then.
+    public var hasData = true
     public init() {}
 }

@@ -199,9 +199,11 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
         return nil
     }
 
-    /// The report's views of the collectors that have one (`StatsCollector.reportView`), in
-    /// order, each followed by a blank line.
-    public var reportViews: String { collectors.compactMap { $0.type.reportView.map { $0 + "\n\n" } }.joined() }
+    /// The report's views (`StatsCollector.reportView`), in order, of the collectors whose
+    /// output (`modules`, `StatsReport.modules`: one per collector, same order) has data.
+    public func reportViews(_ modules: [ModuleStats]) -> [String] {
+        zip(collectors, modules).compactMap { $1.hasData ? $0.type.reportView : nil }
+    }
 
     /// The spec of a module layer's bit.
     @inline(__always)

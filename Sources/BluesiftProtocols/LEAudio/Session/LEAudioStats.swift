@@ -282,6 +282,7 @@ public final class LEAudioStats: StatsCollector {
             }
         }
         m.members = [("leAudioAses", aseRows), ("leAudioCises", cises), ("leAudioStreams", streamRows), ("leAudioBroadcasts", broadcasts)]
+        m.hasData = !(aseRows.isEmpty && streamRows.isEmpty && broadcasts.isEmpty)
         m.counts = [
             ("isoPackets", isoPackets), ("isoSdus", streams.reduce(0) { $0 + $1.sdus }), ("leAudioValues", controlValues),
             ("leAudioHciMessages", hciMessages)
