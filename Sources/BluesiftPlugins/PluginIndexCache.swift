@@ -202,7 +202,27 @@ final class PluginIndexCache {
         return out
     }
 
-    static func parseUUID(_ s: String) -> BluetoothUUID? { s.count == 36 ? BluetoothUUID(string: s) : nil }
+    /// The dashed form `uuid` writes, read from its bytes (`BluetoothUUID(string:)` working on
+    /// Characters was a sixth of a start read from the cache).
+    static func parseUUID(_ s: String) -> BluetoothUUID? {
+        var s = s
+        return s.withUTF8 { b -> BluetoothUUID? in
+            guard b.count == 36, b[8] == 0x2D, b[13] == 0x2D, b[18] == 0x2D, b[23] == 0x2D else { return nil }
+            var v: [UInt64] = [0, 0]
+            var n = 0
+            for (i, c) in b.enumerated() where i != 8 && i != 13 && i != 18 && i != 23 {
+                let d: UInt8
+                switch c {
+                case 0x30...0x39: d = c - 0x30
+                case 0x61...0x66: d = c - 0x61 + 10
+                default: return nil
+                }
+                v[n / 16] = v[n / 16] << 4 | UInt64(d)
+                n += 1
+            }
+            return BluetoothUUID(high: v[0], low: v[1])
+        }
+    }
 
     static func parseTarget(_ s: String) -> AdvertisingTarget? {
         if s == "c-" { return .company(nil) }
