@@ -5,8 +5,9 @@ import Yams
 /// A plugin read at start only as far as a set indexes it (id and match rules), compiled in
 /// full when a record first reaches one of its rules: compiling the 73 shipped plugins was
 /// 85 ms of a dump's start (the bundled 151-record capture took 106 ms against 22 ms without
-/// plugins), and a capture usually meets few of them. Shared by every set built from the
-/// same list (`--jobs` threads too): compiled once.
+/// plugins), and a capture usually meets few of them. GATT and channel plugins too (five
+/// compiled at start were a third of what the plugins still cost it). Shared by every set
+/// built from the same list (`--jobs` threads too): compiled once.
 final class PendingPlugin: Sendable {
     let yaml: String
     let path: String
@@ -41,43 +42,62 @@ extension PluginLoader {
     /// prints it as a warning, as it prints the errors `load` returns).
     public static let lateErrors = Mutex<(@Sendable (PluginError) -> Void)?>(nil)
 
-    /// As `load(directories:)`, advertising plugins compiled on first use (`PendingPlugin`): at
-    /// start only their id and match rules are read. A file the quick read cannot split into
-    /// top-level keys, or whose rules are not all advertising ones, is compiled at once.
+    /// As `load(directories:)`, plugins compiled on first use (`PendingPlugin`): at start only
+    /// their id and match rules are read, from the user's cache of them when it holds the file
+    /// as it is (`PluginIndexCache`). A file the quick read cannot split into top-level keys is
+    /// compiled at once.
     public static func loadOnUse(directories: [String]) -> Loaded {
         load(directories: directories, onUse: true)
     }
 
-    /// The plugin of a file, compiled, or (`onUse`) its stub.
-    static func load(file path: String, onUse: Bool) throws(PluginError) -> Plugin {
-        guard onUse, let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
-            let stub = stub(yaml: text, path: path)
+    /// The plugin of a file, compiled, or (`onUse`) its stub, through `cache` when given.
+    static func load(file path: String, onUse: Bool, cache: PluginIndexCache? = nil) throws(PluginError) -> Plugin {
+        guard onUse, let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
         else { return try load(file: path) }
-        return stub
+        let stamp = cache.map { _ in PluginIndexCache.stamp(data) }
+        let info: StubInfo?
+        if let cache, let stamp, let known = cache.lookup(path, stamp) {
+            if case .stub(let s) = known { info = s } else { info = nil }
+        } else {
+            info = stubInfo(yaml: text, path: path)
+            if let cache, let stamp { cache.record(path, stamp, info.map { .stub($0) } ?? .compile) }
+        }
+        guard let info else { return try compile(yaml: text, path: path) }
+        return stub(info, yaml: text, path: path)
     }
 
-    /// The stub of a plugin: id, match rules, and what it may read of the advertising context
-    /// (from its text: a superset, so a decode cached before it is compiled keys on no less).
-    /// nil when the file is not split simply into top-level keys or matches more than
-    /// advertising data: then it is compiled at start, as before, errors and all.
+    /// The stub of a plugin (nil: compiled at start).
     static func stub(yaml: String, path: String) -> Plugin? {
+        stubInfo(yaml: yaml, path: path).map { stub($0, yaml: yaml, path: path) }
+    }
+
+    static func stub(_ s: StubInfo, yaml: String, path: String) -> Plugin {
+        var p = Plugin(
+            id: s.id, name: s.id, path: path, reference: nil, matches: s.matches, framing: nil, rules: [], examples: [],
+            types: [], enums: [], frameType: 0, defaultMessage: "")
+        p.idLine = s.idLine
+        p.pending = PendingPlugin(yaml: yaml, path: path)
+        p.contextUse = s.contextUse
+        p.decrypts = s.decrypts
+        return p
+    }
+
+    /// What a stub holds: id, match rules, and what it may read of the advertising context
+    /// (from its text: a superset, so a decode cached before it is compiled keys on no less).
+    /// nil when the file is not split simply into top-level keys or its rules do not compile:
+    /// then it is compiled at start, as before, errors and all.
+    static func stubInfo(yaml: String, path: String) -> StubInfo? {
         guard let keep = topLevelBlocks(yaml, keep: ["id", "match"]) else { return nil }
         let c = PluginCompiler(path: path)
         guard let root = try? Yams.compose(yaml: keep, .basic), let top = root.mapping,
             let idNode = top[k: "id"], let id = idNode.scalar?.string, !id.isEmpty,
             id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }),
-            let matchNode = top[k: "match"], let matches = try? c.compileMatches(matchNode),
-            !matches.isEmpty, matches.allSatisfy({ $0.advertising != nil })
+            let matchNode = top[k: "match"], let matches = try? c.compileMatches(matchNode), !matches.isEmpty
         else { return nil }
-        var p = Plugin(
-            id: id, name: id, path: path, reference: nil, matches: matches, framing: nil, rules: [], examples: [],
-            types: [], enums: [], frameType: 0, defaultMessage: "")
-        p.idLine = idNode.mark?.line ?? 0
-        p.pending = PendingPlugin(yaml: yaml, path: path)
         let said = mentioned(yaml, PluginCompiler.contextNames.union(["_name", "decrypt"]))
-        p.contextUse = said.subtracting(["decrypt"])
-        if said.contains("decrypt") { p.decrypts = true; p.contextUse.insert("_address") }
-        return p
+        var s = StubInfo(id: id, idLine: idNode.mark?.line ?? 0, matches: matches, contextUse: said.subtracting(["decrypt"]), decrypts: false)
+        if said.contains("decrypt") { s.decrypts = true; s.contextUse.insert("_address") }
+        return s
     }
 
     /// `name` as a word of the text (not inside a longer identifier before it).

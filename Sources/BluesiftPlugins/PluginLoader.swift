@@ -50,6 +50,8 @@ public enum PluginLoader {
 
     static func load(directories: [String], onUse: Bool) -> Loaded {
         var out = Loaded()
+        let cache = onUse ? PluginIndexCache.open() : nil
+        defer { cache?.save() }
         var ids = Set<String>()
         var seenFiles = Set<String>()
         for dir in directories {
@@ -69,7 +71,7 @@ public enum PluginLoader {
                 let real = (path as NSString).resolvingSymlinksInPath
                 guard seenFiles.insert(real).inserted else { continue }
                 do {
-                    let p = try load(file: path, onUse: onUse)
+                    let p = try load(file: path, onUse: onUse, cache: cache)
                     if let first = here[p.id] {
                         out.errors.append(
                             PluginError(

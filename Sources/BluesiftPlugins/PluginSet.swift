@@ -50,8 +50,11 @@ public final class PluginSet {
         var also: Int32 = -1
     }
     var alsoFilters: [AlsoFilter] = []
-    /// Keys of `decrypt:` fields by advertiser address (`--vendor-keys`).
-    public var vendorKeys: [UInt64: [UInt8]] = [:]
+    /// Keys of `decrypt:` fields by advertiser address (`--vendor-keys`). Decodes of plugins that
+    /// decrypt are cached by address too; new keys empty the cache.
+    public var vendorKeys: [UInt64: [UInt8]] = [:] {
+        didSet { cache = DecodeCache(); results.removeAll() }
+    }
     /// Last local name seen per address (a name often comes in the scan response only).
     var names: [UInt64: String] = [:]
     /// Some rule filters on a name, or a plugin shows `context: _name` (the analyzer then
@@ -124,6 +127,7 @@ public final class PluginSet {
         }
         anyCompanyList = anyCompany.isEmpty ? -1 : list(anyCompany)
         for (u, l) in byServiceData { serviceDataList[u] = list(l) }
+        targetsAdvertising = !byCompany.isEmpty || !anyCompany.isEmpty || !byServiceData.isEmpty
     }
 
     /// `byCompany` as a table by company id (-1: none), `anyCompany` and `byServiceData`: each an
@@ -154,8 +158,8 @@ public final class PluginSet {
         return out
     }
 
-    /// Some plugin decodes advertising data.
-    public var targetsAdvertising: Bool { !byCompany.isEmpty || !anyCompany.isEmpty || !byServiceData.isEmpty }
+    /// Some plugin decodes advertising data (stored: asked per record, three dictionaries showed).
+    public private(set) var targetsAdvertising = false
 
     public var isEmpty: Bool { plugins.isEmpty }
 
@@ -171,7 +175,8 @@ public final class PluginSet {
         channel: PluginChannel, direction: PluginDirection, device: UInt64,
         value: UnsafeRawBufferPointer, timeMicroseconds: Int64, stream: UInt16? = nil
     ) -> Result? {
-        guard let e = byChannel[channel]?.first(where: { $0.match.directions.contains(direction) }) else { return nil }
+        // A stub is compiled when its channel first carries data; one that fails takes nothing.
+        guard let e = byChannel[channel]?.first(where: { $0.match.directions.contains(direction) && ready($0.plugin) }) else { return nil }
         let key: UInt16
         switch channel {
         case .rfcomm(let c): key = 0x8000 | UInt16(c)
@@ -379,24 +384,23 @@ public final class PluginSet {
     struct NameKey: Hashable { var slot: Int; var name: String }
     var nameVerdicts: [NameKey: Bool] = [:]
 
-    /// A decode through the cache, and its entry in it (-1: not cached). The key holds the
-    /// context values the plugin reads (the name's text too); a plugin that decrypts is never
-    /// cached (its keys may differ between runs of a set).
+    /// A decode through the cache, and its entry in it. The key holds the context values the
+    /// plugin reads (the name's text too); a plugin that decrypts keys on the address (its key
+    /// is the address's, and new keys empty the cache).
     func decode(_ i: Int, _ payload: UnsafeRawBufferPointer, _ ctx: AdvertisingContext) -> (message: DecodedMessage, entry: Int) {
         let e = entry(i, payload, ctx)
         return e >= 0 ? (cache.entries[e].message, e) : (plugins[i].decode(payload, context: ctx, keys: vendorKeys), -1)
     }
 
-    /// The cache entry of this decode, decoded and added when new; -1 for a plugin that
-    /// decrypts (never cached).
+    /// The cache entry of this decode, decoded and added when new (-1: not cached, never today;
+    /// a plugin that decrypts was decoded afresh per structure, 2% of a dump with every plugin).
     func entry(_ i: Int, _ payload: UnsafeRawBufferPointer, _ ctx: AdvertisingContext) -> Int {
         // Flags read from a table: copying a Plugin (or hashing its names) per record showed.
         let use = contextMasks[i]
-        if use & 64 != 0 { return -1 }
         var a: Int64 = 0, c: Int64 = 0
         if use != 0 {
             // Exact, not hashed together: a collision would give another device's values.
-            if use & 1 != 0 { a = Int64(ctx.address ?? 0) | 1 << 62 }
+            if use & 65 != 0 { a = Int64(ctx.address ?? 0) | 1 << 62 }
             if use & 2 != 0 { c |= (ctx.rssi & 0xFFFF) << 32 | 1 << 60 }
             if use & 4 != 0 { c |= (ctx.company & 0xFFFF) << 8 | 1 << 59 }
             if use & 8 != 0 { c |= (ctx.addressType & 0xF) << 4 | 1 << 58 }
@@ -408,7 +412,7 @@ public final class PluginSet {
         var name = use & 32 != 0 ? ctx.name ?? "" : ""
         let found = name.withUTF8 { n in cache.find(key, payload, UnsafeRawBufferPointer(n)) }
         if found.entry >= 0 { return found.entry }
-        var d = plugins[i].decode(payload, context: ctx)
+        var d = use & 64 != 0 ? plugins[i].decode(payload, context: ctx, keys: vendorKeys) : plugins[i].decode(payload, context: ctx)
         d.replayID = replayIDs.add(1, ordering: .relaxed).oldValue
         return name.withUTF8 { n in cache.insert(key, found.hash, payload, UnsafeRawBufferPointer(n), d, limit: Self.cacheLimit) }
     }
@@ -432,6 +436,7 @@ public final class PluginSet {
         case .success(let p):
             plugins[i] = p
             contextMasks[i] = Self.contextMask(p)
+            if let f = p.framing { assemblers[i] = FrameAssembler(framing: f) }
             return true
         case .failure:
             plugins[i].pending = nil
@@ -454,13 +459,14 @@ public final class PluginSet {
         if let c = characteristic {
             if let list = byCharacteristic[c] {
                 for e in list where e.match.directions.contains(direction) && (e.match.service == nil || e.match.service == service) {
+                    guard ready(e.plugin) else { continue }
                     return (e.plugin, e.match, false)
                 }
             }
             return nil
         }
         if let list = byHandle[handle] {
-            for e in list where e.match.directions.contains(direction) { return (e.plugin, e.match, true) }
+            for e in list where e.match.directions.contains(direction) && ready(e.plugin) { return (e.plugin, e.match, true) }
         }
         return nil
     }

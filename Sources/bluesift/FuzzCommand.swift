@@ -96,7 +96,8 @@ struct Fuzz: ParsableCommand {
     func run() throws {
         try refuseFolder(input, hint: "one capture")
         let script = try loadScript()
-        let loaded = plugins.loadPlugins() ?? []
+        // Compiled: the plan encodes frames with the plugins themselves, not stubs.
+        let loaded = (plugins.loadPlugins() ?? []).compactMap(\.resolved)
         let base = FuzzBase(script: script, plugins: loaded)
         var options = DeviceFuzzer.Options()
         options.variants = steps ?? (time == nil ? 200 : Int.max)
