@@ -70,15 +70,16 @@ demo: build venv
 	@$(BIN) report demo-out/replay-report.json -o demo-out/replay-report.html
 	@echo "open $(CURDIR)/demo-out/capture-report.html and $(CURDIR)/demo-out/replay-report.html in a browser"
 
-# Everything a test run writes to /tmp (the compiler's, the tests', the rig's) goes to a
-# private TMPDIR removed however the run ends: a run leaves /tmp as it found it.
 # Rewrites the sources with the project's swift-format configuration (.swift-format).
 format:
 	$(SWIFT) format --in-place --recursive --parallel Sources Tests Package.swift
 
+# Everything a test run writes to /tmp (the compiler's, the tests', the rig's) goes to a
+# private TMPDIR removed however the run ends: a run leaves /tmp as it found it (and the
+# plugin index cache goes there too, not to ~/.cache).
 test:
 	@t=$$(mktemp -d /tmp/bluesift-test.XXXXXX) && trap 'rm -rf "$$t"' EXIT && \
-	  TMPDIR=$$t $(MAKE) --no-print-directory test-in-tmpdir
+	  TMPDIR=$$t BLUESIFT_CACHE_DIR=$$t/cache $(MAKE) --no-print-directory test-in-tmpdir
 
 # The summary conformance suite alone (make test runs it too).
 test-summary: deps-test build
