@@ -17,6 +17,9 @@ import BluesiftTransport
 
 /// Set by SIGINT during `fuzz`: the run stops and writes what it found.
 nonisolated(unsafe) private var fuzzInterrupted: sig_atomic_t = 0
+/// The SIGINT handler before `fuzz` set its own (OutputGuard's: temporary files removed, an
+/// `hci:N` adapter powered up again): a second Ctrl-C goes through it.
+nonisolated(unsafe) private var fuzzPreviousSIGINT: __sighandler_t? = nil
 
 struct Fuzz: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -174,10 +177,11 @@ struct Fuzz: ParsableCommand {
             }
             lastShown = p.variant
         }
-        // Ctrl-C: stop between runs and write what was found (a second one ends the process).
-        signal(SIGINT) { _ in
+        // Ctrl-C: stop between runs and write what was found. A second one ends the process
+        // through the common handler, which powers an hci:N adapter up again.
+        fuzzPreviousSIGINT = signal(SIGINT) { _ in
             fuzzInterrupted = 1
-            signal(SIGINT, SIG_DFL)
+            signal(SIGINT, fuzzPreviousSIGINT ?? SIG_DFL)
         }
         var summary: FuzzSummary
         do throws(ReplayFault) { summary = try fuzzer.run() } catch {

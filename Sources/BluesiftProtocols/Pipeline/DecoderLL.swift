@@ -196,9 +196,8 @@ extension ProtocolDecoder {
             control(op, p, link: link, record)
             if registry.hasLLControlCarriers, let i = registry.module(llControl: op.rawValue) {
                 f.set(ll) // the module reads the packet (decrypted or not) off the frame
-                decodeModule(
-                    i, p, carrier: .llControl(op.rawValue), state: state(StateKey(adapter: record.adapter, connection: 0x1_0000 | UInt32(n))),
-                    side: from.map { $0 ? 0 : 1 } ?? 2, record, &f)
+                let s = state(StateKey(adapter: record.adapter, connection: 0x1_0000 | UInt32(n)))
+                decodeModule(i, p, carrier: .llControl(op.rawValue), state: s, side: from.map { $0 ? 0 : 1 } ?? 2, record, &f)
             }
             return
         }
