@@ -14,8 +14,9 @@ public final class PluginInterpreter: VendorInterpreter, Sendable {
         let dir: PluginDirection = notify ? .notify : .write
         // Fresh reassembly state for each comparison.
         let set = PluginSet(plugins)
-        guard let (i, _, _) = set.match(service: s, characteristic: c, handle: 0, direction: dir) else { return nil }
-        let plugin = plugins[i]
+        // Plugins load as stubs (compiled on first use): the set compiles its own copy, the
+        // volatile fields are read off the compiled plugin.
+        guard let (i, _, _) = set.match(service: s, characteristic: c, handle: 0, direction: dir), let plugin = plugins[i].resolved else { return nil }
         var out: [VendorMessageView] = []
         for v in values {
             let r = v.withUnsafeBytes {
@@ -36,12 +37,12 @@ public final class PluginInterpreter: VendorInterpreter, Sendable {
     public func encode(plugin id: String?, service: String?, characteristic: String?, message: String, fields: [String: String]) throws -> [UInt8] {
         let plugin: Plugin?
         if let id {
-            plugin = plugins.first { $0.id == id }
+            plugin = plugins.first { $0.id == id }?.resolved
         } else {
             let set = PluginSet(plugins)
             let c = characteristic.flatMap(BluetoothUUID.init(string:))
             plugin = set.match(service: service.flatMap(BluetoothUUID.init(string:)), characteristic: c, handle: 0, direction: .write)
-                .map { plugins[$0.plugin] }
+                .flatMap { plugins[$0.plugin].resolved }
         }
         guard let plugin else { throw ReplayFault(.init(rawValue: "refused"), "no plugin \(id ?? "for characteristic \(characteristic ?? "?")")") }
         do { return try plugin.encode(message: message, fields: fields.mapValues(PluginValue.init(fieldText:))) } catch {
