@@ -83,8 +83,8 @@ import BluesiftWire
     }
 
     /// Four of the specification's sample messages (§8.3: "Hello" to a group and to two virtual
-    /// addresses, "World" segmented) are vendor
-    /// messages of company 0x000A: a rule without an opcode takes them all, one with an opcode only its own.
+    /// addresses, "World" segmented) are vendor messages of company 0x000A: a rule without an
+    /// opcode takes them all, one with an opcode only its own.
     @Test func theSampleDataVendorMessagesReachARuleByCompany() throws {
         let yaml = Self.yaml("mesh: { company: 0x000A }")
         let all = try Self.decode(capture: "mesh_sample_adv.btsnoop", plugins: [try PluginLoader.compile(yaml: yaml, path: "v.yaml")])
