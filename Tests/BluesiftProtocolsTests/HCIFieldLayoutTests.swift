@@ -84,7 +84,7 @@ import BluesiftCapture
         #expect(addresses(HCILEEnhancedConnectionCompleteV2Event(connection: enhanced).encode(), event: true) == [a, r1, r2])
         let legacy = HCILEAdvertisingReportEvent(reports: [
             .init(eventType: 0, addressType: .public, address: a, data: [0x02, 0x01, 0x06], rssi: -60),
-            .init(eventType: 4, addressType: .random, address: r1, data: [0x08, 0x1B] + r2.littleEndianBytes, rssi: -61)
+            .init(eventType: 4, addressType: .random, address: r1, data: [0x08, 0x1B] + r2.littleEndianBytes + [0x01], rssi: -61)
         ])
         #expect(addresses(legacy.encode(), event: true) == [a, r1, r2])
         let extended = HCILEExtendedAdvertisingReportEvent(reports: [
