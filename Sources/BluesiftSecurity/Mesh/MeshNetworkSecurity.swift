@@ -158,7 +158,7 @@ public enum MeshNetworkSecurity {
                 }
                 if ok {
                     dst = UInt16(plain[0]) << 8 | UInt16(plain[1])
-                    transport = Array(plain[2...])
+                    transport = [UInt8](UnsafeRawBufferPointer(rebasing: plain[2...]))
                 }
                 return ok
             }
