@@ -19,10 +19,10 @@ struct StubInfo: Equatable {
 
 /// The quick reads of plugin files kept between runs, so that a start reads no YAML and
 /// compiles no name pattern (they were two thirds of the start-up cost of every plugin). One
-/// text file in the user's cache folder; an entry holds for a path with the same size and
-/// content hash, written by the same executable (its size and time): a stale entry is
-/// recomputed, a corrupt or unreadable file is ignored, and a write that fails leaves the
-/// plugins loading as without a cache.
+/// text file per executable (its size and time) in the user's cache folder, the last few
+/// kept, so builds run in turn each keep theirs; an entry holds for a path with the same size
+/// and content hash: a stale entry is recomputed, a corrupt or unreadable file is ignored, and
+/// a write that fails leaves the plugins loading as without a cache.
 final class PluginIndexCache {
     enum Entry: Equatable {
         case stub(StubInfo)
@@ -43,8 +43,11 @@ final class PluginIndexCache {
     }
 
     /// The cache of this user and executable: `$BLUESIFT_CACHE_DIR` (empty: none), else
-    /// `$XDG_CACHE_HOME/bluesift`, else `~/.cache/bluesift`.
-    static func open(environment: [String: String] = ProcessInfo.processInfo.environment) -> PluginIndexCache? {
+    /// `$XDG_CACHE_HOME/bluesift`, else `~/.cache/bluesift`; the file is named by the
+    /// executable's stamp (`salt`).
+    static func open(
+        environment: [String: String] = ProcessInfo.processInfo.environment, salt: String = PluginIndexCache.executableStamp()
+    ) -> PluginIndexCache? {
         let dir: String
         if let d = environment["BLUESIFT_CACHE_DIR"] {
             guard !d.isEmpty else { return nil }
@@ -56,7 +59,17 @@ final class PluginIndexCache {
         } else {
             return nil
         }
-        return PluginIndexCache(file: dir + "/plugin-index", salt: executableStamp())
+        return PluginIndexCache(file: dir + "/" + fileName(salt: salt), salt: salt)
+    }
+
+    static let filePrefix = "plugin-index-"
+    /// How many executables' files a folder keeps (`save` removes the least recently written).
+    static let filesKept = 4
+
+    /// `plugin-index-` and a hash of the stamp (the header holds the stamp itself).
+    static func fileName(salt: String) -> String {
+        let h = Array(salt.utf8).withUnsafeBytes { DecodeCache.mix(0x6A09_E667_F3BC_C908, $0) }
+        return filePrefix + String(h, radix: 16)
     }
 
     /// Size and modification time of the running executable: another build reads afresh.
@@ -97,7 +110,29 @@ final class PluginIndexCache {
             changed = false
         } catch {
             // No cache: the next run reads the plugins' YAML, as before.
+            return
         }
+        Self.prune(folder: dir, keeping: file)
+    }
+
+    /// Removes all but the `filesKept` most recently written index files of the folder (this
+    /// one always stays), and the single file of earlier versions (`plugin-index`).
+    static func prune(folder: String, keeping file: String) {
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: folder) else { return }
+        var files: [(path: String, time: Date)] = []
+        for name in names where name.hasPrefix(filePrefix) || name == "plugin-index" {
+            let path = folder + "/" + name
+            guard path != file else { continue }
+            if name == "plugin-index" {
+                try? fm.removeItem(atPath: path)
+                continue
+            }
+            let time = (try? fm.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? .distantPast
+            files.append((path, time))
+        }
+        files.sort { $0.time != $1.time ? $0.time > $1.time : $0.path < $1.path }
+        for f in files.dropFirst(filesKept - 1) { try? fm.removeItem(atPath: f.path) }
     }
 
     static let header = "bluesift plugin index 1"
@@ -163,11 +198,15 @@ final class PluginIndexCache {
         return f
     }
 
-    /// The entries of a file written by `encode` with this salt; nil when it is not one.
+    /// The entries of a file written by `encode` with this salt; nil when it is not one. Lines
+    /// and fields are cut on the bytes (the generic `split` over the text's views was two
+    /// thirds of reading the file).
     static func decode(_ data: Data, salt: String) -> [String: (stamp: Stamp, entry: Entry)]? {
-        guard let text = String(data: data, encoding: .utf8) else { return nil }
-        var lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: true).makeIterator()
-        guard let first = lines.next(), String(Substring(first)) == header + "\t" + salt else { return nil }
+        guard var text = String(validating: data, as: UTF8.self) else { return nil }
+        return text.withUTF8 { decode(lines: $0, salt: salt) }
+    }
+
+    private static func decode(lines b: UnsafeBufferPointer<UInt8>, salt: String) -> [String: (stamp: Stamp, entry: Entry)]? {
         var out: [String: (stamp: Stamp, entry: Entry)] = [:]
         var current: (path: String, stamp: Stamp, info: StubInfo?)?
         func finish() {
@@ -175,9 +214,28 @@ final class PluginIndexCache {
             out[c.path] = (c.stamp, c.info.map { .stub($0) } ?? .compile)
             current = nil
         }
-        while let l = lines.next() {
-            let f = l.split(separator: 0x09, omittingEmptySubsequences: false).map { String(Substring($0)) }
-            switch f.first {
+        var f: [String] = []
+        f.reserveCapacity(16)
+        var first = true
+        var i = 0
+        while i < b.count {
+            var end = i
+            while end < b.count, b[end] != 0x0A { end += 1 }
+            defer { i = end + 1 }
+            guard end > i else { continue } // empty lines are skipped, as `split` did
+            // The line's tab-separated fields.
+            f.removeAll(keepingCapacity: true)
+            var s = i
+            for j in i...end where j == end || b[j] == 0x09 {
+                f.append(String(decoding: UnsafeBufferPointer(rebasing: b[s..<j]), as: UTF8.self))
+                s = j + 1
+            }
+            if first {
+                guard f.count == 2, f[0] == header, f[1] == salt else { return nil }
+                first = false
+                continue
+            }
+            switch f[0] {
             case "P":
                 finish()
                 guard f.count >= 5, let size = Int(f[2]), let hash = UInt64(f[3], radix: 16) else { return nil }
@@ -197,6 +255,7 @@ final class PluginIndexCache {
                 return nil
             }
         }
+        guard !first else { return nil }
         finish()
         // A stub without rules is not one the quick read makes: the file is damaged.
         for e in out.values { if case .stub(let s) = e.entry, s.matches.isEmpty { return nil } }

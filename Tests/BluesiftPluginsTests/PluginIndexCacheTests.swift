@@ -99,11 +99,59 @@ import BluesiftWire
     }
 
     /// `$BLUESIFT_CACHE_DIR` names the folder, empty turns the cache off; XDG's folder next.
+    /// The file is named by the executable's stamp.
     @Test func cacheFolderFromEnvironment() {
-        #expect(PluginIndexCache.open(environment: ["BLUESIFT_CACHE_DIR": "/c", "HOME": "/h"])?.file == "/c/plugin-index")
-        #expect(PluginIndexCache.open(environment: ["BLUESIFT_CACHE_DIR": "", "HOME": "/h"]) == nil)
-        #expect(PluginIndexCache.open(environment: ["XDG_CACHE_HOME": "/x", "HOME": "/h"])?.file == "/x/bluesift/plugin-index")
-        #expect(PluginIndexCache.open(environment: ["HOME": "/h"])?.file == "/h/.cache/bluesift/plugin-index")
-        #expect(PluginIndexCache.open(environment: [:]) == nil)
+        let name = PluginIndexCache.fileName(salt: "e")
+        #expect(name.hasPrefix("plugin-index-") && name != PluginIndexCache.fileName(salt: "f"))
+        #expect(PluginIndexCache.open(environment: ["BLUESIFT_CACHE_DIR": "/c", "HOME": "/h"], salt: "e")?.file == "/c/" + name)
+        #expect(PluginIndexCache.open(environment: ["BLUESIFT_CACHE_DIR": "", "HOME": "/h"], salt: "e") == nil)
+        #expect(PluginIndexCache.open(environment: ["XDG_CACHE_HOME": "/x", "HOME": "/h"], salt: "e")?.file == "/x/bluesift/" + name)
+        #expect(PluginIndexCache.open(environment: ["HOME": "/h"], salt: "e")?.file == "/h/.cache/bluesift/" + name)
+        #expect(PluginIndexCache.open(environment: [:], salt: "e") == nil)
+    }
+
+    /// Two executables run in turn each keep their file (one file for all made each re-read
+    /// every plugin); a folder keeps the last `filesKept` written, and loses the single file of
+    /// earlier versions.
+    @Test func oneFilePerExecutableBounded() throws {
+        let dir = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let env = ["BLUESIFT_CACHE_DIR": dir.path]
+        let plugin = dir.appendingPathComponent("v.yaml").path
+        try Self.v1.write(toFile: plugin, atomically: true, encoding: .utf8)
+        try "bluesift plugin index 1\told\n".write(toFile: dir.appendingPathComponent("plugin-index").path, atomically: true, encoding: .utf8)
+        // One run of executable `salt`: whether it had to read the plugin afresh (and write).
+        func run(_ salt: String) throws -> Bool {
+            let c = try #require(PluginIndexCache.open(environment: env, salt: salt))
+            #expect(try PluginLoader.load(file: plugin, onUse: true, cache: c).matches[0].advertising?.prefix == [0x01])
+            let wrote = c.changed
+            c.save()
+            return wrote
+        }
+        func files() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("plugin-index") }.sorted()
+        }
+        // The write times are set one second apart (a fast machine writes several in one tick).
+        func age(_ salt: String, _ seconds: Double) throws {
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: -seconds)], ofItemAtPath: dir.path + "/" + PluginIndexCache.fileName(salt: salt))
+        }
+        #expect(try run("a"))
+        try age("a", 100)
+        #expect(try files() == [PluginIndexCache.fileName(salt: "a")])
+        #expect(try run("b"))
+        try age("b", 90)
+        // a's entries are still there: its next run reads them and writes nothing.
+        #expect(try !run("a"))
+        #expect(try !run("b"))
+        #expect(try files() == [PluginIndexCache.fileName(salt: "a"), PluginIndexCache.fileName(salt: "b")].sorted())
+        for (i, s) in ["c", "d", "e"].enumerated() {
+            #expect(try run(s))
+            try age(s, 80 - Double(i))
+        }
+        // Five written, four kept: a (the oldest write) went.
+        #expect(try files() == ["b", "c", "d", "e"].map { PluginIndexCache.fileName(salt: $0) }.sorted())
+        #expect(try run("a")) // read afresh and written again; b is now the oldest
+        #expect(try files() == ["a", "c", "d", "e"].map { PluginIndexCache.fileName(salt: $0) }.sorted())
     }
 }

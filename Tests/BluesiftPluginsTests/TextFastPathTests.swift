@@ -116,6 +116,31 @@ import BluesiftProtocols
         }
     }
 
+    /// The escape check, eight bytes a step, against the byte test it replaces: every byte
+    /// value at every position of a word and of the tail, from several starts, over a clean
+    /// line (0x20, 0x7E, 0x80, 0xC3, 0xE1, 0xFF beside each other must not trip it).
+    @Test func escapeCheckMatchesByteTest() {
+        func naive(_ b: [UInt8], _ start: Int) -> Bool { b[start...].contains { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 } }
+        let clean: [UInt8] = Array("ADV_IND c0:ba:0d rssi=-60 ".utf8) + [0x20, 0x7E, 0x80, 0xC3, 0xA9, 0xE1, 0xFF, 0x81, 0xC1, 0xE3, 0x7E, 0x21]
+        var checked = 0, tripped = 0
+        for start in [0, 1, 5, 13] {
+            #expect(!FrameText.mayNeedEscape(clean, from: start))
+            for at in start..<clean.count {
+                for v in 0...255 {
+                    var b = clean
+                    b[at] = UInt8(v)
+                    let want = naive(b, start)
+                    #expect(FrameText.mayNeedEscape(b, from: start) == want, "start \(start) at \(at) byte \(v)")
+                    checked += 1
+                    if want { tripped += 1 }
+                }
+            }
+        }
+        #expect(FrameText.mayNeedEscape([], from: 0) == false)
+        #expect(FrameText.mayNeedEscape(Array("x\u{1B}".utf8), from: 1))
+        #expect(checked > 30_000 && tripped == checked / 256 * 35)
+    }
+
     /// The vendor text kept per decode: a decode falling in a slot another held is written
     /// from its own message, not the one kept there.
     @Test func vendorTextSlotsKeepEachDecodeApart() {

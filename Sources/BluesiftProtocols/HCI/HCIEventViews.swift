@@ -65,6 +65,9 @@ public protocol HCIEventView: HCIParameterLayout {
     init(parameters: UnsafeRawBufferPointer)
     /// The fields `read` keeps describe every parameter (false: the analyzer shows them raw too).
     static var readsAllParameters: Bool { get }
+    /// Whether `read` reads anything (false for an `HCIUnreadEventView`: the analyzer does not
+    /// call it, nor make the view).
+    static var readsFields: Bool { get }
     /// Reads the fields analysis keeps, in order. `cut`: the capture cut the event, so a count
     /// running past its end is no damage.
     func read(into f: inout HCIFields, cut: Bool) throws(DecodeError)
@@ -72,6 +75,7 @@ public protocol HCIEventView: HCIParameterLayout {
 
 extension HCIEventView {
     public static var readsAllParameters: Bool { true }
+    public static var readsFields: Bool { true }
 
     /// `n` bytes at `offset` of the parameters, or the damage (a lazily read field).
     @inlinable
@@ -109,6 +113,7 @@ public protocol HCIUnreadEventView: HCIEventView {}
 
 extension HCIUnreadEventView {
     public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {}
+    public static var readsFields: Bool { false }
 }
 
 /// Core 6.0 Vol 4 Part E §5.4.4: a vendor-specific event (code 0xFF). Vendors put their own
@@ -141,19 +146,29 @@ public enum HCIEvents {
     ]
 
     public static let types: [HCIEventCode: any HCIEvent.Type] = Dictionary(
-        uniqueKeysWithValues: all.filter { !($0 is any HCILEMetaEvent.Type) }.map { ($0.code, $0) })
+        uniqueKeysWithValues: all.filter { $0.asLEMetaEvent == nil }.map { ($0.code, $0) })
 
     public static let leTypes: [HCILESubeventCode: any HCILEMetaEvent.Type] = Dictionary(
-        uniqueKeysWithValues: all.compactMap { $0 as? any HCILEMetaEvent.Type }.map { ($0.subevent, $0) })
+        uniqueKeysWithValues: all.compactMap { $0.asLEMetaEvent }.map { ($0.subevent, $0) })
+
+    /// A view type and what `read` asks of it, read once (not through its witnesses per event).
+    struct ViewEntry {
+        let type: any HCIEventView.Type
+        let readsFields: Bool
+        let readsAll: Bool
+    }
 
     /// Views by event code and by LE subevent, indexed by the code (one load per event).
     /// (Metatypes of views, which hold pointers: immutable, so shared safely.)
-    nonisolated(unsafe) static let views: [(any HCIEventView.Type)?] = table(types.map { e -> (UInt8, any HCIEvent.Type) in (e.key.rawValue, e.value) })
-    nonisolated(unsafe) static let leViews: [(any HCIEventView.Type)?] = table(leTypes.map { e -> (UInt8, any HCIEvent.Type) in (e.key.rawValue, e.value) })
+    nonisolated(unsafe) static let views: [ViewEntry?] = table(types.map { e -> (UInt8, any HCIEvent.Type) in (e.key.rawValue, e.value) })
+    nonisolated(unsafe) static let leViews: [ViewEntry?] = table(leTypes.map { e -> (UInt8, any HCIEvent.Type) in (e.key.rawValue, e.value) })
 
-    private static func table(_ entries: [(UInt8, any HCIEvent.Type)]) -> [(any HCIEventView.Type)?] {
-        var t = [(any HCIEventView.Type)?](repeating: nil, count: 256)
-        for (c, type) in entries { t[Int(c)] = viewType(type) }
+    private static func table(_ entries: [(UInt8, any HCIEvent.Type)]) -> [ViewEntry?] {
+        var t = [ViewEntry?](repeating: nil, count: 256)
+        for (c, type) in entries {
+            let v = viewType(type)
+            t[Int(c)] = ViewEntry(type: v, readsFields: v.readsFields, readsAll: v.readsAllParameters)
+        }
         return t
     }
 
@@ -161,7 +176,7 @@ public enum HCIEvents {
 
     /// The view of event `code` (LE Meta: of `subevent`), nil for one without a type.
     public static func view(code: UInt8, subevent: UInt8? = nil) -> (any HCIEventView.Type)? {
-        code == HCIEventCode.leMeta.rawValue ? subevent.flatMap { leViews[Int($0)] } : views[Int(code)]
+        code == HCIEventCode.leMeta.rawValue ? subevent.flatMap { leViews[Int($0)]?.type } : views[Int(code)]?.type
     }
 
     /// Reads event `code`'s parameters through its view into `f` (LE Meta: the subevent code
@@ -175,12 +190,15 @@ public enum HCIEvents {
             let sub = try r.readUInt8("subevent code")
             subevent = sub
             guard let v = leViews[Int(sub)] else { return false }
-            do throws(DecodeError) { try v.init(parameters: r.remaining).read(into: &f, cut: cut) } catch { throw error.shifted(1) }
-            return v.readsAllParameters
+            // Advertising reports (most records) read nothing here: their view is not made.
+            if v.readsFields {
+                do throws(DecodeError) { try v.type.init(parameters: r.remaining).read(into: &f, cut: cut) } catch { throw error.shifted(1) }
+            }
+            return v.readsAll
         }
         guard let v = views[Int(code)] else { return false }
-        try v.init(parameters: p).read(into: &f, cut: cut)
-        return v.readsAllParameters
+        if v.readsFields { try v.type.init(parameters: p).read(into: &f, cut: cut) }
+        return v.readsAll
     }
 
     /// An event packet as its type; nil for a code (or LE subevent) without one.

@@ -11,10 +11,15 @@ public protocol HCIEvent: Sendable, Hashable {
     /// The event read off its view (all fields, or the damage).
     init(view v: View) throws(DecodeError)
     init(parameters r: inout ByteReader) throws(DecodeError)
+    /// The type as an LE Meta event, nil for another: `HCIEvents` sorts its table without a
+    /// dynamic cast (an `as?` on a metatype scans every conformance of the binary: 13 M
+    /// instructions at the start of every command that meets an event).
+    static var asLEMetaEvent: (any HCILEMetaEvent.Type)? { get }
 }
 
 extension HCIEvent {
     public init(parameters r: inout ByteReader) throws(DecodeError) { try self.init(view: View(parameters: r.readRemaining())) }
+    public static var asLEMetaEvent: (any HCILEMetaEvent.Type)? { nil }
 }
 
 /// An LE Meta event (§7.7.65): the subevent code leads its parameters; the view reads those after it.
@@ -25,6 +30,7 @@ public protocol HCILEMetaEvent: HCIEvent {
 
 extension HCILEMetaEvent {
     public static var code: HCIEventCode { .leMeta }
+    public static var asLEMetaEvent: (any HCILEMetaEvent.Type)? { Self.self }
     public func encodeParameters(into w: inout ByteWriter) {
         w.writeUInt8(Self.subevent.rawValue)
         encodeSubeventParameters(into: &w)
