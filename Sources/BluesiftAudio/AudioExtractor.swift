@@ -62,11 +62,10 @@ public final class AudioExtractor {
     /// BIG handle → (sync handle, BIS indices asked for), from LE BIG Create Sync.
     var bigSyncs: [UInt8: (sync: UInt16, bis: [UInt8])] = [:]
     /// A broadcast source's own HCI: BIG handle → advertising handle (LE Create BIG), and by
-    /// advertising handle the BASE (LE Set Periodic Advertising Data) and the Broadcast_ID
-    /// and name (LE Set Extended Advertising Data).
+    /// advertising handle the BASE (LE Set Periodic Advertising Data). The Broadcast_ID and
+    /// name of a BIG, source or sink, come from `state`.
     var bigAdvertising: [UInt8: UInt8] = [:]
     var advertisedBases: [UInt8: BASE] = [:]
-    var advertisedBroadcasts: [UInt8: (id: UInt32?, name: String?)] = [:]
     var iso: [UInt32: LC3Stream] = [:]
     var a2dp: [UInt32: SBCStream] = [:]
     /// ACL handle → the codec AVDTP Set Configuration chose.
@@ -106,6 +105,7 @@ public final class AudioExtractor {
     }
 
     func leAudio(_ v: LEAudioMessageLayer, _ f: borrowing DecodedFrame, _ r: CaptureRecord) {
+        state.advertised(v, adv: f.adv)
         if let m = v.hci {
             state.hci(m, frame: r.frame)
             switch m.kind {
@@ -117,16 +117,9 @@ public final class AudioExtractor {
                 if let b = m.uint("big_handle"), let a = m.uint("advertising_handle"), bigAdvertising.count < 64 {
                     bigAdvertising[UInt8(truncatingIfNeeded: b)] = UInt8(truncatingIfNeeded: a)
                 }
-            case .command(HCICommandOpcode.leSetPeriodicAdvertisingData.rawValue), .command(HCICommandOpcode.leSetExtendedAdvertisingData.rawValue):
-                guard let a = m.uint("advertising_handle").map({ UInt8(truncatingIfNeeded: $0) }), advertisedBases.count + advertisedBroadcasts.count < 128 else { break }
-                for x in v.advertising {
-                    switch x {
-                    case .base(let b) where b.error == nil: advertisedBases[a] = b
-                    case .broadcastAnnouncement(let b) where b.error == nil: advertisedBroadcasts[a, default: (nil, nil)].id = b.broadcastID
-                    case .broadcastName(let n) where n.error == nil: advertisedBroadcasts[a, default: (nil, nil)].name = n.name
-                    default: break
-                    }
-                }
+            case .command(HCICommandOpcode.leSetPeriodicAdvertisingData.rawValue):
+                guard let a = m.uint("advertising_handle").map({ UInt8(truncatingIfNeeded: $0) }), advertisedBases.count < 64 || advertisedBases[a] != nil else { break }
+                for x in v.advertising { if case .base(let b) = x, b.error == nil { advertisedBases[a] = b } }
             case .subevent(HCILESubeventCode.periodicAdvertisingReport.rawValue), .subevent(HCILESubeventCode.periodicAdvertisingReportV2.rawValue):
                 if let s = m.uint("sync_handle") {
                     for a in v.advertising { if case .base(let b) = a, b.error == nil, bases.count < 64 || bases[UInt16(s & 0x0FFF)] != nil { bases[UInt16(s & 0x0FFF)] = b } }
@@ -209,7 +202,7 @@ public final class AudioExtractor {
             // BIG's advertising set (BIS indices in BIG order, BAP §3.7.2.2).
             let advertising = sync == nil ? bigAdvertising[b] : nil
             guard let base = sync.flatMap({ bases[$0.sync] }) ?? advertising.flatMap({ advertisedBases[$0] }) else { return nil }
-            let broadcast = advertising.flatMap { advertisedBroadcasts[$0] }
+            let broadcast = state.broadcast(big: b)
             for g in base.subgroups {
                 if let bis = g.bises.first(where: { $0.index == index }) {
                     var codec = g.codec
@@ -223,7 +216,7 @@ public final class AudioExtractor {
 
     /// "bcast5a17c3-Gate_12-": the Broadcast_ID (and the Broadcast_Name, file-name safe)
     /// of a BIS's broadcast, when known.
-    static func broadcastPrefix(_ b: (id: UInt32?, name: String?)?) -> String {
+    static func broadcastPrefix(_ b: LEAudioState.BroadcastIdentity?) -> String {
         guard let b, let id = b.id else { return "" }
         var out = "bcast" + String(String(id | 0x100_0000, radix: 16).dropFirst()) + "-"
         if let n = b.name {

@@ -160,15 +160,18 @@ import BluesiftCodecs
         let capture = dir + "/broadcast-lc3.btsnoop"
         try Data(d).write(to: URL(fileURLWithPath: capture))
 
+        // Named by the broadcast the sink synced to (Broadcast_ID 0x5A17C3, "Gate 12": the
+        // advertiser's report, its periodic sync, the BIG synced on it). Before: `big0-bis1`.
+        let bis = "bcast5a17c3-Gate_12-big0-bis"
         let run = try CLI.run(["audio", capture, "-o", dir])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(
             run.stdout.split(separator: "\n").map(String.init) == [
-                "big0-bis1  LC3 48_2 48000 Hz 10.0 ms 100 octets 1 ch (Front Left)  20 frames, 0 lost, 0.200 s -> \(dir)/big0-bis1.wav",
-                "big0-bis2  LC3 48_2 48000 Hz 10.0 ms 100 octets 1 ch (Front Right)  20 frames, 1 lost, 0.200 s -> \(dir)/big0-bis2.wav"
+                "\(bis)1  LC3 48_2 48000 Hz 10.0 ms 100 octets 1 ch (Front Left)  20 frames, 0 lost, 0.200 s -> \(dir)/\(bis)1.wav",
+                "\(bis)2  LC3 48_2 48000 Hz 10.0 ms 100 octets 1 ch (Front Right)  20 frames, 1 lost, 0.200 s -> \(dir)/\(bis)2.wav"
             ])
         let delay = format.delaySamples
-        let bis1 = try Self.wav(dir + "/big0-bis1.wav"), bis2 = try Self.wav(dir + "/big0-bis2.wav")
+        let bis1 = try Self.wav(dir + "/\(bis)1.wav"), bis2 = try Self.wav(dir + "/\(bis)2.wav")
         #expect(bis1.header == WAVHeader(sampleRate: 48000, channels: 1, dataBytes: 20 * n * 2))
         #expect(bis2.header == WAVHeader(sampleRate: 48000, channels: 1, dataBytes: 20 * n * 2))
         let s1 = Self.snr(left, bis1.samples, delay: delay, ranges: [n..<(19 * n)])

@@ -71,14 +71,14 @@ public enum LEAudio: ProtocolModule {
     public static func decode(_ pdu: UnsafeRawBufferPointer, _ x: ModuleContext, _ f: inout DecodedFrame) -> (any ModuleLayer)? {
         switch x.carrier {
         case .hciCommand(let op) where op == HCICommandOpcode.leSetExtendedAdvertisingData.rawValue || op == HCICommandOpcode.leSetPeriodicAdvertisingData.rawValue:
-            // A broadcast source's own advertising data, when complete (Operation 0x03,
-            // §7.8.54/§7.8.62); other advertising stays HCI's.
-            guard let m = LEAudioHCIMessage(.command(op), parameters: pdu), m.error == nil, m.uint("operation") == 3,
-                let i = m.names.lastIndex(of: "advertising_data"), case .bytes(let d) = m.values[i]
+            // A broadcast source's own advertising data, complete or put back together from
+            // its fragments (§7.8.54/§7.8.62); other advertising stays HCI's.
+            guard let m = LEAudioHCIMessage(.command(op), parameters: pdu), m.error == nil, let operation = m.uint("operation"),
+                let h = m.uint("advertising_handle"), let i = m.names.lastIndex(of: "advertising_data"), case .bytes(let d) = m.values[i]
             else { return nil }
-            var v = LEAudioMessageLayer(hci: m)
-            v.advertising = d.withUnsafeBytes(LEAudioMessageLayer.values(inAdvertisingData:))
-            return v.advertising.isEmpty ? nil : v
+            let pieces = x.state(LEAudioAdvertisingAssembly.self, LEAudioAdvertisingAssembly.init)
+            let v = assembled(pieces.command(.set(op, UInt8(truncatingIfNeeded: h)), operation: operation, d), m)
+            return v?.advertising.isEmpty ?? true ? nil : v
         case .hciCommand(let op):
             return LEAudioMessageLayer(hci: LEAudioHCIMessage(.command(op), parameters: pdu))
         case .hciEvent:
@@ -89,11 +89,14 @@ public enum LEAudio: ProtocolModule {
             return LEAudioMessageLayer(hci: LEAudioHCIMessage(.returnParameters(op), parameters: UnsafeRawBufferPointer(rebasing: pdu[3...])))
         case .leSubevent(let s):
             guard let m = LEAudioHCIMessage(.subevent(s), parameters: pdu) else { return nil }
-            var v = LEAudioMessageLayer(hci: m)
+            let v = LEAudioMessageLayer(hci: m)
             // Periodic advertising data (§7.7.65.15): the BASE and announcements in its AD
-            // structures, when the report is complete (Data_Status 0).
-            if s == HCILESubeventCode.periodicAdvertisingReport.rawValue || s == HCILESubeventCode.periodicAdvertisingReportV2.rawValue, m.uint("data_status") == 0, let i = m.names.lastIndex(of: "data"), case .bytes(let d) = m.values[i] {
-                v.advertising = d.withUnsafeBytes(LEAudioMessageLayer.values(inAdvertisingData:))
+            // structures, once the reports carrying it are complete (Data_Status 0) or cut (2).
+            if s == HCILESubeventCode.periodicAdvertisingReport.rawValue || s == HCILESubeventCode.periodicAdvertisingReportV2.rawValue, m.error == nil,
+                let status = m.uint("data_status"), let sync = m.uint("sync_handle"), let i = m.names.lastIndex(of: "data"), case .bytes(let d) = m.values[i]
+            {
+                let pieces = x.state(LEAudioAdvertisingAssembly.self, LEAudioAdvertisingAssembly.init)
+                return assembled(pieces.report(sync: UInt16(sync & 0x0FFF), status: status, d), m) ?? v
             }
             return v
         case .serviceData(let u):
@@ -159,6 +162,10 @@ public struct LEAudioMessageLayer: ModuleLayer {
     public var advertising: [LEAudioValue] = []
     public var characteristic: UInt16?
     public var written = false
+    /// Advertising data put back together from this many pieces, of this many octets.
+    public var assembled: (pieces: Int, octets: Int)?
+    /// Damage of reassembled advertising data (a piece missing, data truncated).
+    public var note: DecodeError.Box?
 
     init?(hci: LEAudioHCIMessage?) {
         guard let hci else { return nil }
@@ -171,7 +178,7 @@ public struct LEAudioMessageLayer: ModuleLayer {
     public var error: DecodeError? {
         // A report's joined structures: each one's damage is reported as it joins.
         if hci == nil, !advertising.isEmpty { return advertising.last?.error }
-        return hci?.error ?? value?.error ?? advertising.lazy.compactMap(\.error).first
+        return hci?.error ?? note?.error ?? value?.error ?? advertising.lazy.compactMap(\.error).first
     }
 
     public func name(_ layer: FrameLayer) -> String {
@@ -188,7 +195,10 @@ public struct LEAudioMessageLayer: ModuleLayer {
     }
 
     public func summary(_ layer: FrameLayer) -> String {
-        if let hci { return ([hci.summary] + advertising.map(\.summary)).joined(separator: "; ") }
+        if let hci {
+            let whole = assembled.map { " (advertising data reassembled from \($0.pieces) pieces, \($0.octets) octets)" } ?? ""
+            return ([hci.summary + whole] + advertising.map(\.summary)).joined(separator: "; ")
+        }
         guard let value else { return "" }
         return ([value.summary] + advertising.map(\.summary)).joined(separator: "; ")
     }
@@ -207,6 +217,7 @@ public struct LEAudioMessageLayer: ModuleLayer {
         value?.describe(into: &w)
         // Periodic advertising data, or the other structures of an advertising report.
         if !advertising.isEmpty { w.array("advertising") { w in for v in advertising { w.object("") { w in v.describe(into: &w) } } } }
+        if let a = assembled { w.int("reassembled_pieces", a.pieces); w.int("reassembled_octets", a.octets) }
         w.endObject()
     }
 

@@ -98,6 +98,23 @@ public struct LEAudioState {
     var pendingBIGSync: [UInt8: UInt16] = [:]
     var reassembler = ISOReassembler()
 
+    /// A broadcast's Broadcast_ID (BAP 1.0.1 §3.7.2.1) and Broadcast_Name (PBP 1.0 §4.1).
+    public struct BroadcastIdentity: Hashable, Sendable {
+        public var id: UInt32?
+        public var name: String?
+    }
+    /// A sink's chain from a BIS to its broadcast: the advertiser (address | SID << 48) whose
+    /// extended advertising report announced it, the periodic sync to that advertiser (LE
+    /// Periodic Advertising Sync Established §7.7.65.14, or Sync Transfer Received
+    /// §7.7.65.24), the BIG synced on that sync (`pendingBIGSync`). A source's own HCI: the
+    /// advertising set's data (LE Set Extended Advertising Data §7.8.54) and the BIG created on
+    /// it (LE Create BIG §7.8.103). Bounded like the other tables.
+    var advertisers: [UInt64: BroadcastIdentity] = [:]
+    var syncAdvertisers: [UInt16: UInt64] = [:]
+    var advertisingSets: [UInt8: BroadcastIdentity] = [:]
+    var bigAdvertisingSets: [UInt8: UInt8] = [:]
+    static let maxBroadcasts = 64
+
     public init() {}
 
     // MARK: GATT
@@ -186,6 +203,9 @@ public struct LEAudioState {
             }
         case HCICommandOpcode.leCreateBIG.rawValue, HCICommandOpcode.leCreateBIGTest.rawValue:
             if let b = m.uint("big_handle") { pendingBIG[UInt8(b)] = UInt32(m.uint("sdu_interval") ?? 0) }
+            if let b = m.uint("big_handle"), let a = m.uint("advertising_handle"), bigAdvertisingSets.count < Self.maxBroadcasts {
+                bigAdvertisingSets[UInt8(truncatingIfNeeded: b)] = UInt8(truncatingIfNeeded: a)
+            }
         case HCICommandOpcode.leBIGCreateSync.rawValue:
             if let b = m.uint("big_handle"), let s = m.uint("sync_handle"), pendingBIGSync.count < 64 {
                 pendingBIGSync[UInt8(b)] = UInt16(s & 0x0FFF)
@@ -243,6 +263,12 @@ public struct LEAudioState {
             g.bisHandles = m.uints("connection_handle").map { UInt16($0 & 0x0FFF) }
             g.sduInterval = pendingBIG[b] ?? pendingBIGSync[b].flatMap { bigInfo[$0]?.sduInterval } ?? g.sduInterval
             bigs[b] = g
+        case HCILESubeventCode.periodicAdvertisingSyncEstablished.rawValue, HCILESubeventCode.periodicAdvertisingSyncEstablishedV2.rawValue,
+            HCILESubeventCode.periodicAdvertisingSyncTransferReceived.rawValue, HCILESubeventCode.periodicAdvertisingSyncTransferReceivedV2.rawValue:
+            guard m.uint("status") == 0, let s = m.uint("sync_handle"), let sid = m.uint("advertising_sid"), let i = m.names.firstIndex(of: "advertiser_address"),
+                case .bytes(let a) = m.values[i], syncAdvertisers.count < Self.maxBroadcasts || syncAdvertisers[UInt16(s & 0x0FFF)] != nil
+            else { return }
+            syncAdvertisers[UInt16(s & 0x0FFF)] = Self.advertiserKey(a.withUnsafeBytes { BDAddr(littleEndian: $0) }, sid: UInt8(truncatingIfNeeded: sid))
         case HCILESubeventCode.bigSyncLost.rawValue:
             let b = UInt8(m.uint("big_handle") ?? 0)
             bigs[b, default: BIG(bigHandle: b, source: false)].lost = (frame, UInt8(m.uint("reason") ?? 0))
@@ -253,6 +279,57 @@ public struct LEAudioState {
             }
         default: break
         }
+    }
+
+    // MARK: Auracast identity
+
+    static func advertiserKey(_ a: BDAddr, sid: UInt8) -> UInt64 { a.value | UInt64(sid & 0x0F) << 48 }
+
+    /// An `le_audio` layer's advertising values: a Broadcast Audio Announcement in an extended
+    /// advertising report (`adv`) names the advertiser's broadcast, with the report's
+    /// Broadcast_Name; in LE Set Extended Advertising Data, the advertising set's.
+    public mutating func advertised(_ v: LEAudioMessageLayer, adv: AdvertisingLayer?) {
+        var id: UInt32?, name: String?
+        for x in (v.value.map { [$0] } ?? []) + v.advertising {
+            switch x {
+            case .broadcastAnnouncement(let b) where b.error == nil: id = b.broadcastID
+            case .broadcastName(let n) where n.error == nil: name = n.name
+            default: break
+            }
+        }
+        guard id != nil || name != nil else { return }
+        if let m = v.hci {
+            guard case .command(HCICommandOpcode.leSetExtendedAdvertisingData.rawValue) = m.kind, let a = m.uint("advertising_handle") else { return }
+            let h = UInt8(truncatingIfNeeded: a)
+            guard advertisingSets.count < Self.maxBroadcasts || advertisingSets[h] != nil else { return }
+            advertisingSets[h, default: .init()].merge(id, name)
+            return
+        }
+        // The report that carries this announcement (an event may hold several reports).
+        guard let adv, let id else { return }
+        var key: UInt64?
+        adv.forEachReport { r in
+            guard key == nil, let a = r.address, let sid = r.sid else { return }
+            for s in r.structures where s.type.rawValue == 0x16 && s.value.count >= 5 {
+                if s.value[0] == 0x52, s.value[1] == 0x18, UInt32(s.value[2]) | UInt32(s.value[3]) << 8 | UInt32(s.value[4]) << 16 == id {
+                    key = Self.advertiserKey(a, sid: sid)
+                }
+            }
+        }
+        guard let key, advertisers.count < Self.maxBroadcasts || advertisers[key] != nil else { return }
+        advertisers[key, default: .init()].merge(id, name)
+    }
+
+    /// The broadcast a BIG carries: a sink's through its periodic sync to the announcing
+    /// advertiser, a source's through the advertising set it was created on.
+    public func broadcast(big b: UInt8) -> BroadcastIdentity? {
+        if bigs[b]?.source == true || pendingBIGSync[b] == nil { return bigAdvertisingSets[b].flatMap { advertisingSets[$0] } }
+        return pendingBIGSync[b].flatMap { syncAdvertisers[$0] }.flatMap { advertisers[$0] }
+    }
+
+    /// The BIG handle a BIS handle belongs to.
+    public func big(ofBIS handle: UInt16) -> UInt8? {
+        bigs.first { $0.value.bisHandles.contains(handle) }?.key
     }
 
     // MARK: ISO
@@ -334,5 +411,12 @@ public struct LEAudioState {
         if let j = s.meanJitter { out += ", jitter mean \(Int(j.rounded())) us max \(Int(s.jitterMax.rounded())) us" }
         if s.reassemblyErrors > 0 { out += ", \(s.reassemblyErrors) reassembly errors" }
         return out
+    }
+}
+
+extension LEAudioState.BroadcastIdentity {
+    mutating func merge(_ id: UInt32?, _ name: String?) {
+        if let id, id != self.id { self.id = id; self.name = nil }
+        if let name { self.name = name }
     }
 }

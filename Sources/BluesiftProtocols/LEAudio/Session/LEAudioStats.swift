@@ -45,6 +45,10 @@ public final class LEAudioStats: StatsCollector {
         public var jitterMaxUs: Int?
         public var firstFrame: Int?
         public var lastFrame: Int?
+        /// A BIS's broadcast (its BIG's periodic sync to the announcing advertiser, or a
+        /// source's advertising set): Broadcast_ID and Broadcast_Name, when known.
+        public var broadcastId: Int?
+        public var broadcastName: String?
         /// The report's chart of the stream (`Series`).
         public var series: SeriesRow?
     }
@@ -187,6 +191,7 @@ public final class LEAudioStats: StatsCollector {
                 }
             }
         case let v as LEAudioMessageLayer:
+            state.advertised(v, adv: f.adv)
             if let m = v.hci {
                 hciMessages += 1
                 state.hci(m, frame: r.frame)
@@ -353,12 +358,13 @@ public final class LEAudioStats: StatsCollector {
         }
         let streams = state.streams.values.sorted { ($0.handle, $0.sent ? 0 : 1) < ($1.handle, $1.sent ? 0 : 1) }
         let streamRows = streams.map { s in
-            StreamRow(
+            let broadcast = state.big(ofBIS: s.handle).flatMap { state.broadcast(big: $0) }
+            return StreamRow(
                 handle: Int(s.handle), direction: s.sent ? "sent" : "received", sdus: s.sdus, bytes: s.bytes, lostBySequence: s.lostBySequence,
                 statusValid: s.statusCounts[0], statusPossiblyInvalid: s.statusCounts[1], statusLost: s.statusCounts[2],
                 reassemblyErrors: s.reassemblyErrors, jitterMeanUs: s.meanJitter.map { Int($0.rounded()) },
                 jitterMaxUs: s.jitterSamples > 0 ? Int(s.jitterMax.rounded()) : nil, firstFrame: s.firstFrame, lastFrame: s.lastFrame,
-                series: series[UInt32(s.handle) << 1 | (s.sent ? 1 : 0)]?.row)
+                broadcastId: broadcast?.id.map(Int.init), broadcastName: broadcast?.name, series: series[UInt32(s.handle) << 1 | (s.sent ? 1 : 0)]?.row)
         }
         // Problems found only at the end: streams that never streamed, loss above threshold.
         for a in ases where !a.steps.isEmpty && !a.reachedStreaming && a.steps.contains(where: { $0.state == .enabling }) {
@@ -402,7 +408,10 @@ public final class LEAudioStats: StatsCollector {
                         + (c.status.map { $0 == 0 ? " established" : " failed (\(HCIStatus(UInt8($0)).name))" } ?? "")
                         + (c.ases.isEmpty ? "" : " ASE " + c.ases.map(String.init).joined(separator: ",")))
             }
-            for s in streams { m.text.append("  " + state.health(s)) }
+            for (s, row) in zip(streams, streamRows) {
+                let broadcast = row.broadcastId.map { " (broadcast " + Hex.fixed(UInt64($0), width: 6) + (row.broadcastName.map { " \"" + $0 + "\"" } ?? "") + ")" }
+                m.text.append("  " + state.health(s) + (broadcast ?? ""))
+            }
             for b in broadcasts { m.text.append("  #\(b.frame) " + b.summary) }
         }
         if !airRows.isEmpty {

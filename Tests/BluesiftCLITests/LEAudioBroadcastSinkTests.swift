@@ -1,0 +1,196 @@
+import Testing
+import Foundation
+import BluesiftCodecs
+
+/// Issue 39 through the binary, on captures built here from bytes (the helpers of
+/// `LEAudioBroadcastSourceTests`): an Auracast sink's HCI, whose BIS files and stream rows are
+/// named by the broadcast it synced to, and advertising data that comes in pieces (a source's
+/// fragmented LE Set Extended/Periodic Advertising Data, a sink's periodic advertising reports
+/// with Data_Status "more to come" or "truncated").
+@Suite struct LEAudioBroadcastSinkTests {
+    typealias S = LEAudioBroadcastSourceTests
+
+    static let address: [UInt8] = [0x01, 0x00, 0x00, 0xEE, 0xFF, 0xC0] // c0:ff:ee:00:00:01 (random)
+
+    /// LE Extended Advertising Report (Core 6.0 Vol 4 Part E §7.7.65.13) from `address` on
+    /// advertising set `sid`, Data_Status `status` (event type bits 5-6).
+    static func report(_ data: [UInt8], address: [UInt8] = address, sid: UInt8, status: UInt8 = 0) -> [UInt8] {
+        let head: [UInt8] = [1, status << 5, 0x00, 0x01] + address + [0x01, 0x02, sid, 0x7F, 0xC4, 0x48, 0x00, 0x00, 0, 0, 0, 0, 0, 0]
+        return S.leMeta(0x0D, head + [UInt8(data.count)] + data)
+    }
+
+    /// LE Periodic Advertising Report (§7.7.65.15) on sync 0x0001 with Data_Status `status`.
+    static func periodic(_ data: [UInt8], status: UInt8 = 0) -> [UInt8] {
+        S.leMeta(0x0F, [0x01, 0x00, 0x7F, 0xC4, 0xFF, status, UInt8(data.count)] + data)
+    }
+
+    static func announcement(_ id: [UInt8], _ name: String) -> [UInt8] {
+        [0x06, 0x16, 0x52, 0x18] + id + [UInt8(name.utf8.count + 1), 0x30] + Array(name.utf8)
+    }
+
+    enum Sync { case created, transferred }
+
+    /// A sink's HCI: three sources announce (this address on SID 3: 0x5A17C3 "Gate 12 Lounge";
+    /// on SID 4: 0x0BADF0 "Gate 14"; another address on SID 3: 0x0C0FFE "Cafe"), the sink
+    /// syncs to SID 3 of this address (LE Periodic Advertising Create Sync §7.8.67 and Sync
+    /// Established §7.7.65.14) or is given the sync of SID 4 by an assistant (Sync Transfer
+    /// Received §7.7.65.24), hears the BASE in `base` (pieces of periodic advertising data with
+    /// their Data_Status), BIGInfo (§7.7.65.34), syncs BIG 1 to BIS 1 and 2 (§7.8.106, §7.7.65.29:
+    /// handles 0x0010, 0x0011), and receives the SDUs.
+    static func sinkCapture(_ sync: Sync = .created, base: [(UInt8, [UInt8])] = [(0, S.base)], left: [[UInt8]], right: [[UInt8]]) -> [UInt8] {
+        let other: [UInt8] = [0x02, 0x00, 0x00, 0xEE, 0xFF, 0xC0]
+        var p: [(Bool, [UInt8])] = [
+            (false, report(announcement([0xF0, 0xAD, 0x0B], "Gate 14"), sid: 4)),
+            (false, report(announcement(S.broadcastID, S.name), sid: 3)),
+            (false, report(announcement([0xFE, 0x0F, 0x0C], "Cafe"), address: other, sid: 3))
+        ]
+        switch sync {
+        case .created:
+            p.append((true, S.command(0x2044, [0x00, 3, 0x01] + address + [0, 0, 0xE8, 0x03, 0])))
+            p.append((false, S.leMeta(0x0E, [0x00, 0x01, 0x00, 3, 0x01] + address + [0x02, 0x48, 0x00, 0x00])))
+        case .transferred:
+            p.append((false, S.leMeta(0x18, [0x00, 0x40, 0x00, 0x00, 0x00, 0x01, 0x00, 4, 0x01] + address + [0x02, 0x48, 0x00, 0x00])))
+        }
+        for (status, piece) in base { p.append((false, periodic(piece, status: status))) }
+        p += [
+            (false, S.leMeta(0x22, [0x01, 0x00, 2, 2, 0x08, 0x00, 1, 0, 2, 100, 0, 0x10, 0x27, 0x00, 100, 0, 0x02, 0, 0])),
+            (true, S.command(0x206B, [1, 0x01, 0x00, 0] + [UInt8](repeating: 0, count: 16) + [0, 0xE8, 0x03, 2, 1, 2])),
+            (false, S.leMeta(0x1D, [0x00, 1, 0x10, 0x27, 0x00, 2, 1, 0, 2, 100, 0, 0x08, 0x00, 2, 0x10, 0x00, 0x11, 0x00]))
+        ]
+        for (i, (l, r)) in zip(left, right).enumerated() {
+            p.append((false, S.iso(0x0010, UInt16(i), l)))
+            p.append((false, S.iso(0x0011, UInt16(i), r)))
+        }
+        return S.btsnoop(p)
+    }
+
+    static func frames() throws -> (left: [[UInt8]], right: [[UInt8]]) {
+        let n = S.format.samplesPerFrame
+        return (
+            try AudioTests.lc3Frames(AudioTests.sine(1000, rate: 48000, count: S.frames * n), S.format),
+            try AudioTests.lc3Frames(AudioTests.sine(500, rate: 48000, count: S.frames * n), S.format)
+        )
+    }
+
+    static func audioLines(_ capture: String, _ dir: String) throws -> [String] {
+        let r = try CLI.run(["audio", capture, "-o", dir])
+        #expect(r.status == 0, "\(r.stderr)")
+        return r.stdout.split(separator: "\n").map(String.init)
+    }
+
+    static func expectedLines(_ prefix: String, _ dir: String) -> [String] {
+        [
+            "\(prefix)1  LC3 48_2 48000 Hz 10.0 ms 100 octets 1 ch (Front Left)  \(S.frames) frames, 0 lost, 0.200 s -> \(dir)/\(prefix)1.wav",
+            "\(prefix)2  LC3 48_2 48000 Hz 10.0 ms 100 octets 1 ch (Front Right)  \(S.frames) frames, 0 lost, 0.200 s -> \(dir)/\(prefix)2.wav"
+        ]
+    }
+
+    // MARK: 1. a sink's BIS named by its broadcast
+
+    /// Before: a sink's files were `big1-bis1` and its stream rows had no broadcast; only a
+    /// source's own HCI named them.
+    @Test func sinkFilesAndStreamsCarryTheBroadcastSyncedTo() throws {
+        let dir = try AudioTests.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let f = try Self.frames()
+        let capture = try S.write(Self.sinkCapture(left: f.left, right: f.right), dir, "sink.btsnoop")
+
+        #expect(try Self.audioLines(capture, dir) == Self.expectedLines("bcast5a17c3-Gate_12_Lounge-big1-bis", dir))
+        let wav = try AudioTests.wav(dir + "/bcast5a17c3-Gate_12_Lounge-big1-bis1.wav")
+        #expect(wav.header == WAVHeader(sampleRate: 48000, channels: 1, dataBytes: S.frames * S.format.samplesPerFrame * 2))
+
+        let stats = try S.json(["stats", "--format", "json", capture])
+        let rows = try #require(stats["le_audio_streams"] as? [[String: Any]])
+        #expect(rows.map { $0["handle"] as? Int } == [0x10, 0x11])
+        #expect(rows.map { $0["broadcast_id"] as? Int } == [0x5A17C3, 0x5A17C3])
+        #expect(rows.map { $0["broadcast_name"] as? String } == [S.name, S.name])
+        let text = try CLI.run(["stats", capture])
+        #expect(
+            text.stdout.contains(
+                "  ISO 0x0010 received: 20 SDUs, 0 lost by sequence, status valid 20 / possibly invalid 0 / lost 0 (broadcast 0x5a17c3 \"Gate 12 Lounge\")\n"
+            ), "\(text.stdout)")
+    }
+
+    /// The sync handed over by an assistant (PAST) names the other set of the same advertiser.
+    @Test func sinkSyncedByTransferCarriesThatBroadcast() throws {
+        let dir = try AudioTests.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let f = try Self.frames()
+        let capture = try S.write(Self.sinkCapture(.transferred, left: f.left, right: f.right), dir, "past.btsnoop")
+        #expect(try Self.audioLines(capture, dir) == Self.expectedLines("bcast0badf0-Gate_14-big1-bis", dir))
+        let stats = try S.json(["stats", "--format", "json", capture])
+        #expect((stats["le_audio_streams"] as? [[String: Any]])?.map { $0["broadcast_id"] as? Int } == [0x0BADF0, 0x0BADF0])
+    }
+
+    // MARK: 2. advertising data in pieces
+
+    /// Before: only complete data (Operation 0x03) was read, so a source whose host set its
+    /// announcement and BASE in fragments had no BASE (`skipped: no BASE …`) and no name.
+    @Test func sourceFragmentedAdvertisingDataDecodedWhole() throws {
+        let dir = try AudioTests.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let f = try Self.frames()
+        // LE Set Extended Advertising Data (§7.8.54) in 2 fragments, the name cut in the middle;
+        // LE Set Periodic Advertising Data (§7.8.62) in 3, the BASE cut twice.
+        let ad = S.announcement + S.broadcastName, base = S.base
+        func ext(_ op: UInt8, _ d: ArraySlice<UInt8>) -> [UInt8] { S.command(0x2037, [0x01, op, 0x01, UInt8(d.count)] + d) }
+        func per(_ op: UInt8, _ d: ArraySlice<UInt8>) -> [UInt8] { S.command(0x203F, [0x01, op, UInt8(d.count)] + d) }
+        var p: [(Bool, [UInt8])] = [
+            (true, ext(1, ad[0..<12])), (true, ext(2, ad[12...])),
+            (true, per(1, base[0..<9])), (true, per(0, base[9..<20])), (true, per(2, base[20...])),
+            (true, S.command(0x2068, [0x00, 0x01, 0x02, 0x10, 0x27, 0x00, 100, 0, 10, 0, 2, 0x02, 0, 0, 0] + [UInt8](repeating: 0, count: 16))),
+            (false, S.leMeta(0x1B, [0x00, 0x00, 0x10, 0x27, 0, 0x10, 0x27, 0, 0x02, 2, 1, 0, 1, 100, 0, 8, 0, 2, 0x10, 0x00, 0x11, 0x00]))
+        ]
+        for (i, (l, r)) in zip(f.left, f.right).enumerated() {
+            p.append((true, S.iso(0x0010, UInt16(i), l)))
+            p.append((true, S.iso(0x0011, UInt16(i), r)))
+        }
+        let capture = try S.write(S.btsnoop(p), dir, "fragmented-source.btsnoop")
+        #expect(try Self.audioLines(capture, dir) == Self.expectedLines(S.bisName, dir))
+
+        let dump = try CLI.run(["dump", capture])
+        #expect(dump.status == 0, "\(dump.stderr)")
+        let lines = dump.stdout.split(separator: "\n").map(String.init)
+        try #require(lines.count > 5)
+        #expect(lines[1].contains("(advertising data reassembled from 2 pieces, \(ad.count) octets); Broadcast Audio Announcement broadcast_id 0x5a17c3"), "\(lines.prefix(6))")
+        #expect(lines[4].contains("(advertising data reassembled from 3 pieces, \(base.count) octets); BASE delay 40000 us"), "\(lines.prefix(6))")
+    }
+
+    /// Before: periodic advertising reports with Data_Status 1 ("more to come") were not put
+    /// together, so a sink whose controller split the BASE had no codec configuration.
+    @Test func sinkPeriodicReportsInPiecesDecodedWhole() throws {
+        let dir = try AudioTests.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let f = try Self.frames()
+        let b = S.base
+        let capture = try S.write(
+            Self.sinkCapture(base: [(1, Array(b[0..<10])), (1, Array(b[10..<25])), (0, Array(b[25...]))], left: f.left, right: f.right), dir, "split.btsnoop")
+        #expect(try Self.audioLines(capture, dir) == Self.expectedLines("bcast5a17c3-Gate_12_Lounge-big1-bis", dir))
+        let stats = try S.json(["stats", "--format", "json", capture])
+        let rows = try #require(stats["le_audio_broadcasts"] as? [[String: Any]])
+        let base = try #require(rows.first { $0["what"] as? String == "base" })
+        #expect(base["frame"] as? Int == 8 && base["summary"] as? String == "BASE delay 40000 us, 1 subgroup; LC3 48_2 48000 Hz 10 ms 100 octets BIS 1,2")
+    }
+
+    /// Data_Status 2: the controller cut the data. What is whole is still decoded (the
+    /// announcement before the cut), and the cut is noted on the record.
+    @Test func truncatedPeriodicDataIsNoted() throws {
+        let dir = try AudioTests.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let data = Self.announcement(S.broadcastID, S.name) + S.base
+        let capture = try S.write(
+            Self.sinkCapture(base: [(1, Array(data[0..<30])), (2, Array(data[30..<40]))], left: [], right: []), dir, "truncated.btsnoop")
+        let r = try CLI.run(["dump", "--format", "jsonl", capture])
+        #expect(r.status == 0, "\(r.stderr)")
+        let frames = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        try #require(frames.count == 10)
+        let cut = frames[6]
+        let le = try #require(cut["le_audio"] as? [String: Any], "\(cut)")
+        #expect(le["reassembled_pieces"] as? Int == 2 && le["reassembled_octets"] as? Int == 40)
+        let values = try #require(le["advertising"] as? [[String: Any]])
+        #expect((values.first?["broadcast_audio_announcement"] as? [String: Any])?["broadcast_id"] as? Int == 0x5A17C3)
+        #expect("\(cut)".contains("truncated by the controller (Data_Status 2) after 40 octets"), "\(cut)")
+        // The piece before it: the plain report, nothing decoded yet.
+        #expect((frames[5]["le_audio"] as? [String: Any])?["advertising"] == nil)
+    }
+}
