@@ -13,9 +13,15 @@ unit/test-mesh-crypto.c and BTstack's test/mesh/mesh_message_test.cpp):
       (the public keys in SAR segments), then the Mesh Proxy service (0x1828, 0x2ADD/0x2ADE)
       carrying sample network PDUs and the beacon, some split in proxy SAR segments.
 
+  Tests/Fixtures/mesh/mesh_vendor_chat.btsnoop   A vendor model's messages (Nordic's Mesh
+      Chat Client, company 0x0059, Plugins/nordic-mesh-chat.yaml) encrypted here with the
+      sample NetKey and AppKey: presence and messages over the advertising bearer (one
+      segmented), then a GATT proxy connection carrying a message in proxy SAR segments.
+
 Keys (mesh_sample_keys.json beside them): NetKey, AppKey, the DevKey of 0x1201, IV index
 0x12345678 and the two label UUIDs of messages 22-24. No dependency beyond the standard
-library; run from the repository root: python3 scripts/mesh_fixtures.py
+library but for the vendor capture, which encrypts with `cryptography` (AES-CCM, CMAC; skipped
+with a line when it is not installed); run from the repository root: python3 scripts/mesh_fixtures.py
 """
 import json
 import os
@@ -215,6 +221,91 @@ def gatt_capture():
     return s
 
 
+class MeshCrypto:
+    """The Mesh Protocol v1.1 §3.9 toolbox for the vendor capture: k2 (NID, EncryptionKey,
+    PrivacyKey), k4 (AID), the network and application nonces, AES-CCM and the obfuscation."""
+    def __init__(self, net_key, app_key, iv_index):
+        from cryptography.hazmat.primitives import cmac
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+        from cryptography.hazmat.primitives.ciphers.aead import AESCCM
+
+        def aes_cmac(k, m):
+            c = cmac.CMAC(algorithms.AES(k))
+            c.update(m)
+            return c.finalize()
+
+        def s1(m):
+            return aes_cmac(bytes(16), m)
+
+        self.ccm = lambda k, n, p, mic: AESCCM(k, tag_length=mic).encrypt(n, p, None)
+        self.ecb = lambda k, b: Cipher(algorithms.AES(k), modes.ECB()).encryptor().update(b)
+        t = aes_cmac(s1(b"smk2"), net_key)
+        t1 = aes_cmac(t, b"\x00" + b"\x01")
+        t2 = aes_cmac(t, t1 + b"\x00" + b"\x02")
+        t3 = aes_cmac(t, t2 + b"\x00" + b"\x03")
+        self.nid, self.enc, self.privacy = t1[15] & 0x7F, t2, t3
+        self.aid = aes_cmac(aes_cmac(s1(b"smk4"), app_key), b"id6\x01")[15] & 0x3F
+        self.app_key, self.iv = app_key, iv_index
+
+    def upper(self, access, seq, src, dst):
+        """§3.9.7.1: the access payload under the AppKey, TransMIC 32 bits (SZMIC 0)."""
+        nonce = bytes([0x01, 0x00]) + seq.to_bytes(3, "big") + struct.pack(">HHI", src, dst, self.iv)
+        return self.ccm(self.app_key, nonce, access, 4)
+
+    def network(self, transport, seq, src, dst, ttl=4):
+        """§3.9.7.2-§3.9.7.3: encrypted with the EncryptionKey (NetMIC 32 bits), then obfuscated."""
+        nonce = bytes([0x00, ttl]) + seq.to_bytes(3, "big") + struct.pack(">H", src) + bytes(2) + struct.pack(">I", self.iv)
+        sealed = self.ccm(self.enc, nonce, struct.pack(">H", dst) + transport, 4)
+        pecb = self.ecb(self.privacy, bytes(5) + struct.pack(">I", self.iv) + sealed[:7])
+        header = bytes([ttl]) + seq.to_bytes(3, "big") + struct.pack(">H", src)
+        return bytes([(self.iv & 1) << 7 | self.nid]) + bytes(a ^ b for a, b in zip(header, pecb)) + sealed
+
+    def access_pdus(self, access, seq, src, dst):
+        """The network PDUs of one access message (§3.5.2): unsegmented up to 11 octets, else
+        segments of 12 octets of the upper transport PDU; returns them and the next SEQ."""
+        upper = self.upper(access, seq, src, dst)
+        if len(access) <= 11:
+            return [self.network(bytes([0x40 | self.aid]) + upper, seq, src, dst)], seq + 1
+        parts = [upper[i:i + 12] for i in range(0, len(upper), 12)]
+        zero, n, out = seq & 0x1FFF, len(parts) - 1, []
+        for o, part in enumerate(parts):
+            header = bytes([0xC0 | self.aid, zero >> 6, (zero & 0x3F) << 2 | o >> 3, (o & 7) << 5 | n])
+            out.append(self.network(header + part, seq + o, src, dst))
+        return out, seq + len(parts)
+
+
+CHAT_NODE, CHAT_GROUP = 0x0003, 0xC000
+
+
+def chat(op, payload=b""):
+    """A Mesh Chat Client access message: opcode 0xC0|op, company 0x0059 (little-endian)."""
+    return bytes([op, 0x59, 0x00]) + payload
+
+
+def vendor_capture():
+    c = MeshCrypto(bytes.fromhex(KEYS["net_keys"][0]), bytes.fromhex(KEYS["app_keys"][0]), int(KEYS["iv_index"], 16))
+    assert c.nid == 0x68 and c.aid == 0x26  # the sample data's NID and AID (§8.1.3, §8.1.6)
+    s = BTSnoop()
+    seq = 0x000100
+    for access, src, dst in [
+        (chat(0xCD, bytes([0x01])), CHAT_NODE, CHAT_GROUP),  # presence: away
+        (chat(0xCA, b"Hi!\0"), CHAT_NODE, CHAT_GROUP),
+        (chat(0xCB, b"Lunch at noon?\0"), CHAT_NODE, 0x0004),  # segmented: 18 octets
+        (chat(0xCC), 0x0004, CHAT_NODE),
+        (chat(0xCE), 0x0004, CHAT_NODE),
+    ]:
+        pdus, seq = c.access_pdus(access, seq, src, dst)
+        for i, p in enumerate(pdus):
+            adv_report(s, 0x2A, p, extended=(i % 2 == 1))
+    # A phone on the GATT proxy (connection 0x0042): a message written in two proxy segments.
+    le_connection(s, 0x0042)
+    discovery(s, 0x0042, 0x1828, 0x2ADD, 0x2ADE)
+    pdus, seq = c.access_pdus(chat(0xCA, b"hello\0"), seq, 0x0005, CHAT_GROUP)
+    for p in proxy_pdus(0x00, pdus[0], mtu_payload=12):
+        s.acl(0x0042, bytes([0x52]) + struct.pack("<H", 3) + p, False)
+    return s
+
+
 def bench_capture(records):
     """A mesh-dense advertising capture for `make bench`: the sample network PDUs and the
     secure network beacon, over and over (legacy and extended reports), decrypted with the
@@ -238,6 +329,10 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     adv_capture().write(os.path.join(OUT, "mesh_sample_adv.btsnoop"))
     gatt_capture().write(os.path.join(OUT, "mesh_sample_gatt.btsnoop"))
+    try:
+        vendor_capture().write(os.path.join(OUT, "mesh_vendor_chat.btsnoop"))
+    except ImportError:
+        print("mesh_vendor_chat.btsnoop not written: it needs the cryptography package")
     with open(os.path.join(OUT, "mesh_sample_keys.json"), "w") as f:
         json.dump(KEYS, f, indent=1)
         f.write("\n")

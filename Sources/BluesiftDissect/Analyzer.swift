@@ -51,8 +51,9 @@ public final class Analyzer {
             a.location = nil; a.namedBy = nil; a.vendor = nil
         }
         decoder.decode(record, into: &a.decoded)
-        if let p = plugins, p.targetsAdvertising, a.decoded.layers.contains(.adv) {
-            applyAdvertisingPlugins(&a, p)
+        if let p = plugins, p.targetsAdvertising || p.targetsMesh, a.decoded.layers.contains(.adv) {
+            if p.targetsAdvertising { applyAdvertisingPlugins(&a, p) }
+            if p.targetsMesh { applyMeshPlugins(&a, p) }
             return
         }
         if let p = plugins, p.targetsChannels, !a.decoded.layers.contains(.att), a.decoded.layers.contains(.l2cap) {
@@ -81,5 +82,6 @@ public final class Analyzer {
             decoder.decodeGATTValue(v, characteristic: loc.characteristic, service: loc.service, &a.decoded)
         }
         if plugins != nil { applyPlugins(&a) }
+        if let p = plugins, p.targetsMesh { applyMeshPlugins(&a, p) }
     }
 }

@@ -124,6 +124,27 @@ extension Analyzer {
         a.vendor = result
     }
 
+    /// Plugins on Bluetooth Mesh vendor models (`mesh:` targets): a decrypted access message
+    /// with a 3-octet opcode (Mesh Protocol v1.1 §3.7.3.1), from the advertising bearer or a
+    /// GATT proxy, goes to the plugin of its company and opcode; its messages join the record's.
+    func applyMeshPlugins(_ a: inout AnalyzedFrame, _ plugins: PluginSet) {
+        guard a.decoded.layers.contains(Mesh.layer), let m = a.decoded.moduleLayer(MeshPDU.self)?.mesh, let access = m.access,
+            access.opcode.size == 3
+        else { return }
+        let bytes = access.encode()
+        let device = UInt64(m.network?.src ?? 0)
+        guard
+            let r = bytes.withUnsafeBytes({
+                plugins.process(meshAccess: $0, device: device, timeMicroseconds: a.record.timestamp.microseconds)
+            })
+        else { return }
+        if a.vendor == nil {
+            a.vendor = r
+        } else {
+            a.vendor!.messages.append(contentsOf: r.messages)
+        }
+    }
+
     /// A one-characteristic database answers `locate` the way discovery would have.
     func pluginLocation(handle: UInt16, service: BluetoothUUID, characteristic: BluetoothUUID) -> GATTDatabase.Location? {
         if let l = pluginState.pluginLocations[handle] { return l }

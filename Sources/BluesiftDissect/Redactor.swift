@@ -374,7 +374,7 @@ public final class Redactor {
         case .command:
             return HCIFieldLayout.addresses(command: b)
         case .event:
-            if let c = HCIFieldLayout.connectionComplete(b) { trackConnection(b, statusAt: c.status, handleAt: c.handle, addressAt: c.address) }
+            if let c = HCIFieldLayout.connectionComplete(b), c.status == .success { handlePeer[c.handle] = c.peer.littleEndianBytes }
             return HCIFieldLayout.addresses(event: b)
         case .acl:
             guard let (cid, pay) = l2cap(b) else { return [] }
@@ -485,12 +485,6 @@ public final class Redactor {
             }
         }
         return t == b ? nil : (t, found.count)
-    }
-
-    func trackConnection(_ b: UnsafeRawBufferPointer, statusAt s: Int, handleAt h: Int, addressAt a: Int) {
-        guard a + 6 <= b.count, b[s] == 0 else { return }
-        let handle = (UInt16(b[h]) | UInt16(b[h + 1]) << 8) & 0x0FFF
-        handlePeer[handle] = Array(b[a..<a + 6])
     }
 
     /// (CID, payload offset) of an ACL packet that starts an L2CAP frame.

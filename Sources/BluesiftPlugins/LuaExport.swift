@@ -535,6 +535,10 @@ struct LuaGen {
         let hasTopSwitch = plugin.types[plugin.frameType].fields.contains { if case .switchOn = $0.kind { true } else { false } }
 
         let attMatches = plugin.matches.filter { $0.advertising == nil }
+        // Wireshark's btmesh dissector decrypts access messages but hands vendor ones to no table.
+        if plugin.matches.contains(where: { if case .mesh = $0.channel { true } else { false } }) {
+            throw cannot(plugin.idLine, "a Mesh vendor model plugin (Wireshark has no table for vendor access messages)")
+        }
         if advertising, !attMatches.isEmpty {
             throw cannot(plugin.idLine, "a plugin matching both advertising data and characteristics or channels (export them as two plugins)")
         }

@@ -318,6 +318,10 @@ struct PluginCompiler {
                 out.append(try compileAdvertisingMatch(m, item))
                 continue
             }
+            if let mesh = m[k: "mesh"] {
+                out.append(try compileMeshMatch(m, mesh))
+                continue
+            }
             try checkKeys(
                 m,
                 [
@@ -361,7 +365,7 @@ struct PluginCompiler {
                 guard let u = BluetoothUUID(string: try string(cn, "characteristic")) else { throw fail(cn, "bad characteristic UUID") }
                 c = u
             } else if channel == nil {
-                throw fail(item, "a match rule needs 'characteristic' (or 'rfcomm_channel', 'rfcomm_dlci', 'rfcomm_service', 'psm', 'company', 'service_data')")
+                throw fail(item, "a match rule needs 'characteristic' (or 'rfcomm_channel', 'rfcomm_dlci', 'rfcomm_service', 'psm', 'company', 'service_data', 'mesh')")
             }
             var handle: UInt16?
             if let h = m[k: "handle"] {
@@ -385,6 +389,32 @@ struct PluginCompiler {
         }
         if out.isEmpty { throw fail(n, "match is empty") }
         return out
+    }
+
+    /// `mesh: { company: 0x0059, opcode: 0xCA }`: a vendor model's access messages (Mesh
+    /// Protocol v1.1 §3.7.3.1: a 3-octet opcode is 0b11xxxxxx, then the company identifier,
+    /// little-endian). `opcode` is that first octet (0xC0-0xFF) or its six bits (0x00-0x3F);
+    /// without it, every vendor opcode of the company. The plugin decodes the whole access
+    /// message, opcode first.
+    func compileMeshMatch(_ m: Node.Mapping, _ n: Node) throws(PluginError) -> PluginMatch {
+        try checkKeys(m, ["mesh", "doc"], "a mesh match rule")
+        let t = try mapping(n, "mesh")
+        try checkKeys(t, ["company", "opcode"], "mesh")
+        guard let c = t[k: "company"] else { throw fail(n, "mesh needs 'company' (the vendor's company identifier)") }
+        let company = try integer(c, "company")
+        guard (0...0xFFFF).contains(company) else { throw fail(c, "mesh company must be 0x0000-0xffff") }
+        var opcode: UInt8?
+        if let o = t[k: "opcode"] {
+            let v = try integer(o, "opcode")
+            switch v {
+            case 0x00...0x3F: opcode = 0xC0 | UInt8(v)
+            case 0xC0...0xFF: opcode = UInt8(v)
+            default: throw fail(o, "mesh opcode must be a vendor opcode's first octet, 0xc0-0xff (or its six bits, 0x00-0x3f)")
+            }
+        }
+        return PluginMatch(
+            service: nil, characteristic: BluetoothUUID(0), handle: nil, directions: Set(PluginDirection.allCases),
+            channel: .mesh(company: UInt16(company), opcode: opcode))
     }
 
     /// `company: 0xEC88 | any` or `service_data: UUID`, with `prefix`, `size`, `name`, `uuid`,

@@ -151,6 +151,7 @@ final class PluginIndexCache {
         case .rfcomm(let c): f.append("r" + String(c))
         case .rfcommService(let n): f.append("s=" + n)
         case .psm(let p): f.append("p" + String(p))
+        case .mesh(let c, let o): f.append("m" + String(c) + ":" + (o.map { String($0) } ?? "-"))
         }
         guard let a = m.advertising else { return f + ["-"] }
         f += [
@@ -255,6 +256,10 @@ final class PluginIndexCache {
             m.channel = .rfcomm(v)
         } else if c.hasPrefix("p"), let v = UInt16(c.dropFirst()) {
             m.channel = .psm(v)
+        } else if c.hasPrefix("m"), case let t = c.dropFirst().split(separator: ":"), t.count == 2, let company = UInt16(t[0]),
+            t[1] == "-" || UInt8(t[1]) != nil
+        {
+            m.channel = .mesh(company: company, opcode: UInt8(t[1]))
         } else if c != "-" {
             return nil
         }

@@ -90,16 +90,20 @@ public struct AdvertisingMatch: Sendable, Equatable {
 
 /// A Classic data channel a plugin can target: an RFCOMM server channel (`rfcomm_channel`, or
 /// `rfcomm_dlci` halved), the service SDP advertised on an RFCOMM channel (`rfcomm_service`,
-/// as `dump` names it: "Serial Port"), or an L2CAP PSM.
+/// as `dump` names it: "Serial Port"), or an L2CAP PSM. Or a Bluetooth Mesh vendor model's
+/// access messages (`mesh: { company, opcode }`): the 3-octet vendor opcodes of a company
+/// (Mesh Protocol v1.1 §3.7.3.1), one of them (the first octet, 0xC0-0xFF) or all (nil).
 public enum PluginChannel: Sendable, Hashable, CustomStringConvertible {
     case rfcomm(UInt8)
     case rfcommService(String)
     case psm(UInt16)
+    case mesh(company: UInt16, opcode: UInt8?)
     public var description: String {
         switch self {
         case .rfcomm(let c): "rfcomm \(c)"
         case .rfcommService(let n): "rfcomm service \"\(n)\""
         case .psm(let p): "psm " + Hex.fixed(UInt64(p), width: 4)
+        case .mesh(let c, let o): "mesh company " + Hex.fixed(UInt64(c), width: 4) + (o.map { " opcode " + Hex.fixed(UInt64($0), width: 2) } ?? "")
         }
     }
 }

@@ -97,6 +97,7 @@ public final class PluginSet {
                 if let c = m.channel {
                     byChannel[c, default: []].append(Entry(plugin: i, match: m))
                     if case .rfcommService = c { targetsServices = true }
+                    if case .mesh = c { targetsMesh = true } else { targetsChannels = true }
                     continue
                 }
                 byCharacteristic[m.characteristic, default: []].append(Entry(plugin: i, match: m))
@@ -164,7 +165,22 @@ public final class PluginSet {
     public var isEmpty: Bool { plugins.isEmpty }
 
     /// Some plugin targets a Classic channel (the analyzer looks at Classic data only then).
-    public var targetsChannels: Bool { !byChannel.isEmpty }
+    public private(set) var targetsChannels = false
+
+    /// Some plugin targets a Mesh vendor model (the analyzer looks at access messages only then).
+    public private(set) var targetsMesh = false
+
+    /// Runs the plugin of a Mesh vendor model over a decrypted access message (opcode ‖
+    /// parameters; Mesh Protocol v1.1 §3.7.3): a rule naming its opcode first, else one naming
+    /// only its company. `device` keys the plugin's state (the message's source).
+    public func process(meshAccess value: UnsafeRawBufferPointer, device: UInt64, timeMicroseconds: Int64) -> Result? {
+        // A 3-octet opcode: 0b11xxxxxx, then the company identifier, little-endian.
+        guard value.count >= 3, value[0] & 0xC0 == 0xC0 else { return nil }
+        let company = UInt16(value[1]) | UInt16(value[2]) << 8
+        let t = timeMicroseconds
+        return process(channel: .mesh(company: company, opcode: value[0]), direction: .write, device: device, value: value, timeMicroseconds: t)
+            ?? process(channel: .mesh(company: company, opcode: nil), direction: .write, device: device, value: value, timeMicroseconds: t)
+    }
 
     /// Some plugin targets an RFCOMM channel by its SDP service name.
     public private(set) var targetsServices = false
@@ -182,6 +198,7 @@ public final class PluginSet {
         case .rfcomm(let c): key = 0x8000 | UInt16(c)
         case .rfcommService: key = stream ?? 0x8000
         case .psm(let p): key = p
+        case .mesh(let c, _): key = c
         }
         return run(
             e.plugin, e.match, handle: key, direction: direction, byHandle: false, device: device,

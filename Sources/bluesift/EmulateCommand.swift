@@ -123,7 +123,7 @@ struct Emulate: ParsableCommand {
             throw Exit.unusableInput
         }
 
-        let emulator = Emulator(model: model, timing: t, interpreter: settings.plugins.map { PluginInterpreter(plugins: $0.compactMap(\.resolved)) })
+        let emulator = Emulator(model: model, timing: t, interpreter: settings.plugins.map { PluginInterpreter(plugins: $0) })
         emulator.onLine = { stderrLine("bluesift: emulate: " + $0) }
         var options = EmulationRunner.Options()
         options.sessions = sessions

@@ -3,12 +3,20 @@ import BluesiftWire
 /// An HCI command as one type: its opcode and its parameters, decoded and encoded
 /// (Core 6.0 Vol 4 Part E §5.4.1: opcode, parameter length, parameters). The host sends
 /// these; the analyzer can read captured commands with the same types.
-public protocol HCICommand: Sendable, Hashable {
+public protocol HCICommand: Sendable, Hashable, HCIParameterLayout {
     static var opcode: HCICommandOpcode { get }
+    /// Addresses and keys in its Command Complete's return parameters (status first).
+    static func returnAddressOffsets(in r: UnsafeRawBufferPointer, into out: inout [Int])
+    static func returnKeyRanges(in r: UnsafeRawBufferPointer, into out: inout [(Range<Int>, String)])
     /// Writes the parameters that follow the opcode and length.
     func encodeParameters(into w: inout ByteWriter)
     /// Reads the parameters; must consume all it accepts.
     init(parameters r: inout ByteReader) throws(DecodeError)
+}
+
+extension HCICommand {
+    public static func returnAddressOffsets(in r: UnsafeRawBufferPointer, into out: inout [Int]) {}
+    public static func returnKeyRanges(in r: UnsafeRawBufferPointer, into out: inout [(Range<Int>, String)]) {}
 }
 
 /// Commands without parameters (Reset, Read BD_ADDR, …).
@@ -193,6 +201,8 @@ public struct HCIReadBufferSize: HCIEmptyCommand {
 /// Core 6.0 Vol 4 Part E §7.4.6 Read BD_ADDR
 public struct HCIReadBDAddr: HCIEmptyCommand {
     public static let opcode = HCICommandOpcode.readBDAddr
+    /// Returns status, BD_ADDR.
+    public static func returnAddressOffsets(in r: UnsafeRawBufferPointer, into out: inout [Int]) { out.append(1) }
     public init() {}
 }
 
@@ -233,6 +243,7 @@ public struct HCILEReadLocalSupportedFeatures: HCIEmptyCommand {
 /// Core 6.0 Vol 4 Part E §7.8.4 LE Set Random Address
 public struct HCILESetRandomAddress: HCICommand {
     public static let opcode = HCICommandOpcode.leSetRandomAddress
+    public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) { out.append(0) }
     public var address: BDAddr
     public init(address: BDAddr) { self.address = address }
     public func encodeParameters(into w: inout ByteWriter) { w.writeAddress(address) }
@@ -243,6 +254,8 @@ public struct HCILESetRandomAddress: HCICommand {
 /// advertising type 0 is ADV_IND; channel map 0x07 is all three.
 public struct HCILESetAdvertisingParameters: HCICommand {
     public static let opcode = HCICommandOpcode.leSetAdvertisingParameters
+    /// The peer address after the intervals, the advertising type and the two address types.
+    public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) { out.append(7) }
     public var intervalMin: UInt16
     public var intervalMax: UInt16
     public var advertisingType: UInt8
@@ -356,6 +369,8 @@ public struct HCILESetScanEnable: HCICommand {
 /// Core 6.0 Vol 4 Part E §7.8.12 LE Create Connection. Scan interval/window in 0.625 ms.
 public struct HCILECreateConnection: HCICommand {
     public static let opcode = HCICommandOpcode.leCreateConnection
+    /// The peer address after scan interval and window, filter policy and its type.
+    public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) { out.append(6) }
     public var scanInterval: UInt16
     public var scanWindow: UInt16
     /// 0: connect to `peer`, not the filter accept list.
@@ -421,6 +436,8 @@ public struct HCILEConnectionUpdate: HCICommand {
 /// as SMP and the bond store carry them.
 public struct HCILEEnableEncryption: HCICommand {
     public static let opcode = HCICommandOpcode.leEnableEncryption
+    /// The LTK after handle, Rand and EDIV.
+    public static func keyRanges(in p: UnsafeRawBufferPointer, into out: inout [(Range<Int>, String)]) { out.append((12..<28, "LE Enable Encryption LTK")) }
     public var handle: UInt16
     public var rand: [UInt8]
     public var ediv: UInt16
@@ -441,6 +458,10 @@ public struct HCILEEnableEncryption: HCICommand {
 /// Core 6.0 Vol 4 Part E §7.8.25 LE Long Term Key Request Reply: the LTK little-endian.
 public struct HCILELongTermKeyRequestReply: HCICommand {
     public static let opcode = HCICommandOpcode.leLongTermKeyRequestReply
+    /// The LTK after the handle.
+    public static func keyRanges(in p: UnsafeRawBufferPointer, into out: inout [(Range<Int>, String)]) {
+        out.append((2..<18, "LE Long Term Key Request Reply LTK"))
+    }
     public var handle: UInt16
     public var ltk: [UInt8]
     public init(handle: UInt16, ltk: [UInt8]) { self.handle = handle; self.ltk = ltk }

@@ -118,10 +118,9 @@ extension HCIPacket {
     /// `summary`'s bytes, appended to `out` (the text renderer's line, no String per piece).
     public func writeSummary(into out: inout [UInt8]) {
         if kind == .event && opcode == 0xFF && codeRead {
-            // Vendor-specific event (Vol 4 Part E §5.4.4, code 0xFF): vendors put their own
-            // event code first (Android's HCI extensions, Broadcom, Intel): show it and the size.
+            // Vendor-specific event: the vendor's own code and the size.
             out.appendText("Vendor event")
-            if let c = parameters.first { out.appendText(" code="); out.appendHex(UInt64(c), width: 2) }
+            if let c = HCIVendorEventView(parameters: parameters).vendorCode { out.appendText(" code="); out.appendHex(UInt64(c), width: 2) }
             out.appendText(" len="); out.appendDecimal(parameters.count)
         } else {
             // Codes without a name show the code: "Unknown event 0x6e", "Unknown command 0x2099".

@@ -40,12 +40,26 @@ public struct HCIFields {
     public init() {}
 }
 
+/// Where a PDU's parameters carry 6-byte device addresses and key material: offsets in the
+/// parameters, whatever their length (the caller checks each against the bytes it has).
+/// `redact` finds them through `HCIFieldLayout`; each fact lives with its PDU's type.
+public protocol HCIParameterLayout {
+    static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int])
+    /// (byte range, what it is).
+    static func keyRanges(in p: UnsafeRawBufferPointer, into out: inout [(Range<Int>, String)])
+}
+
+extension HCIParameterLayout {
+    public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) {}
+    public static func keyRanges(in p: UnsafeRawBufferPointer, into out: inout [(Range<Int>, String)]) {}
+}
+
 /// An HCI event's parameters read in place (borrowed, nothing allocated): the analyzer's
 /// describe, summary and JSON and the host's typed events read events only through these.
 /// `read` is a partial read: it stops at the first damaged field and throws its error (offset
 /// in `parameters`), the fields before it kept in `f`. Fields `read` does not keep are read
 /// lazily by the view's own accessors.
-public protocol HCIEventView {
+public protocol HCIEventView: HCIParameterLayout {
     /// The parameters after the event code and length (LE Meta: after the subevent code).
     var parameters: UnsafeRawBufferPointer { get }
     init(parameters: UnsafeRawBufferPointer)
@@ -95,6 +109,17 @@ public protocol HCIUnreadEventView: HCIEventView {}
 
 extension HCIUnreadEventView {
     public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {}
+}
+
+/// Core 6.0 Vol 4 Part E §5.4.4: a vendor-specific event (code 0xFF). Vendors put their own
+/// event code first (Android's HCI extensions, Broadcom, Intel); the rest is theirs. No typed
+/// event: analysis shows the parameters raw and the summary names the vendor's code.
+public struct HCIVendorEventView: HCIUnreadEventView {
+    public let parameters: UnsafeRawBufferPointer
+    public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+    public static var readsAllParameters: Bool { false }
+    /// The vendor's own event code; nil for an empty event.
+    public var vendorCode: UInt8? { parameters.first }
 }
 
 /// The events this codec knows, by event code and LE subevent: one table (Bumble:

@@ -91,6 +91,8 @@ public struct HCIConnectionCompleteEvent: HCIEvent {
     public struct View: HCIEventView {
         public let parameters: UnsafeRawBufferPointer
         public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        /// BD_ADDR after status and handle.
+        public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) { out.append(3) }
         public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
             var p = ByteReader(parameters)
             f.status = HCIStatus(try p.readUInt8("status"))
@@ -122,6 +124,7 @@ public struct HCIConnectionRequestEvent: HCIEvent {
     public struct View: HCIEventView {
         public let parameters: UnsafeRawBufferPointer
         public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) { out.append(0) }
         public static var readsAllParameters: Bool { false }
         public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
             var p = ByteReader(parameters)
@@ -205,6 +208,9 @@ public struct HCIRemoteNameRequestCompleteEvent: HCIEvent {
     public struct View: HCIEventView {
         public let parameters: UnsafeRawBufferPointer
         public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) { out.append(1) }
+        /// Where the name starts (after status and BD_ADDR).
+        public static let nameOffset = 7
         public static var readsAllParameters: Bool { false }
         public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
             var p = ByteReader(parameters)
@@ -212,7 +218,7 @@ public struct HCIRemoteNameRequestCompleteEvent: HCIEvent {
             f.peer = try p.readAddress("BD_ADDR")
         }
         /// The name field (borrowed).
-        public var name: UnsafeRawBufferPointer { rest(from: 7) }
+        public var name: UnsafeRawBufferPointer { rest(from: Self.nameOffset) }
     }
 }
 
@@ -330,6 +336,19 @@ public struct HCICommandCompleteEvent: HCIEvent {
     public struct View: HCIEventView {
         public let parameters: UnsafeRawBufferPointer
         public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        /// Addresses and keys in the return parameters, where the answered command lays them out.
+        public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) {
+            guard p.count >= 3 else { return }
+            let first = out.count
+            HCIFieldLayout.returnAddresses(HCICommandOpcode(UInt16(p[1]) | UInt16(p[2]) << 8), UnsafeRawBufferPointer(rebasing: p[3...]), into: &out)
+            for i in first..<out.count { out[i] += 3 }
+        }
+        public static func keyRanges(in p: UnsafeRawBufferPointer, into out: inout [(Range<Int>, String)]) {
+            guard p.count >= 4 else { return }
+            let first = out.count
+            HCIFieldLayout.returnKeys(HCICommandOpcode(UInt16(p[1]) | UInt16(p[2]) << 8), UnsafeRawBufferPointer(rebasing: p[3...]), into: &out)
+            for i in first..<out.count { out[i].0 = out[i].0.lowerBound + 3..<out[i].0.upperBound + 3 }
+        }
         public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
             var p = ByteReader(parameters)
             f.numPackets = try p.readUInt8("num HCI command packets")
@@ -412,6 +431,7 @@ public struct HCIRoleChangeEvent: HCIEvent {
     public struct View: HCIEventView {
         public let parameters: UnsafeRawBufferPointer
         public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) { out.append(1) }
         public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
             var p = ByteReader(parameters)
             f.status = HCIStatus(try p.readUInt8("status"))
@@ -476,6 +496,7 @@ public struct HCILinkKeyRequestEvent: HCIEvent {
     public struct View: HCIEventView {
         public let parameters: UnsafeRawBufferPointer
         public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) { out.append(0) }
         public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
             var p = ByteReader(parameters)
             f.peer = try p.readAddress("BD_ADDR")
@@ -498,6 +519,10 @@ public struct HCILinkKeyNotificationEvent: HCIEvent {
     public struct View: HCIEventView {
         public let parameters: UnsafeRawBufferPointer
         public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) { out.append(0) }
+        public static func keyRanges(in p: UnsafeRawBufferPointer, into out: inout [(Range<Int>, String)]) {
+            out.append((6..<22, "Link Key Notification key"))
+        }
         public static var readsAllParameters: Bool { false }
         public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
             try HCILinkKeyRequestEvent.View(parameters: parameters).read(into: &f, cut: cut)
@@ -544,6 +569,7 @@ public struct HCISynchronousConnectionCompleteEvent: HCIEvent {
     public struct View: HCIEventView {
         public let parameters: UnsafeRawBufferPointer
         public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) { out.append(3) }
         public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
             var p = ByteReader(parameters)
             f.status = HCIStatus(try p.readUInt8("status"))

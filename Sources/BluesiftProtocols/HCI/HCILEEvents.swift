@@ -39,6 +39,8 @@ public struct HCILEConnectionCompleteEvent: HCILEMetaEvent {
     public struct View: HCIEventView {
         public let parameters: UnsafeRawBufferPointer
         public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        /// The peer address after status, handle, role and its type.
+        public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) { out.append(5) }
         public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
             try HCILEConnectionCompleteEvent.readConnection(parameters, addresses: false, into: &f)
         }
@@ -105,6 +107,8 @@ public struct HCILEEnhancedConnectionCompleteEvent: HCILEMetaEvent {
     public struct View: HCIEventView {
         public let parameters: UnsafeRawBufferPointer
         public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        /// The peer address, then the local and peer resolvable private addresses.
+        public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) { out += [5, 11, 17] }
         public func read(into f: inout HCIFields, cut: Bool) throws(DecodeError) {
             try HCILEConnectionCompleteEvent.readConnection(parameters, addresses: true, into: &f)
         }
@@ -178,6 +182,31 @@ public struct HCILEAdvertisingReportEvent: HCILEMetaEvent {
     public struct View: HCIUnreadEventView {
         public let parameters: UnsafeRawBufferPointer
         public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        /// Each report's address offset and data range in the parameters: event type, address type,
+        /// address, data length, data, RSSI, reports one after another (as controllers send them and
+        /// Wireshark reads them); stops at the first report cut short.
+        public static func forEachReport(in p: UnsafeRawBufferPointer, _ body: (_ address: Int, _ data: Range<Int>) -> Void) {
+            walk(p, fixed: 9, addressAt: 2, trailer: 1, body)
+        }
+        /// Reports of `fixed` bytes up to and with their data length, then the data and `trailer` bytes.
+        static func walk(
+            _ p: UnsafeRawBufferPointer, fixed: Int, addressAt: Int, trailer: Int, _ body: (_ address: Int, _ data: Range<Int>) -> Void
+        ) {
+            guard let n = p.first else { return }
+            var o = 1
+            for _ in 0..<Int(n) {
+                guard o + fixed <= p.count else { break }
+                let len = Int(p[o + fixed - 1])
+                body(o + addressAt, o + fixed..<o + fixed + len)
+                o += fixed + len + trailer
+            }
+        }
+        /// Each advertiser's address and the LE addresses in its AD structures.
+        public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) {
+            forEachReport(in: p) { a, d in
+                out.append(a); out += HCIFieldLayout.adAddresses(p, from: d.lowerBound, to: d.upperBound)
+            }
+        }
     }
 }
 
@@ -374,6 +403,11 @@ public struct HCILEDirectedAdvertisingReportEvent: HCILEMetaEvent {
     public struct View: HCIUnreadEventView {
         public let parameters: UnsafeRawBufferPointer
         public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        /// Reports of 16 bytes: event type, address type, address, direct address type, direct address, RSSI.
+        public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) {
+            guard let n = p.first else { return }
+            for i in 0..<Int(n) { out += [1 + 16 * i + 2, 1 + 16 * i + 9] }
+        }
     }
 }
 
@@ -465,6 +499,17 @@ public struct HCILEExtendedAdvertisingReportEvent: HCILEMetaEvent {
     public struct View: HCIUnreadEventView {
         public let parameters: UnsafeRawBufferPointer
         public init(parameters: UnsafeRawBufferPointer) { self.parameters = parameters }
+        /// Each report's address offset and data range: 24 fixed bytes (address at 3, direct address
+        /// at 17, data length last), then the data.
+        public static func forEachReport(in p: UnsafeRawBufferPointer, _ body: (_ address: Int, _ data: Range<Int>) -> Void) {
+            HCILEAdvertisingReportEvent.View.walk(p, fixed: 24, addressAt: 3, trailer: 0, body)
+        }
+        /// Each advertiser's and direct address, and the LE addresses in its AD structures.
+        public static func addressOffsets(in p: UnsafeRawBufferPointer, into out: inout [Int]) {
+            forEachReport(in: p) { a, d in
+                out += [a, a + 14]; out += HCIFieldLayout.adAddresses(p, from: d.lowerBound, to: d.upperBound)
+            }
+        }
     }
 }
 

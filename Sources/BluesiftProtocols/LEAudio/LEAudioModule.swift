@@ -40,8 +40,6 @@ public enum LEAudio: ProtocolModule {
     public static var collector: (any StatsCollector.Type)? { LEAudioStats.self }
     /// Broadcast_Code, Bad_Code and SIRK (LEAudioSecrets.swift).
     public static var holdsSecrets: Bool { true }
-    /// A report's announcement, Broadcast_Name and Public Broadcast Announcement (`joined`).
-    public static var decodesEveryAdvertisingStructure: Bool { true }
 
     public static let carriers: [Carrier] = {
         var c: [Carrier] = LEAudioHCILayouts.commands.keys.sorted().map { .hciCommand($0) }
@@ -55,15 +53,23 @@ public enum LEAudio: ProtocolModule {
         return c
     }()
 
-    /// An advertising structure: a report's later ones join the layer its first one made
-    /// (the pipeline hands each in report order), so an Auracast source's Broadcast Audio
-    /// Announcement, Broadcast_Name and Public Broadcast Announcement make one value.
-    static func joined(_ v: LEAudioValue, _ f: borrowing DecodedFrame) -> LEAudioMessageLayer {
-        guard f.layers.contains(layer), var m = f.module as? LEAudioMessageLayer, m.hci == nil, m.characteristic == nil, m.value != nil else {
-            return LEAudioMessageLayer(value: v)
+    /// A report's structures make one value: an Auracast source's Broadcast Audio
+    /// Announcement, Broadcast_Name and Public Broadcast Announcement.
+    public static func decode(advertising s: ModuleADStructures, _ x: ModuleContext, _ f: inout DecodedFrame) -> (any ModuleLayer)? {
+        LEAudioAir.announced(x, f)
+        var layer: LEAudioMessageLayer?
+        for (carrier, pdu) in s {
+            let v: LEAudioValue?
+            switch carrier {
+            case .serviceData(let u): v = LEAudioValue(serviceData: u, bytes: pdu)
+            case .adType: v = .broadcastName(BroadcastName(bytes: pdu))
+            default: v = nil
+            }
+            guard let v else { continue }
+            if let e = v.error { f.errors.append(e) } // each one's damage, as it joins
+            if layer == nil { layer = LEAudioMessageLayer(value: v) } else { layer!.advertising.append(v) }
         }
-        m.advertising.append(v)
-        return m
+        return layer
     }
 
     static let writes: Set<ATTOpcode> = [.writeRequest, .writeCommand, .signedWriteCommand, .prepareWriteRequest, .executeWriteRequest]
@@ -99,12 +105,6 @@ public enum LEAudio: ProtocolModule {
                 return assembled(pieces.report(sync: UInt16(sync & 0x0FFF), status: status, d), m) ?? v
             }
             return v
-        case .serviceData(let u):
-            LEAudioAir.announced(x, f)
-            return LEAudioValue(serviceData: u, bytes: pdu).map { joined($0, f) }
-        case .adType:
-            LEAudioAir.announced(x, f)
-            return joined(.broadcastName(BroadcastName(bytes: pdu)), f)
         case .gattCharacteristic(let u):
             guard let short = u.shortValue else { return nil }
             // Write Request/Command, Signed Write, Prepare Write, Execute: a control point operation.

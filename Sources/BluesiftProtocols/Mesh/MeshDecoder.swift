@@ -28,8 +28,11 @@ public struct MeshDecoder {
         var credentials: MeshNetworkCredentials? = nil
         var resealed: [UInt8]? = nil
     }
-    /// A network PDU of a segment in its record, and what its network header held.
-    struct HeardSegment { var frame: Int, offset: Int, length: Int, seq: UInt32, ttl: UInt8, header: UInt32, segO: UInt8 }
+    /// A network PDU of a segment in its record(s), and what its network header held.
+    struct HeardSegment { var pieces: [Piece], length: Int, seq: UInt32, ttl: UInt8, header: UInt32, segO: UInt8 }
+    /// Where bytes of a bearer PDU lie: `length` octets at `offset` of record `frame`. A PDU
+    /// carried in proxy SAR segments (§6.3.2) lies in several, in order.
+    struct Piece { var frame: Int, offset: Int, length: Int }
     struct TxnKey: Hashable { var link: UInt32, number: UInt8 }
     struct TxnEntry {
         var segN: UInt8, total: UInt16, fcs: UInt8, parts: [UInt8: [UInt8]], age: Int, done: Bool
@@ -41,7 +44,8 @@ public struct MeshDecoder {
 
     var sar: [SARKey: SAREntry] = [:]
     var txns: [TxnKey: TxnEntry] = [:]
-    var proxyStreams: [Int: (type: MeshProxyMessageType, data: [UInt8], age: Int)] = [:]
+    /// `pieces`: where each segment's data lies (nil once one was not in its record).
+    var proxyStreams: [Int: (type: MeshProxyMessageType, data: [UInt8], age: Int, pieces: [Piece]?)] = [:]
     /// `counters`: LPNCounter << 16 | FriendCounter, the offer the credentials were made from.
     var friendships: [(lpn: UInt16, friend: UInt16, counters: UInt32, credentials: MeshNetworkCredentials)] = []
     var friendRequests: [UInt16: UInt16] = [:]
@@ -65,8 +69,8 @@ public struct MeshDecoder {
     /// decode, so key material can be sealed again in place (`MeshLayer.secrets`, `redact`).
     public var frame = 0
     public var recordOffset: Int?
-    /// Where the network PDU being decoded lies in the record, when it does.
-    var networkOffset: Int?
+    /// Where the network (or provisioning) PDU being decoded lies in the records, when it does.
+    var networkPieces: [Piece]?
     /// A Provisioning Data PDU sealed again by the last `provisioning` call.
     var resealedProvisioning: [UInt8]?
     /// An upper transport PDU with its configuration keys zeroed, sealed again by the last
@@ -84,7 +88,7 @@ public struct MeshDecoder {
     public mutating func decodeAdvertising(adType: UInt8, data: [UInt8]) -> MeshLayer {
         clock += 1
         var l = MeshLayer(bearer: .advertising, adType: adType)
-        networkOffset = recordOffset
+        networkPieces = recordOffset.map { [Piece(frame: frame, offset: $0, length: data.count)] }
         switch adType {
         case 0x29: pbADV(data, into: &l)
         case 0x2A: network(data, proxyNonce: false, into: &l)
@@ -116,8 +120,9 @@ public struct MeshDecoder {
         do { p = try MeshProxyPDU(decoding: bytes) } catch { l.notes.append(error); return l }
         l.proxy = p
         var whole: [UInt8]
-        // Only a complete proxy PDU holds its network PDU in one record (after its header).
-        networkOffset = p.sar == .complete ? recordOffset.map { $0 + 1 } : nil
+        // Each segment's data follows its one-octet header in its record.
+        let piece = recordOffset.map { Piece(frame: frame, offset: $0 + 1, length: p.data.count) }
+        networkPieces = p.sar == .complete ? piece.map { [$0] } : nil
         switch p.sar {
         case .complete:
             if proxyStreams.removeValue(forKey: stream) != nil {
@@ -127,7 +132,7 @@ public struct MeshDecoder {
         case .first:
             if proxyStreams[stream] != nil { l.notes.append(meshError(.reassembly, 0, "a segmented proxy message was left incomplete")) }
             evictProxyStream()
-            proxyStreams[stream] = (p.messageType, p.data, clock)
+            proxyStreams[stream] = (p.messageType, p.data, clock, piece.map { [$0] })
             l.proxyReassembling = true
             return l
         default:
@@ -141,9 +146,11 @@ public struct MeshDecoder {
                 return l
             }
             s.data += p.data
+            s.pieces = piece.flatMap { x in s.pieces.map { $0 + [x] } }
             if p.sar == .continuation { s.age = clock; proxyStreams[stream] = s; l.proxyReassembling = true; return l }
             proxyStreams[stream] = nil
             whole = s.data
+            networkPieces = s.pieces
         }
         switch p.messageType {
         case .networkPDU: network(whole, proxyNonce: false, into: &l)
@@ -151,14 +158,30 @@ public struct MeshDecoder {
         case .proxyConfiguration: network(whole, proxyNonce: true, into: &l)
         case .provisioningPDU:
             provisioning(whole, session: 1 << 40 | (connection ?? stream), into: &l)
-            if resealedProvisioning != nil {
+            if let r = resealedProvisioning {
+                // The Provisioning Data PDU sealed again, written over each segment's data.
                 resealedProvisioning = nil
-                l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.provisioningOverGATT))
+                if let pieces = networkPieces, r.count == whole.count {
+                    write(r, over: pieces, Self.provisioningResealed, into: &l)
+                } else {
+                    l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.provisioningOverGATT))
+                }
             }
         default: l.notes.append(meshError(.unsupported, 0, "proxy message type \(p.messageType.rawValue)"))
         }
         whole = []
         return l
+    }
+
+    /// `bytes` written over the records they were heard in, piece by piece: one secret per
+    /// record. Nothing when the lengths differ.
+    func write(_ bytes: [UInt8], over pieces: [Piece], _ what: String, into l: inout MeshLayer) {
+        guard pieces.reduce(0, { $0 + $1.length }) == bytes.count else { return }
+        var at = 0
+        for x in pieces {
+            l.redactions.append(ModuleSecret(frame: x.frame, range: x.offset..<x.offset + x.length, replacement: Array(bytes[at..<at + x.length]), what))
+            at += x.length
+        }
     }
 
     mutating func evictProxyStream() {
@@ -378,7 +401,7 @@ public struct MeshDecoder {
 
     static let provisioningNoSecret = "Mesh Provisioning Data left encrypted as it was (no provisioning secret in --mesh-keys)"
     static let provisioningUnopened = "Mesh Provisioning Data left encrypted as it was (no given secret opens it)"
-    static let provisioningOverGATT = "Mesh Provisioning Data over GATT left encrypted as it was (proxy segments not rewritten)"
+    static let provisioningOverGATT = "Mesh Provisioning Data over GATT left encrypted as it was (its segments were not all in their records)"
 
     // MARK: network and transport
 
@@ -438,8 +461,8 @@ public struct MeshDecoder {
             upperAccess(upper, akf: akf, aid: aid, szmic: false, seqAuth: p.seq, src: p.src, dst: p.dst, ivIndex: p.ivIndex, segments: 1, into: &l)
             if let r = resealedAccess {
                 resealedAccess = nil
-                if let off = networkOffset, let n = l.networkPDU?.count {
-                    let h = HeardSegment(frame: frame, offset: off, length: n, seq: p.seq, ttl: p.ttl, header: UInt32(p.transportPDU[0]), segO: 0)
+                if let pieces = networkPieces, let n = l.networkPDU?.count {
+                    let h = HeardSegment(pieces: pieces, length: n, seq: p.seq, ttl: p.ttl, header: UInt32(p.transportPDU[0]), segO: 0)
                     resealSegment(h, headerSize: 1, upper: r, src: p.src, dst: p.dst, ivIndex: p.ivIndex, c, into: &l)
                 }
             }
@@ -513,10 +536,10 @@ public struct MeshDecoder {
 
     /// Where this record's network PDU lies, with the header fields a segment keeps.
     func heardSegment(_ p: MeshNetworkPDU, segO: UInt8) -> HeardSegment? {
-        guard let off = networkOffset, p.transportPDU.count >= 4 else { return nil }
+        guard let pieces = networkPieces, p.transportPDU.count >= 4 else { return nil }
         let t = p.transportPDU
         let header = UInt32(t[0]) << 24 | UInt32(t[1]) << 16 | UInt32(t[2]) << 8 | UInt32(t[3])
-        return HeardSegment(frame: frame, offset: off, length: t.count + 9 + 4, seq: p.seq, ttl: p.ttl, header: header, segO: segO)
+        return HeardSegment(pieces: pieces, length: t.count + 9 + 4, seq: p.seq, ttl: p.ttl, header: header, segO: segO)
     }
 
     /// One network PDU of a DevKey message sealed again (§3.9.7): its segment of the upper
@@ -533,7 +556,7 @@ public struct MeshDecoder {
         let header = (0..<headerSize).map { UInt8(truncatingIfNeeded: h.header >> (8 * UInt32(headerSize - 1 - $0))) }
         let pdu = MeshNetworkPDU(nid: c.nid, ctl: false, ttl: h.ttl, seq: h.seq, src: src, dst: dst, transportPDU: header + chunk, ivIndex: ivIndex)
         guard let sealed = try? MeshNetworkSecurity.encrypt(pdu, credentials: c), sealed.count == h.length else { return }
-        l.redactions.append(ModuleSecret(frame: h.frame, range: h.offset..<h.offset + h.length, replacement: sealed, Self.accessResealed))
+        write(sealed, over: h.pieces, Self.accessResealed, into: &l)
     }
 
     mutating func evictSegmented() {

@@ -61,46 +61,31 @@ extension ProtocolDecoder {
         var hit = false
         adv.forEachReport { rep in
             guard !hit else { return }
-            for s in rep.structures {
-                if registry.module(adType: s.type.rawValue) != nil { hit = true; return }
-                if s.type.rawValue == 0x16, s.value.count >= 2, registry.module(serviceData: UInt16(s.value[0]) | UInt16(s.value[1]) << 8) != nil {
-                    hit = true; return
-                }
+            for s in rep.structures where registry.advertisingCarrier(s) != nil {
+                hit = true; return
             }
         }
         return hit
     }
 
-    /// The first AD structure (or service data UUID) a module registered, in report order;
-    /// and, to a module that `decodesEveryAdvertisingStructure`, its others in that report
-    /// after it (an Auracast source's announcement, name and PBP features make one value).
+    /// The module of the first AD structure (or service data UUID) a module registered, in
+    /// report order, gets all of its structures of that report in one call.
     private func advertisingCarriers(_ record: CaptureRecord, _ side: UInt8, _ f: inout DecodedFrame) {
         guard registry.mayCarryAdvertising(f.advStorage.single?.data ?? f.advStorage.parameters) else { return }
-        var found: (Int, Carrier, UnsafeRawBufferPointer)?
-        // Further structures of that module: allocated only for a report with two or more.
-        var more: [(Carrier, UnsafeRawBufferPointer)] = []
+        var found: (module: Int, carrier: Carrier, data: UnsafeRawBufferPointer)?
         f.advStorage.forEachReport { rep in
             guard found == nil else { return } // the first report with one
             for s in rep.structures {
-                var hit: (Int, Carrier, UnsafeRawBufferPointer)?
-                if let i = registry.module(adType: s.type.rawValue) {
-                    hit = (i, .adType(s.type.rawValue), s.value)
-                } else if s.type.rawValue == 0x16, s.value.count >= 2 {
-                    let uuid = UInt16(s.value[0]) | UInt16(s.value[1]) << 8
-                    if let i = registry.module(serviceData: uuid) { hit = (i, .serviceData(uuid), UnsafeRawBufferPointer(rebasing: s.value[2...])) }
-                }
-                guard let hit else { continue }
-                if let (i, _, _) = found {
-                    if hit.0 == i, more.count < 15 { more.append((hit.1, hit.2)) }
-                } else {
-                    found = hit
-                    if !registry.modules[hit.0].decodesEveryAdvertisingStructure { return }
-                }
+                if let hit = registry.advertisingCarrier(s) { found = (hit.module, hit.carrier, rep.data); return }
             }
         }
-        guard let (i, c, value) = found else { return }
-        decodeModule(i, value, carrier: c, state: nil, side: side, record, &f)
-        for (c, value) in more { decodeModule(i, value, carrier: c, state: nil, side: side, record, &f) }
+        guard let found else { return }
+        let context = ModuleContext(
+            decoder: self, connectionState: nil, module: found.module, record: record, carrier: found.carrier,
+            side: side, bearer: 0, truncated: false)
+        let structures = ModuleADStructures(data: found.data, module: found.module, registry: registry)
+        guard let v = registry.modules[found.module].decode(advertising: structures, context, &f) else { return }
+        f.set(module: v)
     }
 
     static let maxClaimedAccessAddresses = 256
@@ -167,5 +152,19 @@ extension ProtocolDecoder {
             i, value, carrier: carrier, state: state, side: Self.side(r.direction),
             truncated: f.layers.contains(.l2cap) && f.l2capStorage.truncated, r, &f)
         return !f.layers.isDisjoint(with: .anyModule)
+    }
+}
+
+extension ProtocolRegistry {
+    /// The module an AD structure reaches: by its AD type, else (Service Data - 16-bit UUID) by
+    /// its UUID, the value then after the UUID.
+    @inline(__always)
+    func advertisingCarrier(_ s: ADStructure) -> (module: Int, carrier: Carrier, value: UnsafeRawBufferPointer)? {
+        if let i = module(adType: s.type.rawValue) { return (i, .adType(s.type.rawValue), s.value) }
+        if s.type == .serviceData16, s.value.count >= 2 {
+            let uuid = UInt16(s.value[0]) | UInt16(s.value[1]) << 8
+            if let i = module(serviceData: uuid) { return (i, .serviceData(uuid), UnsafeRawBufferPointer(rebasing: s.value[2...])) }
+        }
+        return nil
     }
 }

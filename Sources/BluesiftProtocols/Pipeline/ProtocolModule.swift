@@ -120,9 +120,11 @@ public protocol ProtocolModule {
     static var collector: (any StatsCollector.Type)? { get }
     /// Whether its layers may carry `secrets` (then `redact` decodes the capture to find them).
     static var holdsSecrets: Bool { get }
-    /// Whether `decode` gets every AD structure of an advertising report that it registered,
-    /// one call each in report order (it merges them into the frame's layer), not only the first.
-    static var decodesEveryAdvertisingStructure: Bool { get }
+    /// The AD structures it registered of one advertising report (the first report holding
+    /// one), in report order: one call per report, so a module sees them together (an
+    /// Auracast source's announcement, name and PBP features). It puts each structure's
+    /// damage in `frame.errors` itself. By default the first goes to `decode` alone.
+    static func decode(advertising: ModuleADStructures, _ context: ModuleContext, _ frame: inout DecodedFrame) -> (any ModuleLayer)?
     /// Its command-line options (`--mesh-keys FILE`, `--mesh-src ADDR`), on every command
     /// that reads captures; names unique across the registry.
     static var options: [ModuleOption] { get }
@@ -137,10 +139,46 @@ public protocol ProtocolModule {
 extension ProtocolModule {
     public static var collector: (any StatsCollector.Type)? { nil }
     public static var holdsSecrets: Bool { false }
-    public static var decodesEveryAdvertisingStructure: Bool { false }
+    public static func decode(advertising s: ModuleADStructures, _ x: ModuleContext, _ f: inout DecodedFrame) -> (any ModuleLayer)? {
+        guard let first = s.first, let v = decode(first.value, x, &f) else { return nil }
+        if let e = v.error { f.errors.append(e) }
+        return v
+    }
     public static var options: [ModuleOption] { [] }
     public static func configure(_ values: ModuleOptionValues) throws(ModuleOptionError) -> (any Sendable)? { nil }
     public static func filter(_ values: ModuleOptionValues) throws(ModuleOptionError) -> (any ModuleFrameFilter)? { nil }
+}
+
+/// The AD structures of one advertising report that reach one module (by AD type, or by
+/// service data UUID: the value then after the UUID), in report order, read in place from
+/// the report's data (valid until the next decode); at most 16.
+public struct ModuleADStructures: Sequence {
+    public let data: UnsafeRawBufferPointer
+    let module: Int
+    let registry: ProtocolRegistry
+
+    public struct Iterator: IteratorProtocol {
+        var structures: ADStructures
+        let module: Int
+        let registry: ProtocolRegistry
+        var count = 0
+        public mutating func next() -> (carrier: Carrier, value: UnsafeRawBufferPointer)? {
+            while count < 16, let s = structures.next() {
+                guard let hit = registry.advertisingCarrier(s), hit.module == module else { continue }
+                count += 1
+                return (hit.carrier, hit.value)
+            }
+            return nil
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(structures: ADStructures(data), module: module, registry: registry) }
+
+    /// The first (the pipeline calls a module for a report holding one).
+    public var first: (carrier: Carrier, value: UnsafeRawBufferPointer)? {
+        var i = makeIterator()
+        return i.next()
+    }
 }
 
 /// A command-line option a module declares. The CLI cannot declare options at run time: it
