@@ -68,6 +68,11 @@ public struct AESCCM: Sendable {
     /// The CBC-MAC itself, with additional data of any length below 0xFF00 octets (l(a) in
     /// two octets, then the data, zero padded to the block), read in place.
     func mac(_ payload: UnsafeRawBufferPointer, nonce: [UInt8], aad: UnsafeRawBufferPointer, tagLength: Int) -> Block {
+        nonce.withUnsafeBytes { mac(payload, nonce: $0, aad: aad, tagLength: tagLength) }
+    }
+
+    /// The same with the nonce read in place (a Mesh nonce built on the caller's stack).
+    func mac(_ payload: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer, tagLength: Int) -> Block {
         var block: Block = (0, 0)
         withUnsafeMutableBytes(of: &block) { x in
             let p = x.baseAddress!
@@ -100,7 +105,7 @@ public struct AESCCM: Sendable {
 
     /// Key stream block S_i = e(K, A_i), A_i = flags L' | nonce | i in L octets (§2.3).
     @inline(__always)
-    func stream(_ i: Int, nonce: [UInt8], into block: inout Block) {
+    func stream(_ i: Int, nonce: UnsafeRawBufferPointer, into block: inout Block) {
         withUnsafeMutableBytes(of: &block) { a in
             let n = nonce.count
             a[0] = UInt8(14 - n)
@@ -114,21 +119,30 @@ public struct AESCCM: Sendable {
     /// XORs the key stream S_1, S_2, ... into `data`.
     @inline(__always)
     func crypt(_ data: inout [UInt8], nonce: [UInt8]) {
+        nonce.withUnsafeBytes { n in data.withUnsafeMutableBytes { crypt($0, nonce: n) } }
+    }
+
+    /// XORs the key stream S_1, S_2, ... into the bytes at `d`.
+    @inline(__always)
+    func crypt(_ d: UnsafeMutableRawBufferPointer, nonce: UnsafeRawBufferPointer) {
         var s: Block = (0, 0)
         var o = 0, i = 1
-        let count = data.count
-        data.withUnsafeMutableBytes { d in
-            while o < count {
-                stream(i, nonce: nonce, into: &s)
-                withUnsafeBytes(of: &s) { s in for k in 0..<min(16, count - o) { d[o + k] ^= s[k] } }
-                o += 16; i += 1
-            }
+        let count = d.count
+        while o < count {
+            stream(i, nonce: nonce, into: &s)
+            withUnsafeBytes(of: &s) { s in for k in 0..<min(16, count - o) { d[o + k] ^= s[k] } }
+            o += 16; i += 1
         }
     }
 
     /// The MIC: the first `count` octets of T XOR S_0.
     @inline(__always)
     func tag(_ t: Block, nonce: [UInt8], count: Int) -> [UInt8] {
+        nonce.withUnsafeBytes { tag(t, nonce: $0, count: count) }
+    }
+
+    @inline(__always)
+    func tag(_ t: Block, nonce: UnsafeRawBufferPointer, count: Int) -> [UInt8] {
         var s: Block = (0, 0)
         stream(0, nonce: nonce, into: &s)
         let x = (t.0 ^ s.0, t.1 ^ s.1)
@@ -138,6 +152,11 @@ public struct AESCCM: Sendable {
     /// Whether `tag` equals the first `tag.count` octets (at most `limit`) of T XOR S_0.
     @inline(__always)
     func verify(_ t: Block, nonce: [UInt8], tag: UnsafeRawBufferPointer, limit: Int) -> Bool {
+        nonce.withUnsafeBytes { verify(t, nonce: $0, tag: tag, limit: limit) }
+    }
+
+    @inline(__always)
+    func verify(_ t: Block, nonce: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, limit: Int) -> Bool {
         var s: Block = (0, 0)
         stream(0, nonce: nonce, into: &s)
         let x = (t.0 ^ s.0, t.1 ^ s.1)
@@ -213,6 +232,31 @@ public struct AESCCM: Sendable {
         crypt(&out, nonce: nonce)
         let t = out.withUnsafeBytes { mac($0, nonce: nonce, aadBytes: aadBytes, tagLength: tag.count) }
         return verify(t, nonce: nonce, tag: tag, limit: 16)
+    }
+
+    /// General CCM with everything read and written in place (Mesh network and upper
+    /// transport PDUs): decrypts `ciphertext` into `out` (as many octets) and checks the
+    /// `tag.count`-octet MIC. False when it differs; `out` then holds unverified plaintext.
+    func open(
+        _ ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
+        aad: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer
+    ) -> Bool {
+        precondition(out.count == ciphertext.count)
+        if !ciphertext.isEmpty { out.copyMemory(from: ciphertext) }
+        crypt(out, nonce: nonce)
+        let t = mac(UnsafeRawBufferPointer(out), nonce: nonce, aad: aad, tagLength: tag.count)
+        return verify(t, nonce: nonce, tag: tag, limit: 16)
+    }
+
+    /// General CCM in place: encrypts the bytes at `data` and writes the `tag.count`-octet MIC
+    /// to `tag`.
+    func seal(_ data: UnsafeMutableRawBufferPointer, nonce: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer, tag: UnsafeMutableRawBufferPointer) {
+        let t = mac(UnsafeRawBufferPointer(data), nonce: nonce, aad: aad, tagLength: tag.count)
+        crypt(data, nonce: nonce)
+        var s: Block = (0, 0)
+        stream(0, nonce: nonce, into: &s)
+        let x = (t.0 ^ s.0, t.1 ^ s.1)
+        withUnsafeBytes(of: x) { u in for k in 0..<tag.count { tag[k] = u[k] } }
     }
 
     /// Additional data of a data channel PDU (§2.2): the first header octet with NESN, SN

@@ -72,6 +72,54 @@ let friendP = MeshCrypto.friendshipP(lpnAddress: 0x1201, friendAddress: 0x2345, 
         #expect(MeshNonce.proxy(seq: 1, src: 0x0001, ivIndex: 0x12345678) == hex("03000000010001000012345678"))
         #expect(MeshNonce.proxySolicitation(sseq: 0x010203, ssrc: 0x1234) == hex("04000102031234000000000000"))
     }
+
+    /// The in-place CCM the network and upper transport layers use (nonce on the stack, output
+    /// written where the caller says) gives the octets of the array form: payloads of 0-40
+    /// octets, 32- and 64-bit MICs, with and without a 16-octet Label UUID as additional data.
+    @Test func inPlaceCCMMatchesArrays() {
+        let ccm = AESCCM(key: appKey)
+        let nonce = MeshNonce.application(aszmic: true, seq: 0x07080D, src: 0x1234, dst: 0x9736, ivIndex: 0x12345677)
+        let block = MeshNonceBlock.access(application: true, aszmic: true, seq: 0x07080D, src: 0x1234, dst: 0x9736, ivIndex: 0x12345677)
+        for length in 0...40 {
+            let payload = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ length) }
+            for micSize in [4, 8] {
+                for label in [[UInt8](), hex("0073e7e4d8b9440faf8415df4c56c0e1")] {
+                    var expected = payload
+                    let mic = ccm.sealTag(&expected, nonce: nonce, aadBytes: label, tagLength: micSize)
+                    expected += mic
+                    var sealed = payload + [UInt8](repeating: 0, count: micSize)
+                    sealed.withUnsafeMutableBytes { o in
+                        block.withBytes { n in
+                            label.withUnsafeBytes { aad in
+                                ccm.seal(
+                                    UnsafeMutableRawBufferPointer(rebasing: o[0..<length]), nonce: n, aad: aad,
+                                    tag: UnsafeMutableRawBufferPointer(rebasing: o[length...]))
+                            }
+                        }
+                    }
+                    #expect(sealed == expected, "length \(length), MIC \(micSize), label \(label.count)")
+                    var opened = [UInt8](repeating: 0xEE, count: length)
+                    var damaged = sealed
+                    damaged[damaged.count - 1] ^= 1
+                    for (input, verifies) in [(sealed, true), (damaged, false)] {
+                        let ok = input.withUnsafeBytes { b in
+                            opened.withUnsafeMutableBytes { out in
+                                block.withBytes { n in
+                                    label.withUnsafeBytes { aad in
+                                        ccm.open(
+                                            UnsafeRawBufferPointer(rebasing: b[0..<length]), tag: UnsafeRawBufferPointer(rebasing: b[length...]),
+                                            nonce: n, aad: aad, into: out)
+                                    }
+                                }
+                            }
+                        }
+                        #expect(ok == verifies, "length \(length), MIC \(micSize), label \(label.count)")
+                        #expect(opened == payload, "length \(length), MIC \(micSize), label \(label.count)")
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// One of the sample messages: its network PDU and what it carries.

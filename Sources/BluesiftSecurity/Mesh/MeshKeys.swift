@@ -77,16 +77,32 @@ public struct MeshNetKey: Sendable, CustomStringConvertible, CustomDebugStringCo
 /// mirror show counts only, never a key.
 public struct MeshKeys: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var ivIndex: UInt32
-    public let netKeys: [MeshNetKey]
-    public let appKeys: [MeshAccessKey]
+    public var netKeys: [MeshNetKey] { tables.netKeys }
+    public var appKeys: [MeshAccessKey] { tables.appKeys }
     /// By unicast address.
-    public let devKeys: [UInt16: MeshAccessKey]
+    public var devKeys: [UInt16: MeshAccessKey] { tables.devKeys }
     /// Label UUIDs (16 octets) by virtual address; several labels may share one address.
-    public let labels: [UInt16: [[UInt8]]]
+    public var labels: [UInt16: [[UInt8]]] { tables.labels }
     /// ECDH secrets or P-256 private keys (32 octets, MSB first) of provisioning sessions.
-    public let provisioningSecrets: [[UInt8]]
-    let byNID: [UInt8: [MeshNetworkCredentials]]
-    let byAID: [UInt8: [MeshAccessKey]]
+    public var provisioningSecrets: [[UInt8]] { tables.provisioningSecrets }
+    var byNID: [UInt8: [MeshNetworkCredentials]] { tables.byNID }
+    var byAID: [UInt8: [MeshAccessKey]] { tables.byAID }
+
+    /// The tables, made once and never changed: one reference, so a decoder that reads its
+    /// keys for every PDU copies one pointer, not seven.
+    final class Tables: Sendable {
+        let netKeys: [MeshNetKey], appKeys: [MeshAccessKey], devKeys: [UInt16: MeshAccessKey]
+        let labels: [UInt16: [[UInt8]]], provisioningSecrets: [[UInt8]]
+        let byNID: [UInt8: [MeshNetworkCredentials]], byAID: [UInt8: [MeshAccessKey]]
+
+        init(netKeys: [MeshNetKey], appKeys: [MeshAccessKey], devKeys: [UInt16: MeshAccessKey], labels: [UInt16: [[UInt8]]], provisioningSecrets: [[UInt8]]) {
+            self.netKeys = netKeys; self.appKeys = appKeys; self.devKeys = devKeys
+            self.labels = labels; self.provisioningSecrets = provisioningSecrets
+            byNID = Dictionary(grouping: netKeys.map(\.flooding), by: \.nid)
+            byAID = Dictionary(grouping: appKeys, by: \.aid)
+        }
+    }
+    let tables: Tables
 
     /// Builds from raw keys (16 octets each); the decoder of the file checks sizes first.
     public init(
@@ -94,15 +110,12 @@ public struct MeshKeys: Sendable, CustomStringConvertible, CustomDebugStringConv
         provisioningSecrets: [[UInt8]] = []
     ) {
         self.ivIndex = ivIndex
-        self.provisioningSecrets = provisioningSecrets.filter { $0.count == 32 }
-        self.netKeys = netKeys.enumerated().compactMap { MeshNetKey(index: $0.offset, key: $0.element) }
-        self.appKeys = appKeys.compactMap { MeshAccessKey(appKey: $0) }
-        self.devKeys = devKeys.compactMapValues { MeshAccessKey(devKey: $0) }
         var l: [UInt16: [[UInt8]]] = [:]
         for u in labelUUIDs { if let a = MeshCrypto.virtualAddress(label: u) { l[a, default: []].append(u) } }
-        labels = l
-        byNID = Dictionary(grouping: self.netKeys.map(\.flooding), by: \.nid)
-        byAID = Dictionary(grouping: self.appKeys, by: \.aid)
+        tables = Tables(
+            netKeys: netKeys.enumerated().compactMap { MeshNetKey(index: $0.offset, key: $0.element) },
+            appKeys: appKeys.compactMap { MeshAccessKey(appKey: $0) }, devKeys: devKeys.compactMapValues { MeshAccessKey(devKey: $0) },
+            labels: l, provisioningSecrets: provisioningSecrets.filter { $0.count == 32 })
     }
 
     /// The flooding credentials whose NID is `nid` (several NetKeys may share a NID: try each).

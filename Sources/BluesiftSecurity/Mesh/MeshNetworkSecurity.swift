@@ -98,10 +98,15 @@ public enum MeshNetworkSecurity {
     /// operation both ways; returns the PDU with octets 1..<7 replaced.
     public static func obfuscate(_ pdu: [UInt8], credentials c: MeshNetworkCredentials, ivIndex: UInt32) throws(MeshCryptoError) -> [UInt8] {
         guard pdu.count >= minimumPDUSize else { throw .truncated("network PDU", need: minimumPDUSize, got: pdu.count) }
-        let p = pecb(c.privacy, ivIndex: ivIndex, random: pdu[7..<14])
         var out = pdu
-        withUnsafeBytes(of: p) { p in for i in 0..<6 { out[1 + i] ^= p[i] } }
+        obfuscateInPlace(&out, c, ivIndex: ivIndex)
         return out
+    }
+
+    /// `obfuscate` on a PDU of at least `minimumPDUSize` octets, in place.
+    static func obfuscateInPlace(_ pdu: inout [UInt8], _ c: MeshNetworkCredentials, ivIndex: UInt32) {
+        let p = pecb(c.privacy, ivIndex: ivIndex, random: pdu[7..<14])
+        withUnsafeBytes(of: p) { p in for i in 0..<6 { pdu[1 + i] ^= p[i] } }
     }
 
     /// The header of an obfuscated PDU, deobfuscated with `credentials` (checks the NID).
@@ -118,11 +123,11 @@ public enum MeshNetworkSecurity {
             seq: UInt32(h.1) << 16 | UInt32(h.2) << 8 | UInt32(h.3), src: UInt16(h.4) << 8 | UInt16(h.5))
     }
 
-    static func nonce(_ kind: MeshNetworkNonceKind, ctl: Bool, ttl: UInt8, seq: UInt32, src: UInt16, ivIndex: UInt32) -> [UInt8] {
+    static func nonce(_ kind: MeshNetworkNonceKind, ctl: Bool, ttl: UInt8, seq: UInt32, src: UInt16, ivIndex: UInt32) -> MeshNonceBlock {
         switch kind {
-        case .network: MeshNonce.network(ctl: ctl, ttl: ttl, seq: seq, src: src, ivIndex: ivIndex)
-        case .proxy: MeshNonce.proxy(seq: seq, src: src, ivIndex: ivIndex)
-        case .proxySolicitation: MeshNonce.proxySolicitation(sseq: seq, ssrc: src)
+        case .network: MeshNonceBlock.network(ctl: ctl, ttl: ttl, seq: seq, src: src, ivIndex: ivIndex)
+        case .proxy: MeshNonceBlock.proxy(seq: seq, src: src, ivIndex: ivIndex)
+        case .proxySolicitation: MeshNonceBlock.proxySolicitation(sseq: seq, ssrc: src)
         }
     }
 
@@ -140,17 +145,26 @@ public enum MeshNetworkSecurity {
         // DST (2) before the MIC; the transport PDU may be empty (Solicitation PDUs).
         guard pdu.count >= 7 + 2 + mic else { throw .truncated("network PDU", need: 7 + 2 + mic, got: pdu.count) }
         let n = nonce(kind, ctl: h.ctl, ttl: h.ttl, seq: h.seq, src: h.src, ivIndex: iv)
-        var plain: [UInt8] = []
+        // DST ‖ TransportPDU opened on the stack: the transport PDU is the one array made.
+        let end = pdu.count - mic
+        var dst: UInt16 = 0
+        var transport: [UInt8] = []
         let ok = pdu.withUnsafeBytes { b in
-            c.encryption.open(
-                UnsafeRawBufferPointer(rebasing: b[7..<(pdu.count - mic)]),
-                tag: UnsafeRawBufferPointer(rebasing: b[(pdu.count - mic)...]),
-                nonce: n, aadBytes: [], into: &plain)
+            withUnsafeTemporaryAllocation(byteCount: end - 7, alignment: 1) { plain in
+                let ok = n.withBytes { n in
+                    c.encryption.open(
+                        UnsafeRawBufferPointer(rebasing: b[7..<end]), tag: UnsafeRawBufferPointer(rebasing: b[end...]),
+                        nonce: n, aad: UnsafeRawBufferPointer(start: nil, count: 0), into: plain)
+                }
+                if ok {
+                    dst = UInt16(plain[0]) << 8 | UInt16(plain[1])
+                    transport = [UInt8](UnsafeRawBufferPointer(rebasing: plain[2...]))
+                }
+                return ok
+            }
         }
-        guard ok else { throw MeshCryptoError(code: .micMismatch, offset: pdu.count - mic, message: "NetMIC does not verify") }
-        return MeshNetworkPDU(
-            nid: h.nid, ctl: h.ctl, ttl: h.ttl, seq: h.seq, src: h.src,
-            dst: UInt16(plain[0]) << 8 | UInt16(plain[1]), transportPDU: Array(plain[2...]), ivIndex: iv)
+        guard ok else { throw MeshCryptoError(code: .micMismatch, offset: end, message: "NetMIC does not verify") }
+        return MeshNetworkPDU(nid: h.nid, ctl: h.ctl, ttl: h.ttl, seq: h.seq, src: h.src, dst: dst, transportPDU: transport, ivIndex: iv)
     }
 
     /// The inverse of `decrypt`: encrypts DST ‖ TransportPDU, then obfuscates the header.
@@ -161,12 +175,23 @@ public enum MeshNetworkSecurity {
     ) throws(MeshCryptoError) -> [UInt8] {
         // Privacy Random takes 7 octets after the header: DST, transport PDU and NetMIC.
         guard 2 + p.transportPDU.count + p.netMICSize >= 7 else { throw .truncated("transport PDU", need: 1, got: 0) }
-        var body = MeshCrypto.be16(p.dst) + p.transportPDU
+        // IVI·NID ‖ CTL·TTL ‖ SEQ ‖ SRC ‖ DST ‖ TransportPDU ‖ NetMIC written once, sealed and
+        // obfuscated in place.
+        let t = p.transportPDU.count, mic = p.netMICSize
+        var out = [UInt8](repeating: 0, count: 9 + t + mic)
+        out[0] = UInt8(p.ivIndex & 1) << 7 | c.nid; out[1] = (p.ctl ? 0x80 : 0) | p.ttl & 0x7F
+        out[2] = UInt8(truncatingIfNeeded: p.seq >> 16); out[3] = UInt8(truncatingIfNeeded: p.seq >> 8); out[4] = UInt8(truncatingIfNeeded: p.seq)
+        out[5] = UInt8(p.src >> 8); out[6] = UInt8(truncatingIfNeeded: p.src); out[7] = UInt8(p.dst >> 8); out[8] = UInt8(truncatingIfNeeded: p.dst)
+        for i in 0..<t { out[9 + i] = p.transportPDU[i] }
         let n = nonce(kind, ctl: p.ctl, ttl: p.ttl, seq: p.seq, src: p.src, ivIndex: p.ivIndex)
-        let mic = c.encryption.sealTag(&body, nonce: n, aadBytes: [], tagLength: p.netMICSize)
-        let clear: [UInt8] =
-            [UInt8(p.ivIndex & 1) << 7 | c.nid, (p.ctl ? 0x80 : 0) | p.ttl & 0x7F]
-            + MeshCrypto.be24(p.seq) + MeshCrypto.be16(p.src) + body + mic
-        return try obfuscate(clear, credentials: c, ivIndex: p.ivIndex)
+        out.withUnsafeMutableBytes { o in
+            n.withBytes { n in
+                c.encryption.seal(
+                    UnsafeMutableRawBufferPointer(rebasing: o[7..<(9 + t)]), nonce: n, aad: UnsafeRawBufferPointer(start: nil, count: 0),
+                    tag: UnsafeMutableRawBufferPointer(rebasing: o[(9 + t)...]))
+            }
+        }
+        obfuscateInPlace(&out, c, ivIndex: p.ivIndex)
+        return out
     }
 }

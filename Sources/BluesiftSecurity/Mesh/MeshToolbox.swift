@@ -100,31 +100,75 @@ public enum MeshCrypto {
 public enum MeshNonce {
     /// Network nonce (§3.9.5.1): 0x00 ‖ CTL·TTL ‖ SEQ ‖ SRC ‖ 0x0000 ‖ IV Index.
     public static func network(ctl: Bool, ttl: UInt8, seq: UInt32, src: UInt16, ivIndex: UInt32) -> [UInt8] {
-        [0x00, (ctl ? 0x80 : 0) | ttl & 0x7F] + MeshCrypto.be24(seq) + MeshCrypto.be16(src) + [0, 0] + MeshCrypto.be32(ivIndex)
+        MeshNonceBlock.network(ctl: ctl, ttl: ttl, seq: seq, src: src, ivIndex: ivIndex).array
     }
 
     /// Application nonce (§3.9.5.2): 0x01 ‖ ASZMIC·0 ‖ SEQ ‖ SRC ‖ DST ‖ IV Index.
     /// ASZMIC is the SZMIC of a segmented access message, 0 for an unsegmented one.
     public static func application(aszmic: Bool, seq: UInt32, src: UInt16, dst: UInt16, ivIndex: UInt32) -> [UInt8] {
-        [0x01, aszmic ? 0x80 : 0] + MeshCrypto.be24(seq) + MeshCrypto.be16(src) + MeshCrypto.be16(dst) + MeshCrypto.be32(ivIndex)
+        MeshNonceBlock.access(application: true, aszmic: aszmic, seq: seq, src: src, dst: dst, ivIndex: ivIndex).array
     }
 
     /// Device nonce (§3.9.5.3): 0x02 ‖ ASZMIC·0 ‖ SEQ ‖ SRC ‖ DST ‖ IV Index.
     public static func device(aszmic: Bool, seq: UInt32, src: UInt16, dst: UInt16, ivIndex: UInt32) -> [UInt8] {
-        [0x02, aszmic ? 0x80 : 0] + MeshCrypto.be24(seq) + MeshCrypto.be16(src) + MeshCrypto.be16(dst) + MeshCrypto.be32(ivIndex)
+        MeshNonceBlock.access(application: false, aszmic: aszmic, seq: seq, src: src, dst: dst, ivIndex: ivIndex).array
     }
 
     /// Proxy nonce (§3.9.5.4), proxy configuration messages: 0x03 ‖ 0x00 ‖ SEQ ‖ SRC ‖
     /// 0x0000 ‖ IV Index.
     public static func proxy(seq: UInt32, src: UInt16, ivIndex: UInt32) -> [UInt8] {
-        [0x03, 0x00] + MeshCrypto.be24(seq) + MeshCrypto.be16(src) + [0, 0] + MeshCrypto.be32(ivIndex)
+        MeshNonceBlock.proxy(seq: seq, src: src, ivIndex: ivIndex).array
     }
 
     /// Proxy solicitation nonce (§3.9.5.5): 0x04 ‖ 0x00 ‖ SSEQ ‖ SSRC ‖ 0x0000 ‖ 0x00000000
     /// (solicitation PDUs carry no IV Index; their IVI bit is 0).
     public static func proxySolicitation(sseq: UInt32, ssrc: UInt16) -> [UInt8] {
-        [0x04, 0x00] + MeshCrypto.be24(sseq) + MeshCrypto.be16(ssrc) + [0, 0, 0, 0, 0, 0]
+        MeshNonceBlock.proxySolicitation(sseq: sseq, ssrc: ssrc).array
     }
+}
+
+/// A nonce of §3.9.5 on the stack: every kind is type ‖ octet ‖ SEQ (3) ‖ SRC (2) ‖ DST or
+/// 0x0000 (2) ‖ IV Index or 0 (4). Made for each PDU (network, upper transport) without an
+/// allocation; `MeshNonce` gives the same octets as arrays.
+struct MeshNonceBlock {
+    /// 13 octets used of 16.
+    var bytes: (UInt64, UInt64) = (0, 0)
+
+    init(type: UInt8, second: UInt8, seq: UInt32, src: UInt16, dst: UInt16, ivIndex: UInt32) {
+        withUnsafeMutableBytes(of: &bytes) { b in
+            b[0] = type; b[1] = second
+            b[2] = UInt8(truncatingIfNeeded: seq >> 16); b[3] = UInt8(truncatingIfNeeded: seq >> 8); b[4] = UInt8(truncatingIfNeeded: seq)
+            b[5] = UInt8(src >> 8); b[6] = UInt8(truncatingIfNeeded: src)
+            b[7] = UInt8(dst >> 8); b[8] = UInt8(truncatingIfNeeded: dst)
+            b[9] = UInt8(ivIndex >> 24); b[10] = UInt8(truncatingIfNeeded: ivIndex >> 16)
+            b[11] = UInt8(truncatingIfNeeded: ivIndex >> 8); b[12] = UInt8(truncatingIfNeeded: ivIndex)
+        }
+    }
+
+    static func network(ctl: Bool, ttl: UInt8, seq: UInt32, src: UInt16, ivIndex: UInt32) -> MeshNonceBlock {
+        MeshNonceBlock(type: 0x00, second: (ctl ? 0x80 : 0) | ttl & 0x7F, seq: seq, src: src, dst: 0, ivIndex: ivIndex)
+    }
+
+    /// Application (AppKey) or device (DevKey) nonce.
+    static func access(application: Bool, aszmic: Bool, seq: UInt32, src: UInt16, dst: UInt16, ivIndex: UInt32) -> MeshNonceBlock {
+        MeshNonceBlock(type: application ? 0x01 : 0x02, second: aszmic ? 0x80 : 0, seq: seq, src: src, dst: dst, ivIndex: ivIndex)
+    }
+
+    static func proxy(seq: UInt32, src: UInt16, ivIndex: UInt32) -> MeshNonceBlock {
+        MeshNonceBlock(type: 0x03, second: 0, seq: seq, src: src, dst: 0, ivIndex: ivIndex)
+    }
+
+    static func proxySolicitation(sseq: UInt32, ssrc: UInt16) -> MeshNonceBlock {
+        MeshNonceBlock(type: 0x04, second: 0, seq: sseq, src: ssrc, dst: 0, ivIndex: 0)
+    }
+
+    /// The 13 octets, read in place.
+    @inline(__always)
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        withUnsafeBytes(of: bytes) { body(UnsafeRawBufferPointer(rebasing: $0[0..<13])) }
+    }
+
+    var array: [UInt8] { withBytes { Array($0) } }
 }
 
 /// Why a Mesh PDU could not be decrypted or authenticated. Key values never appear here.

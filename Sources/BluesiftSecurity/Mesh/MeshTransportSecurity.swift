@@ -32,10 +32,8 @@ public struct MeshAccessKey: Sendable, CustomStringConvertible, CustomDebugStrin
 public enum MeshUpperTransport {
     /// The nonce of §3.9.5.2/§3.9.5.3. `seq`: SeqAuth's low 24 bits (the SEQ of the first
     /// segment of a segmented message). ASZMIC = SZMIC of a segmented message.
-    static func nonce(_ key: MeshAccessKey, szmic: Bool, seq: UInt32, src: UInt16, dst: UInt16, ivIndex: UInt32) -> [UInt8] {
-        key.isApplicationKey
-            ? MeshNonce.application(aszmic: szmic, seq: seq, src: src, dst: dst, ivIndex: ivIndex)
-            : MeshNonce.device(aszmic: szmic, seq: seq, src: src, dst: dst, ivIndex: ivIndex)
+    static func nonce(_ key: MeshAccessKey, szmic: Bool, seq: UInt32, src: UInt16, dst: UInt16, ivIndex: UInt32) -> MeshNonceBlock {
+        MeshNonceBlock.access(application: key.isApplicationKey, aszmic: szmic, seq: seq, src: src, dst: dst, ivIndex: ivIndex)
     }
 
     /// EncAccessPayload ‖ TransMIC. `label`: the Label UUID of a virtual `dst` (16 octets),
@@ -47,10 +45,20 @@ public enum MeshUpperTransport {
         if let label, label.count != 16 {
             throw MeshCryptoError(code: .invalidValue, offset: 0, message: "Label UUID of \(label.count) octets, needs 16")
         }
-        var out = accessPayload
         let n = nonce(key, szmic: szmic, seq: seq, src: src, dst: dst, ivIndex: ivIndex)
-        let mic = key.ccm.sealTag(&out, nonce: n, aadBytes: label ?? [], tagLength: szmic ? 8 : 4)
-        return out + mic
+        let count = accessPayload.count
+        var out = accessPayload
+        out.append(contentsOf: szmic ? [0, 0, 0, 0, 0, 0, 0, 0] : [0, 0, 0, 0])
+        out.withUnsafeMutableBytes { o in
+            n.withBytes { n in
+                (label ?? []).withUnsafeBytes { aad in
+                    key.ccm.seal(
+                        UnsafeMutableRawBufferPointer(rebasing: o[0..<count]), nonce: n, aad: aad,
+                        tag: UnsafeMutableRawBufferPointer(rebasing: o[count...]))
+                }
+            }
+        }
+        return out
     }
 
     /// The access payload of an upper transport access PDU (EncAccessPayload ‖ TransMIC), or
@@ -66,13 +74,22 @@ public enum MeshUpperTransport {
             throw MeshCryptoError(code: .invalidValue, offset: 0, message: "Label UUID of \(label.count) octets, needs 16")
         }
         let n = nonce(key, szmic: szmic, seq: seq, src: src, dst: dst, ivIndex: ivIndex)
-        var plain: [UInt8] = []
-        let ok = pdu.withUnsafeBytes { b in
-            key.ccm.open(
-                UnsafeRawBufferPointer(rebasing: b[0..<(pdu.count - mic)]), tag: UnsafeRawBufferPointer(rebasing: b[(pdu.count - mic)...]),
-                nonce: n, aadBytes: label ?? [], into: &plain)
+        let end = pdu.count - mic
+        var ok = false
+        // Opened straight into the one array returned.
+        let plain = [UInt8](unsafeUninitializedCapacity: end) { out, initialized in
+            ok = pdu.withUnsafeBytes { b in
+                n.withBytes { n in
+                    (label ?? []).withUnsafeBytes { aad in
+                        key.ccm.open(
+                            UnsafeRawBufferPointer(rebasing: b[0..<end]), tag: UnsafeRawBufferPointer(rebasing: b[end...]),
+                            nonce: n, aad: aad, into: UnsafeMutableRawBufferPointer(out))
+                    }
+                }
+            }
+            initialized = end
         }
-        guard ok else { throw MeshCryptoError(code: .micMismatch, offset: pdu.count - mic, message: "TransMIC does not verify") }
+        guard ok else { throw MeshCryptoError(code: .micMismatch, offset: end, message: "TransMIC does not verify") }
         return plain
     }
 }
