@@ -92,6 +92,12 @@ public struct SnifferInfo: Sendable, Hashable {
     public var phy: UInt8?
     /// True when the record's bytes end with the 3-byte CRC.
     public var hasCRC: Bool
+    /// The sniffer said the PDU is on an isochronous channel (LINKTYPE 256 PDU type 4/5: a
+    /// CIS, direction in `fromCentral`; 6: a BIS).
+    public var isochronous = false
+    /// The nRF Sniffer's auxiliary PDU type of an advertising PDU on a secondary channel
+    /// (0 AUX_ADV_IND, 1 AUX_CHAIN_IND, 2 AUX_SYNC_IND, 3 AUX_SCAN_RSP); nil when not said.
+    public var auxType: UInt8?
 
     public init(
         channel: UInt8? = nil, rssi: Int8? = nil, crcOK: Bool? = nil, fromCentral: Bool? = nil,

@@ -22,8 +22,10 @@ enum Sniffers {
 
     /// LINKTYPE 256 (BLUETOOTH_LE_LL_WITH_PHDR): rf_channel, signal, noise, AA offenses,
     /// reference AA (LE32), flags (LE16). Flags per Wireshark packet-btle_rf.c: 0x0002 signal
-    /// valid, 0x0008 decrypted, 0x0380 PDU type (2 central→peripheral, 3 peripheral→central),
-    /// 0x0400 CRC checked, 0x0800 CRC valid, 0xC000 PHY.
+    /// valid, 0x0008 decrypted, 0x0380 PDU type (2 data central→peripheral, 3 data
+    /// peripheral→central, 4 connected isochronous central→peripheral, 5 connected isochronous
+    /// peripheral→central, 6 broadcast isochronous), 0x0400 CRC checked, 0x0800 CRC valid,
+    /// 0xC000 PHY.
     static func btleRF(_ d: UnsafeRawBufferPointer) -> (SnifferInfo, UnsafeRawBufferPointer)? {
         guard d.count >= 10 else { return nil }
         let flags = le16(d, 8)
@@ -33,6 +35,9 @@ enum Sniffers {
         switch (flags >> 7) & 7 {
         case 2: info.fromCentral = true
         case 3: info.fromCentral = false
+        case 4: info.fromCentral = true; info.isochronous = true
+        case 5: info.fromCentral = false; info.isochronous = true
+        case 6: info.isochronous = true
         default: break
         }
         if flags & 0x0008 != 0 { info.encrypted = false }
@@ -43,7 +48,9 @@ enum Sniffers {
     /// LINKTYPE 272, nRF Sniffer for Bluetooth LE (Wireshark packet-nordic_ble.c).
     /// Legacy (0xBEEF marker): fixed 17-byte header. Versions 1…3: board id, lengths,
     /// protocol version, packet counter, packet id, then the event header whose first byte is
-    /// its own length: flags, channel, RSSI (negated), event counter, time. The link-layer
+    /// its own length: flags (bit 0 CRC OK; data: 1 central→peripheral, 2 encrypted, 3 MIC OK;
+    /// advertising on a secondary channel: 1-2 the auxiliary PDU type; 4-6 PHY), channel, RSSI
+    /// (negated), event counter, time. No isochronous PDU type exists. The link-layer
     /// packet (with access address and CRC) follows it in every version seen.
     static func nordic(_ d: UnsafeRawBufferPointer) -> (SnifferInfo, UnsafeRawBufferPointer)? {
         let flagsAt = 8, start: Int, isData: Bool
@@ -66,6 +73,10 @@ enum Sniffers {
             info.fromCentral = flags & 2 != 0
             let encrypted = flags & 4 != 0, micOK = flags & 8 != 0
             info.encrypted = encrypted && !micOK
+        } else if d[flagsAt + 1] < 37 {
+            // Secondary channel: bits 1-2 say which auxiliary PDU (AUX_SYNC_IND and
+            // AUX_CHAIN_IND look alike on the air).
+            info.auxType = (flags >> 1) & 3
         }
         return (info, d.dropping(start))
     }

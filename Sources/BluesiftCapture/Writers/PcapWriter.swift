@@ -174,7 +174,11 @@ public final class PcapWriter: CaptureWriter {
             file.out.writeUInt32(0)
         }
         if s.encrypted == false { flags |= 0x0008 }
-        if let c = s.fromCentral { flags |= (c ? 2 : 3) << 7 }
+        if s.isochronous {
+            flags |= UInt16(s.fromCentral.map { $0 ? 4 : 5 } ?? 6) << 7
+        } else if let c = s.fromCentral {
+            flags |= (c ? 2 : 3) << 7
+        }
         if let ok = s.crcOK { flags |= 0x0400 | (ok ? 0x0800 : 0) }
         flags |= UInt16((s.phy ?? 0) & 3) << 14
         file.out.writeUInt16(flags)

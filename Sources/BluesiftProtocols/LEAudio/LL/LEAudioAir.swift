@@ -14,8 +14,8 @@ import BluesiftCapture
 // no key) stays an unknown access address; which CIS/BIS SDU an unframed PDU's payload ends
 // needs the BN/FT schedule (not followed); encrypted CIS/BIS payloads (MIC) are not
 // decrypted (the CIS session key is the ACL's; a BIS needs the Broadcast_Code); AUX_SYNC_IND
-// and AUX_CHAIN_IND look the same on the air: a PDU following one with an AuxPtr within half
-// the train's interval is taken as its AUX_CHAIN_IND.
+// and AUX_CHAIN_IND look the same on the air: the nRF Sniffer's header says which, otherwise a
+// PDU following one with an AuxPtr within half the train's interval is taken as its AUX_CHAIN_IND.
 
 /// What the module learnt on the air, for the whole capture (bounded).
 final class LEAudioAirState {
@@ -64,8 +64,14 @@ public enum LEAudioAir {
                 v.error = DecodeError(code: .truncated, offset: 1, message: "\(op.name): CtrData \(pdu.count) octets, too short")
                 return v
             }
+            // The CIS a response or indication is about (for `--cis CIG:CIS`).
+            var about: LEAudioAirState.Stream?
             switch c {
             case .request(let r): if let n = f.connection { s.requests[n] = r }
+            case .response:
+                if let n = f.connection, let r = s.requests[n] {
+                    about = LEAudioAirState.Stream(kind: .cis, cigID: r.cigID, cisID: r.cisID, connection: n)
+                }
             case .indication(let i):
                 var st = LEAudioAirState.Stream(kind: .cis)
                 st.connection = f.connection
@@ -75,13 +81,19 @@ public enum LEAudioAir {
                 st.encrypted = f.ll?.decrypted ?? false
                 s.add(&s.streams, i.accessAddress, st)
                 x.claim(accessAddress: i.accessAddress, as: .isochronous)
+                about = st
             default: break
             }
-            return LEAudioAirLayer(.cisControl(c))
+            var v = LEAudioAirLayer(.cisControl(c))
+            v.stream = about
+            return v
         case .llIsochronous:
             guard let aa = f.ll?.accessAddress, let st = s.streams[aa] else { return nil }
             var v = LEAudioAirLayer(.isochronous(LLIsochronousPDU(st.kind, bytes: pdu)))
             v.stream = st
+            v.accessAddress = aa
+            // The sniffer's PDU type (LINKTYPE 256: 4 central→peripheral, 5 back); a BIS has one direction.
+            if st.kind == .cis { v.fromCentral = f.ll?.fromCentral }
             v.read()
             return v
         case .llPeriodicAdvertising:
@@ -89,7 +101,10 @@ public enum LEAudioAir {
             let now = x.record.timestamp.microseconds
             var train = s.trains[aa] ?? LEAudioAirState.Train(interval: 0)
             let half = Int64(train.interval == 0 ? 6 : train.interval) * 625
-            let chained = train.lastHadAuxPtr && (train.lastMicroseconds.map { now - $0 >= 0 && now - $0 < half } ?? false)
+            // The nRF Sniffer says which it is; otherwise a PDU soon after one with an AuxPtr is its chain.
+            let aux = x.record.sniffer?.auxType
+            let chained =
+                aux.map { $0 == 1 } ?? (train.lastHadAuxPtr && (train.lastMicroseconds.map { now - $0 >= 0 && now - $0 < half } ?? false))
             let p = LLPeriodicAdvertisingPDU(kind: chained ? .auxChainInd : .auxSyncInd, bytes: pdu)
             train.lastHadAuxPtr = p.auxPtr != nil
             train.lastMicroseconds = now
@@ -138,6 +153,9 @@ public struct LEAudioAirLayer: ModuleLayer {
     }
     public var value: Value
     var stream: LEAudioAirState.Stream?
+    /// A CIS or BIS PDU's access address; a CIS PDU's direction when the sniffer said it.
+    public var accessAddress: UInt32?
+    public var fromCentral: Bool?
     /// A framed PDU's ISOAL segments, a BIG Control PDU.
     public var segments: [ISOALSegment] = []
     public var bigControl: BIGControlPDU?
@@ -163,6 +181,9 @@ public struct LEAudioAirLayer: ModuleLayer {
     }
 
     public var layers: DecodedFrame.Layers { LEAudio.layer.bit }
+
+    /// A BIS PDU carrying BIG Control (LLID 0b11), read or not.
+    var isBIGControlPDU: Bool { isochronous?.isBIGControl ?? false }
 
     /// The isochronous PDU, if this is one.
     public var isochronous: LLIsochronousPDU? { if case .isochronous(let p) = value { p } else { nil } }
@@ -237,6 +258,7 @@ public struct LEAudioAirLayer: ModuleLayer {
             }
             w.bool("encrypted", st.encrypted)
         }
+        if let c = fromCentral { w.string("direction", LEAudioAirLayer.directionName(c)) }
         w.int("llid", Int(p.llid)); w.string("llid_name", p.llidName)
         if p.stream == .cis {
             w.bool("nesn", p.nesn); w.bool("sn", p.sn); w.bool("cie", p.cie); w.bool("npi", p.npi)
@@ -283,6 +305,9 @@ public struct LEAudioAirLayer: ModuleLayer {
         if let b = bigInfo { w.object("big_info") { w in b.describe(into: &w) } }
         w.hex("adv_data", p.advData)
     }
+
+    /// A CIS direction as JSON and stats name it.
+    public static func directionName(_ fromCentral: Bool) -> String { fromCentral ? "central_to_peripheral" : "peripheral_to_central" }
 
     /// Isochronous PDUs are media, thousands: not in the report's sequence view.
     public var inSequence: Bool { isochronous == nil || bigControl != nil }

@@ -59,6 +59,34 @@ public final class LEAudioStats: StatsCollector {
         public var bucketUs: Int64
         public var b: [[Int?]]
     }
+    /// A sniffed CIS (per direction) or BIS on the air: its PDUs, the SDUs they end (unframed:
+    /// LLID 0b00 with data; framed: complete segments, unless encrypted), retransmissions (a
+    /// CIS PDU with data repeating its direction's last SN and bytes, Core 6.0 Vol 6 Part B §4.5.13).
+    public struct AirStreamRow: Codable, Sendable {
+        public var accessAddress: String
+        public var stream: String
+        public var cigId: Int?
+        public var cisId: Int?
+        public var bis: Int?
+        /// `central_to_peripheral`, `peripheral_to_central`; nil for a BIS or when the sniffer did not say.
+        public var direction: String?
+        public var encrypted: Bool
+        public var pdus: Int
+        public var nullPdus: Int
+        public var retransmissions: Int
+        public var sdus: Int
+        public var bytes: Int
+        public var firstFrame: Int
+        public var lastFrame: Int
+    }
+    struct AirStream {
+        var row: AirStreamRow
+        var lastSN: Bool?
+        var lastPayload: [UInt8] = []
+    }
+    /// Key: access address << 2 | direction (0 C→P, 1 P→C, 2 unknown); at most 64.
+    var airStreams: [UInt64: AirStream] = [:]
+
     public struct BroadcastRow: Codable, Sendable {
         public var frame: Int
         public var what: String
@@ -204,8 +232,42 @@ public final class LEAudioStats: StatsCollector {
                     for a in v.advertising { broadcast(a, r.frame) }
                 }
             }
+        case let v as LEAudioAirLayer:
+            if let p = v.isochronous, let aa = v.accessAddress { air(v, p, aa, r.frame) }
         default: break
         }
+    }
+
+    func air(_ v: LEAudioAirLayer, _ p: LLIsochronousPDU, _ aa: UInt32, _ frame: Int) {
+        let key = UInt64(aa) << 2 | UInt64(v.fromCentral.map { $0 ? 0 : 1 } ?? 2)
+        if airStreams[key] == nil {
+            guard airStreams.count < LEAudioAirState.maxEntries else { return }
+            let st = v.stream
+            let cis = p.stream == .cis
+            airStreams[key] = AirStream(
+                row: AirStreamRow(
+                    accessAddress: Hex.fixed(UInt64(aa), width: 8), stream: cis ? "cis" : "bis", cigId: cis ? st.map { Int($0.cigID) } : nil,
+                    cisId: cis ? st.map { Int($0.cisID) } : nil, bis: cis ? nil : st.map(\.bis), direction: v.fromCentral.map(LEAudioAirLayer.directionName),
+                    encrypted: st?.encrypted ?? false, pdus: 0, nullPdus: 0, retransmissions: 0, sdus: 0, bytes: 0, firstFrame: frame, lastFrame: frame))
+        }
+        var a = airStreams[key]!
+        a.row.pdus += 1
+        a.row.lastFrame = frame
+        if p.npi || p.payload.isEmpty {
+            a.row.nullPdus += 1
+        } else if p.stream == .cis, a.lastSN == p.sn, a.lastPayload == p.payload {
+            // Same SN and bytes: sent again, not acknowledged (a missed PDU would differ).
+            a.row.retransmissions += 1
+        } else if !v.isBIGControlPDU {
+            if p.stream == .cis { a.lastSN = p.sn; a.lastPayload = p.payload }
+            a.row.bytes += max(0, p.payload.count - (a.row.encrypted ? 4 : 0)) // without the MIC
+            if p.isFramed {
+                a.row.sdus += v.segments.reduce(0) { $0 + ($1.complete ? 1 : 0) }
+            } else if p.llid == 0 {
+                a.row.sdus += 1
+            }
+        }
+        airStreams[key] = a
     }
 
     /// `others`: the rest of the advertising report; a source's Broadcast_Name and PBP
@@ -254,6 +316,19 @@ public final class LEAudioStats: StatsCollector {
         default: break
         }
         if let row, seenBroadcasts.insert(row.what + row.summary).inserted { broadcasts.append(row) }
+    }
+
+    static func airLine(_ a: AirStreamRow) -> String {
+        var s = a.accessAddress + " "
+        if a.stream == "cis" {
+            s += "CIS (CIG \(a.cigId ?? 0) CIS \(a.cisId ?? 0))"
+            if let d = a.direction { s += d == "central_to_peripheral" ? " C→P" : " P→C" }
+        } else {
+            s += (a.bis ?? 0) == 0 ? "BIG control" : "BIS \(a.bis ?? 0)"
+        }
+        s += ": \(a.pdus) PDUs (\(a.nullPdus) null, \(a.retransmissions) retransmitted), \(a.sdus) SDUs, \(a.bytes) B"
+        if a.encrypted { s += ", encrypted" }
+        return s + ", frames \(a.firstFrame)-\(a.lastFrame)"
     }
 
     public static var tables: [(name: String, header: String)] {
@@ -306,8 +381,10 @@ public final class LEAudioStats: StatsCollector {
                     "ISO \(Hex.fixed(UInt64(s.handle), width: 4)) \(s.sent ? "sent" : "received"): \(lost) of \(total) SDUs lost (\(lost * 100 / total) %); check the radio link (RTN, PHY) and interference")
             }
         }
+        let airRows = airStreams.sorted { $0.key < $1.key }.map(\.value.row)
         m.members = [("leAudioAses", aseRows), ("leAudioCises", cises), ("leAudioStreams", streamRows), ("leAudioBroadcasts", broadcasts)]
-        m.hasData = !(aseRows.isEmpty && streamRows.isEmpty && broadcasts.isEmpty)
+        if !airRows.isEmpty { m.members.append(("leAudioAirStreams", airRows)) }
+        m.hasData = !(aseRows.isEmpty && streamRows.isEmpty && broadcasts.isEmpty && airRows.isEmpty)
         m.counts = [
             ("isoPackets", isoPackets), ("isoSdus", streams.reduce(0) { $0 + $1.sdus }), ("leAudioValues", controlValues),
             ("leAudioHciMessages", hciMessages)
@@ -336,6 +413,11 @@ public final class LEAudioStats: StatsCollector {
                 m.text.append("  " + state.health(s) + (broadcast ?? ""))
             }
             for b in broadcasts { m.text.append("  #\(b.frame) " + b.summary) }
+        }
+        if !airRows.isEmpty {
+            m.text.append("")
+            m.text.append("le-audio on the air: \(airRows.count) isochronous streams")
+            for a in airRows { m.text.append("  " + Self.airLine(a)) }
         }
         return m
     }
