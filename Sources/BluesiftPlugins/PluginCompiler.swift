@@ -1,3 +1,4 @@
+import BluesiftProtocols
 import BluesiftWire
 import Yams
 
@@ -405,12 +406,10 @@ struct PluginCompiler {
         guard (0...0xFFFF).contains(company) else { throw fail(c, "mesh company must be 0x0000-0xffff") }
         var opcode: UInt8?
         if let o = t[k: "opcode"] {
-            let v = try integer(o, "opcode")
-            switch v {
-            case 0x00...0x3F: opcode = 0xC0 | UInt8(v)
-            case 0xC0...0xFF: opcode = UInt8(v)
-            default: throw fail(o, "mesh opcode must be a vendor opcode's first octet, 0xc0-0xff (or its six bits, 0x00-0x3f)")
+            guard let v = MeshOpcode.vendorFirstOctet(Int(clamping: try integer(o, "opcode"))) else {
+                throw fail(o, "mesh opcode must be a vendor opcode's first octet, 0xc0-0xff (or its six bits, 0x00-0x3f)")
             }
+            opcode = v
         }
         return PluginMatch(
             service: nil, characteristic: BluetoothUUID(0), handle: nil, directions: Set(PluginDirection.allCases),

@@ -119,6 +119,11 @@ struct Plugins: ParsableCommand {
                     if let a = m.advertising { out.line("  " + a.description); continue }
                     var s = "  " + (m.channel.map(\.description) ?? ((m.service.map { "service \($0) " } ?? "") + "characteristic \(m.characteristic)"))
                     if let h = m.handle { s += " handle \(Hex.fixed(UInt64(h), width: 4))" }
+                    // An access message has no GATT direction.
+                    if case .mesh? = m.channel {
+                        out.line(s)
+                        continue
+                    }
                     s += "  " + PluginDirection.allCases.filter { m.directions.contains($0) }.map(\.rawValue).joined(separator: ", ")
                     out.line(s)
                 }

@@ -32,4 +32,13 @@ import Testing
         let plain = try CLI.run(["dump", "--format", "jsonl", Self.capture])
         #expect(plain.status == 0 && !plain.stdout.contains("\"vendor\""))
     }
+
+    /// `plugins list` names a mesh rule by company and opcode, with no GATT direction after it.
+    @Test func pluginsListShowsMeshRulesWithoutDirections() throws {
+        let r = try CLI.run(["plugins", "list", "--plugins", CLI.root.appendingPathComponent("Plugins/nordic-mesh-chat.yaml").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rules = r.stdout.split(separator: "\n").filter { $0.hasPrefix("  mesh ") }.map(String.init)
+        #expect(rules.first == "  mesh company 0x0059 opcode 0xca", "\(r.stdout)")
+        #expect(rules.count == 5 && !rules.contains { $0.contains("notify") }, "\(r.stdout)")
+    }
 }

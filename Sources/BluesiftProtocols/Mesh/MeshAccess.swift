@@ -32,6 +32,16 @@ public struct MeshOpcode: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     public func encode() -> [UInt8] { meshPutBE(rawValue, size) }
 
+    /// A vendor opcode's first octet (0b11xxxxxx) from that octet or from its six bits alone
+    /// (the form Zephyr's `BT_MESH_MODEL_OP_3` takes); nil for anything else.
+    public static func vendorFirstOctet(_ v: Int) -> UInt8? {
+        switch v {
+        case 0x00...0x3F: 0xC0 | UInt8(v)
+        case 0xC0...0xFF: UInt8(v)
+        default: nil
+        }
+    }
+
     public var name: String {
         if let e = MeshAccessCatalog.entries[rawValue] { return e.name }
         if size == 3 { return "Vendor" }
