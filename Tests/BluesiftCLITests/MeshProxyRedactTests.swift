@@ -50,22 +50,8 @@ import BluesiftSecurity
     struct Built { var records: [Record], devKey: [UInt8], dataFrames: [Int], keyFrames: [Int] }
 
     static func build() throws -> Built {
-        let p = try SMPKeyPair(privateKey: R.provisionerKey), d = try SMPKeyPair(privateKey: R.deviceKey)
-        let invite: [UInt8] = [0x05], caps: [UInt8] = [0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00]
-        let start: [UInt8] = [0x00, 0x00, 0x00, 0x00, 0x00]
-        let pubP = p.x + p.y, pubD = d.x + d.y
-        let randP = [UInt8](repeating: 0x11, count: 16), randD = [UInt8](repeating: 0x22, count: 16)
-        let ecdh = try p.dhKey(peerX: d.x, peerY: d.y)
-        let salt = MeshProvisioningSecurity.confirmationSalt(
-            inputs: MeshProvisioningSecurity.confirmationInputs(
-                invite: invite, capabilities: caps, start: start, provisionerPublicKey: pubP, devicePublicKey: pubD),
-            algorithm: .cmacAES128)
-        let provSalt = MeshProvisioningSecurity.provisioningSalt(confirmationSalt: salt, randomProvisioner: randP, randomDevice: randD)
-        let data = try MeshProvisioningSecurity.encryptData(
-            MeshProvisioningData(netKey: R.netKey, keyIndex: 0, flags: 0, ivIndex: 0, unicastAddress: R.node),
-            sessionKey: MeshProvisioningSecurity.sessionKey(ecdhSecret: ecdh, provisioningSalt: provSalt),
-            sessionNonce: MeshProvisioningSecurity.sessionNonce(ecdhSecret: ecdh, provisioningSalt: provSalt))
-        let devKey = MeshProvisioningSecurity.deviceKey(ecdhSecret: ecdh, provisioningSalt: provSalt)
+        let v = try R.Provisioning.make()
+        let (invite, caps, start, pubP, pubD, randP, randD, data, devKey) = (v.invite, v.caps, v.start, v.pubP, v.pubD, v.randP, v.randD, v.data, v.devKey)
 
         var r = connect(connection, service: 0x1827, dataIn: 0x2ADB, dataOut: 0x2ADC)
         for (pdu, phone) in [

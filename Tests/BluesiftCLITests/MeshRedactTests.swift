@@ -54,25 +54,40 @@ import BluesiftSecurity
 
     struct Built { var records: [[UInt8]], devKey: [UInt8], keyFrames: [Int] }
 
+    /// A provisioning session between the two fixed key pairs: the PDUs' parameters, the
+    /// encrypted Provisioning Data (the NetKey, `node`) and the DevKey both ends derive.
+    struct Provisioning {
+        var invite: [UInt8] = [0x05], caps: [UInt8] = [0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00]
+        var start: [UInt8] = [0x00, 0x00, 0x00, 0x00, 0x00]
+        var pubP: [UInt8] = [], pubD: [UInt8] = []
+        var randP = [UInt8](repeating: 0x11, count: 16), randD = [UInt8](repeating: 0x22, count: 16)
+        var data: [UInt8] = [], devKey: [UInt8] = []
+
+        static func make() throws -> Provisioning {
+            var v = Provisioning()
+            let p = try SMPKeyPair(privateKey: provisionerKey), d = try SMPKeyPair(privateKey: deviceKey)
+            v.pubP = p.x + p.y
+            v.pubD = d.x + d.y
+            let ecdh = try p.dhKey(peerX: d.x, peerY: d.y)
+            let salt = MeshProvisioningSecurity.confirmationSalt(
+                inputs: MeshProvisioningSecurity.confirmationInputs(
+                    invite: v.invite, capabilities: v.caps, start: v.start, provisionerPublicKey: v.pubP, devicePublicKey: v.pubD),
+                algorithm: .cmacAES128)
+            let provSalt = MeshProvisioningSecurity.provisioningSalt(confirmationSalt: salt, randomProvisioner: v.randP, randomDevice: v.randD)
+            v.data = try MeshProvisioningSecurity.encryptData(
+                MeshProvisioningData(netKey: netKey, keyIndex: 0, flags: 0, ivIndex: 0, unicastAddress: node),
+                sessionKey: MeshProvisioningSecurity.sessionKey(ecdhSecret: ecdh, provisioningSalt: provSalt),
+                sessionNonce: MeshProvisioningSecurity.sessionNonce(ecdhSecret: ecdh, provisioningSalt: provSalt))
+            v.devKey = MeshProvisioningSecurity.deviceKey(ecdhSecret: ecdh, provisioningSalt: provSalt)
+            return v
+        }
+    }
+
     /// The capture: provisioning (the Data transaction heard twice), Config AppKey Add (its
     /// last segment heard twice), Config NetKey Add, a Generic OnOff Set with the AppKey.
     static func build() throws -> Built {
-        let p = try SMPKeyPair(privateKey: provisionerKey), d = try SMPKeyPair(privateKey: deviceKey)
-        let invite: [UInt8] = [0x05], caps: [UInt8] = [0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00]
-        let start: [UInt8] = [0x00, 0x00, 0x00, 0x00, 0x00]
-        let pubP = p.x + p.y, pubD = d.x + d.y
-        let randP = [UInt8](repeating: 0x11, count: 16), randD = [UInt8](repeating: 0x22, count: 16)
-        let ecdh = try p.dhKey(peerX: d.x, peerY: d.y)
-        let salt = MeshProvisioningSecurity.confirmationSalt(
-            inputs: MeshProvisioningSecurity.confirmationInputs(
-                invite: invite, capabilities: caps, start: start, provisionerPublicKey: pubP, devicePublicKey: pubD),
-            algorithm: .cmacAES128)
-        let provSalt = MeshProvisioningSecurity.provisioningSalt(confirmationSalt: salt, randomProvisioner: randP, randomDevice: randD)
-        let data = try MeshProvisioningSecurity.encryptData(
-            MeshProvisioningData(netKey: netKey, keyIndex: 0, flags: 0, ivIndex: 0, unicastAddress: node),
-            sessionKey: MeshProvisioningSecurity.sessionKey(ecdhSecret: ecdh, provisioningSalt: provSalt),
-            sessionNonce: MeshProvisioningSecurity.sessionNonce(ecdhSecret: ecdh, provisioningSalt: provSalt))
-        let devKey = MeshProvisioningSecurity.deviceKey(ecdhSecret: ecdh, provisioningSalt: provSalt)
+        let v = try Provisioning.make()
+        let (invite, caps, start, pubP, pubD, randP, randD, data, devKey) = (v.invite, v.caps, v.start, v.pubP, v.pubD, v.randP, v.randD, v.data, v.devKey)
         var r: [[UInt8]] = []
         r += transaction(0x00, [0x00] + invite)
         r += transaction(0x80, [0x01] + caps)
