@@ -61,32 +61,58 @@ extension Analyzer {
         var result: PluginSet.Result?
         let extended = a.decoded.advStorage.isExtended
         a.decoded.advStorage.forEachReport { rep in
-            var ctx = AdvertisingContext()
-            ctx.address = rep.address?.value
-            ctx.addressType = Int64(rep.addressType?.rawValue ?? 0)
-            if let r = rep.rssi { ctx.rssi = Int64(r) }
-            ctx.pdu = extended ? 5 : Int64(rep.eventType)
+            let address = rep.address?.value
+            let addressType = Int64(rep.addressType?.rawValue ?? 0)
+            let rssi = rep.rssi.map { Int64($0) } ?? 127
+            let pdu = extended ? 5 : Int64(rep.eventType)
             // The set keeps the name per address; a rule or plugin that reads it looks it up.
-            if plugins.needsNames, let address = ctx.address, let n = Self.localName(rep) { plugins.observeName(n, address: address) }
-            for s in rep.structures {
-                let t = s.type.rawValue
-                guard t == 0xFF || t == 0x16 || t == 0x20 || t == 0x21 else { continue }
-                guard
-                    let r = plugins.advertisingResult(
-                        type: t, value: s.value, context: ctx, serviceUUIDs: { rep.serviceUUIDs },
-                        report: rep.data)
-                else { continue }
-                // One structure decoded: the record takes its result as it is (shared, usually
-                // the one an earlier record with the same payload took); more are added to a copy.
-                if result == nil {
-                    result = r
-                } else {
-                    result!.messages.append(contentsOf: r.messages)
-                    result!.sources.append(contentsOf: r.sources)
-                }
+            let r = plugins.advertisingReport(
+                data: rep.data, address: address, addressType: addressType, pdu: pdu, rssi: rssi,
+                observeName: {
+                    guard let address, let n = Self.localName(rep) else { return false }
+                    plugins.observeName(n, address: address)
+                    return true
+                },
+                decode: { Self.decodeStructures(rep, plugins, address: address, addressType: addressType, pdu: pdu, rssi: rssi) })
+            guard let r else { return }
+            // The record takes a report's result as it is (shared, usually the one an earlier
+            // record with the same report took); more are added to a copy.
+            if result == nil {
+                result = r
+            } else {
+                result!.messages.append(contentsOf: r.messages)
+                result!.sources.append(contentsOf: r.sources)
             }
         }
         a.vendor = result
+    }
+
+    /// One report's Manufacturer Specific Data and Service Data structures, each decoded on its own.
+    static func decodeStructures(
+        _ rep: AdvertisingReport, _ plugins: PluginSet, address: UInt64?, addressType: Int64, pdu: Int64, rssi: Int64
+    ) -> PluginSet.Result? {
+        var ctx = AdvertisingContext()
+        ctx.address = address
+        ctx.addressType = addressType
+        ctx.rssi = rssi
+        ctx.pdu = pdu
+        var result: PluginSet.Result?
+        for s in rep.structures {
+            let t = s.type.rawValue
+            guard t == 0xFF || t == 0x16 || t == 0x20 || t == 0x21 else { continue }
+            guard
+                let r = plugins.advertisingResult(
+                    type: t, value: s.value, context: ctx, serviceUUIDs: { rep.serviceUUIDs },
+                    report: rep.data)
+            else { continue }
+            if result == nil {
+                result = r
+            } else {
+                result!.messages.append(contentsOf: r.messages)
+                result!.sources.append(contentsOf: r.sources)
+            }
+        }
+        return result
     }
 
     /// Complete Local Name, else Shortened Local Name, as bytes (one pass over the structures).

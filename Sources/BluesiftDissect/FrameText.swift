@@ -34,27 +34,41 @@ public struct FrameText {
         static let slots = 1024
         var ids = [UInt64](repeating: 0, count: slots)
         var texts = [[UInt8]](repeating: [], count: slots)
+        var escapes = [Bool](repeating: false, count: slots)
     }
 
-    /// `VendorRendering.summary(v)`'s bytes appended to `out`.
-    func writeVendorSummary(_ v: PluginSet.Result, into out: inout [UInt8]) {
-        guard !v.messages.isEmpty else { out.appendText(VendorRendering.summary(v)); return }
+    /// `VendorRendering.summary(v)`'s bytes appended to `out`; true when they may need
+    /// escaping (`mayNeedEscape`, kept with each cached text: checking them on every line was
+    /// two thirds of what plugins added to a text dump).
+    @discardableResult
+    func writeVendorSummary(_ v: PluginSet.Result, into out: inout [UInt8]) -> Bool {
+        guard !v.messages.isEmpty else {
+            let start = out.count
+            out.appendText(VendorRendering.summary(v))
+            return Self.mayNeedEscape(out, from: start)
+        }
         let cache = vendorTexts
+        var escape = false
         for m in v.messages {
             let id = m.replayID
             let slot = Int(id % UInt64(VendorTexts.slots))
             if id != 0, cache.ids[slot] == id {
                 out.append(contentsOf: cache.texts[slot])
+                escape = escape || cache.escapes[slot]
                 continue
             }
             let start = out.count
             out.append(0x20); out.appendText(m.plugin); out.append(0x20); out.appendText(m.summary)
+            let e = Self.mayNeedEscape(out, from: start)
+            escape = escape || e
             if id != 0 {
                 cache.ids[slot] = id
+                cache.escapes[slot] = e
                 cache.texts[slot].removeAll(keepingCapacity: true)
                 cache.texts[slot].append(contentsOf: out[start...])
             }
         }
+        return escape
     }
 
     /// "                       = characteristic 00020005-574f-4f20-5370-6865726f2121": the
@@ -246,10 +260,16 @@ public struct FrameText {
         out.append(0x20)
         if let c = a.decoded.connection { out.append(UInt8(ascii: "[")); out.appendHex(UInt64(c), width: 4); out.appendText("] ") }
         let start = out.count
+        // The vendor summary's bytes, checked for escaping when first written (`writeVendorSummary`).
+        var vendorAt = -1, vendorEnd = -1, vendorEscape = false
         if let top = FrameLayer.mostSpecific(a.decoded.layers) {
             top.writeSummary(a.decoded, into: &out)
             if top == .att, let n = FrameNaming.summary(a, short: false) { out.append(0x20); out.appendText(n) }
-            if let v = a.vendor { writeVendorSummary(v, into: &out) }
+            if let v = a.vendor {
+                vendorAt = out.count
+                vendorEscape = writeVendorSummary(v, into: &out)
+                vendorEnd = out.count
+            }
             if top == .att, let t = a.decoded.attTransaction {
                 let msClock = r.timestamp.nanoseconds % 1_000_000 == 0 && t.latencyMicroseconds % 1000 == 0
                 out.appendText(" (reply to #"); out.appendDecimal(t.requestFrame)
@@ -262,7 +282,10 @@ public struct FrameText {
         }
         // Text from the air may hold what a terminal acts on: the rare line that might, escaped
         // as the general path does (bytes that cannot start or be such a character pass).
-        if Self.mayNeedEscape(out, from: start) {
+        if vendorAt < 0
+            ? Self.mayNeedEscape(out, from: start)
+            : vendorEscape || Self.mayNeedEscape(out, from: start, to: vendorAt) || Self.mayNeedEscape(out, from: vendorEnd)
+        {
             let s = String(decoding: out[start...], as: UTF8.self)
             out.removeSubrange(start...)
             out.appendText(TerminalText.escape(s))
@@ -279,9 +302,9 @@ public struct FrameText {
     /// C1 controls and of the bidirectional and line separator characters). Eight bytes a step
     /// (a byte loop was three quarters of a plain line's own cost, most with plugin summaries):
     /// `(x - 0x01…·n) & ~x & 0x80…` is non-zero exactly when some byte of x is below n ≤ 0x80.
-    static func mayNeedEscape(_ out: [UInt8], from start: Int) -> Bool {
+    static func mayNeedEscape(_ out: [UInt8], from start: Int, to end: Int? = nil) -> Bool {
         out.withUnsafeBytes { all in
-            let b = UnsafeRawBufferPointer(rebasing: all[start...])
+            let b = UnsafeRawBufferPointer(rebasing: all[start..<(end ?? all.count)])
             let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
             @inline(__always) func below(_ x: UInt64, _ n: UInt64) -> Bool { (x &- ones &* n) & ~x & high != 0 }
             var i = 0

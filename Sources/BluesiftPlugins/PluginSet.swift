@@ -53,7 +53,7 @@ public final class PluginSet {
     /// Keys of `decrypt:` fields by advertiser address (`--vendor-keys`). Decodes of plugins that
     /// decrypt are cached by address too; new keys empty the cache.
     public var vendorKeys: [UInt64: [UInt8]] = [:] {
-        didSet { cache = DecodeCache(); results.removeAll() }
+        didSet { cache = DecodeCache(); results.removeAll(); reports.removeAll() }
     }
     /// Last local name seen per address (a name often comes in the scan response only).
     var names: [UInt64: String] = [:]
@@ -64,6 +64,10 @@ public final class PluginSet {
     /// second, and a decode depends only on the plugin, the bytes and the context it reads.
     var cache = DecodeCache()
     static let cacheLimit = 4096
+    /// Results of whole reports (`advertisingReport`), and what the report being decoded read
+    /// of its context (`contextMasks`' bits: 2 RSSI, 32 name).
+    var reports = ReportCache()
+    var reportReads: UInt8 = 0
 
     public init(_ plugins: [Plugin]) {
         self.plugins = plugins
@@ -206,7 +210,7 @@ public final class PluginSet {
     }
 
     /// Drops partial frames and names (start of another capture).
-    public func reset() { for a in assemblers.values { a.reset() }; names.removeAll() }
+    public func reset() { for a in assemblers.values { a.reset() }; names.removeAll(); reports.removeAll() }
 
     /// Remembers an advertiser's local name for `name:` rules.
     public func observeName(_ name: String, address: UInt64) {
@@ -260,6 +264,7 @@ public final class PluginSet {
                 report: report)
         else { return nil }
         let i = Int(advRules[rule].plugin)
+        reportReads |= contextMasks[i]
         // The entry first: a record repeating an earlier one takes its result without
         // touching the message (a retain and a release per structure).
         let e = entry(i, payload, ctx)
@@ -340,6 +345,7 @@ public final class PluginSet {
                     guard same else { continue }
                 }
                 if r.pattern >= 0 {
+                    reportReads |= 32
                     if !nameLooked, ctx.name == nil, let a = ctx.address { ctx.name = names[a] }
                     nameLooked = true
                     guard let n = ctx.name, nameMatches(Int(r.pattern), n) else { continue }
