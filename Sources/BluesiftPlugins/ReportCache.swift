@@ -16,7 +16,6 @@ struct ReportCache {
         /// Address (or `UInt64.max`), then address type and PDU type, packed.
         var a: UInt64, c: UInt64
         var at: Int32, count: Int32
-        var result: PluginSet.Result?
         /// The data holds a local name (`observeName` runs on a hit too).
         var hasName: Bool
         /// Some structure went to a plugin that reads `_rssi`: the result holds for this RSSI only.
@@ -26,7 +25,9 @@ struct ReportCache {
         /// is decoded afresh each time.
         var nameDependent: Bool
     }
+    /// Plain data (copying one costs no retain); each entry's result in `results`, beside.
     var entries: [Entry] = []
+    var results: [PluginSet.Result?] = []
     var pool: [UInt8] = []
     /// Entry index + 1 per slot (0: empty); twice the entry limit, a power of two.
     var slots: [Int32] = []
@@ -48,28 +49,37 @@ struct ReportCache {
     func find(_ a: UInt64, _ c: UInt64, _ data: UnsafeRawBufferPointer) -> (entry: Int, hash: UInt64) {
         let h = hash(a, c, data)
         guard !slots.isEmpty else { return (-1, h) }
-        let mask = slots.count - 1
-        var i = Int(truncatingIfNeeded: h) & mask
-        while true {
-            let s = Int(slots[i])
-            if s == 0 { return (-1, h) }
-            let e = s - 1
-            if entries[e].hash == h, entries[e].a == a, entries[e].c == c, Int(entries[e].count) == data.count,
-                data.isEmpty || pool.withUnsafeBytes({ memcmp($0.baseAddress! + Int(entries[e].at), data.baseAddress!, data.count) == 0 })
-            {
-                return (e, h)
+        return slots.withUnsafeBufferPointer { slots in
+            entries.withUnsafeBufferPointer { entries in
+                pool.withUnsafeBytes { pool in
+                    let mask = slots.count - 1
+                    var i = Int(truncatingIfNeeded: h) & mask
+                    while true {
+                        let s = Int(slots[i])
+                        if s == 0 { return (-1, h) }
+                        let x = entries[s - 1]
+                        if x.hash == h, x.a == a, x.c == c, Int(x.count) == data.count,
+                            data.isEmpty || memcmp(pool.baseAddress! + Int(x.at), data.baseAddress!, data.count) == 0
+                        {
+                            return (s - 1, h)
+                        }
+                        i = (i + 1) & mask
+                    }
+                }
             }
-            i = (i + 1) & mask
         }
     }
 
-    mutating func insert(_ a: UInt64, _ c: UInt64, _ hash: UInt64, _ data: UnsafeRawBufferPointer, _ entry: Entry) {
+    mutating func insert(
+        _ a: UInt64, _ c: UInt64, _ hash: UInt64, _ data: UnsafeRawBufferPointer, _ entry: Entry, _ result: PluginSet.Result?
+    ) {
         if slots.isEmpty { slots = Array(repeating: 0, count: DecodeCache.slotCount(Self.limit)) }
         if entries.count >= Self.limit { removeAll() }
         var n = entry
         n.hash = hash; n.a = a; n.c = c; n.at = Int32(pool.count); n.count = Int32(data.count)
         let e = entries.count
         entries.append(n)
+        results.append(result)
         pool.append(contentsOf: data)
         let mask = slots.count - 1
         var i = Int(truncatingIfNeeded: hash) & mask
@@ -79,6 +89,7 @@ struct ReportCache {
 
     mutating func removeAll() {
         entries.removeAll(keepingCapacity: true)
+        results.removeAll(keepingCapacity: true)
         pool.removeAll(keepingCapacity: true)
         for i in slots.indices { slots[i] = 0 }
     }
@@ -100,21 +111,22 @@ extension PluginSet {
             let x = reports.entries[e]
             if !x.nameDependent, !x.rssiDependent || x.rssi == rssi {
                 if x.hasName, needsNames { _ = observeName() }
-                return x.result
+                return reports.results[e]
             }
         }
         let hasName = needsNames ? observeName() : false
         reportReads = 0
         let r = decode()
         let entry = ReportCache.Entry(
-            hash: h, a: a, c: c, at: 0, count: 0, result: r, hasName: hasName,
+            hash: h, a: a, c: c, at: 0, count: 0, hasName: hasName,
             rssiDependent: reportReads & 2 != 0, rssi: rssi, nameDependent: reportReads & 32 != 0)
         if e >= 0 {
             let at = reports.entries[e].at, count = reports.entries[e].count
             reports.entries[e] = entry
             reports.entries[e].at = at; reports.entries[e].count = count
+            reports.results[e] = r
         } else {
-            reports.insert(a, c, h, data, entry)
+            reports.insert(a, c, h, data, entry, r)
         }
         return r
     }
