@@ -33,7 +33,7 @@ import BluesiftDissect
     }
 
     static let a1: [UInt8] = [0xF8, 0xDB, 0xDD, 0x38, 0xC1, 0xA4], a2: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06]
-    /// Two Govee H5075 structures in one report (govee-ble's test bytes, then 0.1 °C more).
+    /// Two Govee H5075 structures in one report (23.2 °C; 46.8 %, then 46.9 %).
     static let two = "09ff88ec00038c146400 09ff88ec00038c156400"
 
     /// A report decoded into two messages is one result for every record repeating it (the
@@ -48,7 +48,8 @@ import BluesiftDissect
                 Self.event(address: Self.a1, data: "09ff88ec00038c146400", rssi: -60)
             ])
         let first = try #require(r[0]), again = try #require(r[1]), other = try #require(r[2]), one = try #require(r[3])
-        #expect(first.messages.map { $0["temperature"] } == [.decimal(raw: 216, value: 21.6, decimals: 1), .decimal(raw: 217, value: 21.7, decimals: 1)])
+        #expect(first.messages.map { $0["temperature"] } == [.decimal(raw: 232, value: 23.2, decimals: 1), .decimal(raw: 232, value: 23.2, decimals: 1)])
+        #expect(first.messages.count == 2 && first.messages[0]["humidity"] != first.messages[1]["humidity"])
         #expect(first.sources.map(\.address) == [0xA4C1_38DD_DBF8, 0xA4C1_38DD_DBF8])
         #expect(again.identity == first.identity)
         #expect(other.identity != first.identity && other.sources.map(\.address) == [0x0605_0403_0201, 0x0605_0403_0201])
