@@ -39,7 +39,7 @@ public struct FrameText {
 
     /// `VendorRendering.summary(v)`'s bytes appended to `out`; true when they may need
     /// escaping (`mayNeedEscape`, kept with each cached text: checking them on every line was
-    /// two thirds of what plugins added to a text dump).
+    /// ~30 % of what plugins added to a text dump).
     @discardableResult
     func writeVendorSummary(_ v: PluginSet.Result, into out: inout [UInt8]) -> Bool {
         guard !v.messages.isEmpty else {
