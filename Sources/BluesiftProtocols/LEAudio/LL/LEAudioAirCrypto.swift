@@ -34,6 +34,10 @@ struct AirCrypto {
     var bigAnchor: (event: Int64, us: Int64)?
     /// CIS: LL_CIS_IND's time (the CIS starts after it).
     var since: Int64 = 0
+    /// PDUs no counter opened before any did: the wide first search stops after 8 (a wrong
+    /// key would cost thousands of tries per PDU).
+    var failures = 0
+    var searching: Bool { failures < 8 }
 
     /// A CIS of an ACL decrypted with `link`'s session key; the schedule from its LL_CIS_REQ.
     init(cis i: LLCISInd, request r: LLCISReq?, link: SniffedLink?, since: Int64) {
@@ -77,6 +81,9 @@ struct AirCrypto {
         if let l = last[d] {
             out += [l.counter + 1, l.counter, l.counter + 2, l.counter + 3]
             ref = (Int64(l.counter / bn), l.us)
+        } else if !isBIS, let o = last[1 - d] {
+            // The other direction's: the same CIS events.
+            ref = (Int64(o.counter / self.bn[1 - d]), o.us)
         } else if let a = bigAnchor {
             ref = a
         }
@@ -85,7 +92,7 @@ struct AirCrypto {
         if let r = ref {
             let e = r.event + Int64((Double(now - r.us) / Double(isoIntervalUs)).rounded())
             events = (e - ft[d] - 1)...(e + 2 + pto)
-        } else if !isBIS {
+        } else if !isBIS, searching {
             // The first PDU: any event since LL_CIS_IND (bounded).
             events = 0...min(4096, max(0, (now - since) / isoIntervalUs) + 2)
         } else {
@@ -164,6 +171,9 @@ extension LEAudioAirLayer {
                 }
             }
         }
-        decryption = .notDecrypted(c.last[dirs[0]] == nil && c.bigAnchor == nil && c.isBIS ? "counter unknown: no BIGInfo with its payload count yet" : "counter unknown: no payload counter near the schedule verifies the MIC")
+        c.failures += 1
+        decryption = .notDecrypted(
+            c.last[dirs[0]] == nil && c.bigAnchor == nil && c.isBIS
+                ? "counter unknown: no BIGInfo with its payload count yet" : "counter unknown: no payload counter near the schedule verifies the MIC")
     }
 }
