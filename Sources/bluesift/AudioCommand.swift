@@ -9,6 +9,7 @@ import BluesiftAudio
 
 struct Audio: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "audio",
         abstract: "Decode each LE Audio (LC3) and A2DP (SBC) stream of a capture to a WAV file.",
         discussion: """
             LE Audio: every CIS and BIS direction whose codec configuration the capture shows (the \

@@ -12,6 +12,7 @@ nonisolated(unsafe) var captureInterrupted: sig_atomic_t = 0
 
 struct Capture: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "capture",
         abstract: "Record live from the Linux kernel's HCI monitor channel, as btmon -w does, printing each packet decoded as dump does.",
         discussion: """
             Reads every adapter's HCI traffic as the kernel's Bluetooth stack sees it (the \

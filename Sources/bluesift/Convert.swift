@@ -7,6 +7,7 @@ import BluesiftSession
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "convert",
         abstract: "Convert between btsnoop, pcap and pcapng (and from PacketLogger), keeping timestamps, directions and original lengths.",
         discussion: """
             The output format follows --to, or else OUT's extension: .pcap, .pcapng, .btsnoop/.log/.cfa \

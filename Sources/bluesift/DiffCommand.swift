@@ -8,6 +8,7 @@ import BluesiftSession
 
 struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "diff",
         abstract: "Semantic diff of two captures: ATT operations aligned by characteristic and order, handles ignored.",
         discussion: "Exit codes: 0 no differences, 1 differences, 2 unusable input, or nothing to compare (neither capture holds an ATT operation the filters pass).")
 

@@ -12,6 +12,7 @@ import BluesiftPlugins
 
 struct Dump: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "dump",
         abstract: "Decode every record: one summary line each, a layered tree with -v, JSON Lines or CSV.",
         discussion: """
             JSON Lines: one object per record, in file order: frame, ts (RFC 3339 UTC, µs), dir \

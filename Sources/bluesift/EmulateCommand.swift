@@ -13,6 +13,7 @@ nonisolated(unsafe) var emulateInterrupted: sig_atomic_t = 0
 
 struct Emulate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "emulate",
         abstract: "Play a recorded device's part: advertise as it did and answer an app from its capture.",
         discussion: """
             The device is the one that served the most ATT in CAPTURE (or --device / --name). The \

@@ -8,6 +8,7 @@ import BluesiftPlugins
 
 struct Frames: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "frames",
         abstract: "Vendor messages only, decoded by plugins: time, direction, characteristic, message, fields.",
         discussion: """
             Frames spanning several ATT values are listed once, at the value that completes them. \

@@ -23,6 +23,7 @@ nonisolated(unsafe) private var fuzzPreviousSIGINT: __sighandler_t? = nil
 
 struct Fuzz: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "fuzz",
         abstract: "Send mutated variants of a recorded session to a live device and report how it reacts, each reaction minimised to a replayable capture.",
         discussion: """
             The recorded set-up (connection, MTU, discovery and handle remapping, pairing when the \

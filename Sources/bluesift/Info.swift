@@ -7,6 +7,7 @@ import BluesiftSession
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "info",
         abstract: "Summarise a capture: format, records, time span, controllers, connections, protocols, warnings.")
 
     @Argument(help: "Capture files (btsnoop, pcap, pcapng or PacketLogger), or folders of them.")

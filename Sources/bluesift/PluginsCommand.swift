@@ -73,6 +73,7 @@ func executablePath() -> String {
 
 struct Plugins: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "plugins",
         abstract: "Vendor dissector plugins: list, check, test and try them.",
         discussion: """
             Plugins are YAML files (schema: Plugins/README.md) loaded from --plugins DIR, \
@@ -82,7 +83,7 @@ struct Plugins: ParsableCommand {
         subcommands: [List.self, Check.self, Test.self, Decode.self, Encode.self, Bench.self, Export.self])
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the plugins found, with what they match.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the plugins found, with what they match.")
         @OptionGroup var options: PluginOptions
         @Option(help: ArgumentHelp("Only the plugins that produce a value of this name, or of another name for it (co2 finds carbon_dioxide; Plugins/README.md lists them): one line per plugin and field.", valueName: "NAME"))
         var field: String?
@@ -143,6 +144,7 @@ struct Plugins: ParsableCommand {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Check plugin files; errors as FILE:LINE: message.",
             discussion: "Exit codes: 0 all valid, 2 at least one plugin is rejected.")
         @Argument(help: "Plugin files, or folders of them (checked as --plugins loads them, duplicate ids included).") var files: [String]
@@ -166,6 +168,7 @@ struct Plugins: ParsableCommand {
 
     struct Test: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "test",
             abstract: "Run every plugin's examples: decode, compare fields and checksum, encode back.",
             discussion: "Exit codes: 0 all pass, 1 a failure (or a plugin that does not load).")
         @Argument(help: "Plugin files, or folders of them (default: every plugin on the search path).") var files: [String] = []
@@ -205,6 +208,7 @@ struct Plugins: ParsableCommand {
 
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Generate a Wireshark Lua dissector from a plugin.",
             discussion: """
                 The dissector registers on the plugin's characteristic UUIDs (bluetooth.uuid, or \
@@ -241,6 +245,7 @@ struct Plugins: ParsableCommand {
 
     struct Decode: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "decode",
             abstract: "Decode hex bytes with one plugin (frames are split and joined as in a capture).")
         @Option(help: "Plugin id.") var plugin: String
         @Option(help: "write, notify, indicate or read.") var direction: String = "write"
@@ -291,6 +296,7 @@ struct Plugins: ParsableCommand {
 
     struct Encode: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "encode",
             abstract: "Build a frame from field values (lengths and checksums computed), printed as hex.",
             discussion: "Example: bluesift plugins encode --plugin band sport_count month=6 day=20")
         @Option(help: "Plugin id.") var plugin: String
@@ -321,7 +327,7 @@ struct Plugins: ParsableCommand {
 extension Plugins {
     /// Decode cost for plugin authors (hidden): N decodes of one frame, N lookups that match nothing.
     struct Bench: ParsableCommand {
-        static let configuration = CommandConfiguration(shouldDisplay: false)
+        static let configuration = CommandConfiguration(commandName: "bench", shouldDisplay: false)
         @Option(help: "Plugin id.") var plugin: String
         @Option(help: "Iterations.") var count = 1_000_000
         @Argument(help: "Frame bytes in hex.") var hex: [String]

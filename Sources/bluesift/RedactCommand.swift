@@ -8,6 +8,7 @@ import BluesiftSecurity
 
 struct Redact: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "redact",
         abstract: "Copy a capture with device addresses pseudonymised and key material zeroed, for sharing.",
         discussion: """
             Addresses become keyed pseudonyms (HMAC-SHA-256; the same address gets the same pseudonym \

@@ -9,6 +9,7 @@ import BluesiftSecurity
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "replay",
         abstract: "Replay a recorded write sequence to a live device and diff its answers against the recording.",
         discussion: """
             INPUT is a replay script (bluesift script … -o FILE.json) or a capture, from which the \

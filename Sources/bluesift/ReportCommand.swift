@@ -10,6 +10,7 @@ import BluesiftReport
 
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "report",
         abstract: "Write one self-contained HTML file: timeline, sequence view, GATT tree, per-characteristic table, problems (or a replay report's steps).",
         discussion: """
             FILE is a capture, or the JSON that `replay --report` writes. The page needs no network: \

@@ -9,6 +9,7 @@ import BluesiftPlugins
 
 struct Script: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "script",
         abstract: "Extract a replay script (MTU, subscriptions, writes, reads and the answers recorded) from one connection.",
         discussion: "The script is editable JSON; its schema is in docs/replay-script.md.")
 

@@ -10,6 +10,7 @@ import BluesiftSession
 
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stats",
         abstract: "One screen per capture: capture quality, devices, connections, per-characteristic counts and latency, sensor readings, problems.",
         discussion: """
             One streaming pass, memory bounded. --format json writes one object per file per line \

@@ -16,6 +16,7 @@ nonisolated(unsafe) var tapInterrupted: sig_atomic_t = 0
 
 struct Tap: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "tap",
         abstract: "Sit between a host stack and a controller speaking H4: forward every byte both ways unchanged, record a btsnoop, print each packet decoded as it passes.",
         discussion: """
             Each side is a transport opened as `replay --transport` opens it, or one the tap \

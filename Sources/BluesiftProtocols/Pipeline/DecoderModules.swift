@@ -53,19 +53,22 @@ extension ProtocolDecoder {
 
     /// Whether a whole advertising report event holds an AD structure (or service data UUID)
     /// a module registered: `layers(of:)` then decodes it in full, as `decode` adds the
-    /// module's layer. No allocation: the structures are read in place.
+    /// module's layer. Only for an event `isWholeAdvertisingEvent` passed: the lengths are
+    /// known good, so each report's data is found in place (§7.7.65.2: Data_Length at 8 of
+    /// 10 fixed octets; §7.7.65.13: at 23 of 24) without building reports (info's cost).
     @usableFromInline
     func carriesModuleAdvertising(_ b: UnsafeRawBufferPointer) -> Bool {
-        guard registry.hasAdvertisingCarriers, registry.mayCarryAdvertising(UnsafeRawBufferPointer(rebasing: b[3...])) else { return false }
-        let adv = AdvertisingLayer(opcode: Int(b[2]), parameters: UnsafeRawBufferPointer(rebasing: b[3...]))
-        var hit = false
-        adv.forEachReport { rep in
-            guard !hit else { return }
-            for s in rep.structures where registry.advertisingCarrier(s) != nil {
-                hit = true; return
-            }
+        guard registry.hasAdvertisingCarriers, let base = b.baseAddress, b.count >= 4 else { return false }
+        let sub = b[2]
+        guard sub == 0x02 || sub == 0x0D else { return false } // directed reports carry no data
+        let lengthAt = sub == 0x02 ? 8 : 23, fixed = sub == 0x02 ? 10 : 24
+        var i = 4 // event code, length, subevent, Num_Reports
+        for _ in 0..<Int(b[3]) {
+            let len = Int(base.load(fromByteOffset: i &+ lengthAt, as: UInt8.self))
+            if registry.carriesModule(base + (i &+ lengthAt &+ 1), count: len) { return true }
+            i &+= fixed &+ len
         }
-        return hit
+        return false
     }
 
     /// The module of the first AD structure (or service data UUID) a module registered, in

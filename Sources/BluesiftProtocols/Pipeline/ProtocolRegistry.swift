@@ -210,6 +210,26 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
         }
     }
 
+    /// Whether AD structures in place (`count` octets at `p`) hold one `advertisingCarrier`
+    /// finds: a registered AD type, or service data of a registered 16-bit UUID. Stops as
+    /// `ADStructures` does, at a zero Length or a structure that does not fit.
+    @inline(__always)
+    func carriesModule(_ p: UnsafeRawPointer, count: Int) -> Bool {
+        var j = 0
+        while j < count {
+            let n = Int(p.load(fromByteOffset: j, as: UInt8.self))
+            if n == 0 || j &+ 1 &+ n > count { return false }
+            let t = p.load(fromByteOffset: j &+ 1, as: UInt8.self)
+            if adTypeModules[Int(t)] != 0 { return true }
+            if t == ADType.serviceData16.rawValue, n >= 3 {
+                let uuid = UInt16(p.load(fromByteOffset: j &+ 2, as: UInt8.self)) | UInt16(p.load(fromByteOffset: j &+ 3, as: UInt8.self)) << 8
+                if module(serviceData: uuid) != nil { return true }
+            }
+            j &+= 1 &+ n
+        }
+        return false
+    }
+
     @inline(__always)
     func module(serviceData uuid: UInt16) -> Int? {
         for e in serviceDataUUIDs where e.uuid == uuid { return e.module }
