@@ -12,7 +12,10 @@ extension LEAudio {
             ModuleOption(
                 "cis", valueName: "HANDLE", kind: .filter,
                 help: "LE Audio: ISO data and HCI messages of this CIS/BIS handle; sniffed: CIG:CIS or an access address"),
-            ModuleOption("broadcast-id", valueName: "ID", kind: .filter, help: "LE Audio: announcements and BASS values with this Broadcast_ID")
+            ModuleOption("broadcast-id", valueName: "ID", kind: .filter, help: "LE Audio: announcements and BASS values with this Broadcast_ID"),
+            ModuleOption(
+                "broadcast-code", valueName: "CODE", kind: .decode,
+                help: "LE Audio: decrypt sniffed BIS PDUs with this Broadcast_Code (32 hex digits as HCI carries it, or the text code); never printed")
         ]
     }
 

@@ -1,5 +1,6 @@
 import BluesiftWire
 import BluesiftCapture
+import BluesiftSecurity
 
 // LE Audio on the air, as a sniffer hears it (the `le_audio` layer): the LL CIS control PDUs
 // of a connection (`.llControl`), the CIS and BIS PDUs (`.llIsochronous`) and a broadcast's
@@ -11,9 +12,9 @@ import BluesiftCapture
 // - a BIG's BISes' from the BIGInfo in the train's ACAD: seed access address → BIS 1…Num_BIS
 //   and the BIG control access address (§2.1.2, §2.3.4.8).
 // What a capture cannot tell: a CIS whose LL_CIS_IND was not captured (or was encrypted with
-// no key) stays an unknown access address; which CIS/BIS SDU an unframed PDU's payload ends
-// needs the BN/FT schedule (not followed); encrypted CIS/BIS payloads (MIC) are not
-// decrypted (the CIS session key is the ACL's; a BIS needs the Broadcast_Code); AUX_SYNC_IND
+// no key) stays an unknown access address; an encrypted CIS is decrypted with its ACL's
+// session key, a BIS with a Broadcast_Code given (`--broadcast-code`), the payload counter
+// rebuilt from the schedule (`LEAudioAirCrypto.swift`); AUX_SYNC_IND
 // and AUX_CHAIN_IND look the same on the air: the nRF Sniffer's header says which, otherwise a
 // PDU following one with an AuxPtr within half the train's interval is taken as its AUX_CHAIN_IND.
 
@@ -31,6 +32,16 @@ final class LEAudioAirState {
         var train: UInt32?
         var framed: Bool?
         var encrypted = false
+        /// Decryption (`LEAudioAirCrypto.swift`): keys, IV, schedule, counters.
+        var crypto: AirCrypto?
+        /// Unframed: the PDUs an SDU takes per direction (0 C→P or the BIS, 1 P→C): BN over
+        /// the SDUs of an ISO interval (Vol 6 Part G §2).
+        var pdusPerSDU: [UInt64] = [1, 1]
+
+        static func pdusPerSDU(bn: UInt8, isoInterval: UInt16, sduInterval: UInt32) -> UInt64 {
+            let sdus = sduInterval == 0 ? 1 : max(1, UInt64(isoInterval) * 1250 / UInt64(sduInterval))
+            return max(1, UInt64(bn) / sdus)
+        }
     }
     var streams: [UInt32: Stream] = [:]
     /// The last LL_CIS_REQ per sniffed connection: its IDs and framing for the LL_CIS_IND.
@@ -75,10 +86,19 @@ public enum LEAudioAir {
             case .indication(let i):
                 var st = LEAudioAirState.Stream(kind: .cis)
                 st.connection = f.connection
-                if let n = f.connection, let r = s.requests[n] { st.cigID = r.cigID; st.cisID = r.cisID; st.framed = r.framed }
+                if let n = f.connection, let r = s.requests[n] {
+                    st.cigID = r.cigID; st.cisID = r.cisID; st.framed = r.framed
+                    st.pdusPerSDU = [
+                        LEAudioAirState.Stream.pdusPerSDU(bn: r.bnCToP, isoInterval: r.isoInterval, sduInterval: r.sduIntervalCToP),
+                        LEAudioAirState.Stream.pdusPerSDU(bn: r.bnPToC, isoInterval: r.isoInterval, sduInterval: r.sduIntervalPToC)
+                    ]
+                }
                 // A CIS of an encrypted ACL is encrypted (Vol 6 Part E §1); LL_CIS_IND was read
                 // in plaintext only when decrypted.
                 st.encrypted = f.ll?.decrypted ?? false
+                if st.encrypted, let n = f.connection {
+                    st.crypto = AirCrypto(cis: i, request: s.requests[n], link: x.decoder.links[n], since: x.record.timestamp.microseconds)
+                }
                 s.add(&s.streams, i.accessAddress, st)
                 x.claim(accessAddress: i.accessAddress, as: .isochronous)
                 about = st
@@ -88,12 +108,19 @@ public enum LEAudioAir {
             v.stream = about
             return v
         case .llIsochronous:
-            guard let aa = f.ll?.accessAddress, let st = s.streams[aa] else { return nil }
+            guard let aa = f.ll?.accessAddress, var st = s.streams[aa] else { return nil }
             var v = LEAudioAirLayer(.isochronous(LLIsochronousPDU(st.kind, bytes: pdu)))
             v.stream = st
             v.accessAddress = aa
             // The sniffer's PDU type (LINKTYPE 256: 4 central→peripheral, 5 back); a BIS has one direction.
             if st.kind == .cis { v.fromCentral = f.ll?.fromCentral }
+            if st.encrypted, var c = st.crypto {
+                v.decrypt(&c, now: x.record.timestamp.microseconds)
+                st.crypto = c
+                s.streams[aa] = st
+            } else if st.encrypted {
+                v.decryption = .notDecrypted("no key")
+            }
             v.read()
             return v
         case .llPeriodicAdvertising:
@@ -113,11 +140,21 @@ public enum LEAudioAir {
             v.error = p.error
             if let b = p.bigInfo {
                 v.bigInfo = b
+                // bisPayloadCount is the first payload of the BIG event BIG_Offset after the BIGInfo (§2.3.4.8).
+                let anchor = now + Int64(b.bigOffset) * (b.bigOffsetUnits == 0 ? 30 : 300)
                 for n in 0...Int(b.numBIS) {
                     let bisAA = LLBIGInfo.accessAddress(seed: b.seedAccessAddress, bis: n)
-                    guard s.streams[bisAA] == nil else { continue }
+                    if s.streams[bisAA] != nil {
+                        s.streams[bisAA]?.crypto?.anchor(b, at: anchor)
+                        continue
+                    }
                     var st = LEAudioAirState.Stream(kind: .bis)
                     st.bis = n; st.train = aa; st.framed = b.framed; st.encrypted = b.encrypted
+                    st.pdusPerSDU[0] = LEAudioAirState.Stream.pdusPerSDU(bn: b.bn, isoInterval: b.isoInterval, sduInterval: b.sduInterval)
+                    if b.encrypted {
+                        st.crypto = AirCrypto(big: b, accessAddress: bisAA, codes: x.configuration(LEAudioAirKeys.self)?.broadcastCodes ?? [])
+                        st.crypto?.anchor(b, at: anchor)
+                    }
                     s.add(&s.streams, bisAA, st)
                     x.claim(accessAddress: bisAA, as: .isochronous)
                 }
@@ -163,6 +200,9 @@ public struct LEAudioAirLayer: ModuleLayer {
     public var bigInfo: LLBIGInfo?
     public var advertising: [LEAudioValue] = []
     public var error: DecodeError?
+    /// An encrypted CIS/BIS PDU: decrypted (its payload counter; the payload is then the
+    /// plaintext, MIC removed) or why not.
+    public var decryption: AirDecryption?
 
     init(_ value: Value) { self.value = value }
 
@@ -170,7 +210,7 @@ public struct LEAudioAirLayer: ModuleLayer {
     mutating func read() {
         guard case .isochronous(let p) = value else { return }
         error = p.error
-        guard !(stream?.encrypted ?? false) || p.payload.isEmpty else { return }
+        guard !(stream?.encrypted ?? false) || p.payload.isEmpty || decryption?.counter != nil else { return }
         if p.isBIGControl {
             bigControl = BIGControlPDU(p.payload)
         } else if p.isFramed {
@@ -215,7 +255,11 @@ public struct LEAudioAirLayer: ModuleLayer {
             }
             if p.npi || p.payload.isEmpty { return s }
             s += ", " + p.llidName + ", \(p.length) B"
-            if stream?.encrypted ?? false { s += " (encrypted)" }
+            switch decryption {
+            case .decrypted(let c)?: s += " (decrypted, payload \(c))"
+            case .notDecrypted(let why)?: s += " (encrypted: " + why + ")"
+            case nil: if stream?.encrypted ?? false { s += " (encrypted)" }
+            }
             if !segments.isEmpty { s += ", \(segments.count) segment" + (segments.count == 1 ? "" : "s") }
             return s
         case .periodic(let p):
@@ -257,6 +301,11 @@ public struct LEAudioAirLayer: ModuleLayer {
                 if let t = st.train { w.string("train_access_address", Hex.fixed(UInt64(t), width: 8)) }
             }
             w.bool("encrypted", st.encrypted)
+        }
+        switch decryption {
+        case .decrypted(let c)?: w.bool("decrypted", true); w.uint("payload_counter", c)
+        case .notDecrypted(let why)?: w.bool("decrypted", false); w.string("not_decrypted", why)
+        case nil: break
         }
         if let c = fromCentral { w.string("direction", LEAudioAirLayer.directionName(c)) }
         w.int("llid", Int(p.llid)); w.string("llid_name", p.llidName)

@@ -78,11 +78,22 @@ public final class LEAudioStats: StatsCollector {
         public var bytes: Int
         public var firstFrame: Int
         public var lastFrame: Int
+        /// Encrypted streams: PDUs with data decrypted and not (`LEAudioAirCrypto.swift`).
+        public var decrypted: Int?
+        public var notDecrypted: Int?
+        /// Unframed SDUs whose other fragments were missed (counted when some were; nil for none).
+        public var sdusIncomplete: Int?
     }
     struct AirStream {
         var row: AirStreamRow
         var lastSN: Bool?
         var lastPayload: [UInt8] = []
+        var lastCounter: UInt64?
+        /// An unframed SDU being rebuilt: whether its fragments so far are all there, and the
+        /// payload counter of the last (when decrypted).
+        var chain: Bool?
+        var chainLast: UInt64?
+        var incomplete = 0
     }
     /// Key: access address << 2 | direction (0 C→P, 1 P→C, 2 unknown); at most 64.
     var airStreams: [UInt64: AirStream] = [:]
@@ -249,25 +260,56 @@ public final class LEAudioStats: StatsCollector {
                     accessAddress: Hex.fixed(UInt64(aa), width: 8), stream: cis ? "cis" : "bis", cigId: cis ? st.map { Int($0.cigID) } : nil,
                     cisId: cis ? st.map { Int($0.cisID) } : nil, bis: cis ? nil : st.map(\.bis), direction: v.fromCentral.map(LEAudioAirLayer.directionName),
                     encrypted: st?.encrypted ?? false, pdus: 0, nullPdus: 0, retransmissions: 0, sdus: 0, bytes: 0, firstFrame: frame, lastFrame: frame))
+            if st?.encrypted ?? false { airStreams[key]?.row.decrypted = 0; airStreams[key]?.row.notDecrypted = 0 }
         }
         var a = airStreams[key]!
         a.row.pdus += 1
         a.row.lastFrame = frame
+        let counter = v.decryption?.counter
         if p.npi || p.payload.isEmpty {
             a.row.nullPdus += 1
-        } else if p.stream == .cis, a.lastSN == p.sn, a.lastPayload == p.payload {
-            // Same SN and bytes: sent again, not acknowledged (a missed PDU would differ).
+        } else if p.stream == .cis && a.lastSN == p.sn && a.lastPayload == p.payload || counter != nil && counter == a.lastCounter {
+            // Same SN and bytes, or the same payload counter: sent again (a CIS PDU not
+            // acknowledged, a BIS payload's repetition), not a new payload.
             a.row.retransmissions += 1
         } else if !v.isBIGControlPDU {
             if p.stream == .cis { a.lastSN = p.sn; a.lastPayload = p.payload }
-            a.row.bytes += max(0, p.payload.count - (a.row.encrypted ? 4 : 0)) // without the MIC
-            if p.isFramed {
+            if v.decryption != nil { a.row.decrypted? += counter == nil ? 0 : 1; a.row.notDecrypted? += counter == nil ? 1 : 0 }
+            // Without the MIC; a PDU left encrypted ends no SDU anyone can read.
+            let sealed = a.row.encrypted && counter == nil
+            a.row.bytes += max(0, p.payload.count - (sealed ? 4 : 0))
+            if sealed {
+                a.chain = nil
+            } else if p.isFramed {
                 a.row.sdus += v.segments.reduce(0) { $0 + ($1.complete ? 1 : 0) }
-            } else if p.llid == 0 {
-                a.row.sdus += 1
+            } else {
+                unframed(&a, p.llid, counter, perSDU: v.stream?.pdusPerSDU[v.fromCentral == false ? 1 : 0] ?? 1)
             }
+            if counter != nil { a.lastCounter = counter }
         }
         airStreams[key] = a
+    }
+
+    /// Rebuilds an unframed SDU from its fragments (Core 6.0 Vol 6 Part G §2; LLID 0b01 a
+    /// start or continuation, 0b00 the end or the whole): with payload counters (decrypted
+    /// PDUs) an SDU takes `perSDU` consecutive payloads from a multiple of `perSDU` (the BN
+    /// payloads of an ISO interval shared by its SDUs), so a fragment whose predecessors were
+    /// missed is known; without them, a chain of fragments ends at LLID 0b00.
+    func unframed(_ a: inout AirStream, _ llid: UInt8, _ c: UInt64?, perSDU: UInt64) {
+        let starts = c.map { $0 % max(1, perSDU) == 0 } ?? (a.chain == nil)
+        if starts {
+            if a.chain != nil { a.incomplete += 1 } // the previous one never ended
+            a.chain = true
+        } else if let ok = a.chain {
+            a.chain = ok && (c == nil || a.chainLast.map { $0 &+ 1 == c } ?? false)
+        } else {
+            a.chain = false // its start was missed
+        }
+        a.chainLast = c
+        guard llid == 0 else { return }
+        if a.chain == true { a.row.sdus += 1 } else { a.incomplete += 1 }
+        a.chain = nil
+        if a.incomplete > 0 { a.row.sdusIncomplete = a.incomplete }
     }
 
     /// `others`: the rest of the advertising report; a source's Broadcast_Name and PBP
@@ -326,8 +368,10 @@ public final class LEAudioStats: StatsCollector {
         } else {
             s += (a.bis ?? 0) == 0 ? "BIG control" : "BIS \(a.bis ?? 0)"
         }
-        s += ": \(a.pdus) PDUs (\(a.nullPdus) null, \(a.retransmissions) retransmitted), \(a.sdus) SDUs, \(a.bytes) B"
-        if a.encrypted { s += ", encrypted" }
+        s += ": \(a.pdus) PDUs (\(a.nullPdus) null, \(a.retransmissions) retransmitted), \(a.sdus) SDUs"
+        if let n = a.sdusIncomplete { s += " (\(n) incomplete)" }
+        s += ", \(a.bytes) B"
+        if a.encrypted { s += ", encrypted" + (a.decrypted.map { " (\($0) decrypted, \(a.notDecrypted ?? 0) not)" } ?? "") }
         return s + ", frames \(a.firstFrame)-\(a.lastFrame)"
     }
 
