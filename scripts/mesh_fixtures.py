@@ -449,6 +449,56 @@ def bench_capture(records):
     return s
 
 
+# SIG model messages of Light xyL, Light LC and Generic Property (Mesh Model v1.1 §6.3.4,
+# §6.3.5, §3.2.8; opcodes Table 7.2), access payloads as sent (opcode big-endian, fields
+# little-endian), for the tshark comparison of Tests/BluesiftProtocolsTests/MeshTsharkOracleTests.swift.
+MODEL_MESSAGES = [
+    "8283",                                  # Light xyL Get
+    "8284" + "3412" + "0040" + "0030" + "07" + "410a",  # Light xyL Set: lightness, x, y, TID, transition, delay
+    "8285" + "3412" + "0040" + "0030" + "08",           # Light xyL Set Unacknowledged, no transition
+    "8286" + "3412" + "0040" + "0030" + "05",           # Light xyL Status, remaining time
+    "8288" + "ffff" + "5555" + "aaaa",                  # Light xyL Target Status
+    "828a" + "0080" + "1111" + "2222",                  # Light xyL Default Status
+    "828c" + "00" + "0001" + "00ff" + "0002" + "00fe",  # Light xyL Range Status
+    "828d" + "0080" + "1111" + "2222",                  # Light xyL Default Set
+    "828f" + "0001" + "00ff" + "0002" + "00fe",         # Light xyL Range Set
+    "8292" + "01",                                      # Light LC Mode Set
+    "8294" + "01",                                      # Light LC Mode Status
+    "8296" + "00",                                      # Light LC OM Set
+    "8298" + "01",                                      # Light LC OM Status
+    "829a" + "01" + "03" + "4102",                      # Light LC Light OnOff Set
+    "829b" + "00" + "04",                               # Light LC Light OnOff Set Unacknowledged
+    "829c" + "00" + "01" + "45",                        # Light LC Light OnOff Status
+    "829d" + "2b00",                                    # Light LC Property Get
+    "62" + "2b00" + "e80300",                           # Light LC Property Set: Lux Level On, 10.00 lux (illuminance, 3 octets)
+    "64" + "2b00" + "e80300",                           # Light LC Property Status
+    "4b" + "0100" + "4e00",                             # Generic User Properties Status
+    "822f" + "4e00",                                    # Generic User Property Get
+    "4c" + "4e00" + "e80300",                             # Generic User Property Set
+    "4e" + "4e00" + "03" + "e80300",                      # Generic User Property Status
+    "47" + "0100",                                      # Generic Admin Properties Status
+    "48" + "4e00" + "01" + "e80300",                      # Generic Admin Property Set
+    "4a" + "4e00" + "01" + "e80300",                      # Generic Admin Property Status
+    "43" + "0200",                                      # Generic Manufacturer Properties Status
+    "44" + "4e00" + "01",                               # Generic Manufacturer Property Set
+    "46" + "4e00" + "01" + "e80300",                      # Generic Manufacturer Property Status
+    "4f" + "0100",                                      # Generic Client Properties Get
+    "50" + "0100" + "0200",                             # Generic Client Properties Status
+]
+
+
+def models_capture():
+    c = MeshCrypto(bytes.fromhex(KEYS["net_keys"][0]), bytes.fromhex(KEYS["app_keys"][0]), int(KEYS["iv_index"], 16))
+    s = BTSnoop()
+    seq = 0x000400
+    for i, m in enumerate(MODEL_MESSAGES):
+        src, dst = (0x0003, 0x0004) if i % 2 == 0 else (0x0004, 0x0003)
+        pdus, seq = c.access_pdus(bytes.fromhex(m), seq, src, dst)
+        for p in pdus:
+            adv_report(s, 0x2A, p)
+    return s
+
+
 def main():
     import sys
     if len(sys.argv) == 3 and sys.argv[1].startswith("--bench="):
@@ -460,6 +510,7 @@ def main():
     gatt_capture().write(os.path.join(OUT, "mesh_sample_gatt.btsnoop"))
     try:
         vendor_capture().write(os.path.join(OUT, "mesh_vendor_chat.btsnoop"))
+        models_capture().write(os.path.join(OUT, "mesh_sample_models.btsnoop"))
     except ImportError:
         print("mesh_vendor_chat.btsnoop not written: it needs the cryptography package")
     with open(os.path.join(OUT, "mesh_sample_keys.json"), "w") as f:

@@ -2,6 +2,7 @@ import BluesiftWire
 import BluesiftCapture
 import BluesiftProtocols
 import BluesiftGATT
+import BluesiftPlugins
 
 /// Computes a `StatsReport` in one pass over analyzed frames: the session's statistics, a
 /// collection of per-protocol collectors around the connections, problems and span they
@@ -36,6 +37,8 @@ public final class CaptureStats: StatsContext {
     let registry: ProtocolRegistry
     /// The decoder of the frame being added (`connectionIndex` asks it).
     var currentDecoder: ProtocolDecoder?
+    /// The plugins' result of the frame the collectors are given (`pluginMessages`).
+    var frameVendor: PluginSet.Result?
     var kindCounts: [String: Int] = [:]
     var lastUs: Int64?
     var openConnections = 0
@@ -137,6 +140,7 @@ public final class CaptureStats: StatsContext {
 
     /// A frame (or record kind) a collector asked for goes to it.
     func modules(_ a: inout AnalyzedFrame, _ r: CaptureRecord) {
+        if a.vendor != nil || frameVendor != nil { frameVendor = a.vendor }
         for (i, c) in collectors.enumerated()
         where !a.decoded.layers.isDisjoint(with: collectorLayers[i])
             || (!collectorKinds[i].isEmpty && collectorKinds[i].contains(r.kind))
@@ -156,6 +160,7 @@ public final class CaptureStats: StatsContext {
     }
 
     public var file: String { report.file }
+    public var pluginMessages: [(plugin: String, message: String)] { frameVendor?.messages.map { ($0.plugin, $0.message) } ?? [] }
     public func connectionHandle(_ index: Int) -> Int { report.connections[index].handle }
     public func connectionPeer(_ index: Int) -> String? { report.connections[index].peer }
 

@@ -60,6 +60,7 @@ public final class Redactor {
         pseudonyms = AddressPseudonyms(salt: options.salt)
         let secrets = (analyzer?.decoder.registry ?? .shared).holdsSecrets
         self.analyzer = options.maskCharacteristics.isEmpty && !secrets ? nil : analyzer ?? Analyzer(naming: true)
+        self.analyzer?.decoder.redacting = true
     }
 
     public var distinctAddresses: Int { known.count }

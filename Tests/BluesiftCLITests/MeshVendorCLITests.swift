@@ -33,6 +33,40 @@ import Testing
         #expect(plain.status == 0 && !plain.stdout.contains("\"vendor\""))
     }
 
+    /// `stats` summarises the vendor messages plugins decoded: per opcode with the plugin's
+    /// message name, by source and destination, in text, JSON and CSV.
+    @Test func statsSummariseTheVendorMessagesPerPluginMessage() throws {
+        let json = try CLI.run(["stats", "--format", "json", "--mesh-keys", Self.keys, Self.capture])
+        #expect(json.status == 0, "\(json.stderr)")
+        let d = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
+        let vendor = try #require((d["mesh"] as? [String: Any])?["vendor_messages"] as? [[String: Any]])
+        #expect(vendor.map { $0["message"] as? String } == ["message", "private_message", "message_reply", "presence", "presence_get"])
+        #expect(vendor.map { $0["name"] as? String } == ["Vendor 0xca5900", "Vendor 0xcb5900", "Vendor 0xcc5900", "Vendor 0xcd5900", "Vendor 0xce5900"])
+        #expect(vendor.map { $0["messages"] as? Int } == [2, 1, 1, 1, 1])
+        #expect(vendor.allSatisfy { $0["plugin"] as? String == "nordic-mesh-chat" && $0["company"] as? Int == 0x0059 })
+        let message = vendor[0]
+        #expect(message["opcode"] as? Int == 0xCA5900)
+        func counts(_ key: String) -> [[Int]] {
+            ((message[key] as? [[String: Any]]) ?? []).map { [$0["address"] as? Int ?? -1, $0["messages"] as? Int ?? -1] }
+        }
+        #expect(counts("by_source") == [[0x0003, 1], [0x0005, 1]] && counts("by_destination") == [[0xC000, 2]], "\(message)")
+        #expect((vendor[2]["by_source"] as? [[String: Any]])?.first?["address"] as? Int == 0x0004)
+
+        let text = try CLI.run(["stats", "--mesh-keys", Self.keys, Self.capture])
+        #expect(text.stdout.contains("  2 × nordic-mesh-chat message (Vendor 0xca5900, company 0x0059): from 0x0003 1, 0x0005 1; to 0xc000 2"), "\(text.stdout)")
+        #expect(text.stdout.contains("  1 × nordic-mesh-chat private_message (Vendor 0xcb5900, company 0x0059): from 0x0003 1; to 0x0004 1"), "\(text.stdout)")
+
+        let csv = try CLI.run(["stats", "--format", "csv", "--table", "mesh_vendor_messages", "--mesh-keys", Self.keys, Self.capture])
+        let rows = csv.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.first == "file,opcode,company,plugin,message,src,dst,messages" && rows.count == 7, "\(csv.stdout)")
+        #expect(rows.dropFirst().first == "\(Self.capture),0xca5900,0x0059,nordic-mesh-chat,message,0x0003,0xc000,1", "\(csv.stdout)")
+        #expect(rows.contains("\(Self.capture),0xce5900,0x0059,nordic-mesh-chat,presence_get,0x0004,0x0003,1"), "\(csv.stdout)")
+
+        // Without the keys nothing is decrypted, so no plugin decodes anything: no member.
+        let plain = try CLI.run(["stats", "--format", "json", Self.capture])
+        #expect(plain.status == 0 && !plain.stdout.contains("vendor_messages"))
+    }
+
     /// `plugins list` names a mesh rule by company and opcode, with no GATT direction after it.
     @Test func pluginsListShowsMeshRulesWithoutDirections() throws {
         let r = try CLI.run(["plugins", "list", "--plugins", CLI.root.appendingPathComponent("Plugins/nordic-mesh-chat.yaml").path])

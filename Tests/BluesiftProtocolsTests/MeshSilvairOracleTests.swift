@@ -77,7 +77,12 @@ enum MeshSilvairOracle {
         "publish_ttl": ["ttl"], "net_key_indexes": ["net_key_indices"], "app_key_indexes": ["app_key_indices"],
         "publish_retransmit_count": ["count"], "relay_retransmit_count": ["count"], "network_transmit_count": ["count"],
         "present_onoff": ["present_onoff"], "fault_array": ["fault_array"], "onpowerup": ["on_power_up"],
-        "page": ["page"], "tai_seconds": ["tai_seconds"], "time_role": ["time_role"]
+        "page": ["page"], "tai_seconds": ["tai_seconds"], "time_role": ["time_role"],
+        // Generic Property: the package names a property and its access alike in every model.
+        "user_property_id": ["property_id"], "admin_property_id": ["property_id"], "manufacturer_property_id": ["property_id"],
+        "user_access": ["access"], "admin_user_access": ["access"], "manufacturer_user_access": ["access"],
+        "user_property_ids": ["property_ids"], "admin_property_ids": ["property_ids"], "manufacturer_property_ids": ["property_ids"],
+        "client_property_ids": ["property_ids"]
     ]
 
     static func run() throws -> Result {

@@ -36,6 +36,22 @@ struct MeshTsharkOracleTests {
         #expect(agree == ["network": 63, "lower_transport": 37, "access": 23, "beacon": 7, "provisioning": 33])
         #expect(r.counts.values.allSatisfy { $0.fields == $0.agree })
     }
+
+    /// Light xyL, Light LC and Generic Property messages (scripts/mesh_fixtures.py,
+    /// MODEL_MESSAGES, one record each, under the sample AppKey): every field tshark shows agrees.
+    @Test func lightXyLLightLCAndGenericPropertyModels() throws {
+        let r = try MeshTsharkOracle.compare("mesh_sample_models.btsnoop")
+        r.print("models")
+        #expect(r.disagree.isEmpty, "\(r.disagree)")
+        #expect(r.knownTsharkBugs.isEmpty)
+        #expect(r.counts.mapValues(\.agree) == ["network": 217, "lower_transport": 93, "access": 99])
+        #expect(r.counts.values.allSatisfy { $0.fields == $0.agree })
+        // Every message named, none left as raw parameters.
+        let names = MeshTsharkOracle.bluesiftFrames(MeshTsharkOracle.fixtures.appendingPathComponent("mesh_sample_models.btsnoop").path)
+            .sorted { $0.key < $1.key }.compactMap { $0.value.first?.access?.opcode.name }
+        #expect(names.count == 31 && names.first == "Light xyL Get" && names.last == "Generic Client Properties Status", "\(names)")
+        #expect(Set(names).count == 31)
+    }
 }
 
 enum MeshTsharkOracle {

@@ -186,6 +186,31 @@ public enum MeshAccessCatalog {
         add(0x8228, "Generic Location Local Set", local)
         add(0x8229, "Generic Location Local Set Unacknowledged", local)
 
+        // Generic Property (Mesh Model v1.1 §3.2.8): a property's value is as long as its
+        // Mesh device property says (Mesh Device Properties), shown as hex.
+        add(0x822A, "Generic Manufacturer Properties Get")
+        add(0x43, "Generic Manufacturer Properties Status", [.u16s("manufacturer_property_ids")])
+        add(0x822B, "Generic Manufacturer Property Get", [.u16("manufacturer_property_id")])
+        add(0x44, "Generic Manufacturer Property Set", [.u16("manufacturer_property_id"), .u8("manufacturer_user_access")])
+        add(0x45, "Generic Manufacturer Property Set Unacknowledged", [.u16("manufacturer_property_id"), .u8("manufacturer_user_access")])
+        add(
+            0x46, "Generic Manufacturer Property Status",
+            [.u16("manufacturer_property_id"), .optional([.u8("manufacturer_user_access"), .rest("manufacturer_property_value")])])
+        add(0x822C, "Generic Admin Properties Get")
+        add(0x47, "Generic Admin Properties Status", [.u16s("admin_property_ids")])
+        add(0x822D, "Generic Admin Property Get", [.u16("admin_property_id")])
+        add(0x48, "Generic Admin Property Set", [.u16("admin_property_id"), .u8("admin_user_access"), .rest("admin_property_value")])
+        add(0x49, "Generic Admin Property Set Unacknowledged", [.u16("admin_property_id"), .u8("admin_user_access"), .rest("admin_property_value")])
+        add(0x4A, "Generic Admin Property Status", [.u16("admin_property_id"), .optional([.u8("admin_user_access"), .rest("admin_property_value")])])
+        add(0x822E, "Generic User Properties Get")
+        add(0x4B, "Generic User Properties Status", [.u16s("user_property_ids")])
+        add(0x822F, "Generic User Property Get", [.u16("user_property_id")])
+        add(0x4C, "Generic User Property Set", [.u16("user_property_id"), .rest("user_property_value")])
+        add(0x4D, "Generic User Property Set Unacknowledged", [.u16("user_property_id"), .rest("user_property_value")])
+        add(0x4E, "Generic User Property Status", [.u16("user_property_id"), .optional([.u8("user_access"), .rest("user_property_value")])])
+        add(0x4F, "Generic Client Properties Get", [.u16("client_property_id")])
+        add(0x50, "Generic Client Properties Status", [.u16s("client_property_ids")])
+
         // Sensor (Mesh Model v1.1 §4.2).
         add(0x8230, "Sensor Descriptor Get", [.optional([.u16("property_id")])])
         add(0x51, "Sensor Descriptor Status", [.sensorDescriptors])
@@ -331,6 +356,46 @@ public enum MeshAccessCatalog {
                 .u16("hue_range_min"), .u16("hue_range_max"),
                 .u16("saturation_range_min"), .u16("saturation_range_max")
             ])
+
+        // Light xyL (Mesh Model v1.1 §6.3.4).
+        add(0x8283, "Light xyL Get")
+        add(0x8284, "Light xyL Set", [.u16("xyl_lightness"), .u16("xyl_x"), .u16("xyl_y"), .u8("tid"), transition])
+        add(0x8285, "Light xyL Set Unacknowledged", [.u16("xyl_lightness"), .u16("xyl_x"), .u16("xyl_y"), .u8("tid"), transition])
+        add(0x8286, "Light xyL Status", [.u16("xyl_lightness"), .u16("xyl_x"), .u16("xyl_y"), .optional([.u8("remaining_time")])])
+        add(0x8287, "Light xyL Target Get")
+        add(
+            0x8288, "Light xyL Target Status",
+            [.u16("target_xyl_lightness"), .u16("target_xyl_x"), .u16("target_xyl_y"), .optional([.u8("remaining_time")])])
+        add(0x8289, "Light xyL Default Get")
+        add(0x828A, "Light xyL Default Status", [.u16("lightness"), .u16("xyl_x"), .u16("xyl_y")])
+        add(0x828B, "Light xyL Range Get")
+        add(
+            0x828C, "Light xyL Range Status",
+            [.u8("status_code"), .u16("xyl_x_range_min"), .u16("xyl_x_range_max"), .u16("xyl_y_range_min"), .u16("xyl_y_range_max")])
+        add(0x828D, "Light xyL Default Set", [.u16("lightness"), .u16("xyl_x"), .u16("xyl_y")])
+        add(0x828E, "Light xyL Default Set Unacknowledged", [.u16("lightness"), .u16("xyl_x"), .u16("xyl_y")])
+        add(0x828F, "Light xyL Range Set", [.u16("xyl_x_range_min"), .u16("xyl_x_range_max"), .u16("xyl_y_range_min"), .u16("xyl_y_range_max")])
+        add(
+            0x8290, "Light xyL Range Set Unacknowledged",
+            [.u16("xyl_x_range_min"), .u16("xyl_x_range_max"), .u16("xyl_y_range_min"), .u16("xyl_y_range_max")])
+
+        // Light LC (Mesh Model v1.1 §6.3.5): a property's value as its Mesh device property says, as hex.
+        add(0x8291, "Light LC Mode Get")
+        add(0x8292, "Light LC Mode Set", [.u8("mode")])
+        add(0x8293, "Light LC Mode Set Unacknowledged", [.u8("mode")])
+        add(0x8294, "Light LC Mode Status", [.u8("mode")])
+        add(0x8295, "Light LC OM Get")
+        add(0x8296, "Light LC OM Set", [.u8("mode")])
+        add(0x8297, "Light LC OM Set Unacknowledged", [.u8("mode")])
+        add(0x8298, "Light LC OM Status", [.u8("mode")])
+        add(0x8299, "Light LC Light OnOff Get")
+        add(0x829A, "Light LC Light OnOff Set", [.u8("light_onoff"), .u8("tid"), transition])
+        add(0x829B, "Light LC Light OnOff Set Unacknowledged", [.u8("light_onoff"), .u8("tid"), transition])
+        add(0x829C, "Light LC Light OnOff Status", [.u8("present_light_onoff"), .optional([.u8("target_light_onoff"), .u8("remaining_time")])])
+        add(0x829D, "Light LC Property Get", [.u16("light_lc_property_id")])
+        add(0x62, "Light LC Property Set", [.u16("light_lc_property_id"), .rest("light_lc_property_value")])
+        add(0x63, "Light LC Property Set Unacknowledged", [.u16("light_lc_property_id"), .rest("light_lc_property_value")])
+        add(0x64, "Light LC Property Status", [.u16("light_lc_property_id"), .rest("light_lc_property_value")])
         return e
     }()
 }

@@ -86,6 +86,9 @@ public struct MeshDecoder {
     /// decode, so key material can be sealed again in place (`MeshLayer.secrets`, `redact`).
     public var frame = 0
     public var recordOffset: Int?
+    /// Only `redact` reads the layers' `redactions`: without it no key material is sealed
+    /// again and nothing is noted as left (dump, stats: the work of a second encryption).
+    public var reseal = false
     /// Where the network (or provisioning) PDU being decoded lies in the records, when it does.
     /// (One piece kept without an array: most PDUs lie in one record and are never sealed again.)
     var networkPieces: [Piece]? {
@@ -185,7 +188,7 @@ public struct MeshDecoder {
                 resealedProvisioning = nil
                 if let pieces = networkPieces, r.count == whole.count {
                     write(r, over: pieces, Self.provisioningResealed, into: &l)
-                } else {
+                } else if reseal {
                     l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.provisioningOverGATT))
                 }
             }
@@ -372,14 +375,14 @@ public struct MeshDecoder {
     /// The Provisioning Data PDU opened with one of `provisioningSecrets` (§5.4.2.5).
     mutating func decryptProvisioningData(_ type: UInt8, _ pdu: [UInt8], _ s: ProvisioningSession, into l: inout MeshLayer) -> MeshProvisioningData? {
         guard !provisioningSecrets.isEmpty else {
-            l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.provisioningNoSecret))
+            if reseal { l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.provisioningNoSecret)) }
             return nil
         }
         guard let invite = s.invite, let caps = s.capabilities, let start = s.start, s.publicKeys.count == 2, s.randoms.count == 2,
             let algorithm = start.first.map(MeshProvisioningAlgorithm.init(rawValue:))
         else {
             l.notes.append(meshError(.reassembly, 0, "provisioning data: the session's earlier PDUs were not all seen"))
-            l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.provisioningUnopened))
+            if reseal { l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.provisioningUnopened)) }
             return nil
         }
         let inputs = MeshProvisioningSecurity.confirmationInputs(
@@ -411,13 +414,13 @@ public struct MeshDecoder {
             // and nonce (IV index and unicast address are heard in the clear anyway).
             var zero = d
             zero.netKey = [UInt8](repeating: 0, count: 16)
-            if let sealed = try? MeshProvisioningSecurity.encryptData(zero, sessionKey: key, sessionNonce: nonce) {
+            if reseal, let sealed = try? MeshProvisioningSecurity.encryptData(zero, sessionKey: key, sessionNonce: nonce) {
                 resealedProvisioning = [type] + sealed + pdu.dropFirst(sealed.count)
             }
             return d
         }
         l.notes.append(meshError(.invalidValue, 25, "provisioning data: no given secret opens it"))
-        l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.provisioningUnopened))
+        if reseal { l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.provisioningUnopened)) }
         return nil
     }
 
@@ -627,7 +630,7 @@ public struct MeshDecoder {
         let devSrc = akf ? nil : dev(src), devDst = akf ? nil : dev(dst)
         guard !appKeys.isEmpty || devSrc != nil || devDst != nil else {
             info.encrypted = akf ? "no AppKey with AID " + Hex.fixed(UInt64(aid), width: 2) : "no DevKey of " + MeshAddress.text(src) + " or " + MeshAddress.text(dst)
-            if !akf { l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.accessUnopened)) }
+            if reseal && !akf { l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.accessUnopened)) }
             return
         }
         let virtual = dst & 0xC000 == 0x8000
@@ -654,14 +657,14 @@ public struct MeshDecoder {
         if !done, let k = devDst { done = attempt(k, dst) }
         guard case let (plain, k, label, devOf)? = opened else {
             info.mic = "bad"
-            if !akf { l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.accessUnopened)) }
+            if reseal && !akf { l.redactions.append(ModuleSecret(frame: frame, range: 0..<0, replacement: nil, Self.accessUnopened)) }
             return
         }
         info.mic = "ok"; info.key = devOf.map { "dev " + MeshAddress.text($0) } ?? "app"; info.label = label
         do {
             var a = try MeshAccessMessage(decoding: plain)
             a.showKeys = showKeys
-            if !akf, case let ranges = a.secretRanges, !ranges.isEmpty {
+            if reseal, !akf, case let ranges = a.secretRanges, !ranges.isEmpty {
                 // For `redact`: the keys zeroed, sealed with the same key and nonce.
                 var zero = plain
                 for r in ranges { for i in r { zero[i] = 0 } }

@@ -62,18 +62,19 @@ public enum Mesh: ProtocolModule {
     /// The decoder of the capture, whatever bearer carried the PDU.
     final class State {
         var mesh: MeshDecoder
-        init(keys: MeshKeys?) {
+        init(keys: MeshKeys?, reseal: Bool) {
             mesh = MeshDecoder(keys: keys)
             mesh.provisioningSecrets = keys?.provisioningSecrets ?? []
+            mesh.reseal = reseal
         }
     }
 
     public static func decode(_ pdu: UnsafeRawBufferPointer, _ x: ModuleContext, _ f: inout DecodedFrame) -> (any ModuleLayer)? {
-        let s = x.captureState(State.self) { State(keys: x.configuration(MeshKeys.self)) }
+        let s = x.captureState(State.self) { State(keys: x.configuration(MeshKeys.self), reseal: x.redacting) }
         // Where the PDU lies in the record, so `redact` can seal key material again in place.
         s.mesh.frame = x.record.frame
         s.mesh.recordOffset = nil
-        if let base = x.record.bytes.baseAddress, let at = pdu.baseAddress, at >= base, at + pdu.count <= base + x.record.bytes.count {
+        if s.mesh.reseal, let base = x.record.bytes.baseAddress, let at = pdu.baseAddress, at >= base, at + pdu.count <= base + x.record.bytes.count {
             s.mesh.recordOffset = at - base
         }
         switch x.carrier {

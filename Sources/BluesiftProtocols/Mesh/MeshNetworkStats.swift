@@ -56,6 +56,24 @@ public struct MeshNetworkStats: Sendable {
         public var beacons = 1
     }
 
+    /// Vendor model messages a plugin decoded (`mesh:` rules): one vendor opcode and the
+    /// plugin's message name, counted per source → destination pair (`src << 16 | dst`).
+    public struct VendorMessage: Sendable {
+        public var opcode: UInt32
+        public var plugin: String, message: String
+        public var messages = 0
+        public var pairs: [UInt32: Int] = [:]
+        public var company: UInt16 { MeshOpcode(rawValue: opcode).companyID ?? 0 }
+        public var name: String { "Vendor " + Hex.fixed(UInt64(opcode), width: 6) }
+        func count(_ by: (UInt32) -> UInt16) -> [(address: UInt16, messages: Int)] {
+            var d: [UInt16: Int] = [:]
+            for (k, c) in pairs { d[by(k), default: 0] += c }
+            return d.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+        public var bySource: [(address: UInt16, messages: Int)] { count { UInt16($0 >> 16) } }
+        public var byDestination: [(address: UInt16, messages: Int)] { count { UInt16($0 & 0xFFFF) } }
+    }
+
     public var meshPDUs = 0, beacons = 0, networkPDUs = 0, decrypted = 0, netMICBad = 0, notDecrypted = 0
     public var accessMessages = 0, controlMessages = 0, upperMICBad = 0, upperEncrypted = 0
     public var nodes: [UInt16: Node] = [:]
@@ -75,6 +93,8 @@ public struct MeshNetworkStats: Sendable {
     public var traffic: [UInt32: Flow] = [:]
     /// At most `maxListed` runs.
     public var beaconRuns: [BeaconRun] = []
+    /// Keyed by opcode, plugin and message; at most `maxListed` (then at most `maxFlows` pairs each).
+    public var vendorMessages: [String: VendorMessage] = [:]
     var lastRun: [String: Int] = [:]
 
     var lastSeq: [UInt16: UInt32] = [:]
@@ -150,6 +170,20 @@ public struct MeshNetworkStats: Sendable {
             }
         }
         nodes[n.src] = node
+    }
+
+    /// A vendor access message of `l` (already `add`ed) that plugins decoded as `messages`.
+    public mutating func vendor(_ l: MeshLayer, _ messages: [(plugin: String, message: String)]) {
+        guard let n = l.network, let a = l.access, a.opcode.size == 3 else { return }
+        let pair = UInt32(n.src) << 16 | UInt32(n.dst)
+        for m in messages {
+            let key = Hex.fixed(UInt64(a.opcode.rawValue), width: 6) + " " + m.plugin + " " + m.message
+            guard vendorMessages[key] != nil || vendorMessages.count < Self.maxListed else { continue }
+            var v = vendorMessages[key] ?? VendorMessage(opcode: a.opcode.rawValue, plugin: m.plugin, message: m.message)
+            v.messages += 1
+            if v.pairs[pair] != nil || v.pairs.count < Self.maxFlows { v.pairs[pair, default: 0] += 1 }
+            vendorMessages[key] = v
+        }
     }
 
     mutating func seen(_ iv: UInt32) { if !ivIndexes.contains(iv) { ivIndexes.append(iv) } }
@@ -313,6 +347,12 @@ public struct MeshNetworkStats: Sendable {
             out.append(
                 "  TTL: " + byTTL.sorted(by: { $0.key < $1.key }).map { "\($0.key): \($0.value)" }.joined(separator: ", ")
                     + "; relayed \(relayed), repeated \(repeated), replays \(replays.count)")
+        }
+        for v in vendorMessages.values.sorted(by: { ($0.opcode, $0.plugin, $0.message) < ($1.opcode, $1.plugin, $1.message) }) {
+            func list(_ l: [(address: UInt16, messages: Int)]) -> String { l.map { MeshAddress.text($0.address) + " \($0.messages)" }.joined(separator: ", ") }
+            out.append(
+                "  \(v.messages) × \(v.plugin) \(v.message) (\(v.name), company " + Hex.fixed(UInt64(v.company), width: 4) + "): from "
+                    + list(v.bySource) + "; to " + list(v.byDestination))
         }
         out.append("  segmented: \(segmentedStarted) started, \(segmentedCompleted) completed, \(incompleteSegmented) incomplete, \(segmentAcks) acknowledgments")
         for p in provisioning {

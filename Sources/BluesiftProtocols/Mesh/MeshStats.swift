@@ -12,7 +12,8 @@ public final class MeshStats: StatsCollector {
     public static var tables: [(name: String, header: String)] {
         [
             ("mesh_nodes", "file,address,messages,first_frame,bearers,elements,cid,pid,vid,features"),
-            ("mesh_provisioning", "file,link,first_frame,device_uuid,pdus,outcome")
+            ("mesh_provisioning", "file,link,first_frame,device_uuid,pdus,outcome"),
+            ("mesh_vendor_messages", "file,opcode,company,plugin,message,src,dst,messages")
         ]
     }
 
@@ -24,6 +25,7 @@ public final class MeshStats: StatsCollector {
             provisioningConnection = f.connection
         }
         network.add(p.mesh, frame: f.record.frame, us: f.record.timestamp.microseconds)
+        if let a = p.mesh.access, a.opcode.size == 3, case let m = stats.pluginMessages, !m.isEmpty { network.vendor(p.mesh, m) }
         if network.replays.count > replays, let r = network.replays.last {
             stats.problem(
                 "mesh_seq_backwards", f.record, connection: nil,
@@ -44,6 +46,7 @@ public final class MeshStats: StatsCollector {
                 address: Int($0.address), messages: $0.messages, firstFrame: $0.firstFrame, bearers: $0.bearers.sorted(),
                 elements: $0.elements, cid: $0.cid, pid: $0.pid, vid: $0.vid, features: $0.features)
         }
+        let vendor = n.vendorMessages.values.sorted { ($0.opcode, $0.plugin, $0.message) < ($1.opcode, $1.plugin, $1.message) }
         let summary = Summary(
             pdus: n.meshPDUs, beacons: n.beacons, networkPdus: n.networkPDUs, decrypted: n.decrypted, netMicBad: n.netMICBad,
             notDecrypted: n.notDecrypted, accessMessages: n.accessMessages, controlMessages: n.controlMessages, transMicBad: n.upperMICBad,
@@ -73,7 +76,15 @@ public final class MeshStats: StatsCollector {
                 BeaconRun(
                     networkId: $0.networkID, ivIndex: Int($0.ivIndex), keyRefresh: $0.keyRefresh, ivUpdate: $0.ivUpdate, authenticated: $0.authenticated,
                     firstFrame: $0.firstFrame, lastFrame: $0.lastFrame, firstUs: $0.firstUs, lastUs: $0.lastUs, beacons: $0.beacons)
-            })
+            },
+            vendorMessages: vendor.isEmpty
+                ? nil
+                : vendor.map {
+                    VendorMessage(
+                        name: $0.name, opcode: Int($0.opcode), company: Int($0.company), plugin: $0.plugin, message: $0.message, messages: $0.messages,
+                        bySource: $0.bySource.map { Count(address: Int($0.address), messages: $0.messages) },
+                        byDestination: $0.byDestination.map { Count(address: Int($0.address), messages: $0.messages) })
+                })
         m.members = [("mesh", summary)]
         m.counts = [("meshPdus", n.meshPDUs), ("meshNetworkPdus", n.networkPDUs), ("meshDecrypted", n.decrypted)]
         m.text = [""] + n.text(incompleteSegmented: incomplete)
@@ -86,6 +97,14 @@ public final class MeshStats: StatsCollector {
             ]
         }
         m.tables["mesh_provisioning"] = summary.provisioning.map { [file, $0.link, String($0.firstFrame), $0.deviceUuid, String($0.pdus), $0.outcome] }
+        m.tables["mesh_vendor_messages"] = vendor.flatMap { v in
+            v.pairs.sorted { $0.key < $1.key }.map {
+                [
+                    file, Hex.fixed(UInt64(v.opcode), width: 6), Hex.fixed(UInt64(v.company), width: 4), v.plugin, v.message,
+                    MeshAddress.text(UInt16($0.key >> 16)), MeshAddress.text(UInt16($0.key & 0xFFFF)), String($0.value)
+                ]
+            }
+        }
         return m
     }
 
@@ -103,6 +122,12 @@ public final class MeshStats: StatsCollector {
         var provisioning: [Provisioning]
         var traffic: [Flow]
         var secureBeacons: [BeaconRun]
+        /// Absent when no plugin decoded a vendor message.
+        var vendorMessages: [VendorMessage]?
+    }
+    struct VendorMessage: Encodable, Sendable {
+        var name: String, opcode: Int, company: Int, plugin: String, message: String, messages: Int
+        var bySource, byDestination: [Count]
     }
     struct Network: Encodable, Sendable { var networkId: String, beacons: Int, ivIndex: Int, ivUpdate: Bool, authenticated: Bool? }
     struct Node: Encodable, Sendable {

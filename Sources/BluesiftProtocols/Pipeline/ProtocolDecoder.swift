@@ -48,6 +48,9 @@ public final class ProtocolDecoder {
     var claimedAccessAddresses: [UInt32: (kind: LLAccessAddressClaim, module: Int)] = [:]
     /// What the modules made of their command-line options (`ProtocolRegistry.configure`).
     public var moduleConfiguration = ModuleConfiguration()
+    /// `redact` is reading: modules holding key material say where it lies and what replaces
+    /// it (`ModuleLayer.secrets`); other commands leave that work undone.
+    public var redacting = false
 
     /// Sniffed connections by number: roles, SN/NESN, encryption and pairing state.
     var links: [UInt16: SniffedLink] = [:]

@@ -290,6 +290,9 @@ public struct ModuleContext {
     /// it made none.
     public func configuration<C>(_ type: C.Type) -> C? { decoder.moduleConfiguration.byModule[module] as? C }
 
+    /// `redact` is reading (`ProtocolDecoder.redacting`): the only reader of `ModuleLayer.secrets`.
+    public var redacting: Bool { decoder.redacting }
+
     /// Bytes the decoder keeps until the next decode call (a reassembled message the frame borrows).
     public func hold(_ bytes: [UInt8]) -> UnsafeRawBufferPointer { decoder.moduleBytes.hold(bytes) }
 
@@ -331,6 +334,13 @@ public protocol StatsContext: AnyObject {
     /// Handle and peer of a stats connection, for CSV rows.
     func connectionHandle(_ index: Int) -> Int
     func connectionPeer(_ index: Int) -> String?
+    /// The plugin messages decoded from the frame being added (plugin id, message name): a
+    /// module's payload a plugin rule took (Mesh vendor models, `mesh:`); empty for none.
+    var pluginMessages: [(plugin: String, message: String)] { get }
+}
+
+extension StatsContext {
+    public var pluginMessages: [(plugin: String, message: String)] { [] }
 }
 
 /// A collector's output, kept in `StatsReport.modules`.
