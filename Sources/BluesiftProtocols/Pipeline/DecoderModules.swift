@@ -56,7 +56,12 @@ extension ProtocolDecoder {
     /// module's layer. No allocation: the structures are read in place.
     @usableFromInline
     func carriesModuleAdvertising(_ b: UnsafeRawBufferPointer) -> Bool {
-        guard registry.hasAdvertisingCarriers, registry.mayCarryAdvertising(UnsafeRawBufferPointer(rebasing: b[3...])) else { return false }
+        guard registry.hasAdvertisingCarriers else { return false }
+        // Extended data in pieces, or an advertiser's pending: decoded (ExtendedAdvertisingPieces).
+        if b[2] == 0x0D, !extendedPieces.pending.isEmpty || ExtendedAdvertisingPieces.anyIncomplete(UnsafeRawBufferPointer(rebasing: b[3...])) {
+            return true
+        }
+        guard registry.mayCarryAdvertising(UnsafeRawBufferPointer(rebasing: b[3...])) else { return false }
         let adv = AdvertisingLayer(opcode: Int(b[2]), parameters: UnsafeRawBufferPointer(rebasing: b[3...]))
         var hit = false
         adv.forEachReport { rep in
@@ -71,6 +76,7 @@ extension ProtocolDecoder {
     /// The module of the first AD structure (or service data UUID) a module registered, in
     /// report order, gets all of its structures of that report in one call.
     private func advertisingCarriers(_ record: CaptureRecord, _ side: UInt8, _ f: inout DecodedFrame) {
+        if advertisingPieces(record, side, &f) { return }
         guard registry.mayCarryAdvertising(f.advStorage.single?.data ?? f.advStorage.parameters) else { return }
         var found: (module: Int, carrier: Carrier, data: UnsafeRawBufferPointer)?
         f.advStorage.forEachReport { rep in
