@@ -111,7 +111,7 @@ import BluesiftCodecs
         let text = try CLI.run(["stats", capture])
         #expect(
             text.stdout.contains(
-                "  ISO 0x0010 received: 20 SDUs, 0 lost by sequence, status valid 20 / possibly invalid 0 / lost 0 (broadcast 0x5a17c3 \"Gate 12 Lounge\")\n"
+                "  ISO 0x0010 received: 20 SDUs, 0 lost by sequence, status valid 20 / possibly invalid 0 / lost 0, 80.0 of 80.0 kbit/s configured (broadcast 0x5a17c3 \"Gate 12 Lounge\")\n"
             ), "\(text.stdout)")
     }
 
@@ -290,6 +290,26 @@ import BluesiftCodecs
         }
         print("extended advertising in pieces: \(values) values, \(agree) agree")
         #expect(values == 18 && agree == values)
+    }
+
+    /// Before: the CIS rows did not say which data paths were set up, and no stream was measured
+    /// against its QoS. Bumble's unicast session (Tests/LEAudio): CIG 16_2_1 (SDU interval
+    /// 10000 µs, Max_SDU 40 each way), both data paths, 16 SDUs sent, 15 received (one flagged
+    /// lost, empty: 560 octets) and 1 missing.
+    @Test func unicastDataPathsAndThroughputAgainstQoS() throws {
+        let capture = CLI.root.appendingPathComponent("Tests/LEAudio/le_audio_unicast.btsnoop").path
+        let stats = try S.json(["stats", "--format", "json", capture])
+        let cis = try #require((stats["le_audio_cises"] as? [[String: Any]])?.first)
+        #expect(cis["data_paths"] as? [String] == ["input", "output"], "\(cis)")
+        let rows = try #require(stats["le_audio_streams"] as? [[String: Any]])
+        #expect(rows.map { $0["direction"] as? String } == ["sent", "received"])
+        #expect(rows.map { $0["sdu_interval_us"] as? Int } == [10000, 10000] && rows.map { $0["max_sdu"] as? Int } == [40, 40])
+        #expect(rows.map { $0["configured_bps"] as? Int } == [32000, 32000])
+        // 640 octets over 16 intervals; 560 over 16 (one missing by sequence).
+        #expect(rows.map { $0["throughput_bps"] as? Int } == [32000, 28000], "\(rows)")
+        let text = try CLI.run(["stats", capture])
+        #expect(text.stdout.contains(" established ASE 1,2, data path input+output\n"), "\(text.stdout)")
+        #expect(text.stdout.contains(", 28.0 of 32.0 kbit/s configured\n"), "\(text.stdout)")
     }
 
     /// Data_Status 2 after pieces: what is whole is decoded on the last report, the cut noted.

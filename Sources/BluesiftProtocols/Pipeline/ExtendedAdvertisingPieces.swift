@@ -90,14 +90,21 @@ extension ProtocolDecoder {
         let pieces = extendedPieces
         var found: (module: Int, carrier: Carrier, structures: ModuleADStructures)?
         var damage: [DecodeError] = []
+        var reports = 0, inPieces = 0
         f.advStorage.forEachReport { rep in
             let data: UnsafeRawBufferPointer
             var n = 1
+            reports += 1
             switch pieces.add(rep) {
-            case .pending: return
+            case .pending:
+                inPieces += 1
+                return
             case .single: data = rep.data
             case .whole(let d, let k, let e):
+                inPieces += 1
                 if let e { damage.append(e) }
+                // The AD structures are whole only in the whole data: checked there.
+                if let e = d.withUnsafeBytes({ ADStructures.validate($0) }) { damage.append(e.inLayer("adv")) }
                 guard found == nil else { return }
                 data = moduleBytes.hold(d); n = k
             }
@@ -110,6 +117,8 @@ extension ProtocolDecoder {
                 return
             }
         }
+        // A piece's own AD structures run past its end or start inside one: not damage.
+        if inPieces == reports, let i = f.errors.lastIndex(where: { $0.layer == "adv" }) { f.errors.remove(at: i) }
         f.errors.append(contentsOf: damage)
         guard let found else { return true }
         let context = ModuleContext(

@@ -48,8 +48,8 @@ public final class LEAudioStats: StatsCollector {
         public var firstFrame: Int?
         public var lastFrame: Int?
         /// The QoS configured for this direction (CIG or BIG) and the throughput against it:
-        /// bits per second the SDUs carried from the first to one SDU interval after the last
-        /// (capture time), and Max_SDU × 8 / SDU_Interval.
+        /// bits per second the SDUs carried over the SDU intervals their sequence numbers span
+        /// (SDUs + lost by sequence), and Max_SDU × 8 / SDU_Interval.
         public var sduIntervalUs: Int?
         public var maxSdu: Int?
         public var throughputBps: Int?
@@ -133,12 +133,9 @@ public final class LEAudioStats: StatsCollector {
             }
         }
         var t0: Int64
-        /// The last SDU's time.
-        var last: Int64 = 0
         var width: Int64 = 1000
         var buckets: [Bucket] = []
         mutating func add(_ us: Int64, _ x: Bucket) {
-            last = max(last, us)
             var i = Int(max(0, us - t0) / width)
             while i >= Self.cap {
                 var merged: [Bucket] = []
@@ -378,8 +375,10 @@ public final class LEAudioStats: StatsCollector {
         let streamRows = streams.map { s in
             let broadcast = state.big(ofBIS: s.handle).flatMap { state.broadcast(big: $0) }
             let qos = state.configuredQoS(handle: s.handle, sent: s.sent)
-            let chart = series[UInt32(s.handle) << 1 | (s.sent ? 1 : 0)]
-            let throughput = qos.flatMap { q in chart.map { Int((Double(s.bytes) * 8e6 / Double($0.last - $0.t0 + Int64(q.sduInterval))).rounded()) } }
+            // Over the SDU intervals the sequence numbers span (one an interval, §5.4.5): the
+            // SDUs received and those missing.
+            let intervals = s.sdus + s.lostBySequence
+            let throughput = qos.flatMap { q in intervals > 0 ? Int((Double(s.bytes) * 8e6 / (Double(intervals) * Double(q.sduInterval))).rounded()) : nil }
             return StreamRow(
                 handle: Int(s.handle), direction: s.sent ? "sent" : "received", sdus: s.sdus, bytes: s.bytes, lostBySequence: s.lostBySequence,
                 statusValid: s.statusValid, statusPossiblyInvalid: s.statusPossiblyInvalid, statusLost: s.statusLost,
