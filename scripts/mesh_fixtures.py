@@ -244,6 +244,12 @@ class MeshCrypto:
         t2 = aes_cmac(t, t1 + b"\x00" + b"\x02")
         t3 = aes_cmac(t, t2 + b"\x00" + b"\x03")
         self.nid, self.enc, self.privacy = t1[15] & 0x7F, t2, t3
+        # Friendship credentials of the sample data's LPN 0x1201 and Friend 0x2345 (§8.1.4, §3.9.6.3.1).
+        p = b"\x01" + struct.pack(">HHHH", 0x1201, 0x2345, 0x0000, 0x072F)
+        f1 = aes_cmac(t, p + b"\x01")
+        f2 = aes_cmac(t, f1 + p + b"\x02")
+        f3 = aes_cmac(t, f2 + p + b"\x03")
+        self.friend_nid, self.friend_enc, self.friend_privacy = f1[15] & 0x7F, f2, f3
         self.aid = aes_cmac(aes_cmac(s1(b"smk4"), app_key), b"id6\x01")[15] & 0x3F
         self.app_key, self.iv = app_key, iv_index
 
@@ -306,16 +312,139 @@ def vendor_capture():
     return s
 
 
+class Resealer:
+    """The sample network PDUs opened with the sample keys (obfuscation, NetMIC, segments,
+    TransMIC; Mesh Protocol v1.1 §3.9) and sealed again with their SEQs moved by a delta, so
+    that a bench of many copies holds no two equal PDUs. Everything else (addresses, TTL, keys,
+    payloads) stays; SeqZero and a segment acknowledgment's SeqZero move with the SEQs."""
+    def __init__(self):
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+        from cryptography.hazmat.primitives.ciphers.aead import AESCCM
+        iv = int(KEYS["iv_index"], 16)
+        c = MeshCrypto(bytes.fromhex(KEYS["net_keys"][0]), bytes.fromhex(KEYS["app_keys"][0]), iv)
+        self.aid, self.iv = c.aid, iv
+        # NID -> (PrivacyKey's ECB, EncryptionKey's CCM by NetMIC size): master and friendship credentials.
+        self.creds = {
+            nid: (Cipher(algorithms.AES(privacy), modes.ECB()).encryptor(), {m: AESCCM(enc, tag_length=m) for m in (4, 8)})
+            for nid, enc, privacy in [(c.nid, c.enc, c.privacy), (c.friend_nid, c.friend_enc, c.friend_privacy)]
+        }
+        app, dev = bytes.fromhex(KEYS["app_keys"][0]), bytes.fromhex(KEYS["dev_keys"]["0x1201"])
+        self.upper_keys = {True: [{m: AESCCM(app, tag_length=m) for m in (4, 8)}],
+                           False: [{m: AESCCM(dev, tag_length=m) for m in (4, 8)}]}
+        self.labels = [bytes.fromhex(u) for u in KEYS["label_uuids"]]
+        self.pdus = [self.open(bytes.fromhex(m)) for m in MESSAGES]
+        # Segmented access messages: the upper transport PDU of all segments, opened once.
+        groups = {}
+        for p in self.pdus:
+            if p["seg"] and not p["ctl"]:
+                groups.setdefault((p["src"], p["seq_zero"]), []).append(p)
+        self.messages = {}
+        for key, copies in groups.items():
+            segs = list({p["seg_o"]: p for p in reversed(copies)}.values())  # first copy of each
+            if len(segs) != segs[0]["seg_n"] + 1:
+                continue  # not all segments among the samples: its upper PDU stays as it is
+            segs.sort(key=lambda p: p["seg_o"])
+            upper = b"".join(p["segment"] for p in segs)
+            self.messages[key] = self.open_upper(segs[0], upper, self.seq_auth(segs[0]))
+        for p in self.pdus:
+            if not p["ctl"] and not p["seg"]:
+                p["upper"] = self.open_upper(p, p["segment"], p["seq"])
+        for i, m in enumerate(MESSAGES):  # sealing with no delta gives the samples back
+            assert self.seal(self.pdus[i], 0) == bytes.fromhex(m), i
+
+    def iv_of(self, ivi):
+        return self.iv if ivi == self.iv & 1 else self.iv - 1
+
+    @staticmethod
+    def seq_auth(p):
+        return p["seq"] - ((p["seq"] - p["seq_zero"]) & 0x1FFF)
+
+    def obfuscation(self, nid, iv, enc):
+        return self.creds[nid][0].update(bytes(5) + struct.pack(">I", iv) + enc[:7])
+
+    def net_nonce(self, ctl, ttl, seq, src, iv):
+        return bytes([0x00, ctl << 7 | ttl]) + seq.to_bytes(3, "big") + struct.pack(">H", src) + bytes(2) + struct.pack(">I", iv)
+
+    def open(self, pdu):
+        ivi, iv, nid = pdu[0] >> 7, self.iv_of(pdu[0] >> 7), pdu[0] & 0x7F
+        h = bytes(a ^ b for a, b in zip(pdu[1:7], self.obfuscation(nid, iv, pdu[7:])))
+        ctl, ttl, seq, src = h[0] >> 7, h[0] & 0x7F, int.from_bytes(h[1:4], "big"), struct.unpack(">H", h[4:6])[0]
+        plain = self.creds[nid][1][8 if ctl else 4].decrypt(self.net_nonce(ctl, ttl, seq, src, iv), pdu[7:], None)
+        dst, t = struct.unpack(">H", plain[:2])[0], plain[2:]
+        p = dict(nid=nid, ivi=ivi, iv=iv, ctl=ctl, ttl=ttl, seq=seq, src=src, dst=dst, head=t[0], seg=t[0] >> 7)
+        if p["seg"]:
+            w = int.from_bytes(t[1:4], "big")
+            p.update(szmic=w >> 23, seq_zero=(w >> 10) & 0x1FFF, seg_o=(w >> 5) & 0x1F, seg_n=w & 0x1F, segment=t[4:])
+        else:
+            p["segment"] = t[1:]
+        return p
+
+    @staticmethod
+    def upper_nonce(kind, p, seq, szmic):
+        return bytes([kind, szmic << 7]) + seq.to_bytes(3, "big") + struct.pack(">HHI", p["src"], p["dst"], p["iv"])
+
+    def open_upper(self, p, upper, seq):
+        szmic = p.get("szmic", 0) if p["seg"] else 0
+        mic = 8 if szmic else 4
+        labels = self.labels if 0x8000 <= p["dst"] < 0xC000 else [None]
+        kind = 0x01 if p["head"] & 0x40 else 0x02  # application or device nonce
+        for keys in self.upper_keys[kind == 0x01]:
+            for label in labels:
+                try:
+                    return keys[mic].decrypt(self.upper_nonce(kind, p, seq, szmic), upper, label), keys, label, kind
+                except Exception:
+                    pass
+        raise ValueError("sample upper transport PDU not opened")
+
+    def seal(self, p, delta):
+        seq = p["seq"] + delta
+        if p["seg"]:
+            zero = (p["seq_zero"] + delta) & 0x1FFF
+            segment = p["segment"]
+            m = self.messages.get((p["src"], p["seq_zero"]))
+            if m is not None:
+                # Message 11 repeats message 6's segment 0 with AKF set: sealed as the message was.
+                access, keys, label, kind = m
+                upper = keys[8 if p["szmic"] else 4].encrypt(
+                    self.upper_nonce(kind, p, self.seq_auth(p) + delta, p["szmic"]), access, label)
+                segment = upper[p["seg_o"] * 12:p["seg_o"] * 12 + len(p["segment"])]
+            w = p["szmic"] << 23 | zero << 10 | p["seg_o"] << 5 | p["seg_n"]
+            t = bytes([p["head"]]) + w.to_bytes(3, "big") + segment
+        elif not p["ctl"]:
+            access, keys, label, kind = p["upper"]
+            t = bytes([p["head"]]) + keys[4].encrypt(self.upper_nonce(kind, p, seq, 0), access, label)
+        elif p["head"] == 0x00:  # Segment Acknowledgment: the SeqZero it acknowledges moves too
+            w = struct.unpack(">H", p["segment"][:2])[0]
+            w = (w & 0x8003) | (((w >> 2) + delta) & 0x1FFF) << 2
+            t = bytes([p["head"]]) + struct.pack(">H", w) + p["segment"][2:]
+        else:
+            t = bytes([p["head"]]) + p["segment"]
+        sealed = self.creds[p["nid"]][1][8 if p["ctl"] else 4].encrypt(
+            self.net_nonce(p["ctl"], p["ttl"], seq, p["src"], p["iv"]), struct.pack(">H", p["dst"]) + t, None)
+        h = bytes([p["ctl"] << 7 | p["ttl"]]) + seq.to_bytes(3, "big") + struct.pack(">H", p["src"])
+        return bytes([p["ivi"] << 7 | p["nid"]]) + bytes(a ^ b for a, b in zip(h, self.obfuscation(p["nid"], p["iv"], sealed))) + sealed
+
+
+BENCH_SEQ_STEP = 0x100  # SEQ advance per round: above any one source's span among the samples
+
+
 def bench_capture(records):
     """A mesh-dense advertising capture for `make bench`: the sample network PDUs and the
-    secure network beacon, over and over (legacy and extended reports), decrypted with the
-    sample keys."""
+    secure network beacon, round after round (legacy and extended reports), decrypted with the
+    sample keys. Each round's network PDUs are sealed again with SEQs BENCH_SEQ_STEP higher
+    than the round before, so no network PDU repeats (a cache of decoded PDUs gains nothing
+    here) and no SEQ goes backwards."""
+    r = Resealer()
+    assert max(p["seq"] for p in r.pdus) + (records // len(MESSAGES) + 1) * BENCH_SEQ_STEP < 1 << 24
     s = BTSnoop()
-    pdus = [(0x2A, bytes.fromhex(m)) for m in MESSAGES] + [(0x2B, bytes.fromhex(BEACON))]
+    beacon = bytes.fromhex(BEACON)
     i = 0
     while len(s.records) < records:
-        t, d = pdus[i % len(pdus)]
-        adv_report(s, t, d, extended=(i % 4 == 3))
+        n, k = divmod(i, len(MESSAGES) + 1)
+        if k < len(MESSAGES):
+            adv_report(s, 0x2A, r.seal(r.pdus[k], n * BENCH_SEQ_STEP), extended=(i % 4 == 3))
+        else:
+            adv_report(s, 0x2B, beacon, extended=(i % 4 == 3))
         i += 1
     return s
 

@@ -146,6 +146,7 @@ public struct MeshAccessMessage: Sendable, Hashable {
     public func fields() throws(DecodeError) -> [(name: StaticString, value: MeshFieldValue)]? {
         guard let e = MeshAccessCatalog.entries[opcode.rawValue] else { return nil }
         var out: [(name: StaticString, value: MeshFieldValue)] = []
+        out.reserveCapacity(e.fields.count) // one allocation, not one per doubling
         var i = 0
         try Self.read(e.fields, parameters, &i, &out)
         guard i == parameters.count else {

@@ -8,7 +8,7 @@ import BluesiftWire
 /// from Friend Request/Offer, and reassembly tables; every table has a fixed bound and drops
 /// its oldest entry when full, so memory stays flat over any capture.
 public struct MeshDecoder {
-    public var keys: MeshKeys?
+    public var keys: MeshKeys? { didSet { recent.removeAll() } }
     /// The IV index the network is at (§3.10.5); a PDU's IVI picks it or the one before.
     public private(set) var ivIndex: UInt32
     /// Print key fields of configuration messages (AppKey Add, NetKey Add, ...).
@@ -47,7 +47,9 @@ public struct MeshDecoder {
     /// `pieces`: where each segment's data lies (nil once one was not in its record).
     var proxyStreams: [Int: (type: MeshProxyMessageType, data: [UInt8], age: Int, pieces: [Piece]?)] = [:]
     /// `counters`: LPNCounter << 16 | FriendCounter, the offer the credentials were made from.
-    var friendships: [(lpn: UInt16, friend: UInt16, counters: UInt32, credentials: MeshNetworkCredentials)] = []
+    var friendships: [(lpn: UInt16, friend: UInt16, counters: UInt32, credentials: MeshNetworkCredentials)] = [] {
+        didSet { recent.removeAll() }
+    }
     var friendRequests: [UInt16: UInt16] = [:]
     var clock = 0
 
@@ -61,7 +63,22 @@ public struct MeshDecoder {
         var age: Int
     }
     var sessions: [Int: ProvisioningSession] = [:]
-    var learntNets: [MeshNetworkCredentials] = []
+    var learntNets: [MeshNetworkCredentials] = [] { didSet { recent.removeAll() } }
+    /// Network PDUs opened lately. Relays and Network Transmit repeats put the same PDU on
+    /// the air several times (WHAD's capture: 74 % of its network PDUs are repeats, each
+    /// within 16 PDUs of the first), and decrypting it again gives the same result: an exact
+    /// cache keyed by the obfuscated bytes, the IV index in force and the nonce kind, emptied
+    /// whenever the credentials change. Only the crypto is skipped: every copy still goes
+    /// through the lower and upper transport (segments, SEQ, relays, statistics).
+    /// The credentials are named by list and index (no key state copied per PDU): the lists
+    /// do not change while the cache holds anything.
+    struct Opened { var bytes: [UInt8], pdu: MeshNetworkPDU, ivIndex: UInt32, index: UInt16, list: UInt8, proxyNonce: Bool }
+    var recent: [Opened] = [] { didSet { if recent.isEmpty { recentHeads.removeAll(); recentNext = 0 } } }
+    /// The first eight octets of each `recent` PDU (its obfuscated SEQ among them): compared
+    /// first, so a miss costs a scan of integers.
+    var recentHeads: [UInt64] = []
+    var recentNext = 0
+    static let maxRecent = 32
     var learntDevKeys: [UInt16: MeshAccessKey] = [:]
 
     /// The record being decoded (its frame number) and where the bearer PDU starts in its
@@ -70,7 +87,12 @@ public struct MeshDecoder {
     public var frame = 0
     public var recordOffset: Int?
     /// Where the network (or provisioning) PDU being decoded lies in the records, when it does.
-    var networkPieces: [Piece]?
+    /// (One piece kept without an array: most PDUs lie in one record and are never sealed again.)
+    var networkPieces: [Piece]? {
+        get { joinedPieces ?? onePiece.map { [$0] } }
+        set { joinedPieces = newValue; onePiece = nil }
+    }
+    var onePiece: Piece?, joinedPieces: [Piece]?
     /// A Provisioning Data PDU sealed again by the last `provisioning` call.
     var resealedProvisioning: [UInt8]?
     /// An upper transport PDU with its configuration keys zeroed, sealed again by the last
@@ -88,7 +110,7 @@ public struct MeshDecoder {
     public mutating func decodeAdvertising(adType: UInt8, data: [UInt8]) -> MeshLayer {
         clock += 1
         var l = MeshLayer(bearer: .advertising, adType: adType)
-        networkPieces = recordOffset.map { [Piece(frame: frame, offset: $0, length: data.count)] }
+        onePiece = recordOffset.map { Piece(frame: frame, offset: $0, length: data.count) }; joinedPieces = nil
         switch adType {
         case 0x29: pbADV(data, into: &l)
         case 0x2A: network(data, proxyNonce: false, into: &l)
@@ -122,7 +144,7 @@ public struct MeshDecoder {
         var whole: [UInt8]
         // Each segment's data follows its one-octet header in its record.
         let piece = recordOffset.map { Piece(frame: frame, offset: $0 + 1, length: p.data.count) }
-        networkPieces = p.sar == .complete ? piece.map { [$0] } : nil
+        onePiece = p.sar == .complete ? piece : nil; joinedPieces = nil
         switch p.sar {
         case .complete:
             if proxyStreams.removeValue(forKey: stream) != nil {
@@ -418,26 +440,51 @@ public struct MeshDecoder {
         let kind: MeshNetworkNonceKind = proxyNonce ? .proxy : .network
         var tried = false
         var hit: (MeshNetworkPDU, MeshNetworkCredentials, Bool)?
-        for c in keys?.credentials(nid: nid) ?? [] {
+        // Where the credentials that opened it are: 0 the key file's (by NID), 1 learnt, 2 friendships'.
+        var from: (list: UInt8, index: Int) = (0, 0)
+        let head = pdu.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) } // 14 octets or more
+        for i in recentHeads.indices where recentHeads[i] == head && recent[i].bytes == pdu {
+            guard recent[i].ivIndex == ivIndex && recent[i].proxyNonce == proxyNonce else { continue }
+            let k = Int(recent[i].index)
+            let c: MeshNetworkCredentials? =
+                switch recent[i].list {
+                case 0: keys?.credentials(nid: nid)[k]
+                case 1: learntNets[k]
+                default: friendships[k].credentials
+                }
+            if let c { hit = (recent[i].pdu, c, recent[i].list == 2); tried = true }
+            break
+        }
+        let cached = hit != nil
+        for (i, c) in (keys?.credentials(nid: nid) ?? []).enumerated() where !cached {
             tried = true
-            if let p = try? MeshNetworkSecurity.decrypt(pdu, credentials: c, currentIVIndex: ivIndex, nonce: kind) { hit = (p, c, false); break }
+            if let p = try? MeshNetworkSecurity.decrypt(pdu, credentials: c, currentIVIndex: ivIndex, nonce: kind) { hit = (p, c, false); from = (0, i); break }
         }
         if hit == nil {
-            for c in learntNets where c.nid == nid {
+            for (i, c) in learntNets.enumerated() where c.nid == nid {
                 tried = true
-                if let p = try? MeshNetworkSecurity.decrypt(pdu, credentials: c, currentIVIndex: ivIndex, nonce: kind) { hit = (p, c, false); break }
+                if let p = try? MeshNetworkSecurity.decrypt(pdu, credentials: c, currentIVIndex: ivIndex, nonce: kind) { hit = (p, c, false); from = (1, i); break }
             }
         }
         if hit == nil {
-            for f in friendships where f.credentials.nid == nid {
+            for (i, f) in friendships.enumerated() where f.credentials.nid == nid {
                 tried = true
                 if let p = try? MeshNetworkSecurity.decrypt(pdu, credentials: f.credentials, currentIVIndex: ivIndex, nonce: kind) {
-                    hit = (p, f.credentials, true); break
+                    hit = (p, f.credentials, true); from = (2, i); break
                 }
             }
         }
         guard tried else { l.encrypted = "no NetKey with NID " + Hex.fixed(UInt64(nid), width: 2); return }
         if case let (p, c, friend)? = hit {
+            if !cached {
+                let e = Opened(bytes: pdu, pdu: p, ivIndex: ivIndex, index: UInt16(from.index), list: from.list, proxyNonce: proxyNonce)
+                if recent.count < Self.maxRecent {
+                    recent.append(e); recentHeads.append(head)
+                } else {
+                    recent[recentNext] = e; recentHeads[recentNext] = head
+                }
+                recentNext = (recentNext + 1) % Self.maxRecent
+            }
             l.netMIC = "ok"
             l.network = MeshNetworkInfo(
                 ivi: p.ivi, nid: p.nid, ctl: p.ctl, ttl: p.ttl, seq: p.seq, src: p.src, dst: p.dst,

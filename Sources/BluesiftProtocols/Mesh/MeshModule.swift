@@ -131,7 +131,14 @@ public struct MeshPDU: ModuleLayer {
     public var secrets: [ModuleSecret] { mesh.redactions }
     public func describe<S: FieldSink>(_ layer: FrameLayer, into w: inout S) {
         w.beginObject(.literal(layer.key))
-        mesh.describe(into: &w)
+        // Called through `any ModuleLayer`, so unspecialised; JSON Lines (the writer is a
+        // final class) takes a copy specialised for it: every field a direct call.
+        if S.self == JSONFieldWriter.self {
+            var j = unsafeBitCast(w, to: JSONFieldWriter.self)
+            mesh.describe(into: &j)
+        } else {
+            mesh.describe(into: &w)
+        }
         w.endObject()
     }
 }
