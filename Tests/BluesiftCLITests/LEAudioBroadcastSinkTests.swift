@@ -37,13 +37,17 @@ import BluesiftCodecs
     /// Received §7.7.65.24), hears the BASE in `base` (pieces of periodic advertising data with
     /// their Data_Status), BIGInfo (§7.7.65.34), syncs BIG 1 to BIS 1 and 2 (§7.8.106, §7.7.65.29:
     /// handles 0x0010, 0x0011), and receives the SDUs.
-    static func sinkCapture(_ sync: Sync = .created, base: [(UInt8, [UInt8])] = [(0, S.base)], left: [[UInt8]], right: [[UInt8]]) -> [UInt8] {
+    /// `announced`: the extended advertising reports before the sync, when not these three.
+    static func sinkCapture(
+        _ sync: Sync = .created, announced: [[UInt8]]? = nil, base: [(UInt8, [UInt8])] = [(0, S.base)], left: [[UInt8]], right: [[UInt8]]
+    ) -> [UInt8] {
         let other: [UInt8] = [0x02, 0x00, 0x00, 0xEE, 0xFF, 0xC0]
-        var p: [(Bool, [UInt8])] = [
-            (false, report(announcement([0xF0, 0xAD, 0x0B], "Gate 14"), sid: 4)),
-            (false, report(announcement(S.broadcastID, S.name), sid: 3)),
-            (false, report(announcement([0xFE, 0x0F, 0x0C], "Cafe"), address: other, sid: 3))
-        ]
+        var p: [(Bool, [UInt8])] =
+            (announced ?? [
+                report(announcement([0xF0, 0xAD, 0x0B], "Gate 14"), sid: 4),
+                report(announcement(S.broadcastID, S.name), sid: 3),
+                report(announcement([0xFE, 0x0F, 0x0C], "Cafe"), address: other, sid: 3)
+            ]).map { (false, $0) }
         switch sync {
         case .created:
             p.append((true, S.command(0x2044, [0x00, 3, 0x01] + address + [0, 0, 0xE8, 0x03, 0])))
@@ -107,7 +111,7 @@ import BluesiftCodecs
         let text = try CLI.run(["stats", capture])
         #expect(
             text.stdout.contains(
-                "  ISO 0x0010 received: 20 SDUs, 0 lost by sequence, status valid 20 / possibly invalid 0 / lost 0 (broadcast 0x5a17c3 \"Gate 12 Lounge\")\n"
+                "  ISO 0x0010 received: 20 SDUs, 0 lost by sequence, status valid 20 / possibly invalid 0 / lost 0, 80.0 of 80.0 kbit/s configured (broadcast 0x5a17c3 \"Gate 12 Lounge\")\n"
             ), "\(text.stdout)")
     }
 
@@ -192,5 +196,136 @@ import BluesiftCodecs
         #expect("\(cut)".contains("truncated by the controller (Data_Status 2) after 40 octets"), "\(cut)")
         // The piece before it: the plain report, nothing decoded yet.
         #expect((frames[5]["le_audio"] as? [String: Any])?["advertising"] == nil)
+    }
+
+    // MARK: 3. extended advertising reports in pieces
+
+    /// Before: LE Extended Advertising Reports with Data_Status 1 ("more to come", §7.7.65.13)
+    /// were read one by one: an announcement cut between two reports was lost, so the sink's
+    /// files and stream rows had no broadcast. Two advertising sets of one address send their
+    /// pieces interleaved; each is put together on its own (address, SID).
+    @Test func sinkExtendedReportsInPiecesDecodedWhole() throws {
+        let dir = try AudioTests.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let f = try Self.frames()
+        let gate12 = S.announcement + S.publicBroadcast + S.broadcastName // 7 + 12 + 16 octets
+        let gate14 = Self.announcement([0xF0, 0xAD, 0x0B], "Gate 14")
+        let announced = [
+            Self.report(Array(gate12[0..<5]), sid: 3, status: 1), // the announcement cut after its UUID
+            Self.report(Array(gate14[0..<9]), sid: 4, status: 1),
+            Self.report(Array(gate12[5..<20]), sid: 3, status: 1),
+            Self.report(Array(gate14[9...]), sid: 4),
+            Self.report(Array(gate12[20...]), sid: 3)
+        ]
+        let capture = try S.write(Self.sinkCapture(announced: announced, left: f.left, right: f.right), dir, "ext-pieces.btsnoop")
+        #expect(try Self.audioLines(capture, dir) == Self.expectedLines("bcast5a17c3-Gate_12_Lounge-big1-bis", dir))
+
+        let r = try CLI.run(["dump", "--format", "jsonl", capture])
+        #expect(r.status == 0, "\(r.stderr)")
+        let frames = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        try #require(frames.count > 5)
+        // The pieces before the last: plain reports.
+        #expect([0, 1, 2].map { frames[$0]["le_audio"] == nil } == [true, true, true], "\(frames.prefix(3))")
+        let sid4 = try #require(frames[3]["le_audio"] as? [String: Any], "\(frames[3])")
+        #expect(sid4["reassembled_pieces"] as? Int == 2 && sid4["reassembled_octets"] as? Int == gate14.count)
+        #expect((sid4["broadcast_audio_announcement"] as? [String: Any])?["broadcast_id"] as? Int == 0x0BADF0)
+        let sid3 = try #require(frames[4]["le_audio"] as? [String: Any], "\(frames[4])")
+        #expect(sid3["reassembled_pieces"] as? Int == 3 && sid3["reassembled_octets"] as? Int == gate12.count)
+        #expect((sid3["broadcast_audio_announcement"] as? [String: Any])?["broadcast_id"] as? Int == 0x5A17C3)
+        let others = try #require(sid3["advertising"] as? [[String: Any]])
+        let pba = try #require(others.first?["public_broadcast_announcement"] as? [String: Any], "\(others)")
+        #expect(pba["standard_quality"] as? Bool == true && "\(pba["metadata"] ?? "")".contains("News"), "\(pba)")
+        #expect((others.last?["broadcast_name"] as? [String: Any])?["broadcast_name"] as? String == S.name, "\(others)")
+
+        let text = try CLI.run(["dump", capture])
+        let line = text.stdout.split(separator: "\n").map(String.init)[4]
+        #expect(line.hasSuffix("(advertising data reassembled from 3 pieces, \(gate12.count) octets)"), "\(line)")
+
+        let stats = try S.json(["stats", "--format", "json", capture])
+        let rows = try #require(stats["le_audio_streams"] as? [[String: Any]])
+        #expect(rows.map { $0["broadcast_name"] as? String } == [S.name, S.name])
+        let bcasts = try #require(stats["le_audio_broadcasts"] as? [[String: Any]])
+        let row = try #require(bcasts.first { $0["broadcast_id"] as? Int == 0x5A17C3 })
+        #expect(row["frame"] as? Int == 5 && row["name"] as? String == S.name && row["program_info"] as? String == "News", "\(row)")
+    }
+
+    /// Reports Bumble's HCI classes made (Tests/LEAudio/broadcast_pieces.py: two sources, 3
+    /// and 2 pieces, interleaved; the first piece is the 229 octets an event can carry), against
+    /// Bumble's own parse of each whole data (broadcast_pieces.json), value by value.
+    @Test func bumblePiecesAgreeWithBumblesParse() throws {
+        let dir = CLI.root.appendingPathComponent("Tests/LEAudio").path
+        let expected = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/broadcast_pieces.json"))) as? [[String: Any]])
+        let r = try CLI.run(["dump", "--format", "jsonl", dir + "/le_audio_broadcast_pieces.btsnoop"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let frames = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        try #require(frames.count == 5)
+        #expect(frames.indices.filter { frames[$0]["le_audio"] != nil } == [3, 4])
+        var agree = 0, values = 0
+        for e in expected {
+            let frame = try #require(e["frame"] as? Int)
+            let le = try #require(frames[frame - 1]["le_audio"] as? [String: Any])
+            let others = le["advertising"] as? [[String: Any]] ?? []
+            let pba = try #require(others.first { $0["public_broadcast_announcement"] != nil }?["public_broadcast_announcement"] as? [String: Any])
+            let metadata = "\(pba["metadata"] ?? "")"
+            let got: [String: String] = [
+                "pieces": "\(le["reassembled_pieces"] ?? "")", "octets": "\(le["reassembled_octets"] ?? "")",
+                "broadcast_id": "\((le["broadcast_audio_announcement"] as? [String: Any])?["broadcast_id"] ?? "")",
+                "encrypted": "\(pba["encrypted"] ?? "")", "standard_quality": "\(pba["standard_quality"] ?? "")",
+                "high_quality": "\(pba["high_quality"] ?? "")",
+                "broadcast_name": "\(others.first { $0["broadcast_name"] != nil }.flatMap { ($0["broadcast_name"] as? [String: Any])?["broadcast_name"] } ?? "")"
+            ]
+            for (k, v) in got {
+                values += 1
+                let want = "\(e[k] ?? "missing")"
+                #expect(v == want, "frame \(frame) \(k): \(v) != \(want)")
+                if v == want { agree += 1 }
+            }
+            for k in ["program_info", "language"] {
+                values += 1
+                let want = try #require(e[k] as? String)
+                #expect(metadata.contains(want), "frame \(frame) \(k): \(want) not in \(metadata)")
+                if metadata.contains(want) { agree += 1 }
+            }
+        }
+        print("extended advertising in pieces: \(values) values, \(agree) agree")
+        #expect(values == 18 && agree == values)
+    }
+
+    /// Before: the CIS rows did not say which data paths were set up, and no stream was measured
+    /// against its QoS. Bumble's unicast session (Tests/LEAudio): CIG 16_2_1 (SDU interval
+    /// 10000 µs, Max_SDU 40 each way), both data paths, 16 SDUs sent, 15 received (one flagged
+    /// lost, empty: 560 octets) and 1 missing.
+    @Test func unicastDataPathsAndThroughputAgainstQoS() throws {
+        let capture = CLI.root.appendingPathComponent("Tests/LEAudio/le_audio_unicast.btsnoop").path
+        let stats = try S.json(["stats", "--format", "json", capture])
+        let cis = try #require((stats["le_audio_cises"] as? [[String: Any]])?.first)
+        #expect(cis["data_paths"] as? [String] == ["input", "output"], "\(cis)")
+        let rows = try #require(stats["le_audio_streams"] as? [[String: Any]])
+        #expect(rows.map { $0["direction"] as? String } == ["sent", "received"])
+        #expect(rows.map { $0["sdu_interval_us"] as? Int } == [10000, 10000] && rows.map { $0["max_sdu"] as? Int } == [40, 40])
+        #expect(rows.map { $0["configured_bps"] as? Int } == [32000, 32000])
+        // 640 octets over 16 intervals; 560 over 16 (one missing by sequence).
+        #expect(rows.map { $0["throughput_bps"] as? Int } == [32000, 28000], "\(rows)")
+        let text = try CLI.run(["stats", capture])
+        #expect(text.stdout.contains(" established ASE 1,2, data path input+output\n"), "\(text.stdout)")
+        #expect(text.stdout.contains(", 28.0 of 32.0 kbit/s configured\n"), "\(text.stdout)")
+    }
+
+    /// Data_Status 2 after pieces: what is whole is decoded on the last report, the cut noted.
+    @Test func truncatedExtendedReportsAreNoted() throws {
+        let dir = try AudioTests.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let gate12 = S.announcement + S.broadcastName
+        let announced = [Self.report(Array(gate12[0..<5]), sid: 3, status: 1), Self.report(Array(gate12[5..<12]), sid: 3, status: 2)]
+        let capture = try S.write(Self.sinkCapture(announced: announced, left: [], right: []), dir, "ext-cut.btsnoop")
+        let r = try CLI.run(["dump", "--format", "jsonl", capture])
+        #expect(r.status == 0, "\(r.stderr)")
+        let frames = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        try #require(frames.count > 2)
+        let le = try #require(frames[1]["le_audio"] as? [String: Any], "\(frames[1])")
+        #expect(le["reassembled_pieces"] as? Int == 2 && le["reassembled_octets"] as? Int == 12)
+        #expect((le["broadcast_audio_announcement"] as? [String: Any])?["broadcast_id"] as? Int == 0x5A17C3)
+        #expect("\(frames[1])".contains("extended advertising data truncated by the controller (Data_Status 2) after 12 octets in 2 reports"), "\(frames[1])")
     }
 }

@@ -23,7 +23,10 @@ final class LEAudioAdvertisingAssembly {
         case damaged([UInt8], pieces: Int, DecodeError)
     }
     static let maxLength = 1650, maxKeys = 32
-    var pending: [Key: (data: [UInt8], pieces: Int)] = [:]
+    /// `since`: when the first piece came (a Dictionary's order is seeded per process, so the
+    /// oldest is found by it, not by `keys.first`).
+    var pending: [Key: (data: [UInt8], pieces: Int, since: Int)] = [:]
+    private var started = 0
 
     /// One fragment of LE Set Extended/Periodic Advertising Data (`operation` as sent).
     func command(_ key: Key, operation: UInt64, _ bytes: [UInt8]) -> Outcome {
@@ -62,14 +65,17 @@ final class LEAudioAdvertisingAssembly {
     }
 
     func add(_ key: Key, _ bytes: [UInt8], more: Bool) -> Outcome {
-        var p = pending[key] ?? ([], 0)
+        var p = pending[key] ?? ([], 0, started)
+        if p.pieces == 0 { started &+= 1 }
         pending[key] = nil
         p.data += bytes; p.pieces += 1
         guard p.data.count <= Self.maxLength else {
             return .damaged([], pieces: p.pieces, LEAudioError.make(.invalidLength, 0, "advertising data over \(Self.maxLength) octets in \(p.pieces) pieces: dropped"))
         }
         guard more else { return .whole(p.data, pieces: p.pieces) }
-        if pending.count >= Self.maxKeys, let oldest = pending.keys.first { pending[oldest] = nil }
+        if pending.count >= Self.maxKeys, let oldest = pending.min(by: { $0.value.since < $1.value.since }) {
+            pending[oldest.key] = nil
+        }
         pending[key] = p
         return .pending
     }

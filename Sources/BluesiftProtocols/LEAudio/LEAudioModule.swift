@@ -14,15 +14,28 @@ public enum LEAudioISO: ProtocolModule {
     public static var collector: (any StatsCollector.Type)? { LEAudioStats.self }
 
     /// Reassembly per ISO handle, one per capture (a CIS or BIS handle is not an ACL
-    /// connection).
-    final class Reassembly { var r = ISOReassembler() }
+    /// connection); the last layer made, used again when no frame holds it any more.
+    final class Reassembly {
+        var r = ISOReassembler()
+        var layer = ISOLayer(header: ISODataHeader(handle: 0, pbFlag: .complete, fragmentLength: 0), sent: false)
+    }
 
     public static func decode(_ pdu: UnsafeRawBufferPointer, _ x: ModuleContext, _ f: inout DecodedFrame) -> (any ModuleLayer)? {
-        var v = ISOLayer(header: ISODataHeader(packet: pdu), sent: x.side == 0)
+        let state = x.state(Reassembly.self, Reassembly.init)
+        // One ISO packet after another: the layer object of the last one is filled again
+        // (a struct this size would be boxed on the heap per packet as `any ModuleLayer`).
+        let header = ISODataHeader(packet: pdu), sent = x.side == 0
+        let v: ISOLayer
+        if isKnownUniquelyReferenced(&state.layer) {
+            v = state.layer
+            v.header = header; v.sent = sent; v.sdu = nil; v.reassemblyError = nil
+        } else {
+            v = ISOLayer(header: header, sent: sent)
+            state.layer = v
+        }
         guard v.header.error == nil else { return v }
         let h = v.header
         let fragment = UnsafeRawBufferPointer(rebasing: pdu[h.fragmentOffset..<(h.fragmentOffset + h.fragmentLength)])
-        let state = x.state(Reassembly.self, Reassembly.init)
         var done: ISOSDU?
         if let damage = state.r.add(h, fragment: fragment, { sdu, _ in done = sdu }) {
             v.reassemblyError = DecodeError.Box(damage)
@@ -68,6 +81,11 @@ public enum LEAudio: ProtocolModule {
             guard let v else { continue }
             if let e = v.error { f.errors.append(e) } // each one's damage, as it joins
             if layer == nil { layer = LEAudioMessageLayer(value: v) } else { layer!.advertising.append(v) }
+        }
+        // Extended advertising data put back together from several reports (the pipeline's).
+        if s.pieces > 1, layer != nil {
+            layer!.assembled = (s.pieces, s.data.count)
+            layer!.advertiser = s.advertiser.map { LEAudioState.advertiserKey($0.address, sid: $0.sid) }
         }
         return layer
     }
@@ -123,12 +141,14 @@ public enum LEAudio: ProtocolModule {
     }
 }
 
-/// An `iso` layer value: the packet header, and the SDU it completed, if any.
-public struct ISOLayer: ModuleLayer {
+/// An `iso` layer value: the packet header, and the SDU it completed, if any. A class: the
+/// module fills one again for the next packet when no frame holds it (`LEAudioISO.decode`).
+public final class ISOLayer: ModuleLayer {
     public var header: ISODataHeader
     public var sent: Bool
     public var sdu: ISOSDU?
     public var reassemblyError: DecodeError.Box?
+    init(header: ISODataHeader, sent: Bool) { self.header = header; self.sent = sent }
     public var layers: DecodedFrame.Layers { LEAudioISO.layer.bit }
     public var error: DecodeError? { header.error ?? reassemblyError?.error }
     public func name(_ layer: FrameLayer) -> String { "ISO Data" }
@@ -164,6 +184,9 @@ public struct LEAudioMessageLayer: ModuleLayer {
     public var written = false
     /// Advertising data put back together from this many pieces, of this many octets.
     public var assembled: (pieces: Int, octets: Int)?
+    /// The advertiser (LEAudioState.advertiserKey) of extended advertising data put back
+    /// together: the report completing it may not hold the announcement's structure.
+    public var advertiser: UInt64?
     /// Damage of reassembled advertising data (a piece missing, data truncated).
     public var note: DecodeError.Box?
 
@@ -195,12 +218,12 @@ public struct LEAudioMessageLayer: ModuleLayer {
     }
 
     public func summary(_ layer: FrameLayer) -> String {
+        let whole = assembled.map { " (advertising data reassembled from \($0.pieces) pieces, \($0.octets) octets)" } ?? ""
         if let hci {
-            let whole = assembled.map { " (advertising data reassembled from \($0.pieces) pieces, \($0.octets) octets)" } ?? ""
             return ([hci.summary + whole] + advertising.map(\.summary)).joined(separator: "; ")
         }
         guard let value else { return "" }
-        return ([value.summary] + advertising.map(\.summary)).joined(separator: "; ")
+        return ([value.summary] + advertising.map(\.summary)).joined(separator: "; ") + whole
     }
 
     public func describe<S: FieldSink>(_ layer: FrameLayer, into w: inout S) {

@@ -60,6 +60,10 @@ extension ProtocolDecoder {
     func carriesModuleAdvertising(_ b: UnsafeRawBufferPointer) -> Bool {
         guard registry.hasAdvertisingCarriers, let base = b.baseAddress, b.count >= 4 else { return false }
         let sub = b[2]
+        // Extended data in pieces, or an advertiser's pending: decoded (ExtendedAdvertisingPieces).
+        if sub == 0x0D, !extendedPieces.pending.isEmpty || ExtendedAdvertisingPieces.anyIncomplete(UnsafeRawBufferPointer(rebasing: b[3...])) {
+            return true
+        }
         guard sub == 0x02 || sub == 0x0D else { return false } // directed reports carry no data
         let lengthAt = sub == 0x02 ? 8 : 23, fixed = sub == 0x02 ? 10 : 24
         var i = 4 // event code, length, subevent, Num_Reports
@@ -74,6 +78,7 @@ extension ProtocolDecoder {
     /// The module of the first AD structure (or service data UUID) a module registered, in
     /// report order, gets all of its structures of that report in one call.
     private func advertisingCarriers(_ record: CaptureRecord, _ side: UInt8, _ f: inout DecodedFrame) {
+        if advertisingPieces(record, side, &f) { return }
         guard registry.mayCarryAdvertising(f.advStorage.single?.data ?? f.advStorage.parameters) else { return }
         var found: (module: Int, carrier: Carrier, data: UnsafeRawBufferPointer)?
         f.advStorage.forEachReport { rep in

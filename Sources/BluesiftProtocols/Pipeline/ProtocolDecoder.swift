@@ -43,6 +43,8 @@ public final class ProtocolDecoder {
     public let registry: ProtocolRegistry
     /// Module families' state outside connections (advertising bearers), by state type.
     var moduleGlobals: [ObjectIdentifier: AnyObject] = [:]
+    /// Extended advertising data in pieces, per advertiser (ExtendedAdvertisingPieces.swift).
+    let extendedPieces = ExtendedAdvertisingPieces()
     /// Sniffed access addresses modules claimed (`ModuleContext.claim`): what they carry and
     /// the module taking their PDUs (DecoderModules.swift). Bounded.
     var claimedAccessAddresses: [UInt32: (kind: LLAccessAddressClaim, module: Int)] = [:]

@@ -156,6 +156,14 @@ public struct ModuleADStructures: Sequence {
     public let data: UnsafeRawBufferPointer
     let module: Int
     let registry: ProtocolRegistry
+    /// Extended advertising data put back together from this many reports (`data` is the
+    /// whole; ExtendedAdvertisingPieces.swift), with the advertiser of the report completing it.
+    public var pieces = 1
+    public var advertiser: (address: BDAddr, sid: UInt8)?
+
+    init(data: UnsafeRawBufferPointer, module: Int, registry: ProtocolRegistry) {
+        self.data = data; self.module = module; self.registry = registry
+    }
 
     public struct Iterator: IteratorProtocol {
         var structures: ADStructures

@@ -166,7 +166,8 @@ public struct ISOReassembler {
     ) -> DecodeError? {
         var damage: DecodeError?
         if h.pbFlag.starts {
-            if let p = pending[h.handle], p.sdu.fragments > 0 {
+            let unfinished = pending[h.handle].map { $0.sdu.fragments > 0 } ?? false
+            if unfinished, let p = pending[h.handle] {
                 damage = LEAudioError.make(.reassembly, 0, "SDU \(p.sdu.packetSequenceNumber) on \(Hex.fixed(UInt64(h.handle), width: 4)) unfinished: \(p.sdu.length) of \(p.sdu.declaredLength) bytes")
             }
             let sdu = ISOSDU(
@@ -174,7 +175,9 @@ public struct ISOReassembler {
                 packetStatus: h.packetStatus ?? .valid, declaredLength: Int(h.sduLength ?? 0),
                 length: fragment.count, fragments: 1)
             if h.pbFlag == .complete {
-                pending[h.handle]?.sdu.fragments = 0
+                // Written only when something was in progress: a write through the table per
+                // complete SDU cost an allocation each.
+                if unfinished { pending[h.handle]!.sdu.fragments = 0 }
                 if fragment.count > sdu.declaredLength {
                     damage = LEAudioError.make(.reassembly, 0, "SDU \(sdu.packetSequenceNumber): \(fragment.count) bytes, ISO_SDU_Length \(sdu.declaredLength)")
                 }
@@ -188,14 +191,16 @@ public struct ISOReassembler {
                 }
                 pending[idle] = nil
             }
-            var p = pending[h.handle] ?? Pending(sdu: sdu, bytes: [])
+            // Moved out of the table, so its buffer is unique and is filled again in place
+            // (a copy would share it and copy it on the first write).
+            var p = pending.removeValue(forKey: h.handle) ?? Pending(sdu: sdu, bytes: [])
             p.sdu = sdu
             p.bytes.removeAll(keepingCapacity: true)
             p.bytes.append(contentsOf: fragment.prefix(sdu.declaredLength))
             pending[h.handle] = p
             return damage
         }
-        guard var p = pending[h.handle], p.sdu.fragments > 0 else {
+        guard pending[h.handle].map({ $0.sdu.fragments > 0 }) ?? false, var p = pending.removeValue(forKey: h.handle) else {
             return LEAudioError.make(.reassembly, 0, h.pbFlag.name.lowercased() + " on " + Hex.fixed(UInt64(h.handle), width: 4) + " with no first fragment")
         }
         p.sdu.fragments += 1

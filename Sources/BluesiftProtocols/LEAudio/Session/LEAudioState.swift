@@ -44,8 +44,10 @@ public struct LEAudioState {
         public var bytes = 0
         /// SDUs missing by Packet_Sequence_Number gaps.
         public var lostBySequence = 0
-        /// Packet_Status_Flag counts: valid, possibly invalid, lost.
-        public var statusCounts = [0, 0, 0]
+        /// Packet_Status_Flag counts: valid, possibly invalid, lost (three fields, not an
+        /// array: the stream is copied out of its table per SDU, an array would be copied on write).
+        public var statusValid = 0, statusPossiblyInvalid = 0, statusLost = 0
+        public var statusCounts: [Int] { [statusValid, statusPossiblyInvalid, statusLost] }
         public var reassemblyErrors = 0
         var lastSequence: UInt16?
         var lastTimeStamp: UInt32?
@@ -70,6 +72,12 @@ public struct LEAudioState {
         public var sduIntervalPToC: UInt32?
         /// Setup ISO Data Path directions set (bit 0 host→controller, bit 1 controller→host).
         public var dataPaths: UInt8 = 0
+        /// Max_SDU per direction (Set CIG Parameters §7.8.97, CIS Established v2 §7.7.65.25).
+        public var maxSDUCToP: UInt16?
+        public var maxSDUPToC: UInt16?
+        /// The capture's host was asked for this CIS (LE CIS Request §7.7.65.26): its SDUs sent
+        /// go peripheral → central.
+        public var peripheral = false
     }
 
     public struct BIG: Sendable {
@@ -78,6 +86,8 @@ public struct LEAudioState {
         public var status: UInt8?
         public var bisHandles: [UInt16] = []
         public var sduInterval: UInt32?
+        /// Max_SDU (LE Create BIG §7.8.103, or the BIGInfo of a sink's sync §7.7.65.34).
+        public var maxSDU: UInt16?
         public var lost: (frame: Int, reason: UInt8)?
     }
 
@@ -90,11 +100,11 @@ public struct LEAudioState {
     /// CP operations written and not yet answered by a state change, per ASE.
     var pendingOps: [ASEKey: ASEOpcode] = [:]
     /// Set CIG Parameters sent, waiting for their Command Complete: CIS IDs in order, intervals.
-    var pendingCIG: (cigID: UInt8, cisIDs: [UInt8], cToP: UInt32, pToC: UInt32)?
-    var pendingBIG: [UInt8: UInt32] = [:]
+    var pendingCIG: (cigID: UInt8, cisIDs: [UInt8], cToP: UInt32, pToC: UInt32, maxCToP: [UInt64], maxPToC: [UInt64])?
+    var pendingBIG: [UInt8: (sduInterval: UInt32, maxSDU: UInt16)] = [:]
     /// BIGInfo per periodic sync handle (§7.7.65.34): SDU interval, encryption; BIG Create
     /// Sync's sync handle per BIG handle (§7.8.106).
-    public private(set) var bigInfo: [UInt16: (sduInterval: UInt32, encrypted: Bool, bises: UInt8)] = [:]
+    public private(set) var bigInfo: [UInt16: (sduInterval: UInt32, encrypted: Bool, bises: UInt8, maxSDU: UInt16)] = [:]
     var pendingBIGSync: [UInt8: UInt16] = [:]
     var reassembler = ISOReassembler()
 
@@ -189,7 +199,8 @@ public struct LEAudioState {
         case HCICommandOpcode.leSetCIGParameters.rawValue, HCICommandOpcode.leSetCIGParametersTest.rawValue:
             pendingCIG = (
                 UInt8(m.uint("cig_id") ?? 0), m.uints("cis_id").map { UInt8($0) },
-                UInt32(m.uint("sdu_interval_c_to_p") ?? 0), UInt32(m.uint("sdu_interval_p_to_c") ?? 0)
+                UInt32(m.uint("sdu_interval_c_to_p") ?? 0), UInt32(m.uint("sdu_interval_p_to_c") ?? 0),
+                m.uints("max_sdu_c_to_p"), m.uints("max_sdu_p_to_c")
             )
         case HCICommandOpcode.leCreateCIS.rawValue:
             for (c, a) in zip(m.uints("cis_connection_handle"), m.uints("acl_connection_handle")) {
@@ -202,7 +213,7 @@ public struct LEAudioState {
                 if cises[h] != nil { cises[h]!.dataPaths |= 1 << UInt8(d & 1) }
             }
         case HCICommandOpcode.leCreateBIG.rawValue, HCICommandOpcode.leCreateBIGTest.rawValue:
-            if let b = m.uint("big_handle") { pendingBIG[UInt8(b)] = UInt32(m.uint("sdu_interval") ?? 0) }
+            if let b = m.uint("big_handle") { pendingBIG[UInt8(b)] = (UInt32(m.uint("sdu_interval") ?? 0), UInt16(truncatingIfNeeded: m.uint("max_sdu") ?? 0)) }
             if let b = m.uint("big_handle"), let a = m.uint("advertising_handle"), bigAdvertisingSets.count < Self.maxBroadcasts {
                 bigAdvertisingSets[UInt8(truncatingIfNeeded: b)] = UInt8(truncatingIfNeeded: a)
             }
@@ -228,6 +239,8 @@ public struct LEAudioState {
             c.cigID = p.cigID
             c.cisID = i < p.cisIDs.count ? p.cisIDs[i] : nil
             c.sduIntervalCToP = p.cToP; c.sduIntervalPToC = p.pToC
+            if i < p.maxCToP.count { c.maxSDUCToP = UInt16(truncatingIfNeeded: p.maxCToP[i]) }
+            if i < p.maxPToC.count { c.maxSDUPToC = UInt16(truncatingIfNeeded: p.maxPToC[i]) }
             cises[h] = c
         }
         pendingCIG = nil
@@ -248,6 +261,8 @@ public struct LEAudioState {
             c.status = UInt8(m.uint("status") ?? 0)
             if code == HCILESubeventCode.cisEstablishedV2.rawValue {
                 c.sduIntervalCToP = UInt32(m.uint("sdu_interval_c_to_p") ?? 0); c.sduIntervalPToC = UInt32(m.uint("sdu_interval_p_to_c") ?? 0)
+                c.maxSDUCToP = m.uint("max_sdu_c_to_p").map { UInt16(truncatingIfNeeded: $0) }
+                c.maxSDUPToC = m.uint("max_sdu_p_to_c").map { UInt16(truncatingIfNeeded: $0) }
             }
             cises[handle] = c
         case HCILESubeventCode.cisRequest.rawValue:
@@ -255,13 +270,16 @@ public struct LEAudioState {
             var c = cises[h] ?? CIS(handle: h)
             c.aclHandle = UInt16((m.uint("acl_connection_handle") ?? 0) & 0x0FFF)
             c.cigID = UInt8(m.uint("cig_id") ?? 0); c.cisID = UInt8(m.uint("cis_id") ?? 0)
+            c.peripheral = true
             cises[h] = c
         case HCILESubeventCode.createBIGComplete.rawValue, HCILESubeventCode.bigSyncEstablished.rawValue:
             let b = UInt8(m.uint("big_handle") ?? 0)
             var g = bigs[b] ?? BIG(bigHandle: b, source: code == HCILESubeventCode.createBIGComplete.rawValue)
             g.status = UInt8(m.uint("status") ?? 0)
             g.bisHandles = m.uints("connection_handle").map { UInt16($0 & 0x0FFF) }
-            g.sduInterval = pendingBIG[b] ?? pendingBIGSync[b].flatMap { bigInfo[$0]?.sduInterval } ?? g.sduInterval
+            let info = pendingBIGSync[b].flatMap { bigInfo[$0] }
+            g.sduInterval = pendingBIG[b]?.sduInterval ?? info?.sduInterval ?? g.sduInterval
+            g.maxSDU = pendingBIG[b]?.maxSDU ?? info?.maxSDU ?? g.maxSDU
             bigs[b] = g
         case HCILESubeventCode.periodicAdvertisingSyncEstablished.rawValue, HCILESubeventCode.periodicAdvertisingSyncEstablishedV2.rawValue,
             HCILESubeventCode.periodicAdvertisingSyncTransferReceived.rawValue, HCILESubeventCode.periodicAdvertisingSyncTransferReceivedV2.rawValue:
@@ -275,7 +293,9 @@ public struct LEAudioState {
         case HCILESubeventCode.bIGInfoAdvertisingReport.rawValue:
             // BIGInfo gives the SDU interval a sink's BIG will have.
             if let s = m.uint("sync_handle"), bigInfo.count < 64 || bigInfo[UInt16(s & 0x0FFF)] != nil {
-                bigInfo[UInt16(s & 0x0FFF)] = (UInt32(m.uint("sdu_interval") ?? 0), m.uint("encryption") == 1, UInt8(m.uint("num_bis") ?? 0))
+                bigInfo[UInt16(s & 0x0FFF)] = (
+                    UInt32(m.uint("sdu_interval") ?? 0), m.uint("encryption") == 1, UInt8(m.uint("num_bis") ?? 0), UInt16(truncatingIfNeeded: m.uint("max_sdu") ?? 0)
+                )
             }
         default: break
         }
@@ -285,18 +305,22 @@ public struct LEAudioState {
 
     static func advertiserKey(_ a: BDAddr, sid: UInt8) -> UInt64 { a.value | UInt64(sid & 0x0F) << 48 }
 
+    static func identity(_ x: LEAudioValue, _ id: inout UInt32?, _ name: inout String?) {
+        switch x {
+        case .broadcastAnnouncement(let b) where b.error == nil: id = b.broadcastID
+        case .broadcastName(let n) where n.error == nil: name = n.name
+        default: break
+        }
+    }
+
     /// An `le_audio` layer's advertising values: a Broadcast Audio Announcement in an extended
     /// advertising report (`adv`) names the advertiser's broadcast, with the report's
     /// Broadcast_Name; in LE Set Extended Advertising Data, the advertising set's.
     public mutating func advertised(_ v: LEAudioMessageLayer, adv: AdvertisingLayer?) {
         var id: UInt32?, name: String?
-        for x in (v.value.map { [$0] } ?? []) + v.advertising {
-            switch x {
-            case .broadcastAnnouncement(let b) where b.error == nil: id = b.broadcastID
-            case .broadcastName(let n) where n.error == nil: name = n.name
-            default: break
-            }
-        }
+        // The layer's value and its advertising values, without an array per message.
+        if let x = v.value { Self.identity(x, &id, &name) }
+        for x in v.advertising { Self.identity(x, &id, &name) }
         guard id != nil || name != nil else { return }
         if let m = v.hci {
             guard case .command(HCICommandOpcode.leSetExtendedAdvertisingData.rawValue) = m.kind, let a = m.uint("advertising_handle") else { return }
@@ -307,7 +331,7 @@ public struct LEAudioState {
         }
         // The report that carries this announcement (an event may hold several reports).
         guard let adv, let id else { return }
-        var key: UInt64?
+        var key = v.advertiser
         adv.forEachReport { r in
             guard key == nil, let a = r.address, let sid = r.sid else { return }
             for s in r.structures where s.type.rawValue == 0x16 && s.value.count >= 5 {
@@ -346,6 +370,22 @@ public struct LEAudioState {
         return nil
     }
 
+    /// The QoS configured for `handle` in a direction: SDU interval (µs) and Max_SDU (octets),
+    /// from the CIG (the direction by the host's role: Set CIG Parameters is a central's, a CIS
+    /// Request a peripheral's) or the BIG; nil when not known or zero.
+    public func configuredQoS(handle: UInt16, sent: Bool) -> (sduInterval: UInt32, maxSDU: UInt16)? {
+        if let c = cises[handle] {
+            let cToP = sent != c.peripheral
+            guard let i = cToP ? c.sduIntervalCToP : c.sduIntervalPToC, let m = cToP ? c.maxSDUCToP : c.maxSDUPToC, i > 0, m > 0 else { return nil }
+            return (i, m)
+        }
+        for g in bigs.values where g.bisHandles.contains(handle) {
+            guard let i = g.sduInterval, let m = g.maxSDU, i > 0, m > 0 else { return nil }
+            return (i, m)
+        }
+        return nil
+    }
+
     /// One HCI ISO Data packet (without its H4 indicator); `sent`: host to controller.
     /// Returns the damage found, if any.
     @discardableResult
@@ -371,7 +411,12 @@ public struct LEAudioState {
         var s = streams[key] ?? Stream(handle: sdu.handle, sent: sent)
         s.sdus += 1; s.bytes += sdu.length
         s.firstFrame = s.firstFrame ?? frame; s.lastFrame = frame
-        if sdu.packetStatus.rawValue < 3 { s.statusCounts[Int(sdu.packetStatus.rawValue)] += 1 }
+        switch sdu.packetStatus.rawValue {
+        case 0: s.statusValid += 1
+        case 1: s.statusPossiblyInvalid += 1
+        case 2: s.statusLost += 1
+        default: break
+        }
         var step = 1
         if let last = s.lastSequence {
             step = Int(sdu.packetSequenceNumber &- last)
@@ -407,7 +452,7 @@ public struct LEAudioState {
     /// "CIS 0x0060 received: 100 SDUs, 2 lost (seq), valid 98 / possibly invalid 0 / lost 2, jitter mean 12 us max 40 us".
     public func health(_ s: Stream) -> String {
         var out = "ISO " + Hex.fixed(UInt64(s.handle), width: 4) + (s.sent ? " sent" : " received") + ": \(s.sdus) SDUs, \(s.lostBySequence) lost by sequence"
-        out += ", status valid \(s.statusCounts[0]) / possibly invalid \(s.statusCounts[1]) / lost \(s.statusCounts[2])"
+        out += ", status valid \(s.statusValid) / possibly invalid \(s.statusPossiblyInvalid) / lost \(s.statusLost)"
         if let j = s.meanJitter { out += ", jitter mean \(Int(j.rounded())) us max \(Int(s.jitterMax.rounded())) us" }
         if s.reassemblyErrors > 0 { out += ", \(s.reassemblyErrors) reassembly errors" }
         return out

@@ -30,6 +30,8 @@ public final class LEAudioStats: StatsCollector {
         public var sduIntervalCToPUs: Int?
         public var sduIntervalPToCUs: Int?
         public var ases: [Int]
+        /// LE Setup ISO Data Path directions (§7.8.109): "input" (host to controller), "output".
+        public var dataPaths: [String]
     }
     public struct StreamRow: Codable, Sendable {
         public var handle: Int
@@ -45,6 +47,13 @@ public final class LEAudioStats: StatsCollector {
         public var jitterMaxUs: Int?
         public var firstFrame: Int?
         public var lastFrame: Int?
+        /// The QoS configured for this direction (CIG or BIG) and the throughput against it:
+        /// bits per second the SDUs carried over the SDU intervals their sequence numbers span
+        /// (SDUs + lost by sequence), and Max_SDU × 8 / SDU_Interval.
+        public var sduIntervalUs: Int?
+        public var maxSdu: Int?
+        public var throughputBps: Int?
+        public var configuredBps: Int?
         /// A BIS's broadcast (its BIG's periodic sync to the announcing advertiser, or a
         /// source's advertising set): Broadcast_ID and Broadcast_Name, when known.
         public var broadcastId: Int?
@@ -195,8 +204,8 @@ public final class LEAudioStats: StatsCollector {
                     var b = Series.Bucket()
                     b.sdus = 1; b.bytes = sdu.length
                     b.lostBySequence = after.lostBySequence - (before?.lostBySequence ?? 0)
-                    b.possiblyInvalid = after.statusCounts[1] - (before?.statusCounts[1] ?? 0)
-                    b.statusLost = after.statusCounts[2] - (before?.statusCounts[2] ?? 0)
+                    b.possiblyInvalid = after.statusPossiblyInvalid - (before?.statusPossiblyInvalid ?? 0)
+                    b.statusLost = after.statusLost - (before?.statusLost ?? 0)
                     if after.jitterSamples > (before?.jitterSamples ?? 0) { b.jitterMax = Int((after.jitterSum - (before?.jitterSum ?? 0)).rounded()) }
                     series[key, default: Series(t0: us)].add(us, b)
                 }
@@ -379,6 +388,12 @@ public final class LEAudioStats: StatsCollector {
         [("le_audio_streams", "file,handle,direction,sdus,bytes,lost_by_sequence,status_valid,status_possibly_invalid,status_lost,reassembly_errors,jitter_mean_us,jitter_max_us,first_frame,last_frame")]
     }
 
+    /// "80.0" (kbit/s, one decimal).
+    static func kbps(_ bps: Int) -> String {
+        let tenths = (bps + 50) / 100
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
     public func finish(_ stats: any StatsContext) -> ModuleStats {
         var m = ModuleStats()
         let ases = state.ases.values.sorted { $0.key < $1.key }
@@ -398,16 +413,23 @@ public final class LEAudioStats: StatsCollector {
             CISRow(
                 handle: Int(c.handle), aclHandle: c.aclHandle.map(Int.init), cigId: c.cigID.map(Int.init), cisId: c.cisID.map(Int.init),
                 status: c.status.map(Int.init), sduIntervalCToPUs: c.sduIntervalCToP.map(Int.init), sduIntervalPToCUs: c.sduIntervalPToC.map(Int.init),
-                ases: state.ases(onCIS: c.handle).map { Int($0.key.aseID) })
+                ases: state.ases(onCIS: c.handle).map { Int($0.key.aseID) }, dataPaths: [(1, "input"), (2, "output")].filter { c.dataPaths & $0.0 != 0 }.map(\.1))
         }
         let streams = state.streams.values.sorted { ($0.handle, $0.sent ? 0 : 1) < ($1.handle, $1.sent ? 0 : 1) }
         let streamRows = streams.map { s in
             let broadcast = state.big(ofBIS: s.handle).flatMap { state.broadcast(big: $0) }
+            let qos = state.configuredQoS(handle: s.handle, sent: s.sent)
+            // Over the SDU intervals the sequence numbers span (one an interval, §5.4.5): the
+            // SDUs received and those missing.
+            let intervals = s.sdus + s.lostBySequence
+            let throughput = qos.flatMap { q in intervals > 0 ? Int((Double(s.bytes) * 8e6 / (Double(intervals) * Double(q.sduInterval))).rounded()) : nil }
             return StreamRow(
                 handle: Int(s.handle), direction: s.sent ? "sent" : "received", sdus: s.sdus, bytes: s.bytes, lostBySequence: s.lostBySequence,
-                statusValid: s.statusCounts[0], statusPossiblyInvalid: s.statusCounts[1], statusLost: s.statusCounts[2],
+                statusValid: s.statusValid, statusPossiblyInvalid: s.statusPossiblyInvalid, statusLost: s.statusLost,
                 reassemblyErrors: s.reassemblyErrors, jitterMeanUs: s.meanJitter.map { Int($0.rounded()) },
                 jitterMaxUs: s.jitterSamples > 0 ? Int(s.jitterMax.rounded()) : nil, firstFrame: s.firstFrame, lastFrame: s.lastFrame,
+                sduIntervalUs: qos.map { Int($0.sduInterval) }, maxSdu: qos.map { Int($0.maxSDU) }, throughputBps: throughput,
+                configuredBps: qos.map { Int((Double($0.maxSDU) * 8e6 / Double($0.sduInterval)).rounded()) },
                 broadcastId: broadcast?.id.map(Int.init), broadcastName: broadcast?.name, series: series[UInt32(s.handle) << 1 | (s.sent ? 1 : 0)]?.row)
         }
         // Problems found only at the end: streams that never streamed, loss above threshold.
@@ -417,7 +439,7 @@ public final class LEAudioStats: StatsCollector {
                 "ASE \(a.key.aseID) was enabled but never reached Streaming; look for the CIS setup and Receiver Start Ready")
         }
         for s in streams {
-            let lost = s.lostBySequence + s.statusCounts[2]
+            let lost = s.lostBySequence + s.statusLost
             let total = s.sdus + s.lostBySequence
             if total > 0, Double(lost) / Double(total) > Self.lossThreshold {
                 stats.problem(
@@ -450,11 +472,13 @@ public final class LEAudioStats: StatsCollector {
                     "  CIS \(Hex.fixed(UInt64(c.handle), width: 4)) CIG \(c.cigId.map(String.init) ?? "?") CIS \(c.cisId.map(String.init) ?? "?")"
                         + (c.aclHandle.map { " on ACL " + Hex.fixed(UInt64($0), width: 4) } ?? "")
                         + (c.status.map { $0 == 0 ? " established" : " failed (\(HCIStatus(UInt8($0)).name))" } ?? "")
-                        + (c.ases.isEmpty ? "" : " ASE " + c.ases.map(String.init).joined(separator: ",")))
+                        + (c.ases.isEmpty ? "" : " ASE " + c.ases.map(String.init).joined(separator: ","))
+                        + (c.dataPaths.isEmpty ? "" : ", data path " + c.dataPaths.joined(separator: "+")))
             }
             for (s, row) in zip(streams, streamRows) {
                 let broadcast = row.broadcastId.map { " (broadcast " + Hex.fixed(UInt64($0), width: 6) + (row.broadcastName.map { " \"" + $0 + "\"" } ?? "") + ")" }
-                m.text.append("  " + state.health(s) + (broadcast ?? ""))
+                let rate = row.throughputBps.flatMap { t in row.configuredBps.map { ", \(Self.kbps(t)) of \(Self.kbps($0)) kbit/s configured" } }
+                m.text.append("  " + state.health(s) + (rate ?? "") + (broadcast ?? ""))
             }
             for b in broadcasts { m.text.append("  #\(b.frame) " + b.summary) }
         }

@@ -1,0 +1,136 @@
+import BluesiftWire
+import BluesiftCapture
+
+/// Extended advertising data a controller reports in pieces, put back together before the
+/// modules' AD structures are looked up in it (an Auracast source's Broadcast Audio
+/// Announcement, Broadcast_Name and Public Broadcast Announcement split over several reports).
+/// Core 6.0 Vol 4 Part E §7.7.65.13 (LE Extended Advertising Report): Event_Type bits 5-6 are
+/// Data_Status, 0b01 "incomplete, more data to come" until 0b00 "complete" or 0b10
+/// "incomplete, data truncated, no more to come"; per advertiser (address type, address, SID;
+/// a scan response apart). Bounded: 1650 octets per advertiser (§7.8.57's largest advertising
+/// data) and 32 advertisers pending (the oldest dropped first).
+final class ExtendedAdvertisingPieces {
+    struct Key: Hashable {
+        var address: UInt64
+        /// Address type, SID, scan response bit.
+        var kind: UInt32
+    }
+    enum Outcome {
+        /// Not in pieces: the report's own data is whole.
+        case single
+        case pending
+        /// The data of `pieces` reports (damage: truncated, or too long and dropped).
+        case whole([UInt8], pieces: Int, damage: DecodeError?)
+    }
+    static let maxLength = 1650, maxPending = 32
+    /// `since`: when the advertiser's first piece came (a Dictionary's order is seeded per
+    /// process, so the oldest is found by it, not by `keys.first`).
+    var pending: [Key: (data: [UInt8], pieces: Int, since: Int)] = [:]
+    private var started = 0
+
+    /// Data_Status of an extended report's Event_Type.
+    @inline(__always)
+    static func dataStatus(_ eventType: UInt16) -> UInt16 { eventType >> 5 & 0b11 }
+
+    /// Whether an LE Extended Advertising Report event (its parameters after the subevent
+    /// code) holds a report with Data_Status other than complete: lengths only, no report built.
+    static func anyIncomplete(_ p: UnsafeRawBufferPointer) -> Bool {
+        guard !p.isEmpty else { return false }
+        var i = 1
+        for _ in 0..<Int(p[0]) {
+            guard p.count - i >= 24 else { return false }
+            if dataStatus(UInt16(p[i])) != 0 { return true }
+            i += 24 + Int(p[i + 23])
+        }
+        return false
+    }
+
+    func add(_ r: AdvertisingReport) -> Outcome {
+        guard r.eventTypeTable == .extended, let a = r.address else { return .single }
+        let status = Self.dataStatus(r.eventType)
+        let key = Key(
+            address: a.value,
+            kind: UInt32(r.addressType?.rawValue ?? 0xFF) | UInt32(r.sid ?? 0xFF) << 8 | UInt32(r.isScanResponse ? 1 : 0) << 16)
+        switch status {
+        case 1:
+            var p = pending.removeValue(forKey: key) ?? ([], 0, started)
+            if p.pieces == 0 { started &+= 1 }
+            p.data.append(contentsOf: r.data); p.pieces += 1
+            guard p.data.count <= Self.maxLength else {
+                return .whole([], pieces: p.pieces, damage: Self.damage(.invalidLength, "extended advertising data over \(Self.maxLength) octets in \(p.pieces) reports: dropped"))
+            }
+            if pending.count >= Self.maxPending, let oldest = pending.min(by: { $0.value.since < $1.value.since }) {
+                pending[oldest.key] = nil
+            }
+            pending[key] = p
+            return .pending
+        case 0, 2:
+            guard var p = pending.removeValue(forKey: key) else { return .single }
+            p.data.append(contentsOf: r.data); p.pieces += 1
+            guard p.data.count <= Self.maxLength else {
+                return .whole([], pieces: p.pieces, damage: Self.damage(.invalidLength, "extended advertising data over \(Self.maxLength) octets in \(p.pieces) reports: dropped"))
+            }
+            let damage =
+                status == 2
+                ? Self.damage(.truncated, "extended advertising data truncated by the controller (Data_Status 2) after \(p.data.count) octets in \(p.pieces) reports") : nil
+            return .whole(p.data, pieces: p.pieces, damage: damage)
+        default:
+            return .single
+        }
+    }
+
+    static func damage(_ code: DecodeError.Code, _ message: String) -> DecodeError {
+        DecodeError(layer: "adv", code: code, offset: 0, message: message)
+    }
+}
+
+extension ProtocolDecoder {
+    /// Extended reports in pieces (ExtendedAdvertisingPieces), when this event has one or an
+    /// advertiser's data is pending: the first report with a module's AD structure (the whole
+    /// data for the report completing it) goes to that module. True when the event was read
+    /// this way; false leaves it to the usual route (no piece pending, none in the event).
+    func advertisingPieces(_ record: CaptureRecord, _ side: UInt8, _ f: inout DecodedFrame) -> Bool {
+        guard f.advStorage.single == nil, f.advStorage.opcode == 0x0D,
+            !extendedPieces.pending.isEmpty || ExtendedAdvertisingPieces.anyIncomplete(f.advStorage.parameters)
+        else { return false }
+        let pieces = extendedPieces
+        var found: (module: Int, carrier: Carrier, structures: ModuleADStructures)?
+        var damage: [DecodeError] = []
+        var reports = 0, inPieces = 0
+        f.advStorage.forEachReport { rep in
+            let data: UnsafeRawBufferPointer
+            var n = 1
+            reports += 1
+            switch pieces.add(rep) {
+            case .pending:
+                inPieces += 1
+                return
+            case .single: data = rep.data
+            case .whole(let d, let k, let e):
+                inPieces += 1
+                if let e { damage.append(e) }
+                // The AD structures are whole only in the whole data: checked there.
+                if let e = d.withUnsafeBytes({ ADStructures.validate($0) }) { damage.append(e.inLayer("adv")) }
+                guard found == nil else { return }
+                data = moduleBytes.hold(d); n = k
+            }
+            guard found == nil else { return }
+            for s in ADStructures(data) {
+                guard let hit = registry.advertisingCarrier(s) else { continue }
+                var st = ModuleADStructures(data: data, module: hit.module, registry: registry)
+                if n > 1 { st.pieces = n; st.advertiser = rep.address.map { ($0, rep.sid ?? 0xFF) } }
+                found = (hit.module, hit.carrier, st)
+                return
+            }
+        }
+        // A piece's own AD structures run past its end or start inside one: not damage.
+        if inPieces == reports, let i = f.errors.lastIndex(where: { $0.layer == "adv" }) { f.errors.remove(at: i) }
+        f.errors.append(contentsOf: damage)
+        guard let found else { return true }
+        let context = ModuleContext(
+            decoder: self, connectionState: nil, module: found.module, record: record, carrier: found.carrier,
+            side: side, bearer: 0, truncated: false)
+        if let v = registry.modules[found.module].decode(advertising: found.structures, context, &f) { f.set(module: v) }
+        return true
+    }
+}
