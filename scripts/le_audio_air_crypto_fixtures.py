@@ -28,10 +28,14 @@ python3 scripts/le_audio_air_crypto_fixtures.py
 """
 import os
 import struct
+import sys
 
 from cryptography.hazmat.primitives import cmac
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESCCM
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from summary_fixtures import ble_crc  # noqa: E402  (CRC-24, Vol 6 Part B §3.1.1)
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Fixtures", "le-audio-air")
 
@@ -43,24 +47,6 @@ CIS_AA = 0x6B7D2C19
 TRAIN_AA, TRAIN_CRC = 0x2F8E3D4C, 0x5AA55A
 SEED_AA, BASE_CRC = 0x4D2A1C3B, 0xA5C3
 ADV_AA, ADV_CRC = 0x8E89BED6, 0x555555
-
-
-def rev24(x):
-    return int("{:024b}".format(x)[::-1], 2)
-
-
-def ble_crc(pdu, crc_init):
-    """CRC-24 of an LE PDU as sent (Vol 6 Part B §3.1.1)."""
-    state, mask = rev24(crc_init), 0x5A6000
-    for b in pdu:
-        for _ in range(8):
-            nb = (state ^ b) & 1
-            b >>= 1
-            state >>= 1
-            if nb:
-                state |= 1 << 23
-                state ^= mask
-    return bytes([state & 0xFF, (state >> 8) & 0xFF, (state >> 16) & 0xFF])
 
 
 class Pcap:

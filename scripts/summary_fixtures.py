@@ -707,7 +707,30 @@ def fixture_connect_ind_only(path):
     s.write(path)
 
 
+def noise_aa(i):
+    """Access address and CRCInit i of the noise in fixture_unconfirmed_bound (each its own: a
+    CRCInit shared with a confirmed link would make the packet that link's, corrupted)."""
+    return (0x9E3779B1 * (i + 1)) & 0xFFFFFFFF, (0x0A0B0C + i * 0x010101) & 0xFFFFFF
+
+
+def fixture_unconfirmed_bound(path):
+    """More access addresses heard once than the decoder keeps (1024, `maxSniffedConnections`):
+    frames 1-1025 one Empty PDU each on noise_aa(0..1024) (CRC not checked by the sniffer), the 1025th dropping the oldest, noise_aa(0); 1026 a second on noise_aa(1):
+    confirmed, one connection; 1027 a second on noise_aa(0): its first was dropped, so it is
+    unconfirmed again (not decoded)."""
+    s, t = Sniffer(), T0
+    s.checked, s.directions = False, False
+    for i in range(1025):
+        aa, crc_init = noise_aa(i)
+        s.raw(t + i * 100, aa, bytes.fromhex("0100"), crc_init, 0)
+    t += 1025 * 100
+    s.raw(t, noise_aa(1)[0], bytes.fromhex("0500"), noise_aa(1)[1], 0)
+    s.raw(t + 100, noise_aa(0)[0], bytes.fromhex("0500"), noise_aa(0)[1], 0)
+    s.write(path)
+
+
 FIXTURES = {
+    "sniffed_unconfirmed_bound.pcap": fixture_unconfirmed_bound,
     "android_appended_back.cfa": fixture_appended_back,
     "mesh_no_discovery.btsnoop": fixture_mesh_no_discovery,
     "reserved_handle_diagnostics.btsnoop": fixture_reserved_handle,

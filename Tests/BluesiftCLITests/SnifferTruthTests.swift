@@ -109,6 +109,20 @@ import Foundation
         #expect(ll["from"] as? String == "peripheral" && ll["from_inferred"] as? Bool == true)
     }
 
+    /// More access addresses heard once than the decoder keeps: the oldest is dropped, whatever
+    /// order the Dictionary holding them has in this process (it was its `first`, which differs
+    /// from run to run), so the second packet of the next oldest still confirms its link.
+    @Test func unconfirmedAccessAddressesDropTheOldest() throws {
+        let path = try Self.fixture("sniffed_unconfirmed_bound.pcap")
+        let s = try Self.statsJSON(path)
+        let conns = try #require(s["connections"] as? [[String: Any]])
+        #expect(conns.map { $0["access_address"] as? String } == ["0x3c6ef362"])
+        #expect(conns.first?["first_frame"] as? Int == 1026)
+        let info = try CLI.run(["info", path]).stdout
+        #expect(info.contains("connections: 1\n"), "\(info)")
+        #expect(info.contains("1026 data PDUs on unconfirmed access addresses (not decoded)"), "\(info)")
+    }
+
     /// #8: a CONNECT_IND with no data PDU after it is a connection for `stats` as for `info`.
     @Test func connectIndWithoutDataIsOneConnection() throws {
         let path = try Self.fixture("sniffed_connect_ind_only.pcap")

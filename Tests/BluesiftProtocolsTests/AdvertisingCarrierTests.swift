@@ -13,6 +13,8 @@ import BluesiftCapture
         var hit = false
         adv.forEachReport { rep in
             for s in rep.structures where d.registry.advertisingCarrier(s) != nil { hit = true }
+            // Extended data in pieces (Data_Status not 0b00) goes to ExtendedAdvertisingPieces.
+            if rep.eventTypeTable == .extended, rep.eventType >> 5 & 0b11 != 0 { hit = true }
         }
         return hit
     }
@@ -35,6 +37,8 @@ import BluesiftCapture
             for _ in 0..<n {
                 let fixed = sub == 0x0D ? 23 : sub == 0x0B ? 16 : 8
                 p += (0..<fixed).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                // Most extended reports complete (Data_Status 0b00), some in pieces.
+                if sub == 0x0D, rng.next() % 4 != 0 { p[p.count - fixed] &= 0x9F }
                 if sub == 0x0B { continue }
                 var ad: [UInt8] = []
                 for _ in 0..<Int(rng.next() % 4) {

@@ -51,6 +51,9 @@ public struct MeshDecoder {
         didSet { recent.removeAll() }
     }
     var friendRequests: [UInt16: UInt16] = [:]
+    /// Their order of arrival: at the bound the oldest goes (a Dictionary's order is seeded per
+    /// process, so its `first` would differ from run to run).
+    var friendRequestOrder: [UInt16] = []
     var clock = 0
 
     /// ECDH secrets or private keys (32 octets each, MSB first) of provisioning sessions in
@@ -80,6 +83,8 @@ public struct MeshDecoder {
     var recentNext = 0
     static let maxRecent = 32
     var learntDevKeys: [UInt16: MeshAccessKey] = [:]
+    /// Their order of learning, for dropping the oldest at the bound.
+    var learntDevKeyOrder: [UInt16] = []
 
     /// The record being decoded (its frame number) and where the bearer PDU starts in its
     /// bytes, nil when it is not in them (a reassembled value): set by the caller before each
@@ -408,8 +413,12 @@ public struct MeshDecoder {
             if let c = MeshNetworkCredentials(netKey: d.netKey), !(keys?.credentials(nid: c.nid).isEmpty == false) {
                 learntNets.append(c); if learntNets.count > 16 { learntNets.removeFirst() }
             }
-            learntDevKeys[d.unicastAddress] = MeshAccessKey(devKey: MeshProvisioningSecurity.deviceKey(ecdhSecret: ecdh, provisioningSalt: provSalt))
-            if learntDevKeys.count > 64, let k = learntDevKeys.keys.first(where: { $0 != d.unicastAddress }) { learntDevKeys[k] = nil }
+            if let devKey = MeshAccessKey(devKey: MeshProvisioningSecurity.deviceKey(ecdhSecret: ecdh, provisioningSalt: provSalt)),
+                learntDevKeys.updateValue(devKey, forKey: d.unicastAddress) == nil
+            {
+                learntDevKeyOrder.append(d.unicastAddress)
+            }
+            if learntDevKeys.count > 64 { learntDevKeys[learntDevKeyOrder.removeFirst()] = nil }
             // For `redact`: the same PDU with a zero NetKey, sealed with the same session key
             // and nonce (IV index and unicast address are heard in the clear anyway).
             var zero = d
@@ -681,8 +690,8 @@ public struct MeshDecoder {
         let b = c.parameters
         switch c.opcode {
         case .friendRequest:
-            friendRequests[p.src] = UInt16(meshBE(b, 8, 2))
-            if friendRequests.count > Self.maxFriendships, let k = friendRequests.keys.first { friendRequests[k] = nil }
+            if friendRequests.updateValue(UInt16(meshBE(b, 8, 2)), forKey: p.src) == nil { friendRequestOrder.append(p.src) }
+            if friendRequests.count > Self.maxFriendships { friendRequests[friendRequestOrder.removeFirst()] = nil }
         case .friendOffer:
             // Friendship credentials (§3.9.6.3.1) from the LPN's request and this offer.
             guard let lpnCounter = friendRequests[p.dst], let keys else { break }

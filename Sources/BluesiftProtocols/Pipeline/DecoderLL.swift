@@ -75,7 +75,7 @@ extension ProtocolDecoder {
             if firstAccessAddressBitError == nil { firstAccessAddressBitError = record.frame }
             return false
         }
-        if let first = unconfirmed[aa], first == crcInit {
+        if let first = unconfirmed[aa], first.crcInit == crcInit {
             unconfirmed[aa] = nil
             let n = sniffedConnection(aa, record)
             links[n]?.crcInit = crcInit
@@ -83,10 +83,13 @@ extension ProtocolDecoder {
             crcComputedPackets += 1
             return true
         }
-        if unconfirmed.count >= Self.maxSniffedConnections, unconfirmed[aa] == nil, let victim = unconfirmed.first {
+        if unconfirmed.count >= Self.maxSniffedConnections, unconfirmed[aa] == nil,
+            let victim = unconfirmed.min(by: { $0.value.since < $1.value.since })
+        {
             unconfirmed[victim.key] = nil
         }
-        unconfirmed[aa] = crcInit
+        unconfirmed[aa] = (crcInit, unconfirmedSeen)
+        unconfirmedSeen &+= 1
         unverifiedPackets += 1
         if firstUnverifiedPacket == nil { firstUnverifiedPacket = record.frame }
         return false
@@ -95,7 +98,8 @@ extension ProtocolDecoder {
     /// Stable small number of a sniffed connection (1, 2, …), with its ConnectionInfo.
     func sniffedConnection(_ aa: UInt32, _ record: CaptureRecord) -> UInt16 {
         if let n = sniffed[aa] { return n }
-        if sniffed.count >= Self.maxSniffedConnections, let victim = sniffed.first {
+        // The oldest goes: numbers are handed out in order (a Dictionary's `first` is not).
+        if sniffed.count >= Self.maxSniffedConnections, let victim = sniffed.min(by: { $0.value < $1.value }) {
             sniffed[victim.key] = nil
             links[victim.value] = nil
             release(StateKey(adapter: record.adapter, connection: 0x1_0000 | UInt32(victim.value)))

@@ -59,13 +59,14 @@ extension ProtocolDecoder {
     @usableFromInline
     func carriesModuleAdvertising(_ b: UnsafeRawBufferPointer) -> Bool {
         guard registry.hasAdvertisingCarriers, let base = b.baseAddress, b.count >= 4 else { return false }
-        let sub = b[2]
+        let sub = b[2], legacy = HCILESubeventCode.advertisingReport.rawValue
+        let extended = HCILESubeventCode.extendedAdvertisingReport.rawValue
         // Extended data in pieces, or an advertiser's pending: decoded (ExtendedAdvertisingPieces).
-        if sub == 0x0D, !extendedPieces.pending.isEmpty || ExtendedAdvertisingPieces.anyIncomplete(UnsafeRawBufferPointer(rebasing: b[3...])) {
+        if sub == extended, !extendedPieces.pending.isEmpty || ExtendedAdvertisingPieces.anyIncomplete(UnsafeRawBufferPointer(rebasing: b[3...])) {
             return true
         }
-        guard sub == 0x02 || sub == 0x0D else { return false } // directed reports carry no data
-        let lengthAt = sub == 0x02 ? 8 : 23, fixed = sub == 0x02 ? 10 : 24
+        guard sub == legacy || sub == extended else { return false } // directed reports carry no data
+        let lengthAt = sub == legacy ? 8 : 23, fixed = sub == legacy ? 10 : 24
         var i = 4 // event code, length, subevent, Num_Reports
         for _ in 0..<Int(b[3]) {
             let len = Int(base.load(fromByteOffset: i &+ lengthAt, as: UInt8.self))

@@ -90,7 +90,7 @@ extension ProtocolDecoder {
     /// data for the report completing it) goes to that module. True when the event was read
     /// this way; false leaves it to the usual route (no piece pending, none in the event).
     func advertisingPieces(_ record: CaptureRecord, _ side: UInt8, _ f: inout DecodedFrame) -> Bool {
-        guard f.advStorage.single == nil, f.advStorage.opcode == 0x0D,
+        guard f.advStorage.single == nil, f.advStorage.isExtended,
             !extendedPieces.pending.isEmpty || ExtendedAdvertisingPieces.anyIncomplete(f.advStorage.parameters)
         else { return false }
         let pieces = extendedPieces

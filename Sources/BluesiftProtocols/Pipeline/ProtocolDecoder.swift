@@ -15,11 +15,15 @@ public final class ProtocolDecoder {
         var modules: [ObjectIdentifier: AnyObject] = [:]
         /// Profiles already recorded in the connection table (`ModuleContext.profile`).
         var profilesRecorded: Set<String> = []
+        /// Order of creation: at the bound the oldest goes (a Dictionary's order is seeded
+        /// per process, so its `first` would differ from run to run).
+        var born = 0
     }
     struct StateKey: Hashable { var adapter: UInt16; var connection: UInt32 }
 
     var table: ConnectionTable
     var states: [StateKey: ConnState] = [:]
+    var statesBorn = 0
     /// Sniffed LE connections: access address → small stable connection number.
     var sniffed: [UInt32: UInt16] = [:]
     var nextSniffedNumber: UInt16 = 1
@@ -83,7 +87,9 @@ public final class ProtocolDecoder {
     public internal(set) var firstAccessAddressBitError: Int?
     /// Access addresses seen once, without CONNECT_IND, CRC unchecked: the CRCInit their
     /// packet implies, confirmed by the next packet (`decodeLL`). Bounded.
-    var unconfirmed: [UInt32: UInt32] = [:]
+    /// `since`: order of arrival, for dropping the oldest at the bound.
+    var unconfirmed: [UInt32: (crcInit: UInt32, since: Int)] = [:]
+    var unconfirmedSeen = 0
     public internal(set) var encryptedPackets = 0
     public internal(set) var decryptedPackets = 0
     public internal(set) var retransmissions = 0
@@ -168,8 +174,12 @@ public final class ProtocolDecoder {
 
     func state(_ key: StateKey) -> ConnState {
         if let s = states[key] { return s }
-        if states.count >= Self.maxStates, let victim = states.first { release(victim.key) }
+        if states.count >= Self.maxStates, let victim = states.min(by: { $0.value.born < $1.value.born }) {
+            release(victim.key)
+        }
         let s = ConnState()
+        s.born = statesBorn
+        statesBorn &+= 1
         states[key] = s
         return s
     }
