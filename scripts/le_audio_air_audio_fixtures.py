@@ -7,7 +7,8 @@ Part E §1-§2), a few PDUs left out on purpose. `bluesift audio` must give the 
   Tests/Fixtures/le-audio-air/audio_cis.pcap
       The encrypted ACL of encrypted_cis.pcap (LTK_CIS) carrying, before the CIS, ATT over
       L2CAP (PDUs longer than 27 octets split into LL fragments): characteristic discovery
-      (Sink ASE 0x0003, ASE Control Point 0x0005, Broadcast Audio Scan Control Point 0x0007),
+      (services ASCS and BASS; Sink ASE 0x0003, ASE Control Point 0x0005, Broadcast Audio Scan
+      Control Point 0x0008),
       Config Codec of ASE 1 (LC3 16 kHz, 10 ms, 80 octets, Front Left) and its Codec
       Configured notification, Config QoS (CIG 1 CIS 2) and QoS Configured, a BASS Set
       Broadcast_Code (BROADCAST_CODE, for `redact`), Enable and Enabling; LL_CIS_REQ/RSP/IND
@@ -105,10 +106,13 @@ def audio_cis(path):
             t[0] += 150
         t[0] += 1_000
 
-    # ATT Read By Type (Vol 3 Part F §3.4.4.1): characteristic declarations (Vol 3 Part G §3.3.1).
+    # ATT Read By Group Type (Vol 3 Part F §3.4.4.9): primary services ASCS 0x0001-0x0005,
+    # BASS 0x0006-0x0008; Read By Type (§3.4.4.1): characteristic declarations (Vol 3 Part G §3.3.1).
+    att(True, bytes([0x10]) + struct.pack("<HHH", 0x0001, 0xFFFF, 0x2800))
+    att(False, bytes([0x11, 6]) + struct.pack("<HHH", 0x0001, 0x0005, 0x184E) + struct.pack("<HHH", 0x0006, 0x0008, 0x184F))
     att(True, bytes([0x08]) + struct.pack("<HHH", 0x0001, 0xFFFF, 0x2803))
     att(False, bytes([0x09, 7]) + struct.pack("<HBHH", 0x0002, 0x12, 0x0003, 0x2BC4)
-        + struct.pack("<HBHH", 0x0004, 0x0C, 0x0005, 0x2BC6) + struct.pack("<HBHH", 0x0006, 0x0C, 0x0007, 0x2BC7))
+        + struct.pack("<HBHH", 0x0004, 0x0C, 0x0005, 0x2BC6) + struct.pack("<HBHH", 0x0007, 0x0C, 0x0008, 0x2BC7))
     # ASCS 1.0 §5.1 Config Codec: ASE 1, target latency 2, target PHY 2, LC3, BAP §4.3.2 LTVs.
     cc = bytes.fromhex("020103" "020201" "050301000000") + bytes([3, 4]) + struct.pack("<H", 80)
     lc3_id = bytes.fromhex("0600000000")
@@ -124,7 +128,7 @@ def audio_cis(path):
     att(False, bytes([0x13]))
     att(False, bytes([0x1B]) + struct.pack("<H", 0x0003) + bytes([1, 2]) + qos)
     # BASS 1.0 §3.1.1.5 Set Broadcast_Code: Source_ID 0, the code (a key: `redact` removes it).
-    att(True, bytes([0x12]) + struct.pack("<H", 0x0007) + bytes([0x04, 0]) + BROADCAST_CODE)
+    att(True, bytes([0x12]) + struct.pack("<H", 0x0008) + bytes([0x04, 0]) + BROADCAST_CODE)
     att(False, bytes([0x13]))
     # §5.3 Enable (no metadata) and Enabling.
     att(True, bytes([0x12]) + struct.pack("<H", 0x0005) + bytes([0x03, 1, 1, 0]))
