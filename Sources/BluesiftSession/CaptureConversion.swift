@@ -45,7 +45,8 @@ public enum CaptureConversion {
             }
             if format != .pcapng, let o = r.options, !o.commentRanges.isEmpty { result.commentsDropped += 1 }
             if decrypt, r.kind == .ll {
-                if let p = decoder.plaintextRecord(r, frame.decoded, into: &sealed) {
+                // An ACL's PDU, or a CIS/BIS PDU decrypted by LE Audio (its module layer).
+                if let p = decoder.plaintextRecord(r, frame.decoded, into: &sealed) ?? LEAudioAirLayer.plaintextRecord(r, frame.decoded, into: &sealed) {
                     result.decrypted += 1
                     var failure: CaptureError?
                     sealed.withUnsafeBytes { b in
