@@ -102,6 +102,7 @@ struct Convert: ParsableCommand {
         }
         if decrypt {
             stderrLine("bluesift: \(decrypted) of \(decoder.encryptedPackets) encrypted packets written decrypted")
+            if result.decryptedIsochronous > 0 { stderrLine("bluesift: \(result.decryptedIsochronous) CIS/BIS PDUs written decrypted (LE Audio)") }
         }
         if decoding { try decode.keyOptions.save(decoder) }
         let skipped = writer.skipped

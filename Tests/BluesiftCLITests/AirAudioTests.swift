@@ -142,6 +142,8 @@ import BluesiftCodecs
             let out = dir + "/" + input
             let r = try CLI.run(["convert", Self.fixture(input), out, "--decrypt"] + args)
             #expect(r.status == 0, "\(r.stderr)")
+            // 13 CIS PDUs with data (the damaged one left), 7 BIS PDUs.
+            #expect(r.stderr.contains("bluesift: \(expected.count) CIS/BIS PDUs written decrypted (LE Audio)"), "\(r.stderr)")
             let before = try Self.pcapPackets(Self.fixture(input)), after = try Self.pcapPackets(out)
             #expect(before.count == after.count)
             // Isochronous PDUs with data: access address not the ACL's, the advertising or the train's.
