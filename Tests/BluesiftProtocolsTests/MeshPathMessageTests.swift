@@ -51,7 +51,7 @@ import BluesiftWire
         print("mesh path messages (hand-built from the field tables): \(fixtures.count) messages (\(opcodes.count) opcodes), \(fields) fields, \(agree) agree")
         #expect(opcodes.count == 7)
         #expect(fields == agree)
-        #expect(fields > 300)
+        #expect(fields > 150) // 195 top-level fields (address ranges compared whole)
     }
 
     /// A PATH_REQUEST with a dependent origin, fields by name, through the control message.
