@@ -1,31 +1,47 @@
-import Crypto
-import _CryptoExtras
+// BoringSSL as swift-crypto builds and links it: its AES_KEY keeps the expanded key
+// schedule, which `AES.permute` would expand again on every block (a tenth of a Mesh dump
+// with keys). AES_encrypt is the same hardware, constant-time AES that `permute` calls.
+import CCryptoBoringSSL
 
 /// An AES-128 key made once and used for many blocks (a link's session key, a Mesh
-/// network's EncryptionKey and PrivacyKey, a TK candidate). swift-crypto's `AES.permute`
-/// expands the key schedule on each block; it stays the one AES here (hardware AES,
-/// constant time) rather than a hand-written cipher that would keep the schedule.
+/// network's EncryptionKey and PrivacyKey, a TK candidate): the key schedule is expanded
+/// here, once, and kept (zeroed when the key goes).
 public struct AES128Key: @unchecked Sendable {
-    let key: SymmetricKey
+    /// Never mutated after `init`: one schedule shared by every copy of the key.
+    final class Schedule {
+        let key: UnsafeMutablePointer<AES_KEY>
+        init(_ bytes: [UInt8]) {
+            key = .allocate(capacity: 1)
+            key.initialize(to: AES_KEY())
+            // Fails only for a key length other than 128, 192 or 256 bits (checked by the caller).
+            let rc = bytes.withUnsafeBufferPointer { CCryptoBoringSSL_AES_set_encrypt_key($0.baseAddress, 128, key) }
+            precondition(rc == 0, "AES-128 key schedule")
+        }
+        deinit {
+            UnsafeMutableRawPointer(key).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<AES_KEY>.size)
+            key.deallocate()
+        }
+    }
+    let schedule: Schedule
 
     /// `bytes`: 16 octets in the cipher's order (most significant first).
     public init(_ bytes: [UInt8]) {
         precondition(bytes.count == 16, "AES-128 takes a 16-byte key")
-        key = SymmetricKey(data: bytes)
+        schedule = Schedule(bytes)
     }
 
     /// Encrypts one 16-byte block in place.
     @inline(__always)
     public func encrypt(_ block: inout [UInt8]) {
-        // permute throws only for a key or block of the wrong size.
-        try! AES.permute(&block, key: key)
+        precondition(block.count == 16, "AES-128 takes a 16-byte block")
+        block.withUnsafeMutableBytes { encrypt($0.baseAddress!) }
     }
 
     /// Encrypts the 16 bytes at `block` in place (a block on the caller's stack).
     @inline(__always)
     func encrypt(_ block: UnsafeMutableRawPointer) {
-        var b = UnsafeMutableRawBufferPointer(start: block, count: 16)
-        try! AES.permute(&b, key: key)
+        let b = block.assumingMemoryBound(to: UInt8.self)
+        CCryptoBoringSSL_AES_encrypt(b, b, schedule.key)
     }
 }
 
