@@ -312,6 +312,161 @@ import BluesiftCodecs
         #expect(text.stdout.contains(", 28.0 of 32.0 kbit/s configured\n"), "\(text.stdout)")
     }
 
+    /// Before: the CSV table `le_audio_streams` stopped at `last_frame`; the JSON's QoS,
+    /// throughput and broadcast members are now its last columns (the first ones unchanged).
+    @Test func streamsCSVCarriesQoSAndBroadcastColumns() throws {
+        let unicast = CLI.root.appendingPathComponent("Tests/LEAudio/le_audio_unicast.btsnoop").path
+        let r = try CLI.run(["stats", "--format", "csv", "--table", "le_audio_streams", unicast])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(
+            lines.first
+                == "file,handle,direction,sdus,bytes,lost_by_sequence,status_valid,status_possibly_invalid,status_lost,reassembly_errors,jitter_mean_us,jitter_max_us,first_frame,last_frame,sdu_interval_us,max_sdu,throughput_bps,configured_bps,broadcast_id,broadcast_name"
+        )
+        try #require(lines.count == 3, "\(lines)")
+        #expect(lines[1].hasSuffix(",0x0002,sent,16,640,0,16,0,0,0,,,147,234,10000,40,32000,32000,,"), "\(lines[1])")
+        #expect(lines[2].hasSuffix(",0x0002,received,15,560,1,14,0,1,0,0,0,151,238,10000,40,28000,32000,,"), "\(lines[2])")
+        let sink = CLI.root.appendingPathComponent("Tests/LEAudio/le_audio_broadcast_sink.btsnoop").path
+        let b = try CLI.run(["stats", "--format", "csv", "--table", "le_audio_streams", sink])
+        let rows = b.stdout.split(separator: "\n").dropFirst().map(String.init)
+        #expect(rows.count == 2, "\(rows)")
+        #expect(rows.first?.hasSuffix(",0x0010,received,20,2000,0,19,1,0,0,16,150,16,53,10000,100,80000,80000,0x5a17c3,Gate 12") == true, "\(rows)")
+        #expect(rows.last?.hasSuffix(",0x0011,received,19,1900,1,19,0,0,0,0,0,17,54,10000,100,76000,80000,0x5a17c3,Gate 12") == true, "\(rows)")
+    }
+
+    /// Issue 39: one row per broadcast source gathering what was spread over
+    /// `le_audio_broadcasts` and the stream rows. Every value of the rows of both Bumble
+    /// captures against Bumble's parse of the same bytes (oracle_vectors.json: the sink's
+    /// announcement, PA sync, BASE, BIGInfo, BIG Create Sync, BIG Sync Established and Lost;
+    /// broadcast_pieces.json: the two announcing sources' IDs, names and PBP values).
+    @Test func sourceRowsAgreeWithBumblesParse() throws {
+        let dir = CLI.root.appendingPathComponent("Tests/LEAudio").path
+        let oracle = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/oracle_vectors.json"))) as? [String: Any])
+        var bumble: [Int: [String: Any]] = [:]
+        for v in oracle["vectors"] as! [[String: Any]] where (v["profile"] as! String).hasPrefix("broadcast_") {
+            if let f = v["frame"] as? Int { bumble[f, default: [:]].merge(v["expect"] as! [String: Any]) { a, _ in a } }
+        }
+        var values = 0, agree = 0
+        func check(_ what: String, _ got: Any?, _ want: Any?) {
+            values += 1
+            let g = got.map { "\($0)" } ?? "nil", w = want.map { "\($0)" } ?? "missing"
+            #expect(g == w, "\(what): \(g) != \(w)")
+            if g == w { agree += 1 }
+        }
+        let stats = try S.json(["stats", "--format", "json", dir + "/le_audio_broadcast_sink.btsnoop"])
+        let rows = try #require(stats["le_audio_sources"] as? [[String: Any]])
+        try #require(rows.count == 1)
+        let s = rows[0]
+        check("broadcast_id", s["broadcast_id"], bumble[3]?["broadcast_id"])
+        check("advertising_sid", s["advertising_sid"], bumble[6]?["advertising_sid"])
+        let b = try #require(bumble[7])
+        check("presentation_delay_us", s["presentation_delay_us"], b["presentation_delay"])
+        let groups = try #require(s["subgroups"] as? [[String: Any]])
+        check("subgroups", groups.count, b["num_subgroups"])
+        let g = groups[0], bis = try #require(g["bis"] as? [[String: Any]])
+        check("bis count", bis.count, b["subgroups.0.num_bis"])
+        check("coding_format", g["coding_format"], b["subgroups.0.codec_id.coding_format"])
+        check("sampling_frequency_hz", g["sampling_frequency_hz"], b["subgroups.0.codec_specific_configuration.sampling_frequency_hz"])
+        check("frame_duration_us", g["frame_duration_us"], b["subgroups.0.codec_specific_configuration.frame_duration_us"])
+        check("octets_per_codec_frame", g["octets_per_codec_frame"], b["subgroups.0.codec_specific_configuration.octets_per_codec_frame"])
+        check("language", g["language"], b["subgroups.0.metadata.language"])
+        check("program_info", g["program_info"], b["subgroups.0.metadata.program_info"])
+        for (i, x) in bis.enumerated() {
+            check("bis \(i) index", x["bis_index"], b["subgroups.0.bis.\(i).bis_index"])
+            check("bis \(i) allocation", x["audio_channel_allocation"], b["subgroups.0.bis.\(i).codec_specific_configuration.audio_channel_allocation"])
+        }
+        let info = try #require(bumble[8])
+        check("encrypted", (s["encrypted"] as? Bool).map { $0 ? 1 : 0 }, info["encryption"])
+        check("num_bis", s["num_bis"], info["num_bis"])
+        check("sdu_interval_us", s["sdu_interval_us"], info["sdu_interval"])
+        check("max_sdu", s["max_sdu"], info["max_sdu"])
+        let big = try #require((s["bigs"] as? [[String: Any]])?.first)
+        #expect(big["frame"] as? Int == 9 && big["lost_frame"] as? Int == 55 && big["role"] as? String == "sink")
+        check("big_handle", big["big_handle"], bumble[9]?["big_handle"])
+        check("bis synced", big["bis"], [bumble[9]?["bis.0"], bumble[9]?["bis.1"]].compactMap { $0 })
+        check("broadcast_code", (big["broadcast_code"] as? Bool).map { $0 ? 1 : 0 }, bumble[9]?["encryption"])
+        check("status", big["status"], bumble[11]?["status"])
+        check("bis_handles", big["bis_handles"], [bumble[11]?["connection_handles.0"], bumble[11]?["connection_handles.1"]].compactMap { $0 })
+        check("lost_reason", big["lost_reason"], bumble[55]?["reason"])
+        // The name is not among the sink capture's Bumble vectors: the capture's bytes say "Gate 12".
+        #expect(s["broadcast_name"] as? String == "Gate 12" && s["advertiser"] as? String == "f1:a2:b3:c4:d5:e6", "\(s)")
+        #expect(s["first_frame"] as? Int == 3 && s["last_frame"] as? Int == 55)
+
+        // Two sources whose advertising data came in pieces: one row each, in the order seen.
+        let pieces = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/broadcast_pieces.json"))) as? [[String: Any]])
+        let p = try S.json(["stats", "--format", "json", dir + "/le_audio_broadcast_pieces.btsnoop"])
+        let prow = try #require(p["le_audio_sources"] as? [[String: Any]])
+        check("sources", prow.count, pieces.count)
+        for (row, e) in zip(prow, pieces) {
+            check("first_frame", row["first_frame"], e["frame"])
+            check("broadcast_id", row["broadcast_id"], e["broadcast_id"])
+            check("broadcast_name", row["broadcast_name"], e["broadcast_name"])
+            check("program_info", row["program_info"], e["program_info"])
+            let f = row["pbp_features"] as? [String] ?? []
+            for k in ["encrypted", "standard_quality", "high_quality"] { check(k, f.contains(k), e[k] as? Bool) }
+        }
+        print("broadcast sources: \(values) values, \(agree) agree")
+        #expect(values == 40 && agree == values)
+
+        // Text and CSV carry the same row.
+        let text = try CLI.run(["stats", dir + "/le_audio_broadcast_sink.btsnoop"])
+        #expect(
+            text.stdout.contains(
+                "  source 0x5a17c3 \"Gate 12\" f1:a2:b3:c4:d5:e6 SID 3, program \"Boarding calls\": BASE delay 40000 us; LC3 48_2 48000 Hz 10 ms 100 octets BIS 1,2 eng \"Boarding calls\", encrypted, BIG 0 synced to BIS 1,2 (0x0010,0x0011), lost #55 #9, frames 3-55\n"
+            ),
+            "\(text.stdout)")
+        let csv = try CLI.run(["stats", "--format", "csv", "--table", "le_audio_sources", dir + "/le_audio_broadcast_sink.btsnoop"])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        let lines = csv.stdout.split(separator: "\n").map(String.init)
+        #expect(
+            lines.first
+                == "file,broadcast_id,broadcast_name,advertiser,advertising_sid,advertising_handle,pbp_features,program_info,presentation_delay_us,codec,language,bis,encrypted,num_bis,sdu_interval_us,max_sdu,synced_bis,bis_handles,first_frame,last_frame"
+        )
+        #expect(lines.count == 2 && lines[1].hasSuffix(",0x5a17c3,Gate 12,f1:a2:b3:c4:d5:e6,3,,encrypted standard_quality,Boarding calls,40000,LC3 48_2 48000 Hz 10 ms 100 octets,eng,1 2,true,2,10000,100,1 2,0x0010 0x0011,3,55"), "\(lines)")
+    }
+
+    /// Before: an advertiser's piece whose next never came stayed pending for the rest of the
+    /// capture (and every extended report took the pieces route), and a piece from it much
+    /// later was joined to it. Source 0x5A17C3's first piece (Data_Status 1), then 6 s of
+    /// capture time later another source's whole report (it carries the note), then 0x5A17C3's
+    /// last piece: it stands alone.
+    @Test func extendedPiecesExpireAfterFiveSeconds() throws {
+        let dir = try AudioTests.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let gate12 = S.announcement + S.broadcastName
+        var bytes = S.btsnoop([
+            (false, Self.report(Array(gate12[0..<5]), sid: 3, status: 1)),
+            (false, Self.report(Self.announcement([0xF0, 0xAD, 0x0B], "Gate 14"), sid: 4)),
+            (false, Self.report(Array(gate12[5...]), sid: 3))
+        ])
+        // Records 2 and 3 six seconds later (btsnoop: 16-octet header, 24-octet record headers,
+        // the time stamp's low word at 20).
+        var at = 16
+        for i in 0..<3 {
+            let len = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            if i > 0 {
+                var lo = UInt32(bytes[at + 20]) << 24 | UInt32(bytes[at + 21]) << 16 | UInt32(bytes[at + 22]) << 8 | UInt32(bytes[at + 23])
+                lo &+= 6_000_000
+                for k in 0..<4 { bytes[at + 20 + k] = UInt8(truncatingIfNeeded: lo >> (24 - 8 * k)) }
+            }
+            at += 24 + len
+        }
+        let capture = try S.write(bytes, dir, "ext-expired.btsnoop")
+        let r = try CLI.run(["dump", "--format", "jsonl", capture])
+        #expect(r.status == 0, "\(r.stderr)")
+        let frames = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        try #require(frames.count == 3)
+        let note = "extended advertising data from c0:ff:ee:00:00:01 (SID 3) never completed: 5 octets in 1 reports, no piece for 6 s: dropped"
+        #expect("\(frames[1])".contains(note), "\(frames[1])")
+        #expect((frames[1]["le_audio"] as? [String: Any])?["broadcast_audio_announcement"] != nil, "\(frames[1])")
+        #expect(frames[2]["le_audio"].map { "\($0)" }?.contains("reassembled") != true, "\(frames[2])")
+        #expect(!"\(frames[0])".contains(note) && !"\(frames[2])".contains(note))
+        let stats = try CLI.run(["stats", capture])
+        #expect(stats.stdout.contains("#2 malformed: adv: " + note), "\(stats.stdout)")
+    }
+
     /// Data_Status 2 after pieces: what is whole is decoded on the last report, the cut noted.
     @Test func truncatedExtendedReportsAreNoted() throws {
         let dir = try AudioTests.tempDir()

@@ -125,6 +125,34 @@ import BluesiftCodecs
         #expect(rows.map { $0["what"] as! String } == ["broadcast_audio_announcement", "public_broadcast_announcement", "broadcast_name"])
     }
 
+    /// A source's own HCI gives one `le_audio_sources` row for its advertising set: the
+    /// announcement and name of LE Set Extended Advertising Data, the BASE of LE Set Periodic
+    /// Advertising Data, LE Create BIG (not encrypted, 2 BIS) and its BIS handles.
+    @Test func sourceOwnSetIsOneSourceRow() throws {
+        let dir = try AudioTests.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let capture = try Self.write(Self.sourceCapture(left: [[1, 2]], right: [[3, 4]]), dir, "source-row.btsnoop")
+        let stats = try Self.json(["stats", "--format", "json", capture])
+        let rows = try #require(stats["le_audio_sources"] as? [[String: Any]])
+        try #require(rows.count == 1)
+        let s = rows[0]
+        #expect(s["advertising_handle"] as? Int == 1 && s["advertiser"] == nil)
+        #expect(s["broadcast_id"] as? Int == 0x5A17C3 && s["broadcast_name"] as? String == Self.name)
+        #expect(s["presentation_delay_us"] as? Int == 40000)
+        let g = try #require((s["subgroups"] as? [[String: Any]])?.first)
+        #expect(g["sampling_frequency_hz"] as? Int == 48000 && g["frame_duration_us"] as? Int == 10000 && g["octets_per_codec_frame"] as? Int == 100)
+        #expect((g["bis"] as? [[String: Any]])?.map { [$0["bis_index"] as? Int, $0["audio_channel_allocation"] as? Int] } == [[1, 1], [2, 2]])
+        #expect((g["bis"] as? [[String: Any]])?.map { $0["preset"] as? String } == ["48_2", "48_2"])
+        #expect(s["encrypted"] as? Bool == false && s["num_bis"] as? Int == 2 && s["sdu_interval_us"] as? Int == 10000 && s["max_sdu"] as? Int == 100)
+        let big = try #require((s["bigs"] as? [[String: Any]])?.first)
+        #expect(big["role"] as? String == "source" && big["frame"] as? Int == 3 && big["big_handle"] as? Int == 0)
+        #expect(big["bis"] as? [Int] == [1, 2] && big["bis_handles"] as? [Int] == [0x10, 0x11] && big["status"] as? Int == 0 && big["broadcast_code"] as? Bool == false)
+        #expect(s["first_frame"] as? Int == 1 && s["last_frame"] as? Int == 4)
+        // No source in a unicast capture: no member (its JSON as it was).
+        let unicast = try Self.json(["stats", "--format", "json", CLI.root.appendingPathComponent("Tests/LEAudio/le_audio_unicast.btsnoop").path])
+        #expect(unicast["le_audio_sources"] == nil && unicast["le_audio_streams"] != nil)
+    }
+
     // MARK: 2. ISO handles are not connections
 
     /// Before: each CIS/BIS handle with ISO data became a connection in `stats` (and the

@@ -87,6 +87,17 @@ import Foundation
         // Two BISes, 20 SDUs sent each, BIS 2 misses one.
         let cards = ReportBrowserTests.matches(dom, #"data-direction="received" data-sdus="(\d+)" data-lost="(\d+)""#)
         #expect(cards.map { [$0[1], $0[2]] } == [["20", "0"], ["19", "1"]])
+        // One row per broadcast source, from stats' le_audio_sources.
+        let sources = ReportBrowserTests.matches(dom, #"<tr class="la-source" data-broadcast-id="(\d*)">(.*?)</tr>"#)
+        #expect(sources.map { $0[1] } == (s["le_audio_sources"] as! [[String: Any]]).map { "\($0["broadcast_id"] as! Int)" })
+        let row = try #require(sources.first)[2]
+        for text in [
+            "0x5A17C3", "Gate 12", "f1:a2:b3:c4:d5:e6 SID 3", "Boarding calls (encrypted, standard quality)", "40000 µs",
+            "LC3 48_2 48000 Hz 10 ms 100 octets · BIS 1 Front Left, 2 Front Right · eng · Boarding calls", ">encrypted<",
+            "synced BIG 0 to BIS 1,2 (0x0010, 0x0011) with a Broadcast_Code · lost at "
+        ] {
+            #expect(row.contains(text), "\(text) not in \(row)")
+        }
     }
 
     /// `--ase`, `--cis`, `--broadcast-id` (the registry's module filters): the records of one ASE,

@@ -35,6 +35,43 @@ import Testing
         }
     }
 
+    /// Data whose next piece has not come 5 s (capture time) after its last is dropped with a
+    /// note (an AUX_CHAIN_IND comes at most 2.4573 s after its AuxPtr, Core 6.0 Vol 6 Part B
+    /// §2.3.4.5); until then it stays, and nothing is scanned before the earliest deadline.
+    @Test func extendedPiecesExpireInCaptureTime() {
+        let pieces = ExtendedAdvertisingPieces()
+        let piece: [UInt8] = [0x02, 0x01, 0x06]
+        piece.withUnsafeBytes { data in
+            func report(_ address: UInt64, status: UInt16) -> AdvertisingReport {
+                var r = AdvertisingReport(eventType: status << 5, table: .extended, data: data)
+                r.address = BDAddr(address)
+                r.sid = 3
+                return r
+            }
+            guard case .pending = pieces.add(report(0xC0FF_EE00_0001, status: 1), at: 1_000_000),
+                case .pending = pieces.add(report(0xC0FF_EE00_0002, status: 1), at: 3_000_000),
+                case .pending = pieces.add(report(0xC0FF_EE00_0001, status: 1), at: 2_000_000)
+            else {
+                Issue.record("pieces not pending"); return
+            }
+            // 5 s after the first advertiser's last piece (2 s): not yet.
+            #expect(pieces.expire(now: 7_000_000).isEmpty && pieces.pending.count == 2)
+            let notes = pieces.expire(now: 7_000_001)
+            #expect(notes.map(\.message) == ["extended advertising data from c0:ff:ee:00:00:01 (SID 3) never completed: 6 octets in 2 reports, no piece for 5 s: dropped"])
+            #expect(notes.first?.layer == "adv" && notes.first?.code == .truncated)
+            #expect(pieces.pending.count == 1)
+            // Its last piece now stands alone; the other advertiser's still completes.
+            guard case .single = pieces.add(report(0xC0FF_EE00_0001, status: 0), at: 7_100_000) else {
+                Issue.record("expired pieces were kept"); return
+            }
+            guard case .whole(let bytes, 2, nil) = pieces.add(report(0xC0FF_EE00_0002, status: 0), at: 7_200_000) else {
+                Issue.record("the second advertiser's pieces were dropped"); return
+            }
+            #expect(bytes == piece + piece)
+            #expect(pieces.pending.isEmpty && pieces.expire(now: 60_000_000).isEmpty)
+        }
+    }
+
     @Test func periodicReportsDropTheOldestSync() {
         let assembly = LEAudioAdvertisingAssembly()
         for h in 0...UInt16(LEAudioAdvertisingAssembly.maxKeys) {

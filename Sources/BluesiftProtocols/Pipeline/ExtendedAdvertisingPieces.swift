@@ -8,7 +8,8 @@ import BluesiftCapture
 /// Data_Status, 0b01 "incomplete, more data to come" until 0b00 "complete" or 0b10
 /// "incomplete, data truncated, no more to come"; per advertiser (address type, address, SID;
 /// a scan response apart). Bounded: 1650 octets per advertiser (§7.8.57's largest advertising
-/// data) and 32 advertisers pending (the oldest dropped first).
+/// data), 32 advertisers pending (the oldest dropped first), and in capture time: data whose
+/// next piece has not come `expiryUs` after the last is dropped with a note (`expire`).
 final class ExtendedAdvertisingPieces {
     struct Key: Hashable {
         var address: UInt64
@@ -23,10 +24,19 @@ final class ExtendedAdvertisingPieces {
         case whole([UInt8], pieces: Int, damage: DecodeError?)
     }
     static let maxLength = 1650, maxPending = 32
+    /// A piece's successor is an AUX_CHAIN_IND the AuxPtr of the previous PDU points to, at most
+    /// 8191 × 300 µs = 2.4573 s later (13-bit AUX Offset in 300 µs units, Core 6.0 Vol 6 Part B
+    /// §2.3.4.5); past that the controller can never report more of the data (it should have
+    /// said Data_Status 0b10, §7.7.65.13, but a capture can miss that event). Twice that bound,
+    /// rounded up: host time stamps lag the air by the HCI transport and the host's scheduling.
+    static let expiryUs: Int64 = 5_000_000
     /// `since`: when the advertiser's first piece came (a Dictionary's order is seeded per
-    /// process, so the oldest is found by it, not by `keys.first`).
-    var pending: [Key: (data: [UInt8], pieces: Int, since: Int)] = [:]
+    /// process, so the oldest is found by it, not by `keys.first`); `last`: its last piece's
+    /// time stamp (µs).
+    var pending: [Key: (data: [UInt8], pieces: Int, since: Int, last: Int64)] = [:]
     private var started = 0
+    /// No pending data can expire before this (µs): no scan per event until then.
+    private var nextExpiry = Int64.max
 
     /// Data_Status of an extended report's Event_Type.
     @inline(__always)
@@ -45,7 +55,30 @@ final class ExtendedAdvertisingPieces {
         return false
     }
 
-    func add(_ r: AdvertisingReport) -> Outcome {
+    /// Drops the data whose last piece came more than `expiryUs` before `now` (µs): a note per
+    /// advertiser, for the record at `now`. Empty when none (and no scan before the earliest).
+    func expire(now: Int64) -> [DecodeError] {
+        guard now >= nextExpiry else { return [] }
+        var notes: [DecodeError] = []
+        nextExpiry = .max
+        // Oldest first: the notes' order does not depend on the Dictionary's.
+        for (key, p) in pending.sorted(by: { $0.value.since < $1.value.since }) {
+            if now - p.last > Self.expiryUs {
+                pending[key] = nil
+                let sid = key.kind >> 8 & 0xFF
+                notes.append(
+                    Self.damage(
+                        .truncated,
+                        "extended advertising data from \(BDAddr(key.address))" + (sid == 0xFF ? "" : " (SID \(sid))")
+                            + " never completed: \(p.data.count) octets in \(p.pieces) reports, no piece for \((now - p.last) / 1_000_000) s: dropped"))
+            } else {
+                nextExpiry = min(nextExpiry, p.last + Self.expiryUs)
+            }
+        }
+        return notes
+    }
+
+    func add(_ r: AdvertisingReport, at now: Int64 = 0) -> Outcome {
         guard r.eventTypeTable == .extended, let a = r.address else { return .single }
         let status = Self.dataStatus(r.eventType)
         let key = Key(
@@ -53,9 +86,10 @@ final class ExtendedAdvertisingPieces {
             kind: UInt32(r.addressType?.rawValue ?? 0xFF) | UInt32(r.sid ?? 0xFF) << 8 | UInt32(r.isScanResponse ? 1 : 0) << 16)
         switch status {
         case 1:
-            var p = pending.removeValue(forKey: key) ?? ([], 0, started)
+            var p = pending.removeValue(forKey: key) ?? ([], 0, started, now)
             if p.pieces == 0 { started &+= 1 }
-            p.data.append(contentsOf: r.data); p.pieces += 1
+            p.data.append(contentsOf: r.data); p.pieces += 1; p.last = now
+            nextExpiry = min(nextExpiry, now &+ Self.expiryUs)
             guard p.data.count <= Self.maxLength else {
                 return .whole([], pieces: p.pieces, damage: Self.damage(.invalidLength, "extended advertising data over \(Self.maxLength) octets in \(p.pieces) reports: dropped"))
             }
@@ -94,6 +128,14 @@ extension ProtocolDecoder {
             !extendedPieces.pending.isEmpty || ExtendedAdvertisingPieces.anyIncomplete(f.advStorage.parameters)
         else { return false }
         let pieces = extendedPieces
+        let now = record.timestamp.microseconds
+        // Data whose next piece never came: dropped, noted here; the events after this one take
+        // the usual route again when nothing else is pending.
+        let expired = pieces.expire(now: now)
+        if !expired.isEmpty {
+            f.errors.append(contentsOf: expired)
+            if pieces.pending.isEmpty && !ExtendedAdvertisingPieces.anyIncomplete(f.advStorage.parameters) { return false }
+        }
         var found: (module: Int, carrier: Carrier, structures: ModuleADStructures)?
         var damage: [DecodeError] = []
         var reports = 0, inPieces = 0
@@ -101,7 +143,7 @@ extension ProtocolDecoder {
             let data: UnsafeRawBufferPointer
             var n = 1
             reports += 1
-            switch pieces.add(rep) {
+            switch pieces.add(rep, at: now) {
             case .pending:
                 inPieces += 1
                 return

@@ -134,6 +134,25 @@ import BluesiftWire
         #expect(s.health(st) == "ISO 0x0060 sent: 3 SDUs, 1 lost by sequence, status valid 3 / possibly invalid 0 / lost 0, jitter mean 50 us max 100 us")
     }
 
+    /// LE Remove ISO Data Path (Core 6.0 Vol 4 Part E §7.8.110) clears the directions its
+    /// bit field names (bit 0 input, bit 1 output); Setup's direction is a value (0, 1).
+    @Test func removeISODataPathClearsThePath() {
+        var s = LEAudioState()
+        Hex.parse(Self.setCIG)!.withUnsafeBytes { s.command(opcode: 0x2062, parameters: $0) }
+        Hex.parse("00 01 02 60 00 61 00")!.withUnsafeBytes { s.commandComplete(opcode: 0x2062, returnParameters: $0) }
+        // Setup input and output on 0x0060 (HCI, LC3 transparent: coding format 0x03), then on 0x0061.
+        for (h, d) in [("60 00", "00"), ("60 00", "01"), ("61 00", "01")] {
+            Hex.parse(h + " " + d + " 00 03 00 00 00 00 00 00 00 00")!.withUnsafeBytes { s.command(opcode: 0x206E, parameters: $0) }
+        }
+        #expect(s.cises[0x60]?.dataPaths == 3 && s.cises[0x61]?.dataPaths == 2)
+        // Remove input (bit 0) of 0x0060: output stays.
+        Hex.parse("60 00 01")!.withUnsafeBytes { s.command(opcode: 0x206F, parameters: $0) }
+        #expect(s.cises[0x60]?.dataPaths == 2)
+        // Remove both (0x03) of 0x0061, which had only output.
+        Hex.parse("61 00 03")!.withUnsafeBytes { s.command(opcode: 0x206F, parameters: $0) }
+        #expect(s.cises[0x61]?.dataPaths == 0 && s.cises[0x60]?.dataPaths == 2)
+    }
+
     @Test func aseErrorIsKeptWithItsReason() {
         var s = LEAudioState()
         s.bind(connection: 0x40, handle: 0x26, uuid: LEAudioUUIDs.aseControlPoint)

@@ -6,7 +6,7 @@ extension LEAudioStats {
     public static var reportView: String? {
         #"""
           // ---------- LE Audio ----------
-          // ASE state lanes, CIS binding, per-stream SDU charts, broadcasts (stats' le_audio_*).
+          // ASE state lanes, CIS binding, per-stream SDU charts, broadcast sources, broadcasts (stats' le_audio_*).
           var LA={ases:S.le_audio_ases||[],cises:S.le_audio_cises||[],streams:S.le_audio_streams||[],bc:S.le_audio_broadcasts||[]};
           if(LA.ases.length||LA.streams.length||LA.bc.length){
             if(LA.streams.length)count('iso-streams',LA.streams.length,'ISO streams');
@@ -95,6 +95,22 @@ extension LEAudioStats {
                     g.appendChild(gb);});
                   card.appendChild(g);grid.appendChild(card);});
                 sec.appendChild(grid);}
+
+              // One row per broadcast source: what its advertising, BASE and BIGInfo said, and the BIGs on it.
+              var SRC=S.le_audio_sources||[];
+              if(SRC.length){sec.appendChild(el('h3',null,'Broadcast sources'));var t=el('table',{id:'le-audio-sources'}),h=el('tr');
+                ['Broadcast_ID','name','advertiser','program','presentation delay','subgroups (codec, BIS, language, program)','encryption','BIGs','frames'].forEach(function(c){h.appendChild(el('th',null,c));});t.appendChild(h);
+                SRC.forEach(function(s){var tr=el('tr',{'class':'la-source','data-broadcast-id':s.broadcast_id==null?'':s.broadcast_id});function td(v,cls){var d=el('td',{'class':cls||''},v==null?'':v);tr.appendChild(d);return d;}
+                  td(s.broadcast_id!=null?'0x'+pad(s.broadcast_id.toString(16).toUpperCase(),6):'','mono');td(s.broadcast_name);
+                  td(s.advertiser?s.advertiser+' SID '+s.advertising_sid:s.advertising_handle!=null?'own set '+s.advertising_handle:'','mono');
+                  td((s.program_info||'')+(s.pbp_features&&s.pbp_features.length?' ('+s.pbp_features.join(', ').replace(/_/g,' ')+')':''));
+                  td(s.presentation_delay_us!=null?s.presentation_delay_us+' µs':'','n');
+                  var sg=td('');(s.subgroups||[]).forEach(function(g){sg.appendChild(el('div',{'class':'la-subgroup'},g.codec+' · BIS '+g.bis.map(function(b){return b.bis_index+(b.audio_channel_allocation_names?' '+b.audio_channel_allocation_names.join('+'):'');}).join(', ')+(g.language?' · '+g.language:'')+(g.program_info?' · '+g.program_info:'')));});
+                  td(s.encrypted==null?'':s.encrypted?'encrypted':'not encrypted');
+                  var bg=td('');s.bigs.forEach(function(b){var d=el('div',{'class':'la-big','data-big':b.big_handle});d.appendChild(document.createTextNode((b.role==='sink'?'synced BIG '+b.big_handle+' to BIS ':'created BIG '+b.big_handle+' with BIS ')+b.bis.join(',')+(b.bis_handles&&b.bis_handles.length?' ('+b.bis_handles.map(hex4).join(', ')+')':'')+(b.broadcast_code?' with a Broadcast_Code':'')+(b.status?' failed (0x'+pad(b.status.toString(16),2)+')':'')+(b.lost_frame!=null?' · lost at ':' · ')));
+                    if(b.lost_frame!=null)d.appendChild(frameLink(b.lost_frame));else d.appendChild(frameLink(b.frame));bg.appendChild(d);});
+                  var fr=td('','nw');fr.appendChild(frameLink(s.first_frame));fr.appendChild(document.createTextNode('–'));fr.appendChild(frameLink(s.last_frame));t.appendChild(tr);});
+                sec.appendChild(t);}
 
               if(LA.bc.length){sec.appendChild(el('h3',null,'Broadcasts'));var t=el('table',{id:'le-audio-broadcasts'}),h=el('tr');
                 ['frame','what','Broadcast_ID','name','value'].forEach(function(c){h.appendChild(el('th',null,c));});t.appendChild(h);

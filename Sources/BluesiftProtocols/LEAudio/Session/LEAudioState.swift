@@ -212,6 +212,13 @@ public struct LEAudioState {
                 let h = UInt16(h & 0x0FFF)
                 if cises[h] != nil { cises[h]!.dataPaths |= 1 << UInt8(d & 1) }
             }
+        case HCICommandOpcode.leRemoveISODataPath.rawValue:
+            // §7.8.110: Data_Path_Direction is a bit field here (bit 0 input, bit 1 output),
+            // not Setup's value (0 input, 1 output).
+            if let h = m.uint("connection_handle"), let d = m.uint("data_path_direction") {
+                let h = UInt16(h & 0x0FFF)
+                if cises[h] != nil { cises[h]!.dataPaths &= ~UInt8(d & 3) }
+            }
         case HCICommandOpcode.leCreateBIG.rawValue, HCICommandOpcode.leCreateBIGTest.rawValue:
             if let b = m.uint("big_handle") { pendingBIG[UInt8(b)] = (UInt32(m.uint("sdu_interval") ?? 0), UInt16(truncatingIfNeeded: m.uint("max_sdu") ?? 0)) }
             if let b = m.uint("big_handle"), let a = m.uint("advertising_handle"), bigAdvertisingSets.count < Self.maxBroadcasts {
@@ -316,21 +323,23 @@ public struct LEAudioState {
     /// An `le_audio` layer's advertising values: a Broadcast Audio Announcement in an extended
     /// advertising report (`adv`) names the advertiser's broadcast, with the report's
     /// Broadcast_Name; in LE Set Extended Advertising Data, the advertising set's.
-    public mutating func advertised(_ v: LEAudioMessageLayer, adv: AdvertisingLayer?) {
+    /// Returns the advertiser's key (`advertiserKey`, or `LEAudioSources.ownSet` for a set).
+    @discardableResult
+    public mutating func advertised(_ v: LEAudioMessageLayer, adv: AdvertisingLayer?) -> UInt64? {
         var id: UInt32?, name: String?
         // The layer's value and its advertising values, without an array per message.
         if let x = v.value { Self.identity(x, &id, &name) }
         for x in v.advertising { Self.identity(x, &id, &name) }
-        guard id != nil || name != nil else { return }
+        guard id != nil || name != nil else { return nil }
         if let m = v.hci {
-            guard case .command(HCICommandOpcode.leSetExtendedAdvertisingData.rawValue) = m.kind, let a = m.uint("advertising_handle") else { return }
+            guard case .command(HCICommandOpcode.leSetExtendedAdvertisingData.rawValue) = m.kind, let a = m.uint("advertising_handle") else { return nil }
             let h = UInt8(truncatingIfNeeded: a)
-            guard advertisingSets.count < Self.maxBroadcasts || advertisingSets[h] != nil else { return }
+            guard advertisingSets.count < Self.maxBroadcasts || advertisingSets[h] != nil else { return nil }
             advertisingSets[h, default: .init()].merge(id, name)
-            return
+            return LEAudioSources.ownSet(UInt64(h))
         }
         // The report that carries this announcement (an event may hold several reports).
-        guard let adv, let id else { return }
+        guard let adv, let id else { return nil }
         var key = v.advertiser
         adv.forEachReport { r in
             guard key == nil, let a = r.address, let sid = r.sid else { return }
@@ -340,8 +349,9 @@ public struct LEAudioState {
                 }
             }
         }
-        guard let key, advertisers.count < Self.maxBroadcasts || advertisers[key] != nil else { return }
+        guard let key, advertisers.count < Self.maxBroadcasts || advertisers[key] != nil else { return nil }
         advertisers[key, default: .init()].merge(id, name)
+        return key
     }
 
     /// The broadcast a BIG carries: a sink's through its periodic sync to the announcing

@@ -122,6 +122,8 @@ public final class LEAudioStats: StatsCollector {
     public private(set) var state = LEAudioState()
     var broadcasts: [BroadcastRow] = []
     var seenBroadcasts: Set<String> = []
+    /// One row per broadcast source (`le_audio_sources`, LEAudioSources.swift).
+    var sources = LEAudioSources()
     public private(set) var isoPackets = 0, controlValues = 0, hciMessages = 0
     /// ASE connections → stats connection index, for rows.
     var connectionIndex: [UInt16: Int] = [:]
@@ -167,7 +169,11 @@ public final class LEAudioStats: StatsCollector {
             SeriesRow(t0Us: t0, bucketUs: width, b: buckets.map { [$0.sdus, $0.bytes, $0.lostBySequence, $0.possiblyInvalid, $0.statusLost, $0.jitterMax] })
         }
     }
-    var series: [UInt32: Series] = [:]
+    /// Per stream key, the index of its chart in `seriesList`: a Dictionary's
+    /// `subscript(_:default:)` modify (a coroutine, unspecialised in the standard library)
+    /// cost two heap allocations per SDU; a plain lookup and an array element cost none.
+    var seriesIndex: [UInt32: Int] = [:]
+    var seriesList: [Series] = []
 
     /// Frame → time stamp of the frames problems found at the end point at (last SDU of a
     /// stream, last step of an ASE); bounded by the streams and ASEs kept.
@@ -207,14 +213,22 @@ public final class LEAudioStats: StatsCollector {
                     b.possiblyInvalid = after.statusPossiblyInvalid - (before?.statusPossiblyInvalid ?? 0)
                     b.statusLost = after.statusLost - (before?.statusLost ?? 0)
                     if after.jitterSamples > (before?.jitterSamples ?? 0) { b.jitterMax = Int((after.jitterSum - (before?.jitterSum ?? 0)).rounded()) }
-                    series[key, default: Series(t0: us)].add(us, b)
+                    let i: Int
+                    if let j = seriesIndex[key] {
+                        i = j
+                    } else {
+                        i = seriesList.count
+                        seriesList.append(Series(t0: us)); seriesIndex[key] = i
+                    }
+                    seriesList[i].add(us, b)
                 }
             }
         case let v as LEAudioMessageLayer:
-            state.advertised(v, adv: f.adv)
+            let advertiser = state.advertised(v, adv: f.adv)
             if let m = v.hci {
                 hciMessages += 1
                 state.hci(m, frame: r.frame)
+                sources.add(v, advertiser: advertiser, state: state, frame: r.frame)
                 if case .subevent(let s) = m.kind, s == HCILESubeventCode.cisEstablished.rawValue || s == HCILESubeventCode.cisEstablishedV2.rawValue,
                     let st = m.uint("status"), st != 0
                 {
@@ -248,6 +262,7 @@ public final class LEAudioStats: StatsCollector {
                         }
                     }
                 } else {
+                    sources.add(v, advertiser: advertiser, state: state, frame: r.frame)
                     broadcast(value, r.frame, with: v.advertising)
                     for a in v.advertising { broadcast(a, r.frame) }
                 }
@@ -385,7 +400,13 @@ public final class LEAudioStats: StatsCollector {
     }
 
     public static var tables: [(name: String, header: String)] {
-        [("le_audio_streams", "file,handle,direction,sdus,bytes,lost_by_sequence,status_valid,status_possibly_invalid,status_lost,reassembly_errors,jitter_mean_us,jitter_max_us,first_frame,last_frame")]
+        [
+            (
+                "le_audio_streams",
+                "file,handle,direction,sdus,bytes,lost_by_sequence,status_valid,status_possibly_invalid,status_lost,reassembly_errors,jitter_mean_us,jitter_max_us,first_frame,last_frame,sdu_interval_us,max_sdu,throughput_bps,configured_bps,broadcast_id,broadcast_name"
+            ),
+            ("le_audio_sources", sourcesHeader)
+        ]
     }
 
     /// "80.0" (kbit/s, one decimal).
@@ -430,7 +451,7 @@ public final class LEAudioStats: StatsCollector {
                 jitterMaxUs: s.jitterSamples > 0 ? Int(s.jitterMax.rounded()) : nil, firstFrame: s.firstFrame, lastFrame: s.lastFrame,
                 sduIntervalUs: qos.map { Int($0.sduInterval) }, maxSdu: qos.map { Int($0.maxSDU) }, throughputBps: throughput,
                 configuredBps: qos.map { Int((Double($0.maxSDU) * 8e6 / Double($0.sduInterval)).rounded()) },
-                broadcastId: broadcast?.id.map(Int.init), broadcastName: broadcast?.name, series: series[UInt32(s.handle) << 1 | (s.sent ? 1 : 0)]?.row)
+                broadcastId: broadcast?.id.map(Int.init), broadcastName: broadcast?.name, series: seriesIndex[UInt32(s.handle) << 1 | (s.sent ? 1 : 0)].map { seriesList[$0].row })
         }
         // Problems found only at the end: streams that never streamed, loss above threshold.
         for a in ases where !a.steps.isEmpty && !a.reachedStreaming && a.steps.contains(where: { $0.state == .enabling }) {
@@ -450,17 +471,24 @@ public final class LEAudioStats: StatsCollector {
         let airRows = airStreams.sorted { $0.key < $1.key }.map(\.value.row)
         m.members = [("leAudioAses", aseRows), ("leAudioCises", cises), ("leAudioStreams", streamRows), ("leAudioBroadcasts", broadcasts)]
         if !airRows.isEmpty { m.members.append(("leAudioAirStreams", airRows)) }
+        // Absent when no source was seen: captures without one keep their JSON as it was.
+        let sourceRows = sources.all
+        if !sourceRows.isEmpty { m.members.append(("leAudioSources", sourceRows)) }
         m.hasData = !(aseRows.isEmpty && streamRows.isEmpty && broadcasts.isEmpty && airRows.isEmpty)
         m.counts = [
             ("isoPackets", isoPackets), ("isoSdus", streams.reduce(0) { $0 + $1.sdus }), ("leAudioValues", controlValues),
             ("leAudioHciMessages", hciMessages)
         ]
         let file = stats.file
+        m.tables["le_audio_sources"] = sourceRows.map { LEAudioSources.csv($0, file: file) }
         m.tables["le_audio_streams"] = streamRows.map { s -> [String?] in
             let head: [String?] = [file, Hex.fixed(UInt64(s.handle), width: 4), s.direction, String(s.sdus), String(s.bytes), String(s.lostBySequence)]
             let status: [String?] = [String(s.statusValid), String(s.statusPossiblyInvalid), String(s.statusLost), String(s.reassemblyErrors)]
             let tail: [String?] = [s.jitterMeanUs.map { String($0) }, s.jitterMaxUs.map { String($0) }, s.firstFrame.map { String($0) }, s.lastFrame.map { String($0) }]
-            return head + status + tail
+            // The JSON's QoS and broadcast members, after the columns that were there first.
+            let qos: [String?] = [s.sduIntervalUs.map { String($0) }, s.maxSdu.map { String($0) }, s.throughputBps.map { String($0) }, s.configuredBps.map { String($0) }]
+            let broadcast: [String?] = [s.broadcastId.map { Hex.fixed(UInt64($0), width: 6) }, s.broadcastName]
+            return head + status + tail + qos + broadcast
         }
         if !aseRows.isEmpty || !streams.isEmpty || !broadcasts.isEmpty {
             m.text.append("")
@@ -481,6 +509,7 @@ public final class LEAudioStats: StatsCollector {
                 m.text.append("  " + state.health(s) + (rate ?? "") + (broadcast ?? ""))
             }
             for b in broadcasts { m.text.append("  #\(b.frame) " + b.summary) }
+            for s in sourceRows { m.text.append("  " + LEAudioSources.line(s)) }
         }
         if !airRows.isEmpty {
             m.text.append("")
