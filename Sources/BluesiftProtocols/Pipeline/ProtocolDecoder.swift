@@ -211,7 +211,7 @@ extension ProtocolDecoder {
     public func layers(of record: CaptureRecord, scratch f: inout DecodedFrame)
         -> (layers: DecodedFrame.Layers, damaged: Bool)
     {
-        if record.kind == .event, Self.isWholeAdvertisingEvent(record.bytes), !carriesModuleAdvertising(record.bytes) {
+        if record.kind == .event, isPlainAdvertisingEvent(record.bytes) {
             return (.advertisingEvent, false)
         }
         decode(record, into: &f)
