@@ -56,7 +56,8 @@ extension ProtocolDecoder {
     /// module's layer. Only for an event `isWholeAdvertisingEvent` passed: the lengths are
     /// known good, so each report's data is found in place (§7.7.65.2: Data_Length at 8 of
     /// 10 fixed octets; §7.7.65.13: at 23 of 24) without building reports (info's cost).
-    @usableFromInline
+    /// `layers(of:)` asks `isPlainAdvertisingEvent` (one walk); this and
+    /// `isWholeAdvertisingEvent` stay as the reference its tests compare it with.
     func carriesModuleAdvertising(_ b: UnsafeRawBufferPointer) -> Bool {
         guard registry.hasAdvertisingCarriers, let base = b.baseAddress, b.count >= 4 else { return false }
         let sub = b[2], legacy = HCILESubeventCode.advertisingReport.rawValue
