@@ -72,6 +72,14 @@ public final class AudioExtractor {
     var a2dpCodecs: [UInt16: A2DPCodec] = [:]
     var order: [UInt32] = []
     static let maxStreams = 64
+    /// Sniffed CIS/BIS streams (`AirAudio.swift`) by access address << 2 | direction, in
+    /// the order first seen (keys in `order` with bit 30 set index `airOrder`).
+    var airStreams: [UInt64: AirLC3Stream] = [:]
+    var airOrder: [UInt64] = []
+    /// Periodic advertising train access address → the last BASE heard on it.
+    var airBases: [UInt32: BASE] = [:]
+    /// Sniffed connection → whether the central wrote the ASE Control Point (the BAP client).
+    var airClientIsCentral: [UInt16: Bool] = [:]
 
     /// `select(name, handle)`: whether a stream is written (`--stream`).
     public init(directory: String, select: @escaping (String, UInt16) -> Bool = { _, _ in true }) {
@@ -95,6 +103,8 @@ public final class AudioExtractor {
             if let failure { throw failure }
         case let v as LEAudioMessageLayer:
             leAudio(v, f, r)
+        case let v as LEAudioAirLayer:
+            try air(v, f, r)
         case let v as AVDTPSignal:
             if v.signalID == .setConfiguration, v.messageType == .command, let c = v.codec, let conn = f.connection { a2dpCodecs[conn] = c }
         case let v as AVDTPMediaPacket:
@@ -128,6 +138,8 @@ public final class AudioExtractor {
             }
         } else if let value = v.value, let c = v.characteristic, let conn = f.connection {
             if case .aseOperation = value, v.written, r.direction == .sent { clientConnections.insert(conn) }
+            // On the air: the side that writes the ASE Control Point is the client.
+            if case .aseOperation = value, v.written, let c = f.ll?.fromCentral { airClientIsCentral[conn] = c }
             state.apply(value, connection: conn, uuid: c, frame: r.frame)
         }
     }
@@ -150,6 +162,11 @@ public final class AudioExtractor {
     /// its file; a stream without one is counted until one appears.
     func configure(_ s: LC3Stream) throws(AudioError) {
         guard let (name, codec) = binding(s) else { return }
+        try openStream(s, name: name, codec: codec)
+    }
+
+    /// Names the stream and opens its file for `codec`, or says why it is skipped.
+    func openStream(_ s: LC3Stream, name: String, codec: LEAudioCodecSetting) throws(AudioError) {
         s.summary.name = name
         guard select(name, s.handle) else { s.summary.skipped = "not selected"; return }
         guard codec.codecID == .lc3, let cfg = codec.configuration else {
@@ -259,7 +276,15 @@ public final class AudioExtractor {
     public func finish() throws(AudioError) -> [AudioStreamSummary] {
         var out: [AudioStreamSummary] = []
         for key in order {
-            if key & 0x8000_0000 != 0 {
+            if key & 0x4000_0000 != 0 {
+                let a = airStreams[airOrder[Int(key & 0x3FFF_FFFF)]]!
+                try a.finish()
+                let s = a.lc3
+                if s.summary.skipped == nil && s.decoder == nil { s.summary.skipped = a.whyNotDecoded() }
+                do { try s.wav?.commit() } catch { throw AudioError(message: error.description) }
+                s.summary.sampleFrames = s.wav?.frames ?? 0
+                out.append(s.summary)
+            } else if key & 0x8000_0000 != 0 {
                 let s = a2dp[key & 0x7FFF_FFFF]!
                 do { try s.wav?.commit() } catch { throw AudioError(message: error.description) }
                 s.summary.sampleFrames = s.wav?.frames ?? 0
@@ -316,22 +341,31 @@ final class LC3Stream {
             name: "iso" + Hex.digits(handle) + (sent ? "-sent" : "-received"), handle: handle, codec: "LC3", parameters: "", firstFrame: firstFrame)
     }
 
+    /// A sniffed stream, named by its access address (`AirAudio.swift`).
+    init(name: String, firstFrame: Int) {
+        handle = 0; sent = false
+        summary = AudioStreamSummary(name: name, handle: 0, codec: "LC3", parameters: "", firstFrame: firstFrame)
+    }
+
     func add(_ sdu: ISOSDU, _ bytes: UnsafeRawBufferPointer) throws(AudioError) {
         summary.packets += 1
         defer { lastSequence = sdu.packetSequenceNumber }
+        let gap = lastSequence.map { Int(sdu.packetSequenceNumber &- $0) - 1 } ?? 0
+        try write(sdu.packetStatus == .lost ? nil : bytes, missingBefore: gap)
+    }
+
+    /// One SDU (nil: lost) after `missingBefore` SDUs that never came, each concealed.
+    func write(_ bytes: UnsafeRawBufferPointer?, missingBefore gap: Int) throws(AudioError) {
         guard let decoder, let wav else { return }
         let format = decoder[0].format
         let n = format.samplesPerFrame, channels = decoder.count
         if pcm.count != n * channels { pcm = [Int16](repeating: 0, count: n * channels) }
-        if let last = lastSequence {
-            let gap = Int(sdu.packetSequenceNumber &- last) - 1
-            if gap > 0 && gap <= Self.maxGap {
-                for _ in 0..<(gap * blocks) { try block(nil, wav, decoder) }
-                summary.lost += gap
-            }
+        if gap > 0 && gap <= Self.maxGap {
+            for _ in 0..<(gap * blocks) { try block(nil, wav, decoder) }
+            summary.lost += gap
         }
         let frameBytes = format.octetsPerFrame * channels
-        if sdu.packetStatus == .lost || bytes.count == 0 || bytes.count % frameBytes != 0 {
+        guard let bytes, bytes.count > 0, bytes.count % frameBytes == 0 else {
             // Lost, empty or not a whole number of codec frames: conceal the SDU's frames.
             for _ in 0..<blocks { try block(nil, wav, decoder) }
             summary.lost += 1

@@ -40,6 +40,9 @@ public final class Redactor {
     /// Fragments of the L2CAP PDU in progress per stream (ACL handle or access address, and
     /// direction): (frame, bytes of the record that carry the PDU).
     var streams: [UInt64: [(frame: Int, range: Range<Int>)]] = [:]
+    /// The same on an encrypted sniffed link bluesift decrypted: each fragment's ciphertext
+    /// range (MIC included), plaintext and sealing.
+    var sealedStreams: [UInt64: [(frame: Int, range: Range<Int>, plain: [UInt8], seal: LLSealing)]] = [:]
     /// Device names that end in part of their own address ("MODEL_6FAB" of …:6f:ab), with
     /// that part replaced by the pseudonym's: found anywhere in pass 2 (scan responses, Device
     /// Name reads, remote names, log text). `namePrefilter` holds each name's first two bytes.
@@ -206,6 +209,16 @@ public final class Redactor {
                 !ll.payload.isEmpty
             else { return }
             key = UInt64(ll.accessAddress) << 1 | (ll.fromCentral == true ? 1 : 0)
+            if ll.decrypted, let seal = a.decoder.sealing(of: f) {
+                // Ciphertext in the file, decrypted here: secrets are zeroed in the plaintext,
+                // which is sealed again (`resealSecrets`).
+                let head = 4 + (ll.codingIndicator == nil ? 0 : 1)
+                let part = (frame: r.frame, range: head + 2..<head + 2 + ll.payload.count + 4, plain: Array(ll.payload), seal: seal)
+                if llid == 2 { sealedStreams[key] = [part] } else if sealedStreams[key] != nil, sealedStreams[key]!.count < 512 { sealedStreams[key]!.append(part) }
+                streams[key] = nil
+                resealSecrets(key, f)
+                return
+            }
             if ll.encrypted || ll.decrypted {
                 streams[key] = nil
                 if f.layers.contains(.att), let ch = scratch.location?.characteristic, options.maskCharacteristics.contains(ch) {
@@ -241,6 +254,40 @@ public final class Redactor {
                 mask((4 + value.lowerBound + x.range.lowerBound)..<(4 + value.lowerBound + x.range.upperBound))
                 counts[x.label, default: 0] += 1
             }
+        }
+    }
+
+    /// A masked value or a module's key material in an ATT PDU of an encrypted sniffed link
+    /// (decrypted with the link's key): zeroed in the fragments' plaintext, each fragment
+    /// sealed again with its own key, nonce and additional data (a new MIC, the same length),
+    /// so the redacted capture still decrypts with the same key and shows zeros there.
+    func resealSecrets(_ key: UInt64, _ f: borrowing DecodedFrame) {
+        guard f.layers.contains(.att), let l2 = f.l2cap, let value = f.attStorage.opcode.valueRange(length: l2.payload.count), !value.isEmpty,
+            let parts = sealedStreams[key], parts.count >= l2.fragments
+        else { return }
+        var zero: [Range<Int>] = []
+        if let ch = scratch.location?.characteristic, options.maskCharacteristics.contains(ch) {
+            zero.append((4 + value.lowerBound)..<(4 + value.upperBound))
+            counts["masked values of \(ch)", default: 0] += 1
+        } else if let m = f.module {
+            for x in m.secrets where x.frame == nil && x.range.upperBound <= value.count {
+                zero.append((4 + value.lowerBound + x.range.lowerBound)..<(4 + value.lowerBound + x.range.upperBound))
+                counts[x.label, default: 0] += 1
+            }
+        }
+        guard !zero.isEmpty else { return }
+        var at = 0
+        for var part in parts.suffix(l2.fragments) {
+            var touched = false
+            for w in zero {
+                let lo = max(w.lowerBound, at), hi = min(w.upperBound, at + part.plain.count)
+                if lo < hi { for i in lo..<hi { part.plain[i - at] = 0 }; touched = true }
+            }
+            if touched {
+                placed[part.frame, default: []].append((range: part.range, bytes: part.seal.seal(part.plain)))
+                counts["encrypted PDUs sealed again with their secrets zeroed", default: 0] += 1
+            }
+            at += part.plain.count
         }
     }
 

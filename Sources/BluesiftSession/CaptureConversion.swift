@@ -10,8 +10,9 @@ public enum CaptureConversion {
     public struct Result {
         /// Records handed to the writer (it may still drop those its format cannot hold).
         public var records = 0
-        /// Of them, written decrypted.
+        /// Of them, written decrypted: ACL data PDUs, and CIS/BIS PDUs LE Audio decrypted.
         public var decrypted = 0
+        public var decryptedIsochronous = 0
         /// Records the filters left out.
         public var filteredOut = 0
         /// Records whose pcapng packet comments the output (not pcapng) cannot hold.
@@ -45,8 +46,10 @@ public enum CaptureConversion {
             }
             if format != .pcapng, let o = r.options, !o.commentRanges.isEmpty { result.commentsDropped += 1 }
             if decrypt, r.kind == .ll {
-                if let p = decoder.plaintextRecord(r, frame.decoded, into: &sealed) {
-                    result.decrypted += 1
+                // An ACL's PDU, or a CIS/BIS PDU decrypted by LE Audio (its module layer).
+                let acl = decoder.plaintextRecord(r, frame.decoded, into: &sealed)
+                if let p = acl ?? LEAudioAirLayer.plaintextRecord(r, frame.decoded, into: &sealed) {
+                    if acl != nil { result.decrypted += 1 } else { result.decryptedIsochronous += 1 }
                     var failure: CaptureError?
                     sealed.withUnsafeBytes { b in
                         var out = p

@@ -16,7 +16,11 @@ struct Audio: ParsableCommand {
             ASE's Config Codec for a CIS, the BASE for a BIS) is decoded with liblc3, one file per \
             stream, channels in audio channel allocation order; a lost SDU (a sequence number gap, \
             Packet_Status_Flag lost, an empty SDU) is filled by LC3's packet loss concealment and \
-            counted. A2DP: every AVDTP media channel carrying SBC is decoded with libsbc; missing \
+            counted. A sniffer's capture: every CIS direction and BIS read off the air (decrypted \
+            with the ACL's key, --ltk/--keys, or --broadcast-code), unframed SDUs rebuilt from their \
+            fragments by payload counter (an SDU missing a fragment is concealed and counted), named \
+            by access address, CIG/CIS and direction (aa6b7d2c19-cig1-cis2-c2p) or BIG seed access \
+            address and BIS (big4d2a1c3b-bis1). A2DP: every AVDTP media channel carrying SBC is decoded with libsbc; missing \
             media packets are counted and filled with silence as long as their RTP time stamps \
             say. Other codecs (AAC, aptX, vendor LE Audio codecs) are listed with the reason they \
             were skipped. One line per stream on stdout: name, codec and parameters, frames, lost, \

@@ -35,7 +35,10 @@ struct Convert: ParsableCommand {
     @Argument(help: "Output file.") var output: String
     @Option(help: "Output format: btsnoop, btsnoop-monitor, pcap, pcapng.") var to: CaptureOutputFormat?
     @Flag(help: "Exit 0 even when records or times the output format cannot hold are dropped or clamped.") var allowLoss = false
-    @Flag(help: "Write sniffed LE link-layer packets decrypted (keys from --ltk/--keys or recovered from the capture): MIC removed, length and CRC fixed, flagged decrypted in the RF header (DLT 256).")
+    @Flag(
+        help:
+            "Write sniffed LE link-layer packets decrypted (keys from --ltk/--keys or recovered from the capture; CIS PDUs with their ACL's key, BIS PDUs with --broadcast-code): MIC removed, length and CRC fixed, flagged decrypted in the RF header (DLT 256)."
+    )
     var decrypt = false
     @OptionGroup var decode: DecodeOptions
     @OptionGroup var filter: FilterOptions
@@ -99,6 +102,7 @@ struct Convert: ParsableCommand {
         }
         if decrypt {
             stderrLine("bluesift: \(decrypted) of \(decoder.encryptedPackets) encrypted packets written decrypted")
+            if result.decryptedIsochronous > 0 { stderrLine("bluesift: \(result.decryptedIsochronous) CIS/BIS PDUs written decrypted (LE Audio)") }
         }
         if decoding { try decode.keyOptions.save(decoder) }
         let skipped = writer.skipped

@@ -24,7 +24,10 @@ struct Redact: ParsableCommand {
             Return/Write Stored Link Keys, PIN Code Request Reply, resolving-list IRKs; Bluetooth Mesh, \
             with --mesh-keys: the keys of Config AppKey/NetKey Add/Update and, with provisioning_secrets, \
             the NetKey of Provisioning Data, zeroed and sealed again (MICs valid with the same keys; \
-            what no given key opens is left as it was and counted in the report). OUT keeps IN's \
+            what no given key opens is left as it was and counted in the report); on a sniffed LE \
+            link decrypted with --ltk/--keys, key material in its ATT values (an LE Audio \
+            Broadcast_Code written to BASS) and --mask values are zeroed in the plaintext and the \
+            PDU sealed again with the link's key (same length, new MIC, CRC fixed). OUT keeps IN's \
             format byte for byte otherwise (link type, headers, timestamps), written under a \
             temporary name and renamed when complete. The report (what was replaced, how many \
             times) goes to stderr, or as JSON to --report FILE.

@@ -617,3 +617,27 @@ final class SniffedLink {
         lastNESN[side] = nesn
     }
 }
+
+/// How a sniffed link's data PDU was sealed (Core 6.0 Vol 6 Part E §2): the session key, the
+/// nonce of its packet counter and direction, the additional data of its header. `redact`
+/// seals an edited plaintext again with them (same length, a new MIC).
+public struct LLSealing: Sendable {
+    public var ccm: AESCCM
+    public var nonce: [UInt8]
+    public var aad: UInt8
+    public func seal(_ plaintext: [UInt8]) -> [UInt8] { ccm.seal(plaintext, nonce: nonce, aad: aad) }
+}
+
+extension ProtocolDecoder {
+    /// The sealing of the data PDU `f` just decoded, when bluesift decrypted it (the file holds
+    /// its ciphertext); nil otherwise. Valid right after `f`'s record: `decrypt` leaves the
+    /// direction's counter one past the one that opened it (a retransmission's too).
+    public func sealing(of f: DecodedFrame) -> LLSealing? {
+        guard let ll = f.ll, ll.decrypted, let from = ll.fromCentral, let n = f.connection, let link = links[n], !link.snifferDecrypts,
+            let ccm = link.ccm, f.record.sniffer?.encrypted != false
+        else { return nil }
+        let c = link.counter[from ? 0 : 1]
+        guard c > 0 else { return nil }
+        return LLSealing(ccm: ccm, nonce: AESCCM.nonce(counter: c - 1, fromCentral: from, iv: link.iv), aad: AESCCM.aad(header: ll.header))
+    }
+}

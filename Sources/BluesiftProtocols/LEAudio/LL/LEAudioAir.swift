@@ -30,6 +30,8 @@ final class LEAudioAirState {
         var connection: UInt16?
         var bis = 0
         var train: UInt32?
+        /// BIS: the BIG's seed access address (BIGInfo), which names the BIG on the air.
+        var seed: UInt32?
         var framed: Bool?
         var encrypted = false
         /// Decryption (`LEAudioAirCrypto.swift`): keys, IV, schedule, counters.
@@ -149,7 +151,7 @@ public enum LEAudioAir {
                         continue
                     }
                     var st = LEAudioAirState.Stream(kind: .bis)
-                    st.bis = n; st.train = aa; st.framed = b.framed; st.encrypted = b.encrypted
+                    st.bis = n; st.train = aa; st.seed = b.seedAccessAddress; st.framed = b.framed; st.encrypted = b.encrypted
                     st.pdusPerSDU[0] = LEAudioAirState.Stream.pdusPerSDU(bn: b.bn, isoInterval: b.isoInterval, sduInterval: b.sduInterval)
                     if b.encrypted {
                         st.crypto = AirCrypto(big: b, accessAddress: bisAA, codes: x.configuration(LEAudioAirKeys.self)?.broadcastCodes ?? [])
@@ -221,6 +223,20 @@ public struct LEAudioAirLayer: ModuleLayer {
     }
 
     public var layers: DecodedFrame.Layers { LEAudio.layer.bit }
+
+    /// The stream a CIS/BIS PDU is on, as learnt on the air (`bluesift audio`): CIG/CIS IDs
+    /// and ACL connection of a CIS; BIS number, BIG seed access address and periodic train of a BIS.
+    public var cisIDs: (cig: UInt8, cis: UInt8, connection: UInt16?)? {
+        guard let s = stream, s.kind == .cis else { return nil }
+        return (s.cigID, s.cisID, s.connection)
+    }
+    public var bisOnAir: (bis: Int, seed: UInt32?, train: UInt32?)? {
+        guard let s = stream, s.kind == .bis else { return nil }
+        return (s.bis, s.seed, s.train)
+    }
+    public var streamEncrypted: Bool { stream?.encrypted ?? false }
+    /// Payloads an unframed SDU takes in this PDU's direction (Vol 6 Part G §2).
+    public var payloadsPerSDU: UInt64 { stream?.pdusPerSDU[fromCentral == false ? 1 : 0] ?? 1 }
 
     /// A BIS PDU carrying BIG Control (LLID 0b11), read or not.
     var isBIGControlPDU: Bool { isochronous?.isBIGControl ?? false }
