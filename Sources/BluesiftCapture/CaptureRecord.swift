@@ -6,7 +6,7 @@ public struct Timestamp: Hashable, Sendable, Comparable {
     public var seconds: Int64
     public var nanoseconds: Int32 // 0..<1_000_000_000
 
-    public init(seconds: Int64, nanoseconds: Int32 = 0) {
+    @inlinable public init(seconds: Int64, nanoseconds: Int32 = 0) {
         self.seconds = seconds
         self.nanoseconds = nanoseconds
     }
@@ -19,7 +19,7 @@ public struct Timestamp: Hashable, Sendable, Comparable {
         self.init(seconds: s, nanoseconds: Int32(r))
     }
 
-    public init(microseconds us: Int64) {
+    @inlinable public init(microseconds us: Int64) {
         var s = us / 1_000_000, r = us % 1_000_000
         if r < 0 { r += 1_000_000; s -= 1 }
         self.init(seconds: s, nanoseconds: Int32(r * 1000))
@@ -41,7 +41,7 @@ public enum Direction: UInt8, Sendable, Hashable {
 /// What a record carries. Open: readers may report kinds this list does not name.
 public struct PacketKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     // The first five equal the H4 packet indicators.
     public static let command = PacketKind(rawValue: 0x01)
@@ -179,7 +179,7 @@ public struct CaptureRecord {
     /// pcapng packet options (comments), when the block has any.
     public var options: PacketOptions?
 
-    public init(
+    @inlinable public init(
         frame: Int, timestamp: Timestamp, direction: Direction?, adapter: UInt16 = 0,
         kind: PacketKind, bytes: UnsafeRawBufferPointer, originalLength: Int? = nil,
         sourceType: UInt16 = 0, sniffer: SnifferInfo? = nil

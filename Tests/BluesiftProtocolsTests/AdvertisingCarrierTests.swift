@@ -77,6 +77,70 @@ import BluesiftCapture
     }
 }
 
+extension AdvertisingCarrierTests {
+    /// `isPlainAdvertisingEvent` (info's skip, one walk) answers as the two walks it replaced,
+    /// `isWholeAdvertisingEvent && !carriesModuleAdvertising`, for whole, damaged and
+    /// non-advertising events alike (lengths cut or grown, counts changed, bytes flipped), and
+    /// with an advertiser's extended data pending.
+    @Test func oneWalkAgreesWithTheTwo() {
+        let d = ProtocolDecoder()
+        let types = (0..<256).filter { d.registry.adTypeModules[$0] != 0 }.map { UInt8($0) }
+        var rng = SplitMix(seed: 0x1F0_0D5)
+        var plain = 0, long = 0, damaged = 0
+        func check(_ b: [UInt8], _ d: ProtocolDecoder, _ round: Int) {
+            let store = RecordStore()
+            let bytes = store.bytes(b)
+            let whole = ProtocolDecoder.isWholeAdvertisingEvent(bytes)
+            let two = whole && !d.carriesModuleAdvertising(bytes)
+            #expect(d.isPlainAdvertisingEvent(bytes) == two, "round \(round): \(Hex.string(b))")
+            if two { plain += 1 } else { long += 1 }
+            if !whole { damaged += 1 }
+        }
+        for round in 0..<8000 {
+            let sub: UInt8 = [0x02, 0x0D, 0x0B, 0x02, 0x0D, 0x03][round % 6]
+            let n = Int(rng.next() % 3)
+            var p: [UInt8] = [sub, UInt8(n)]
+            for _ in 0..<n {
+                let fixed = sub == 0x0D ? 23 : sub == 0x0B ? 16 : 8
+                p += (0..<fixed).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                if sub == 0x0D, rng.next() % 3 != 0 { p[p.count - fixed] &= 0x9F } // complete
+                if sub == 0x0B { continue }
+                var ad: [UInt8] = []
+                for _ in 0..<Int(rng.next() % 4) {
+                    let t = rng.next() % 5 == 0 ? types[Int(rng.next() % UInt64(types.count))] : UInt8([0x01, 0x09, 0xFF, 0x16, 0x03][Int(rng.next() % 5)])
+                    let len = Int(rng.next() % 6)
+                    ad += [UInt8(len + 1), t] + (0..<len).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                }
+                if rng.next() % 4 == 0 { ad += [0, 0x2A] } // padding after a zero Length
+                p += [UInt8(ad.count)] + ad
+                if sub == 0x02 { p.append(0xC0) }
+            }
+            guard p.count < 250 else { continue }
+            var b = [0x3E, UInt8(p.count)] + p
+            switch rng.next() % 6 { // damage some
+            case 0: b[Int(rng.next() % UInt64(b.count))] ^= UInt8(1 << (rng.next() % 8))
+            case 1: b.removeLast(Int(rng.next() % UInt64(min(b.count, 4))))
+            case 2: b[1] = UInt8(b.count - 2) // a cut kept consistent with the length
+            default: break
+            }
+            if round % 97 == 0 { b = [0x3E, 2, sub, 0] } // no reports
+            check(b, d, round)
+        }
+        #expect(plain > 2000 && long > 2000 && damaged > 1000, "plain \(plain) long \(long) damaged \(damaged)")
+        // An advertiser's data in pieces pending: every extended report event goes the long way.
+        let pending = ProtocolDecoder()
+        let store = RecordStore()
+        var first: [UInt8] = [0x0D, 1, 0x20, 0x00, 0x01] + [UInt8](repeating: 0x11, count: 6) + [0x01, 0x00, 0xFF, 0x7F, 0xC0] + [UInt8](repeating: 0, count: 9)
+        first += [3, 2, 0x01, 0x06]
+        _ = pending.decode(store.record(1, .event, .received, [0x3E, UInt8(first.count)] + first))
+        var complete = first
+        complete[2] = 0x00
+        let event = [0x3E, UInt8(complete.count)] + complete
+        #expect(!pending.extendedPieces.pending.isEmpty)
+        #expect(!pending.isPlainAdvertisingEvent(store.bytes(event)) && d.isPlainAdvertisingEvent(store.bytes(event)))
+    }
+}
+
 extension UInt16 {
     fileprivate var littleEndianBytes: [UInt8] { [UInt8(self & 0xFF), UInt8(self >> 8)] }
 }

@@ -14,11 +14,11 @@
 /// on. For a mapped file `more` returns at once, so the readers' per-record path is the same.
 public final class MappedFile {
     let path: String
-    @exclusivity(unchecked) private(set) var size: Int
+    @exclusivity(unchecked) @usableFromInline private(set) var size: Int
     /// Byte `offset` is at `base + offset` (for a stream, the window start minus its offset).
-    @exclusivity(unchecked) private(set) var base: UnsafeRawPointer?
-    @exclusivity(unchecked) private var released = 0 // checked per record: no runtime check
-    private static let releaseStep = 8 << 20
+    @exclusivity(unchecked) @usableFromInline private(set) var base: UnsafeRawPointer?
+    @exclusivity(unchecked) @usableFromInline var released = 0 // checked per record: no runtime check
+    @usableFromInline static let releaseStep = 8 << 20
     let stream: (any ByteStream)?
     private var window = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     private var windowStart = 0
@@ -124,28 +124,28 @@ public final class MappedFile {
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: size) }
 
     /// Bytes `[offset, offset+count)`; the caller has checked the bounds.
-    @inline(__always) func slice(_ offset: Int, _ count: Int) -> UnsafeRawBufferPointer {
+    @inlinable @inline(__always) func slice(_ offset: Int, _ count: Int) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: base.map { $0 + offset }, count: count)
     }
 
-    @inline(__always) func u8(_ o: Int) -> UInt8 { base!.load(fromByteOffset: o, as: UInt8.self) }
+    @inlinable @inline(__always) func u8(_ o: Int) -> UInt8 { base!.load(fromByteOffset: o, as: UInt8.self) }
     @inline(__always) func be16(_ o: Int) -> UInt16 { UInt16(u8(o)) << 8 | UInt16(u8(o + 1)) }
     @inline(__always) func le16(_ o: Int) -> UInt16 { UInt16(u8(o + 1)) << 8 | UInt16(u8(o)) }
-    @inline(__always) func u32(_ o: Int, _ e: Endian) -> UInt32 {
+    @inlinable @inline(__always) func u32(_ o: Int, _ e: Endian) -> UInt32 {
         let v = base!.loadUnaligned(fromByteOffset: o, as: UInt32.self)
         return e == .big ? UInt32(bigEndian: v) : UInt32(littleEndian: v)
     }
-    @inline(__always) func be64(_ o: Int) -> UInt64 {
+    @inlinable @inline(__always) func be64(_ o: Int) -> UInt64 {
         UInt64(bigEndian: base!.loadUnaligned(fromByteOffset: o, as: UInt64.self))
     }
 
     /// Drops pages before `offset` from memory (file-backed and clean, so a later touch
     /// would only re-read them); called with the start of the record being returned.
-    @inline(__always) func release(upTo offset: Int) {
+    @inlinable @inline(__always) func release(upTo offset: Int) {
         if offset &- released >= Self.releaseStep { releaseNow(upTo: offset) }
     }
 
-    @inline(never) private func releaseNow(upTo offset: Int) {
+    @inline(never) @usableFromInline func releaseNow(upTo offset: Int) {
         guard stream == nil else { released = offset; return } // a window is trimmed by `more`
         guard let base else { return }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
@@ -157,4 +157,4 @@ public final class MappedFile {
     }
 }
 
-enum Endian { case little, big }
+@usableFromInline enum Endian { case little, big }

@@ -56,7 +56,8 @@ extension ProtocolDecoder {
     /// module's layer. Only for an event `isWholeAdvertisingEvent` passed: the lengths are
     /// known good, so each report's data is found in place (§7.7.65.2: Data_Length at 8 of
     /// 10 fixed octets; §7.7.65.13: at 23 of 24) without building reports (info's cost).
-    @usableFromInline
+    /// `layers(of:)` asks `isPlainAdvertisingEvent` (one walk); this and
+    /// `isWholeAdvertisingEvent` stay as the reference its tests compare it with.
     func carriesModuleAdvertising(_ b: UnsafeRawBufferPointer) -> Bool {
         guard registry.hasAdvertisingCarriers, let base = b.baseAddress, b.count >= 4 else { return false }
         let sub = b[2], legacy = HCILESubeventCode.advertisingReport.rawValue
@@ -74,6 +75,38 @@ extension ProtocolDecoder {
             i &+= fixed &+ len
         }
         return false
+    }
+
+    /// `isWholeAdvertisingEvent(b) && !carriesModuleAdvertising(b)` in one walk over the
+    /// reports and their AD structures (info's skip: each length read once, no report built).
+    /// Any of damage, a module's structure or extended data in pieces sends the event the long way.
+    @usableFromInline
+    func isPlainAdvertisingEvent(_ b: UnsafeRawBufferPointer) -> Bool {
+        guard let base = b.baseAddress, b.count >= 4, b[0] == HCIEventCode.leMeta.rawValue, Int(b[1]) == b.count &- 2 else { return false }
+        let sub = b[2], end = b.count, n = Int(b[3])
+        let legacy = HCILESubeventCode.advertisingReport.rawValue
+        let extended = HCILESubeventCode.extendedAdvertisingReport.rawValue
+        var i = 4 // event code, length, subevent, Num_Reports
+        if sub == legacy || sub == extended {
+            let carriers = registry.hasAdvertisingCarriers
+            // Extended data in pieces, or an advertiser's pending: decoded (ExtendedAdvertisingPieces).
+            let pieces = carriers && sub == extended
+            if pieces, !extendedPieces.pending.isEmpty { return false }
+            // §7.7.65.2: Data_Length at 8 of 10 fixed octets; §7.7.65.13: at 23 of 24.
+            let lengthAt = sub == legacy ? 8 : 23, fixed = sub == legacy ? 10 : 24
+            for _ in 0..<n {
+                guard end &- i >= fixed else { return false }
+                if pieces, ExtendedAdvertisingPieces.dataStatus(UInt16(base.load(fromByteOffset: i, as: UInt8.self))) != 0 { return false }
+                let len = Int(base.load(fromByteOffset: i &+ lengthAt, as: UInt8.self))
+                guard end &- i &- fixed >= len, registry.isPlainADData(base + (i &+ lengthAt &+ 1), count: len, carriers: carriers) else { return false }
+                i &+= fixed &+ len
+            }
+        } else if sub == HCILESubeventCode.directedAdvertisingReport.rawValue {
+            i &+= 16 &* n // §7.7.65.11: 16 octets a report, no data
+        } else {
+            return false
+        }
+        return i == end
     }
 
     /// The module of the first AD structure (or service data UUID) a module registered, in

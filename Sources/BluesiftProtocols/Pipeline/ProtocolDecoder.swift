@@ -211,7 +211,7 @@ extension ProtocolDecoder {
     public func layers(of record: CaptureRecord, scratch f: inout DecodedFrame)
         -> (layers: DecodedFrame.Layers, damaged: Bool)
     {
-        if record.kind == .event, Self.isWholeAdvertisingEvent(record.bytes), !carriesModuleAdvertising(record.bytes) {
+        if record.kind == .event, isPlainAdvertisingEvent(record.bytes) {
             return (.advertisingEvent, false)
         }
         decode(record, into: &f)
@@ -221,7 +221,6 @@ extension ProtocolDecoder {
     /// An LE Meta advertising report event (§7.7.65.2/.11/.13) whose parameter length is the
     /// record's length and whose reports are whole: `decode` finds the hci and adv layers and
     /// no damage. False sends the record the long way (which may still find it whole).
-    @inlinable
     static func isWholeAdvertisingEvent(_ b: UnsafeRawBufferPointer) -> Bool {
         guard b.count >= 4, b[0] == 0x3E, Int(b[1]) == b.count - 2 else { return false }
         let sub = b[2]

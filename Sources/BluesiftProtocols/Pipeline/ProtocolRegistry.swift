@@ -230,6 +230,28 @@ public struct ProtocolRegistry: @unchecked Sendable { // metatypes of immutable 
         return false
     }
 
+    /// AD structures in place (`count` octets at `p`) that are whole (`ADStructures.isWellFormed`)
+    /// and hold nothing `carriesModule` finds (when `carriers`): both answers in one walk.
+    @inline(__always)
+    func isPlainADData(_ p: UnsafeRawPointer, count: Int, carriers: Bool) -> Bool {
+        var j = 0
+        while j < count {
+            let n = Int(p.load(fromByteOffset: j, as: UInt8.self))
+            if n == 0 { return true } // zero Length: the rest is padding
+            if j &+ 1 &+ n > count { return false }
+            if carriers {
+                let t = p.load(fromByteOffset: j &+ 1, as: UInt8.self)
+                if adTypeModules[Int(t)] != 0 { return false }
+                if t == ADType.serviceData16.rawValue, n >= 3 {
+                    let uuid = UInt16(p.load(fromByteOffset: j &+ 2, as: UInt8.self)) | UInt16(p.load(fromByteOffset: j &+ 3, as: UInt8.self)) << 8
+                    if module(serviceData: uuid) != nil { return false }
+                }
+            }
+            j &+= 1 &+ n
+        }
+        return true
+    }
+
     @inline(__always)
     func module(serviceData uuid: UInt16) -> Int? {
         for e in serviceDataUUIDs where e.uuid == uuid { return e.module }
