@@ -129,3 +129,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Tests that wait on child processes, files and sockets share Tests/TestEvents (waits on
+// events, never on the clock).
+package.targets.append(.target(name: "TestEvents", path: "Tests/TestEvents"))
+for target in package.targets where ["BluesiftCLITests", "BluesiftMalformedTests", "BluesiftE2ETests", "BluesiftHostTests", "BluesiftTransportTests"].contains(target.name) {
+    target.dependencies.append("TestEvents")
+}

@@ -1,5 +1,9 @@
 import Testing
 import Foundation
+import TestEvents
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Issue 17: rotated logs read as one (`--merge`), and a growing file read as it grows (`--follow`).
 @Suite struct MergeFollowTests {
@@ -58,29 +62,31 @@ import Foundation
         let p = Process()
         p.executableURL = URL(fileURLWithPath: CLI.binary)
         p.arguments = ["dump", "--follow", "--format", "jsonl", live.path]
-        let outURL = dir.appendingPathComponent("out"), errURL = dir.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        let errURL = dir.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        p.standardOutput = try FileHandle(forWritingTo: outURL)
+        let stdout = Pipe()
+        p.standardOutput = stdout
         p.standardError = try FileHandle(forWritingTo: errURL)
+        // Reads of the growing file: they show when the follower has met what was appended.
+        let reads = FileWatch(live.path, mask: UInt32(IN_ACCESS))
         try p.run()
         defer { if p.isRunning { p.terminate() } }
 
-        func lines() -> Int { (FileManager.default.contents(atPath: outURL.path) ?? Data()).filter { $0 == 0x0A }.count }
-        func waitFor(_ n: Int) -> Bool {
-            let deadline = Date().addingTimeInterval(30)
-            while Date() < deadline { if lines() >= n { return true }; usleep(50_000) }
-            return false
-        }
+        // What it printed: the pipe is read until the lines wanted are there (or it ends).
+        var printed = Data()
+        let fd = stdout.fileHandleForReading.fileDescriptor
+        func lines() -> Int { printed.filter { $0 == 0x0A }.count }
+        func waitFor(_ n: Int) -> Bool { Events.read(fd, into: &printed) { d in d.filter { $0 == 0x0A }.count >= n } }
         #expect(waitFor(10))
         let h = try FileHandle(forWritingTo: live)
         h.seekToEndOfFile()
-        // A record in two writes: the half must not be printed.
+        // A record in two writes: the half must not be printed. Ten lines out means the ten
+        // records were read; the next read that returns data is the half.
+        reads.drain()
         let mid = offsets[10] + 12 // inside its 24-byte header
         h.write(d[offsets[10]..<mid])
-        // The pause gives the follower time to meet the half; what is asserted holds at any
-        // moment (a half record is never printed), so the pause orders nothing.
-        usleep(300_000)
+        #expect(reads.next(), "the follower never read the appended half record")
+        Events.read(fd, into: &printed, guard: .zero) { _ in false } // whatever it printed so far
         #expect(lines() == 10)
         h.write(d[mid..<offsets[20]])
         #expect(waitFor(20))
@@ -88,12 +94,11 @@ import Foundation
         try h.close()
         #expect(waitFor(offsets.count))
         p.interrupt() // Ctrl-C
-        let deadline = Date().addingTimeInterval(10)
-        while p.isRunning && Date() < deadline { usleep(50_000) }
-        #expect(!p.isRunning, "still running 10 s after SIGINT")
+        #expect(Events.exit(p), "still running \(Events.hangGuard) after SIGINT")
         if p.isRunning { p.terminate(); p.waitUntilExit() }
         #expect(p.terminationStatus == 0)
-        let out = String(decoding: FileManager.default.contents(atPath: outURL.path) ?? Data(), as: UTF8.self)
+        Events.read(fd, into: &printed) { _ in false } // to the end of its output
+        let out = String(decoding: printed, as: UTF8.self)
         let ref = try CLI.run(["dump", "--format", "jsonl", source])
         #expect(out == ref.stdout)
         #expect(out.hasSuffix("}\n"))

@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import TestEvents
 
 /// `bluesift emulate` against the rig: the built binary plays a recorded band over H4/TCP to
 /// one virtual controller, and the rig's scripted Bumble central (record_session.py) runs the
@@ -8,8 +9,8 @@ import Foundation
 struct EmulateAgainstVirtualCentral {
     struct Run { var status: Int32; var stdout: String; var stderr: String; var report: [String: Any]? }
 
-    /// Runs a rig script to its end (at most `limit` seconds); its exit status and output.
-    static func script(_ name: String, _ args: [String], limit: Double = 40) throws -> (Int32, String) {
+    /// Runs a rig script to its end; its exit status and output.
+    static func script(_ name: String, _ args: [String]) throws -> (Int32, String) {
         let p = Process()
         p.executableURL = Rig.root.appendingPathComponent(".venv/bin/python")
         p.currentDirectoryURL = Rig.root.appendingPathComponent("Tests/VirtualDevice")
@@ -17,11 +18,10 @@ struct EmulateAgainstVirtualCentral {
         let out = Pipe()
         p.standardOutput = out; p.standardError = out; p.standardInput = FileHandle.nullDevice
         try p.run()
-        let deadline = Date().addingTimeInterval(limit)
-        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        var text = Data()
+        Events.read(out.fileHandleForReading.fileDescriptor, into: &text) { _ in false } // to its end
+        if !Events.exit(p) { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+        return (p.terminationStatus, String(decoding: text, as: UTF8.self))
     }
 
     /// `bluesift emulate CAPTURE` on `port` for one session while `central` runs; its result.
@@ -40,17 +40,9 @@ struct EmulateAgainstVirtualCentral {
         p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: e))
         try p.run()
         // Advertising starts once the controller is set up: wait for its line.
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline, p.isRunning,
-            !(String(decoding: FileManager.default.contents(atPath: e) ?? Data(), as: UTF8.self).contains("emulate: advertising as"))
-        {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        _ = Events.text("emulate: advertising as", in: e, process: p)
         try central()
-        let end = Date().addingTimeInterval(15)
-        while p.isRunning && Date() < end { Thread.sleep(forTimeInterval: 0.05) }
-        if p.isRunning { p.terminate(); p.waitUntilExit() }
-        p.waitUntilExit()
+        if !Events.exit(p) { p.terminate(); p.waitUntilExit() }
         let r = FileManager.default.contents(atPath: report).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
         return Run(
             status: p.terminationStatus, stdout: String(decoding: FileManager.default.contents(atPath: o) ?? Data(), as: UTF8.self),
@@ -362,16 +354,10 @@ struct EmulateAgainstVirtualCentral {
         p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: e))
         p.standardOutput = FileHandle.nullDevice
         try p.run()
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline, !(String(decoding: FileManager.default.contents(atPath: e) ?? Data(), as: UTF8.self).contains("emulate: advertising as")) {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        #expect(Events.text("emulate: advertising as", in: e, process: p), "\(Events.contents(e))")
         p.terminate()
-        let stopBy = Date().addingTimeInterval(30) // a hang guard, not a budget
-        while p.isRunning && Date() < stopBy { Thread.sleep(forTimeInterval: 0.05) }
-        #expect(!p.isRunning, "still running 30 s after SIGTERM")
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        p.waitUntilExit()
+        #expect(Events.exit(p), "still running \(Events.hangGuard) after SIGTERM")
+        if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
         #expect(p.terminationStatus == 0)
         let json = FileManager.default.contents(atPath: dir + "/r.json").flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
         #expect(json?["sessions"] as? Int == 0 && json?["complete"] as? Bool == true)

@@ -97,10 +97,10 @@ struct FuzzOverTransports {
             Rig.binary, ["fuzz", Self.capture, "--transport", "tcp:127.0.0.1:\(central)", "--steps", "400"] + Self.common + ["-o", out], out: outPath, err: errPath)
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() } }
         // Not on a terminal: a progress line each 10 variants.
-        let tenth = TapRig.waitFor("fuzz: variant 10/400,", in: errPath, seconds: 120)
+        let tenth = TapRig.waitFor("fuzz: variant 10/400,", in: errPath, writer: p)
         #expect(tenth, "\(TapRig.read(errPath))")
         kill(p.processIdentifier, SIGINT)
-        let ended = TapRig.wait(p, seconds: 120)
+        let ended = TapRig.wait(p)
         #expect(ended, "fuzz did not stop after SIGINT: \(TapRig.read(errPath))")
         let stdout = TapRig.read(outPath), stderr = TapRig.read(errPath)
         let summary = try #require(Self.json(out + "/findings.json"), "\(stdout)\n\(stderr)")

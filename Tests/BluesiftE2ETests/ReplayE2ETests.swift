@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import TestEvents
 
 /// End to end, with real parts: the built `bluesift` replays a recorded band session over
 /// H4/TCP to Bumble's virtual controllers, where Tests/VirtualDevice/band_peripheral.py answers.
@@ -32,12 +33,7 @@ enum Rig {
         p.standardOutput = h; p.standardError = h
         p.standardInput = FileHandle.nullDevice
         try p.run()
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline {
-            if let t = FileManager.default.contents(atPath: log), String(decoding: t, as: UTF8.self).contains("READY") { return p }
-            if !p.isRunning { break }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        if Events.text("READY", in: log, process: p) { return p }
         p.terminate()
         throw RigError(message: "\(script) not ready: \(String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self))")
     }
@@ -169,12 +165,7 @@ struct ReplayAgainstVirtualBand {
         let r = try Rig.replay("band_mtu23.btsnoop", extra: ["--timing", "fixed:250"]) { controllers, dir in
             // Kill the controllers (the far end of the transport) once the band has received
             // its second vendor write: mid-replay, however loaded the machine is.
-            let deadline = Date().addingTimeInterval(60) // a hang guard, not a budget
-            while Date() < deadline,
-                !((try? String(contentsOfFile: dir + "/band.log", encoding: .utf8)) ?? "").contains("WRITE 2\n")
-            {
-                Thread.sleep(forTimeInterval: 0.02)
-            }
+            _ = Events.text("WRITE 2\n", in: dir + "/band.log")
             kill(controllers.processIdentifier, SIGKILL)
         }
         #expect(r.status == 3, "\(r.stdout)\n\(r.stderr)")

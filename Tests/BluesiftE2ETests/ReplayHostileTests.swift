@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import TestEvents
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -119,8 +120,7 @@ struct ReplayAgainstHostileParts {
                 "--window", "300", "--timeout", "3", "--no-plugins"
             ], dir: dir)
         func log(_ name: String) -> String { (try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)) ?? "" }
-        let deadline = Date().addingTimeInterval(5)
-        while !log("band.log").contains("NOTIFIED") && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        _ = Events.text("NOTIFIED", in: dir + "/band.log", process: band)
         // "FLOOD sent 100000 notifications in 10.00 s (9997/s), asked 10000/s for 10.0 s"
         let flood = log("controllers.log").split(separator: "\n").first { $0.contains("FLOOD sent") }.map(String.init) ?? ""
         let words = flood.split(separator: " ")

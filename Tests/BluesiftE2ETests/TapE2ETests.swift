@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import TestEvents
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -64,32 +65,28 @@ enum TapRig {
         return p
     }
 
-    /// Waits up to `seconds` for `p` to exit; kills it and returns false when it did not.
+    /// Waits for `p` to exit; kills it and returns false when it had not by the hang guard.
     @discardableResult
-    static func wait(_ p: Process, seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit(); return false }
+    static func wait(_ p: Process) -> Bool {
+        if Events.exit(p) { return true }
+        kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
-        return true
+        return false
     }
 
     static func dir(base: Int) -> String { NSTemporaryDirectory() + "bluesift-tap-\(getpid())-\(base)" }
 
-    static func waitFor(_ text: String, in path: String, seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if read(path).contains(text) { return true }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        return false
+    /// Waits for `text` in the file at `path`, which `writer` writes: false once it has
+    /// ended without writing it (or at the hang guard).
+    static func waitFor(_ text: String, in path: String, writer: Process) -> Bool {
+        Events.text(text, in: path, process: writer)
     }
 
     /// Starts the rig on `base`, `base+1`, the tap listening on `base+2` for the host side,
     /// then either runs tap_central.py through it (`host: true`) or hands the tap's port to
     /// `during`; the tap is expected to stop by itself afterwards.
     static func run(
-        base: Int, tapArgs: (String) -> [String], host: Bool = true, unixHost: Bool = false, serialController: Bool = false,
+        base: Int, tapArgs: (String) -> [String], host: Bool = true, unixHost: Bool = false, serialController: Bool = false, relay: Relay? = nil,
         during: ((_ tap: Process, _ port: Int, _ controllers: Process) throws -> Void)? = nil
     ) throws -> Run {
         let dir = dir(base: base)
@@ -99,7 +96,7 @@ enum TapRig {
         defer { Rig.stop(ctl) }
         let band = try Rig.start("band_peripheral.py", ["tcp-client:127.0.0.1:\(base + 1)"], log: dir + "/band.log")
         defer { Rig.stop(band) }
-        var controllerSpec = "tcp:127.0.0.1:\(base)"
+        var controllerSpec = "tcp:127.0.0.1:\(relay?.port ?? base)"
         var bridge: Process?
         defer { if let bridge { Rig.stop(bridge) } }
         if serialController {
@@ -118,7 +115,7 @@ enum TapRig {
             Rig.binary, ["tap", "--host", hostSpec, "--controller", controllerSpec] + tapArgs(dir),
             out: dir + "/tap.out", err: dir + "/tap.err")
         defer { if tap.isRunning { kill(tap.processIdentifier, SIGKILL); tap.waitUntilExit() } }
-        guard waitFor("listening on \(hostSpec.dropFirst(7))", in: dir + "/tap.err", seconds: 10) else {
+        guard waitFor("listening on \(hostSpec.dropFirst(7))", in: dir + "/tap.err", writer: tap) else {
             throw Rig.RigError(message: "tap not listening: \(read(dir + "/tap.err"))")
         }
         var hostStatus: Int32 = -1
@@ -130,10 +127,10 @@ enum TapRig {
                     "--snoop", dir + "/host.btsnoop", "--timeout", "15"
                 ],
                 out: dir + "/host.log", err: dir + "/host.log", cwd: Rig.root.appendingPathComponent("Tests/VirtualDevice"))
-            if wait(h, seconds: 25) { hostStatus = h.terminationStatus }
+            if wait(h) { hostStatus = h.terminationStatus }
         }
         try during?(tap, base + 2, ctl)
-        let stopped = wait(tap, seconds: 15)
+        let stopped = wait(tap)
         return Run(
             dir: dir, tapStatus: stopped ? tap.terminationStatus : -1, tapStdout: read(dir + "/tap.out"),
             tapStderr: read(dir + "/tap.err"), hostStatus: hostStatus, hostOutput: read(dir + "/host.log"),
@@ -145,7 +142,7 @@ enum TapRig {
         let dir = NSTemporaryDirectory() + "bluesift-tap-cli-\(getpid())-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: dir + ".out"); try? FileManager.default.removeItem(atPath: dir + ".err") }
         let p = try process(Rig.binary, args, out: dir + ".out", err: dir + ".err")
-        wait(p, seconds: 30)
+        wait(p)
         return (p.terminationStatus, read(dir + ".out"), read(dir + ".err"))
     }
 
@@ -260,17 +257,20 @@ struct TapBetweenBumbleHostAndController {
     /// through the tap; SIGINT then ends the tap with both packets recorded.
     @Test func splitCommandIsForwardedAndSIGINTEndsTheTap() throws {
         var answer: [UInt8] = []
-        let r = try TapRig.run(base: 9486, tapArgs: { dir in ["-w", dir + "/tap.btsnoop"] }, host: false) { tap, port, _ in
+        // Between the tap and the controller: shows the first half arriving on its own.
+        let relay = try Relay(to: 9486)
+        let r = try TapRig.run(base: 9486, tapArgs: { dir in ["-w", dir + "/tap.btsnoop"] }, host: false, relay: relay) { tap, port, _ in
             let fd = try connectTCP(port: port)
             defer { close(fd) }
             _ = [UInt8]([0x01, 0x03]).withUnsafeBytes { write(fd, $0.baseAddress, 2) }
-            Thread.sleep(forTimeInterval: 0.3)
+            #expect(relay.arrived.wait(timeout: .now() + .seconds(120)) == .success, "nothing reached the controller")
+            #expect(relay.fromTap == [[0x01, 0x03]], "the half command was held back")
             _ = [UInt8]([0x0c, 0x00]).withUnsafeBytes { write(fd, $0.baseAddress, 2) }
-            answer = readBytes(fd, count: 7, seconds: 5)
+            answer = readBytes(fd, count: 7)
             // The tap prints the event once it has recorded it: SIGINT only after that.
-            _ = TapRig.waitFor("> Command Complete: Reset", in: TapRig.dir(base: 9486) + "/tap.out", seconds: 10)
+            _ = TapRig.waitFor("> Command Complete: Reset", in: TapRig.dir(base: 9486) + "/tap.out", writer: tap)
             kill(tap.processIdentifier, SIGINT)
-            TapRig.wait(tap, seconds: 10) // the host stays connected until the tap is gone
+            TapRig.wait(tap) // the host stays connected until the tap is gone
         }
         defer { try? FileManager.default.removeItem(atPath: r.dir) }
         #expect(answer == [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])
@@ -308,9 +308,9 @@ struct TapBetweenBumbleHostAndController {
             let fd = try connectTCP(port: port)
             defer { close(fd) }
             // Kill the controller once the tap has accepted the host and forwards.
-            _ = TapRig.waitFor("bluesift: tap: forwarding", in: TapRig.dir(base: 9489) + "/tap.err", seconds: 10)
+            _ = TapRig.waitFor("bluesift: tap: forwarding", in: TapRig.dir(base: 9489) + "/tap.err", writer: tap)
             kill(controllers.processIdentifier, SIGKILL)
-            TapRig.wait(tap, seconds: 10)
+            TapRig.wait(tap)
         }
         defer { try? FileManager.default.removeItem(atPath: r.dir) }
         #expect(r.tapStatus == 0, "\(r.tapStderr)")
@@ -367,9 +367,9 @@ struct TapBetweenBumbleHostAndController {
                 "tap", "--host", "listen:tcp:127.0.0.1:9497", "--controller", "listen:tcp:127.0.0.1:9498",
                 "-w", dir + "/t.btsnoop"
             ], out: dir + "/out", err: dir + "/err")
-        #expect(TapRig.waitFor("listening on tcp:127.0.0.1:9498", in: dir + "/err", seconds: 10))
+        #expect(TapRig.waitFor("listening on tcp:127.0.0.1:9498", in: dir + "/err", writer: p))
         kill(p.processIdentifier, SIGTERM)
-        #expect(TapRig.wait(p, seconds: 5))
+        #expect(TapRig.wait(p))
         #expect(p.terminationStatus == 0)
         #expect(TapRig.read(dir + "/err").hasSuffix("bluesift: tap: interrupted: 0 packets (0 host→controller, 0 controller→host), 0 + 0 bytes forwarded, recorded 0 packets in \(dir)/t.btsnoop\n"))
         #expect(TapRig.btsnoop(dir + "/t.btsnoop")?.isEmpty == true)
@@ -384,6 +384,59 @@ struct TapBetweenBumbleHostAndController {
     }
 }
 
+/// A TCP relay from the tap to the controller on `target` that records what the tap sends
+/// it, chunk by chunk as read, and signals `arrived` for each.
+final class Relay: @unchecked Sendable {
+    let port: Int
+    let arrived = DispatchSemaphore(value: 0)
+    private let listenFD: Int32
+    private let lock = NSLock()
+    private var chunks: [[UInt8]] = []
+    var fromTap: [[UInt8]] { lock.withLock { chunks } }
+
+    init(to target: Int) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard ok else { close(fd); throw Rig.RigError(message: "relay: errno \(errno)") }
+        listenFD = fd
+        port = Int(UInt16(bigEndian: a.sin_port))
+        Thread.detachNewThread { [self] in
+            let tap = accept(fd, nil, nil)
+            guard tap >= 0, let controller = try? connectTCP(port: target) else { return }
+            let back = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                Self.pump(from: controller, to: tap, seen: nil); back.signal()
+            }
+            Self.pump(from: tap, to: controller) { chunk in
+                self.lock.withLock { self.chunks.append(chunk) }
+                self.arrived.signal()
+            }
+            back.wait() // both pumps done: the descriptors can go
+            close(tap); close(controller)
+        }
+    }
+
+    deinit { close(listenFD) }
+
+    /// Copies until either side closes, then shuts both down (ending the other pump).
+    static func pump(from: Int32, to: Int32, seen: (([UInt8]) -> Void)?) {
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(from, &buf, buf.count)
+            if n <= 0 { break }
+            seen?(Array(buf[0..<n]))
+            if buf.withUnsafeBytes({ write(to, $0.baseAddress, n) }) != n { break }
+        }
+        shutdown(from, Int32(SHUT_RDWR)); shutdown(to, Int32(SHUT_RDWR))
+    }
+}
+
 func connectTCP(port: Int) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     var a = sockaddr_in()
@@ -395,17 +448,9 @@ func connectTCP(port: Int) throws -> Int32 {
     return fd
 }
 
-/// Up to `count` bytes, waiting at most `seconds`.
-func readBytes(_ fd: Int32, count: Int, seconds: Double) -> [UInt8] {
-    var out: [UInt8] = []
-    let deadline = Date().addingTimeInterval(seconds)
-    while out.count < count && Date() < deadline {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, 100) > 0 else { continue }
-        var b = [UInt8](repeating: 0, count: count - out.count)
-        let n = b.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n <= 0 { break }
-        out += b[0..<n]
-    }
-    return out
+/// `count` bytes, or fewer when the peer closes first (or at the hang guard).
+func readBytes(_ fd: Int32, count: Int) -> [UInt8] {
+    var out = Data()
+    Events.read(fd, into: &out) { $0.count >= count }
+    return [UInt8](out)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestEvents
 import BluesiftTransport
 #if canImport(Glibc)
     import Glibc
@@ -27,6 +28,8 @@ final class BumblePeer {
     let process = Process()
     let port: UInt16
     let logPath: String
+    /// Its stdout, where it prints `READY port` once it listens and advertises.
+    let stdout = Pipe()
 
     init(legacyReports: Bool) throws {
         port = try Self.freePort()
@@ -34,31 +37,26 @@ final class BumblePeer {
         FileManager.default.createFile(atPath: logPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: Self.python)
         process.arguments = [Self.script, String(port)] + (legacyReports ? ["--legacy-reports"] : [])
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = stdout
         process.standardError = FileHandle(forWritingAtPath: logPath)
         try process.run()
     }
 
-    /// Connects once the script listens (Python start-up takes a second or two).
-    func openTransport(within limit: Duration = .seconds(20)) throws -> FDTransport {
-        let deadline = ContinuousClock.now + limit
-        while true {
-            do { return try TransportSpec.tcp(host: "127.0.0.1", port: port).open() } catch {
-                guard process.isRunning, ContinuousClock.now < deadline else {
-                    let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-                    throw error.code == .openFailed ? TransportError(.openFailed, "bumble peer did not start: \(log.suffix(2000))") : error
-                }
-                usleep(100_000)
-            }
+    /// Connects once the script has said READY (Python start-up takes a second or two).
+    func openTransport() throws -> FDTransport {
+        var said = Data()
+        guard Events.read(stdout.fileHandleForReading.fileDescriptor, into: &said, until: { $0.contains(0x0A) }) else {
+            let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+            throw TransportError(.openFailed, "bumble peer did not start: \(log.suffix(2000))")
         }
+        return try TransportSpec.tcp(host: "127.0.0.1", port: port).open()
     }
 
-    /// Ends the script: SIGTERM, then SIGKILL if it lingers.
+    /// Ends the script: SIGTERM, then SIGKILL if it is still there at the hang guard.
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
-        for _ in 0..<20 where process.isRunning { usleep(50_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); usleep(50_000) }
+        if !Events.exit(process) { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
     }
 
     deinit {

@@ -2,16 +2,19 @@ import BluesiftProtocols
 import BluesiftCapture
 import BluesiftTransport
 import BluesiftWire
+import Dispatch
 @testable import BluesiftHost
 
 /// A fake controller behind the HCITransport protocol. Commands get a default success
 /// answer unless `respond` returns something else; nothing ever arrives on its own, so
-/// `receive` with an empty queue just waits out its timeout.
+/// `receive` with an empty queue waits for a packet to be queued as a real transport waits
+/// on its descriptor: until its timeout, the product's, when none is.
 final class ScriptedController: HCITransport {
     let name = "scripted"
     var tap: ((HCITapEvent) -> Void)?
     var sent: [H4Packet] = []
-    var queue: [H4Packet] = []
+    var queue: [H4Packet] = [] { didSet { if queue.count > oldValue.count { queued.signal() } } }
+    private let queued = DispatchSemaphore(value: 0)
     var closed = false
     /// Replies to a sent packet; nil = default behaviour.
     var respond: ((H4Packet) -> [H4Packet]?)?
@@ -29,9 +32,10 @@ final class ScriptedController: HCITransport {
     func receive(timeout: Duration) throws(TransportError) -> H4Packet? {
         if !queue.isEmpty { return queue.removeFirst() }
         if closed { throw TransportError(.closed, "scripted: peer closed the connection") }
-        let ms = Double(timeout.components.seconds) * 1000 + Double(timeout.components.attoseconds) / 1e15
-        usleep(UInt32(max(0, min(ms, 50)) * 1000)) // at most 50 ms per call keeps tests quick
-        return nil
+        while queued.wait(timeout: .now()) == .success {} // packets queued earlier were taken already
+        let ns = Int(timeout.components.seconds) * 1_000_000_000 + Int(timeout.components.attoseconds / 1_000_000_000)
+        _ = queued.wait(timeout: .now() + .nanoseconds(max(0, ns)))
+        return queue.isEmpty ? nil : queue.removeFirst()
     }
 
     func close() { closed = true }

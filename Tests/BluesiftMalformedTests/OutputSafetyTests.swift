@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import TestEvents
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -196,10 +197,11 @@ import Foundation
         p.executableURL = URL(fileURLWithPath: CLI.binary)
         p.arguments = ["convert", src, out]
         p.standardError = FileHandle.nullDevice
+        let created = FileWatch(dir.path) // before it starts: its temporary file's creation is seen
         try p.run()
         let temp = dir.appendingPathComponent(".out.pcapng.tmp-\(p.processIdentifier)").path
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: temp) && p.isRunning && Date() < deadline { usleep(500) }
+        // Woken as it creates the file (or, on a fast machine, ends): not caught is no failure.
+        _ = created.wait(process: p) { FileManager.default.fileExists(atPath: temp) }
         let caught = p.isRunning
         kill(p.processIdentifier, sig)
         p.waitUntilExit()

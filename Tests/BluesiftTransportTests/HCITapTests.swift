@@ -37,7 +37,7 @@ private final class TapOutcome: @unchecked Sendable {
                 ready.signal()
             }
         }
-        #expect(ready.wait(timeout: .now() + 5) == .success)
+        #expect(ready.wait(timeout: .now() + .seconds(120)) == .success)
         return (path, done, outcome)
     }
 
@@ -56,15 +56,15 @@ private final class TapOutcome: @unchecked Sendable {
             while rest < 2 { let n = read(c, &b, 16); if n <= 0 { return }; rest += n }
             controllerSaw.error = "whole"
             writeAll(c, [0x04, 0x0e, 0x04, 0x01])
-            guard hostGotHalf.wait(timeout: .now() + 3) == .success else { return }
+            guard hostGotHalf.wait(timeout: .now() + .seconds(120)) == .success else { return }
             writeAll(c, [0x03, 0x0c, 0x00])
-            _ = hostGotAll.wait(timeout: .now() + 5) // close only once the host has it all
+            _ = hostGotAll.wait(timeout: .now() + .seconds(120)) // close only once the host has it all
         })
         let (path, done, outcome) = Self.startTap(controllerPort: controller.port)
         let fd = try connectUnix(path)
         defer { close(fd) }
         writeAll(fd, [0x01, 0x03])
-        #expect(controllerGotHalf.wait(timeout: .now() + 3) == .success, "the first half was held back")
+        #expect(controllerGotHalf.wait(timeout: .now() + .seconds(120)) == .success, "the first half was held back")
         writeAll(fd, [0x0c, 0x00])
         var got = [UInt8](repeating: 0, count: 16)
         #expect(read(fd, &got, 16) == 4)
@@ -74,7 +74,7 @@ private final class TapOutcome: @unchecked Sendable {
         while rest.count < 3 { let n = read(fd, &got, 16); if n <= 0 { break }; rest += got[0..<n] }
         #expect(rest == [0x03, 0x0c, 0x00])
         hostGotAll.signal()
-        #expect(done.wait(timeout: .now() + 5) == .success) // the controller closing ends the tap
+        #expect(done.wait(timeout: .now() + .seconds(120)) == .success) // the controller closing ends the tap
         withExtendedLifetime(controller) {}
         #expect(outcome.error == nil)
         #expect(controllerSaw.error == "whole")
@@ -96,7 +96,7 @@ private final class TapOutcome: @unchecked Sendable {
             while got.count < sent.count { let n = read(c, &b, 64); if n <= 0 { return }; got += b[0..<n] }
             controllerGot.error = got.map { String(format: "%02x", $0) }.joined()
             writeAll(c, [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])
-            _ = hostGotAnswer.wait(timeout: .now() + 5) // close only once the host has it
+            _ = hostGotAnswer.wait(timeout: .now() + .seconds(120)) // close only once the host has it
         })
         let (path, done, outcome) = Self.startTap(controllerPort: controller.port)
         let fd = try connectUnix(path)
@@ -106,7 +106,7 @@ private final class TapOutcome: @unchecked Sendable {
         while answer.count < 7 { let n = read(fd, &got, 16); if n <= 0 { break }; answer += got[0..<n] }
         #expect(answer == [0x04, 0x0e, 0x04, 0x01, 0x03, 0x0c, 0x00])
         hostGotAnswer.signal()
-        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(done.wait(timeout: .now() + .seconds(120)) == .success)
         withExtendedLifetime(controller) {}
         #expect(outcome.error == nil)
         #expect(controllerGot.error == "aa00ff01030c00") // every byte, unchanged

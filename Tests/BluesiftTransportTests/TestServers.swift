@@ -1,4 +1,5 @@
 import Foundation
+import TestEvents
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -87,17 +88,9 @@ func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
     }
 }
 
-/// Reads exactly `count` bytes or gives up after ~2 s.
+/// Reads `count` bytes: fewer when the peer closes first (or at the hang guard).
 func readExactly(_ fd: Int32, _ count: Int) -> [UInt8] {
-    var out = [UInt8]()
-    var buf = [UInt8](repeating: 0, count: count)
-    let deadline = ContinuousClock.now + .seconds(2)
-    while out.count < count && ContinuousClock.now < deadline {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, 100) > 0 else { continue }
-        let n = read(fd, &buf, count - out.count)
-        if n <= 0 { break }
-        out += buf[0..<n]
-    }
-    return out
+    var out = Data()
+    Events.read(fd, into: &out) { $0.count >= count }
+    return [UInt8](out.prefix(count))
 }

@@ -298,11 +298,24 @@ public struct MeshAccessMessage: Sendable, Hashable {
             sink.hex("parameters", parameters); sink.string("error", error.message); return
         }
         guard let decoded else { if !parameters.isEmpty { sink.hex("parameters", parameters) }; return }
+        // Generic Property and Sensor messages (1-octet opcodes 0x43-0x5B) carry values of a
+        // Mesh Device Property; the last *property_id names the value after it.
+        let carriesProperties = (0x43...0x5B).contains(opcode.rawValue)
+        var propertyID = -1
         for (name, v) in decoded {
             let key = FieldKey.literal(name)
             switch v {
-            case .int(let x): sink.int(key, x)
-            case .bytes(let b): sink.hex(key, b)
+            case .int(let x):
+                sink.int(key, x)
+                if carriesProperties, name.description.hasSuffix("property_id") { propertyID = x }
+            case .bytes(let b):
+                sink.hex(key, b)
+                guard carriesProperties else { break }
+                switch name.description {
+                case "columns", "series", "cadence": MeshSensor.describeSensorBlock(name.description, propertyID, b, into: &sink)
+                case let n where n.hasSuffix("property_value") || n == "setting_raw": MeshSensor.describePropertyValue(propertyID, b, into: &sink)
+                default: break
+                }
             case .secret(let b): if showKeys { sink.hex(key, b) } else { sink.string(key, "(hidden; --mesh-keys-shown to print)") }
             case .list(let l): sink.array(key) { s in for x in l { s.int("", x) } }
             case .status(let s): sink.int("status", Int(s)); sink.string("status_name", MeshStatusCode(rawValue: s).name)
@@ -330,12 +343,19 @@ public struct MeshAccessMessage: Sendable, Hashable {
     }
 }
 
-/// Composition Data page 0 (Mesh Protocol v1.1 §4.2.2.1).
+/// Composition Data (Mesh Protocol v1.1 §4.2.2): page 0 and 128 (§4.2.2.1, §4.2.2.4) element
+/// by element, page 1 and 129 (§4.2.2.2, §4.2.2.5) model relationships, page 2 and 130
+/// (§4.2.2.3, §4.2.2.6) mesh profiles; other pages as hex.
 enum MeshComposition {
     static func describe<S: FieldSink>(_ b: [UInt8], into sink: inout S) {
         guard let page = b.first else { return }
         sink.int("page", Int(page))
-        guard page == 0, b.count >= 11 else { sink.hex("data", Array(b.dropFirst())); return }
+        switch page {
+        case 1, 129: describePage1(b, into: &sink); return
+        case 2, 130: describePage2(b, into: &sink); return
+        default: break
+        }
+        guard page == 0 || page == 128, b.count >= 11 else { sink.hex("data", Array(b.dropFirst())); return }
         func le(_ at: Int) -> Int { Int(b[at]) | Int(b[at + 1]) << 8 }
         sink.int("cid", le(1)); sink.optionalString("company_name", AssignedNumbers.companyName(UInt16(le(1))))
         sink.int("pid", le(3)); sink.int("vid", le(5)); sink.int("crpl", le(7)); sink.int("features", le(9))
@@ -371,6 +391,87 @@ enum MeshComposition {
         }
         if i < b.count { sink.hex("trailing", Array(b[i...])) }
     }
+
+    /// Page 1 (§4.2.2.2): per element Num_S ‖ Num_V ‖ a Model Item per model, each a header
+    /// (Corresponding_Group_ID_Present bit 0, Format bit 1, Extended_Items_Count bits 2-7),
+    /// the Corresponding_Group_ID when present, then its Extended Model Items: short (1 octet,
+    /// Element_Offset signed bits 0-2, Model_Item_Index bits 3-7) or long (2 octets, signed
+    /// Element_Offset ‖ Model_Item_Index).
+    static func describePage1<S: FieldSink>(_ b: [UInt8], into sink: inout S) {
+        // The size of one model item at `at`, nil when it runs past the end.
+        func itemSize(_ at: Int) -> Int? {
+            guard at < b.count else { return nil }
+            let h = b[at], n = 1 + Int(h & 1) + Int(h >> 2) * (h & 2 != 0 ? 2 : 1)
+            return at + n <= b.count ? n : nil
+        }
+        func item<T: FieldSink>(_ at: Int, into s: inout T) {
+            let h = b[at], long = h & 2 != 0, count = Int(h >> 2)
+            s.object("") { o in
+                o.int("corresponding_group_id_present", Int(h & 1)); o.int("format", long ? 1 : 0)
+                o.int("extended_items_count", count)
+                var k = at + 1
+                if h & 1 != 0 { o.int("corresponding_group_id", Int(b[k])); k += 1 }
+                o.array("extended_model_items") { e in
+                    for _ in 0..<count {
+                        e.object("") { x in
+                            if long {
+                                x.int("element_offset", Int(Int8(bitPattern: b[k]))); x.int("model_item_index", Int(b[k + 1])); k += 2
+                            } else {
+                                let v = Int(b[k] & 7)
+                                x.int("element_offset", v >= 4 ? v - 8 : v); x.int("model_item_index", Int(b[k] >> 3)); k += 1
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        var i = 1
+        sink.array("elements") { s in
+            while i + 2 <= b.count {
+                let ns = Int(b[i]), nv = Int(b[i + 1])
+                // The element's items must all fit before any is written.
+                var sizes: [Int] = []
+                var at = i + 2
+                for _ in 0..<(ns + nv) {
+                    guard let n = itemSize(at) else { break }
+                    sizes.append(n); at += n
+                }
+                guard sizes.count == ns + nv else { break }
+                s.object("") { e in
+                    e.int("num_s", ns); e.int("num_v", nv)
+                    var k = i + 2
+                    e.array("sig_models") { m in for j in 0..<ns { item(k, into: &m); k += sizes[j] } }
+                    e.array("vendor_models") { m in for j in ns..<(ns + nv) { item(k, into: &m); k += sizes[j] } }
+                }
+                i = at
+            }
+        }
+        if i < b.count { sink.hex("trailing", Array(b[i...])) }
+    }
+
+    /// Page 2 (§4.2.2.3): Mesh Profile records, each Mesh_Profile_Identifier (2) ‖ Version
+    /// X, Y, Z (1 each) ‖ Num_Element_Offsets (1) ‖ Element_Offset_List ‖ Additional_Data_Len (2)
+    /// ‖ Additional_Data, little-endian.
+    static func describePage2<S: FieldSink>(_ b: [UInt8], into sink: inout S) {
+        var i = 1
+        sink.array("mesh_profiles") { s in
+            while i + 6 <= b.count {
+                let ne = Int(b[i + 5])
+                guard i + 6 + ne + 2 <= b.count else { break }
+                let al = Int(b[i + 6 + ne]) | Int(b[i + 7 + ne]) << 8
+                guard i + 8 + ne + al <= b.count else { break }
+                s.object("") { o in
+                    o.int("mesh_profile_identifier", Int(b[i]) | Int(b[i + 1]) << 8)
+                    o.int("version_x", Int(b[i + 2])); o.int("version_y", Int(b[i + 3])); o.int("version_z", Int(b[i + 4]))
+                    o.int("num_element_offsets", ne)
+                    o.array("element_offset_list") { l in for k in 0..<ne { l.int("", Int(b[i + 6 + k])) } }
+                    o.int("additional_data_len", al); o.hex("additional_data", Array(b[(i + 8 + ne)..<(i + 8 + ne + al)]))
+                }
+                i += 8 + ne + al
+            }
+        }
+        if i < b.count { sink.hex("trailing", Array(b[i...])) }
+    }
 }
 
 /// Sensor messages' marshalled data and descriptors (Mesh Model v1.1 §4.2.14, §4.2.2).
@@ -391,7 +492,8 @@ enum MeshSensor {
                 guard i + len <= b.count else { i = b.count; break }
                 let raw = Array(b[i..<(i + len)])
                 s.object("") { o in
-                    o.int("format", formatB ? 1 : 0); o.int("property_id", id); o.hex("raw_value", raw)
+                    o.int("format", formatB ? 1 : 0); o.int("length", len); o.int("property_id", id); o.hex("raw_value", raw)
+                    _ = MeshDeviceProperty.describeValue(id, raw, into: &o)
                 }
                 i += len
             }
@@ -405,14 +507,88 @@ enum MeshSensor {
             var i = 0
             while i + 8 <= b.count {
                 let tol = Int(b[i + 2]) | Int(b[i + 3]) << 8 | Int(b[i + 4]) << 16
+                let id = Int(b[i]) | Int(b[i + 1]) << 8
                 s.object("") { o in
-                    o.int("property_id", Int(b[i]) | Int(b[i + 1]) << 8)
+                    o.int("property_id", id)
+                    if let p = MeshDeviceProperty.lookup(id) { o.string("property_name", p.name.description) }
                     o.int("positive_tolerance", tol & 0xFFF); o.int("negative_tolerance", tol >> 12)
+                    // §4.1.1.2-§4.1.1.3: 12-bit tolerances in units of 100/4095 percent, 0 unspecified.
+                    if tol & 0xFFF != 0 { o.number("positive_tolerance_percent", MeshDeviceProperty.decimalText(tol & 0xFFF, 100, 4095, 2)) }
+                    if tol >> 12 != 0 { o.number("negative_tolerance_percent", MeshDeviceProperty.decimalText(tol >> 12, 100, 4095, 2)) }
                     o.int("sampling_function", Int(b[i + 5])); o.int("measurement_period", Int(b[i + 6]))
                     o.int("update_interval", Int(b[i + 7]))
+                    // §4.1.1.5-§4.1.1.6: 1.1^(n-64) seconds, 0 not applicable.
+                    for (key, n) in [("measurement_period_seconds", b[i + 6]), ("update_interval_seconds", b[i + 7])] as [(StaticString, UInt8)] where n != 0 {
+                        o.number(.literal(key), exponentialSeconds(n))
+                    }
                 }
                 i += 8
             }
+        }
+    }
+}
+
+extension MeshSensor {
+    /// 1.1^(n-64) seconds (Mesh Model v1.1 §4.1.1.5), four significant decimals.
+    static func exponentialSeconds(_ n: UInt8) -> String {
+        var v = 1.0
+        let e = Int(n) - 64
+        for _ in 0..<abs(e) { v = e < 0 ? v / 1.1 : v * 1.1 }
+        return MeshDeviceProperty.decimalText(Int((v * 10000).rounded()), 1, 10000, 4)
+    }
+
+    /// A property value (Generic Property, Sensor Setting) in its characteristic's unit, as
+    /// `value`; nothing for a property not listed or a value of another size.
+    static func describePropertyValue<S: FieldSink>(_ id: Int, _ raw: [UInt8], into sink: inout S) {
+        guard let p = MeshDeviceProperty.lookup(id), raw.count == p.format.size else { return }
+        sink.object("value") { o in _ = MeshDeviceProperty.describeValue(id, raw, into: &o) }
+    }
+
+    /// Sensor Column Status (Mesh Model v1.1 §4.2.13: Raw Value X ‖ Column Width ‖ Raw Value Y)
+    /// and Sensor Series Status (§4.2.15: that triple repeated), each value as wide as the
+    /// property's characteristic; Sensor Cadence (§4.2.3: Fast Cadence Period Divisor (7) ‖
+    /// Status Trigger Type (1) ‖ Status Trigger Delta Down ‖ Delta Up ‖ Status Min Interval (1)
+    /// ‖ Fast Cadence Low ‖ Fast Cadence High). Nothing for an unlisted property or a length
+    /// that does not fit.
+    static func describeSensorBlock<S: FieldSink>(_ name: String, _ id: Int, _ b: [UInt8], into sink: inout S) {
+        guard let p = MeshDeviceProperty.lookup(id) else { return }
+        let n = p.format.size
+        func value<T: FieldSink>(_ key: StaticString, _ at: Int, into o: inout T) {
+            o.object(.literal(key)) { v in _ = MeshDeviceProperty.describeValue(id, Array(b[at..<(at + n)]), into: &v) }
+        }
+        switch name {
+        case "columns" where b.count == n || b.count == 3 * n:
+            sink.object("column") { o in
+                value("raw_value_x", 0, into: &o)
+                if b.count == 3 * n { value("column_width", n, into: &o); value("raw_value_y", 2 * n, into: &o) }
+            }
+        case "series" where b.count % (3 * n) == 0:
+            sink.array("series_columns") { s in
+                var i = 0
+                while i < b.count {
+                    s.object("") { o in
+                        value("raw_value_x", i, into: &o); value("column_width", i + n, into: &o); value("raw_value_y", i + 2 * n, into: &o)
+                    }
+                    i += 3 * n
+                }
+            }
+        case "cadence" where b.count >= 1:
+            let trigger = Int(b[0] >> 7), dn = trigger == 0 ? n : 2
+            guard b.count == 1 + 2 * dn + 1 + 2 * n else { return }
+            sink.object("cadence_fields") { o in
+                o.int("fast_cadence_period_divisor", Int(b[0] & 0x7F)); o.int("status_trigger_type", trigger)
+                for (k, key) in [("status_trigger_delta_down", 0), ("status_trigger_delta_up", 1)] as [(StaticString, Int)] {
+                    let at = 1 + key * dn
+                    if trigger == 0 {
+                        value(k, at, into: &o)
+                    } else { // §4.1.3.3: unitless, 0.01 percent
+                        o.object(.literal(k)) { v in v.number("percentage", MeshDeviceProperty.decimalText(Int(b[at]) | Int(b[at + 1]) << 8, 1, 100, 2)) }
+                    }
+                }
+                o.int("status_min_interval", Int(b[1 + 2 * dn]))
+                value("fast_cadence_low", 2 + 2 * dn, into: &o); value("fast_cadence_high", 2 + 2 * dn + n, into: &o)
+            }
+        default: break
         }
     }
 }

@@ -55,6 +55,8 @@ public struct MeshDecoder {
     /// process, so its `first` would differ from run to run).
     var friendRequestOrder: [UInt16] = []
     var clock = 0
+    /// Unicast addresses heard, for resolving node identities (`MeshIdentityResolver`).
+    var identities = MeshIdentityResolver()
 
     /// ECDH secrets or private keys (32 octets each, MSB first) of provisioning sessions in
     /// the capture: with one of them the Provisioning Data PDU is decrypted (§5.4.2.5) and
@@ -134,6 +136,7 @@ public struct MeshDecoder {
         do {
             var d = try MeshServiceData(uuid: uuid, data: data)
             if case .networkID(let id, _) = d, let keys { d = .networkID(networkID: id, known: keys.netKey(networkID: id) != nil) }
+            if case .identity(let t, let h, let r) = d, let keys { l.identity = identities.resolve(type: t, hash: h, random: r, keys: keys) }
             l.serviceData = d
         } catch { l.notes.append(error) }
         return l
@@ -498,6 +501,7 @@ public struct MeshDecoder {
                 recentNext = (recentNext + 1) % Self.maxRecent
             }
             l.netMIC = "ok"
+            identities.heard(p.src)
             l.network = MeshNetworkInfo(
                 ivi: p.ivi, nid: p.nid, ctl: p.ctl, ttl: p.ttl, seq: p.seq, src: p.src, dst: p.dst,
                 ivIndex: p.ivIndex, friendship: friend, proxyNonce: proxyNonce)

@@ -45,6 +45,8 @@ public struct MeshLayer: Sendable, FieldDescribable {
     public var proxyReassembling = false
     public var beacon: MeshBeacon?
     public var serviceData: MeshServiceData?
+    /// A Node Identity or private identity resolved with the key file's NetKeys.
+    public var identity: MeshIdentityMatch?
     public var pbadv: MeshPBADVPDU?
     public var provisioning: MeshProvisioningPDU?
     /// A provisioning PDU completed by this record: its FCS (PB-ADV) verified or not.
@@ -81,7 +83,11 @@ public struct MeshLayer: Sendable, FieldDescribable {
             }
         }
         if let b = beacon { sink.object("beacon") { b.describe(into: &$0) } }
-        if let d = serviceData { sink.object("service_data") { d.describe(into: &$0) } }
+        if let d = serviceData {
+            sink.object("service_data") {
+                d.describe(into: &$0); identity?.describe(into: &$0)
+            }
+        }
         if let p = pbadv { sink.object("pb_adv") { p.describe(into: &$0) } }
         if let p = provisioning {
             sink.object("provisioning") { s in
@@ -141,7 +147,7 @@ public struct MeshLayer: Sendable, FieldDescribable {
         if let c = control { return c.summary + route }
         if let c = proxyConfig { return "Mesh Proxy " + c.opcode.name + route }
         if let b = beacon { return b.summary }
-        if let d = serviceData { return d.summary }
+        if let d = serviceData { return d.summary + (identity?.summaryText ?? "") }
         if let p = provisioning {
             let d = provisioningData.map { " unicast=" + MeshAddress.text($0.unicastAddress) + " iv_index=\($0.ivIndex)" } ?? ""
             return p.summary + d + (fcsOK == false ? " [FCS bad]" : "") + (retransmission ? " (retransmission)" : "")

@@ -117,6 +117,12 @@ public struct MeshNetworkStats: Sendable {
             networkPDUs += 1
             if l.netMIC == "bad" { netMICBad += 1 } else if l.network == nil { notDecrypted += 1 }
         }
+        // A proxy advertising its node identity (resolved with the keys): the node is there,
+        // heard on "proxy-identity", though it sent no message.
+        if let a = l.identity?.nodeAddress {
+            var node = nodes[a] ?? Node(address: a, firstFrame: frame)
+            node.bearers.insert("proxy-identity"); nodes[a] = node
+        }
         guard let n = l.network else { return }
         decrypted += 1
         seen(n.ivIndex)

@@ -35,7 +35,7 @@ extension MeshStats {
               if(!M.nodes.length)sec.appendChild(el('p',{'class':'mut'},'No node heard: network PDUs are needed, decrypted with --mesh-keys.'));
               else{var t=table('mesh-nodes',['address','elements','messages sent','heard over','first frame','composition']);
                 M.nodes.forEach(function(n){var td=row(t,{'data-address':n.address});td(hex4(n.address),'mono');td(n.elements!=null?n.elements:'—','n');td(n.messages,'n');
-                  td(n.bearers.map(function(b){return b==='adv'?'advertising':b==='gatt'?'GATT proxy':b;}).join(', '));td('').appendChild(frameLink(n.first_frame));
+                  td(n.bearers.map(function(b){return b==='adv'?'advertising':b==='gatt'?'GATT proxy':b==='proxy-identity'?'proxy node identity':b;}).join(', '));td('').appendChild(frameLink(n.first_frame));
                   td(n.cid!=null?'CID '+hex4(n.cid)+' PID '+hex4(n.pid)+' VID '+hex4(n.vid)+(n.features!=null?' features '+hex4(n.features):''):'','mono');});
                 sec.appendChild(t);}
 

@@ -120,6 +120,7 @@ public struct MeshControlMessage: Sendable, Hashable {
             default: true
             }
         guard ok else { throw meshError(.invalidLength, 1, "\(opcode.name): \(n) parameter octets") }
+        _ = try MeshPathMessage(opcode: opcode, parameters: parameters) // §3.6.5.11-§3.6.5.17
     }
 
     public func encode() -> [UInt8] { [opcode.rawValue] + parameters }
@@ -153,6 +154,12 @@ public struct MeshControlMessage: Sendable, Hashable {
         case .friendSubscriptionListConfirm where n == 1: sink.int("transaction_number", Int(p[0])) // §3.6.5.9
         case .heartbeat where n == 3: // §3.6.5.10
             sink.int("init_ttl", Int(p[0] & 0x7F)); sink.int("features", Int(meshBE(p, 1, 2)))
+        case .pathRequest, .pathReply, .pathConfirmation, .pathEchoRequest, .pathEchoReply, .dependentNodeUpdate, .pathRequestSolicitation: // §3.6.5.11-17
+            do throws(DecodeError) {
+                try MeshPathMessage(opcode: opcode, parameters: p)?.describe(into: &sink)
+            } catch {
+                sink.hex("parameters", p); sink.string("error", error.message)
+            }
         default: if n > 0 { sink.hex("parameters", p) }
         }
     }
@@ -162,6 +169,7 @@ public struct MeshControlMessage: Sendable, Hashable {
         let p = parameters
         if opcode == .heartbeat, p.count == 3 { s += " init_ttl=\(p[0] & 0x7F)" }
         if opcode == .friendPoll, p.count == 1 { s += " fsn=\(p[0] & 1)" }
+        if let m = try? MeshPathMessage(opcode: opcode, parameters: p) { s += m.summaryText }
         return s
     }
 }
