@@ -60,20 +60,22 @@ extension Analyzer {
     func applyAdvertisingPlugins(_ a: inout AnalyzedFrame, _ plugins: PluginSet) {
         var result: PluginSet.Result?
         let extended = a.decoded.advStorage.isExtended
-        a.decoded.advStorage.forEachReport { rep in
-            let address = rep.address?.value
-            let addressType = Int64(rep.addressType?.rawValue ?? 0)
-            let rssi = rep.rssi.map { Int64($0) } ?? 127
-            let pdu = extended ? 5 : Int64(rep.eventType)
+        // The keys at the offsets decoding found (no report built); the report only on a miss.
+        a.decoded.advStorage.forEachReportKey { k in
+            let address = k.address
+            let addressType = Int64(k.addressType)
+            let rssi = Int64(k.rssi)
+            let pdu = extended ? 5 : Int64(k.eventType)
+            let data = k.data
             // The set keeps the name per address; a rule or plugin that reads it looks it up.
             let r = plugins.advertisingReport(
-                data: rep.data, address: address, addressType: addressType, pdu: pdu, rssi: rssi,
+                data: data, address: address, addressType: addressType, pdu: pdu, rssi: rssi,
                 observeName: {
-                    guard let address, let n = Self.localName(rep) else { return false }
+                    guard let address, let n = Self.localName(data) else { return false }
                     plugins.observeName(n, address: address)
                     return true
                 },
-                decode: { Self.decodeStructures(rep, plugins, address: address, addressType: addressType, pdu: pdu, rssi: rssi) })
+                decode: { Self.decodeStructures(data, plugins, address: address, addressType: addressType, pdu: pdu, rssi: rssi) })
             guard let r else { return }
             // The record takes a report's result as it is (shared, usually the one an earlier
             // record with the same report took); more are added to a copy.
@@ -89,13 +91,14 @@ extension Analyzer {
 
     /// One report's Manufacturer Specific Data and Service Data structures, each decoded on its own.
     static func decodeStructures(
-        _ rep: AdvertisingReport, _ plugins: PluginSet, address: UInt64?, addressType: Int64, pdu: Int64, rssi: Int64
+        _ data: UnsafeRawBufferPointer, _ plugins: PluginSet, address: UInt64?, addressType: Int64, pdu: Int64, rssi: Int64
     ) -> PluginSet.Result? {
         var ctx = AdvertisingContext()
         ctx.address = address
         ctx.addressType = addressType
         ctx.rssi = rssi
         ctx.pdu = pdu
+        let rep = AdvertisingReport(eventType: 0, table: .legacy, data: data) // its structures and UUIDs
         var result: PluginSet.Result?
         for s in rep.structures {
             let t = s.type.rawValue
@@ -116,9 +119,9 @@ extension Analyzer {
     }
 
     /// Complete Local Name, else Shortened Local Name, as bytes (one pass over the structures).
-    static func localName(_ rep: AdvertisingReport) -> UnsafeRawBufferPointer? {
+    static func localName(_ data: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         var short: UnsafeRawBufferPointer?
-        for s in rep.structures {
+        for s in ADStructures(data) {
             if s.type == .completeLocalName { return s.value }
             if s.type == .shortenedLocalName, short == nil { short = s.value }
         }

@@ -47,6 +47,25 @@ public struct FrameText {
             out.appendText(VendorRendering.summary(v))
             return Self.mayNeedEscape(out, from: start)
         }
+        // A result records share keeps its bytes: one append.
+        if let held = v.held {
+            if held.textKnown {
+                out.append(contentsOf: held.text)
+                return held.textEscape
+            }
+            let start = out.count
+            let escape = writeMessageSummaries(v, into: &out)
+            held.text.removeAll(keepingCapacity: true)
+            held.text.append(contentsOf: out[start...])
+            held.textEscape = escape
+            held.textKnown = true
+            return escape
+        }
+        return writeMessageSummaries(v, into: &out)
+    }
+
+    /// Each message's " plugin summary", by decode from `vendorTexts`; true when they may need escaping.
+    func writeMessageSummaries(_ v: PluginSet.Result, into out: inout [UInt8]) -> Bool {
         let cache = vendorTexts
         var escape = false
         for m in v.messages {

@@ -7,6 +7,8 @@ public enum VendorRendering {
     /// in the same ATT value go to `vendor_more`; a value that only starts a frame gives
     /// `"message": null` with `pending` (bytes buffered) and `need` (frame size, when known).
     public static func json<S: FieldSink>(_ v: PluginSet.Result, into w: inout S) {
+        // A result records share keeps its bytes: one append.
+        if let held = v.held, w.appendHeld(.vendor, held) { return }
         // Decodes shared by equal advertising payloads are written once and replayed; the key
         // holds each message's decode and advertiser.
         if v.dropped.isEmpty, !v.messages.isEmpty, v.messages.count <= 4, v.messages.allSatisfy({ $0.replayID != 0 }) {
@@ -18,7 +20,9 @@ public enum VendorRendering {
                 }
             }
             withUnsafeBytes(of: key) { k in
-                w.replaying(.vendor, UnsafeRawBufferPointer(rebasing: k[0..<(16 * v.messages.count)])) { w in write(v, into: &w) }
+                w.replaying(.vendor, UnsafeRawBufferPointer(rebasing: k[0..<(16 * v.messages.count)]), held: v.held) { w in
+                    write(v, into: &w)
+                }
             }
             return
         }

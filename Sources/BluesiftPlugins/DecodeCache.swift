@@ -46,12 +46,43 @@ struct DecodeCache {
         return x ^ (x >> 32)
     }
 
+    /// The bytes in words; a tail as the last eight bytes, overlapping (the callers mix the
+    /// count in first), where a byte loop was a third of a report's lookup.
     static func mix(_ h: UInt64, _ p: UnsafeRawBufferPointer) -> UInt64 {
+        guard let b = p.baseAddress else { return mix(h, 0) }
+        let n = p.count
         var h = h, i = 0
-        while i + 8 <= p.count { h = mix(h, p.loadUnaligned(fromByteOffset: i, as: UInt64.self)); i += 8 }
+        while i + 8 <= n { h = mix(h, b.loadUnaligned(fromByteOffset: i, as: UInt64.self)); i += 8 }
         var w: UInt64 = 0
-        while i < p.count { w = w << 8 | UInt64(p[i]); i += 1 }
+        if i < n {
+            if n >= 8 {
+                w = b.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            } else if n >= 4 {
+                w = UInt64(b.loadUnaligned(as: UInt32.self)) | UInt64(b.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)) << 32
+            } else {
+                while i < n { w = w << 8 | UInt64(b.load(fromByteOffset: i, as: UInt8.self)); i += 1 }
+            }
+        }
         return mix(h, w)
+    }
+
+    /// `n` bytes at `a` and `b` are equal: word compares, inline (the reports are short).
+    @inline(__always)
+    static func equal(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool {
+        var i = 0
+        while i + 8 <= n {
+            if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+            i += 8
+        }
+        if i == n { return true }
+        if n >= 8 {
+            return a.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+        }
+        while i < n {
+            if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) { return false }
+            i += 1
+        }
+        return true
     }
 
     /// The entry holding this key (-1: none) and the key's hash, for `insert`.

@@ -509,6 +509,8 @@ public final class PluginSet {
             var pending: Int
             var pendingNeed: Int?
             var dropped: [String]
+            /// What writers rendered for this result (`hold`); a change drops it, a copy has none.
+            var held: HeldRendering?
             init(
                 plugin: String, match: PluginMatch, handle: UInt16, direction: PluginDirection, namedByHandle: Bool,
                 messages: [DecodedMessage], sources: [AdvertisingSource], pending: Int, pendingNeed: Int?, dropped: [String]
@@ -534,7 +536,22 @@ public final class PluginSet {
                 messages: messages, sources: sources, pending: pending, pendingNeed: pendingNeed, dropped: dropped)
         }
 
-        mutating func unique() { if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() } }
+        mutating func unique() {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() } else if storage.held != nil { storage.held = nil }
+        }
+
+        /// The renderings writers keep for this result (`VendorRendering`): nil unless the
+        /// result is one that records share (`hold`).
+        public var held: HeldRendering? { storage.held }
+
+        /// Lets writers keep this result's rendering: for a result that records share and
+        /// that a replay would take (1 to 4 messages, each with a `replayID`, none dropped).
+        func hold() {
+            guard storage.held == nil, storage.dropped.isEmpty, !storage.messages.isEmpty, storage.messages.count <= 4,
+                storage.messages.allSatisfy({ $0.replayID != 0 })
+            else { return }
+            storage.held = HeldRendering()
+        }
 
         public var plugin: String {
             get { storage.plugin }

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Results of whole advertising reports seen before, by the report's AD data and advertiser
 /// (address, address type, PDU type): a device repeats its report many times a second, and
 /// the record's result is a function of those while no rule read a name. Walking the
@@ -59,7 +53,7 @@ struct ReportCache {
                         if s == 0 { return (-1, h) }
                         let x = entries[s - 1]
                         if x.hash == h, x.a == a, x.c == c, Int(x.count) == data.count,
-                            data.isEmpty || memcmp(pool.baseAddress! + Int(x.at), data.baseAddress!, data.count) == 0
+                            data.isEmpty || DecodeCache.equal(pool.baseAddress! + Int(x.at), data.baseAddress!, data.count)
                         {
                             return (s - 1, h)
                         }
@@ -117,6 +111,7 @@ extension PluginSet {
         let hasName = needsNames ? observeName() : false
         reportReads = 0
         let r = decode()
+        if reportReads & 32 == 0 { r?.hold() } // reused: writers may keep its rendering
         let entry = ReportCache.Entry(
             hash: h, a: a, c: c, at: 0, count: 0, hasName: hasName,
             rssiDependent: reportReads & 2 != 0, rssi: rssi, nameDependent: reportReads & 32 != 0)

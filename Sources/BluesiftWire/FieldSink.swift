@@ -29,6 +29,10 @@ public protocol FieldSink {
     /// Fields that `body` writes from `source` alone: the same `tag` (one per call site) and
     /// bytes always give the same fields, so a writer may replay what it wrote before.
     mutating func replaying(_ tag: ReplayTag, _ source: UnsafeRawBufferPointer, _ body: (inout Self) -> Void)
+    /// As `replaying`; a writer may also keep the bytes in `held`, for `appendHeld`.
+    mutating func replaying(_ tag: ReplayTag, _ source: UnsafeRawBufferPointer, held: HeldRendering?, _ body: (inout Self) -> Void)
+    /// Writes what `held` keeps for `tag` in the writer's present state; false when nothing.
+    mutating func appendHeld(_ tag: ReplayTag, _ held: HeldRendering) -> Bool
     mutating func beginObject(_ key: FieldKey)
     mutating func endObject()
     mutating func beginArray(_ key: FieldKey)
@@ -54,6 +58,21 @@ public enum ReplayTag: UInt8, Sendable {
     case vendor = 14
 }
 
+/// What writers rendered for one value that does not change (a shared plugin result), kept
+/// by the value: writing it again is one append, where a replay built and hashed a key.
+public final class HeldRendering: @unchecked Sendable {
+    /// JSON: the writer state it was written in (`JSONFieldWriter.replaySalt`; none: `.max`),
+    /// what it left open, and its bytes.
+    var jsonState: UInt32 = .max
+    var jsonEffect: UInt32 = 0
+    var json: [UInt8] = []
+    /// Text: a one-line summary's bytes, and whether they may need escaping (the renderer's own).
+    public var text: [UInt8] = []
+    public var textKnown = false
+    public var textEscape = false
+    public init() {}
+}
+
 extension FieldSink {
     public mutating func number(_ key: FieldKey, _ text: String) { string(key, text) }
 
@@ -62,6 +81,14 @@ extension FieldSink {
     public mutating func replaying(_ tag: ReplayTag, _ source: UnsafeRawBufferPointer, _ body: (inout Self) -> Void) {
         body(&self)
     }
+
+    public mutating func replaying(
+        _ tag: ReplayTag, _ source: UnsafeRawBufferPointer, held: HeldRendering?, _ body: (inout Self) -> Void
+    ) {
+        replaying(tag, source, body)
+    }
+
+    public mutating func appendHeld(_ tag: ReplayTag, _ held: HeldRendering) -> Bool { false }
 
     /// `key: "name"` only when the name is known.
     public mutating func optionalString(_ key: FieldKey, _ value: String?) {

@@ -358,32 +358,71 @@ public final class JSONFieldWriter: FieldSink {
     /// a comma is due, whether keys are written); they are the same bytes. `body` may leave
     /// up to eight containers open (a record's fixed first part); the replay reopens them.
     public func replaying(_ tag: ReplayTag, _ source: UnsafeRawBufferPointer, _ body: (inout JSONFieldWriter) -> Void) {
+        _ = replay(tag, source, body)
+    }
+
+    /// As `replaying`, keeping the bytes in `held` too: the next time (`appendHeld`) they are
+    /// one append, with no key built or hashed.
+    public func replaying(
+        _ tag: ReplayTag, _ source: UnsafeRawBufferPointer, held: HeldRendering?, _ body: (inout JSONFieldWriter) -> Void
+    ) {
+        guard let held else { _ = replay(tag, source, body); return }
+        let salt = replaySalt(tag), start = used
+        guard let effect = replay(tag, source, body) else { return }
+        held.jsonState = UInt32(salt)
+        held.jsonEffect = effect
+        held.json.removeAll(keepingCapacity: true)
+        held.json.append(contentsOf: UnsafeRawBufferPointer(start: base + start, count: used - start))
+    }
+
+    /// Appends what `held` kept for `tag` in this container state; false when it kept none.
+    public func appendHeld(_ tag: ReplayTag, _ held: HeldRendering) -> Bool {
+        guard held.jsonState == UInt32(replaySalt(tag)) else { return false }
+        held.json.withUnsafeBytes { appendRaw($0) }
+        apply(effect: held.jsonEffect)
+        return true
+    }
+
+    /// The call site and container state a replayed rendering depends on.
+    @inline(__always)
+    func replaySalt(_ tag: ReplayTag) -> UInt16 {
         let state = depth == 0 ? 0 : UInt16(hasMember & 1) | UInt16(inArray & 1) << 1 | 4
-        let salt = UInt16(tag.rawValue) << 8 | state
+        return UInt16(tag.rawValue) << 8 | state
+    }
+
+    /// Reopens what a replayed rendering left open. `effect`: bits 0-3 containers left open
+    /// (k), 4-12 the k+1 innermost member bits, 13-20 the k innermost array bits.
+    @inline(__always)
+    func apply(effect: UInt32) {
+        let k = Int(effect & 0xF)
+        for i in stride(from: k - 1, through: 0, by: -1) { push(array: effect >> (13 + i) & 1 == 1) }
+        if depth > 0 {
+            let mask: UInt64 = (1 << (k + 1)) - 1
+            hasMember = hasMember & ~mask | UInt64(effect >> 4) & mask
+        }
+    }
+
+    /// `replaying`: the rendering's effect, nil when it was not kept.
+    func replay(_ tag: ReplayTag, _ source: UnsafeRawBufferPointer, _ body: (inout JSONFieldWriter) -> Void) -> UInt32? {
+        let salt = replaySalt(tag)
         if fragments == nil { fragments = FragmentCache() }
         if let hit = fragments!.lookup(source, salt: salt) {
             appendRaw(hit.bytes)
-            // effect: bits 0-3 containers left open (k), 4-12 the k+1 innermost member
-            // bits, 13-20 the k innermost array bits.
-            let k = Int(hit.effect & 0xF)
-            for i in stride(from: k - 1, through: 0, by: -1) { push(array: hit.effect >> (13 + i) & 1 == 1) }
-            if depth > 0 {
-                let mask: UInt64 = (1 << (k + 1)) - 1
-                hasMember = hasMember & ~mask | UInt64(hit.effect >> 4) & mask
-            }
-            return
+            apply(effect: hit.effect)
+            return hit.effect
         }
         let start = used, startDepth = depth
         var me = self
         body(&me)
         let k = depth - startDepth
-        guard k >= 0, k <= 8 else { return } // closed what it did not open: not kept
+        guard k >= 0, k <= 8 else { return nil } // closed what it did not open: not kept
         let effect =
             UInt32(k) | UInt32(truncatingIfNeeded: hasMember & ((1 << (k + 1)) - 1)) << 4
             | UInt32(truncatingIfNeeded: inArray & ((1 << k) - 1)) << 13
         fragments!.insert(
             source, salt: salt, rendered: UnsafeRawBufferPointer(start: base + start, count: used - start),
             effect: effect)
+        return effect
     }
 
     public func endArray() {

@@ -1,9 +1,9 @@
 import Testing
 import Foundation
-import BluesiftWire
+@testable import BluesiftWire
 import BluesiftCapture
 import BluesiftProtocols
-import BluesiftDissect
+@testable import BluesiftDissect
 @testable import BluesiftPlugins
 
 /// Whole advertising reports seen before take the result they gave (`PluginSet.advertisingReport`):
@@ -91,5 +91,71 @@ import BluesiftDissect
         let r = Self.results([p], [adv, adv, scan, adv, adv])
         #expect(r.map { $0 == nil } == [true, true, true, false, false])
         #expect(r[3]?.messages.first?["v"] == .uint(7))
+    }
+
+    /// `"{"frame":1,<vendor>}"` as a record's JSON writes the result, in a new writer.
+    static func json(_ v: PluginSet.Result) -> String {
+        var w = JSONFieldWriter()
+        w.beginObject(""); w.int("frame", 1)
+        VendorRendering.json(v, into: &w)
+        w.endObject()
+        return String(decoding: w.out, as: UTF8.self)
+    }
+
+    /// A result that records share keeps its JSON and text (`HeldRendering`): the next record
+    /// appends them. The bytes are those the replay and the plain writer give.
+    @Test func sharedResultKeepsItsRendering() throws {
+        let govee = try PluginLoader.compile(yaml: AdvertisingPluginTests.govee, path: "g.yaml")
+        let r = Self.results([govee], [Self.event(address: Self.a1, data: Self.two, rssi: -60), Self.event(address: Self.a1, data: Self.two, rssi: -70)])
+        let v = try #require(r[1])
+        let held = try #require(v.held)
+        #expect(held.json.isEmpty && !held.textKnown)
+        let first = Self.json(v)
+        #expect(!held.json.isEmpty)
+        #expect(Self.json(v) == first)
+        var plain = JSONFieldWriter()
+        plain.beginObject(""); plain.int("frame", 1); VendorRendering.write(v, into: &plain); plain.endObject()
+        #expect(first == String(decoding: plain.out, as: UTF8.self))
+        #expect(first.contains(#""frame":1,"vendor":{"plugin":""#) && first.contains(#""vendor_more":[{"plugin":""#))
+        #expect(first.contains(#""address":"a4:c1:38:dd:db:f8"}"#))
+        let text = FrameText(color: false, verbose: false)
+        var a: [UInt8] = [], b: [UInt8] = []
+        text.writeVendorSummary(v, into: &a)
+        #expect(held.textKnown)
+        text.writeVendorSummary(v, into: &b)
+        #expect(a == b && String(decoding: a, as: UTF8.self) == VendorRendering.summary(v))
+    }
+
+    /// A result changed in place (no other holder) drops what writers kept: the next record
+    /// shows the change, not the bytes kept before it.
+    @Test func changedResultDropsItsRendering() throws {
+        let govee = try PluginLoader.compile(yaml: AdvertisingPluginTests.govee, path: "g.yaml")
+        let v = try #require(Self.results([govee], [Self.event(address: Self.a1, data: Self.two, rssi: -60)])[0])
+        var x = PluginSet.Result(advertising: v.plugin, target: v.sources[0].target)
+        x.messages = v.messages; x.sources = v.sources
+        x.hold()
+        let two = Self.json(x)
+        #expect(two.contains("vendor_more") && x.held?.json.isEmpty == false)
+        x.messages.removeLast(); x.sources.removeLast()
+        #expect(x.held == nil)
+        let one = Self.json(x)
+        #expect(!one.contains("vendor_more") && one.contains(#""frame":1,"vendor":{"plugin":""#))
+    }
+
+    /// Reports of 1 to 40 bytes that differ only in their last byte are different reports
+    /// (the hash reads a tail by overlapping words; the compare too).
+    @Test func reportsDifferingInTheLastByteAreTwo() {
+        var set = ReportCache()
+        for n in 1...40 {
+            let x = [UInt8](repeating: 0x5A, count: n - 1) + [1], y = [UInt8](repeating: 0x5A, count: n - 1) + [2]
+            let (a, c) = ReportCache.key(address: UInt64(n), addressType: 1, pdu: 0)
+            x.withUnsafeBytes { x in
+                let (e, h) = set.find(a, c, x)
+                #expect(e == -1)
+                set.insert(a, c, h, x, ReportCache.Entry(hash: 0, a: 0, c: 0, at: 0, count: 0, hasName: false, rssiDependent: false, rssi: 0, nameDependent: false), nil)
+                #expect(set.find(a, c, x).entry == set.entries.count - 1)
+            }
+            y.withUnsafeBytes { y in #expect(set.find(a, c, y).entry == -1, "\(n) bytes") }
+        }
     }
 }
