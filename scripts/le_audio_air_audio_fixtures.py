@@ -41,7 +41,8 @@ import lc3
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from le_audio_air_crypto_fixtures import (  # noqa: E402
     ACL_AA, ACL_CRC, ADV_AA, ADV_CRC, BASE_CRC, BROADCAST_CODE, CIS_AA, LTK_CIS, OUT, SEED_AA,
-    TRAIN_AA, TRAIN_CRC, Pcap, aes, bis_access_address, ccm, gsk, nonce, xor_aa)
+    TRAIN_AA, TRAIN_CRC, Pcap, aes, bis_access_address, bis_announcement, biginfo_acad, ccm, gsk, nonce,
+    xor_aa)
 
 CIS_EVENTS, BIS_EVENTS = 50, 40
 CIS_DROPPED_EVENTS = [10, 11]                 # both fragments
@@ -174,23 +175,11 @@ def audio_cis(path):
 # ------------------------------------------------------------------ BIS
 def audio_bis(path):
     p = Pcap()
-    sync = struct.pack("<HH", 0x2A | 1 << 13, 8) + (0x1FFFFFFFFF | 5 << 37).to_bytes(5, "little") \
-        + struct.pack("<I", TRAIN_AA) + TRAIN_CRC.to_bytes(3, "little") + struct.pack("<H", 3)
-    ext = bytes([0x01 | 0x08 | 0x20]) + bytes.fromhex("665544332211") + struct.pack("<H", 0x1001) + sync
-    adv = bytes.fromhex("06165218563412" "053041757261")   # Broadcast_ID 0x123456, Broadcast_Name "Aura"
-    body = bytes([len(ext)]) + ext + adv
-    p.add(200_000, ADV_AA, bytes([0x47, len(body)]) + body, ADV_CRC, 1, channel=10)
-
+    bis_announcement(p)
     giv = bytes.fromhex("a1b2c3d4e5f60718")
     gskd = bytes.fromhex("0f1e2d3c4b5a69788796a5b4c3d2e1f0")
     count, bn, iso, octets = 1000, 1, 8, 155
-    big = struct.pack("<I", 100 | 0 << 14 | iso << 15 | 2 << 27)
-    big += struct.pack("<I", 2 | bn << 5 | 3000 << 8 | 0 << 28)
-    big += (1500 | 2 << 20).to_bytes(3, "little") + bytes([octets, 0]) + struct.pack("<I", SEED_AA)
-    big += struct.pack("<I", 10_000 | octets << 20) + struct.pack("<H", BASE_CRC)
-    big += (0x1FFFFFFFFF | 1 << 37).to_bytes(5, "little") + count.to_bytes(5, "little") + giv + gskd
-    acad = bytes([len(big) + 1, 0x2C]) + big
-    ext = bytes([0x00]) + acad
+    ext = bytes([0x00]) + biginfo_acad(count, bn, iso, octets, giv, gskd)
     # BAP 1.0.1 §3.7.2.2 BASE: presentation delay 40 ms, one subgroup of two BISes, LC3
     # 48 kHz 10 ms 155 octets, BIS 1 Front Left, BIS 2 Front Right.
     cc = bytes.fromhex("020108" "020201") + bytes([3, 4]) + struct.pack("<H", octets)

@@ -184,8 +184,8 @@ def gsk(code, gskd):
     return aes_cmac(ik, b"BIG3")                           #                  AES-CMAC_IK(keyID)
 
 
-def encrypted_bis(path):
-    p = Pcap()
+def bis_announcement(p):
+    """The broadcast's AUX_ADV_IND (SyncInfo to the train, Broadcast_ID 0x123456, name "Aura")."""
     sync = struct.pack("<HH", 0x2A | 1 << 13, 8) + (0x1FFFFFFFFF | 5 << 37).to_bytes(5, "little") \
         + struct.pack("<I", TRAIN_AA) + TRAIN_CRC.to_bytes(3, "little") + struct.pack("<H", 3)
     ext = bytes([0x01 | 0x08 | 0x20]) + bytes.fromhex("665544332211") + struct.pack("<H", 0x1001) + sync
@@ -193,16 +193,24 @@ def encrypted_bis(path):
     body = bytes([len(ext)]) + ext + adv
     p.add(200_000, ADV_AA, bytes([0x47, len(body)]) + body, ADV_CRC, 1, channel=10)
 
+
+def biginfo_acad(count, bn, iso, octets, giv, gskd):
+    """The train's ACAD with BIGInfo (Vol 6 Part B §4.4.6.4): 2 BISes, NSE 2, IRC 2, encrypted."""
+    big = struct.pack("<I", 100 | 0 << 14 | iso << 15 | 2 << 27)                 # BIG_Offset 100 × 30 µs
+    big += struct.pack("<I", 2 | bn << 5 | 3000 << 8 | 0 << 28)                   # NSE 2, BN 1, sub-interval, PTO 0
+    big += (1500 | 2 << 20).to_bytes(3, "little") + bytes([octets, 0]) + struct.pack("<I", SEED_AA)   # spacing, IRC 2
+    big += struct.pack("<I", 10_000 | octets << 20) + struct.pack("<H", BASE_CRC)
+    big += (0x1FFFFFFFFF | 1 << 37).to_bytes(5, "little") + count.to_bytes(5, "little") + giv + gskd
+    return bytes([len(big) + 1, 0x2C]) + big
+
+
+def encrypted_bis(path):
+    p = Pcap()
+    bis_announcement(p)
     giv = bytes.fromhex("a1b2c3d4e5f60718")
     gskd = bytes.fromhex("0f1e2d3c4b5a69788796a5b4c3d2e1f0")
     count, bn, iso = 1000, 1, 8
-    big = struct.pack("<I", 100 | 0 << 14 | iso << 15 | 2 << 27)                 # BIG_Offset 100 × 30 µs
-    big += struct.pack("<I", 2 | bn << 5 | 3000 << 8 | 0 << 28)                   # NSE 2, BN 1, sub-interval, PTO 0
-    big += (1500 | 2 << 20).to_bytes(3, "little") + bytes([40, 0]) + struct.pack("<I", SEED_AA)   # spacing, IRC 2
-    big += struct.pack("<I", 10_000 | 40 << 20) + struct.pack("<H", BASE_CRC)
-    big += (0x1FFFFFFFFF | 1 << 37).to_bytes(5, "little") + count.to_bytes(5, "little") + giv + gskd
-    acad = bytes([len(big) + 1, 0x2C]) + big
-    ext = bytes([0x00]) + acad
+    ext = bytes([0x00]) + biginfo_acad(count, bn, iso, 40, giv, gskd)
     body = bytes([len(ext)]) + ext
     t_big = 300_000
     p.add(t_big, TRAIN_AA, bytes([0x07, len(body)]) + body, TRAIN_CRC, 1, channel=13)

@@ -20,12 +20,19 @@ extension ProtocolDecoder {
             crcInit.map { i in out.withUnsafeBytes { LLCRC.compute(UnsafeRawBufferPointer(rebasing: $0[head...]), crcInit: i) } }
             ?? ll.crc ?? 0
         out.append(UInt8(crc & 0xFF)); out.append(UInt8(crc >> 8 & 0xFF)); out.append(UInt8(crc >> 16 & 0xFF))
-        var p = r
-        var s = r.sniffer ?? SnifferInfo()
+        return r.markedDecrypted(fromCentral: ll.fromCentral)
+    }
+}
+
+extension CaptureRecord {
+    /// This record's sniffer header saying decrypted and CRC-valid (the bytes are the caller's).
+    /// Never the bare DLT 251 form: only the RF header can say "decrypted".
+    public func markedDecrypted(fromCentral: Bool?) -> CaptureRecord {
+        var p = self
+        var s = sniffer ?? SnifferInfo()
         s.encrypted = false; s.crcOK = true; s.hasCRC = true
-        if s.fromCentral == nil { s.fromCentral = ll.fromCentral }
+        if s.fromCentral == nil { s.fromCentral = fromCentral }
         p.sniffer = s
-        // Never the bare DLT 251 form: only the RF header can say "decrypted".
         if p.sourceType == UInt16(LinkType.leLL) { p.sourceType = UInt16(LinkType.leLLWithPHDR) }
         return p
     }

@@ -22,12 +22,6 @@ extension LEAudioAirLayer {
         out.append(contentsOf: p.payload)
         let c = out.withUnsafeBytes { LLCRC.compute(UnsafeRawBufferPointer(rebasing: $0[head...]), crcInit: crcInit) }
         out.append(UInt8(c & 0xFF)); out.append(UInt8(c >> 8 & 0xFF)); out.append(UInt8(c >> 16 & 0xFF))
-        var q = r
-        var s = r.sniffer ?? SnifferInfo()
-        s.encrypted = false; s.crcOK = true; s.hasCRC = true
-        if s.fromCentral == nil { s.fromCentral = v.fromCentral }
-        q.sniffer = s
-        if q.sourceType == UInt16(LinkType.leLL) { q.sourceType = UInt16(LinkType.leLLWithPHDR) }
-        return q
+        return r.markedDecrypted(fromCentral: v.fromCentral)
     }
 }
