@@ -25,7 +25,9 @@ import Foundation
 
     @Test(.enabled(if: !CaptureCommandTests.kernelHasBluetooth, "this kernel has Bluetooth: the no-Bluetooth line cannot be seen here"))
     func withoutBluetoothSocketsOneLineAndExit2() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-capture-\(getpid())")
+        // Its own name: every test target runs in one process, and BluesiftCaptureTests' `Temp.root`
+        // is "bluesift-capture-<pid>" (sharing it, this test found their files and removed them).
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bluesift-capture-command-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("c.btsnoop").path
