@@ -8,6 +8,9 @@ KWORK=$1
 source "$KWORK/env"
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
 export BLUESIFT REPO KWORK PUBLIC
+# The guest runs in the host's root as root: without this, bluesift's plugin index would land in
+# the host's /root/.cache (make test leaves nothing behind; $KWORK is removed after the run).
+export BLUESIFT_CACHE_DIR=$KWORK/cache
 R=$KWORK/results
 off() { sync; busybox poweroff -f; }
 trap off EXIT
